@@ -1,0 +1,146 @@
+# DIKTAMO reference implementation: one build for RTL, C co-simulation, tests, synthesis and waves.
+# `make help` lists the targets. Every generated file goes under build/.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+B      := build
+GEN    := $(B)/gen
+OBJ    := $(B)/obj
+BIN    := $(B)/bin
+SETUP  := $(B)/.setup-done
+PY     := python3
+JOBS   ?= $(shell nproc)
+
+CONFIG ?= sim_configs/paper.ini
+SEED   ?= 1
+ARGS   ?=
+
+.SECONDEXPANSION:
+
+# ---------------------------------------------------------------------------------------------
+# Set-up: install what is missing (Debian packages), once per checkout.
+$(SETUP): scripts/setup.sh
+	@bash scripts/setup.sh
+	@mkdir -p $(B) && touch $@
+
+.PHONY: setup
+setup: $(SETUP) ## install the Debian packages the build uses (only those missing)
+
+# ---------------------------------------------------------------------------------------------
+# The message definition: one file, generated into RTL and C.
+MSG_DEF := rtl/include/messages.toml
+$(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_DEF) scripts/gen_msg.py | $(SETUP)
+	@mkdir -p $(GEN)
+	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
+
+# ---------------------------------------------------------------------------------------------
+# RTL sources: packages first, then every module. Each Verilated model gets the whole list and
+# picks its top; unused modules cost only parsing.
+RTL_PKGS := $(GEN)/msg_pkg.sv
+RTL_SRCS := $(sort $(wildcard rtl/*.sv rtl/*/*.sv))
+RTL_INCS := $(wildcard rtl/include/*.svh)
+TB_HDL   := $(sort $(wildcard tb/hdl/*.sv))
+VLT      := rtl/lint.vlt
+
+VERILATOR := verilator
+VL_COMMON := --cc --trace-fst --trace-structs -Wall -Irtl/include $(VLT)
+# Test flavour: assertions on, X values randomized (seeded per model instance).
+VL_test   := -O3 --assert --x-assign unique --x-initial unique
+# Fast flavour: for benchmarks.
+VL_fast   := -O3 --x-assign fast --x-initial fast
+VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
+VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
+VL_CXXFLAGS := -std=gnu++17 -O2 -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
+VL_RT_OBJS  := $(OBJ)/vlrt/verilated.o $(OBJ)/vlrt/verilated_fst_c.o $(OBJ)/vlrt/verilated_threads.o
+
+$(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
+	@mkdir -p $(@D)
+	$(CXX) $(VL_CXXFLAGS) -c $< -o $@
+
+# $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL),
+# build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
+# Defines VMODEL_OBJS_MODEL (what to link) and VMODEL_HDR_MODEL (the C header).
+define vmodel
+$(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(RTL_SRCS) $(RTL_INCS) $(TB_HDL) $(VLT) | $(SETUP)
+	@mkdir -p $(B)/vl/$(1)
+	$(VERILATOR) $(VL_COMMON) $(VL_$(4)) --prefix V$(1) --top-module $(2) -Mdir $(B)/vl/$(1) $(3) \
+	  $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
+$(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
+	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
+$(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py
+	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw
+$(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h csim/cleanup.h
+	@mkdir -p $$(@D)
+	$(CXX) $(VL_CXXFLAGS) -I$(B)/vl/$(1) -I$(GEN)/vw -Icsim -c $$< -o $$@
+VMODEL_OBJS_$(1) := $(OBJ)/vw/vw_$(1).o $(B)/vl/$(1)/V$(1)__ALL.a
+VMODEL_HDR_$(1) := $(GEN)/vw/vw_$(1).h
+endef
+
+# Test-harness tops: every tb/hdl/NAME.sv is Verilated (test flavour) as model NAME.
+TB_MODELS := $(basename $(notdir $(TB_HDL)))
+$(foreach m,$(TB_MODELS),$(eval $(call vmodel,$(m),$(m),,test)))
+
+# ---------------------------------------------------------------------------------------------
+# C: the simulator library (csim), the generated message code.
+CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness
+CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
+LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread
+
+CSIM_SRCS := $(sort $(wildcard csim/*.c csim/*/*.c))
+CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o
+
+$(OBJ)/gen/msg_defs.o: $(GEN)/msg_defs.c $(GEN)/msg_defs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -c $< -o $@
+
+# C objects depend on every generated header (cheap, and never stale).
+GEN_HDRS = $(GEN)/msg_defs.h $(foreach m,$(ALL_MODELS),$(VMODEL_HDR_$(m)))
+
+$(OBJ)/%.o: %.c $$(GEN_HDRS) | $(SETUP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -MMD -MP -c $< -o $@
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------------------------------------
+# Targets provided by the parts of the build (each fragment adds to ALL_MODELS, TB_* and help).
+include $(sort $(wildcard scripts/mk/*.mk))
+
+ALL_MODELS += $(TB_MODELS)
+
+# ---------------------------------------------------------------------------------------------
+# Tests: one Criterion binary holding every tb/test_*.c, so one Synthesis line counts them all.
+TB_SRCS  := $(sort $(wildcard tb/test_*.c tb/ref/*.c tb/sb/*.c tb/harness/*.c))
+TB_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(TB_SRCS))
+TB_BIN   := $(BIN)/run_tests
+TB_LINK_MODELS += $(TB_MODELS)
+
+$(TB_BIN): $(TB_OBJS) $(CSIM_OBJS) $$(foreach m,$$(TB_LINK_MODELS),$$(VMODEL_OBJS_$$(m))) $(VL_RT_OBJS) $$(TB_BIN_DEPS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
+
+.PHONY: test
+test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML in build/reports/)
+	@mkdir -p $(B)/reports
+	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
+	  exit $${PIPESTATUS[0]}
+
+# ---------------------------------------------------------------------------------------------
+.PHONY: lint
+lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings)
+	$(VERILATOR) --lint-only -Wall -Irtl/include $(VLT) $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) --top-module fabric_top
+	@for t in $(TB_MODELS); do \
+	  $(VERILATOR) --lint-only -Wall --assert -Irtl/include $(VLT) $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) --top-module $$t || exit 1; \
+	done
+	@echo "lint: clean"
+
+.PHONY: clean
+clean: ## remove build/
+	rm -rf $(B)
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
+	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Generate the RTL package, the C pack/unpack code and the message table from messages.toml.
+
+Usage: gen_msg.py DEF.toml OUTDIR DOC.md
+
+Writes OUTDIR/msg_pkg.sv, OUTDIR/msg_defs.h, OUTDIR/msg_defs.c and DOC.md. A malformed definition
+stops with one message naming the file and the entry, exit status 2. Files are written only when
+their content changes, so that make does not rebuild what did not change.
+"""
+import os
+import sys
+import tomllib
+
+WORD = 32  # the flit travels as 32-bit words (Verilator's wide-signal word)
+
+
+def die(path, what):
+    print(f"{path}: {what}", file=sys.stderr)
+    sys.exit(2)
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class Def:
+    def __init__(self, path):
+        self.path = path
+        try:
+            with open(path, "rb") as f:
+                raw = tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            die(path, f"cannot read message definition: {e}")
+        for key in ("params", "field", "class", "msg"):
+            if key not in raw:
+                die(path, f"missing [{key}] section")
+        self.params = {}
+        self.param_doc = {}
+        for name, ent in raw["params"].items():
+            if not isinstance(ent, dict) or not isinstance(ent.get("value"), int) or ent["value"] <= 0:
+                die(path, f"params.{name}: needs a positive integer `value`")
+            self.params[name] = ent["value"]
+            self.param_doc[name] = ent.get("doc", "")
+        for need in ("OPCODE_W", "CLASS_W", "WORDS_PER_LINE", "WORD_W", "NODE_ID_W", "MN_BASE",
+                     "MAX_CN", "MAX_MN", "HEADER_BYTES", "LINE_BYTES"):
+            if need not in self.params:
+                die(path, f"params.{need}: missing")
+        p = self.params
+        if p["MAX_CN"] > p["MN_BASE"] or p["MN_BASE"] + p["MAX_MN"] > (1 << p["NODE_ID_W"]):
+            die(path, "params: MAX_CN, MN_BASE and MAX_MN do not fit in NODE_ID_W bits")
+        if p["WORDS_PER_LINE"] * p["WORD_W"] != 8 * p["LINE_BYTES"]:
+            die(path, "params: WORDS_PER_LINE * WORD_W must equal 8 * LINE_BYTES")
+
+        self.fields = []
+        for i, f in enumerate(raw["field"]):
+            name, width = f.get("name"), f.get("width")
+            if not name or not width:
+                die(path, f"field #{i + 1}: needs `name` and `width`")
+            self.fields.append({"name": name, "width_expr": width, "width": self.eval_width(width, name),
+                                "doc": f.get("doc", "")})
+        names = [f["name"] for f in self.fields]
+        for need in ("opcode", "src", "dst", "mask", "data"):
+            if need not in names:
+                die(path, f"field `{need}`: missing")
+        if len(set(names)) != len(names):
+            die(path, "field: duplicate names")
+        for f in self.fields:
+            if f["name"] != "data" and f["width"] > 64:
+                die(path, f"field `{f['name']}`: header fields are at most 64 bits")
+        hdr_w = sum(f["width"] for f in self.fields)
+        self.rsvd_w = (-hdr_w) % WORD
+        if self.rsvd_w:
+            self.fields.insert(0, {"name": "rsvd", "width_expr": str(self.rsvd_w), "width": self.rsvd_w,
+                                   "doc": "reserved, always zero (pads the flit to whole 32-bit words)"})
+        self.flit_w = hdr_w + self.rsvd_w
+        # Least-significant bit of each field: the last field sits at bit 0.
+        lsb = 0
+        for f in reversed(self.fields):
+            f["lsb"] = lsb
+            lsb += f["width"]
+
+        self.classes = []
+        for i, c in enumerate(raw["class"]):
+            if not c.get("name"):
+                die(path, f"class #{i + 1}: needs `name`")
+            self.classes.append({"name": c["name"], "id": i, "doc": c.get("doc", ""), "sink": c.get("sink", "")})
+        if len(self.classes) > (1 << p["CLASS_W"]):
+            die(path, "class: more classes than CLASS_W bits can number")
+        cls_by_name = {c["name"]: c for c in self.classes}
+
+        self.msgs = []
+        hdr_fields = {f["name"] for f in self.fields} - {"opcode", "data", "rsvd"}
+        for i, m in enumerate(raw["msg"]):
+            name = m.get("name")
+            where = f"msg `{name}`" if name else f"msg #{i + 1}"
+            if not name or m.get("class") not in cls_by_name:
+                die(path, f"{where}: needs `name` and a `class` from the class list")
+            used = m.get("fields", [])
+            for u in used:
+                if u not in hdr_fields:
+                    die(path, f"{where}: unknown field `{u}`")
+            data = m.get("data", "none")
+            if data not in ("none", "line", "words"):
+                die(path, f"{where}: data must be none, line or words")
+            if data != "none" and "mask" not in used:
+                die(path, f"{where}: a message with data must use `mask`")
+            self.msgs.append({"name": name, "opcode": i, "cls": cls_by_name[m["class"]], "fields": used,
+                              "data": data, "doc": m.get("doc", "")})
+        if len(self.msgs) > (1 << p["OPCODE_W"]):
+            die(path, "msg: more messages than OPCODE_W bits can number")
+        if len({m["name"] for m in self.msgs}) != len(self.msgs):
+            die(path, "msg: duplicate names")
+
+    def eval_width(self, expr, who):
+        total = 1
+        for part in expr.split("*"):
+            part = part.strip()
+            if part.isdigit():
+                total *= int(part)
+            elif part in self.params:
+                total *= self.params[part]
+            else:
+                die(self.path, f"field `{who}`: width `{expr}` names no parameter")
+        return total
+
+    def field(self, name):
+        return next(f for f in self.fields if f["name"] == name)
+
+
+HEADER_NOTE = "Generated by scripts/gen_msg.py from rtl/include/messages.toml. Do not edit."
+
+
+def gen_sv(d):
+    p = d.params
+    o = [f"// {HEADER_NOTE}", "", "`default_nettype none", "", "package msg_pkg;", ""]
+    for name, val in p.items():
+        o.append(f"  /// {d.param_doc[name]}")
+        o.append(f"  localparam int unsigned {name} = {val};")
+    o += ["  /// bits of a flit (one message)", f"  localparam int unsigned FLIT_W = {d.flit_w};",
+          "  /// number of message classes (virtual channels)",
+          f"  localparam int unsigned NUM_CLASSES = {len(d.classes)};",
+          "  /// number of message types", f"  localparam int unsigned NUM_MSGS = {len(d.msgs)};", ""]
+    # Yosys 0.23 cannot resolve enum constants inside package functions: plain typedefs + localparams.
+    o += ["  /// a message class (virtual channel) number", "  typedef logic [CLASS_W-1:0] class_t;"]
+    o += [f"  localparam class_t CLS_{c['name']} = {p['CLASS_W']}'d{c['id']};" for c in d.classes]
+    o += ["", "  /// a message type", "  typedef logic [OPCODE_W-1:0] opcode_t;"]
+    o += [f"  localparam opcode_t OP_{m['name']} = {p['OPCODE_W']}'d{m['opcode']};" for m in d.msgs]
+    o.append("")
+    o.append("  typedef struct packed {")
+    for f in d.fields:
+        if f["name"] == "opcode":
+            o.append(f"    opcode_t opcode;  // bits {f['lsb'] + f['width'] - 1}:{f['lsb']}")
+        else:
+            o.append(f"    logic [{f['width']}-1:0] {f['name']};  // bits {f['lsb'] + f['width'] - 1}:{f['lsb']}")
+    o += ["  } msg_t;", ""]
+    o += ["  /// Virtual channel of a message type.", "  function automatic class_t msg_class(opcode_t op);",
+          "    case (op)"]
+    for m in d.msgs:
+        o.append(f"      OP_{m['name']}: msg_class = CLS_{m['cls']['name']};")
+    o += ["      default: msg_class = CLS_" + d.classes[0]["name"] + ";", "    endcase", "  endfunction", ""]
+    o += ["  /// 1 when the message type carries data words.", "  function automatic logic msg_has_data(opcode_t op);",
+          "    case (op)"]
+    for m in d.msgs:
+        if m["data"] != "none":
+            o.append(f"      OP_{m['name']}: msg_has_data = 1'b1;")
+    o += ["      default: msg_has_data = 1'b0;", "    endcase", "  endfunction", ""]
+    o += ["  /// 1 when the opcode names a defined message type.", "  function automatic logic msg_op_valid(opcode_t op);",
+          f"    msg_op_valid = op < {p['OPCODE_W']}'d{len(d.msgs)};", "  endfunction", ""]
+    o += ["endpackage", "", "`default_nettype wire", ""]
+    return "\n".join(o)
+
+
+def c_type(width):
+    for bits, t in ((8, "uint8_t"), (16, "uint16_t"), (32, "uint32_t"), (64, "uint64_t")):
+        if width <= bits:
+            return t
+    raise AssertionError(width)
+
+
+def gen_h(d):
+    p = d.params
+    nwords = d.flit_w // WORD
+    o = [f"/* {HEADER_NOTE} */", "#ifndef MSG_DEFS_H", "#define MSG_DEFS_H", "", "#include <stdbool.h>",
+         "#include <stddef.h>", "#include <stdint.h>", ""]
+    for name, val in p.items():
+        o.append(f"#define MSG_{name} {val}u /* {d.param_doc[name]} */")
+    o += [f"#define MSG_FLIT_W {d.flit_w}u /* bits of a flit */",
+          f"#define MSG_FLIT_WORDS {nwords}u /* 32-bit words of a flit */",
+          f"#define MSG_NUM_CLASSES {len(d.classes)}u", f"#define MSG_NUM_MSGS {len(d.msgs)}u", ""]
+    for f in d.fields:
+        o.append(f"#define MSG_FIELD_{f['name'].upper()}_LSB {f['lsb']}u")
+        o.append(f"#define MSG_FIELD_{f['name'].upper()}_W {f['width']}u")
+    o += ["", "/** Message classes: one virtual channel each. */", "typedef enum msg_class {"]
+    o += [f"    CLS_{c['name']} = {c['id']}, /* {c['doc']} */" for c in d.classes]
+    o += ["} msg_class_t;", "", "/** Message types. */", "typedef enum msg_op {"]
+    o += [f"    OP_{m['name']} = {m['opcode']}," for m in d.msgs]
+    o += ["} msg_op_t;", "", "/** Header fields a message type may use (bit per field). */", "enum msg_field {"]
+    hdr = [f for f in d.fields if f["name"] not in ("opcode", "data", "rsvd")]
+    for i, f in enumerate(hdr):
+        o.append(f"    MSG_F_{f['name'].upper()} = 1u << {i},")
+    o += ["};", "", "/** Data a message type carries. */",
+          "typedef enum msg_data_kind { MSG_DATA_NONE, MSG_DATA_LINE, MSG_DATA_WORDS } msg_data_kind_t;", "",
+          "/** One message, unpacked. Fields a type does not use are zero. */", "typedef struct msg {"]
+    o.append("    msg_op_t opcode;")
+    for f in hdr:
+        o.append(f"    {c_type(f['width'])} {f['name']}; /* {f['width']} bits: {f['doc']} */")
+    o.append(f"    uint64_t data[MSG_WORDS_PER_LINE]; /* {d.field('data')['doc']} */")
+    o += ["} msg_t;", "",
+          "/** Packs m into flit[MSG_FLIT_WORDS] (word 0 holds bits 31:0). Fields are truncated to width. */",
+          "void msg_pack(const msg_t *m, uint32_t *flit);",
+          "/** Unpacks flit[MSG_FLIT_WORDS] into m. */", "void msg_unpack(const uint32_t *flit, msg_t *m);",
+          "/** Virtual channel of a message type. */", "msg_class_t msg_class(msg_op_t op);",
+          "/** Name of a message type (\"REPL\"), or NULL for an undefined opcode. */",
+          "const char *msg_name(msg_op_t op);", "/** Name of a class (\"REQ\"), or NULL. */",
+          "const char *msg_class_name(msg_class_t c);",
+          "/** Header fields used by a message type (MSG_F_* bits). */", "uint32_t msg_fields_used(msg_op_t op);",
+          "/** Data a message type carries. */", "msg_data_kind_t msg_data_kind(msg_op_t op);",
+          "/** Bytes the message costs on a link: MSG_HEADER_BYTES plus its meaningful data words. */",
+          "unsigned msg_bytes(const msg_t *m);",
+          "/** Width in bits of header field f (one MSG_F_* bit). */", "unsigned msg_field_width(uint32_t f);",
+          "/** Value of header field f (one MSG_F_* bit) of m. */", "uint64_t msg_field_get(const msg_t *m, uint32_t f);",
+          "/** Sets header field f (one MSG_F_* bit) of m, truncated to the field's width. */",
+          "void msg_field_set(msg_t *m, uint32_t f, uint64_t v);",
+          "/** NULL when m is well formed: a defined opcode, every value within its field, unused fields and",
+          "    words outside the mask zero, mask all ones for line data. Otherwise a static description. */",
+          "const char *msg_check(const msg_t *m);",
+          f"#define MSG_NUM_HDR_FIELDS {len(hdr)}u", "", "#endif", ""]
+    return "\n".join(o)
+
+
+def gen_c(d):
+    p = d.params
+    hdr = [f for f in d.fields if f["name"] not in ("opcode", "data", "rsvd")]
+    o = [f"/* {HEADER_NOTE} */", '#include "msg_defs.h"', "", "#include <string.h>", "",
+         "/* Writes the low w bits of v at bit position lsb of flit. */",
+         "static void put_bits(uint32_t *flit, unsigned lsb, unsigned w, uint64_t v)", "{",
+         "    for (unsigned i = 0; i < w;) {",
+         "        unsigned word = (lsb + i) / 32u, off = (lsb + i) % 32u;",
+         "        unsigned n = 32u - off < w - i ? 32u - off : w - i;",
+         "        uint32_t m = (n == 32u ? 0xffffffffu : ((1u << n) - 1u)) << off;",
+         "        flit[word] = (flit[word] & ~m) | ((uint32_t)(v >> i) << off & m);", "        i += n;", "    }", "}", "",
+         "/* Reads w bits at bit position lsb of flit. */",
+         "static uint64_t get_bits(const uint32_t *flit, unsigned lsb, unsigned w)", "{", "    uint64_t v = 0;",
+         "    for (unsigned i = 0; i < w;) {", "        unsigned word = (lsb + i) / 32u, off = (lsb + i) % 32u;",
+         "        unsigned n = 32u - off < w - i ? 32u - off : w - i;",
+         "        uint64_t m = n == 32u ? 0xffffffffu : ((1u << n) - 1u);",
+         "        v |= ((uint64_t)(flit[word] >> off) & m) << i;", "        i += n;", "    }", "    return v;", "}", "",
+         "static uint64_t fmask(unsigned w) { return w >= 64u ? ~0ull : (1ull << w) - 1u; }", "",
+         "void msg_pack(const msg_t *m, uint32_t *flit)", "{", "    memset(flit, 0, MSG_FLIT_WORDS * sizeof *flit);",
+         "    put_bits(flit, MSG_FIELD_OPCODE_LSB, MSG_FIELD_OPCODE_W, (uint64_t)m->opcode);"]
+    for f in hdr:
+        u = f["name"].upper()
+        o.append(f"    put_bits(flit, MSG_FIELD_{u}_LSB, MSG_FIELD_{u}_W, m->{f['name']});")
+    o += ["    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
+          "        put_bits(flit, MSG_FIELD_DATA_LSB + i * MSG_WORD_W, MSG_WORD_W, m->data[i]);", "}", "",
+          "void msg_unpack(const uint32_t *flit, msg_t *m)", "{", "    memset(m, 0, sizeof *m);",
+          "    m->opcode = (msg_op_t)get_bits(flit, MSG_FIELD_OPCODE_LSB, MSG_FIELD_OPCODE_W);"]
+    for f in hdr:
+        u = f["name"].upper()
+        o.append(f"    m->{f['name']} = ({c_type(f['width'])})get_bits(flit, MSG_FIELD_{u}_LSB, MSG_FIELD_{u}_W);")
+    o += ["    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
+          "        m->data[i] = get_bits(flit, MSG_FIELD_DATA_LSB + i * MSG_WORD_W, MSG_WORD_W);", "}", ""]
+    # Per-opcode tables.
+    o.append("static const struct { const char *name; msg_class_t cls; uint32_t fields; msg_data_kind_t data; } "
+             "msg_table[MSG_NUM_MSGS] = {")
+    for m in d.msgs:
+        fl = " | ".join(f"MSG_F_{u.upper()}" for u in m["fields"]) or "0"
+        o.append(f'    [OP_{m["name"]}] = {{"{m["name"]}", CLS_{m["cls"]["name"]}, {fl}, MSG_DATA_{m["data"].upper()}}},')
+    o += ["};", "", "static const char *const class_names[MSG_NUM_CLASSES] = {"]
+    o += [f'    "{c["name"]}",' for c in d.classes]
+    o += ["};", "",
+          "msg_class_t msg_class(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].cls : CLS_"
+          + d.classes[0]["name"] + "; }",
+          "const char *msg_name(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].name : NULL; }",
+          "const char *msg_class_name(msg_class_t c) { return (unsigned)c < MSG_NUM_CLASSES ? class_names[c] : NULL; }",
+          "uint32_t msg_fields_used(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].fields : 0; }",
+          "msg_data_kind_t msg_data_kind(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].data : MSG_DATA_NONE; }",
+          "", "unsigned msg_bytes(const msg_t *m)", "{",
+          "    if (msg_data_kind(m->opcode) == MSG_DATA_NONE)", "        return MSG_HEADER_BYTES;",
+          "    return MSG_HEADER_BYTES + (unsigned)__builtin_popcount(m->mask) * (MSG_WORD_W / 8u);", "}", "",
+          "unsigned msg_field_width(uint32_t f)", "{", "    switch (f) {"]
+    for f in hdr:
+        o.append(f"    case MSG_F_{f['name'].upper()}: return MSG_FIELD_{f['name'].upper()}_W;")
+    o += ["    default: return 0;", "    }", "}", "", "uint64_t msg_field_get(const msg_t *m, uint32_t f)", "{",
+          "    switch (f) {"]
+    for f in hdr:
+        o.append(f"    case MSG_F_{f['name'].upper()}: return m->{f['name']};")
+    o += ["    default: return 0;", "    }", "}", "", "void msg_field_set(msg_t *m, uint32_t f, uint64_t v)", "{",
+          "    v &= fmask(msg_field_width(f));", "    switch (f) {"]
+    for f in hdr:
+        o.append(f"    case MSG_F_{f['name'].upper()}: m->{f['name']} = ({c_type(f['width'])})v; break;")
+    o += ["    default: break;", "    }", "}", "", "const char *msg_check(const msg_t *m)", "{",
+          "    if ((unsigned)m->opcode >= MSG_NUM_MSGS)", '        return "undefined opcode";',
+          "    uint32_t used = msg_fields_used(m->opcode);",
+          "    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++) {", "        uint32_t f = 1u << i;",
+          "        uint64_t v = msg_field_get(m, f);", "        if (v & ~fmask(msg_field_width(f)))",
+          '            return "field value wider than its field";', "        if (!(used & f) && v)",
+          '            return "a field the message does not use is not zero";', "    }",
+          "    msg_data_kind_t k = msg_data_kind(m->opcode);",
+          "    if (k == MSG_DATA_LINE && m->mask != (1u << MSG_WORDS_PER_LINE) - 1u)",
+          '        return "line data needs an all-ones mask";',
+          "    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
+          "        if (m->data[i] && (k == MSG_DATA_NONE || !(m->mask >> i & 1u)))",
+          '            return "a data word outside the mask is not zero";', "    return NULL;", "}", ""]
+    return "\n".join(o)
+
+
+def gen_md(d):
+    p = d.params
+    o = [f"<!-- {HEADER_NOTE} The test suite checks that this file matches. -->", "", "# Messages", "",
+         "Every message of the system, as defined in `rtl/include/messages.toml`. The RTL reads it as the package",
+         "`msg_pkg` and C as `msg_defs.h`, both generated at build time by `scripts/gen_msg.py`.", "",
+         "## Parameters", "", "| name | value | meaning |", "|---|---|---|"]
+    o += [f"| `{n}` | {v} | {d.param_doc[n]} |" for n, v in p.items()]
+    o += ["", f"## Flit layout ({d.flit_w} bits, {d.flit_w // WORD} words of 32 bits)", "",
+          "| field | bits | width | meaning |", "|---|---|---|---|"]
+    o += [f"| `{f['name']}` | {f['lsb'] + f['width'] - 1}:{f['lsb']} | {f['width_expr']} = {f['width']} | {f['doc']} |"
+          for f in d.fields]
+    o += ["", "## Classes (virtual channels)", "", "| id | class | carries | why its receiver always drains it |",
+          "|---|---|---|---|"]
+    o += [f"| {c['id']} | {c['name']} | {c['doc']} | {c['sink']} |" for c in d.classes]
+    o += ["", "## Message types", "", "| opcode | message | class | fields | data | meaning |",
+          "|---|---|---|---|---|---|"]
+    for m in d.msgs:
+        o.append(f"| {m['opcode']} | {m['name']} | {m['cls']['name']} | {', '.join(m['fields'])} | {m['data']} | "
+                 f"{m['doc']} |")
+    o.append("")
+    return "\n".join(o)
+
+
+def main():
+    if len(sys.argv) != 4:
+        print("usage: gen_msg.py DEF.toml OUTDIR DOC.md", file=sys.stderr)
+        sys.exit(2)
+    d = Def(sys.argv[1])
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    write_if_changed(os.path.join(out, "msg_pkg.sv"), gen_sv(d))
+    write_if_changed(os.path.join(out, "msg_defs.h"), gen_h(d))
+    write_if_changed(os.path.join(out, "msg_defs.c"), gen_c(d))
+    write_if_changed(sys.argv[3], gen_md(d))
+
+
+if __name__ == "__main__":
+    main()

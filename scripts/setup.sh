@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build uses, only those missing, and says what it installs.
+# Called by the Makefile before any target that needs a tool; safe to run by hand.
+set -euo pipefail
+
+# package  -> what uses it
+pkgs=(
+  build-essential   # gcc, g++, make: the C simulator, tests and Verilated models
+  pkg-config        # finds Criterion, inih and zlib flags
+  python3           # scripts/gen_msg.py, scripts/gen_vwrap.py, report scripts
+  verilator         # lint, co-simulation
+  yosys             # make synth
+  opensta           # make synth (static timing)
+  qflow-tech-osu018 # OSU 0.18 um liberty for make synth
+  libcriterion-dev  # make test
+  libinih-dev       # sim_configs/*.ini parsing
+  zlib1g-dev        # compression engine model (Logging Unit dumps)
+  gtkwave           # make waves, make waves-png; fst2vcd in tests
+  xvfb              # make waves-png (headless GTKWave)
+  imagemagick       # make waves-png (screenshot of the headless window)
+  z3                # formal proofs (yosys-smtbmc back end)
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing missing Debian packages: ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+echo "setup: done" >&2
