@@ -155,6 +155,11 @@ def gen_sv(d):
     o += ["", "  /// a message type", "  typedef logic [OPCODE_W-1:0] opcode_t;"]
     o += [f"  localparam opcode_t OP_{m['name']} = {p['OPCODE_W']}'d{m['opcode']};" for m in d.msgs]
     o.append("")
+    o.append("  // Position of each field in the flit (for code that needs one field of a whole flit).")
+    for f in d.fields:
+        o.append(f"  localparam int unsigned FIELD_{f['name'].upper()}_LSB = {f['lsb']};")
+        o.append(f"  localparam int unsigned FIELD_{f['name'].upper()}_W = {f['width']};")
+    o.append("")
     o.append("  typedef struct packed {")
     for f in d.fields:
         if f["name"] == "opcode":
@@ -233,6 +238,8 @@ def gen_h(d):
           "/** NULL when m is well formed: a defined opcode, every value within its field, unused fields and",
           "    words outside the mask zero, mask all ones for line data. Otherwise a static description. */",
           "const char *msg_check(const msg_t *m);",
+          "/** True when a and b hold the same opcode, fields and data (padding bytes ignored). */",
+          "bool msg_equal(const msg_t *a, const msg_t *b);",
           f"#define MSG_NUM_HDR_FIELDS {len(hdr)}u", "", "#endif", ""]
     return "\n".join(o)
 
@@ -298,7 +305,12 @@ def gen_c(d):
           "    v &= fmask(msg_field_width(f));", "    switch (f) {"]
     for f in hdr:
         o.append(f"    case MSG_F_{f['name'].upper()}: m->{f['name']} = ({c_type(f['width'])})v; break;")
-    o += ["    default: break;", "    }", "}", "", "const char *msg_check(const msg_t *m)", "{",
+    o += ["    default: break;", "    }", "}", "", "bool msg_equal(const msg_t *a, const msg_t *b)", "{",
+          "    if (a->opcode != b->opcode)", "        return false;",
+          "    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++)",
+          "        if (msg_field_get(a, 1u << i) != msg_field_get(b, 1u << i))", "            return false;",
+          "    return !memcmp(a->data, b->data, sizeof a->data);", "}", "",
+          "const char *msg_check(const msg_t *m)", "{",
           "    if ((unsigned)m->opcode >= MSG_NUM_MSGS)", '        return "undefined opcode";',
           "    uint32_t used = msg_fields_used(m->opcode);",
           "    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++) {", "        uint32_t f = 1u << i;",

@@ -1,0 +1,182 @@
+/* The simulation configuration: INI files in sim_configs/ plus `--set section.key=value`
+ * overrides, parsed into one plain struct.
+ *
+ * Every key is described once, in the key table in config.c (section, key, type, unit, default,
+ * range, one-line doc); parsing, range checks, the effective-config dump (config_write_ini) and
+ * sim_configs/README.md (config_write_doc) are all driven by that table.
+ *
+ * Value syntax (see config_write_doc for the user-facing version):
+ *   integer    decimal digits, or 0x-prefixed hex; no sign
+ *   size       integer or decimal with an IEC unit: B, KiB, MiB, GiB, TiB (a plain number is
+ *              bytes). SI/ambiguous units (KB, kB, MB, GB, K, M) are rejected, never guessed.
+ *              The result must be a whole number of bytes ("1.5 KiB" = 1536 B is fine).
+ *   time       number with a unit ps, ns, us, ms, s (0 may be written bare); stored in
+ *              picoseconds, must be a whole number of them.
+ *   frequency  number with a unit Hz, kHz, MHz, GHz; stored exactly in Hz (whole Hz).
+ *              config_period_ps() gives the clock period rounded to the nearest picosecond.
+ *   real       strtod syntax, finite
+ *   bool       true/false, yes/no, on/off, 1/0
+ *   enum       one of the listed names
+ * Units are case-sensitive. Nothing is ever clamped: an out-of-range value is an error.
+ *
+ * Errors: every failing function fills config_err_t with ONE line
+ *   ORIGIN: section.key: what is wrong
+ * where ORIGIN is `FILE:LINE` for a file (FILE exactly as passed to config_load),
+ * `--set ARGUMENT` for a --set argument (config_set quotes the argument as given; a cross-key
+ * check shows `--set section.key=VALUE` with the value normalized, e.g. `--set l1.size=32 KiB`),
+ * and `<default>` for a default value blamed by a cross-key check. Of two contradicting keys the
+ * explicitly set one is blamed, and the other is named with its value and origin. Messages about a whole line without a key use
+ * `FILE:LINE: syntax: ...` or `FILE:LINE: [name]: ...` (sections); a file that cannot be read gives
+ * `FILE: cannot open: <strerror>`. The caller prints the message and exits with status 2.
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_MAX_KEYS 64   /* capacity of the per-key origin array (the table is smaller) */
+#define CONFIG_MAX_FILES 8   /* configuration files one sim_config_t can be loaded from */
+#define CONFIG_PATH_MAX 256  /* longest remembered file path, including the NUL */
+#define CONFIG_ERR_MAX 512   /* longest error message, including the NUL */
+
+/** Coherence/resilience protocol of the remote-store path (paper section VI, Configurations). */
+typedef enum cfg_protocol {
+    CFG_PROTO_WB = 0,        /* write-back, not resilient */
+    CFG_PROTO_WT = 1,        /* write-through, resilient */
+    CFG_PROTO_BASELINE = 2,  /* DIKTAMO-baseline: replicate after coherence */
+    CFG_PROTO_PARALLEL = 3,  /* DIKTAMO-parallel: replicate alongside coherence */
+    CFG_PROTO_PROACTIVE = 4, /* DIKTAMO-proactive: replicate when the store enters the SB */
+    CFG_PROTO_COUNT
+} cfg_protocol_e;
+
+/** One cache level of a CN. */
+typedef struct cfg_cache {
+    uint64_t size_bytes;     /* capacity (L3: total per CN) */
+    uint64_t ways;           /* associativity */
+    uint64_t latency_cycles; /* round-trip hit latency in core cycles */
+} cfg_cache_t;
+
+/** Where a key's value came from. */
+typedef enum config_src {
+    CONFIG_SRC_DEFAULT = 0,
+    CONFIG_SRC_FILE = 1, /* files[file], line `line` */
+    CONFIG_SRC_SET = 2,  /* the `line`-th config_set() call on this config (1-based) */
+} config_src_e;
+
+typedef struct config_origin {
+    uint8_t src;   /* config_src_e */
+    uint8_t file;  /* index into sim_config_t.files (CONFIG_SRC_FILE) */
+    uint32_t line; /* file line, or --set ordinal */
+} config_origin_t;
+
+/** The whole configuration. A plain value: copy it, keep several, no free needed. */
+typedef struct sim_config {
+    struct {
+        uint64_t seed;             /* seed of every random stream */
+        uint64_t end_time_ps;      /* simulated time of `make run` */
+        bool progress;             /* progress line on stderr (when a terminal) */
+        uint64_t stall_timeout_ps; /* no-progress time after which a run stops with a dump */
+    } sim;
+    struct {
+        uint64_t num_cn;       /* compute nodes */
+        uint64_t num_mn;       /* memory nodes */
+        uint64_t cores_per_cn; /* cores in each CN */
+    } system;
+    struct {
+        uint64_t freq_hz;
+        uint64_t lq_size;
+        uint64_t sq_size;
+        uint64_t rob_size;
+        cfg_protocol_e protocol;
+        bool coalesce;
+    } core;
+    cfg_cache_t l1, l2, l3;
+    struct {
+        uint64_t dram_latency_ps;
+        uint64_t interleave_bytes;
+        uint64_t scr_size_bytes; /* 0: all remote memory is coherent */
+    } mem;
+    struct {
+        uint64_t freq_hz;
+        uint64_t link_latency_ps;
+        uint64_t link_jitter_ps;
+        uint64_t link_credits;
+    } fabric;
+    struct {
+        uint64_t freq_hz;
+        uint64_t sram_bytes;
+        uint64_t dram_log_bytes;
+        uint64_t dump_period_ps;
+        uint64_t nr;
+        uint64_t zlib_level;
+        double high_watermark;
+    } lu;
+    struct {
+        double load;
+        uint64_t messages;
+    } traffic;
+
+    /* Bookkeeping: where each value came from (indexed like the key table). */
+    config_origin_t origin[CONFIG_MAX_KEYS];
+    char files[CONFIG_MAX_FILES][CONFIG_PATH_MAX];
+    uint32_t num_files;
+    uint32_t num_sets;
+} sim_config_t;
+
+typedef struct config_err {
+    char msg[CONFIG_ERR_MAX];
+} config_err_t;
+
+/** Fills c with every key's default (paper Table II where it gives one); origins "default". */
+void config_defaults(sim_config_t *c);
+
+/** Reads the INI file at path over c (which config_defaults or an earlier load filled). On error returns nonzero, fills err, and leaves c
+ *  untouched (the load is all-or-nothing). A key may appear once per file; loading a second
+ *  file or calling config_set afterwards overrides earlier values. */
+int config_load(sim_config_t *c, const char *path, config_err_t *err);
+
+/** Applies one "section.key=value" assignment (a --set argument). Same all-or-nothing rule. */
+int config_set(sim_config_t *c, const char *assignment, config_err_t *err);
+
+/** Cross-key checks (contradictions no single key can see). Call after every load and set. */
+int config_validate(const sim_config_t *c, config_err_t *err);
+
+/** Writes the effective configuration as INI: every key, each with its doc and origin in
+ *  comments. Loading the output gives a config with identical values. Returns 0, or -1 on a
+ *  write error. */
+int config_write_ini(const sim_config_t *c, FILE *f);
+
+/** Writes the markdown reference of every key (the content of sim_configs/README.md).
+ *  Returns 0, or -1 on a write error. */
+int config_write_doc(FILE *f);
+
+/** Clock period in picoseconds for a frequency in Hz, rounded to the nearest picosecond
+ *  (ties up): 2.4 GHz -> 417 ps (exact 416.67 ps, a 0.08 % slower clock), 1 GHz -> 1000 ps.
+ *  Returns 0 for hz == 0. */
+uint64_t config_period_ps(uint64_t hz);
+
+/** Number of keys in the table. */
+size_t config_num_keys(void);
+/** "section.key" of key i (i < config_num_keys()), or NULL. */
+const char *config_key_name(size_t i, char *buf, size_t n);
+/** Index of "section.key", or -1 when unknown. */
+int config_key_index(const char *dotted);
+
+/** The value of key "section.key" formatted as it would be written in an INI file.
+ *  Returns 0, or -1 when the key is unknown. */
+int config_value_str(const sim_config_t *c, const char *dotted, char *buf, size_t n);
+/** Where key "section.key" got its value: "FILE:LINE", "--set section.key=value" or
+ *  "<default>". Returns 0, or -1 when the key is unknown. */
+int config_origin_str(const sim_config_t *c, const char *dotted, char *buf, size_t n);
+
+/** Index of the first key whose value differs between a and b, or -1 when all values are equal
+ *  (origins are not compared). */
+int config_diff(const sim_config_t *a, const sim_config_t *b);
+
+/** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
+const char *config_protocol_name(cfg_protocol_e p);
+
+#endif

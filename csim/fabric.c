@@ -1,0 +1,385 @@
+#include "fabric.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A message on its way from a node into the RTL. */
+typedef struct inflight {
+    uint64_t arrive; /* ps */
+    uint64_t seq;    /* send order, breaks ties */
+    uint32_t flit[MSG_FLIT_WORDS];
+} inflight_t;
+
+/* A message on its way from the RTL to a node. */
+typedef struct delivery {
+    struct fabric *f;
+    unsigned port;
+    msg_t m;
+    struct delivery *next_free;
+} delivery_t;
+
+/* Credits on their way from a node to the RTL: arrival times, in order (fixed latency). */
+typedef struct crd_line {
+    uint64_t *t;
+    unsigned head, n, cap;
+} crd_line_t;
+
+typedef struct fport {
+    fabric_deliver_fn deliver;
+    fabric_credit_fn credit;
+    void *obj;
+    unsigned node;
+    unsigned credits[MSG_NUM_CLASSES]; /* the node's credits for the RTL's input buffers */
+    uint64_t link_free_at;             /* node -> RTL link busy until (ps) */
+    inflight_t *inq;                   /* node -> RTL messages in flight, sorted by (arrive, seq) */
+    unsigned inq_n, inq_cap;
+    crd_line_t crd[MSG_NUM_CLASSES];   /* node -> RTL credits in flight */
+    unsigned rx_crd_in_flight;         /* RTL -> node credits in flight */
+    unsigned deliveries_in_flight;
+    uint64_t *rx_msgs[MSG_NUM_CLASSES], *rx_bytes[MSG_NUM_CLASSES];
+    uint64_t *tx_msgs[MSG_NUM_CLASSES], *tx_bytes[MSG_NUM_CLASSES];
+    uint64_t *credit_waits;
+} fport_t;
+
+struct fabric {
+    kernel_t *k;
+    const fabric_model_ops_t *ops;
+    void *model;
+    fabric_params_t p;
+    clock_domain_t clk;
+    unsigned nports;
+    fport_t port[FABRIC_MAX_PORTS];
+    rng_t jitter_rng;
+    uint64_t send_seq;
+    uint64_t next_cycle;   /* cycle of the pending edge event, or UINT64_MAX when asleep */
+    uint64_t last_cycle;   /* last cycle clocked */
+    bool rtl_idle;
+    fabric_in_t in;
+    fabric_out_t out;
+    delivery_t *free_deliveries;
+    fabric_observe_fn observe;
+    void *observe_obj;
+    uint64_t *cycles_ticked;
+    uint64_t *cycles_skipped;
+};
+
+static void edge_event(void *obj, uint64_t cycle);
+
+const fabric_model_ops_t *fabric_model_find(unsigned num_cn, unsigned num_mn)
+{
+    for (const fabric_model_ops_t *const *m = fabric_models; *m; m++)
+        if ((*m)->num_cn == num_cn && (*m)->num_mn == num_mn)
+            return *m;
+    return NULL;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "fabric: %s\n", what);
+    abort();
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+/* Schedules the edge of cycle c unless an earlier one is pending. */
+static void wake(fabric_t *f, uint64_t cycle)
+{
+    if (cycle <= f->last_cycle)
+        cycle = f->last_cycle + 1;
+    if (cycle >= f->next_cycle)
+        return;
+    f->next_cycle = cycle;
+    kernel_at_phase(f->k, clock_edge(&f->clk, cycle), KERNEL_PHASE_EDGE, edge_event, f, cycle);
+}
+
+static void wake_at(fabric_t *f, uint64_t t) { wake(f, clock_cycle_at_or_after(&f->clk, t)); }
+
+static void crd_push(crd_line_t *l, uint64_t t)
+{
+    if (l->n == l->cap) {
+        unsigned cap = l->cap ? 2 * l->cap : 8;
+        uint64_t *nt = xrealloc(NULL, cap * sizeof *nt);
+        for (unsigned i = 0; i < l->n; i++)
+            nt[i] = l->t[(l->head + i) % l->cap];
+        free(l->t);
+        l->t = nt;
+        l->head = 0;
+        l->cap = cap;
+    }
+    l->t[(l->head + l->n) % l->cap] = t;
+    l->n++;
+}
+
+fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric_params_t *p, stats_t *st)
+{
+    if (!ops || p->freq_hz == 0 || p->link_latency_ps == 0 || p->rx_credits == 0) {
+        fprintf(stderr, "fabric: needs a model, a clock, a non-zero link latency and receive credits\n");
+        return NULL;
+    }
+    fabric_t *f = calloc(1, sizeof *f);
+    if (!f)
+        die("out of memory");
+    f->k = k;
+    f->ops = ops;
+    f->p = *p;
+    f->clk = (clock_domain_t){"fabric", p->freq_hz};
+    f->nports = ops->num_cn + ops->num_mn;
+    rng_init_named(&f->jitter_rng, p->seed, "fabric.link_jitter");
+    f->model = ops->create(clock_period_ps(&f->clk), p->seed);
+    f->cycles_ticked = stats_counter(st, "fabric.cycles_clocked", "fabric cycles the RTL was clocked");
+    f->cycles_skipped = stats_counter(st, "fabric.cycles_skipped", "idle fabric cycles skipped by the kernel");
+    char name[96];
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        fport_t *fp = &f->port[pi];
+        fp->node = pi < ops->num_cn ? pi : MSG_MN_BASE + (pi - ops->num_cn);
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+            const char *cn = msg_class_name((msg_class_t)c);
+            snprintf(name, sizeof name, "fabric.port%u.%s.in_msgs", pi, cn);
+            fp->rx_msgs[c] = stats_counter(st, name, "messages a node sent into this port");
+            snprintf(name, sizeof name, "fabric.port%u.%s.in_bytes", pi, cn);
+            fp->rx_bytes[c] = stats_counter(st, name, "bytes (msg_bytes) a node sent into this port");
+            snprintf(name, sizeof name, "fabric.port%u.%s.out_msgs", pi, cn);
+            fp->tx_msgs[c] = stats_counter(st, name, "messages this port delivered to its node");
+            snprintf(name, sizeof name, "fabric.port%u.%s.out_bytes", pi, cn);
+            fp->tx_bytes[c] = stats_counter(st, name, "bytes (msg_bytes) this port delivered to its node");
+            /* The node grants its receive buffers to the RTL at time 0; they go in at one per cycle. */
+            for (unsigned i = 0; i < p->rx_credits; i++)
+                crd_push(&fp->crd[c], clock_edge(&f->clk, p->reset_cycles));
+        }
+        snprintf(name, sizeof name, "fabric.port%u.credit_waits", pi);
+        fp->credit_waits = stats_counter(st, name, "sends refused for want of a credit (fabric_credits == 0)");
+    }
+    f->last_cycle = ops->reset(f->model, 0, p->reset_cycles) - 1;
+    f->next_cycle = UINT64_MAX;
+    wake(f, f->last_cycle + 1);
+    return f;
+}
+
+void fabric_free(fabric_t *f)
+{
+    if (!f)
+        return;
+    f->ops->free(f->model);
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        free(f->port[pi].inq);
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+            free(f->port[pi].crd[c].t);
+    }
+    /* Deliveries still scheduled belong to the kernel's queue; only the free list is ours. */
+    for (delivery_t *d = f->free_deliveries, *n; d; d = n) {
+        n = d->next_free;
+        free(d);
+    }
+    free(f);
+}
+
+unsigned fabric_num_ports(const fabric_t *f) { return f->nports; }
+
+unsigned fabric_port_node(const fabric_t *f, unsigned p) { return f->port[p].node; }
+
+void fabric_attach(fabric_t *f, unsigned p, fabric_deliver_fn deliver, fabric_credit_fn credit, void *obj)
+{
+    f->port[p].deliver = deliver;
+    f->port[p].credit = credit;
+    f->port[p].obj = obj;
+}
+
+unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c) { return f->port[p].credits[c]; }
+
+static uint64_t jitter(fabric_t *f)
+{
+    return f->p.link_jitter_ps ? rng_below(&f->jitter_rng, f->p.link_jitter_ps + 1) : 0;
+}
+
+void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
+{
+    fport_t *fp = &f->port[p];
+    msg_class_t c = msg_class(m->opcode);
+    if (fp->credits[c] == 0) {
+        (*fp->credit_waits)++;
+        die("fabric_send without a credit (check fabric_credits first)");
+    }
+    const char *bad = msg_check(m);
+    if (bad) {
+        fprintf(stderr, "fabric: port %u sends a malformed %s: %s\n", p, msg_name(m->opcode) ? msg_name(m->opcode) : "?",
+                bad);
+        abort();
+    }
+    fp->credits[c]--;
+    uint64_t depart = f->k->now > fp->link_free_at ? f->k->now : fp->link_free_at;
+    fp->link_free_at = depart + clock_period_ps(&f->clk);
+    inflight_t e = {.arrive = depart + f->p.link_latency_ps + jitter(f), .seq = f->send_seq++};
+    msg_pack(m, e.flit);
+    if (fp->inq_n == fp->inq_cap) {
+        fp->inq_cap = fp->inq_cap ? 2 * fp->inq_cap : 16;
+        fp->inq = xrealloc(fp->inq, fp->inq_cap * sizeof *fp->inq);
+    }
+    unsigned i = fp->inq_n++;
+    while (i > 0 && (fp->inq[i - 1].arrive > e.arrive ||
+                     (fp->inq[i - 1].arrive == e.arrive && fp->inq[i - 1].seq > e.seq))) {
+        fp->inq[i] = fp->inq[i - 1];
+        i--;
+    }
+    fp->inq[i] = e;
+    (*fp->rx_msgs[c])++;
+    *fp->rx_bytes[c] += msg_bytes(m);
+    wake_at(f, e.arrive);
+}
+
+void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
+{
+    uint64_t t = f->k->now + f->p.link_latency_ps;
+    crd_push(&f->port[p].crd[c], t);
+    wake_at(f, t);
+}
+
+static void credit_event(void *obj, uint64_t arg)
+{
+    fabric_t *f = obj;
+    unsigned p = (unsigned)(arg >> 8), c = (unsigned)(arg & 0xff);
+    fport_t *fp = &f->port[p];
+    fp->credits[c]++;
+    fp->rx_crd_in_flight--;
+    if (fp->credit)
+        fp->credit(fp->obj, p, (msg_class_t)c);
+}
+
+static void delivery_event(void *obj, uint64_t arg)
+{
+    (void)arg;
+    delivery_t *d = obj;
+    fabric_t *f = d->f;
+    fport_t *fp = &f->port[d->port];
+    fp->deliveries_in_flight--;
+    msg_t m = d->m;
+    d->next_free = f->free_deliveries;
+    f->free_deliveries = d;
+    if (!fp->deliver)
+        die("a message reached a port with no node attached");
+    fp->deliver(fp->obj, d->port, &m);
+}
+
+/* Earliest time an input is due at the RTL, or UINT64_MAX. */
+static uint64_t next_input_time(const fabric_t *f)
+{
+    uint64_t t = UINT64_MAX;
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        const fport_t *fp = &f->port[pi];
+        if (fp->inq_n && fp->inq[0].arrive < t)
+            t = fp->inq[0].arrive;
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+            if (fp->crd[c].n && fp->crd[c].t[fp->crd[c].head] < t)
+                t = fp->crd[c].t[fp->crd[c].head];
+    }
+    return t;
+}
+
+static void edge_event(void *obj, uint64_t cycle)
+{
+    fabric_t *f = obj;
+    if (cycle != f->next_cycle)
+        return; /* superseded by an earlier wake */
+    f->next_cycle = UINT64_MAX;
+    const uint64_t now = f->k->now;
+
+    /* Inputs due at this edge: at most one message per port, one credit per class per port. */
+    f->in.rx_valid = 0;
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        fport_t *fp = &f->port[pi];
+        if (fp->inq_n && fp->inq[0].arrive <= now) {
+            memcpy(f->in.rx_msg[pi], fp->inq[0].flit, sizeof fp->inq[0].flit);
+            f->in.rx_valid |= 1ull << pi;
+            memmove(&fp->inq[0], &fp->inq[1], (fp->inq_n - 1) * sizeof fp->inq[0]);
+            fp->inq_n--;
+        }
+        uint16_t crd = 0;
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+            crd_line_t *l = &fp->crd[c];
+            if (l->n && l->t[l->head] <= now) {
+                crd |= (uint16_t)(1u << c);
+                l->head = (l->head + 1) % l->cap;
+                l->n--;
+            }
+        }
+        f->in.tx_crd[pi] = crd;
+    }
+
+    *f->cycles_skipped += cycle - f->last_cycle - 1;
+    f->ops->cycle(f->model, &f->in, &f->out, cycle);
+    f->last_cycle = cycle;
+    (*f->cycles_ticked)++;
+    f->rtl_idle = f->out.idle;
+
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        fport_t *fp = &f->port[pi];
+        if (f->out.tx_valid >> pi & 1u) {
+            delivery_t *d = f->free_deliveries;
+            if (d)
+                f->free_deliveries = d->next_free;
+            else
+                d = xrealloc(NULL, sizeof *d);
+            d->f = f;
+            d->port = pi;
+            msg_unpack(f->out.tx_msg[pi], &d->m);
+            msg_class_t c = msg_class(d->m.opcode);
+            (*fp->tx_msgs[c])++;
+            *fp->tx_bytes[c] += msg_bytes(&d->m);
+            if (f->observe)
+                f->observe(f->observe_obj, cycle, 0, pi, c, &d->m);
+            fp->deliveries_in_flight++;
+            kernel_at(f->k, now + f->p.link_latency_ps + jitter(f), delivery_event, d, 0);
+        }
+        uint16_t crd = f->out.rx_crd[pi];
+        for (unsigned c = 0; crd; c++, crd >>= 1) {
+            if (!(crd & 1u))
+                continue;
+            if (f->observe)
+                f->observe(f->observe_obj, cycle, 1, pi, c, NULL);
+            fp->rx_crd_in_flight++;
+            kernel_at(f->k, now + f->p.link_latency_ps, credit_event, f, (uint64_t)pi << 8 | c);
+        }
+    }
+
+    if (!f->p.skip_idle || !f->rtl_idle)
+        wake(f, cycle + 1);
+    else if (next_input_time(f) != UINT64_MAX)
+        wake_at(f, next_input_time(f));
+}
+
+int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps)
+{
+    return f->ops->trace_open(f->model, path, start_ps, stop_ps);
+}
+
+uint64_t fabric_period_ps(const fabric_t *f) { return clock_period_ps(&f->clk); }
+
+uint64_t fabric_cycles(const fabric_t *f)
+{
+    uint64_t c = clock_cycle_at_or_after(&f->clk, f->k->now);
+    return c > f->last_cycle ? c : f->last_cycle + 1;
+}
+
+uint64_t fabric_cycles_ticked(const fabric_t *f) { return *f->cycles_ticked; }
+
+bool fabric_quiet(const fabric_t *f)
+{
+    if (!f->rtl_idle || next_input_time(f) != UINT64_MAX)
+        return false;
+    for (unsigned pi = 0; pi < f->nports; pi++)
+        if (f->port[pi].deliveries_in_flight || f->port[pi].rx_crd_in_flight)
+            return false;
+    return true;
+}
+
+void fabric_observe(fabric_t *f, fabric_observe_fn fn, void *obj)
+{
+    f->observe = fn;
+    f->observe_obj = obj;
+}

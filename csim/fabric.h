@@ -1,0 +1,118 @@
+/* The C side of the fabric: the Verilated fabric_top behind a shape-independent interface, the
+ * CXL-style links between node models and fabric ports, and the clocking of the RTL.
+ *
+ * Links. Each port has a link in each direction with a fixed latency plus optional seeded jitter
+ * (which may reorder messages, as the paper allows the fabric to). A link carries one message per
+ * fabric cycle. Flow control is per class, by credits, both ways:
+ *   node -> RTL: after reset the RTL port returns its credits; fabric_send() consumes one and the
+ *                RTL returns it when the message leaves its input buffer.
+ *   RTL -> node: the node grants rx_credits per class (its receive buffers) and returns one with
+ *                fabric_release() each time it consumes a delivered message.
+ * Credits travel with the link latency and no jitter.
+ *
+ * Clocking. The RTL is clocked only while it has work: after each cycle, when fabric_top reports
+ * idle and no input is due, no edge is scheduled until a link delivers something. Edges run before
+ * every other event at the same time (kernel phases) and inputs reach the RTL only through links of
+ * non-zero latency, so the RTL sees the same inputs at the same cycles with or without skipping;
+ * tb/test_fabric.c checks that cycle for cycle. */
+#ifndef FABRIC_H
+#define FABRIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "msg_defs.h"
+#include "rng.h"
+#include "stats.h"
+
+#define FABRIC_MAX_PORTS (MSG_MAX_CN + MSG_MAX_MN)
+
+_Static_assert(MSG_NUM_CLASSES <= 16, "credit masks are 16 bits");
+_Static_assert(FABRIC_MAX_PORTS <= 64, "port masks are 64 bits");
+
+/** One fabric cycle of port inputs, whatever the fabric's shape. */
+typedef struct fabric_in {
+    uint64_t rx_valid;                                   /* bit p: a message enters port p */
+    uint32_t rx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];   /* packed with msg_pack */
+    uint16_t tx_crd[FABRIC_MAX_PORTS];                   /* bit c: one egress credit of class c */
+} fabric_in_t;
+
+/** One fabric cycle of port outputs. */
+typedef struct fabric_out {
+    uint64_t tx_valid;
+    uint32_t tx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];
+    uint16_t rx_crd[FABRIC_MAX_PORTS];                   /* bit c: one ingress credit of class c returned */
+    bool idle;
+} fabric_out_t;
+
+/** A Verilated fabric_top of one shape (generated from csim/fabric_ops.c.in per shape). */
+typedef struct fabric_model_ops {
+    const char *name;
+    unsigned num_cn, num_mn;
+    void *(*create)(uint64_t period_ps, uint64_t seed);
+    void (*free)(void *m);
+    uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
+    /* Applies in, runs one clock cycle, reads out. Only ports whose rx_valid bit is set are read. */
+    void (*cycle)(void *m, const fabric_in_t *in, fabric_out_t *out, uint64_t cycle);
+    int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
+    void (*trace_close)(void *m);
+} fabric_model_ops_t;
+
+/** The fabric shapes linked into this program (generated list, NULL-terminated). */
+extern const fabric_model_ops_t *const fabric_models[];
+/** The linked model of shape num_cn x num_mn, or NULL. */
+const fabric_model_ops_t *fabric_model_find(unsigned num_cn, unsigned num_mn);
+
+/** A node's message arrived at its end of port's link. The node calls fabric_release() when it
+ *  has consumed it (now or later). */
+typedef void (*fabric_deliver_fn)(void *obj, unsigned port, const msg_t *m);
+/** A credit for class c came back to the node on port: it may be able to send again. */
+typedef void (*fabric_credit_fn)(void *obj, unsigned port, msg_class_t c);
+
+typedef struct fabric_params {
+    uint64_t freq_hz;         /* fabric clock */
+    uint64_t link_latency_ps; /* one way, > 0 */
+    uint64_t link_jitter_ps;  /* extra delay per message, uniform in [0, jitter]; 0 = in order */
+    unsigned rx_credits;      /* per class: receive buffers a node grants its RTL port */
+    bool skip_idle;           /* clock the RTL only while it has work */
+    uint64_t seed;
+    unsigned reset_cycles;
+} fabric_params_t;
+
+typedef struct fabric fabric_t;
+
+/** Creates the fabric, resets the RTL (cycles 0 .. reset_cycles-1) and starts its clock. NULL and a
+ *  message on stderr when the parameters are impossible. */
+fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric_params_t *p, stats_t *st);
+void fabric_free(fabric_t *f);
+unsigned fabric_num_ports(const fabric_t *f);
+/** Node id of port p (CN p, or MN_BASE + p - num_cn). */
+unsigned fabric_port_node(const fabric_t *f, unsigned p);
+/** Connects the node model on port p. */
+void fabric_attach(fabric_t *f, unsigned p, fabric_deliver_fn deliver, fabric_credit_fn credit, void *obj);
+/** Credits the node on port p holds for class c. */
+unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c);
+/** Sends m from the node on port p: needs a credit of m's class (aborts otherwise). The message
+ *  leaves when the link is free (one per fabric cycle) and arrives after the link delay. */
+void fabric_send(fabric_t *f, unsigned p, const msg_t *m);
+/** The node on port p consumed a delivered message of class c: its buffer credit goes back. */
+void fabric_release(fabric_t *f, unsigned p, msg_class_t c);
+/** Opens an FST trace of the RTL, dumping from start_ps to stop_ps. 0 on success. */
+int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps);
+/** Fabric clock period, rounded to the nearest ps. */
+uint64_t fabric_period_ps(const fabric_t *f);
+/** Fabric cycles elapsed (ticked or skipped) up to the kernel's current time. */
+uint64_t fabric_cycles(const fabric_t *f);
+/** Fabric cycles the RTL was actually clocked. */
+uint64_t fabric_cycles_ticked(const fabric_t *f);
+/** True when nothing is in flight: RTL idle, no message or credit on a link. */
+bool fabric_quiet(const fabric_t *f);
+
+/** Observer called for every message the RTL outputs and every credit it returns (tests use it to
+ *  compare runs cycle for cycle). kind 0: message on port (m set); kind 1: rx credit of class c. */
+typedef void (*fabric_observe_fn)(void *obj, uint64_t cycle, unsigned kind, unsigned port, unsigned c,
+                                  const msg_t *m);
+void fabric_observe(fabric_t *f, fabric_observe_fn fn, void *obj);
+
+#endif

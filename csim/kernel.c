@@ -1,0 +1,117 @@
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool before(const event_t *a, const event_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void kernel_init(kernel_t *k) { *k = (kernel_t){0}; }
+
+void kernel_free(kernel_t *k)
+{
+    free(k->heap);
+    *k = (kernel_t){0};
+}
+
+void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg)
+{
+    kernel_at_phase(k, t, KERNEL_PHASE_MODEL, fn, obj, arg);
+}
+
+void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void *obj, uint64_t arg)
+{
+    if (t < k->now) {
+        fprintf(stderr, "kernel: event scheduled in the past (%llu ps < now %llu ps)\n", (unsigned long long)t,
+                (unsigned long long)k->now);
+        abort();
+    }
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 1024;
+        k->heap = realloc(k->heap, k->cap * sizeof *k->heap);
+        if (!k->heap) {
+            fprintf(stderr, "kernel: out of memory\n");
+            abort();
+        }
+    }
+    event_t e = {t, ((uint64_t)phase << 62) | k->seq++, fn, obj, arg};
+    size_t i = k->n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!before(&e, &k->heap[parent]))
+            break;
+        k->heap[i] = k->heap[parent];
+        i = parent;
+    }
+    k->heap[i] = e;
+}
+
+void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t arg)
+{
+    kernel_at(k, k->now + delay, fn, obj, arg);
+}
+
+static event_t pop(kernel_t *k)
+{
+    event_t top = k->heap[0];
+    event_t last = k->heap[--k->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= k->n)
+            break;
+        if (c + 1 < k->n && before(&k->heap[c + 1], &k->heap[c]))
+            c++;
+        if (!before(&k->heap[c], &last))
+            break;
+        k->heap[i] = k->heap[c];
+        i = c;
+    }
+    if (k->n)
+        k->heap[i] = last;
+    return top;
+}
+
+void kernel_run(kernel_t *k, uint64_t until)
+{
+    k->stop = false;
+    while (k->n && !k->stop) {
+        if (k->heap[0].t > until) {
+            k->now = until;
+            return;
+        }
+        event_t e = pop(k);
+        k->now = e.t;
+        k->events++;
+        e.fn(e.obj, e.arg);
+    }
+    if (!k->n && !k->stop && until != UINT64_MAX && k->now < until)
+        k->now = until;
+}
+
+void kernel_stop(kernel_t *k) { k->stop = true; }
+
+uint64_t kernel_next_time(const kernel_t *k) { return k->n ? k->heap[0].t : UINT64_MAX; }
+
+size_t kernel_pending(const kernel_t *k) { return k->n; }
+
+uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle)
+{
+    return (uint64_t)((unsigned __int128)cycle * PS_PER_S / c->freq_hz);
+}
+
+uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t)
+{
+    /* ceil(t * f / 1e12) is the first k with k * 1e12 / f >= t before flooring; step back or forward
+     * over the floor of clock_edge to find the exact answer. */
+    uint64_t k = (uint64_t)(((unsigned __int128)t * c->freq_hz + PS_PER_S - 1) / PS_PER_S);
+    while (k > 0 && clock_edge(c, k - 1) >= t)
+        k--;
+    while (clock_edge(c, k) < t)
+        k++;
+    return k;
+}
+
+uint64_t clock_period_ps(const clock_domain_t *c) { return (PS_PER_S + c->freq_hz / 2) / c->freq_hz; }

@@ -1,0 +1,75 @@
+/* The simulation kernel: time in picoseconds, an event queue, and clock domains.
+ *
+ * Time is a 64-bit count of picoseconds (about 213 days of simulated time). Events at the same time
+ * run in the order they were scheduled, so a run is a deterministic function of its seed.
+ * Clock domains have their own frequencies; edge k of a domain is at floor(k * 1e12 / freq_hz) ps,
+ * which keeps the average frequency exact (2.4 GHz does not drift to 417 ps per cycle). */
+#ifndef KERNEL_H
+#define KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PS_PER_NS 1000ull
+#define PS_PER_US 1000000ull
+#define PS_PER_MS 1000000000ull
+#define PS_PER_S 1000000000000ull
+
+/** What an event does: fn(obj, arg) at its time. */
+typedef void (*event_fn)(void *obj, uint64_t arg);
+
+/* Events at one time run clock edges first, then everything else; within a phase, in the order
+ * they were scheduled. Running edges first makes a model clocked at an edge see exactly the inputs
+ * that arrived before that time, whether or not idle cycles were skipped (see fabric.c). */
+enum { KERNEL_PHASE_EDGE = 0, KERNEL_PHASE_MODEL = 1 };
+
+typedef struct event {
+    uint64_t t;   /* ps */
+    uint64_t seq; /* (phase << 62) | scheduling order: ties at one time run in this order */
+    event_fn fn;
+    void *obj;
+    uint64_t arg;
+} event_t;
+
+typedef struct kernel {
+    uint64_t now;      /* ps: time of the event being run (or of the last one) */
+    event_t *heap;     /* binary min-heap on (t, seq) */
+    size_t n, cap;
+    uint64_t seq;      /* next sequence number */
+    uint64_t events;   /* events run so far */
+    bool stop;         /* set by kernel_stop(): kernel_run returns after the current event */
+} kernel_t;
+
+void kernel_init(kernel_t *k);
+void kernel_free(kernel_t *k);
+/** Schedules fn(obj, arg) at time t (ps, t >= now), in the model phase. */
+void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg);
+/** Schedules fn(obj, arg) at time t in the given phase (KERNEL_PHASE_*). */
+void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void *obj, uint64_t arg);
+/** Schedules fn(obj, arg) delay ps from now. */
+void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t arg);
+/** Runs events in time order until none is left, the next is later than until (ps), or
+ *  kernel_stop() is called. Leaves now at the last event run, or at until when time ran out. */
+void kernel_run(kernel_t *k, uint64_t until);
+/** Makes kernel_run return after the event that is running. */
+void kernel_stop(kernel_t *k);
+/** Time of the earliest pending event, or UINT64_MAX when none. */
+uint64_t kernel_next_time(const kernel_t *k);
+/** Number of pending events. */
+size_t kernel_pending(const kernel_t *k);
+
+/** A clock domain. */
+typedef struct clock_domain {
+    const char *name;
+    uint64_t freq_hz;
+} clock_domain_t;
+
+/** Time (ps) of rising edge number cycle. */
+uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle);
+/** Smallest cycle number whose edge is at or after t (ps). */
+uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t);
+/** Period rounded to the nearest ps (for display and wave files). */
+uint64_t clock_period_ps(const clock_domain_t *c);
+
+#endif

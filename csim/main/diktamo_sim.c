@@ -1,0 +1,235 @@
+/* diktamo_sim: the co-simulation. At this stage: a seeded traffic generator on every port of the
+ * Verilated fabric (which loops every message back), checked message by message, with statistics.
+ * Built once per fabric shape (build/bin/diktamo_sim_c16m16); scripts/run_sim.sh picks the shape. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "config.h"
+#include "fabric.h"
+#include "kernel.h"
+#include "progress.h"
+#include "stats.h"
+#include "traffic.h"
+
+static const char usage[] =
+    "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
+    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet]";
+
+typedef struct run {
+    kernel_t k;
+    fabric_t *f;
+    traffic_t *t;
+    bool done;
+} run_t;
+
+static void on_done(void *obj)
+{
+    run_t *r = obj;
+    r->done = true;
+    kernel_stop(&r->k);
+}
+
+static void abort_event(void *obj, uint64_t arg)
+{
+    (void)obj;
+    fprintf(stderr, "diktamo_sim: --abort-at reached at %llu ps: aborting on request\n", (unsigned long long)arg);
+    abort();
+}
+
+/* Creates the directories of path (like mkdir -p of its dirname). */
+static int make_parent_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *dir = dirname(buf);
+    char part[4096] = "";
+    for (char *p = dir; *p; p++) {
+        size_t n = (size_t)(p - dir) + 1;
+        if (p[1] == '/' || p[1] == '\0') {
+            memcpy(part, dir, n);
+            part[n] = '\0';
+            if (mkdir(part, 0777) && errno != EEXIST)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    cli_opts_t o;
+    cli_parse(argc, argv, &o, "diktamo_sim", usage);
+    sim_config_t *cfg = calloc(1, sizeof *cfg);
+    cli_load_config(&o, cfg);
+
+    const unsigned ncn = (unsigned)cfg->system.num_cn, nmn = (unsigned)cfg->system.num_mn;
+    const fabric_model_ops_t *ops = fabric_model_find(ncn, nmn);
+    if (!ops) {
+        fprintf(stderr, "diktamo_sim: %s: system.num_cn/num_mn: this binary holds fabric shape %s, not c%um%u; "
+                        "run it through scripts/run_sim.sh (make run), which builds the right one\n",
+                o.config, fabric_models[0] ? fabric_models[0]->name : "none", ncn, nmn);
+        return 2;
+    }
+    uint64_t abort_at = 0;
+    if (o.abort_at && cli_parse_time(o.abort_at, &abort_at)) {
+        fprintf(stderr, "diktamo_sim: --abort-at: not a time with a unit: %s\n", o.abort_at);
+        return 2;
+    }
+    const uint64_t seed = cfg->sim.seed;
+    char note[256];
+    snprintf(note, sizeof note, "diktamo_sim: run died; seed %llu (replay: same arguments with --seed %llu)",
+             (unsigned long long)seed, (unsigned long long)seed);
+    cleanup_set_note(note);
+    printf("diktamo_sim: config %s, seed %llu, fabric %s, %s\n", o.config, (unsigned long long)seed, ops->name,
+           o.no_skip ? "every cycle clocked" : "idle cycles skipped");
+    fflush(stdout);
+
+    run_t r = {0};
+    kernel_init(&r.k);
+    stats_t st;
+    if (stats_init(&st)) {
+        fprintf(stderr, "diktamo_sim: cannot create the statistics registry\n");
+        return 1;
+    }
+    fabric_params_t fp = {
+        .freq_hz = cfg->fabric.freq_hz,
+        .link_latency_ps = cfg->fabric.link_latency_ps,
+        .link_jitter_ps = cfg->fabric.link_jitter_ps,
+        .rx_credits = (unsigned)cfg->fabric.link_credits,
+        .skip_idle = !o.no_skip,
+        .seed = seed,
+        .reset_cycles = 4,
+    };
+    r.f = fabric_create(&r.k, ops, &fp, &st);
+    if (!r.f)
+        return 1;
+    if (o.trace) {
+        if (make_parent_dirs(o.trace) || fabric_trace_open(r.f, o.trace, o.trace_start_ps, o.trace_stop_ps)) {
+            fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o.trace);
+            return 2;
+        }
+        printf("diktamo_sim: tracing to %s\n", o.trace);
+    }
+    traffic_params_t tp = {
+        .load = cfg->traffic.load,
+        .count = cfg->traffic.messages,
+        .seed = seed,
+        .ordered = cfg->fabric.link_jitter_ps == 0,
+    };
+    r.t = traffic_create(&r.k, r.f, &tp, &st, on_done, &r);
+    if (abort_at)
+        kernel_at(&r.k, abort_at, abort_event, NULL, abort_at);
+
+    /* Run in slices: between slices, the progress line and the stall check. */
+    progress_t pr;
+    progress_init(&pr, cfg->sim.progress, "events");
+    progress_set_target(&pr, cfg->sim.end_time_ps);
+    const double wall0 = wall_seconds();
+    const uint64_t end = cfg->sim.end_time_ps;
+    const uint64_t slice = cfg->sim.stall_timeout_ps / 4 ? cfg->sim.stall_timeout_ps / 4 : 1;
+    uint64_t last_received = 0, last_progress_t = 0;
+    bool stalled = false;
+    while (!r.done && r.k.now < end) {
+        uint64_t until = r.k.now + slice < end ? r.k.now + slice : end;
+        kernel_run(&r.k, until);
+        if (r.done)
+            break;
+        if (traffic_received(r.t) != last_received) {
+            last_received = traffic_received(r.t);
+            last_progress_t = r.k.now;
+        } else if (r.k.now - last_progress_t >= cfg->sim.stall_timeout_ps) {
+            stalled = true;
+            break;
+        }
+        progress_update(&pr, r.k.now, (double)r.k.events);
+    }
+    progress_finish(&pr);
+    const double wall = wall_seconds() - wall0;
+
+    double *g = stats_gauge(&st, "run.sim_time_ns", "simulated time at the end of the run (ns)");
+    *g = (double)r.k.now / (double)PS_PER_NS;
+    *stats_gauge(&st, "run.wall_s", "wall-clock seconds of the simulation loop") = wall;
+    *stats_counter(&st, "run.seed", "the run's seed") = seed;
+    *stats_counter(&st, "run.kernel_events", "events the kernel ran") = r.k.events;
+    *stats_counter(&st, "fabric.cycles", "fabric cycles elapsed (clocked + skipped)") = fabric_cycles(r.f);
+
+    int status = 0;
+    if (stalled) {
+        fprintf(stderr, "diktamo_sim: seed %llu: no progress for %llu ps at %llu ps; waiting:\n",
+                (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)r.k.now);
+        traffic_dump_waiting(r.t, stderr);
+        status = 1;
+    } else if (!r.done) {
+        printf("diktamo_sim: sim.end_time reached with %llu of %llu messages back\n",
+               (unsigned long long)traffic_received(r.t),
+               (unsigned long long)(cfg->traffic.messages * fabric_num_ports(r.f)));
+    }
+    if (traffic_errors(r.t)) {
+        fprintf(stderr, "diktamo_sim: seed %llu: %llu messages came back wrong\n", (unsigned long long)seed,
+                (unsigned long long)traffic_errors(r.t));
+        status = 1;
+    }
+
+    char stats_path[4096];
+    if (o.stats) {
+        snprintf(stats_path, sizeof stats_path, "%s", o.stats);
+    } else {
+        char base[1024];
+        snprintf(base, sizeof base, "%s", o.config);
+        char *b = basename(base);
+        char *dot = strrchr(b, '.');
+        if (dot)
+            *dot = '\0';
+        snprintf(stats_path, sizeof stats_path, "build/run/%s-seed%llu.json", b, (unsigned long long)seed);
+    }
+    FILE *sf = NULL;
+    if (make_parent_dirs(stats_path) == 0)
+        sf = fopen(stats_path, "w");
+    if (!sf || stats_write_json(&st, sf) || fclose(sf)) {
+        fprintf(stderr, "diktamo_sim: cannot write %s\n", stats_path);
+        status = status ? status : 1;
+    } else {
+        char ini_path[4200];
+        snprintf(ini_path, sizeof ini_path, "%s.ini", stats_path);
+        FILE *cf = fopen(ini_path, "w");
+        if (!cf || config_write_ini(cfg, cf) || fclose(cf))
+            fprintf(stderr, "diktamo_sim: cannot write %s\n", ini_path);
+    }
+
+    if (!o.quiet) {
+        const stats_hist_t *lat = stats_find_hist(&st, "traffic.latency_ns");
+        printf("diktamo_sim: %llu messages sent, %llu back, %llu wrong; simulated %.3f us in %.2f s wall\n",
+               (unsigned long long)traffic_sent(r.t), (unsigned long long)traffic_received(r.t),
+               (unsigned long long)traffic_errors(r.t), (double)r.k.now / (double)PS_PER_US, wall);
+        printf("diktamo_sim: fabric cycles %llu, clocked %llu (%.1f %%), %.0f clocked cycles/s, %.0f events/s\n",
+               (unsigned long long)fabric_cycles(r.f), (unsigned long long)fabric_cycles_ticked(r.f),
+               fabric_cycles(r.f) ? 100.0 * (double)fabric_cycles_ticked(r.f) / (double)fabric_cycles(r.f) : 0.0,
+               wall > 0 ? (double)fabric_cycles_ticked(r.f) / wall : 0.0, wall > 0 ? (double)r.k.events / wall : 0.0);
+        if (lat && lat->count)
+            printf("diktamo_sim: round-trip latency ns: mean %.1f, p50 %.0f, p99 %.0f, max %llu\n",
+                   stats_hist_mean(lat), stats_hist_quantile(lat, 0.5), stats_hist_quantile(lat, 0.99),
+                   (unsigned long long)lat->max);
+        printf("diktamo_sim: statistics in %s (configuration in %s.ini)\n", stats_path, stats_path);
+    }
+
+    traffic_free(r.t);
+    fabric_free(r.f);
+    kernel_free(&r.k);
+    stats_free(&st);
+    free(cfg);
+    return status;
+}

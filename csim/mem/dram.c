@@ -1,0 +1,191 @@
+#include "dram.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open-addressing hash table of lines. */
+typedef struct line {
+    uint64_t addr;
+    bool used;
+    uint64_t w[MSG_WORDS_PER_LINE];
+} line_t;
+
+typedef struct access {
+    struct dram *d;
+    bool write;
+    uint64_t addr;
+    uint8_t mask;
+    uint64_t data[MSG_WORDS_PER_LINE];
+    dram_done_fn done;
+    void *obj;
+    uint64_t tag;
+} access_t;
+
+struct dram {
+    kernel_t *k;
+    dram_params_t p;
+    line_t *lines;
+    size_t nlines, cap;
+    uint64_t *free_at; /* per channel: busy until (ps) */
+    unsigned busy;
+    uint64_t *reads, *writes;
+    stats_hist_t *queue_ns;
+};
+
+static uint64_t hash(uint64_t a)
+{
+    a ^= a >> 33;
+    a *= 0xff51afd7ed558ccdull;
+    a ^= a >> 33;
+    return a;
+}
+
+static line_t *find(const dram_t *d, uint64_t addr)
+{
+    if (!d->cap)
+        return NULL;
+    for (size_t i = hash(addr) & (d->cap - 1);; i = (i + 1) & (d->cap - 1)) {
+        if (!d->lines[i].used)
+            return NULL;
+        if (d->lines[i].addr == addr)
+            return &d->lines[i];
+    }
+}
+
+static line_t *insert(dram_t *d, uint64_t addr)
+{
+    line_t *l = find(d, addr);
+    if (l)
+        return l;
+    if (2 * (d->nlines + 1) > d->cap) {
+        size_t ncap = d->cap ? 2 * d->cap : 1024;
+        line_t *nl = calloc(ncap, sizeof *nl);
+        if (!nl)
+            abort();
+        for (size_t i = 0; i < d->cap; i++) {
+            if (!d->lines[i].used)
+                continue;
+            size_t j = hash(d->lines[i].addr) & (ncap - 1);
+            while (nl[j].used)
+                j = (j + 1) & (ncap - 1);
+            nl[j] = d->lines[i];
+        }
+        free(d->lines);
+        d->lines = nl;
+        d->cap = ncap;
+    }
+    size_t i = hash(addr) & (d->cap - 1);
+    while (d->lines[i].used)
+        i = (i + 1) & (d->cap - 1);
+    d->lines[i] = (line_t){.addr = addr, .used = true};
+    d->nlines++;
+    return &d->lines[i];
+}
+
+dram_t *dram_create(kernel_t *k, const dram_params_t *p, stats_t *st)
+{
+    if (p->latency_ps == 0 || p->channels == 0) {
+        fprintf(stderr, "dram %s: needs a non-zero latency and at least one channel\n", p->name);
+        return NULL;
+    }
+    dram_t *d = calloc(1, sizeof *d);
+    if (!d)
+        abort();
+    d->k = k;
+    d->p = *p;
+    d->free_at = calloc(p->channels, sizeof *d->free_at);
+    if (!d->free_at)
+        abort();
+    char name[128];
+    snprintf(name, sizeof name, "%s.reads", p->name);
+    d->reads = stats_counter(st, name, "line reads");
+    snprintf(name, sizeof name, "%s.writes", p->name);
+    d->writes = stats_counter(st, name, "line writes (masked)");
+    snprintf(name, sizeof name, "%s.queue_ns", p->name);
+    d->queue_ns = stats_hist(st, name, "time an access waited for its channel (ns)",
+                             (stats_buckets_t){.kind = STATS_LOG2});
+    return d;
+}
+
+void dram_free(dram_t *d)
+{
+    if (!d)
+        return;
+    free(d->lines);
+    free(d->free_at);
+    free(d);
+}
+
+void dram_peek(const dram_t *d, uint64_t addr, uint64_t *line)
+{
+    const line_t *l = find(d, addr);
+    if (l)
+        memcpy(line, l->w, sizeof l->w);
+    else
+        memset(line, 0, MSG_WORDS_PER_LINE * sizeof *line);
+}
+
+void dram_poke(dram_t *d, uint64_t addr, uint8_t mask, const uint64_t *data)
+{
+    line_t *l = insert(d, addr);
+    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+        if (mask >> i & 1u)
+            l->w[i] = data[i];
+}
+
+static void complete(void *obj, uint64_t arg)
+{
+    (void)arg;
+    access_t *a = obj;
+    dram_t *d = a->d;
+    d->busy--;
+    if (a->write) {
+        a->done(a->obj, a->tag, NULL);
+    } else {
+        a->done(a->obj, a->tag, a->data);
+    }
+    free(a);
+}
+
+/* The access is served (data read or written) when its channel takes it; it completes latency
+ * later. Serving at issue time in arrival order keeps reads after writes to one line coherent. */
+static void issue(dram_t *d, access_t *a)
+{
+    const uint64_t now = d->k->now;
+    uint64_t *free_at = &d->free_at[a->addr % d->p.channels];
+    uint64_t start = *free_at > now ? *free_at : now;
+    *free_at = start + d->p.burst_ps;
+    stats_hist_add(d->queue_ns, (start - now) / PS_PER_NS);
+    if (a->write) {
+        dram_poke(d, a->addr, a->mask, a->data);
+        (*d->writes)++;
+    } else {
+        dram_peek(d, a->addr, a->data);
+        (*d->reads)++;
+    }
+    d->busy++;
+    kernel_at(d->k, start + d->p.latency_ps, complete, a, 0);
+}
+
+void dram_read(dram_t *d, uint64_t addr, dram_done_fn done, void *obj, uint64_t tag)
+{
+    access_t *a = calloc(1, sizeof *a);
+    if (!a)
+        abort();
+    *a = (access_t){.d = d, .write = false, .addr = addr, .done = done, .obj = obj, .tag = tag};
+    issue(d, a);
+}
+
+void dram_write(dram_t *d, uint64_t addr, uint8_t mask, const uint64_t *data, dram_done_fn done, void *obj,
+                uint64_t tag)
+{
+    access_t *a = calloc(1, sizeof *a);
+    if (!a)
+        abort();
+    *a = (access_t){.d = d, .write = true, .addr = addr, .mask = mask, .done = done, .obj = obj, .tag = tag};
+    memcpy(a->data, data, sizeof a->data);
+    issue(d, a);
+}
+
+unsigned dram_busy(const dram_t *d) { return d->busy; }

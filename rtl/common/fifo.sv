@@ -1,0 +1,103 @@
+`default_nettype none
+// Synchronous first-word-fall-through FIFO with valid/ready on both sides. The head word is on
+// out_data_o whenever out_valid_o is high (no read request). Storage is a ram_1r1w; pointers wrap
+// at Depth, so any Depth >= 1 works.
+//
+// Every output is a function of the state only: no combinational path from any input to any
+// output. Two consequences, both chosen on purpose:
+//   - A word pushed into an empty FIFO appears on the output the next cycle (no bypass).
+//   - in_ready_o is !full and does not look at out_ready_i: a full FIFO does not take a push in
+//     the cycle it pops. Depth >= 2 sustains one beat per cycle; Depth 1 sustains one beat every
+//     two cycles (use skid_buf for a full-rate one-stage slice).
+module fifo #(
+  /// Capacity in words (>= 1; any value, not only powers of two).
+  parameter int Depth = 4,
+  /// Word width in bits (>= 1).
+  parameter int Width = 8,
+  /// Width in bits of count_o (derived; do not override).
+  localparam int CntW = $clog2(Depth + 1)
+) (
+  /// Clock.
+  input  logic             clk_i,
+  /// Synchronous active-low reset: empties the FIFO (stored words are not cleared).
+  input  logic             rst_ni,
+  /// Input word valid.
+  input  logic             in_valid_i,
+  /// FIFO can take a word (not full).
+  output logic             in_ready_o,
+  /// Input word (Width bits).
+  input  logic [Width-1:0] in_data_i,
+  /// Head word valid (not empty).
+  output logic             out_valid_o,
+  /// Sink takes the head word this cycle.
+  input  logic             out_ready_i,
+  /// Head word (Width bits); meaningful only while out_valid_o is high.
+  output logic [Width-1:0] out_data_o,
+  /// Words held (0 ..= Depth).
+  output logic [CntW-1:0]  count_o,
+  /// FIFO is empty: nothing changes until in_valid_i is raised (the block's idle indication).
+  output logic             empty_o
+);
+`include "assert.svh"
+
+  if (Depth < 1) begin : g_bad_depth
+    $error("fifo: Depth must be >= 1");
+  end
+  if (Width < 1) begin : g_bad_width
+    $error("fifo: Width must be >= 1");
+  end
+
+  localparam int AddrW = (Depth > 1) ? $clog2(Depth) : 1;
+
+  logic [AddrW-1:0] wr_ptr_q, wr_ptr_d, rd_ptr_q, rd_ptr_d;
+  logic [CntW-1:0]  count_q, count_d;
+  logic             push, pop;
+
+  assign in_ready_o  = count_q != CntW'(Depth);
+  assign out_valid_o = count_q != '0;
+  assign empty_o     = count_q == '0;
+  assign count_o     = count_q;
+
+  assign push = in_valid_i && in_ready_o;
+  assign pop  = out_valid_o && out_ready_i;
+
+  always_comb begin
+    wr_ptr_d = wr_ptr_q;
+    rd_ptr_d = rd_ptr_q;
+    count_d  = count_q;
+    if (push) wr_ptr_d = (wr_ptr_q == AddrW'(Depth - 1)) ? '0 : wr_ptr_q + AddrW'(1);
+    if (pop)  rd_ptr_d = (rd_ptr_q == AddrW'(Depth - 1)) ? '0 : rd_ptr_q + AddrW'(1);
+    if (push && !pop) count_d = count_q + CntW'(1);
+    if (pop && !push) count_d = count_q - CntW'(1);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      wr_ptr_q <= '0;
+      rd_ptr_q <= '0;
+      count_q  <= '0;
+    end else begin
+      wr_ptr_q <= wr_ptr_d;
+      rd_ptr_q <= rd_ptr_d;
+      count_q  <= count_d;
+    end
+  end
+
+  ram_1r1w #(.Depth(Depth), .Width(Width)) u_ram (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .we_i    (push),
+    .waddr_i (wr_ptr_q),
+    .wdata_i (in_data_i),
+    .raddr_i (rd_ptr_q),
+    .rdata_o (out_data_o)
+  );
+
+  `ASSERT(count_in_range, {1'b0, count_q} <= (CntW + 1)'(Depth))
+  // The pointers are Depth apart modulo Depth exactly when the count says so.
+  `ASSERT(ptrs_match_count,
+          (CntW + AddrW + 1)'(wr_ptr_q) ==
+          ((CntW + AddrW + 1)'(rd_ptr_q) + (CntW + AddrW + 1)'(count_q)) % (CntW + AddrW + 1)'(Depth))
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,776 @@
+#!/usr/bin/env python3
+"""Synthesize one RTL block with Yosys 0.23 and time it with OpenSTA; or only check it elaborates.
+
+    synth_block.py [options] MODULE           full flow, results in OUT/ (default build/synth/MODULE)
+    synth_block.py --check [options] MODULE   Yosys read + hierarchy + proc only (a few seconds)
+
+Run from the repository root (the Makefile does: `make synth`). The flow, per block:
+
+ 1. Sources. Every rtl/*.sv and rtl/*/*.sv defines one module named after its file. The files the
+    block needs are found by following instantiations of known module names from MODULE's file;
+    the generated packages (build/gen/msg_pkg.sv) are read first, `-Irtl/include` is given.
+    Parameters from constraints/MODULE.params (lines `Name=Value`, `#` comments) override the
+    module's defaults (Yosys `hierarchy -chparam`).
+ 2. Elaboration (Yosys, OUT/elab.log): read, `hierarchy -check -top`, the elaborated design is
+    saved. Storage wrappers (modules named ram_* or sram_*) other than MODULE itself are analysed
+    here: their bit count (Depth x Width parameters, else the bits of the memories Yosys inferred)
+    and which inputs are clocks, which are sampled by the clock, and which reach which outputs
+    combinationally (an asynchronous read port).
+ 3. Synthesis (Yosys, OUT/yosys.log, script from constraints/synth.ys.tmpl): the storage wrappers
+    become black boxes (macros) renamed after their parameters (ram_1r1w__Depth16_Width8);
+    everything else is flattened and mapped to the liberty's cells (dfflibmap, then timing-driven
+    abc -D <clock period in ps>). Standard-cell area from `stat -liberty`.
+ 4. Timing (OpenSTA, OUT/sta.log, script from constraints/sta.tcl.tmpl): the netlist, the liberty,
+    a generated liberty for the macros (OUT/macros.lib: setup MEM_SETUP_NS before the clock edge
+    on sampled inputs, MEM_ACCESS_NS from the clock to registered outputs and from address to
+    data on combinational read ports), the block's SDC (constraints/MODULE.sdc, else
+    constraints/default.sdc). Worst setup slack, critical path start and end.
+ 5. OUT/result.json (read by synth_report.py) and OUT/deps.mk (the files the block depends on).
+
+A failure prints `synth: MODULE: <stage> failed: <first error>` and the log to read, exits 1.
+"""
+
+import argparse
+import glob
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+DEFAULT_LIBERTY = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
+MACRO_RE = re.compile(r"^(ram|sram)_")
+
+
+class FlowError(Exception):
+    """A stage of the flow failed: `stage`, the first error line, the log to read."""
+
+    def __init__(self, stage, what, log=None):
+        super().__init__(what)
+        self.stage, self.what, self.log = stage, what, log
+
+
+# ------------------------------------------------------------------------------------------------
+# Sources
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def discover_modules(rtl_files):
+    """Module name -> file, one module per file named after it."""
+    mods = {}
+    for f in rtl_files:
+        name = os.path.splitext(os.path.basename(f))[0]
+        if name in mods:
+            raise FlowError("sources", f"module {name} defined by two files: {mods[name]} and {f}")
+        mods[name] = f
+    return mods
+
+
+def source_closure(top, mods):
+    """Files of `top` and of every known module it instantiates, transitively (`top` first).
+
+    An instantiation is a known module name followed by `#(` or by an instance name and `(`.
+    A false positive only reads one more file; a miss makes `hierarchy -check` name the module.
+    """
+    if top not in mods:
+        raise FlowError("sources", f"no file defines module {top} (expected rtl/{top}.sv or rtl/*/{top}.sv)")
+    pats = {m: re.compile(r"\b" + re.escape(m) + r"\s*(#|[A-Za-z_]\w*\s*\()") for m in mods}
+    order, todo, seen = [], [top], {top}
+    while todo:
+        m = todo.pop(0)
+        order.append(m)
+        with open(mods[m], encoding="utf-8", errors="replace") as fh:
+            text = strip_comments(fh.read())
+        for other, pat in pats.items():
+            if other not in seen and pat.search(text):
+                seen.add(other)
+                todo.append(other)
+    return [mods[m] for m in order]
+
+
+def read_params(path):
+    """constraints/MODULE.params: `Name=Value` per line, `#` starts a comment."""
+    params = []
+    if not path or not os.path.exists(path):
+        return params
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(\S+)", line)
+            if not m:
+                raise FlowError("params", f"{path}:{n}: expected `Name=Value`, got `{line}`")
+            params.append((m.group(1), m.group(2)))
+    return params
+
+
+def read_sdc_period(path):
+    """The clock period in ns, from the SDC's `set clk_period <ns>` line (the convention)."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"\s*set\s+clk_period\s+([0-9]*\.?[0-9]+)\s*(;|#|$)", line)
+            if m:
+                return float(m.group(1))
+    raise FlowError("sdc", f"{path}: no `set clk_period <ns>` line (the flow reads the period from it)")
+
+
+# ------------------------------------------------------------------------------------------------
+# Tools
+
+
+def run_tool(stage, cmd, log, cwd=None):
+    """Run a tool with its output in `log`; FlowError with the first error line if it fails."""
+    with open(log, "w") as fh:
+        rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=cwd)
+    with open(log, errors="replace") as fh:
+        text = fh.read()
+    errs = [ln.strip() for ln in text.splitlines() if re.match(r"\s*(ERROR|Error)\b", ln)]
+    if rc != 0 or errs:
+        raise FlowError(stage, errs[0] if errs else f"{cmd[0]} exited with status {rc}", log)
+    return text
+
+
+def fill(template_path, out_path, values):
+    """Copy a template, replacing @NAME@ by values[NAME] (no other syntax: Tcl and Yosys keep $)."""
+    with open(template_path, encoding="utf-8") as fh:
+        text = fh.read()
+
+    def sub(m):
+        if m.group(1) not in values:
+            raise FlowError("template", f"{template_path}: unknown placeholder @{m.group(1)}@")
+        return str(values[m.group(1)])
+
+    text = re.sub(r"@([A-Z_]+)@", sub, text)
+    with open(out_path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def elab_script(files, pkgs, incdir, top, params, out, macro_bases):
+    lines = [f"# Generated by scripts/synth_block.py: elaborate {top}, analyse its storage wrappers."]
+    for p in pkgs:
+        lines.append(f"read_verilog -sv -I{incdir} {p}")
+    lines.append(f"read_verilog -sv -defer -I{incdir} " + " ".join(files))
+    chp = "".join(f" -chparam {n} {v}" for n, v in params)
+    lines.append(f"hierarchy -check -top {top}{chp}")
+    lines.append(f"write_rtlil {out}/elab.il")
+    if macro_bases:
+        # Only the storage wrappers (every parameterization) are analysed: drop the rest first.
+        pats = " ".join(f"{b} $paramod*{b}*" for b in macro_bases)
+        lines += [f"select -set macros {pats}", "delete * @macros %d", "select -clear",
+                  "proc", "memory -nomap", "opt_clean"]
+        lines.append(f"write_json {out}/elab.json")
+    lines.append("")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# Storage wrappers: identification, naming, timing analysis
+
+
+def base_name(modname):
+    """`$paramod$<hash>\\ram_1r1w` or `$paramod\\ram_1r1w\\Depth=...` or `ram_1r1w` -> ram_1r1w."""
+    if modname.startswith("$paramod"):
+        parts = modname.split("\\")
+        return parts[1] if len(parts) > 1 else modname
+    return modname.lstrip("\\")
+
+
+def param_value(v):
+    if isinstance(v, str) and v and set(v) <= {"0", "1"}:
+        return int(v, 2)
+    if isinstance(v, int):
+        return v
+    return v
+
+
+def macro_clean_name(base, params):
+    parts = []
+    for k in sorted(params):
+        v = param_value(params[k])
+        parts.append(f"{k}{v}" if isinstance(v, int) else f"{k}{re.sub(r'[^A-Za-z0-9]', '', str(v))}")
+    name = base + ("__" + "_".join(parts) if parts else "")
+    if len(name) > 80:
+        name = base + "__" + hashlib.sha1(name.encode()).hexdigest()[:10]
+    return name
+
+
+SEQ_PREFIXES = ("dff", "adff", "sdff", "aldff", "dlatch", "adlatch", "sr", "ff")
+CLOCK_PORTS = {"CLK", "C", "EN", "E", "WR_CLK", "RD_CLK"}
+BITWISE = {"$not", "$pos", "$and", "$or", "$xor", "$xnor", "$_BUF_", "$_NOT_"}
+
+
+def is_seq(ctype):
+    t = ctype.lstrip("$").lstrip("_").lower()
+    return ctype.startswith("$") and t.startswith(SEQ_PREFIXES)
+
+
+class ModuleTiming:
+    """Port-level timing view of one module of the elaborated (proc'd) design.
+
+    comb[out]   set of input ports with a combinational path to output port `out`
+    seqsrc[out] True if `out` is driven (also) from state: a clock-to-output arc
+    sink[in]    True if input `in` is sampled by state: a setup/hold check
+    clock[in]   True if `in` clocks state
+    """
+
+    def __init__(self, design, name, cache):
+        self.name = name
+        mod = design["modules"].get(name)
+        self.known = mod is not None
+        if mod is None:  # undefined module: assume the worst
+            self.ports = {}
+            return
+        self.ports = {p: d["direction"] for p, d in mod["ports"].items()}
+        ins = [p for p, d in self.ports.items() if d == "input"]
+        outs = [p for p, d in self.ports.items() if d != "input"]
+        in_bit = {}
+        for p in ins:
+            for b in mod["ports"][p]["bits"]:
+                in_bit[b] = p
+        # driver[bit] = (fanin bits, from_state)
+        driver = {}
+        sink_bits, clock_bits = [], []
+        for cname, cell in mod["cells"].items():
+            ctype, conn = cell["type"], cell["connections"]
+            dirs = cell.get("port_directions", {})
+            if ctype == "$mem_v2":
+                self._mem(cell, driver, sink_bits, clock_bits)
+            elif is_seq(ctype):
+                for port, bits in conn.items():
+                    if dirs.get(port) == "output":
+                        for b in bits:
+                            driver[b] = ((), True)
+                    elif port in CLOCK_PORTS:
+                        clock_bits += bits
+                    else:
+                        sink_bits += bits
+            elif ctype.startswith("$"):
+                self._comb(ctype, cell, conn, dirs, driver)
+            else:
+                child = cache.get(ctype)
+                if child is None:
+                    child = cache[ctype] = ModuleTiming(design, ctype, cache)
+                self._inst(child, conn, dirs, driver, sink_bits, clock_bits)
+        memo = {}
+
+        def cone(bit):
+            """(input ports, from_state) of the combinational cone ending at `bit`."""
+            if not isinstance(bit, int):
+                return frozenset(), False
+            if bit in memo:
+                return memo[bit]
+            stack = [(bit, False)]
+            while stack:
+                b, expanded = stack.pop()
+                if b in memo:
+                    continue
+                if b in in_bit:
+                    memo[b] = (frozenset([in_bit[b]]), False)
+                    continue
+                fan, st = driver.get(b, ((), False))
+                fan = [x for x in fan if isinstance(x, int)]
+                if not expanded:
+                    memo_pending = [x for x in fan if x not in memo]
+                    if memo_pending:
+                        stack.append((b, True))
+                        for x in memo_pending:
+                            if x != b:
+                                stack.append((x, False))
+                        continue
+                ports, state = set(), st
+                for x in fan:
+                    p, s = memo.get(x, (frozenset(), False))  # a loop: cut it
+                    ports |= p
+                    state = state or s
+                memo[b] = (frozenset(ports), state)
+            return memo[bit]
+
+        self.comb, self.seqsrc = {}, {}
+        for p in outs:
+            ports, state = set(), False
+            for b in mod["ports"][p]["bits"]:
+                pp, s = cone(b)
+                ports |= pp
+                state = state or s
+            self.comb[p], self.seqsrc[p] = ports, state
+        self.sink = {p: False for p in ins}
+        self.clock = {p: False for p in ins}
+        for b in sink_bits:
+            for p in cone(b)[0]:
+                self.sink[p] = True
+        for b in clock_bits:
+            for p in cone(b)[0]:
+                self.clock[p] = True
+
+    @staticmethod
+    def _comb(ctype, cell, conn, dirs, driver):
+        outs = [p for p in conn if dirs.get(p) == "output"]
+        ins = [p for p in conn if dirs.get(p) != "output"]
+        all_in = [b for p in ins for b in conn[p]]
+        for op in outs:
+            for i, b in enumerate(conn[op]):
+                if ctype in BITWISE and all(len(conn[p]) == len(conn[op]) for p in ins):
+                    fan = [conn[p][i] for p in ins]
+                elif ctype == "$mux" and len(conn["A"]) == len(conn[op]):
+                    fan = [conn["A"][i], conn["B"][i]] + conn["S"]
+                else:
+                    fan = all_in
+                driver[b] = (fan, False)
+
+    @staticmethod
+    def _mem(cell, driver, sink_bits, clock_bits):
+        par, conn = cell["parameters"], cell["connections"]
+        nrd = param_value(par["RD_PORTS"])
+        abits, width = param_value(par["ABITS"]), param_value(par["WIDTH"])
+        clk_en = par["RD_CLK_ENABLE"]
+        for port in ("WR_ADDR", "WR_DATA", "WR_EN"):
+            sink_bits += conn.get(port, [])
+        clock_bits += conn.get("WR_CLK", []) + conn.get("RD_CLK", [])
+        # RD_DATA may be wider than WIDTH per port (wide ports); split evenly by port count.
+        data = conn.get("RD_DATA", [])
+        per = len(data) // nrd if nrd else 0
+        for i in range(nrd):
+            sync = clk_en[-1 - i] == "1" if isinstance(clk_en, str) else bool(clk_en)
+            addr = conn["RD_ADDR"][i * abits:(i + 1) * abits]
+            ctl = [conn[p][i] for p in ("RD_EN", "RD_ARST", "RD_SRST") if p in conn and len(conn[p]) > i]
+            if sync:
+                sink_bits += addr + ctl
+                fan = []
+            else:
+                fan = addr
+            for b in data[i * per:(i + 1) * per]:
+                driver[b] = (fan, True)
+
+    @staticmethod
+    def _inst(child, conn, dirs, driver, sink_bits, clock_bits):
+        if not child.known:  # conservative: every input reaches every output and is sampled
+            ins = [b for p, bits in conn.items() if dirs.get(p) != "output" for b in bits]
+            for p, bits in conn.items():
+                if dirs.get(p) == "output":
+                    for b in bits:
+                        driver[b] = (ins, True)
+            sink_bits += ins
+            return
+        for p, bits in conn.items():
+            d = child.ports.get(p, dirs.get(p))
+            if d == "input":
+                if child.clock.get(p):
+                    clock_bits += bits
+                if child.sink.get(p):
+                    sink_bits += bits
+            else:
+                fan = [b for q in child.comb.get(p, ()) for b in conn.get(q, [])]
+                for b in bits:
+                    driver[b] = (fan, child.seqsrc.get(p, False))
+
+
+def memory_bits(design, name, seen=None):
+    """Bits of the memories Yosys inferred in module `name` and below."""
+    mod = design["modules"].get(name)
+    if mod is None:
+        return 0
+    total = 0
+    for cell in mod["cells"].values():
+        if cell["type"] == "$mem_v2":
+            total += param_value(cell["parameters"]["WIDTH"]) * param_value(cell["parameters"]["SIZE"])
+        elif not cell["type"].startswith("$"):
+            total += memory_bits(design, cell["type"])
+    return total
+
+
+def analyse_macros(design, top):
+    """The storage wrappers below `top`: [{module, name, base, params, bits, bits_from, timing}]."""
+    out, cache, used = [], {}, set()
+    for name, mod in design["modules"].items():
+        if name.lstrip("\\") == top:
+            continue
+        base = base_name(name)
+        if not MACRO_RE.match(base):
+            continue
+        params = {k: param_value(v) for k, v in mod.get("parameter_default_values", {}).items()}
+        clean = macro_clean_name(base, params)
+        if clean in used:
+            clean += "__" + hashlib.sha1(name.encode()).hexdigest()[:6]
+        used.add(clean)
+        if isinstance(params.get("Depth"), int) and isinstance(params.get("Width"), int):
+            bits, how = params["Depth"] * params["Width"], "Depth x Width"
+        else:
+            bits, how = memory_bits(design, name), "inferred memories"
+        timing = ModuleTiming(design, name, cache)
+        ports = {}
+        for p, d in mod["ports"].items():
+            n = len(d["bits"])
+            off = d.get("offset", 0)
+            msb, lsb = (off, off + n - 1) if d.get("upto") else (off + n - 1, off)
+            ports[p] = {"direction": d["direction"], "width": n, "msb": msb, "lsb": lsb}
+        out.append({"module": name, "name": clean, "base": base, "params": params, "bits": bits,
+                    "bits_from": how, "ports": ports, "timing": timing})
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Liberty for the macros
+
+
+def macro_liberty(libname, macros, setup_ns, access_ns, warn):
+    """A liberty with one cell per macro: pins, buses, and placeholder timing (see module doc)."""
+    L = [f"/* Generated by scripts/synth_block.py: storage wrappers of one block as black-box",
+         f"   macros. Timing placeholders: setup {setup_ns} ns before the clock edge on sampled inputs,",
+         f"   {access_ns} ns clock-to-output and address-to-data. Area is reported by the flow as",
+         f"   bits x MEM_BIT_AREA, not here. */",
+         f"library ({libname}) {{",
+         "  delay_model : table_lookup;",
+         '  time_unit : "1ns";', '  voltage_unit : "1V";', '  current_unit : "1uA";',
+         '  pulling_resistance_unit : "1kohm";', '  leakage_power_unit : "1nW";',
+         "  capacitive_load_unit (1,pf);",
+         "  slew_upper_threshold_pct_rise : 80;", "  slew_lower_threshold_pct_rise : 20;",
+         "  slew_upper_threshold_pct_fall : 80;", "  slew_lower_threshold_pct_fall : 20;",
+         "  input_threshold_pct_rise : 50;", "  input_threshold_pct_fall : 50;",
+         "  output_threshold_pct_rise : 50;", "  output_threshold_pct_fall : 50;",
+         "  nom_process : 1;", "  nom_voltage : 1.8;", "  nom_temperature : 25;",
+         "  operating_conditions (typical) { process : 1; voltage : 1.8; temperature : 25; }",
+         "  default_operating_conditions : typical;"]
+    types = {}
+    for m in macros:
+        for p in m["ports"].values():
+            if p["width"] > 1:
+                key = (p["msb"], p["lsb"])
+                types.setdefault(key, f"bus_{p['msb']}_{p['lsb']}")
+    for (msb, lsb), tname in sorted(types.items()):
+        w = abs(msb - lsb) + 1
+        L.append(f"  type ({tname}) {{ base_type : array; data_type : bit; bit_width : {w}; "
+                 f"bit_from : {msb}; bit_to : {lsb}; downto : {'true' if msb >= lsb else 'false'}; }}")
+
+    def scalar(group, v):
+        return f'{group} (scalar) {{ values ("{v}"); }}'
+
+    for m in macros:
+        t = m["timing"]
+        clocks = [p for p, c in t.clock.items() if c]
+        L.append(f"  cell ({m['name']}) {{")
+        L.append(f"    /* {m['base']} {m['params']}: {m['bits']} bits ({m['bits_from']}) */")
+        L.append("    area : 0;")
+        L.append("    dont_touch : true;")
+        L.append("    dont_use : true;")
+        for pname, p in m["ports"].items():
+            head = f"bus ({pname})" if p["width"] > 1 else f"pin ({pname})"
+            L.append(f"    {head} {{")
+            if p["width"] > 1:
+                L.append(f"      bus_type : {types[(p['msb'], p['lsb'])]};")
+            if p["direction"] == "input":
+                L.append("      direction : input;")
+                L.append("      capacitance : 0.01;")
+                if t.clock.get(pname):
+                    L.append("      clock : true;")
+                elif t.sink.get(pname):
+                    for c in clocks:
+                        for kind, v in (("setup_rising", setup_ns), ("hold_rising", 0.0)):
+                            L.append(f'      timing () {{ related_pin : "{c}"; timing_type : {kind}; '
+                                     f'{scalar("rise_constraint", v)} {scalar("fall_constraint", v)} }}')
+            else:
+                L.append("      direction : output;")
+                arcs = []
+                if t.seqsrc.get(pname):
+                    if not clocks:
+                        warn(f"macro {m['name']}: output {pname} comes from state but no clock input found")
+                    arcs += [(c, "rising_edge") for c in clocks]
+                arcs += [(q, "combinational") for q in sorted(t.comb.get(pname, ())) if not t.clock.get(q)]
+                for rel, kind in arcs:
+                    sense = "" if kind == "rising_edge" else "timing_sense : non_unate; "
+                    rp = m["ports"][rel]
+                    if rp["width"] > 1:
+                        # Bit by bit: OpenSTA pairs two buses bit for bit (or refuses them when
+                        # their widths differ); each address bit reaches every data bit.
+                        step = 1 if rp["msb"] >= rp["lsb"] else -1
+                        rel = " ".join(f"{rel}[{i}]" for i in range(rp["lsb"], rp["msb"] + step, step))
+                    L.append(f'      timing () {{ related_pin : "{rel}"; timing_type : {kind}; {sense}'
+                             f'{scalar("cell_rise", access_ns)} {scalar("cell_fall", access_ns)} '
+                             f'{scalar("rise_transition", 0.1)} {scalar("fall_transition", 0.1)} }}')
+            L.append("    }")
+        L.append("  }")
+    L.append("}")
+    return "\n".join(L) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------
+# Reports
+
+
+def liberty_cells(path):
+    with open(path, errors="replace") as fh:
+        return set(n.strip().strip('"') for n in re.findall(r"\n\s*cell\s*\(([^)]*)\)", fh.read()))
+
+
+def liberty_seq_cells(path):
+    """Names of the liberty's sequential cells (those with an ff, latch or statetable group)."""
+    with open(path, errors="replace") as fh:
+        text = fh.read()
+    seq = set()
+    for chunk in re.split(r"\n\s*cell\s*\(", text)[1:]:
+        name = chunk.split(")", 1)[0].strip().strip('"')
+        body = re.split(r"\n\s*cell\s*\(", chunk)[0]
+        if re.search(r"\b(ff|ff_bank|latch|latch_bank|statetable)\s*\(", body):
+            seq.add(name)
+    return seq
+
+
+def parse_stat(text, top):
+    """Chip area and cell counts by type of `top` from Yosys `stat -liberty` text."""
+    area = None
+    m = re.findall(r"Chip area for (?:top )?module '\\?([^']+)':\s*([0-9.]+)", text)
+    for mod, a in m:
+        if mod.lstrip("\\") == top:
+            area = float(a)
+    if area is None and m:
+        area = float(m[-1][1])
+    return area
+
+
+def parse_sta(text):
+    r = {"worst_slack_ns": None, "tns_ns": None, "start": None, "end": None, "start_kind": None,
+         "end_kind": None, "arrival_ns": None}
+    m = re.search(r"worst slack\s+(-?[0-9.]+|INF|-INF)", text)
+    if m and "INF" not in m.group(1):
+        r["worst_slack_ns"] = float(m.group(1))
+    m = re.search(r"tns\s+(-?[0-9.]+)", text)
+    if m:
+        r["tns_ns"] = float(m.group(1))
+    m = re.search(r"Startpoint:\s*(\S+)\s*(\(.*?\))?\s*\n", text)
+    if m:
+        r["start"], r["start_kind"] = m.group(1), (m.group(2) or "").strip("()") or None
+    m = re.search(r"Endpoint:\s*(\S+)\s*(\(.*?\))?\s*\n", text)
+    if m:
+        r["end"], r["end_kind"] = m.group(1), (m.group(2) or "").strip("()") or None
+    m = re.search(r"(-?[0-9.]+)\s+data arrival time", text)
+    if m:
+        r["arrival_ns"] = float(m.group(1))
+    return r
+
+
+def register_of(netlist_text, inst):
+    """The net a flop instance drives (its register's name), or None: `_77_` -> `rp_q[1]`."""
+    if not inst:
+        return None
+    esc = re.escape(inst)
+    m = re.search(r"(?:^|\s)\\?" + esc + r"\s*\((.*?)\);", netlist_text, flags=re.S)
+    if not m:
+        return None
+    q = re.search(r"\.Q\(\s*\\?([^\s)]+)\s*\)", m.group(1))
+    return q.group(1) if q else None
+
+
+def tool_version(cmd):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+        return out.splitlines()[0] if out else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("module")
+    ap.add_argument("--check", action="store_true", help="only Yosys read + hierarchy + proc")
+    ap.add_argument("--rtl", nargs="*", help="RTL files (default: rtl/*.sv rtl/*/*.sv)")
+    ap.add_argument("--pkgs", nargs="*", default=["build/gen/msg_pkg.sv"], help="packages, read first")
+    ap.add_argument("--inc", default="rtl/include", help="include directory")
+    ap.add_argument("--constraints", default="constraints", help="SDC, params and templates")
+    ap.add_argument("--liberty", default=DEFAULT_LIBERTY)
+    ap.add_argument("--out", help="output directory (default build/synth/MODULE)")
+    ap.add_argument("--mem-setup-ns", type=float, default=0.3)
+    ap.add_argument("--mem-access-ns", type=float, default=1.2)
+    ap.add_argument("--yosys", default="yosys")
+    ap.add_argument("--sta", default="sta")
+    ap.add_argument("--keep", action="store_true", help="keep the elaborated design files")
+    a = ap.parse_args()
+
+    top = a.module
+    rtl = a.rtl if a.rtl else sorted(glob.glob("rtl/*.sv") + glob.glob("rtl/*/*.sv"))
+    out = a.out or (os.path.join("build/synth/check", top) if a.check else os.path.join("build/synth", top))
+    os.makedirs(out, exist_ok=True)
+    warnings = []
+
+    def warn(msg):
+        warnings.append(msg)
+        print(f"synth: {top}: warning: {msg}", file=sys.stderr)
+
+    try:
+        for p in a.pkgs:
+            if not os.path.exists(p):
+                raise FlowError("sources", f"{p} missing (make {p})")
+        files = source_closure(top, discover_modules(rtl))
+        params_path = os.path.join(a.constraints, f"{top}.params")
+        params = read_params(params_path)
+
+        if a.check:
+            ys = os.path.join(out, "check.ys")
+            chp = "".join(f" -chparam {n} {v}" for n, v in params)
+            with open(ys, "w") as fh:
+                fh.write("".join(f"read_verilog -sv -I{a.inc} {p}\n" for p in a.pkgs))
+                fh.write(f"read_verilog -sv -defer -I{a.inc} {' '.join(files)}\n")
+                fh.write(f"hierarchy -check -top {top}{chp}\nproc\ncheck -assert\n")
+            log = os.path.join(out, "check.log")
+            run_tool("check", [a.yosys, ys], log)
+            print(f"synth check: {top}: accepted by Yosys ({len(files)} files)")
+            return 0
+
+        t0 = time.time()
+        own_sdc = os.path.join(a.constraints, f"{top}.sdc")
+        sdc = own_sdc if os.path.exists(own_sdc) else os.path.join(a.constraints, "default.sdc")
+        period = read_sdc_period(sdc)
+        for f in ("elab.json", "elab.il", "netlist.v", "macros.lib", "result.json"):
+            if os.path.exists(os.path.join(out, f)):
+                os.remove(os.path.join(out, f))
+
+        # 2. Elaboration and analysis of the storage wrappers.
+        bases = [os.path.splitext(os.path.basename(f))[0] for f in files[1:]]
+        bases = [b for b in bases if MACRO_RE.match(b)]
+        if MACRO_RE.match(top):  # a storage wrapper on its own: count its bits too
+            bases.append(top)
+        with open(os.path.join(out, "elab.ys"), "w") as fh:
+            fh.write(elab_script(files, a.pkgs, a.inc, top, params, out, bases))
+        run_tool("elaboration", [a.yosys, os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
+        macros, own_bits = [], None
+        if bases:
+            with open(os.path.join(out, "elab.json")) as fh:
+                design = json.load(fh)
+            macros = analyse_macros(design, top)
+            own_bits = None
+            for name, mod in design["modules"].items():
+                if name.lstrip("\\") == top:
+                    pv = {k: param_value(v) for k, v in mod.get("parameter_default_values", {}).items()}
+                    if isinstance(pv.get("Depth"), int) and isinstance(pv.get("Width"), int):
+                        own_bits = pv["Depth"] * pv["Width"]
+                    else:
+                        own_bits = memory_bits(design, name)
+            del design
+        with open(os.path.join(out, "macros.ys"), "w") as fh:
+            fh.write("# Generated by scripts/synth_block.py: storage wrappers become named black boxes.\n")
+            for m in macros:
+                fh.write(f"rename {m['module']} {m['name']}\n")
+                fh.write(f"chtype -map {m['module']} {m['name']}\n")
+                fh.write(f"blackbox {m['name']}\n")
+        macro_lib = os.path.join(out, "macros.lib")
+        if macros:
+            with open(macro_lib, "w") as fh:
+                fh.write(macro_liberty(f"macros_{top}", macros, a.mem_setup_ns, a.mem_access_ns, warn))
+
+        # 3. Synthesis.
+        seq = liberty_seq_cells(a.liberty)
+        constr = os.path.join(a.constraints, "abc.constr")
+        abc_constr = ""
+        if os.path.exists(constr):
+            with open(constr) as fh:
+                drv = re.search(r"set_driving_cell\s+(\S+)", fh.read())
+            if drv and drv.group(1) not in liberty_cells(a.liberty):
+                warn(f"{constr}: driving cell {drv.group(1)} not in {a.liberty}; ABC maps without it "
+                     "(no buffering or sizing)")
+            else:
+                abc_constr = f"-constr {constr}"
+        vals = {"ELAB_IL": f"{out}/elab.il", "MACROS_YS": f"{out}/macros.ys", "TOP": top,
+                "LIBERTY": a.liberty, "PERIOD_PS": int(round(period * 1000)),
+                "STAT_TXT": f"{out}/stat.txt", "STAT_JSON": f"{out}/stat.json",
+                "NETLIST": f"{out}/netlist.v", "ABC_CONSTR": abc_constr}
+        fill(os.path.join(a.constraints, "synth.ys.tmpl"), os.path.join(out, "synth.ys"), vals)
+        ylog = os.path.join(out, "yosys.log")
+        ytext = run_tool("synthesis", [a.yosys, os.path.join(out, "synth.ys")], ylog)
+        t1 = time.time()
+        with open(os.path.join(out, "stat.txt")) as fh:
+            logic_area = parse_stat(fh.read(), top)
+        with open(os.path.join(out, "stat.json")) as fh:
+            stat = json.load(fh)
+        by_type = {}
+        for name, s in stat["modules"].items():
+            if name.lstrip("\\") == top:
+                by_type = s["num_cells_by_type"]
+        leftovers = [t for t in by_type if t.startswith("$")]
+        if leftovers:
+            raise FlowError("synthesis", f"cells not mapped to the liberty: {', '.join(leftovers)}", ylog)
+        macro_names = {m["name"]: m for m in macros}
+        cells = sum(n for t, n in by_type.items() if t not in macro_names)
+        ffs = sum(n for t, n in by_type.items() if t in seq)
+        inst = [{"type": t, "base": macro_names[t]["base"], "params": macro_names[t]["params"],
+                 "instances": n, "bits_each": macro_names[t]["bits"],
+                 "bits_from": macro_names[t]["bits_from"]}
+                for t, n in sorted(by_type.items()) if t in macro_names]
+        mem_bits = sum(i["instances"] * i["bits_each"] for i in inst)
+        ywarn = sorted({ln.strip() for ln in ytext.splitlines() if ln.startswith("Warning:")})
+
+        # 4. Timing.
+        libs = [a.liberty] + ([macro_lib] if inst else [])
+        sta_vals = {"READ_LIBS": "\n".join(f"read_liberty {p}" for p in libs),
+                    "NETLIST": f"{out}/netlist.v", "TOP": top, "SDC": sdc,
+                    "TIMING_RPT": f"{out}/timing.rpt"}
+        fill(os.path.join(a.constraints, "sta.tcl.tmpl"), os.path.join(out, "sta.tcl"), sta_vals)
+        slog = os.path.join(out, "sta.log")
+        stext = run_tool("timing (OpenSTA)", [a.sta, "-no_init", "-no_splash", "-exit", os.path.join(out, "sta.tcl")], slog)
+        sta = parse_sta(stext)
+        with open(os.path.join(out, "netlist.v"), errors="replace") as fh:
+            netlist_text = fh.read()
+        for k in ("start", "end"):
+            if sta[k] and "flip-flop" in (sta[k + "_kind"] or ""):
+                reg = register_of(netlist_text, sta[k])
+                if reg and not reg.startswith("_"):
+                    sta[k] = f"{reg} ({sta[k]})"
+        del netlist_text
+        t2 = time.time()
+        wns = sta["worst_slack_ns"]
+        if wns is None:
+            warn("no constrained timing path (no clock and no path from input to output?)")
+
+        result = {
+            "block": top, "params": dict(params), "sdc": sdc, "period_ns": period,
+            "cells": cells, "logic_area_um2": logic_area, "flip_flops": ffs,
+            "cells_by_type": {t: n for t, n in sorted(by_type.items()) if t not in macro_names},
+            "macros": inst, "memory_bits": mem_bits,
+            "storage_wrapper_bits": own_bits,
+            "worst_slack_ns": wns, "tns_ns": sta["tns_ns"],
+            "fmax_mhz": (1000.0 / (period - wns)) if wns is not None and period - wns > 0 else None,
+            "critical_path": {"start": sta["start"], "start_kind": sta["start_kind"],
+                              "end": sta["end"], "end_kind": sta["end_kind"],
+                              "arrival_ns": sta["arrival_ns"]},
+            "mem_setup_ns": a.mem_setup_ns, "mem_access_ns": a.mem_access_ns,
+            "liberty": a.liberty, "sources": files, "yosys_warnings": ywarn,
+            "flow_warnings": warnings,
+            "seconds": {"synthesis": round(t1 - t0, 1), "timing": round(t2 - t1, 1)},
+            "logs": {"elaboration": f"{out}/elab.log", "synthesis": ylog, "timing": slog,
+                     "timing_report": f"{out}/timing.rpt", "netlist": f"{out}/netlist.v"},
+        }
+        if not a.keep:
+            for f in ("elab.json", "elab.il"):
+                if os.path.exists(os.path.join(out, f)):
+                    os.remove(os.path.join(out, f))
+        with open(os.path.join(out, "deps.mk"), "w") as fh:
+            target = os.path.join(out, "result.json")
+            fh.write(f"# Generated by scripts/synth_block.py: what {top}'s synthesis read.\n")
+            fh.write(f"{target}: {' '.join(files)}\n")
+            for f in files:
+                fh.write(f"{f}:\n")
+        with open(os.path.join(out, "result.json"), "w") as fh:
+            json.dump(result, fh, indent=1)
+            fh.write("\n")
+        slack = f"{wns:+.3f} ns" if wns is not None else "n/a"
+        print(f"synth: {top}: {cells} cells, {logic_area or 0:.0f} um2 logic, {mem_bits} memory bits, "
+              f"slack {slack} at {period} ns ({t2 - t0:.0f} s)")
+        return 0
+    except FlowError as e:
+        print(f"synth: {top}: {e.stage} failed: {e.what}", file=sys.stderr)
+        if e.log:
+            print(f"synth: {top}: see {e.log}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
