@@ -70,7 +70,7 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(RTL_SRCS) $(RTL_INCS) $(TB_HDL) $(VLT) | $(S
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py
-	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw
+	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
 $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h csim/cleanup.h
 	@mkdir -p $$(@D)
 	$(CXX) $(VL_CXXFLAGS) -I$(B)/vl/$(1) -I$(GEN)/vw -Icsim -c $$< -o $$@

@@ -39,7 +39,7 @@ struct traffic {
     unsigned ports_done;
     void (*done)(void *);
     void *done_obj;
-    uint64_t *st_sent, *st_received, *st_errors;
+    uint64_t *st_sent, *st_received, *st_errors, *st_reordered;
     stats_hist_t *latency;
     msg_op_t ops[MSG_NUM_MSGS];
     unsigned nops;
@@ -178,6 +178,8 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         }
         fputc('\n', stderr);
     } else {
+        if (found > 0)
+            (*t->st_reordered)++;
         pending_t e = pq_remove(q, found);
         stats_hist_add(t->latency, (t->k->now - e.t_sent) / PS_PER_NS);
         tp->received++;
@@ -218,6 +220,8 @@ traffic_t *traffic_create(kernel_t *k, fabric_t *f, const traffic_params_t *p, s
     t->st_sent = stats_counter(st, "traffic.sent", "messages the generators sent");
     t->st_received = stats_counter(st, "traffic.received", "messages that came back as sent");
     t->st_errors = stats_counter(st, "traffic.errors", "messages that came back changed, out of order or unexpected");
+    t->st_reordered = stats_counter(st, "traffic.reordered",
+                                    "messages that came back before an older one of their class (link jitter)");
     t->latency = stats_hist(st, "traffic.latency_ns", "round trip from send to delivery (ns)",
                             (stats_buckets_t){.kind = STATS_LINEAR, .lo = 0, .width = 1, .n = 4096});
     char name[64];
@@ -253,6 +257,7 @@ void traffic_free(traffic_t *t)
 uint64_t traffic_sent(const traffic_t *t) { return t->sent; }
 uint64_t traffic_received(const traffic_t *t) { return t->received; }
 uint64_t traffic_errors(const traffic_t *t) { return t->errors; }
+uint64_t traffic_reordered(const traffic_t *t) { return *t->st_reordered; }
 bool traffic_done(const traffic_t *t) { return t->ports_done == t->nports; }
 
 void traffic_dump_waiting(const traffic_t *t, FILE *out)

@@ -38,6 +38,8 @@ uint64_t traffic_sent(const traffic_t *t);
 uint64_t traffic_received(const traffic_t *t);
 /** Messages that came back different from what was sent, out of order, or unexpected. */
 uint64_t traffic_errors(const traffic_t *t);
+/** Messages that came back before an older one of their class (only with link jitter). */
+uint64_t traffic_reordered(const traffic_t *t);
 /** True when every port has sent and received its count. */
 bool traffic_done(const traffic_t *t);
 /** Writes one line per port that still waits for something (deadlock diagnosis). */

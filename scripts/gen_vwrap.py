@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate the thin C wrapper of one Verilated model.
 
-Usage: gen_vwrap.py MODEL VDIR OUTDIR
+Usage: gen_vwrap.py MODEL VDIR OUTDIR [TOP]
 
 Reads VDIR/VMODEL.h (written by `verilator --prefix VMODEL`), finds its ports and writes
 OUTDIR/vw_MODEL.h (C11) and OUTDIR/vw_MODEL.cpp (the only C++ a model needs). Every model gets the
@@ -57,9 +57,12 @@ def c_decl(p):
 
 
 def main():
-    if len(sys.argv) != 4:
-        die("usage: gen_vwrap.py MODEL VDIR OUTDIR")
-    model, vdir, out = sys.argv[1:]
+    if len(sys.argv) not in (4, 5):
+        die("usage: gen_vwrap.py MODEL VDIR OUTDIR [TOP]")
+    model, vdir, out = sys.argv[1:4]
+    # The instance is named after the top module, so every shape of a top has the same scope
+    # names in its waveforms (fabric_top.g_port[0]...), whatever the model is called.
+    top = sys.argv[4] if len(sys.argv) == 5 else model
     hdr = os.path.join(vdir, f"V{model}.h")
     try:
         text = open(hdr).read()
@@ -121,7 +124,7 @@ def main():
          f"extern \"C\" {w} *{w}_create(uint64_t period_ps, uint64_t seed)", "{", f"    {w} *m = new {w};",
          "    m->ctx.randReset(2);", "    /* Verilator takes seed 0 as \"from the clock\": fold the seed into 1 .. 2^31-1. */",
          "    m->ctx.randSeed((int)(seed % 0x7fffffffu) + 1);", "    m->ctx.traceEverOn(true);",
-         f'    m->top = new V{model}(&m->ctx, "{model}");', "    m->tfp = nullptr;", "    m->period_ps = period_ps;",
+         f'    m->top = new V{model}(&m->ctx, "{top}");', "    m->tfp = nullptr;", "    m->period_ps = period_ps;",
          "    m->start_ps = m->stop_ps = 0;", "    m->top->clk_i = 0;", "    m->top->rst_ni = 0;",
          "    m->top->eval();", "    return m;", "}", "",
          f"extern \"C\" void {w}_free({w} *m)", "{", "    if (!m) return;", f"    {w}_trace_close(m);",

@@ -34,10 +34,8 @@ import argparse
 import glob
 import hashlib
 import json
-import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -133,7 +131,7 @@ def run_tool(stage, cmd, log, cwd=None):
         rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=cwd)
     with open(log, errors="replace") as fh:
         text = fh.read()
-    errs = [ln.strip() for ln in text.splitlines() if re.match(r"\s*(ERROR|Error)\b", ln)]
+    errs = [ln.strip() for ln in text.splitlines() if re.search(r"(^|\s)(ERROR|Error):", ln)]
     if rc != 0 or errs:
         raise FlowError(stage, errs[0] if errs else f"{cmd[0]} exited with status {rc}", log)
     return text
@@ -556,6 +554,12 @@ def parse_sta(text):
     return r
 
 
+def instance_type(netlist_text, inst):
+    """The cell type of an instance in a Yosys-written netlist, or None."""
+    m = re.search(r"^\s*\\?(\S+)\s+\\?" + re.escape(inst) + r"\s*\(", netlist_text, flags=re.M)
+    return m.group(1) if m else None
+
+
 def register_of(netlist_text, inst):
     """The net a flop instance drives (its register's name), or None: `_77_` -> `rp_q[1]`."""
     if not inst:
@@ -564,16 +568,8 @@ def register_of(netlist_text, inst):
     m = re.search(r"(?:^|\s)\\?" + esc + r"\s*\((.*?)\);", netlist_text, flags=re.S)
     if not m:
         return None
-    q = re.search(r"\.Q\(\s*\\?([^\s)]+)\s*\)", m.group(1))
-    return q.group(1) if q else None
-
-
-def tool_version(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
-        return out.splitlines()[0] if out else None
-    except (OSError, subprocess.SubprocessError):
-        return None
+    q = re.search(r"\.Q\(\s*(?:\\(\S+)\s*|([A-Za-z_][\w$]*)\s*)(\[\d+\])?\s*\)", m.group(1))
+    return ((q.group(1) or q.group(2)) + (q.group(3) or "")) if q else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -701,15 +697,15 @@ def main():
         macro_names = {m["name"]: m for m in macros}
         cells = sum(n for t, n in by_type.items() if t not in macro_names)
         ffs = sum(n for t, n in by_type.items() if t in seq)
-        inst = [{"type": t, "base": macro_names[t]["base"], "params": macro_names[t]["params"],
+        macro_inst = [{"type": t, "base": macro_names[t]["base"], "params": macro_names[t]["params"],
                  "instances": n, "bits_each": macro_names[t]["bits"],
                  "bits_from": macro_names[t]["bits_from"]}
                 for t, n in sorted(by_type.items()) if t in macro_names]
-        mem_bits = sum(i["instances"] * i["bits_each"] for i in inst)
+        mem_bits = sum(i["instances"] * i["bits_each"] for i in macro_inst)
         ywarn = sorted({ln.strip() for ln in ytext.splitlines() if ln.startswith("Warning:")})
 
         # 4. Timing.
-        libs = [a.liberty] + ([macro_lib] if inst else [])
+        libs = [a.liberty] + ([macro_lib] if macro_inst else [])
         sta_vals = {"READ_LIBS": "\n".join(f"read_liberty {p}" for p in libs),
                     "NETLIST": f"{out}/netlist.v", "TOP": top, "SDC": sdc,
                     "TIMING_RPT": f"{out}/timing.rpt"}
@@ -719,11 +715,18 @@ def main():
         sta = parse_sta(stext)
         with open(os.path.join(out, "netlist.v"), errors="replace") as fh:
             netlist_text = fh.read()
+        macro_types = {m["name"] for m in macros}
         for k in ("start", "end"):
+            sta[k + "_instance"] = None
             if sta[k] and "flip-flop" in (sta[k + "_kind"] or ""):
-                reg = register_of(netlist_text, sta[k])
-                if reg and not reg.startswith("_"):
-                    sta[k] = f"{reg} ({sta[k]})"
+                iname = sta[k]
+                sta[k + "_instance"] = iname
+                ctype = instance_type(netlist_text, iname)
+                reg = register_of(netlist_text, iname)
+                if ctype in macro_types:
+                    sta[k] = f"{iname} (macro {ctype})"
+                elif reg and not reg.startswith("_"):
+                    sta[k] = reg
         del netlist_text
         t2 = time.time()
         wns = sta["worst_slack_ns"]
@@ -734,13 +737,14 @@ def main():
             "block": top, "params": dict(params), "sdc": sdc, "period_ns": period,
             "cells": cells, "logic_area_um2": logic_area, "flip_flops": ffs,
             "cells_by_type": {t: n for t, n in sorted(by_type.items()) if t not in macro_names},
-            "macros": inst, "memory_bits": mem_bits,
+            "macros": macro_inst, "memory_bits": mem_bits,
             "storage_wrapper_bits": own_bits,
             "worst_slack_ns": wns, "tns_ns": sta["tns_ns"],
             "fmax_mhz": (1000.0 / (period - wns)) if wns is not None and period - wns > 0 else None,
             "critical_path": {"start": sta["start"], "start_kind": sta["start_kind"],
+                              "start_instance": sta["start_instance"],
                               "end": sta["end"], "end_kind": sta["end_kind"],
-                              "arrival_ns": sta["arrival_ns"]},
+                              "end_instance": sta["end_instance"], "arrival_ns": sta["arrival_ns"]},
             "mem_setup_ns": a.mem_setup_ns, "mem_access_ns": a.mem_access_ns,
             "liberty": a.liberty, "sources": files, "yosys_warnings": ywarn,
             "flow_warnings": warnings,

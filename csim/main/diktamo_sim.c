@@ -15,6 +15,7 @@
 #include "fabric.h"
 #include "kernel.h"
 #include "progress.h"
+#include "run.h"
 #include "stats.h"
 #include "traffic.h"
 
@@ -26,15 +27,11 @@ typedef struct run {
     kernel_t k;
     fabric_t *f;
     traffic_t *t;
-    bool done;
 } run_t;
 
-static void on_done(void *obj)
-{
-    run_t *r = obj;
-    r->done = true;
-    kernel_stop(&r->k);
-}
+static void on_done(void *obj) { kernel_stop(&((run_t *)obj)->k); }
+
+static uint64_t received(void *obj) { return traffic_received(obj); }
 
 static void abort_event(void *obj, uint64_t arg)
 {
@@ -134,31 +131,21 @@ int main(int argc, char **argv)
     if (abort_at)
         kernel_at(&r.k, abort_at, abort_event, NULL, abort_at);
 
-    /* Run in slices: between slices, the progress line and the stall check. */
     progress_t pr;
     progress_init(&pr, cfg->sim.progress, "events");
     progress_set_target(&pr, cfg->sim.end_time_ps);
     const double wall0 = wall_seconds();
-    const uint64_t end = cfg->sim.end_time_ps;
-    const uint64_t slice = cfg->sim.stall_timeout_ps / 4 ? cfg->sim.stall_timeout_ps / 4 : 1;
-    uint64_t last_received = 0, last_progress_t = 0;
-    bool stalled = false;
-    while (!r.done && r.k.now < end) {
-        uint64_t until = r.k.now + slice < end ? r.k.now + slice : end;
-        kernel_run(&r.k, until);
-        if (r.done)
-            break;
-        if (traffic_received(r.t) != last_received) {
-            last_received = traffic_received(r.t);
-            last_progress_t = r.k.now;
-        } else if (r.k.now - last_progress_t >= cfg->sim.stall_timeout_ps) {
-            stalled = true;
-            break;
-        }
-        progress_update(&pr, r.k.now, (double)r.k.events);
-    }
+    run_params_t rp = {
+        .end_ps = cfg->sim.end_time_ps,
+        .stall_timeout_ps = cfg->sim.stall_timeout_ps,
+        .progress = received,
+        .obj = r.t,
+        .line = &pr,
+    };
+    const run_end_e how = run_loop(&r.k, &rp);
     progress_finish(&pr);
     const double wall = wall_seconds() - wall0;
+    const bool stalled = how == RUN_STALLED;
 
     double *g = stats_gauge(&st, "run.sim_time_ns", "simulated time at the end of the run (ns)");
     *g = (double)r.k.now / (double)PS_PER_NS;
@@ -173,7 +160,7 @@ int main(int argc, char **argv)
                 (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)r.k.now);
         traffic_dump_waiting(r.t, stderr);
         status = 1;
-    } else if (!r.done) {
+    } else if (how != RUN_DONE) {
         printf("diktamo_sim: sim.end_time reached with %llu of %llu messages back\n",
                (unsigned long long)traffic_received(r.t),
                (unsigned long long)(cfg->traffic.messages * fabric_num_ports(r.f)));

@@ -37,7 +37,11 @@ module ram_1r1w #(
     $error("ram_1r1w: Width must be >= 1");
   end
 
+  // The stored words stay out of waveform traces: a switch holds megabits of them, tracing them
+  // multiplies the Verilated model's code, and what a reviewer needs is the data at the ports.
+  /* verilator tracing_off */
   logic [Width-1:0] mem_q [Depth];
+  /* verilator tracing_on */
 
   // The write enable stays inside the clocked block (rather than a next-state copy of the whole
   // array in always_comb) so that both tools see a plain memory write port: Yosys infers a

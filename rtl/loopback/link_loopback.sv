@@ -39,6 +39,9 @@ module link_loopback #(
   /// nothing in this port will change until an input changes
   output logic                                     idle_o
 );
+  // One copy of the model code serves every port (Verilator would otherwise flatten 64 copies).
+  /* verilator no_inline_module */
+
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES;
   localparam int unsigned FlitW  = msg_pkg::FLIT_W;
   localparam int unsigned InitW  = $clog2(LinkCredits + 1);

@@ -1,0 +1,21 @@
+# make waves / make waves-png: the simulator's FST traces in GTKWave with the saved views of
+# waves/*.gtkw (scripts/waves.sh does the work; see its header). Included by the Makefile.
+#   FST=file.fst   the trace to show (default: the newest *.fst under build/)
+#   PNG=file.png   waves-png only: where to write (default: build/waves/<FST basename>.png)
+#   WAVES_ARGS=    more scripts/waves.sh options: --cycles N, --from T --to T, --full, --size WxH
+FST        ?=
+PNG        ?=
+WAVES_ARGS ?=
+# The trace waves-png makes when there is none yet: a short small-config run (about 1 us traced).
+WAVES_DEFAULT_FST := $(B)/waves/small.fst
+
+.PHONY: waves waves-png
+waves: | $(SETUP) ## open the newest FST under build/ in GTKWave with its saved view (FST= to pick one)
+	@bash scripts/waves.sh open $(FST) $(WAVES_ARGS)
+
+waves-png: | $(SETUP) ## render the newest FST under build/ headless to build/waves/*.png (traces a small run if none)
+	@if [ -z "$(FST)" ] && [ -z "$$(find $(B) -name '*.fst' -type f -print -quit 2>/dev/null)" ]; then \
+	  echo "waves-png: no FST under $(B)/ yet: tracing a short small-config run into $(WAVES_DEFAULT_FST)"; \
+	  bash scripts/run_sim.sh --config sim_configs/small.ini --seed 1 --trace $(WAVES_DEFAULT_FST) --quiet; \
+	fi
+	@bash scripts/waves.sh png $(FST) $(if $(PNG),--out $(PNG)) $(WAVES_ARGS)

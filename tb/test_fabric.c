@@ -1,0 +1,194 @@
+/* The C side of the fabric around the Verilated fabric_top loopback: links, credits, traffic,
+ * and the idle-cycle skipping that must not change a single cycle. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric.h"
+#include "kernel.h"
+#include "stats.h"
+#include "tb_seed.h"
+#include "traffic.h"
+
+#define GHZ 1000000000ull
+
+typedef struct obs_rec {
+    uint64_t cycle;
+    unsigned kind, port, c;
+    msg_t m;
+} obs_rec_t;
+
+typedef struct bench {
+    kernel_t k;
+    stats_t st;
+    fabric_t *f;
+    traffic_t *t;
+    obs_rec_t *rec;
+    size_t nrec, caprec;
+} bench_t;
+
+static void observe(void *obj, uint64_t cycle, unsigned kind, unsigned port, unsigned c, const msg_t *m)
+{
+    bench_t *b = obj;
+    if (b->nrec == b->caprec) {
+        b->caprec = b->caprec ? 2 * b->caprec : 4096;
+        b->rec = realloc(b->rec, b->caprec * sizeof *b->rec);
+        cr_assert_not_null(b->rec);
+    }
+    obs_rec_t *r = &b->rec[b->nrec++];
+    *r = (obs_rec_t){.cycle = cycle, .kind = kind, .port = port, .c = c};
+    if (m)
+        r->m = *m;
+}
+
+static void stop(void *obj) { kernel_stop(&((bench_t *)obj)->k); }
+
+typedef struct setup {
+    unsigned ncn, nmn;
+    double load;
+    uint64_t count, jitter_ps, latency_ps;
+    unsigned rx_credits;
+    bool skip;
+    uint64_t seed;
+} setup_t;
+
+static void bench_run(bench_t *b, const setup_t *s)
+{
+    memset(b, 0, sizeof *b);
+    kernel_init(&b->k);
+    cr_assert_eq(stats_init(&b->st), 0);
+    const fabric_model_ops_t *ops = fabric_model_find(s->ncn, s->nmn);
+    cr_assert_not_null(ops, "shape c%um%u is not linked into the tests", s->ncn, s->nmn);
+    fabric_params_t fp = {
+        .freq_hz = GHZ,
+        .link_latency_ps = s->latency_ps ? s->latency_ps : 35000,
+        .link_jitter_ps = s->jitter_ps,
+        .rx_credits = s->rx_credits ? s->rx_credits : 4,
+        .skip_idle = s->skip,
+        .seed = s->seed,
+        .reset_cycles = 4,
+    };
+    b->f = fabric_create(&b->k, ops, &fp, &b->st);
+    cr_assert_not_null(b->f);
+    fabric_observe(b->f, observe, b);
+    traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0};
+    b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
+    kernel_run(&b->k, 10 * PS_PER_MS);
+    /* Traffic is done when the last message is back; let its credits travel home too. */
+    kernel_run(&b->k, b->k.now + 2 * PS_PER_US);
+}
+
+static void bench_free(bench_t *b)
+{
+    traffic_free(b->t);
+    fabric_free(b->f);
+    kernel_free(&b->k);
+    stats_free(&b->st);
+    free(b->rec);
+}
+
+Test(fabric, every_message_comes_back_in_class_order_on_every_shape_and_load)
+{
+    const uint64_t seed = tb_seed(31);
+    const unsigned shapes[][2] = {{2, 2}, {4, 2}};
+    const double loads[] = {0.05, 0.5, 1.0};
+    for (unsigned si = 0; si < 2; si++)
+        for (unsigned li = 0; li < 3; li++) {
+            bench_t b;
+            setup_t s = {.ncn = shapes[si][0], .nmn = shapes[si][1], .load = loads[li], .count = 300,
+                         .skip = true, .seed = seed + li};
+            bench_run(&b, &s);
+            const unsigned n = s.ncn + s.nmn;
+            cr_assert(traffic_done(b.t), "seed=%llu c%um%u load %.2f: %llu of %llu back", (unsigned long long)s.seed,
+                      s.ncn, s.nmn, s.load, (unsigned long long)traffic_received(b.t),
+                      (unsigned long long)(s.count * n));
+            cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu", (unsigned long long)s.seed);
+            cr_assert_eq(traffic_sent(b.t), s.count * n);
+            cr_assert_eq(traffic_reordered(b.t), 0, "no jitter: nothing overtakes within a class");
+            cr_assert(fabric_quiet(b.f), "nothing left in flight");
+            bench_free(&b);
+        }
+}
+
+Test(fabric, link_jitter_reorders_but_loses_nothing)
+{
+    const uint64_t seed = tb_seed(32);
+    bench_t b;
+    setup_t s = {.ncn = 4, .nmn = 2, .load = 0.8, .count = 400, .jitter_ps = 20000, .skip = true, .seed = seed};
+    bench_run(&b, &s);
+    cr_assert(traffic_done(b.t), "seed=%llu: %llu back", (unsigned long long)seed,
+              (unsigned long long)traffic_received(b.t));
+    cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu", (unsigned long long)seed);
+    cr_assert_gt(traffic_reordered(b.t), 0, "seed=%llu: 20 ns of jitter should reorder some messages",
+                 (unsigned long long)seed);
+    bench_free(&b);
+}
+
+Test(fabric, skipping_idle_cycles_changes_no_cycle)
+{
+    const uint64_t seed = tb_seed(33);
+    const double loads[] = {0.02, 0.3, 1.0};
+    const uint64_t jitters[] = {0, 7000};
+    for (unsigned li = 0; li < 3; li++)
+        for (unsigned ji = 0; ji < 2; ji++) {
+            bench_t on, off;
+            setup_t s = {.ncn = 4, .nmn = 2, .load = loads[li], .count = 150, .jitter_ps = jitters[ji],
+                         .skip = true, .seed = seed + li};
+            bench_run(&on, &s);
+            s.skip = false;
+            bench_run(&off, &s);
+            cr_assert(traffic_done(on.t) && traffic_done(off.t));
+            cr_assert_eq(on.nrec, off.nrec, "seed=%llu load %.2f jitter %llu: %zu vs %zu RTL outputs",
+                         (unsigned long long)s.seed, s.load, (unsigned long long)s.jitter_ps, on.nrec, off.nrec);
+            for (size_t i = 0; i < on.nrec; i++) {
+                const obs_rec_t *a = &on.rec[i], *o = &off.rec[i];
+                cr_assert(a->cycle == o->cycle && a->kind == o->kind && a->port == o->port && a->c == o->c &&
+                              (a->kind || msg_equal(&a->m, &o->m)),
+                          "seed=%llu load %.2f: output %zu differs: cycle %llu vs %llu, port %u vs %u",
+                          (unsigned long long)s.seed, s.load, i, (unsigned long long)a->cycle,
+                          (unsigned long long)o->cycle, a->port, o->port);
+            }
+            cr_assert_eq(on.k.now, off.k.now, "both runs end at the same time");
+            const stats_hist_t *la = stats_find_hist(&on.st, "traffic.latency_ns");
+            const stats_hist_t *lo = stats_find_hist(&off.st, "traffic.latency_ns");
+            cr_assert(la->count == lo->count && la->sum == lo->sum && la->max == lo->max);
+            if (li == 0)
+                cr_assert_lt(fabric_cycles_ticked(on.f), fabric_cycles_ticked(off.f) / 2,
+                             "at 2 %% load most cycles are idle and skipped (%llu clocked of %llu)",
+                             (unsigned long long)fabric_cycles_ticked(on.f),
+                             (unsigned long long)fabric_cycles_ticked(off.f));
+            bench_free(&on);
+            bench_free(&off);
+        }
+}
+
+/* Zero load: a message sent on a clock edge comes back after link + 1 RTL cycle + link. The RTL
+ * loopback port takes the message into its class FIFO at the edge it arrives, and the next edge
+ * moves it into the output register (docs/architecture.md: port-to-port pipeline). */
+Test(fabric, zero_load_round_trip_is_two_links_and_one_cycle)
+{
+    const uint64_t seed = tb_seed(34);
+    bench_t b;
+    setup_t s = {.ncn = 2, .nmn = 2, .load = 0.005, .count = 40, .skip = true, .seed = seed, .latency_ps = 35000};
+    bench_run(&b, &s);
+    cr_assert(traffic_done(b.t));
+    const stats_hist_t *lat = stats_find_hist(&b.st, "traffic.latency_ns");
+    cr_assert_eq(lat->min, 35 + 1 + 35, "min round trip %llu ns", (unsigned long long)lat->min);
+    cr_assert_eq(stats_hist_quantile(lat, 0.5), 71.0);
+    bench_free(&b);
+}
+
+Test(fabric, credits_bound_what_a_node_has_in_flight)
+{
+    const uint64_t seed = tb_seed(35);
+    bench_t b;
+    setup_t s = {.ncn = 2, .nmn = 2, .load = 1.0, .count = 200, .rx_credits = 1, .skip = true, .seed = seed};
+    bench_run(&b, &s);
+    cr_assert(traffic_done(b.t), "one receive buffer per class is enough to finish");
+    cr_assert_eq(traffic_errors(b.t), 0);
+    for (unsigned p = 0; p < fabric_num_ports(b.f); p++)
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+            cr_assert_eq(fabric_credits(b.f, p, (msg_class_t)c), 4,
+                         "port %u class %u: every RTL credit is back after the run", p, c);
+    bench_free(&b);
+}

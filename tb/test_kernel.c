@@ -1,0 +1,192 @@
+/* The simulation kernel: event order, clock edges, the run loop's stall detection. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "rng.h"
+#include "run.h"
+#include "tb_seed.h"
+
+typedef struct log {
+    uint64_t t[64];
+    uint64_t arg[64];
+    unsigned n;
+    kernel_t *k;
+} log_t;
+
+static void record(void *obj, uint64_t arg)
+{
+    log_t *l = obj;
+    l->t[l->n] = l->k->now;
+    l->arg[l->n++] = arg;
+}
+
+Test(kernel, events_run_in_time_then_scheduling_order)
+{
+    kernel_t k;
+    kernel_init(&k);
+    log_t l = {.k = &k};
+    kernel_at(&k, 300, record, &l, 1);
+    kernel_at(&k, 100, record, &l, 2);
+    kernel_at(&k, 300, record, &l, 3);
+    kernel_at(&k, 200, record, &l, 4);
+    kernel_at(&k, 100, record, &l, 5);
+    kernel_run(&k, UINT64_MAX);
+    const uint64_t want_arg[] = {2, 5, 4, 1, 3}, want_t[] = {100, 100, 200, 300, 300};
+    cr_assert_eq(l.n, 5);
+    for (unsigned i = 0; i < 5; i++) {
+        cr_assert_eq(l.arg[i], want_arg[i], "event %u: got arg %llu", i, (unsigned long long)l.arg[i]);
+        cr_assert_eq(l.t[i], want_t[i]);
+    }
+    cr_assert_eq(k.events, 5);
+    kernel_free(&k);
+}
+
+Test(kernel, clock_edges_run_before_other_events_at_the_same_time)
+{
+    kernel_t k;
+    kernel_init(&k);
+    log_t l = {.k = &k};
+    kernel_at(&k, 500, record, &l, 1);
+    kernel_at_phase(&k, 500, KERNEL_PHASE_EDGE, record, &l, 2);
+    kernel_at(&k, 400, record, &l, 3);
+    kernel_run(&k, UINT64_MAX);
+    cr_assert_eq(l.arg[0], 3);
+    cr_assert_eq(l.arg[1], 2, "the edge scheduled later runs first at t = 500");
+    cr_assert_eq(l.arg[2], 1);
+    kernel_free(&k);
+}
+
+Test(kernel, run_until_leaves_later_events_pending)
+{
+    kernel_t k;
+    kernel_init(&k);
+    log_t l = {.k = &k};
+    kernel_at(&k, 10, record, &l, 1);
+    kernel_at(&k, 1000, record, &l, 2);
+    kernel_run(&k, 500);
+    cr_assert_eq(l.n, 1);
+    cr_assert_eq(k.now, 500);
+    cr_assert_eq(kernel_next_time(&k), 1000);
+    kernel_run(&k, UINT64_MAX);
+    cr_assert_eq(l.n, 2);
+    cr_assert_eq(kernel_pending(&k), 0);
+    kernel_free(&k);
+}
+
+/* Checks order as events arrive: time never goes back; equal times keep scheduling order. */
+static void check_order(void *obj, uint64_t arg)
+{
+    static uint64_t last_t, last_arg;
+    static int first = 1;
+    kernel_t *k = *(kernel_t **)obj;
+    if (!first) {
+        cr_assert_geq(k->now, last_t);
+        if (k->now == last_t)
+            cr_assert_gt(arg, last_arg, "same time: scheduling order kept");
+    }
+    first = 0;
+    last_t = k->now;
+    last_arg = arg;
+}
+
+Test(kernel, random_schedule_comes_out_sorted)
+{
+    const uint64_t seed = tb_seed(21);
+    rng_t r;
+    rng_init_named(&r, seed, "kernel.heap");
+    kernel_t k;
+    kernel_init(&k);
+    kernel_t *kp = &k;
+    for (unsigned i = 0; i < 20000; i++)
+        kernel_at(&k, rng_below(&r, 5000), check_order, &kp, i);
+    kernel_run(&k, UINT64_MAX);
+    cr_assert_eq(k.events, 20000, "seed=%llu", (unsigned long long)seed);
+    kernel_free(&k);
+}
+
+Test(kernel, clock_edges_keep_the_exact_average_frequency)
+{
+    const clock_domain_t core = {"core", 2400000000ull};
+    cr_assert_eq(clock_edge(&core, 12), 5000, "12 cycles at 2.4 GHz are exactly 5 ns");
+    cr_assert_eq(clock_edge(&core, 2400000000ull), PS_PER_S, "one second of cycles is one second");
+    cr_assert_eq(clock_period_ps(&core), 417);
+    const clock_domain_t lu = {"lu", 500000000ull};
+    cr_assert_eq(clock_edge(&lu, 3), 6000);
+    const uint64_t seed = tb_seed(22);
+    rng_t r;
+    rng_init_named(&r, seed, "kernel.clock");
+    for (unsigned i = 0; i < 100000; i++) {
+        uint64_t t = rng_below(&r, 1ull << 50);
+        uint64_t c = clock_cycle_at_or_after(&core, t);
+        cr_assert_geq(clock_edge(&core, c), t, "seed=%llu t=%llu", (unsigned long long)seed, (unsigned long long)t);
+        if (c)
+            cr_assert_lt(clock_edge(&core, c - 1), t, "seed=%llu t=%llu: not the first edge at or after t",
+                         (unsigned long long)seed, (unsigned long long)t);
+    }
+}
+
+/* ---- the run loop ---- */
+
+typedef struct ticker {
+    kernel_t *k;
+    uint64_t work, stop_after, period;
+    uint64_t stall_from; /* work stops growing after this many ticks */
+    uint64_t ticks;
+} ticker_t;
+
+static void tick(void *obj, uint64_t arg)
+{
+    (void)arg;
+    ticker_t *t = obj;
+    t->ticks++;
+    if (t->ticks < t->stall_from)
+        t->work++;
+    if (t->stop_after && t->work == t->stop_after) {
+        kernel_stop(t->k);
+        return;
+    }
+    kernel_after(t->k, t->period, tick, t, 0);
+}
+
+static uint64_t work(void *obj) { return ((ticker_t *)obj)->work; }
+
+Test(kernel, run_loop_detects_a_stall_and_stops)
+{
+    kernel_t k;
+    kernel_init(&k);
+    ticker_t t = {.k = &k, .period = 1000, .stall_from = 50};
+    kernel_at(&k, 0, tick, &t, 0);
+    run_params_t p = {.end_ps = PS_PER_S, .stall_timeout_ps = 100000, .progress = work, .obj = &t};
+    cr_assert_eq(run_loop(&k, &p), RUN_STALLED);
+    cr_assert_eq(t.work, 49);
+    cr_assert_geq(k.now, 49000 + 100000, "stalled only after the timeout");
+    cr_assert_leq(k.now, 49000 + 100000 + 25000 + 1000, "and within a slice of it");
+    kernel_free(&k);
+}
+
+Test(kernel, run_loop_ends_done_end_time_or_idle)
+{
+    kernel_t k;
+    kernel_init(&k);
+    ticker_t t = {.k = &k, .period = 1000, .stall_from = UINT64_MAX, .stop_after = 30};
+    kernel_at(&k, 0, tick, &t, 0);
+    run_params_t p = {.end_ps = PS_PER_S, .stall_timeout_ps = 100000, .progress = work, .obj = &t};
+    cr_assert_eq(run_loop(&k, &p), RUN_DONE);
+    cr_assert_eq(k.now, 29000);
+    kernel_free(&k);
+
+    kernel_init(&k);
+    t = (ticker_t){.k = &k, .period = 1000, .stall_from = UINT64_MAX};
+    kernel_at(&k, 0, tick, &t, 0);
+    p.end_ps = 55500;
+    cr_assert_eq(run_loop(&k, &p), RUN_END_TIME);
+    cr_assert_eq(k.now, 55500);
+    kernel_free(&k);
+
+    kernel_init(&k);
+    t = (ticker_t){.k = &k};
+    p.end_ps = PS_PER_S;
+    cr_assert_eq(run_loop(&k, &p), RUN_IDLE);
+    kernel_free(&k);
+}
