@@ -9,7 +9,8 @@
 
 static void usage_error(const char *prog, const char *usage, const char *what, const char *arg)
 {
-    fprintf(stderr, "%s: %s%s%s\nusage: %s %s\n", prog, what, arg ? ": " : "", arg ? arg : "", prog, usage);
+    (void)usage;
+    fprintf(stderr, "%s: %s%s%s (%s --help shows the usage)\n", prog, what, arg ? ": " : "", arg ? arg : "", prog);
     exit(2);
 }
 
@@ -48,7 +49,7 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define NEED_VALUE()                                                                                               \
     do {                                                                                                           \
-        if (!v)                                                                                                    \
+        if (!v || !strncmp(v, "--", 2))                                                                            \
             usage_error(prog, usage, "option needs a value", a);                                                  \
         i++;                                                                                                       \
     } while (0)

@@ -102,7 +102,7 @@ void fabric_release(fabric_t *f, unsigned p, msg_class_t c);
 int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps);
 /** Fabric clock period, rounded to the nearest ps. */
 uint64_t fabric_period_ps(const fabric_t *f);
-/** Fabric cycles elapsed (ticked or skipped) up to the kernel's current time. */
+/** Fabric cycles elapsed (clock edges at or before the kernel's current time, clocked or skipped). */
 uint64_t fabric_cycles(const fabric_t *f);
 /** Fabric cycles the RTL was actually clocked. */
 uint64_t fabric_cycles_ticked(const fabric_t *f);

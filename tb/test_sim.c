@@ -1,0 +1,255 @@
+/* The simulator programs as a user runs them: bad input ends with one line and exit status 2 and
+ * writes nothing; a seed replays a run exactly; an aborted run still leaves a readable trace. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CFG "build/bin/diktamo_cfg"
+#define SIM "build/bin/diktamo_sim_c4m2"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/simtestXXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+typedef struct result {
+    int exited, status, signal;
+    char out[8192], err[8192];
+} result_t;
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t r = fread(buf, 1, n - 1, f);
+    buf[r] = '\0';
+    fclose(f);
+}
+
+/* Runs cmd (a shell command line) with stdout and stderr captured. */
+static void run(const char *cmd, result_t *r)
+{
+    char line[4096];
+    snprintf(line, sizeof line, "%s >%s/out 2>%s/err", cmd, dir, dir);
+    int w = system(line);
+    memset(r, 0, sizeof *r);
+    /* system() runs sh -c; a child killed by a signal shows as 128 + signal from the shell. */
+    r->exited = WIFEXITED(w);
+    r->status = WIFEXITED(w) ? WEXITSTATUS(w) : -1;
+    r->signal = WIFSIGNALED(w) ? WTERMSIG(w) : (r->status > 128 ? r->status - 128 : 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/out", dir);
+    slurp(p, r->out, sizeof r->out);
+    snprintf(p, sizeof p, "%s/err", dir);
+    slurp(p, r->err, sizeof r->err);
+}
+
+static unsigned lines(const char *s)
+{
+    unsigned n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static bool exists(const char *name)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Each case: arguments, a text the one error line must contain. */
+static const struct {
+    const char *file; /* contents of bad.ini, or NULL */
+    const char *args;
+    const char *want;
+} bad_cases[] = {
+    {NULL, "--config /nonexistent/x.ini", "/nonexistent/x.ini: cannot open"},
+    {"[system]\nnum_cn = 4\n[fabric]\nnope = 1\n", "--config DIR/bad.ini", "bad.ini:4: fabric.nope: unknown key"},
+    {"[sytem]\nnum_cn = 4\n", "--config DIR/bad.ini", "bad.ini:1:"},
+    {"[system]\nnum_cn = four\n", "--config DIR/bad.ini", "bad.ini:2: system.num_cn:"},
+    {"[system]\nnum_cn = 33\n", "--config DIR/bad.ini", "bad.ini:2: system.num_cn:"},
+    {"[fabric]\nfreq = 2.4 GHzz\n", "--config DIR/bad.ini", "bad.ini:2: fabric.freq:"},
+    {NULL, "--config sim_configs/small.ini --set lu.nr=9 --set core.protocol=proactive", "lu.nr"},
+    {NULL, "--config sim_configs/small.ini --set fabric.freq", "fabric.freq"},
+    {NULL, "--config sim_configs/small.ini --set nodot=1", "nodot"},
+    {NULL, "--config sim_configs/small.ini --bogus", "unknown argument: --bogus"},
+    {NULL, "--config sim_configs/small.ini --seed", "option needs a value: --seed"},
+    {NULL, "--config sim_configs/small.ini --trace-start 5 --trace x.fst", "not a time with a unit"},
+};
+
+static void check_bad(const char *prog)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        if (bad_cases[i].file)
+            write_file("bad.ini", bad_cases[i].file);
+        char args[512], cmd[1024];
+        const char *a = bad_cases[i].args;
+        const char *d = strstr(a, "DIR");
+        if (d)
+            snprintf(args, sizeof args, "%.*s%s%s", (int)(d - a), a, dir, d + 3);
+        else
+            snprintf(args, sizeof args, "%s", a);
+        snprintf(cmd, sizeof cmd, "%s %s --stats %s/stats.json", prog, args, dir);
+        result_t r;
+        run(cmd, &r);
+        cr_assert(r.exited && r.status == 2, "%s %s: exit %d, want 2; stderr: %s", prog, args, r.status, r.err);
+        cr_assert_eq(lines(r.err), 1, "%s %s: want one line on stderr, got: %s", prog, args, r.err);
+        cr_assert_not_null(strstr(r.err, bad_cases[i].want), "%s %s: message '%s' lacks '%s'", prog, args, r.err,
+                           bad_cases[i].want);
+        cr_assert(!exists("stats.json"), "%s %s: bad input must write nothing", prog, args);
+    }
+}
+
+Test(sim, bad_input_to_diktamo_cfg_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)
+{
+    check_bad(CFG);
+}
+
+Test(sim, bad_input_to_diktamo_sim_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)
+{
+    check_bad(SIM);
+}
+
+Test(sim, a_binary_refuses_a_configuration_of_another_shape, .init = make_dir, .fini = remove_dir)
+{
+    result_t r;
+    run(SIM " --config sim_configs/paper.ini", &r);
+    cr_assert_eq(r.status, 2, "stderr: %s", r.err);
+    cr_assert_not_null(strstr(r.err, "run_sim.sh"), "%s", r.err);
+    run(CFG " --config sim_configs/paper.ini --shape", &r);
+    cr_assert_eq(r.status, 0);
+    cr_assert_str_eq(r.out, "c16m16\n");
+}
+
+/* The statistics of a run, minus what depends on the machine (wall time) and on skipping. */
+static void stats_without_wall(const char *json, char *out, size_t n)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import json,sys; d=json.load(open('%s')); d['run'].pop('wall_s'); "
+             "print(json.dumps(d, sort_keys=True))\" > %s/norm 2>&1",
+             json, dir);
+    cr_assert_eq(system(cmd), 0, "stats JSON %s is not valid", json);
+    char p[128];
+    snprintf(p, sizeof p, "%s/norm", dir);
+    slurp(p, out, n);
+}
+
+Test(sim, a_seed_replays_the_run_exactly, .init = make_dir, .fini = remove_dir)
+{
+    static char a[1 << 16], b[1 << 16], c[1 << 16];
+    char cmd[512], json[128];
+    result_t r;
+    const char *base = SIM " --config sim_configs/small.ini --set traffic.messages=300 --set fabric.link_jitter=5ns";
+    for (int i = 0; i < 3; i++) {
+        snprintf(json, sizeof json, "%s/run%d.json", dir, i);
+        snprintf(cmd, sizeof cmd, "%s --seed %d --stats %s", base, i == 2 ? 8 : 7, json);
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+        cr_assert_not_null(strstr(r.out, "seed 7") ? r.out : strstr(r.out, "seed 8"), "the seed is printed at start");
+        stats_without_wall(json, i == 0 ? a : i == 1 ? b : c, sizeof a);
+    }
+    cr_assert_str_eq(a, b, "seed 7 twice: the statistics must be identical");
+    cr_assert_str_neq(a, c, "seeds 7 and 8 should differ");
+}
+
+Test(sim, skipping_idle_cycles_changes_no_result, .init = make_dir, .fini = remove_dir)
+{
+    char cmd[512], json[128];
+    result_t r;
+    static char a[1 << 16], b[1 << 16];
+    for (int i = 0; i < 2; i++) {
+        snprintf(json, sizeof json, "%s/s%d.json", dir, i);
+        snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --set traffic.load=0.05 --seed 4 --stats %s %s",
+                 json, i ? "--no-skip" : "");
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        char q[512];
+        /* Clocked cycles and kernel events differ by design; everything else must not. */
+        snprintf(q, sizeof q,
+                 "python3 -c \"import json; d=json.load(open('%s')); d['run'].pop('wall_s'); "
+                 "d['run'].pop('kernel_events'); d['fabric'].pop('cycles_clocked'); d['fabric'].pop('cycles_skipped'); "
+                 "print(json.dumps(d, sort_keys=True))\" > %s/n%d",
+                 json, dir, i);
+        cr_assert_eq(system(q), 0);
+        snprintf(q, sizeof q, "%s/n%d", dir, i);
+        slurp(q, i ? b : a, sizeof a);
+    }
+    cr_assert_str_eq(a, b);
+}
+
+Test(sim, an_aborted_run_still_leaves_a_readable_trace, .init = make_dir, .fini = remove_dir)
+{
+    char cmd[512];
+    result_t r;
+    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --seed 5 --trace %s/w/t.fst --abort-at 300ns", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.signal, 6, "the run must die of SIGABRT (status %d): %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.err, "seed 5"), "the seed is in the failure message: %s", r.err);
+    snprintf(cmd, sizeof cmd, "fst2vcd %s/w/t.fst > %s/t.vcd", dir, dir);
+    cr_assert_eq(system(cmd), 0, "fst2vcd cannot read the trace of the aborted run");
+    static char vcd[1 << 20];
+    char p[128];
+    snprintf(p, sizeof p, "%s/t.vcd", dir);
+    slurp(p, vcd, sizeof vcd);
+    cr_assert_not_null(strstr(vcd, "$enddefinitions"));
+    cr_assert_not_null(strstr(vcd, "fabric_top"), "scope named after the top module");
+    snprintf(cmd, sizeof cmd, "grep '^#' %s/t.vcd | sed 's/#//' | sort -n | tail -1 > %s/last", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    char last[64];
+    snprintf(p, sizeof p, "%s/last", dir);
+    slurp(p, last, sizeof last);
+    unsigned long long t = strtoull(last, NULL, 10);
+    cr_assert(t > 100000 && t <= 300500, "the trace runs until the abort at 300 ns: last time %llu ps", t);
+}
+
+Test(sim, the_trace_window_limits_what_is_dumped, .init = make_dir, .fini = remove_dir)
+{
+    char cmd[512];
+    result_t r;
+    snprintf(cmd, sizeof cmd,
+             SIM " --config sim_configs/small.ini --seed 5 --quiet --trace %s/t.fst --trace-start 200ns --trace-stop 400ns",
+             dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "fst2vcd %s/t.fst | grep '^#' | sed 's/#//' | sort -n | sed -n '1p;$p' > %s/range", dir,
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    char p[128], range[256];
+    snprintf(p, sizeof p, "%s/range", dir);
+    slurp(p, range, sizeof range);
+    unsigned long long first = 0, last = 0;
+    cr_assert_eq(sscanf(range, "%llu %llu", &first, &last), 2, "times: %s", range);
+    cr_assert_geq(first, 200000, "first dump at %llu ps", first);
+    cr_assert_lt(last, 400000, "last dump at %llu ps", last);
+    cr_assert_gt(last, first);
+}
