@@ -147,6 +147,7 @@ shape_flv = $(if $(findstring _fast,$(1)),fast,test)
 # Shapes the tests link (small and quick to build), and any shape asked for on the command line
 # (scripts/run_sim.sh passes SIM_SHAPE for the configuration it runs).
 TB_FABRIC_SHAPES := c2m2 c4m2
+BENCH_FABRIC_SHAPES ?= c4m2_fast c16m16_fast
 SIM_SHAPE ?=
 FABRIC_SHAPES := $(sort $(TB_FABRIC_SHAPES) $(SIM_SHAPE) $(BENCH_FABRIC_SHAPES))
 $(foreach s,$(FABRIC_SHAPES),$(eval $(call fabric_shape,$(s),$(call shape_cn,$(s)),$(call shape_mn,$(s)),$(call shape_flv,$(s)))))
@@ -164,6 +165,17 @@ $(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.
 $(BIN)/diktamo_cfg: $(OBJ)/csim/main/diktamo_cfg.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(filter %.o,$^) $(LDLIBS_SIM)
+
+# Benchmarks: the fast flavour of BENCH_FABRIC_SHAPES (set above; BENCH_FABRIC_SHAPES=... to choose).
+$(eval $(call fabric_registry,bench,$(BENCH_FABRIC_SHAPES)))
+$(BIN)/diktamo_bench: $(OBJ)/csim/main/diktamo_bench.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_bench.o \
+                      $$(foreach s,$$(BENCH_FABRIC_SHAPES),$$(FABRIC_OBJS_$$(s))) $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
+
+.PHONY: bench
+bench: $(BIN)/diktamo_bench ## run the benchmarks: print a table, write build/bench/*.json and *.csv
+	$(BIN)/diktamo_bench --out $(B)/bench
 
 .PHONY: run
 run: $(BIN)/diktamo_cfg ## build and run the default co-simulation (CONFIG=, SEED=, ARGS= to change it)
@@ -196,6 +208,10 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	@mkdir -p $(B)/reports
 	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
 	  exit $${PIPESTATUS[0]}
+
+.PHONY: regress
+regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, longer co-simulations (N=20 seeds)
+	bash scripts/regress.sh $(or $(N),20)
 
 # ---------------------------------------------------------------------------------------------
 .PHONY: lint

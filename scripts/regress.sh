@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Long regression: what `make test` runs once with fixed seeds, run again with many seeds, plus
+# longer co-simulations. Each failure names its seed; rerun one with
+#   TB_SEED=<seed> build/bin/run_tests --filter '<suite>/<test>'     or
+#   bash scripts/run_sim.sh <same arguments>
+# Usage: scripts/regress.sh [NUM_SEEDS]   (default 20). Exit status 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-20}
+fail=0
+log=build/reports/regress.log
+mkdir -p build/reports
+: > "$log"
+
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+
+for seed in $(seq 1 "$n"); do
+  if TB_SEED=$seed build/bin/run_tests --jobs "$(nproc)" --filter '!(sim/*)' >>"$log" 2>&1; then
+    say "regress: tests with TB_SEED=$seed: pass"
+  else
+    say "regress: tests with TB_SEED=$seed: FAIL (see $log)"; fail=1
+  fi
+done
+
+# Co-simulation: loads, link jitter (reorders messages), both fabric clockings.
+for seed in $(seq 1 "$n"); do
+  for args in "--set traffic.load=1.0" "--set traffic.load=0.2 --set fabric.link_jitter=30ns" "--no-skip"; do
+    if bash scripts/run_sim.sh --config sim_configs/small.ini --seed "$seed" --quiet \
+         --set traffic.messages=3000 $args --stats "build/regress/small-$seed.json" >>"$log" 2>&1; then
+      say "regress: small.ini --seed $seed $args: pass"
+    else
+      say "regress: small.ini --seed $seed $args: FAIL (see $log)"; fail=1
+    fi
+  done
+done
+
+if [ "$fail" = 0 ]; then say "regress: all passed"; else say "regress: FAILURES above"; fi
+exit "$fail"
