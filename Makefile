@@ -20,7 +20,17 @@ ARGS   ?=
 .SECONDEXPANSION:
 
 # ---------------------------------------------------------------------------------------------
-# Set-up: install what is missing (Debian packages), once per checkout.
+# Set-up: install what is missing (Debian packages), once per checkout. It runs while the Makefile
+# is read, before anything below asks verilator or pkg-config for paths and flags; `make help` and
+# `make clean` never install anything.
+ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
+  ifneq ($(shell test $(SETUP) -nt scripts/setup.sh && echo ok),ok)
+    ifneq ($(shell bash scripts/setup.sh >&2 && mkdir -p $(B) && touch $(SETUP) && echo ok),ok)
+      $(error scripts/setup.sh failed: the packages above could not be installed)
+    endif
+  endif
+endif
+
 $(SETUP): scripts/setup.sh
 	@bash scripts/setup.sh
 	@mkdir -p $(B) && touch $@
