@@ -11,25 +11,9 @@ import os
 import sys
 import tomllib
 
+from genutil import die, write_if_changed
+
 WORD = 32  # the flit travels as 32-bit words (Verilator's wide-signal word)
-
-
-def die(path, what):
-    print(f"{path}: {what}", file=sys.stderr)
-    sys.exit(2)
-
-
-def write_if_changed(path, text):
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except FileNotFoundError:
-        pass
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 class Def:

@@ -27,24 +27,14 @@ import os
 import re
 import sys
 
+import genutil
+from genutil import write_if_changed
+
 PORT_RE = re.compile(r"VL_(IN|OUT|INOUT)(8|16|64|W|)\(&(\w+),(\d+),(\d+)(?:,(\d+))?\);")
 
 
 def die(what):
-    print(f"gen_vwrap.py: {what}", file=sys.stderr)
-    sys.exit(2)
-
-
-def write_if_changed(path, text):
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except FileNotFoundError:
-        pass
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
+    genutil.die("gen_vwrap.py", what)
 
 
 def c_decl(p):
