@@ -41,7 +41,7 @@ setup: $(SETUP) ## install the Debian packages the build uses (only those missin
 # ---------------------------------------------------------------------------------------------
 # The message definition: one file, generated into RTL and C.
 MSG_DEF := rtl/include/messages.toml
-$(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_DEF) scripts/gen_msg.py | $(SETUP)
+$(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_DEF) scripts/gen_msg.py scripts/genutil.py | $(SETUP)
 	@mkdir -p $(GEN)
 	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
 
@@ -79,7 +79,7 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(RTL_SRCS) $(RTL_INCS) $(TB_HDL) $(VLT) | $(S
 	  $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
-$(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py
+$(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
 $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h csim/cleanup.h
 	@mkdir -p $$(@D)
