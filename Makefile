@@ -13,6 +13,11 @@ SETUP  := $(B)/.setup-done
 PY     := python3
 JOBS   ?= $(shell nproc)
 
+# Build in parallel by default (one job per core) unless -j was given.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(JOBS)
+endif
+
 CONFIG ?= sim_configs/paper.ini
 SEED   ?= 1
 ARGS   ?=
