@@ -4,7 +4,7 @@
 # arguments. Usage: scripts/run_sim.sh [diktamo_sim arguments]   (see diktamo_sim --help)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make -s -j"$(nproc)" build/bin/diktamo_cfg
+make -s build/bin/diktamo_cfg
 shape=$(build/bin/diktamo_cfg "$@" --shape)
-make -s -j"$(nproc)" SIM_SHAPE="$shape" "build/bin/diktamo_sim_$shape"
+make -s SIM_SHAPE="$shape" "build/bin/diktamo_sim_$shape"
 exec "build/bin/diktamo_sim_$shape" "$@"
