@@ -108,7 +108,7 @@ module link_loopback #(
 
   // ---- class arbitration into the output register slice ----
   logic [NumCls-1:0] req, gnt;
-  logic [ClsW-1:0]   gnt_idx;
+  logic [ClsW-1:0]   gnt_idx_unused;  // the one-hot grant selects the data
   logic              gnt_valid, slice_ready, fire;
 
   assign req  = fifo_out_valid & tx_crd_avail & {NumCls{slice_ready}};
@@ -124,9 +124,17 @@ module link_loopback #(
     .req_i       (req),
     .ack_i       (fire),
     .gnt_o       (gnt),
-    .gnt_idx_o   (gnt_idx),
+    .gnt_idx_o   (gnt_idx_unused),
     .gnt_valid_o (gnt_valid)
   );
+
+  // The granted FIFO's head, by AND-OR over the one-hot grant (an indexed part-select of the
+  // NumCls*FlitW vector would synthesize as a wide shifter, three times the area).
+  logic [FlitW-1:0] slice_in;
+  always_comb begin
+    slice_in = '0;
+    for (int c = 0; c < NumCls; c++) slice_in |= {FlitW{gnt[c]}} & fifo_out_data[c*FlitW +: FlitW];
+  end
 
   // The slice's receiver never back-pressures: every message it holds already owns a credit.
   skid_buf #(
@@ -136,7 +144,7 @@ module link_loopback #(
     .rst_ni      (rst_ni),
     .in_valid_i  (fire),
     .in_ready_o  (slice_ready),
-    .in_data_i   (fifo_out_data[gnt_idx*FlitW +: FlitW]),
+    .in_data_i   (slice_in),
     .out_valid_o (tx_valid_o),
     .out_ready_i (1'b1),
     .out_data_o  (tx_msg_o)
