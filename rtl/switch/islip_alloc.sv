@@ -1,0 +1,321 @@
+`default_nettype none
+// iSLIP separable allocator (McKeown, "The iSLIP scheduling algorithm for input-queued switches",
+// IEEE/ACM ToN 7(2), 1999) for a switch with virtual output queues. Each cycle every input
+// presents the outputs it has a message for (req_i); the allocator returns a matching: every input
+// gets at most one output and every output at most one input.
+//
+// Each iteration runs request, grant and accept among the ports still unmatched:
+//   request: unmatched input i requests every unmatched output o with req_i[i*NumOut + o];
+//   grant:   each output grants the first requesting input at or after its grant pointer,
+//            wrapping around;
+//   accept:  each input accepts the first granting output at or after its accept pointer.
+// The pointers move only for matches of the first iteration, and only when en_i is high: the
+// accepting input's accept pointer to one past the accepted output, the granting output's grant
+// pointer to one past the accepting input. A grant that is not accepted moves nothing, so an
+// output keeps granting the same input until it is served. This keeps the output pointers apart
+// under heavy load: from reset under full requests the matching grows by one pair per cycle
+// from Iters pairs, and once perfect it stays perfect every cycle (checked by the tests).
+// Later iterations only fill in ports left unmatched; each adds at least one match while any
+// unmatched input requests an unmatched output, so Iters >= min(NumIn, NumOut) gives a maximal
+// matching (asserted).
+//
+// Starvation: a request that stays up until served, among requests that all do so, is matched
+// within NumOut * NumIn * (NumIn + 1) / 2 enabled cycles (proof in tb/test_islip_alloc.c).
+// Requests that drop unserved void the bound, and that includes masking requests with "the
+// output can take a message now": an output whose availability toggles every other cycle can be
+// starved (shown in the tests). A switch that needs the bound must keep such requests up, or add
+// its own aging.
+//
+// The matching is combinational from req_i and the pointers. Each round-robin pick is the lowest
+// set bit of the requests at or after the pointer, else of all requests, as in rr_arb, with
+// prio_enc's x & -x written in line: two prio_enc instances per pick would also bring their index
+// loops, unused here but kept by Verilator for tracing, which tripled the C++ of the test model
+// (300 000 lines instead of 110 000). The pointers are stored as indices and decoded into
+// thermometer masks, (NumIn + NumOut) * log2 flops instead of 2 * NumIn * NumOut.
+module islip_alloc #(
+  /// Number of input ports (>= 1).
+  parameter int NumIn = 4,
+  /// Number of output ports (>= 1).
+  parameter int NumOut = 4,
+  /// Request-grant-accept iterations per cycle (1 ..= 4).
+  parameter int Iters = 1,
+  /// Width in bits of an input index (derived; do not override).
+  localparam int InIdxW = (NumIn > 1) ? $clog2(NumIn) : 1,
+  /// Width in bits of an output index (derived; do not override).
+  localparam int OutIdxW = (NumOut > 1) ? $clog2(NumOut) : 1
+) (
+  /// Clock.
+  input  logic                      clk_i,
+  /// Synchronous active-low reset: every grant and accept pointer back to port 0.
+  input  logic                      rst_ni,
+  /// Requests, row-major: bit i*NumOut + o set when input i has a message for output o that
+  /// output o can take this cycle.
+  input  logic [NumIn*NumOut-1:0]   req_i,
+  /// The matching of this cycle is used: the pointers advance. When low the matching is still
+  /// computed but nothing changes (the switch stalls).
+  input  logic                      en_i,
+  /// The matching, row-major like req_i: bit i*NumOut + o set when input i sends to output o.
+  /// At most one bit per row and per column, only where requested.
+  output logic [NumIn*NumOut-1:0]   match_o,
+  /// Input i is matched (bit i).
+  output logic [NumIn-1:0]          in_match_valid_o,
+  /// Output matched to input i (bits i*OutIdxW +: OutIdxW; 0 when unmatched).
+  output logic [NumIn*OutIdxW-1:0]  in_match_idx_o,
+  /// Output o is matched (bit o).
+  output logic [NumOut-1:0]         out_match_valid_o,
+  /// Input matched to output o (bits o*InIdxW +: InIdxW; 0 when unmatched).
+  output logic [NumOut*InIdxW-1:0]  out_match_idx_o
+);
+`include "assert.svh"
+
+  if (NumIn < 1) begin : g_bad_num_in
+    $error("islip_alloc: NumIn must be >= 1");
+  end
+  if (NumOut < 1) begin : g_bad_num_out
+    $error("islip_alloc: NumOut must be >= 1");
+  end
+  if (Iters < 1 || Iters > 4) begin : g_bad_iters
+    $error("islip_alloc: Iters must be in 1..4");
+  end
+
+  localparam int NumReq = NumIn * NumOut;
+  // Iters for the generate loop, kept >= 1 so that an illegal Iters reaches its $error above
+  // instead of failing elaboration first.
+  localparam int NumIters = (Iters < 1) ? 1 : Iters;
+
+  // Matrices are kept in two layouts: row-major (bit i*NumOut + o, as req_i: a row is one input's
+  // view) and column-major (bit o*NumIn + i, names ending in _t: a column is one output's view).
+  // Grants are picked per column and accepts per row, so each iteration transposes its grants
+  // once; everything else is whole-vector or per-row/column slice logic. In hardware a transpose
+  // is wiring; in Verilator each one is NumIn * NumOut bit moves, so there are only 1 + Iters of
+  // them (and one for an assertion).
+
+  // ---- Pointers and their thermometer masks ----
+  // gptr: per output, the input it grants first; aptr: per input, the output it accepts first.
+  // A mask has the bits at and after its pointer set.
+  logic [NumOut*InIdxW-1:0] gptr_q, gptr_d;
+  logic [NumIn*OutIdxW-1:0] aptr_q, aptr_d;
+  logic [NumReq-1:0]        gmask_t; // column-major: output o's mask over the inputs
+  logic [NumReq-1:0]        amask;   // row-major: input i's mask over the outputs
+
+  always_comb begin
+    for (int o = 0; o < NumOut; o++) begin
+      gmask_t[o*NumIn +: NumIn] = {NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW];
+    end
+  end
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      amask[i*NumOut +: NumOut] = {NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW];
+    end
+  end
+
+  logic [NumReq-1:0] req_t; // req_i, column-major
+
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      for (int o = 0; o < NumOut; o++) req_t[o*NumIn + i] = req_i[i*NumOut + o];
+    end
+  end
+
+  // ---- Iterations ----
+  // Iteration k sees the ports left free by iteration k-1 and adds its accepts to the matching.
+  // Each stage has its own signals (not slices of one vector) and each always_comb writes one
+  // signal, so no variable feeds itself and Verilator sees no combinational loop.
+  for (genvar k = 0; k < NumIters; k++) begin : g_iter
+    logic [NumIn-1:0]  in_free;        // input unmatched before this iteration
+    logic [NumOut-1:0] out_free;       // output unmatched before this iteration
+    logic [NumReq-1:0] match_before;   // matching before this iteration, row-major
+    logic [NumReq-1:0] match_t_before; // the same, column-major
+    logic [NumReq-1:0] out_free_t;     // out_free[o] over column o
+    logic [NumReq-1:0] rq_t;           // requests between free ports, column-major
+    logic [NumReq-1:0] gnt_t;          // grants, column-major: at most one per column
+    logic [NumReq-1:0] gnt;            // the same, row-major
+    logic [NumReq-1:0] acc;            // accepts, row-major: at most one per row
+    logic [NumReq-1:0] acc_t;          // the same, column-major
+    logic [NumIn-1:0]  in_acc;         // input accepted an output
+    logic [NumOut-1:0] out_acc;        // output's grant was accepted
+    logic [NumIn-1:0]  in_free_next;   // input unmatched after this iteration
+    logic [NumOut-1:0] out_free_next;  // output unmatched after this iteration
+    logic [NumReq-1:0] match;          // matching after this iteration, row-major
+    logic [NumReq-1:0] match_t;        // the same, column-major
+
+    if (k == 0) begin : g_first
+      assign in_free        = '1;
+      assign out_free       = '1;
+      assign match_before   = '0;
+      assign match_t_before = '0;
+    end else begin : g_later
+      assign in_free        = g_iter[k-1].in_free_next;
+      assign out_free       = g_iter[k-1].out_free_next;
+      assign match_before   = g_iter[k-1].match;
+      assign match_t_before = g_iter[k-1].match_t;
+    end
+
+    always_comb begin
+      for (int o = 0; o < NumOut; o++) out_free_t[o*NumIn +: NumIn] = {NumIn{out_free[o]}};
+    end
+    assign rq_t = req_t & {NumOut{in_free}} & out_free_t;
+
+    // Grant: each output picks the first requesting input at or after its pointer, wrapping.
+    for (genvar o = 0; o < NumOut; o++) begin : g_grant
+      logic [NumIn-1:0] req, hi;
+      assign req = rq_t[o*NumIn +: NumIn];
+      assign hi  = req & gmask_t[o*NumIn +: NumIn];
+      assign gnt_t[o*NumIn +: NumIn] = (hi != '0) ? (hi & (~hi + NumIn'(1)))
+                                                  : (req & (~req + NumIn'(1)));
+    end
+
+    always_comb begin
+      for (int i = 0; i < NumIn; i++) begin
+        for (int o = 0; o < NumOut; o++) gnt[i*NumOut + o] = gnt_t[o*NumIn + i];
+      end
+    end
+
+    // Accept: each input picks the first granting output at or after its pointer, wrapping.
+    for (genvar i = 0; i < NumIn; i++) begin : g_accept
+      logic [NumOut-1:0] req, hi;
+      assign req = gnt[i*NumOut +: NumOut];
+      assign hi  = req & amask[i*NumOut +: NumOut];
+      assign acc[i*NumOut +: NumOut] = (hi != '0) ? (hi & (~hi + NumOut'(1)))
+                                                  : (req & (~req + NumOut'(1)));
+    end
+
+    always_comb begin
+      for (int i = 0; i < NumIn; i++) in_acc[i] = |acc[i*NumOut +: NumOut];
+    end
+    // An output is accepted when some row accepts it; its column of acc_t is then its grant.
+    always_comb begin
+      out_acc = '0;
+      for (int i = 0; i < NumIn; i++) out_acc = out_acc | acc[i*NumOut +: NumOut];
+    end
+    always_comb begin
+      for (int o = 0; o < NumOut; o++) begin
+        acc_t[o*NumIn +: NumIn] = gnt_t[o*NumIn +: NumIn] & {NumIn{out_acc[o]}};
+      end
+    end
+
+    assign in_free_next  = in_free & ~in_acc;
+    assign out_free_next = out_free & ~out_acc;
+    assign match         = match_before | acc;
+    assign match_t       = match_t_before | acc_t;
+
+    // While some free input requests a free output, the iteration adds a match: that output
+    // grants someone, and an input with a grant always accepts one.
+    `ASSERT(iteration_makes_progress, rq_t == '0 || acc != '0)
+  end
+
+  // ---- The matching and its indices ----
+  // Later iterations see only free ports, so the last stage's OR of accepts is the matching.
+  logic [NumReq-1:0] match_t; // column-major
+
+  assign match_o           = g_iter[NumIters-1].match;
+  assign match_t           = g_iter[NumIters-1].match_t;
+  assign in_match_valid_o  = ~g_iter[NumIters-1].in_free_next;
+  assign out_match_valid_o = ~g_iter[NumIters-1].out_free_next;
+
+  // One-hot to index: bit b of the index is the OR of the one-hot bits whose position has bit b
+  // set (a constant mask per b), as in prio_enc but with one reduction per index bit.
+  function automatic logic [OutIdxW*NumOut-1:0] out_bit_masks();
+    out_bit_masks = '0;
+    for (int b = 0; b < OutIdxW; b++) begin
+      for (int o = 0; o < NumOut; o++) out_bit_masks[b*NumOut + o] = ((o >> b) & 1) == 1;
+    end
+  endfunction
+  function automatic logic [InIdxW*NumIn-1:0] in_bit_masks();
+    in_bit_masks = '0;
+    for (int b = 0; b < InIdxW; b++) begin
+      for (int i = 0; i < NumIn; i++) in_bit_masks[b*NumIn + i] = ((i >> b) & 1) == 1;
+    end
+  endfunction
+  localparam logic [OutIdxW*NumOut-1:0] OutBitMasks = out_bit_masks();
+  localparam logic [InIdxW*NumIn-1:0]   InBitMasks  = in_bit_masks();
+
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      for (int b = 0; b < OutIdxW; b++) begin
+        in_match_idx_o[i*OutIdxW + b] =
+            |(match_o[i*NumOut +: NumOut] & OutBitMasks[b*NumOut +: NumOut]);
+      end
+    end
+  end
+  always_comb begin
+    for (int o = 0; o < NumOut; o++) begin
+      for (int b = 0; b < InIdxW; b++) begin
+        out_match_idx_o[o*InIdxW + b] =
+            |(match_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
+      end
+    end
+  end
+
+  // ---- Pointer update: first-iteration matches only, and only when the matching is used ----
+  // A port matched in the first iteration keeps its partner in the final matching, so the
+  // partner's index is the final one.
+  always_comb begin
+    gptr_d = gptr_q;
+    aptr_d = aptr_q;
+    if (en_i) begin
+      for (int o = 0; o < NumOut; o++) begin
+        if (!g_iter[0].out_free_next[o]) begin
+          gptr_d[o*InIdxW +: InIdxW] =
+              (out_match_idx_o[o*InIdxW +: InIdxW] == InIdxW'(NumIn - 1))
+              ? '0 : out_match_idx_o[o*InIdxW +: InIdxW] + InIdxW'(1);
+        end
+      end
+      for (int i = 0; i < NumIn; i++) begin
+        if (!g_iter[0].in_free_next[i]) begin
+          aptr_d[i*OutIdxW +: OutIdxW] =
+              (in_match_idx_o[i*OutIdxW +: OutIdxW] == OutIdxW'(NumOut - 1))
+              ? '0 : in_match_idx_o[i*OutIdxW +: OutIdxW] + OutIdxW'(1);
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      gptr_q <= '0;
+      aptr_q <= '0;
+    end else begin
+      gptr_q <= gptr_d;
+      aptr_q <= aptr_d;
+    end
+  end
+
+  // ---- Checks ----
+  `ASSERT(match_only_where_requested, (match_o & ~req_i) == '0)
+  for (genvar i = 0; i < NumIn; i++) begin : g_chk_in
+    `ASSERT(one_output_per_input, $onehot0(match_o[i*NumOut +: NumOut]))
+    `ASSERT(in_valid_is_row_or, in_match_valid_o[i] == |match_o[i*NumOut +: NumOut])
+    `ASSERT(in_idx_names_the_match, !in_match_valid_o[i] ||
+            ((match_o[i*NumOut +: NumOut] >> in_match_idx_o[i*OutIdxW +: OutIdxW])
+             & NumOut'(1)) != '0)
+  end
+  logic [NumReq-1:0] match_o_t; // match_o transposed, to check the column-major copy
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      for (int o = 0; o < NumOut; o++) match_o_t[o*NumIn + i] = match_o[i*NumOut + o];
+    end
+  end
+  `ASSERT(layouts_agree, match_t == match_o_t)
+  for (genvar o = 0; o < NumOut; o++) begin : g_chk_out
+    `ASSERT(one_input_per_output, $onehot0(match_t[o*NumIn +: NumIn]))
+    `ASSERT(out_valid_is_column_or, out_match_valid_o[o] == |match_t[o*NumIn +: NumIn])
+    `ASSERT(out_idx_names_the_match, !out_match_valid_o[o] ||
+            ((match_t[o*NumIn +: NumIn] >> out_match_idx_o[o*InIdxW +: InIdxW]) & NumIn'(1)) != '0)
+  end
+  // Each iteration adds a match while an unmatched input requests an unmatched output, and no
+  // matching has more than min(NumIn, NumOut) pairs: after that many iterations nothing is left.
+  if (Iters >= NumIn || Iters >= NumOut) begin : g_chk_maximal
+    logic [NumReq-1:0] left; // requests between ports both still unmatched
+    always_comb begin
+      for (int i = 0; i < NumIn; i++) begin
+        for (int o = 0; o < NumOut; o++) begin
+          left[i*NumOut + o] = req_i[i*NumOut + o] & ~in_match_valid_o[i] & ~out_match_valid_o[o];
+        end
+      end
+    end
+    `ASSERT(matching_is_maximal, left == '0)
+  end
+
+endmodule
+`default_nettype wire
