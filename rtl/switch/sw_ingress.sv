@@ -1,0 +1,188 @@
+`default_nettype none
+`include "assert.svh"
+
+// One input port of the CXL switch: the link's receive side.
+//
+// A message arriving on the link goes into this port's shared buffer (voq_buf), on the virtual
+// output queue of its (output port, class); the route comes from the switch's routing table. Each
+// cycle the port tells the allocator which outputs it could send to (a queue of that output holds
+// a message of a class the output has a credit for); when the allocator matches it to an output,
+// a round-robin over the eligible classes picks the message, which leaves the buffer that cycle.
+//
+// Credits: the port advertises CrdPerCls credits per class after reset (one per cycle per class,
+// as a CXL link advertises its buffers) and returns one each time a message of that class leaves
+// the buffer, or is sunk because its destination has no route. The buffer holds
+// CrdPerCls * NUM_CLASSES messages, so a sender that respects its credits never finds it full and
+// no class can take another's space: a request can never block a response here.
+module sw_ingress #(
+  /// number of output ports of the switch
+  parameter int unsigned NumOut    = 4,
+  /// credits (buffer entries) per message class
+  parameter int unsigned CrdPerCls = 4,
+  localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
+  localparam int unsigned FlitW    = msg_pkg::FLIT_W,
+  localparam int unsigned OutW     = (NumOut > 1) ? $clog2(NumOut) : 1,
+  localparam int unsigned ClsW     = $clog2(NumCls)
+) (
+  /// switch clock
+  input  wire logic                     clk_i,
+  /// synchronous reset, active low
+  input  wire logic                     rst_ni,
+  /// a message arrives from the link
+  input  wire logic                     rx_valid_i,
+  /// the arriving message (msg_pkg::msg_t)
+  input  wire logic [FlitW-1:0]         rx_msg_i,
+  /// its route: the routing table has an entry for its destination
+  input  wire logic                     rx_route_valid_i,
+  /// its route: the output port
+  input  wire logic [OutW-1:0]          rx_route_out_i,
+  /// one credit returned to the link partner per set bit (bit = class)
+  output logic      [NumCls-1:0]        rx_crd_o,
+  /// a message without a route was sunk this cycle (counted by the switch)
+  output logic                          rx_sunk_o,
+  /// per output and class, row-major (o*NumCls + c): the output holds a credit for the class
+  input  wire logic [NumOut*NumCls-1:0] out_crd_avail_i,
+  /// per output: this port has a message the output can take now (the allocator's request)
+  output logic      [NumOut-1:0]        req_o,
+  /// the allocator matched this port this cycle
+  input  wire logic                     match_valid_i,
+  /// the output it is matched to
+  input  wire logic [OutW-1:0]          match_out_i,
+  /// the message that leaves toward the matched output (valid with match_valid_i)
+  output logic      [FlitW-1:0]         deq_msg_o,
+  /// its class
+  output logic      [ClsW-1:0]          deq_cls_o,
+  /// nothing in this port will change until an input changes
+  output logic                          idle_o
+);
+  localparam int unsigned NumQ  = NumOut * NumCls;
+  localparam int unsigned Depth = CrdPerCls * NumCls;
+  localparam int unsigned QW    = (NumQ > 1) ? $clog2(NumQ) : 1;
+  localparam int unsigned InitW = $clog2(CrdPerCls + 1);
+  localparam int unsigned CntW  = $clog2(Depth + 1);
+
+  if (NumOut < 2) begin : g_bad_out
+    $error("sw_ingress: NumOut must be at least 2");
+  end
+  if (CrdPerCls < 1) begin : g_bad_crd
+    $error("sw_ingress: CrdPerCls must be at least 1");
+  end
+
+  // ---- receive: class decode, enqueue on (route, class) ----
+  msg_pkg::opcode_t rx_op;
+  msg_pkg::class_t  rx_cls;
+  logic             enq, enq_ready;
+  logic [QW-1:0]    enq_q;
+
+  assign rx_op     = rx_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W];
+  assign rx_cls    = msg_pkg::msg_class(rx_op);
+  assign enq       = rx_valid_i & rx_route_valid_i;
+  assign enq_q     = QW'(rx_route_out_i) * QW'(NumCls) + QW'(rx_cls);
+  assign rx_sunk_o = rx_valid_i & ~rx_route_valid_i;
+
+  // ---- requests and the class of the matched output ----
+  logic [NumQ-1:0]   nonempty;
+  logic [NumCls-1:0] elig, pick;
+  logic [ClsW-1:0]   pick_idx;
+  logic              pick_valid, deq;
+
+  always_comb begin
+    for (int o = 0; o < NumOut; o++)
+      req_o[o] = |(nonempty[o*NumCls +: NumCls] & out_crd_avail_i[o*NumCls +: NumCls]);
+  end
+
+  always_comb begin
+    elig = '0;
+    for (int o = 0; o < NumOut; o++)
+      if (OutW'(o) == match_out_i)
+        elig = nonempty[o*NumCls +: NumCls] & out_crd_avail_i[o*NumCls +: NumCls];
+  end
+
+  rr_arb #(
+    .N (NumCls)
+  ) u_cls_arb (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .req_i       (elig),
+    .ack_i       (deq),
+    .gnt_o       (pick),
+    .gnt_idx_o   (pick_idx),
+    .gnt_valid_o (pick_valid)
+  );
+
+  assign deq       = match_valid_i & pick_valid;
+  assign deq_cls_o = pick_idx;
+
+  logic [CntW-1:0] free_unused;
+  logic            buf_idle;
+
+  voq_buf #(
+    .Depth (Depth),
+    .Width (FlitW),
+    .NumQ  (NumQ)
+  ) u_buf (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .enq_valid_i  (enq),
+    .enq_q_i      (enq_q),
+    .enq_data_i   (rx_msg_i),
+    .enq_ready_o  (enq_ready),
+    .deq_valid_i  (deq),
+    .deq_q_i      (QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx)),
+    .deq_data_o   (deq_msg_o),
+    .q_nonempty_o (nonempty),
+    .free_o       (free_unused),
+    .idle_o       (buf_idle)
+  );
+
+  // ---- credit return: CrdPerCls per class after reset, then one per message gone ----
+  // A sunk message frees its credit too; when a message of its class leaves the buffer in the same
+  // cycle, the sunk one's credit waits in a per-class count (at most CrdPerCls: the sender cannot
+  // have more outstanding).
+  logic [InitW-1:0]        init_q, init_d;
+  logic [NumCls-1:0]       crd_q, crd_d;
+  logic [NumCls*InitW-1:0] pend_q, pend_d;
+
+  always_comb begin
+    init_d = init_q;
+    pend_d = pend_q;
+    crd_d  = pick & {NumCls{deq}};
+    if (rx_sunk_o)
+      pend_d[rx_cls[ClsW-1:0]*InitW +: InitW] = pend_q[rx_cls[ClsW-1:0]*InitW +: InitW] + 1'b1;
+    for (int c = 0; c < NumCls; c++) begin
+      if (!crd_d[c] && pend_d[c*InitW +: InitW] != '0) begin
+        crd_d[c]                 = 1'b1;
+        pend_d[c*InitW +: InitW] = pend_d[c*InitW +: InitW] - 1'b1;
+      end
+    end
+    if (init_q != '0) begin
+      init_d = init_q - 1'b1;
+      crd_d  = '1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      init_q <= InitW'(CrdPerCls);
+      crd_q  <= '0;
+      pend_q <= '0;
+    end else begin
+      init_q <= init_d;
+      crd_q  <= crd_d;
+      pend_q <= pend_d;
+    end
+  end
+
+  assign rx_crd_o = crd_q;
+  assign idle_o   = buf_idle & (init_q == '0) & ~|crd_q & ~|pend_q;
+
+  // A sender that respects its credits never finds the buffer full and sends only defined messages;
+  // nothing arrives before the credits have been advertised.
+  `ASSERT(rx_respects_credits, !(enq && !enq_ready))
+  `ASSERT(rx_opcode_defined, !(rx_valid_i && !msg_pkg::msg_op_valid(rx_op)))
+  `ASSERT(rx_after_credit_advert, !(rx_valid_i && init_q == InitW'(CrdPerCls)))
+  // The allocator only matches a port to an output it requested.
+  `ASSERT(match_was_requested, !(match_valid_i && !pick_valid))
+
+endmodule
+`default_nettype wire
