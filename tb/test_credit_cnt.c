@@ -14,6 +14,7 @@
 #include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
+#include "tb_child.h"
 #include "tb_seed.h"
 #include "vw_credit_cnt_tb.h"
 
@@ -137,41 +138,33 @@ Test(credit_cnt, reset_restores_init_credits)
     vw_credit_cnt_tb_free(m);
 }
 
-/* Runs one cycle of the given traffic on set s after reset, in a child process, and returns how
- * the child ended and what it printed. An RTL assertion failure prints its name and aborts. */
+/* One cycle of the given traffic on set s after reset (run in a child: it may abort). */
+typedef struct child_args {
+    size_t s;
+    unsigned give;
+    bool take;
+} child_args_t;
+
+static void child_body(void *arg)
+{
+    const child_args_t *a = arg;
+    vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
+    uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
+    in_t in;
+    memset(&in, 0, sizeof in);
+    in.rst_ni = 1;
+    vw_put_u(&in, SETS[a->s].give, a->give);
+    vw_put_u(&in, SETS[a->s].take, a->take);
+    vw_credit_cnt_tb_set(m, &in);
+    vw_credit_cnt_tb_tick(m, cyc);
+}
+
+/* Runs child_body in a child process and returns how it ended and what it printed. An RTL
+ * assertion failure prints its name and aborts. */
 static void run_child(size_t s, unsigned give, bool take, int *status, char *out, size_t out_len)
 {
-    int fd[2];
-    cr_assert_eq(pipe(fd), 0, "pipe");
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0, "fork");
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        setvbuf(stdout, NULL, _IONBF, 0);
-        vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
-        uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
-        in_t in;
-        memset(&in, 0, sizeof in);
-        in.rst_ni = 1;
-        vw_put_u(&in, SETS[s].give, give);
-        vw_put_u(&in, SETS[s].take, take);
-        vw_credit_cnt_tb_set(m, &in);
-        vw_credit_cnt_tb_tick(m, cyc);
-        printf("no assertion fired\n");
-        _exit(0);
-    }
-    close(fd[1]);
-    size_t n = 0;
-    ssize_t k;
-    while ((k = read(fd[0], out + n, out_len - 1 - n)) > 0)
-        n += (size_t)k;
-    out[n] = '\0';
-    close(fd[0]);
-    cr_assert_eq(waitpid(pid, status, 0), pid, "waitpid");
+    child_args_t a = {s, give, take};
+    tb_run_child(child_body, &a, status, out, out_len);
 }
 
 static void expect_abort(size_t s, unsigned give, bool take, const char *assertion)

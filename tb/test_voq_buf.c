@@ -15,6 +15,7 @@
 #include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
+#include "tb_child.h"
 #include "tb_seed.h"
 #include "vw_voq_buf_tb.h"
 
@@ -615,48 +616,40 @@ Test(voq_buf, nothing_changes_without_commands)
 /* ------------------------------------------------------------------------------------------------
  * Assertions: illegal commands abort the run, naming the assertion. */
 
-/* On set s after reset, enqueues `fill` words into queue fill_q, then gives cmd for one cycle; in a
- * child process. Returns how the child ended and what it printed. */
+/* On set s after reset, enqueues `fill` words into queue fill_q, then gives cmd for one cycle (run in
+ * a child: it may abort). */
+typedef struct child_args {
+    size_t s;
+    unsigned fill, fill_q;
+    cmd_t cmd;
+} child_args_t;
+
+static void child_body(void *arg)
+{
+    const child_args_t *a = arg;
+    const voq_set_t *p = &SETS[a->s];
+    vw_voq_buf_tb *m = vw_voq_buf_tb_create(PERIOD_PS, 1);
+    uint64_t cyc = vw_voq_buf_tb_reset(m, 0, 2);
+    in_t in;
+    for (unsigned i = 0; i <= a->fill; i++) {
+        cmd_t c = i < a->fill ? enq_cmd(a->fill_q, i) : a->cmd;
+        memset(&in, 0, sizeof in);
+        in.rst_ni = 1;
+        vw_put_u(&in, p->enq_valid, c.enq);
+        vw_put_u(&in, p->enq_q, c.enq_q);
+        vw_put_u(&in, p->enq_data, c.data);
+        vw_put_u(&in, p->deq_valid, c.deq);
+        vw_put_u(&in, p->deq_q, c.deq_q);
+        vw_voq_buf_tb_set(m, &in);
+        vw_voq_buf_tb_tick(m, cyc++);
+    }
+}
+
+/* Runs child_body in a child process; returns how it ended and what it printed. */
 static void run_child(size_t s, unsigned fill, unsigned fill_q, cmd_t cmd, int *status, char *out, size_t out_len)
 {
-    int fd[2];
-    cr_assert_eq(pipe(fd), 0, "pipe");
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0, "fork");
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        setvbuf(stdout, NULL, _IONBF, 0);
-        const voq_set_t *p = &SETS[s];
-        vw_voq_buf_tb *m = vw_voq_buf_tb_create(PERIOD_PS, 1);
-        uint64_t cyc = vw_voq_buf_tb_reset(m, 0, 2);
-        in_t in;
-        for (unsigned i = 0; i <= fill; i++) {
-            cmd_t c = i < fill ? enq_cmd(fill_q, i) : cmd;
-            memset(&in, 0, sizeof in);
-            in.rst_ni = 1;
-            vw_put_u(&in, p->enq_valid, c.enq);
-            vw_put_u(&in, p->enq_q, c.enq_q);
-            vw_put_u(&in, p->enq_data, c.data);
-            vw_put_u(&in, p->deq_valid, c.deq);
-            vw_put_u(&in, p->deq_q, c.deq_q);
-            vw_voq_buf_tb_set(m, &in);
-            vw_voq_buf_tb_tick(m, cyc++);
-        }
-        printf("no assertion fired\n");
-        _exit(0);
-    }
-    close(fd[1]);
-    size_t n = 0;
-    ssize_t k;
-    while ((k = read(fd[0], out + n, out_len - 1 - n)) > 0)
-        n += (size_t)k;
-    out[n] = '\0';
-    close(fd[0]);
-    cr_assert_eq(waitpid(pid, status, 0), pid, "waitpid");
+    child_args_t a = {s, fill, fill_q, cmd};
+    tb_run_child(child_body, &a, status, out, out_len);
 }
 
 static void expect_abort(size_t s, unsigned fill, unsigned fill_q, cmd_t cmd, const char *assertion)
