@@ -46,6 +46,8 @@ setup: $(SETUP) ## install the Debian packages the build uses (only those missin
 # ---------------------------------------------------------------------------------------------
 # The message definition: one file, generated into RTL and C.
 MSG_DEF := rtl/include/messages.toml
+# The generator rewrites a file only when its content changes, so that nothing downstream rebuilds
+# for nothing; it may therefore run again when an input is newer than an unchanged output (cheap).
 $(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_DEF) scripts/gen_msg.py scripts/genutil.py | $(SETUP)
 	@mkdir -p $(GEN)
 	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
@@ -86,7 +88,7 @@ $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
-$(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h csim/cleanup.h
+$(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/cleanup.h
 	@mkdir -p $$(@D)
 	$(CXX) $(VL_CXXFLAGS) -I$(B)/vl/$(1) -I$(GEN)/vw -Icsim -c $$< -o $$@
 VMODEL_OBJS_$(1) := $(OBJ)/vw/vw_$(1).o $(B)/vl/$(1)/V$(1)__ALL.a
