@@ -347,10 +347,13 @@ static void edge_event(void *obj, uint64_t cycle)
         }
     }
 
-    if (!f->p.skip_idle || !f->rtl_idle)
+    if (!f->p.skip_idle || !f->rtl_idle) {
         wake(f, cycle + 1);
-    else if (next_input_time(f) != UINT64_MAX)
-        wake_at(f, next_input_time(f));
+    } else {
+        uint64_t t = next_input_time(f);
+        if (t != UINT64_MAX)
+            wake_at(f, t);
+    }
 }
 
 int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps)

@@ -16,6 +16,8 @@ static uint64_t wall_ns(void *arg)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+double progress_wall_seconds(void) { return (double)wall_ns(NULL) * 1e-9; }
+
 void progress_init(progress_t *p, bool enabled, const char *extra_unit)
 {
     progress_init_stream(p, stderr, enabled ? PROGRESS_AUTO : PROGRESS_OFF, extra_unit);

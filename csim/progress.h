@@ -64,6 +64,9 @@ static inline void progress_update(progress_t *p, uint64_t sim_ps, double extra)
         progress_check(p, sim_ps, extra);
 }
 
+/** The monotonic wall clock the progress line uses, in seconds (for timing a run or a benchmark). */
+double progress_wall_seconds(void);
+
 /** Erases the line (if one was drawn). The progress_t may then be dropped. */
 void progress_finish(progress_t *p);
 

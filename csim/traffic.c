@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg_rand.h"
 #include "rng.h"
 
 /* A message waiting to be sent or waiting to come back. */
@@ -75,43 +76,17 @@ static pending_t pq_remove(pqueue_t *q, unsigned i)
     return e;
 }
 
-static uint64_t rand_field(rng_t *r, unsigned width)
-{
-    uint64_t v = rng_next(r);
-    return width >= 64 ? v : v & ((1ull << width) - 1);
-}
-
-/* A random well-formed message of a random enabled type from this port's node. */
+/* A random well-formed message of a random enabled type from this port's node, to a random node,
+ * tagged with the port's sequence number. */
 static void random_msg(traffic_t *t, tport_t *tp, msg_t *m)
 {
-    memset(m, 0, sizeof *m);
-    m->opcode = t->ops[rng_below(&tp->rng, t->nops)];
+    msg_fill_random(&tp->rng, t->ops[rng_below(&tp->rng, t->nops)], m);
     uint32_t used = msg_fields_used(m->opcode);
-    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++)
-        if (used & (1u << i))
-            msg_field_set(m, 1u << i, rand_field(&tp->rng, msg_field_width(1u << i)));
     m->src = (uint8_t)tp->node;
-    if (used & MSG_F_DST) {
-        unsigned other = (unsigned)rng_below(&tp->rng, t->nports);
-        m->dst = (uint8_t)fabric_port_node(t->f, other);
-    }
+    if (used & MSG_F_DST)
+        m->dst = (uint8_t)fabric_port_node(t->f, (unsigned)rng_below(&tp->rng, t->nports));
     if (used & MSG_F_TAG)
         m->tag = (uint16_t)(tp->tag++ & ((1u << MSG_TAG_W) - 1));
-    switch (msg_data_kind(m->opcode)) {
-    case MSG_DATA_NONE:
-        m->mask = used & MSG_F_MASK ? m->mask : 0;
-        break;
-    case MSG_DATA_LINE:
-        m->mask = (uint8_t)((1u << MSG_WORDS_PER_LINE) - 1);
-        break;
-    case MSG_DATA_WORDS:
-        if (!m->mask)
-            m->mask = 1;
-        break;
-    }
-    if (msg_data_kind(m->opcode) != MSG_DATA_NONE)
-        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
-            m->data[w] = m->mask >> w & 1u ? rng_next(&tp->rng) : 0;
 }
 
 static void try_send(traffic_t *t, tport_t *tp)

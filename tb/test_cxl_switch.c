@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "msg_defs.h"
+#include "msg_rand.h"
 #include "rng.h"
 #include "sb/stream_run.h"
 #include "tb_seed.h"
@@ -187,22 +188,9 @@ static void make_msg(rng_t *r, uint32_t cls_mask, unsigned src, unsigned dst, ms
     for (unsigned op = 0; op < MSG_NUM_MSGS; op++)
         if (cls_mask >> msg_class((msg_op_t)op) & 1u)
             ops[n++] = (msg_op_t)op;
-    memset(m, 0, sizeof *m);
-    m->opcode = ops[rng_below(r, n)];
-    uint32_t used = msg_fields_used(m->opcode);
-    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++)
-        if (used & (1u << i))
-            msg_field_set(m, 1u << i, rng_next(r));
+    msg_fill_random(r, ops[rng_below(r, n)], m);
     m->src = (uint8_t)src;
     m->dst = (uint8_t)dst;
-    msg_data_kind_t k = msg_data_kind(m->opcode);
-    if (k == MSG_DATA_LINE)
-        m->mask = 0xff;
-    if (k == MSG_DATA_WORDS && !m->mask)
-        m->mask = 1;
-    if (k != MSG_DATA_NONE)
-        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
-            m->data[w] = m->mask >> w & 1u ? rng_next(r) : 0;
 }
 
 static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, run_result_t *res)

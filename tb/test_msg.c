@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "msg_defs.h"
+#include "msg_rand.h"
 #include "rng.h"
 #include "tb_seed.h"
 #include "vw_fabric_top_c2m2.h"
@@ -16,25 +17,20 @@
 
 _Static_assert(MSG_NUM_HDR_FIELDS == 9, "a header field was added: extend tb/hdl/msg_fields_tb.sv and this test");
 
-static uint64_t field_mask(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
-
-/* A well-formed message of type op: used fields random (or all ones), data per its kind. */
+/* A well-formed message of type op: used fields and data random, or all ones. */
 static void make_msg(rng_t *r, msg_op_t op, bool all_ones, msg_t *m)
 {
-    memset(m, 0, sizeof *m);
-    m->opcode = op;
+    msg_fill_random(r, op, m);
+    if (!all_ones)
+        return;
     uint32_t used = msg_fields_used(op);
     for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++)
         if (used & (1u << i))
-            msg_field_set(m, 1u << i, all_ones ? ~0ull : rng_next(r));
-    msg_data_kind_t k = msg_data_kind(op);
-    if (k == MSG_DATA_LINE)
-        m->mask = (uint8_t)field_mask(MSG_WORDS_PER_LINE);
-    if (k == MSG_DATA_WORDS && !m->mask)
-        m->mask = 1;
-    if (k != MSG_DATA_NONE)
-        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
-            m->data[w] = m->mask >> w & 1u ? (all_ones ? ~0ull : rng_next(r)) : 0;
+            msg_field_set(m, 1u << i, ~0ull);
+    if (msg_data_kind(op) == MSG_DATA_LINE)
+        m->mask = 0xff;
+    for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+        m->data[w] = msg_data_kind(op) != MSG_DATA_NONE && (m->mask >> w & 1u) ? ~0ull : 0;
 }
 
 static uint64_t words_get(const uint32_t *w, unsigned lsb, unsigned n)

@@ -11,20 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "fabric.h"
 #include "kernel.h"
+#include "progress.h"
 #include "rng.h"
 #include "stats.h"
 #include "traffic.h"
-
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- kernel ---- */
 
@@ -54,9 +47,9 @@ static double bench_kernel(unsigned chains, uint64_t events_per_chain, uint64_t 
         rng_init(&c[i].rng, i + 1);
         kernel_at(&k, i, chain_event, &c[i], 0);
     }
-    double t0 = wall_seconds();
+    double t0 = progress_wall_seconds();
     kernel_run(&k, UINT64_MAX);
-    double dt = wall_seconds() - t0;
+    double dt = progress_wall_seconds() - t0;
     *events = k.events;
     kernel_free(&k);
     free(c);
@@ -86,9 +79,9 @@ static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, u
         return -1;
     traffic_params_t tp = {.load = load, .count = count, .seed = 1, .ordered = true};
     traffic_t *t = traffic_create(&k, f, &tp, &st, stop, &k);
-    double t0 = wall_seconds();
+    double t0 = progress_wall_seconds();
     kernel_run(&k, UINT64_MAX);
-    double dt = wall_seconds() - t0;
+    double dt = progress_wall_seconds() - t0;
     int bad = !traffic_done(t) || traffic_errors(t);
     *res = (fab_result_t){
         .wall = dt,

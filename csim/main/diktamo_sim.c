@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cleanup.h"
 #include "cli.h"
@@ -57,13 +56,6 @@ static int make_parent_dirs(const char *path)
         }
     }
     return 0;
-}
-
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)
@@ -134,7 +126,7 @@ int main(int argc, char **argv)
     progress_t pr;
     progress_init(&pr, cfg->sim.progress, "events");
     progress_set_target(&pr, cfg->sim.end_time_ps);
-    const double wall0 = wall_seconds();
+    const double wall0 = progress_wall_seconds();
     run_params_t rp = {
         .end_ps = cfg->sim.end_time_ps,
         .stall_timeout_ps = cfg->sim.stall_timeout_ps,
@@ -144,7 +136,7 @@ int main(int argc, char **argv)
     };
     const run_end_e how = run_loop(&r.k, &rp);
     progress_finish(&pr);
-    const double wall = wall_seconds() - wall0;
+    const double wall = progress_wall_seconds() - wall0;
     const bool stalled = how == RUN_STALLED;
 
     double *g = stats_gauge(&st, "run.sim_time_ns", "simulated time at the end of the run (ns)");
