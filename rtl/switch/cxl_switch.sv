@@ -2,7 +2,8 @@
 `include "assert.svh"
 
 // The CXL switch: NumCn compute-node ports and NumMn memory-node ports, one message (flit) per
-// port per cycle each way, every message class on its own credits.
+// port per cycle each way, every message class on its own credits, and DIKTAMO's failure
+// detection (sw_viral).
 //
 //   rx link -> sw_ingress (route lookup, shared buffer with a virtual output queue per
 //   (output, class), per-class credits) -> islip_alloc (one input per output, one output per
@@ -14,16 +15,40 @@
 // bandwidth is shared by messages, not by bytes: a stream of short messages keeps its share
 // against a stream of data-carrying ones.
 //
-// Port p is node p for p < NumCn (CN p) and node MN_BASE + p - NumCn otherwise. The routing table
-// (destination node id -> output port) is written through the CSR port at initialization.
+// Credit turns. An output's credits of one class go to one input at a time: per (output, class) a
+// round-robin arbiter over the inputs holding such a message names the input whose turn it is,
+// and only that input may request the output for the class; the turn moves on when it sends one.
+// Without turns, an input whose class gets a credit back only now and then could lose it, each
+// time, to another input of the same class that iSLIP happens to favour (credit starvation). With
+// them a credit, once back, waits for its owner, the owner's request stays up until served (iSLIP's
+// bound applies), and a newcomer can take the turn only from an input further from the pointer,
+// which bounds the wait.
 //
-// CSR map (32-bit registers, word addresses; a response one cycle after the request):
-//   0x000 + n  ROUTE[n], n < 2^NODE_ID_W: bit 31 valid, bits PortW-1:0 output port. Writing an
-//              output port that does not exist is refused with csr_err_o.
-//   0x100      SHAPE (read only): NumCn in bits 7:0, NumMn in bits 15:8
-//   0x101      SUNK (read only): messages sunk because their destination had no route
-//   0x102      CSR_ERRORS (read only): refused CSR accesses
-// Any other address, or a write to a read-only register, is refused: csr_err_o and CSR_ERRORS+1.
+// Failures (sw_viral). A fenced CN port requests nothing and drops what arrives and what it
+// buffered; messages for it are still switched, at full rate and without credits, and sunk at its
+// output, so no sender waits on a dead node; its egress credits restart from zero when it is
+// re-admitted. The switch never answers for a failed CN. MSIs to the Configuration Manager take
+// the CM's output in a cycle it holds an MGREQ credit, ahead of switched traffic:
+//   MSI: src = subject = the failed CN, dst = the CM.
+//
+// Port p is node p for p < NumCn (CN p) and node MN_BASE + p - NumCn otherwise. The routing table
+// (destination node id -> output port) is written through the CSR port at initialization; then
+// CTRL.ENABLE starts every port: it advertises its credits, and failure detection starts.
+//
+// CSR map (32-bit registers, 16-bit word addresses; the response comes one cycle after the
+// request):
+//   0x000 + n  ROUTE[n], n < 2^NODE_ID_W: bit 31 valid, bits 7:0 output port. Writing an output
+//              port that does not exist, or other bits, is refused.
+//   0x100      SHAPE (R): NumCn in bits 7:0, NumMn in bits 15:8, CrdPerCls in bits 23:16
+//   0x101      SUNK (R): messages sunk because their destination had no route
+//   0x102      CSR_ERRORS (R): refused CSR accesses
+//   0x103      CTRL (RW): bit 0 ENABLE, set once (clearing it is refused)
+//   0x104 .. 0x10A, 0x10D, 0x200 + i: failure detection (sw_viral)
+//   0x10B      DROPPED (R): messages from fenced CNs dropped (arriving or buffered)
+//   0x10C      SUNK_FENCED (R): messages for fenced CNs sunk at their output
+//   0x1000 + p*64 + c*4 + k: performance counters (sw_perf), when PerfCnt
+// Any other address, or an access of the wrong direction, is refused: csr_err_o and
+// CSR_ERRORS + 1.
 module cxl_switch #(
   /// number of compute-node ports
   parameter int unsigned NumCn        = 4,
@@ -35,20 +60,30 @@ module cxl_switch #(
   parameter int unsigned MaxTxCredits = 64,
   /// iSLIP iterations per cycle
   parameter int unsigned Iters        = 2,
+  /// SILENCE_LIMIT after reset (cycles; 0 = rule off)
+  parameter int unsigned SilenceReset = 2048,
+  /// ACCEPT_LIMIT after reset (cycles; 0 = rule off)
+  parameter int unsigned AcceptReset  = 16384,
+  /// build the performance counters
+  parameter bit          PerfCnt      = 1'b1,
   localparam int unsigned NumPorts    = NumCn + NumMn,
   localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
   localparam int unsigned PortW       = (NumPorts > 1) ? $clog2(NumPorts) : 1,
-  localparam int unsigned CsrAddrW    = 12
+  localparam int unsigned CsrAddrW    = 16
 ) (
   /// switch clock
   input  wire logic                         clk_i,
   /// synchronous reset, active low
   input  wire logic                         rst_ni,
+  /// the platform's cycle count (failure-detection timers)
+  input  wire logic [31:0]                  now_i,
   /// per port: a message arrives from the link
   input  wire logic [NumPorts-1:0]          rx_valid_i,
   /// per port: the arriving message (bits p*FLIT_W +: FLIT_W)
   input  wire logic [NumPorts*FlitW-1:0]    rx_msg_i,
+  /// per port: a link-layer heartbeat arrives (the node is alive; no message)
+  input  wire logic [NumPorts-1:0]          rx_hb_i,
   /// per port and class: a credit returned to the link partner (bit p*NUM_CLASSES + c)
   output logic      [NumPorts*NumCls-1:0]   rx_crd_o,
   /// per port: a message leaves toward the link
@@ -69,14 +104,22 @@ module cxl_switch #(
   output logic                              csr_rvalid_o,
   /// CSR read data
   output logic      [31:0]                  csr_rdata_o,
-  /// CSR access refused (undefined address, read-only register, route to no port)
+  /// CSR access refused (undefined address, wrong direction, bad value)
   output logic                              csr_err_o,
-  /// nothing in the switch will change until an input changes
+  /// a failure timer runs (for a simulator that skips idle cycles)
+  output logic                              timer_valid_o,
+  /// cycles until the earliest failure timer expires
+  output logic      [31:0]                  timer_left_o,
+  /// nothing in the switch will change until an input other than now_i changes, or for
+  /// timer_left_o cycles while timer_valid_o
   output logic                              idle_o
 );
   localparam int unsigned NumNodes = 1 << msg_pkg::NODE_ID_W;
   localparam int unsigned ClsW     = $clog2(NumCls);
   localparam int unsigned TxCrdW   = $clog2(MaxTxCredits + 1);
+  localparam int unsigned CnW      = $clog2(NumCn);
+  localparam int unsigned NodeW    = msg_pkg::NODE_ID_W;
+  localparam int unsigned NumOc    = NumPorts * NumCls;
 
   if (NumCn < 2 || NumCn > msg_pkg::MAX_CN) begin : g_bad_cn
     $error("cxl_switch: NumCn must be in 2..MAX_CN");
@@ -85,45 +128,73 @@ module cxl_switch #(
     $error("cxl_switch: NumMn must be in 2..MAX_MN");
   end
 
-  // ---- routing table and CSRs ----
+  // ---- switch registers: routes, CTRL, counters ----
   logic [NumNodes-1:0]       route_v_q, route_v_d;
   logic [NumNodes*PortW-1:0] route_o_q, route_o_d;
-  logic [31:0]               sunk_q, sunk_d, csr_errs_q, csr_errs_d;
+  logic [31:0]               sunk_q, sunk_d, csr_errs_q, csr_errs_d, dropped_q, dropped_d;
+  logic [31:0]               sunk_f_q, sunk_f_d;
+  logic                      enable_q, start_q, start_d;
   logic                      csr_rvalid_q, csr_err_q, csr_err_d;
   logic [31:0]               csr_rdata_q, csr_rdata_d;
-  logic [NumPorts-1:0]       sunk;
+  logic                      own_hit, own_err;
+  logic [31:0]               own_rdata;
+  logic                      vir_hit, vir_err, perf_hit, perf_err;
+  logic [31:0]               vir_rdata, perf_rdata;
+  logic [NumPorts-1:0]       sunk, sunk_f;
+  logic [2*NumPorts-1:0]     drop;
+  logic [NodeW-1:0]          csr_node;
+
+  assign csr_node = csr_addr_i[NodeW-1:0];
 
   always_comb begin
-    route_v_d   = route_v_q;
-    route_o_d   = route_o_q;
-    csr_rdata_d = '0;
-    csr_err_d   = 1'b0;
-    if (csr_valid_i) begin
-      if (csr_addr_i < CsrAddrW'(NumNodes)) begin
-        if (csr_write_i) begin
-          if (csr_wdata_i[31] && csr_wdata_i[30:0] >= 31'(NumPorts)) begin
-            csr_err_d = 1'b1;
-          end else begin
-            route_v_d[csr_addr_i[msg_pkg::NODE_ID_W-1:0]] = csr_wdata_i[31];
-            route_o_d[csr_addr_i[msg_pkg::NODE_ID_W-1:0]*PortW +: PortW] = csr_wdata_i[PortW-1:0];
-          end
-        end else begin
-          csr_rdata_d = {route_v_q[csr_addr_i[msg_pkg::NODE_ID_W-1:0]], {(31-PortW){1'b0}},
-                         route_o_q[csr_addr_i[msg_pkg::NODE_ID_W-1:0]*PortW +: PortW]};
-        end
-      end else if (!csr_write_i && csr_addr_i == CsrAddrW'('h100)) begin
-        csr_rdata_d = {16'd0, 8'(NumMn), 8'(NumCn)};
-      end else if (!csr_write_i && csr_addr_i == CsrAddrW'('h101)) begin
-        csr_rdata_d = sunk_q;
-      end else if (!csr_write_i && csr_addr_i == CsrAddrW'('h102)) begin
-        csr_rdata_d = csr_errs_q;
+    route_v_d = route_v_q;
+    route_o_d = route_o_q;
+    start_d   = 1'b0;
+    own_hit   = 1'b1;
+    own_err   = 1'b0;
+    own_rdata = '0;
+    if (!csr_valid_i) begin
+      own_hit = 1'b0;
+    end else if (csr_addr_i < CsrAddrW'(NumNodes)) begin
+      if (!csr_write_i) begin
+        own_rdata = {route_v_q[csr_node], 23'd0, 8'(route_o_q[csr_node*PortW +: PortW])};
+      end else if (csr_wdata_i[30:8] != '0 || (csr_wdata_i[31] && csr_wdata_i[7:0] >= 8'(NumPorts))) begin
+        own_err = 1'b1;
       end else begin
-        csr_err_d = 1'b1;
+        route_v_d[csr_node]                = csr_wdata_i[31];
+        route_o_d[csr_node*PortW +: PortW] = csr_wdata_i[31] ? csr_wdata_i[PortW-1:0] : '0;
       end
+    end else if (csr_addr_i == CsrAddrW'('h100)) begin
+      own_err   = csr_write_i;
+      own_rdata = csr_write_i ? '0 : {8'd0, 8'(CrdPerCls), 8'(NumMn), 8'(NumCn)};
+    end else if (csr_addr_i == CsrAddrW'('h101) || csr_addr_i == CsrAddrW'('h102) ||
+                 csr_addr_i == CsrAddrW'('h10B) || csr_addr_i == CsrAddrW'('h10C)) begin
+      own_err = csr_write_i;
+      if (!csr_write_i)
+        own_rdata = (csr_addr_i == CsrAddrW'('h101)) ? sunk_q :
+                    (csr_addr_i == CsrAddrW'('h102)) ? csr_errs_q :
+                    (csr_addr_i == CsrAddrW'('h10B)) ? dropped_q : sunk_f_q;
+    end else if (csr_addr_i == CsrAddrW'('h103)) begin
+      if (!csr_write_i)                                    own_rdata = {31'd0, enable_q};
+      else if (csr_wdata_i[31:1] != '0 || (enable_q && !csr_wdata_i[0])) own_err = 1'b1;
+      else                                                 start_d = csr_wdata_i[0] & ~enable_q;
+    end else begin
+      own_hit = 1'b0;
     end
-    csr_errs_d = csr_errs_q + {31'd0, csr_err_d};
-    sunk_d     = sunk_q;
-    for (int p = 0; p < NumPorts; p++) sunk_d = sunk_d + {31'd0, sunk[p]};
+  end
+
+  always_comb begin
+    csr_rdata_d = own_rdata | vir_rdata | perf_rdata;
+    csr_err_d   = csr_valid_i & (~(own_hit | vir_hit | perf_hit) | own_err | vir_err | perf_err);
+    csr_errs_d  = csr_errs_q + {31'd0, csr_err_d};
+    sunk_d      = sunk_q;
+    sunk_f_d    = sunk_f_q;
+    dropped_d   = dropped_q;
+    for (int p = 0; p < NumPorts; p++) begin
+      sunk_d    = sunk_d + {31'd0, sunk[p]};
+      sunk_f_d  = sunk_f_d + {31'd0, sunk_f[p]};
+      dropped_d = dropped_d + {31'd0, drop[2*p]} + {31'd0, drop[2*p+1]};
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -131,7 +202,11 @@ module cxl_switch #(
       route_v_q    <= '0;
       route_o_q    <= '0;
       sunk_q       <= '0;
+      sunk_f_q     <= '0;
+      dropped_q    <= '0;
       csr_errs_q   <= '0;
+      enable_q     <= 1'b0;
+      start_q      <= 1'b0;
       csr_rvalid_q <= 1'b0;
       csr_err_q    <= 1'b0;
       csr_rdata_q  <= '0;
@@ -139,10 +214,14 @@ module cxl_switch #(
       route_v_q    <= route_v_d;
       route_o_q    <= route_o_d;
       sunk_q       <= sunk_d;
+      sunk_f_q     <= sunk_f_d;
+      dropped_q    <= dropped_d;
       csr_errs_q   <= csr_errs_d;
+      enable_q     <= enable_q | start_d;
+      start_q      <= start_d;
       csr_rvalid_q <= csr_valid_i;
       csr_err_q    <= csr_err_d;
-      csr_rdata_q  <= csr_rdata_d;
+      csr_rdata_q  <= csr_err_d ? '0 : csr_rdata_d;
     end
   end
 
@@ -150,34 +229,87 @@ module cxl_switch #(
   assign csr_rdata_o  = csr_rdata_q;
   assign csr_err_o    = csr_err_q;
 
-  // ---- egress credits, per output and class ----
-  logic [NumPorts*NumCls-1:0] out_crd_avail, take;
+  // ---- failure detection ----
+  logic [NumCn-1:0]    fenced_cn, restart_cn, act, waiting, sent;
+  logic                msi_valid, inject;
+  logic [CnW-1:0]      msi_cm, msi_subject;
+  logic                vir_idle;
+  logic [NumPorts-1:0] fenced, restart;
+  logic [NumOc-1:0]    own_valid, out_crd_avail, avail;
+  logic [NumPorts-1:0] tx_valid_d;
 
-  for (genvar k = 0; k < NumPorts * NumCls; k++) begin : g_txcrd
+  always_comb begin
+    for (int i = 0; i < NumCn; i++) begin
+      act[i]     = rx_valid_i[i] | rx_hb_i[i] | |tx_crd_i[i*NumCls +: NumCls];
+      waiting[i] = |(own_valid[i*NumCls +: NumCls] & ~out_crd_avail[i*NumCls +: NumCls]);
+      sent[i]    = tx_valid_d[i];
+    end
+  end
+
+  sw_viral #(
+    .NumCn        (NumCn),
+    .SilenceReset (SilenceReset),
+    .AcceptReset  (AcceptReset)
+  ) u_viral (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .now_i         (now_i),
+    .start_i       (start_q),
+    .act_i         (act),
+    .wait_i        (waiting),
+    .sent_i        (sent),
+    .csr_valid_i   (csr_valid_i),
+    .csr_write_i   (csr_write_i),
+    .csr_addr_i    (csr_addr_i),
+    .csr_wdata_i   (csr_wdata_i),
+    .csr_hit_o     (vir_hit),
+    .csr_err_o     (vir_err),
+    .csr_rdata_o   (vir_rdata),
+    .fenced_o      (fenced_cn),
+    .restart_o     (restart_cn),
+    .msi_valid_o   (msi_valid),
+    .msi_cm_o      (msi_cm),
+    .msi_subject_o (msi_subject),
+    .msi_ack_i     (inject),
+    .timer_valid_o (timer_valid_o),
+    .timer_left_o  (timer_left_o),
+    .idle_o        (vir_idle)
+  );
+
+  assign fenced  = {{NumMn{1'b0}}, fenced_cn};
+  assign restart = {{NumMn{1'b0}}, restart_cn} | {NumPorts{start_q}};
+
+  // ---- egress credits, per output and class; a fenced output takes anything ----
+  logic [NumOc-1:0] take;
+
+  for (genvar k = 0; k < NumOc; k++) begin : g_txcrd
     logic [TxCrdW-1:0] left_unused;
     credit_cnt #(
       .MaxCredits  (MaxTxCredits),
       .InitCredits (0)
     ) u_crd (
       .clk_i       (clk_i),
-      .rst_ni      (rst_ni),
+      .rst_ni      (rst_ni & ~fenced[k / NumCls]),
       .crd_give_i  (tx_crd_i[k]),
       .crd_take_i  (take[k]),
       .crd_left_o  (left_unused),
       .crd_avail_o (out_crd_avail[k])
     );
+    assign avail[k] = out_crd_avail[k] | fenced[k / NumCls];
   end
 
   // ---- input ports ----
-  logic [NumPorts*NumPorts-1:0] req, match_unused;
+  logic [NumPorts*NumPorts-1:0] req, req_alloc, match_unused;
+  logic [NumPorts*NumOc-1:0]    nonempty, crd_ok;
+  logic [NumOc-1:0]             stall;
   logic [NumPorts-1:0]          in_match_valid, out_match_valid, in_idle;
   logic [NumPorts*PortW-1:0]    in_match_idx, out_match_idx;
   logic [FlitW-1:0]             deq_msg [NumPorts];
   logic [ClsW-1:0]              deq_cls [NumPorts];
 
   for (genvar p = 0; p < NumPorts; p++) begin : g_in
-    logic [msg_pkg::NODE_ID_W-1:0] dst;
-    assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: msg_pkg::NODE_ID_W];
+    logic [NodeW-1:0] dst;
+    assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
 
     sw_ingress #(
       .NumOut    (NumPorts),
@@ -191,7 +323,12 @@ module cxl_switch #(
       .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
       .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
       .rx_sunk_o        (sunk[p]),
-      .out_crd_avail_i  (out_crd_avail),
+      .restart_i        (restart[p]),
+      .fenced_i         (fenced[p]),
+      .drop_o           (drop[2*p +: 2]),
+      .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
+      .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+      .stall_o          (stall[p*NumCls +: NumCls]),
       .req_o            (req[p*NumPorts +: NumPorts]),
       .match_valid_i    (in_match_valid[p]),
       .match_out_i      (in_match_idx[p*PortW +: PortW]),
@@ -199,6 +336,40 @@ module cxl_switch #(
       .deq_cls_o        (deq_cls[p]),
       .idle_o           (in_idle[p])
     );
+  end
+
+  // ---- credit turns: per (output, class), the input whose turn it is ----
+  logic [NumOc-1:0] take_sw;
+
+  for (genvar k = 0; k < NumOc; k++) begin : g_turn
+    logic [NumPorts-1:0] holders, turn;
+    logic [PortW-1:0]    turn_idx_unused;
+
+    for (genvar i = 0; i < NumPorts; i++) begin : g_h
+      assign holders[i]           = nonempty[i*NumOc + k] & ~fenced[i];
+      assign crd_ok[i*NumOc + k]  = turn[i] & avail[k];
+    end
+
+    rr_arb #(
+      .N (NumPorts)
+    ) u_turn (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .req_i       (holders),
+      .ack_i       (take_sw[k]),
+      .gnt_o       (turn),
+      .gnt_idx_o   (turn_idx_unused),
+      .gnt_valid_o (own_valid[k])
+    );
+  end
+
+  // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it ----
+  assign inject = msi_valid & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
+
+  always_comb begin
+    for (int i = 0; i < NumPorts; i++)
+      for (int o = 0; o < NumPorts; o++)
+        req_alloc[i*NumPorts + o] = req[i*NumPorts + o] & ~(inject && o == 32'(msi_cm));
   end
 
   // ---- allocation ----
@@ -209,7 +380,7 @@ module cxl_switch #(
   ) u_alloc (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
-    .req_i             (req),
+    .req_i             (req_alloc),
     .en_i              (1'b1),
     .match_o           (match_unused),
     .in_match_valid_o  (in_match_valid),
@@ -219,13 +390,25 @@ module cxl_switch #(
   );
 
   // ---- crossbar and output registers ----
-  logic [NumPorts-1:0]       tx_valid_q;
-  logic [FlitW-1:0]          tx_msg_q [NumPorts];
-  logic [FlitW-1:0]          xbar     [NumPorts];
-  logic [ClsW-1:0]           xbar_cls [NumPorts];
+  logic [NumPorts-1:0]   tx_valid_q;
+  logic [FlitW-1:0]      tx_msg_q [NumPorts];
+  logic [FlitW-1:0]      xbar     [NumPorts];
+  logic [ClsW-1:0]       xbar_cls [NumPorts];
+  logic [FlitW-1:0]      msi_flit;
+  logic [NumPorts*8-1:0] tx_bytes;
+  logic [NumPorts*ClsW-1:0] tx_cls;
 
   always_comb begin
-    take = '0;
+    msi_flit = '0;
+    msi_flit[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
+    msi_flit[msg_pkg::FIELD_SRC_LSB +: NodeW]                      = NodeW'(msi_subject);
+    msi_flit[msg_pkg::FIELD_DST_LSB +: NodeW]                      = NodeW'(msi_cm);
+    msi_flit[msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = NodeW'(msi_subject);
+  end
+
+  always_comb begin
+    take_sw = '0;
+    take    = '0;
     for (int o = 0; o < NumPorts; o++) begin
       xbar[o]     = '0;
       xbar_cls[o] = '0;
@@ -235,18 +418,30 @@ module cxl_switch #(
           xbar_cls[o] = deq_cls[i];
         end
       end
-      take[o*NumCls + 32'(xbar_cls[o])] = out_match_valid[o];
+      take_sw[o*NumCls + 32'(xbar_cls[o])] = out_match_valid[o];
+      if (inject && o == 32'(msi_cm)) begin
+        xbar[o]     = msi_flit;
+        xbar_cls[o] = ClsW'(msg_pkg::CLS_MGREQ);
+      end
+      take[o*NumCls + 32'(xbar_cls[o])] = (out_match_valid[o] | (inject && o == 32'(msi_cm))) & ~fenced[o];
+      tx_valid_d[o] = (out_match_valid[o] & ~fenced[o]) | (inject && o == 32'(msi_cm));
+      sunk_f[o]     = out_match_valid[o] & fenced[o];
+      tx_cls[o*ClsW +: ClsW] = xbar_cls[o];
+      tx_bytes[o*8 +: 8] = 8'(msg_pkg::HEADER_BYTES);
+      if (msg_pkg::msg_has_data(xbar[o][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]))
+        tx_bytes[o*8 +: 8] = tx_bytes[o*8 +: 8] +
+                             8'($countones(xbar[o][msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]) * 8);
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) tx_valid_q <= '0;
-    else         tx_valid_q <= out_match_valid;
+    else         tx_valid_q <= tx_valid_d;
   end
 
   always_ff @(posedge clk_i) begin
     for (int o = 0; o < NumPorts; o++)
-      if (out_match_valid[o]) tx_msg_q[o] <= xbar[o];
+      if (tx_valid_d[o]) tx_msg_q[o] <= xbar[o];
   end
 
   always_comb begin
@@ -254,10 +449,40 @@ module cxl_switch #(
   end
 
   assign tx_valid_o = tx_valid_q;
-  assign idle_o     = &in_idle & ~|tx_valid_q & ~csr_rvalid_q;
+  assign idle_o     = &in_idle & ~|tx_valid_q & ~csr_rvalid_q & ~start_q & vir_idle;
 
-  // A message leaves an output only with a credit of its class (credit_cnt also asserts it).
+  // ---- performance counters ----
+  if (PerfCnt) begin : g_perf
+    logic [NumOc-1:0] starve;
+    assign starve = own_valid & ~avail;
+
+    sw_perf #(
+      .NumPorts (NumPorts)
+    ) u_perf (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .tx_i        (tx_valid_d),
+      .tx_cls_i    (tx_cls),
+      .tx_bytes_i  (tx_bytes),
+      .starve_i    (starve),
+      .stall_i     (stall),
+      .csr_valid_i (csr_valid_i),
+      .csr_write_i (csr_write_i),
+      .csr_addr_i  (csr_addr_i),
+      .csr_hit_o   (perf_hit),
+      .csr_err_o   (perf_err),
+      .csr_rdata_o (perf_rdata)
+    );
+  end else begin : g_no_perf
+    assign perf_hit   = 1'b0;
+    assign perf_err   = 1'b0;
+    assign perf_rdata = '0;
+  end
+
+  // A message leaves an output only with a credit of its class (credit_cnt also asserts it); a
+  // matched output takes no MSI.
   `ASSERT(tx_has_credit, (take & ~out_crd_avail) == '0)
+  `ASSERT(msi_output_free, !(inject && out_match_valid[PortW'(msi_cm)]))
 
 endmodule
 `default_nettype wire

@@ -5,15 +5,21 @@
 //
 // A message arriving on the link goes into this port's shared buffer (voq_buf), on the virtual
 // output queue of its (output port, class); the route comes from the switch's routing table. Each
-// cycle the port tells the allocator which outputs it could send to (a queue of that output holds
-// a message of a class the output has a credit for); when the allocator matches it to an output,
-// a round-robin over the eligible classes picks the message, which leaves the buffer that cycle.
+// cycle the port tells the allocator which outputs it could send to: a queue of that output holds a
+// message of a class the switch lets this port send there now (crd_ok_i: the output holds a credit
+// of the class and it is this port's turn for it); when the allocator matches it to an output, a
+// round-robin over the eligible classes picks the message, which leaves the buffer that cycle.
 //
-// Credits: the port advertises CrdPerCls credits per class after reset (one per cycle per class,
-// as a CXL link advertises its buffers) and returns one each time a message of that class leaves
+// Credits: the port advertises CrdPerCls credits per class when the switch (re)starts it
+// (restart_i: at enable, and when its node is re-admitted after a failure), one per cycle per class
+// as a CXL link advertises its buffers, and returns one each time a message of that class leaves
 // the buffer, or is sunk because its destination has no route. The buffer holds
 // CrdPerCls * NUM_CLASSES messages, so a sender that respects its credits never finds it full and
 // no class can take another's space: a request can never block a response here.
+//
+// Fenced (fenced_i: the switch declared the port's node failed): the port requests nothing, drops
+// whatever arrives, returns no credit, and drains its buffer, one message per cycle, scanning the
+// queues in turn; every dropped message is counted (drop_o).
 module sw_ingress #(
   /// number of output ports of the switch
   parameter int unsigned NumOut    = 4,
@@ -40,8 +46,18 @@ module sw_ingress #(
   output logic      [NumCls-1:0]        rx_crd_o,
   /// a message without a route was sunk this cycle (counted by the switch)
   output logic                          rx_sunk_o,
-  /// per output and class, row-major (o*NumCls + c): the output holds a credit for the class
-  input  wire logic [NumOut*NumCls-1:0] out_crd_avail_i,
+  /// (re)start: advertise CrdPerCls credits per class again, from the next cycle
+  input  wire logic                     restart_i,
+  /// the port's node is failed: request nothing, drop arrivals, drain the buffer
+  input  wire logic                     fenced_i,
+  /// messages from the fenced node dropped this cycle (one arriving, one drained)
+  output logic      [1:0]               drop_o,
+  /// per output and class, row-major (o*NumCls + c): this port may send the class there now
+  input  wire logic [NumOut*NumCls-1:0] crd_ok_i,
+  /// per output and class: a queue holds a message (the switch's credit turn arbiters look at it)
+  output logic      [NumOut*NumCls-1:0] nonempty_o,
+  /// per class: a message of the class waits in the buffer and none of it left this cycle
+  output logic      [NumCls-1:0]        stall_o,
   /// per output: this port has a message the output can take now (the allocator's request)
   output logic      [NumOut-1:0]        req_o,
   /// the allocator matched this port this cycle
@@ -76,9 +92,9 @@ module sw_ingress #(
 
   assign rx_op     = rx_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W];
   assign rx_cls    = msg_pkg::msg_class(rx_op);
-  assign enq       = rx_valid_i & rx_route_valid_i;
+  assign enq       = rx_valid_i & rx_route_valid_i & ~fenced_i;
   assign enq_q     = QW'(rx_route_out_i) * QW'(NumCls) + QW'(rx_cls);
-  assign rx_sunk_o = rx_valid_i & ~rx_route_valid_i;
+  assign rx_sunk_o = rx_valid_i & ~rx_route_valid_i & ~fenced_i;
 
   // ---- requests and the class of the matched output ----
   logic [NumQ-1:0]   nonempty;
@@ -86,16 +102,18 @@ module sw_ingress #(
   logic [ClsW-1:0]   pick_idx;
   logic              pick_valid, deq;
 
+  assign nonempty_o = nonempty;
+
   always_comb begin
     for (int o = 0; o < NumOut; o++)
-      req_o[o] = |(nonempty[o*NumCls +: NumCls] & out_crd_avail_i[o*NumCls +: NumCls]);
+      req_o[o] = ~fenced_i & |(nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls]);
   end
 
   always_comb begin
     elig = '0;
     for (int o = 0; o < NumOut; o++)
       if (OutW'(o) == match_out_i)
-        elig = nonempty[o*NumCls +: NumCls] & out_crd_avail_i[o*NumCls +: NumCls];
+        elig = nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls];
   end
 
   rr_arb #(
@@ -110,8 +128,30 @@ module sw_ingress #(
     .gnt_valid_o (pick_valid)
   );
 
-  assign deq       = match_valid_i & pick_valid;
   assign deq_cls_o = pick_idx;
+
+  // ---- drain while fenced: one queue after the other, a message per cycle ----
+  logic [QW-1:0] drain_q, drain_d;
+  logic          drain;
+
+  assign drain   = fenced_i & nonempty[drain_q];
+  assign drain_d = (!fenced_i || drain) ? drain_q : (drain_q == QW'(NumQ - 1)) ? '0 : drain_q + 1'b1;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) drain_q <= '0;
+    else         drain_q <= drain_d;
+  end
+
+  assign deq    = (match_valid_i & pick_valid) | drain;
+  assign drop_o = {rx_valid_i & fenced_i, drain};
+
+  always_comb begin
+    for (int c = 0; c < NumCls; c++) begin
+      stall_o[c] = 1'b0;
+      for (int o = 0; o < NumOut; o++) stall_o[c] = stall_o[c] | nonempty[o*NumCls + c];
+      stall_o[c] = stall_o[c] & ~(deq & ~drain & pick[c]);
+    end
+  end
 
   logic [CntW-1:0] free_unused;
   logic            buf_idle;
@@ -128,25 +168,26 @@ module sw_ingress #(
     .enq_data_i   (rx_msg_i),
     .enq_ready_o  (enq_ready),
     .deq_valid_i  (deq),
-    .deq_q_i      (QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx)),
+    .deq_q_i      (drain ? drain_q : QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx)),
     .deq_data_o   (deq_msg_o),
     .q_nonempty_o (nonempty),
     .free_o       (free_unused),
     .idle_o       (buf_idle)
   );
 
-  // ---- credit return: CrdPerCls per class after reset, then one per message gone ----
+  // ---- credit return: CrdPerCls per class at (re)start, then one per message gone ----
   // A sunk message frees its credit too; when a message of its class leaves the buffer in the same
   // cycle, the sunk one's credit waits in a per-class count (at most CrdPerCls: the sender cannot
-  // have more outstanding).
+  // have more outstanding). Nothing goes back to a fenced node.
   logic [InitW-1:0]        init_q, init_d;
+  logic                    started_q;
   logic [NumCls-1:0]       crd_q, crd_d;
   logic [NumCls*InitW-1:0] pend_q, pend_d;
 
   always_comb begin
     init_d = init_q;
     pend_d = pend_q;
-    crd_d  = pick & {NumCls{deq}};
+    crd_d  = pick & {NumCls{deq & ~drain}};
     if (rx_sunk_o)
       pend_d[rx_cls[ClsW-1:0]*InitW +: InitW] = pend_q[rx_cls[ClsW-1:0]*InitW +: InitW] + 1'b1;
     for (int c = 0; c < NumCls; c++) begin
@@ -159,17 +200,27 @@ module sw_ingress #(
       init_d = init_q - 1'b1;
       crd_d  = '1;
     end
+    if (fenced_i) begin
+      crd_d  = '0;
+      pend_d = '0;
+    end
+    if (restart_i) begin
+      init_d = InitW'(CrdPerCls);
+      pend_d = '0;
+    end
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      init_q <= InitW'(CrdPerCls);
-      crd_q  <= '0;
-      pend_q <= '0;
+      init_q    <= '0;
+      started_q <= 1'b0;
+      crd_q     <= '0;
+      pend_q    <= '0;
     end else begin
-      init_q <= init_d;
-      crd_q  <= crd_d;
-      pend_q <= pend_d;
+      init_q    <= init_d;
+      started_q <= started_q | restart_i;
+      crd_q     <= crd_d;
+      pend_q    <= pend_d;
     end
   end
 
@@ -179,8 +230,10 @@ module sw_ingress #(
   // A sender that respects its credits never finds the buffer full and sends only defined messages;
   // nothing arrives before the credits have been advertised.
   `ASSERT(rx_respects_credits, !(enq && !enq_ready))
-  `ASSERT(rx_opcode_defined, !(rx_valid_i && !msg_pkg::msg_op_valid(rx_op)))
-  `ASSERT(rx_after_credit_advert, !(rx_valid_i && init_q == InitW'(CrdPerCls)))
+  `ASSERT(rx_opcode_defined, !(rx_valid_i && !fenced_i && !msg_pkg::msg_op_valid(rx_op)))
+  `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && (!started_q || init_q == InitW'(CrdPerCls))))
+  // A port restarts only with an empty buffer (at enable, or re-admitted after its drain).
+  `ASSERT(restart_empty, !(restart_i && !buf_idle))
   // The allocator only matches a port to an output it requested.
   `ASSERT(match_was_requested, !(match_valid_i && !pick_valid))
 

@@ -1,0 +1,91 @@
+`default_nettype none
+
+// Performance counters of the CXL switch, four 32-bit counters (wrapping) per port and class,
+// read through the switch's CSR port at word address 0x1000 + port*64 + class*4 + k:
+//   k = 0  MSGS    messages of the class that left the port toward its node
+//   k = 1  BYTES   their bytes on the link (HEADER_BYTES + 8 per meaningful data word, as msg_bytes)
+//   k = 2  STARVE  cycles a message of the class waited for the port while the port held no credit
+//                  of the class from its node (credit starvation, output side)
+//   k = 3  STALL   cycles a message of the class waited in the port's input buffer and none of the
+//                  class left it (input side: blocked by allocation, credits or its turn)
+// Writing a counter is refused; so are addresses of ports or classes that do not exist.
+module sw_perf #(
+  /// number of ports
+  parameter int unsigned NumPorts = 6,
+  localparam int unsigned NumCls  = msg_pkg::NUM_CLASSES,
+  localparam int unsigned ClsW    = $clog2(NumCls),
+  localparam int unsigned NumCnt  = NumPorts * NumCls * 4
+) (
+  /// switch clock
+  input  wire logic                       clk_i,
+  /// synchronous reset, active low
+  input  wire logic                       rst_ni,
+  /// per port: a message left toward the node
+  input  wire logic [NumPorts-1:0]        tx_i,
+  /// per port: its class
+  input  wire logic [NumPorts*ClsW-1:0]   tx_cls_i,
+  /// per port: its bytes
+  input  wire logic [NumPorts*8-1:0]      tx_bytes_i,
+  /// per port and class (p*NumCls + c): starved of credits this cycle
+  input  wire logic [NumPorts*NumCls-1:0] starve_i,
+  /// per port and class: stalled in the input buffer this cycle
+  input  wire logic [NumPorts*NumCls-1:0] stall_i,
+  /// register access for this block
+  input  wire logic                       csr_valid_i,
+  /// the access is a write
+  input  wire logic                       csr_write_i,
+  /// word address
+  input  wire logic [15:0]                csr_addr_i,
+  /// the address is one of this block's registers
+  output logic                            csr_hit_o,
+  /// the access is refused
+  output logic                            csr_err_o,
+  /// read data (0 unless a read hits)
+  output logic      [31:0]                csr_rdata_o
+);
+  localparam logic [15:0] Base = 16'h1000;
+
+  if (NumPorts < 4 || NumPorts > 64) begin : g_bad_ports
+    $error("sw_perf: NumPorts must be in 4..64");
+  end
+
+  logic [NumCnt*32-1:0] cnt_q;
+
+  for (genvar p = 0; p < NumPorts; p++) begin : g_port
+    for (genvar c = 0; c < NumCls; c++) begin : g_cls
+      localparam int unsigned K = (p * NumCls + c) * 4;
+      logic tx;
+      assign tx = tx_i[p] && tx_cls_i[p*ClsW +: ClsW] == ClsW'(c);
+
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni) begin
+          cnt_q[K*32 +: 128] <= '0;
+        end else begin
+          if (tx) cnt_q[K*32 +: 32]          <= cnt_q[K*32 +: 32] + 32'd1;
+          if (tx) cnt_q[(K+1)*32 +: 32]      <= cnt_q[(K+1)*32 +: 32] + 32'(tx_bytes_i[p*8 +: 8]);
+          if (starve_i[p*NumCls + c]) cnt_q[(K+2)*32 +: 32] <= cnt_q[(K+2)*32 +: 32] + 32'd1;
+          if (stall_i[p*NumCls + c])  cnt_q[(K+3)*32 +: 32] <= cnt_q[(K+3)*32 +: 32] + 32'd1;
+        end
+      end
+    end
+  end
+
+  // ---- reads ----
+  logic [15:0] off;
+  logic [9:0]  port;
+  logic [3:0]  cls;
+
+  assign off  = csr_addr_i - Base;
+  assign port = off[15:6];
+  assign cls  = off[5:2];
+
+  always_comb begin
+    csr_hit_o   = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
+    csr_err_o   = csr_hit_o && csr_write_i;
+    csr_rdata_o = '0;
+    if (csr_hit_o && !csr_write_i)
+      csr_rdata_o = cnt_q[((32'(port) * NumCls + 32'(cls)) * 4 + 32'(off[1:0])) * 32 +: 32];
+  end
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,313 @@
+`default_nettype none
+`include "assert.svh"
+
+// Failure detection of the CXL switch (DIKTAMO section V-A): one Viral_Status bit per compute
+// node, the Configuration Manager (CM) choice, and the MSIs that tell the CM of each failure.
+//
+// A live CN i is declared failed in the cycle when either
+//   silence: SILENCE_LIMIT != 0 and its link has carried nothing (no message, no credit return, no
+//            link-layer heartbeat: act_i[i]) for SILENCE_LIMIT cycles, or
+//   accept:  ACCEPT_LIMIT != 0 and a message for it has waited for a credit (wait_i[i]) without any
+//            message leaving toward it (sent_i[i]) for ACCEPT_LIMIT cycles.
+// Ages are now_i minus the cycle of the last event, in 32-bit modular arithmetic (limits below
+// 2^31), so the switch needs no clock while nothing happens: now_i is the platform's cycle count.
+// A CN is watched from its (re)start: CTRL.ENABLE for all, READMIT for one.
+//
+// On detection the CN's Viral_Status bit and its fence are set, the cycle is recorded, and one MSI
+// becomes pending. The switch sends pending MSIs, lowest failed CN first, to the CM: the CN named
+// by the CM register if it is live, else the lowest-numbered live CN; a failed CM thus hands its
+// role, and its own MSI, to the next live CN. Software clears the Viral_Status bit after recovery
+// (write 1 to clear) and may then re-admit the CN (READMIT), which lifts the fence and restarts
+// the CN's port (restart_o).
+//
+// Registers (word addresses; the switch decodes csr_valid_i for this block's addresses only and
+// registers the response):
+//   0x104 VIRAL          R: Viral_Status, bit i = CN i.  W: 1 clears the bit.
+//   0x105 FENCED         R: CNs failed and not re-admitted (the switch isolates them).
+//   0x106 READMIT        W: bit i re-admits CN i; refused unless CN i is fenced and its VIRAL bit
+//                        is clear.
+//   0x107 CM             W: bit 31 names a CM, bits 7:0 its CN (< NumCn); 0 = lowest live CN.
+//                        R: bit 31 named, bit 30 a CM exists, bits 15:8 the CM now, bits 7:0 the
+//                        named CN.
+//   0x108 SILENCE_LIMIT  RW: cycles, < 2^31; 0 turns the silence rule off.
+//   0x109 ACCEPT_LIMIT   RW: cycles, < 2^31; 0 turns the accept rule off.
+//   0x10A MSI_SENT       R: MSIs sent since reset.
+//   0x10D DETECT_ACCEPT  R: bit i: CN i's last detection was by the accept rule (else silence).
+//   0x200 + i            R: DETECT_TIME[i], now_i when CN i was last declared failed.
+// Writes of bits that name no CN, limits of 2^31 or more, and accesses of the wrong direction are
+// refused (csr_err_o).
+module sw_viral #(
+  /// number of compute-node ports
+  parameter int unsigned NumCn        = 4,
+  /// SILENCE_LIMIT after reset (cycles)
+  parameter int unsigned SilenceReset = 2048,
+  /// ACCEPT_LIMIT after reset (cycles)
+  parameter int unsigned AcceptReset  = 16384,
+  localparam int unsigned CnW         = (NumCn > 1) ? $clog2(NumCn) : 1
+) (
+  /// switch clock
+  input  wire logic                 clk_i,
+  /// synchronous reset, active low
+  input  wire logic                 rst_ni,
+  /// the platform's cycle count
+  input  wire logic [31:0]          now_i,
+  /// CTRL.ENABLE is set this cycle: start watching every CN
+  input  wire logic                 start_i,
+  /// per CN: its link carried a message, a credit or a heartbeat this cycle
+  input  wire logic [NumCn-1:0]     act_i,
+  /// per CN: a message for it waits for a credit
+  input  wire logic [NumCn-1:0]     wait_i,
+  /// per CN: a message left toward it this cycle
+  input  wire logic [NumCn-1:0]     sent_i,
+  /// register access for this block
+  input  wire logic                 csr_valid_i,
+  /// the access is a write
+  input  wire logic                 csr_write_i,
+  /// word address
+  input  wire logic [15:0]          csr_addr_i,
+  /// write data
+  input  wire logic [31:0]          csr_wdata_i,
+  /// the address is one of this block's registers
+  output logic                      csr_hit_o,
+  /// the access is refused
+  output logic                      csr_err_o,
+  /// read data (0 unless a read hits)
+  output logic      [31:0]          csr_rdata_o,
+  /// per CN: failed and not re-admitted; the switch isolates it
+  output logic      [NumCn-1:0]     fenced_o,
+  /// per CN: restart its port (re-admitted), one cycle, with fenced_o already low
+  output logic      [NumCn-1:0]     restart_o,
+  /// an MSI is pending and a CM exists
+  output logic                      msi_valid_o,
+  /// the CM (CN number) the MSI goes to
+  output logic      [CnW-1:0]       msi_cm_o,
+  /// the failed CN the MSI is about
+  output logic      [CnW-1:0]       msi_subject_o,
+  /// the MSI left this cycle
+  input  wire logic                 msi_ack_i,
+  /// some failure timer is running (a CN is watched)
+  output logic                      timer_valid_o,
+  /// cycles from now until the earliest running timer expires (0: it expires now)
+  output logic      [31:0]          timer_left_o,
+  /// nothing will change before timer_left_o cycles unless an input other than now_i changes
+  output logic                      idle_o
+);
+  localparam logic [15:0] AddrViral    = 16'h104;
+  localparam logic [15:0] AddrFenced   = 16'h105;
+  localparam logic [15:0] AddrReadmit  = 16'h106;
+  localparam logic [15:0] AddrCm       = 16'h107;
+  localparam logic [15:0] AddrSilence  = 16'h108;
+  localparam logic [15:0] AddrAccept   = 16'h109;
+  localparam logic [15:0] AddrMsiSent  = 16'h10A;
+  localparam logic [15:0] AddrDetAcc   = 16'h10D;
+  localparam logic [15:0] AddrDetTime  = 16'h200;
+
+  if (NumCn < 2 || NumCn > 32) begin : g_bad_cn
+    $error("sw_viral: NumCn must be in 2..32");
+  end
+  if (SilenceReset >= 32'h8000_0000 || AcceptReset >= 32'h8000_0000) begin : g_bad_limit
+    $error("sw_viral: limits must be below 2^31");
+  end
+
+  logic [NumCn-1:0]    viral_q, viral_d, fenced_q, fenced_d, armed_q, armed_d;
+  logic [NumCn-1:0]    restart_q, restart_d, msi_q, msi_d, det_acc_q, det_acc_d;
+  logic [31:0]         last_act_q [NumCn];
+  logic [31:0]         last_prog_q [NumCn];
+  logic [31:0]         det_time_q [NumCn];
+  logic [31:0]         sil_lim_q, sil_lim_d, acc_lim_q, acc_lim_d, msi_sent_q;
+  logic                cm_named_q, cm_named_d;
+  logic [CnW-1:0]      cm_cn_q, cm_cn_d;
+  logic [NumCn-1:0]    sil_exp, acc_exp, detect, wait_q;
+  logic [31:0]         prog_base [NumCn];
+
+  // ---- timers ----
+  // The accept age counts from the last message sent while waiting, or from the cycle the wait
+  // began (wait_q: the CN was waiting at the last clock), so it depends on no cycle that a skipping
+  // simulator leaves out.
+  always_comb begin
+    for (int i = 0; i < NumCn; i++) begin
+      prog_base[i] = wait_q[i] ? last_prog_q[i] : now_i;
+      sil_exp[i]   = armed_q[i] && sil_lim_q != '0 && (now_i - last_act_q[i]) >= sil_lim_q;
+      acc_exp[i]   = armed_q[i] && acc_lim_q != '0 && wait_i[i] && (now_i - prog_base[i]) >= acc_lim_q;
+    end
+  end
+  assign detect = sil_exp | acc_exp;
+
+  // The earliest expiry, for a simulator that skips idle cycles (not a timing path of the design).
+  logic [31:0] left;
+
+  always_comb begin
+    left          = '0;
+    timer_valid_o = 1'b0;
+    timer_left_o  = '0;
+    for (int i = 0; i < NumCn; i++) begin
+      if (armed_q[i] && sil_lim_q != '0) begin
+        left = ((now_i - last_act_q[i]) >= sil_lim_q) ? '0 : sil_lim_q - (now_i - last_act_q[i]);
+        if (!timer_valid_o || left < timer_left_o) timer_left_o = left;
+        timer_valid_o = 1'b1;
+      end
+      if (armed_q[i] && acc_lim_q != '0 && wait_i[i]) begin
+        left = ((now_i - prog_base[i]) >= acc_lim_q) ? '0 : acc_lim_q - (now_i - prog_base[i]);
+        if (!timer_valid_o || left < timer_left_o) timer_left_o = left;
+        timer_valid_o = 1'b1;
+      end
+    end
+  end
+
+  // ---- the CM and the MSI to send ----
+  logic [CnW-1:0] low_live, low_msi;
+  logic           any_live;
+
+  always_comb begin
+    any_live = 1'b0;
+    low_live = '0;
+    low_msi  = '0;
+    for (int i = NumCn - 1; i >= 0; i--) begin
+      if (!fenced_q[i]) begin
+        any_live = 1'b1;
+        low_live = CnW'(i);
+      end
+      if (msi_q[i]) low_msi = CnW'(i);
+    end
+  end
+
+  assign msi_cm_o      = (cm_named_q && !fenced_q[cm_cn_q]) ? cm_cn_q : low_live;
+  assign msi_subject_o = low_msi;
+  assign msi_valid_o   = |msi_q & any_live;
+
+  // ---- registers ----
+  logic [NumCn-1:0] wbits;
+  logic             wbits_ok;
+
+  assign wbits    = csr_wdata_i[NumCn-1:0];
+  assign wbits_ok = (NumCn == 32) || (csr_wdata_i >> NumCn) == '0;
+
+  always_comb begin
+    viral_d     = viral_q;
+    fenced_d    = fenced_q;
+    armed_d     = armed_q;
+    restart_d   = '0;
+    msi_d       = msi_q;
+    det_acc_d   = det_acc_q;
+    sil_lim_d   = sil_lim_q;
+    acc_lim_d   = acc_lim_q;
+    cm_named_d  = cm_named_q;
+    cm_cn_d     = cm_cn_q;
+    csr_hit_o   = 1'b1;
+    csr_err_o   = 1'b0;
+    csr_rdata_o = '0;
+
+    if (msi_ack_i) msi_d[msi_subject_o] = 1'b0;
+    if (start_i) armed_d = ~fenced_q;
+
+    if (csr_valid_i) begin
+      if (csr_addr_i == AddrViral) begin
+        if (!csr_write_i)   csr_rdata_o = 32'(viral_q);
+        else if (!wbits_ok) csr_err_o   = 1'b1;
+        else                viral_d     = viral_q & ~wbits;
+      end else if (csr_addr_i == AddrFenced) begin
+        if (csr_write_i) csr_err_o   = 1'b1;
+        else             csr_rdata_o = 32'(fenced_q);
+      end else if (csr_addr_i == AddrReadmit) begin
+        if (!csr_write_i || !wbits_ok || (wbits & ~(fenced_q & ~viral_q)) != '0) begin
+          csr_err_o = 1'b1;
+        end else begin
+          fenced_d  = fenced_q & ~wbits;
+          armed_d   = armed_q | wbits;
+          restart_d = wbits;
+        end
+      end else if (csr_addr_i == AddrCm) begin
+        if (!csr_write_i) begin
+          csr_rdata_o = {cm_named_q, any_live, 14'd0, 8'(msi_cm_o), 8'(cm_cn_q)};
+        end else if (csr_wdata_i[30:8] != '0 || (csr_wdata_i[31] && csr_wdata_i[7:0] >= 8'(NumCn))) begin
+          csr_err_o = 1'b1;
+        end else begin
+          cm_named_d = csr_wdata_i[31];
+          cm_cn_d    = csr_wdata_i[31] ? csr_wdata_i[CnW-1:0] : '0;
+        end
+      end else if (csr_addr_i == AddrSilence || csr_addr_i == AddrAccept) begin
+        if (!csr_write_i)                csr_rdata_o = (csr_addr_i == AddrSilence) ? sil_lim_q : acc_lim_q;
+        else if (csr_wdata_i[31])        csr_err_o   = 1'b1;
+        else if (csr_addr_i == AddrSilence) sil_lim_d = csr_wdata_i;
+        else                             acc_lim_d   = csr_wdata_i;
+      end else if (csr_addr_i == AddrMsiSent || csr_addr_i == AddrDetAcc) begin
+        if (csr_write_i)                 csr_err_o   = 1'b1;
+        else if (csr_addr_i == AddrMsiSent) csr_rdata_o = msi_sent_q;
+        else                             csr_rdata_o = 32'(det_acc_q);
+      end else if (csr_addr_i >= AddrDetTime && csr_addr_i < AddrDetTime + 16'(NumCn)) begin
+        if (csr_write_i) csr_err_o   = 1'b1;
+        else             csr_rdata_o = det_time_q[CnW'(csr_addr_i - AddrDetTime)];
+      end else begin
+        csr_hit_o = 1'b0;
+      end
+    end else begin
+      csr_hit_o = 1'b0;
+    end
+
+    // Detection last: it wins over a re-admission in the same cycle (which needs the CN fenced).
+    for (int i = 0; i < NumCn; i++) begin
+      if (detect[i]) begin
+        viral_d[i]   = 1'b1;
+        fenced_d[i]  = 1'b1;
+        armed_d[i]   = 1'b0;
+        msi_d[i]     = 1'b1;
+        det_acc_d[i] = acc_exp[i];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      viral_q    <= '0;
+      fenced_q   <= '0;
+      armed_q    <= '0;
+      restart_q  <= '0;
+      msi_q      <= '0;
+      det_acc_q  <= '0;
+      sil_lim_q  <= 32'(SilenceReset);
+      acc_lim_q  <= 32'(AcceptReset);
+      cm_named_q <= 1'b0;
+      cm_cn_q    <= '0;
+      msi_sent_q <= '0;
+    end else begin
+      viral_q    <= viral_d;
+      fenced_q   <= fenced_d;
+      armed_q    <= armed_d;
+      restart_q  <= restart_d;
+      msi_q      <= msi_d;
+      det_acc_q  <= det_acc_d;
+      sil_lim_q  <= sil_lim_d;
+      acc_lim_q  <= acc_lim_d;
+      cm_named_q <= cm_named_d;
+      cm_cn_q    <= cm_cn_d;
+      msi_sent_q <= msi_sent_q + {31'd0, msi_ack_i};
+    end
+  end
+
+  // Timestamps: the last activity and the last progress of every CN, and detection times. A CN
+  // (re)started now counts its silence from now.
+  always_ff @(posedge clk_i) begin
+    for (int i = 0; i < NumCn; i++) begin
+      if (!rst_ni) begin
+        last_act_q[i]  <= '0;
+        last_prog_q[i] <= '0;
+        det_time_q[i]  <= '0;
+        wait_q[i]      <= 1'b0;
+      end else begin
+        if (act_i[i] || (armed_d[i] && !armed_q[i])) last_act_q[i] <= now_i;
+        last_prog_q[i] <= sent_i[i] ? now_i : prog_base[i];
+        wait_q[i]      <= wait_i[i];
+        if (detect[i]) det_time_q[i] <= now_i;
+      end
+    end
+  end
+
+  assign fenced_o  = fenced_q;
+  assign restart_o = restart_q;
+  assign idle_o    = ~msi_valid_o & ~|restart_q & ~|detect;
+
+  // An MSI leaves only when one is pending.
+  `ASSERT(msi_ack_pending, !(msi_ack_i && !msi_valid_o))
+
+endmodule
+`default_nettype wire
