@@ -91,10 +91,12 @@ static const cfg_key_t keys[] = {
      "simulated time without progress after which a run stops and dumps what waits on what"},
 
     /* [system] */
-    {"system", "num_cn", T_UINT, F(system.num_cn), "CNs", U(16), U(1), U(MSG_MAX_CN), 0, NULL,
-     "compute nodes (Table II: 16); at most MSG_MAX_CN, fixed by the message format"},
-    {"system", "num_mn", T_UINT, F(system.num_mn), "MNs", U(16), U(1), U(MSG_MAX_MN), 0, NULL,
-     "memory nodes (Table II: 16); at most MSG_MAX_MN, fixed by the message format"},
+    {"system", "num_cn", T_UINT, F(system.num_cn), "CNs", U(16), U(2), U(MSG_MAX_CN), 0, NULL,
+     "compute nodes (Table II: 16); at most MSG_MAX_CN, fixed by the message format; at least 2, "
+     "the switch's smallest shape"},
+    {"system", "num_mn", T_UINT, F(system.num_mn), "MNs", U(16), U(2), U(MSG_MAX_MN), 0, NULL,
+     "memory nodes (Table II: 16); at most MSG_MAX_MN, fixed by the message format; at least 2, "
+     "the switch's smallest shape"},
     {"system", "cores_per_cn", T_UINT, F(system.cores_per_cn), "cores", U(4), U(1),
      U(1u << MSG_CORE_ID_W), 0, NULL,
      "out-of-order cores per CN (Table II: 4); at most 2^MSG_CORE_ID_W"},
@@ -156,6 +158,18 @@ static const cfg_key_t keys[] = {
      NULL, "largest random extra delay per message on a link; nonzero may reorder messages"},
     {"fabric", "link_credits", T_UINT, F(fabric.link_credits), "credits per class", U(4), U(1),
      U(64), 0, NULL, "credits per message class on each link (assumption)"},
+    {"fabric", "heartbeat", T_UINT, F(fabric.heartbeat_cycles), "fabric cycles", U(256), U(0),
+     U(1u << 30), 0, NULL,
+     "a live CN's link layer sends a heartbeat when its link into the switch has carried nothing "
+     "for this long; 0 = never (assumption)"},
+    {"fabric", "silence_limit", T_UINT, F(fabric.silence_cycles), "fabric cycles", U(4096), U(0),
+     U(0x7fffffff), 0, NULL,
+     "the switch declares a CN failed when its link stays silent this long (no message, credit "
+     "or heartbeat); switch CSR SILENCE_LIMIT; 0 = rule off (assumption: 16 heartbeats)"},
+    {"fabric", "accept_limit", T_UINT, F(fabric.accept_cycles), "fabric cycles", U(65536), U(0),
+     U(0x7fffffff), 0, NULL,
+     "the switch declares a CN failed when a message for it waits this long for a credit with "
+     "none taken; switch CSR ACCEPT_LIMIT; 0 = rule off (assumption)"},
 
     /* [lu] */
     {"lu", "freq", T_FREQ, F(lu.freq_hz), NULL, U(500 * MHZ), U(50 * MHZ), U(5 * GHZ), 0, NULL,
@@ -1087,6 +1101,17 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      "a link takes at least one fabric cycle (%" PRIu64 " ps): %s, %s", fab_ps,
                      describe(c, kidx("fabric.link_latency"), d1, sizeof d1),
                      describe(c, kidx("fabric.freq"), d2, sizeof d2));
+    }
+
+    /* Heartbeats keep idle live CNs from being declared failed by the silence rule. */
+    if (c->fabric.silence_cycles &&
+        (c->fabric.heartbeat_cycles == 0 || c->fabric.heartbeat_cycles >= c->fabric.silence_cycles)) {
+        size_t b = blame(c, kidx("fabric.heartbeat"), kidx("fabric.silence_limit"));
+        return vfail(c, b, err,
+                     "idle live CNs would be declared failed: the heartbeat must be non-zero and "
+                     "shorter than the silence limit: %s, %s",
+                     describe(c, kidx("fabric.heartbeat"), d1, sizeof d1),
+                     describe(c, kidx("fabric.silence_limit"), d2, sizeof d2));
     }
 
     /* The watchdog must outlast one remote miss, or it stops healthy runs: CN -> switch -> MN

@@ -104,6 +104,9 @@ typedef struct sim_config {
         uint64_t link_latency_ps;
         uint64_t link_jitter_ps;
         uint64_t link_credits;
+        uint64_t heartbeat_cycles; /* 0: no heartbeats */
+        uint64_t silence_cycles;   /* 0: silence rule off */
+        uint64_t accept_cycles;    /* 0: accept rule off */
     } fabric;
     struct {
         uint64_t freq_hz;

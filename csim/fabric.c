@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxl_switch_csr.h"
+
 /* A message on its way from a node into the RTL. */
 typedef struct inflight {
     uint64_t arrive; /* ps */
@@ -25,6 +27,15 @@ typedef struct crd_line {
     unsigned head, n, cap;
 } crd_line_t;
 
+/* A queued CSR access. */
+typedef struct csr_req {
+    bool write;
+    unsigned addr;
+    uint32_t wdata;
+    fabric_csr_fn done;
+    void *obj;
+} csr_req_t;
+
 typedef struct fport {
     fabric_deliver_fn deliver;
     fabric_credit_fn credit;
@@ -40,6 +51,9 @@ typedef struct fport {
     uint64_t *rx_msgs[MSG_NUM_CLASSES], *rx_bytes[MSG_NUM_CLASSES];
     uint64_t *tx_msgs[MSG_NUM_CLASSES], *tx_bytes[MSG_NUM_CLASSES];
     uint64_t *credit_waits;
+    bool failed;                       /* the node failed (fail-stop) */
+    uint64_t last_in;                  /* last cycle the link presented anything to the RTL */
+    uint64_t *lost;                    /* messages delivered after the node failed */
 } fport_t;
 
 struct fabric {
@@ -62,6 +76,9 @@ struct fabric {
     void *observe_obj;
     uint64_t *cycles_ticked;
     uint64_t *cycles_skipped;
+    uint64_t *heartbeats;
+    csr_req_t *csrq;       /* CSR accesses waiting, FIFO */
+    unsigned csr_head, csr_n, csr_cap;
 };
 
 static void edge_event(void *obj, uint64_t cycle);
@@ -117,10 +134,24 @@ static void crd_push(crd_line_t *l, uint64_t t)
     l->n++;
 }
 
+static void init_done(void *obj, uint32_t rdata, bool err)
+{
+    (void)obj;
+    (void)rdata;
+    if (err)
+        die("the switch refused an initialization CSR write");
+}
+
 fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric_params_t *p, stats_t *st)
 {
     if (!ops || p->freq_hz == 0 || p->link_latency_ps == 0 || p->rx_credits == 0) {
         fprintf(stderr, "fabric: needs a model, a clock, a non-zero link latency and receive credits\n");
+        return NULL;
+    }
+    if (p->silence_cycles >= 1u << 31 || p->accept_cycles >= 1u << 31 ||
+        (p->silence_cycles && (p->heartbeat_cycles == 0 || p->heartbeat_cycles >= p->silence_cycles))) {
+        fprintf(stderr, "fabric: the failure limits must be below 2^31 and a silence limit needs a shorter "
+                        "heartbeat\n");
         return NULL;
     }
     fabric_t *f = calloc(1, sizeof *f);
@@ -155,10 +186,20 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
         }
         snprintf(name, sizeof name, "fabric.port%u.credit_waits", pi);
         fp->credit_waits = stats_counter(st, name, "sends refused for want of a credit (fabric_credits == 0)");
+        snprintf(name, sizeof name, "fabric.port%u.lost", pi);
+        fp->lost = stats_counter(st, name, "messages delivered to the port's node after it failed (lost)");
     }
+    f->heartbeats = stats_counter(st, "fabric.heartbeats", "link-layer heartbeats of live CNs into the switch");
     f->last_cycle = ops->reset(f->model, 0, p->reset_cycles) - 1;
     f->next_cycle = UINT64_MAX;
-    wake(f, f->last_cycle + 1);
+    for (unsigned pi = 0; pi < f->nports; pi++)
+        f->port[pi].last_in = f->last_cycle;
+    /* The fabric manager's initialization: routes, failure detection, then the ports start. */
+    for (unsigned pi = 0; pi < f->nports; pi++)
+        fabric_csr(f, true, SW_CSR_ROUTE(f->port[pi].node), SW_ROUTE_VALID | pi, init_done, f);
+    fabric_csr(f, true, SW_CSR_SILENCE_LIMIT, p->silence_cycles, init_done, f);
+    fabric_csr(f, true, SW_CSR_ACCEPT_LIMIT, p->accept_cycles, init_done, f);
+    fabric_csr(f, true, SW_CSR_CTRL, SW_CTRL_ENABLE, init_done, f);
     return f;
 }
 
@@ -172,6 +213,7 @@ void fabric_free(fabric_t *f)
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
             free(f->port[pi].crd[c].t);
     }
+    free(f->csrq);
     /* Deliveries still scheduled belong to the kernel's queue; only the free list is ours. */
     for (delivery_t *d = f->free_deliveries, *n; d; d = n) {
         n = d->next_free;
@@ -198,10 +240,38 @@ static uint64_t jitter(fabric_t *f)
     return f->p.link_jitter_ps ? rng_below(&f->jitter_rng, f->p.link_jitter_ps + 1) : 0;
 }
 
+void fabric_csr(fabric_t *f, bool write, unsigned addr, uint32_t wdata, fabric_csr_fn done, void *obj)
+{
+    if (f->csr_n == f->csr_cap) {
+        unsigned cap = f->csr_cap ? 2 * f->csr_cap : 64;
+        csr_req_t *q = xrealloc(NULL, cap * sizeof *q);
+        for (unsigned i = 0; i < f->csr_n; i++)
+            q[i] = f->csrq[(f->csr_head + i) % f->csr_cap];
+        free(f->csrq);
+        f->csrq = q;
+        f->csr_head = 0;
+        f->csr_cap = cap;
+    }
+    f->csrq[(f->csr_head + f->csr_n++) % f->csr_cap] =
+        (csr_req_t){.write = write, .addr = addr, .wdata = wdata, .done = done, .obj = obj};
+    wake(f, clock_cycle_at_or_after(&f->clk, f->k->now));
+}
+
+void fabric_fail_node(fabric_t *f, unsigned p)
+{
+    if (p >= f->ops->num_cn)
+        die("only compute nodes fail");
+    f->port[p].failed = true;
+}
+
+bool fabric_node_failed(const fabric_t *f, unsigned p) { return f->port[p].failed; }
+
 void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
 {
     fport_t *fp = &f->port[p];
     msg_class_t c = msg_class(m->opcode);
+    if (fp->failed)
+        die("a failed node sends");
     if (fp->credits[c] == 0) {
         (*fp->credit_waits)++;
         die("fabric_send without a credit (check fabric_credits first)");
@@ -235,6 +305,8 @@ void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
 
 void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
 {
+    if (f->port[p].failed)
+        return; /* a dead node returns nothing */
     uint64_t t = f->k->now + f->p.link_latency_ps;
     crd_push(&f->port[p].crd[c], t);
     wake_at(f, t);
@@ -247,7 +319,7 @@ static void credit_event(void *obj, uint64_t arg)
     fport_t *fp = &f->port[p];
     fp->credits[c]++;
     fp->rx_crd_in_flight--;
-    if (fp->credit)
+    if (fp->credit && !fp->failed)
         fp->credit(fp->obj, p, (msg_class_t)c);
 }
 
@@ -261,13 +333,26 @@ static void delivery_event(void *obj, uint64_t arg)
     msg_t m = d->m;
     d->next_free = f->free_deliveries;
     f->free_deliveries = d;
+    if (fp->failed) {
+        (*fp->lost)++;
+        return;
+    }
     if (!fp->deliver)
         die("a message reached a port with no node attached");
     fp->deliver(fp->obj, d->port, &m);
 }
 
-/* Earliest time an input is due at the RTL, or UINT64_MAX. */
-static uint64_t next_input_time(const fabric_t *f)
+/* Cycle of port p's next heartbeat, or UINT64_MAX: live CNs only, when heartbeats are on. */
+static uint64_t next_heartbeat(const fabric_t *f, unsigned p)
+{
+    const fport_t *fp = &f->port[p];
+    if (!f->p.heartbeat_cycles || p >= f->ops->num_cn || fp->failed)
+        return UINT64_MAX;
+    return fp->last_in + f->p.heartbeat_cycles;
+}
+
+/* Earliest time a message or credit is due at the RTL, or UINT64_MAX. */
+static uint64_t next_link_time(const fabric_t *f)
 {
     uint64_t t = UINT64_MAX;
     for (unsigned pi = 0; pi < f->nports; pi++) {
@@ -281,6 +366,18 @@ static uint64_t next_input_time(const fabric_t *f)
     return t;
 }
 
+/* Earliest time any input is due at the RTL (heartbeats included), or UINT64_MAX. */
+static uint64_t next_input_time(const fabric_t *f)
+{
+    uint64_t t = next_link_time(f);
+    for (unsigned pi = 0; pi < f->nports; pi++) {
+        uint64_t hb = next_heartbeat(f, pi);
+        if (hb != UINT64_MAX && clock_edge(&f->clk, hb) < t)
+            t = clock_edge(&f->clk, hb);
+    }
+    return t;
+}
+
 static void edge_event(void *obj, uint64_t cycle)
 {
     fabric_t *f = obj;
@@ -289,8 +386,18 @@ static void edge_event(void *obj, uint64_t cycle)
     f->next_cycle = UINT64_MAX;
     const uint64_t now = f->k->now;
 
-    /* Inputs due at this edge: at most one message per port, one credit per class per port. */
+    /* Inputs due at this edge: at most one message per port, one credit per class per port, a
+     * heartbeat on a live CN's otherwise quiet link, and the next CSR access. */
+    f->in.now = (uint32_t)cycle;
     f->in.rx_valid = 0;
+    f->in.rx_hb = 0;
+    f->in.csr_valid = f->csr_n > 0;
+    if (f->in.csr_valid) {
+        const csr_req_t *q = &f->csrq[f->csr_head];
+        f->in.csr_write = q->write;
+        f->in.csr_addr = q->addr;
+        f->in.csr_wdata = q->wdata;
+    }
     for (unsigned pi = 0; pi < f->nports; pi++) {
         fport_t *fp = &f->port[pi];
         if (fp->inq_n && fp->inq[0].arrive <= now) {
@@ -309,6 +416,14 @@ static void edge_event(void *obj, uint64_t cycle)
             }
         }
         f->in.tx_crd[pi] = crd;
+        bool any = crd || (f->in.rx_valid >> pi & 1u);
+        if (!any && cycle >= next_heartbeat(f, pi)) {
+            f->in.rx_hb |= 1ull << pi;
+            (*f->heartbeats)++;
+            any = true;
+        }
+        if (any)
+            fp->last_in = cycle;
     }
 
     *f->cycles_skipped += cycle - f->last_cycle - 1;
@@ -316,6 +431,16 @@ static void edge_event(void *obj, uint64_t cycle)
     f->last_cycle = cycle;
     (*f->cycles_ticked)++;
     f->rtl_idle = f->out.idle;
+
+    if (f->in.csr_valid) {
+        if (!f->out.csr_rvalid)
+            die("the switch did not answer a CSR access");
+        csr_req_t q = f->csrq[f->csr_head];
+        f->csr_head = (f->csr_head + 1) % f->csr_cap;
+        f->csr_n--;
+        if (q.done)
+            q.done(q.obj, f->out.csr_rdata, f->out.csr_err);
+    }
 
     for (unsigned pi = 0; pi < f->nports; pi++) {
         fport_t *fp = &f->port[pi];
@@ -347,12 +472,14 @@ static void edge_event(void *obj, uint64_t cycle)
         }
     }
 
-    if (!f->p.skip_idle || !f->rtl_idle) {
+    if (!f->p.skip_idle || !f->rtl_idle || f->csr_n) {
         wake(f, cycle + 1);
     } else {
         uint64_t t = next_input_time(f);
         if (t != UINT64_MAX)
             wake_at(f, t);
+        if (f->out.timer_valid)
+            wake(f, cycle + (f->out.timer_left ? f->out.timer_left : 1));
     }
 }
 
@@ -373,7 +500,7 @@ uint64_t fabric_cycles_ticked(const fabric_t *f) { return *f->cycles_ticked; }
 
 bool fabric_quiet(const fabric_t *f)
 {
-    if (!f->rtl_idle || next_input_time(f) != UINT64_MAX)
+    if (!f->rtl_idle || next_link_time(f) != UINT64_MAX || f->csr_n)
         return false;
     for (unsigned pi = 0; pi < f->nports; pi++)
         if (f->port[pi].deliveries_in_flight || f->port[pi].rx_crd_in_flight)

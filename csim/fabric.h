@@ -1,5 +1,6 @@
-/* The C side of the fabric: the Verilated fabric_top behind a shape-independent interface, the
- * CXL-style links between node models and fabric ports, and the clocking of the RTL.
+/* The C side of the fabric: the Verilated fabric_top (the CXL switch) behind a shape-independent
+ * interface, the CXL-style links between node models and fabric ports, the switch's management
+ * (CSR) port, and the clocking of the RTL.
  *
  * Links. Each port has a link in each direction with a fixed latency plus optional seeded jitter
  * (which may reorder messages, as the paper allows the fabric to). A link carries one message per
@@ -8,10 +9,18 @@
  *                RTL returns it when the message leaves its input buffer.
  *   RTL -> node: the node grants rx_credits per class (its receive buffers) and returns one with
  *                fabric_release() each time it consumes a delivered message.
- * Credits travel with the link latency and no jitter.
+ * Credits travel with the link latency and no jitter. A live CN's link layer also sends a
+ * heartbeat when its link into the switch has carried nothing for heartbeat_cycles, so that the
+ * switch's silence rule catches only dead nodes; a failed node (fabric_fail_node) goes silent.
+ *
+ * Management. fabric_create programs the switch through its CSR port before any node can send:
+ * a route for every node to its port, the failure-detection limits, then CTRL.ENABLE, after which
+ * the ports advertise their credits. fabric_csr queues further accesses (one per fabric cycle, in
+ * order), for the Configuration Manager's software and for tests.
  *
  * Clocking. The RTL is clocked only while it has work: after each cycle, when fabric_top reports
- * idle and no input is due, no edge is scheduled until a link delivers something. Edges run before
+ * idle and no input is due, no edge is scheduled until a link delivers something, a heartbeat is
+ * due, or the switch's earliest failure timer expires (it reads the cycle count as an input). Edges run before
  * every other event at the same time (kernel phases) and inputs reach the RTL only through links of
  * non-zero latency, so the RTL sees the same inputs at the same cycles with or without skipping;
  * tb/test_fabric.c checks that cycle for cycle. */
@@ -33,9 +42,13 @@ _Static_assert(FABRIC_MAX_PORTS <= 64, "port masks are 64 bits");
 
 /** One fabric cycle of port inputs, whatever the fabric's shape. */
 typedef struct fabric_in {
+    uint32_t now;                                        /* the cycle count (low 32 bits) */
     uint64_t rx_valid;                                   /* bit p: a message enters port p */
     uint32_t rx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];   /* packed with msg_pack */
+    uint64_t rx_hb;                                      /* bit p: a heartbeat enters port p */
     uint16_t tx_crd[FABRIC_MAX_PORTS];                   /* bit c: one egress credit of class c */
+    bool csr_valid, csr_write;                           /* a switch CSR access */
+    uint32_t csr_addr, csr_wdata;
 } fabric_in_t;
 
 /** One fabric cycle of port outputs. */
@@ -43,7 +56,11 @@ typedef struct fabric_out {
     uint64_t tx_valid;
     uint32_t tx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];
     uint16_t rx_crd[FABRIC_MAX_PORTS];                   /* bit c: one ingress credit of class c returned */
-    bool idle;
+    bool csr_rvalid, csr_err;                            /* the answer to the access of this cycle */
+    uint32_t csr_rdata;
+    bool timer_valid;                                    /* a failure timer runs ... */
+    uint32_t timer_left;                                 /* ... and expires in this many cycles */
+    bool idle;                                           /* nothing changes until an input does */
 } fabric_out_t;
 
 /** A Verilated fabric_top of one shape (generated from csim/fabric_ops.c.in per shape). */
@@ -78,6 +95,9 @@ typedef struct fabric_params {
     bool skip_idle;           /* clock the RTL only while it has work */
     uint64_t seed;
     unsigned reset_cycles;
+    uint32_t heartbeat_cycles; /* a live CN's idle link sends a heartbeat this often; 0 = never */
+    uint32_t silence_cycles;   /* switch SILENCE_LIMIT (0 = rule off); > heartbeat_cycles */
+    uint32_t accept_cycles;    /* switch ACCEPT_LIMIT (0 = rule off) */
 } fabric_params_t;
 
 typedef struct fabric fabric_t;
@@ -98,6 +118,18 @@ unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c);
 void fabric_send(fabric_t *f, unsigned p, const msg_t *m);
 /** The node on port p consumed a delivered message of class c: its buffer credit goes back. */
 void fabric_release(fabric_t *f, unsigned p, msg_class_t c);
+/** A CSR access was answered: rdata (reads; 0 when refused) and err (refused). */
+typedef void (*fabric_csr_fn)(void *obj, uint32_t rdata, bool err);
+/** Queues an access to the switch's CSR port (addresses in cxl_switch_csr.h). Accesses go in
+ *  order, one per fabric cycle, behind those fabric_create queued; done (may be NULL) is called in
+ *  the cycle that answers it. */
+void fabric_csr(fabric_t *f, bool write, unsigned addr, uint32_t wdata, fabric_csr_fn done, void *obj);
+/** The CN on port p fails now (fail-stop): it sends nothing more (fabric_send aborts), returns no
+ *  credit, sends no heartbeat, and what is delivered to it from now on is lost (counted). Messages
+ *  and credits already on its link still arrive at the switch. MNs never fail. */
+void fabric_fail_node(fabric_t *f, unsigned p);
+/** True when the node on port p has failed. */
+bool fabric_node_failed(const fabric_t *f, unsigned p);
 /** Opens an FST trace of the RTL, dumping from start_ps to stop_ps. 0 on success. */
 int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps);
 /** Fabric clock period, rounded to the nearest ps. */
@@ -106,7 +138,8 @@ uint64_t fabric_period_ps(const fabric_t *f);
 uint64_t fabric_cycles(const fabric_t *f);
 /** Fabric cycles the RTL was actually clocked. */
 uint64_t fabric_cycles_ticked(const fabric_t *f);
-/** True when nothing is in flight: RTL idle, no message or credit on a link. */
+/** True when nothing is in flight: RTL idle, no message, credit or CSR access pending (heartbeats
+ *  do not count). */
 bool fabric_quiet(const fabric_t *f);
 
 /** Observer called for every message the RTL outputs and every credit it returns (tests use it to

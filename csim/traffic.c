@@ -23,9 +23,10 @@ typedef struct tport {
     unsigned port, node;
     rng_t rng;
     uint64_t generated, sent, received;
-    pqueue_t to_send[MSG_NUM_CLASSES];  /* generated, not yet sent */
-    pqueue_t in_flight[MSG_NUM_CLASSES]; /* sent, not yet back */
-    unsigned rr;                        /* class to look at first when sending */
+    bool failed;
+    pqueue_t to_send[MSG_NUM_CLASSES]; /* generated, not yet sent */
+    pqueue_t *expect;                  /* [source port][class]: sent to this port, not yet here */
+    unsigned rr;                       /* class to look at first when sending */
     uint64_t tag;
 } tport_t;
 
@@ -37,7 +38,10 @@ struct traffic {
     tport_t *port;
     uint64_t period_ps;
     uint64_t sent, received, errors;
-    unsigned ports_done;
+    unsigned ports_sent;  /* ports that sent their count, or failed */
+    uint64_t outstanding; /* messages between live nodes on their way */
+    traffic_msi_t msi[TRAFFIC_MAX_MSI];
+    unsigned nmsi;
     void (*done)(void *);
     void *done_obj;
     uint64_t *st_sent, *st_received, *st_errors, *st_reordered;
@@ -76,17 +80,31 @@ static pending_t pq_remove(pqueue_t *q, unsigned i)
     return e;
 }
 
-/* A random well-formed message of a random enabled type from this port's node, to a random node,
- * tagged with the port's sequence number. */
-static void random_msg(traffic_t *t, tport_t *tp, msg_t *m)
+/* A random well-formed message of a random enabled type from this port's node, to the node of a
+ * random port (*dst_port), tagged with the port's sequence number. */
+static void random_msg(traffic_t *t, tport_t *tp, msg_t *m, unsigned *dst_port)
 {
     msg_fill_random(&tp->rng, t->ops[rng_below(&tp->rng, t->nops)], m);
     uint32_t used = msg_fields_used(m->opcode);
+    *dst_port = (unsigned)rng_below(&tp->rng, t->nports);
     m->src = (uint8_t)tp->node;
-    if (used & MSG_F_DST)
-        m->dst = (uint8_t)fabric_port_node(t->f, (unsigned)rng_below(&tp->rng, t->nports));
+    m->dst = (uint8_t)fabric_port_node(t->f, *dst_port);
     if (used & MSG_F_TAG)
         m->tag = (uint16_t)(tp->tag++ & ((1u << MSG_TAG_W) - 1));
+}
+
+/* The port of node id n. */
+static unsigned node_port(const traffic_t *t, unsigned n)
+{
+    unsigned ncn = 0;
+    while (ncn < t->nports && fabric_port_node(t->f, ncn) < MSG_MN_BASE)
+        ncn++;
+    return n < MSG_MN_BASE ? n : ncn + (n - MSG_MN_BASE);
+}
+
+static pqueue_t *expect_q(traffic_t *t, unsigned dst_port, unsigned src_port, msg_class_t c)
+{
+    return &t->port[dst_port].expect[src_port * MSG_NUM_CLASSES + c];
 }
 
 static void try_send(traffic_t *t, tport_t *tp)
@@ -97,10 +115,14 @@ static void try_send(traffic_t *t, tport_t *tp)
             pending_t e = pq_remove(&tp->to_send[c], 0);
             e.t_sent = t->k->now;
             fabric_send(t->f, tp->port, &e.m);
-            pq_push(&tp->in_flight[c], &e);
+            unsigned dst = node_port(t, e.m.dst);
+            pq_push(expect_q(t, dst, tp->port, (msg_class_t)c), &e);
+            t->outstanding += !t->port[dst].failed;
             tp->sent++;
             t->sent++;
             (*t->st_sent)++;
+            if (tp->sent == t->p.count)
+                t->ports_sent++;
         }
     }
     tp->rr = (tp->rr + 1) % MSG_NUM_CLASSES;
@@ -111,8 +133,11 @@ static void generate_event(void *obj, uint64_t arg)
     (void)arg;
     tport_t *tp = obj;
     traffic_t *t = tp->t;
+    if (tp->failed)
+        return;
     pending_t e = {0};
-    random_msg(t, tp, &e.m);
+    unsigned dst_port;
+    random_msg(t, tp, &e.m, &dst_port);
     pq_push(&tp->to_send[msg_class(e.m.opcode)], &e);
     tp->generated++;
     try_send(t, tp);
@@ -131,7 +156,16 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
     traffic_t *t = obj;
     tport_t *tp = &t->port[port];
     msg_class_t c = msg_class(m->opcode);
-    pqueue_t *q = &tp->in_flight[c];
+    unsigned src = node_port(t, m->src);
+    if (m->opcode == OP_MSI) {
+        if (t->nmsi < TRAFFIC_MAX_MSI)
+            t->msi[t->nmsi] = (traffic_msi_t){.t_ps = t->k->now, .port = port, .subject = m->subject};
+        t->nmsi++;
+        fabric_release(t->f, port, c);
+        return;
+    }
+    static pqueue_t none;
+    pqueue_t *q = src < t->nports ? expect_q(t, port, src, c) : &none;
     unsigned found = q->n;
     for (unsigned i = 0; i < q->n; i++) {
         if (msg_equal(&pq_at(q, i)->m, m)) {
@@ -148,7 +182,7 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
                 (unsigned long long)t->p.seed, port, (unsigned long long)t->k->now);
         describe(stderr, m);
         if (q->n) {
-            fprintf(stderr, "; oldest in flight of its class: ");
+            fprintf(stderr, "; oldest in flight from its source in its class: ");
             describe(stderr, &pq_at(q, 0)->m);
         }
         fputc('\n', stderr);
@@ -160,7 +194,8 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         tp->received++;
         t->received++;
         (*t->st_received)++;
-        if (tp->received == t->p.count && ++t->ports_done == t->nports && t->done)
+        t->outstanding -= !t->port[src].failed;
+        if (traffic_done(t) && t->done)
             t->done(t->done_obj);
     }
     fabric_release(t->f, port, c);
@@ -190,14 +225,15 @@ traffic_t *traffic_create(kernel_t *k, fabric_t *f, const traffic_params_t *p, s
         abort();
     t->period_ps = fabric_period_ps(f);
     for (unsigned op = 0; op < MSG_NUM_MSGS; op++)
-        if (!p->class_mask || (p->class_mask >> msg_class((msg_op_t)op) & 1u))
+        if (op != OP_MSI && (!p->class_mask || (p->class_mask >> msg_class((msg_op_t)op) & 1u)))
             t->ops[t->nops++] = (msg_op_t)op;
     t->st_sent = stats_counter(st, "traffic.sent", "messages the generators sent");
-    t->st_received = stats_counter(st, "traffic.received", "messages that came back as sent");
-    t->st_errors = stats_counter(st, "traffic.errors", "messages that came back changed, out of order or unexpected");
+    t->st_received = stats_counter(st, "traffic.received", "messages that arrived as sent");
+    t->st_errors = stats_counter(st, "traffic.errors", "messages that arrived changed, out of order or unexpected");
     t->st_reordered = stats_counter(st, "traffic.reordered",
-                                    "messages that came back before an older one of their class (link jitter)");
-    t->latency = stats_hist(st, "traffic.latency_ns", "round trip from send to delivery (ns)",
+                                    "messages that arrived before an older one of their (source, destination, "
+                                    "class) (link jitter)");
+    t->latency = stats_hist(st, "traffic.latency_ns", "from send to delivery at the destination (ns)",
                             (stats_buckets_t){.kind = STATS_LINEAR, .lo = 0, .width = 1, .n = 4096});
     char name[64];
     for (unsigned i = 0; i < t->nports; i++) {
@@ -205,13 +241,16 @@ traffic_t *traffic_create(kernel_t *k, fabric_t *f, const traffic_params_t *p, s
         tp->t = t;
         tp->port = i;
         tp->node = fabric_port_node(f, i);
+        tp->expect = calloc((size_t)t->nports * MSG_NUM_CLASSES, sizeof *tp->expect);
+        if (!tp->expect)
+            abort();
         snprintf(name, sizeof name, "traffic.port%u", i);
         rng_init_named(&tp->rng, p->seed, name);
         fabric_attach(f, i, deliver, credit, t);
         if (p->count && t->nops)
             kernel_after(k, rng_geometric(&tp->rng, p->load) * t->period_ps, generate_event, tp, 0);
         else
-            t->ports_done++;
+            t->ports_sent++;
     }
     return t;
 }
@@ -220,11 +259,13 @@ void traffic_free(traffic_t *t)
 {
     if (!t)
         return;
-    for (unsigned i = 0; i < t->nports; i++)
-        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+    for (unsigned i = 0; i < t->nports; i++) {
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
             free(t->port[i].to_send[c].v);
-            free(t->port[i].in_flight[c].v);
-        }
+        for (unsigned k = 0; k < t->nports * MSG_NUM_CLASSES; k++)
+            free(t->port[i].expect[k].v);
+        free(t->port[i].expect);
+    }
     free(t->port);
     free(t);
 }
@@ -233,21 +274,54 @@ uint64_t traffic_sent(const traffic_t *t) { return t->sent; }
 uint64_t traffic_received(const traffic_t *t) { return t->received; }
 uint64_t traffic_errors(const traffic_t *t) { return t->errors; }
 uint64_t traffic_reordered(const traffic_t *t) { return *t->st_reordered; }
-bool traffic_done(const traffic_t *t) { return t->ports_done == t->nports; }
+bool traffic_done(const traffic_t *t) { return t->ports_sent == t->nports && t->outstanding == 0; }
+
+void traffic_node_failed(traffic_t *t, unsigned p)
+{
+    tport_t *tp = &t->port[p];
+    if (tp->failed)
+        return;
+    if (tp->sent < t->p.count)
+        t->ports_sent++;
+    /* Nothing is expected for it any more (from live nodes, itself included), nor from it. */
+    for (unsigned q = 0; q < t->nports; q++)
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+            if (!t->port[q].failed)
+                t->outstanding -= expect_q(t, p, q, (msg_class_t)c)->n;
+            if (q != p && !t->port[q].failed)
+                t->outstanding -= expect_q(t, q, p, (msg_class_t)c)->n;
+        }
+    tp->failed = true;
+    if (traffic_done(t) && t->done)
+        t->done(t->done_obj);
+}
+
+const traffic_msi_t *traffic_msis(const traffic_t *t, unsigned *n)
+{
+    *n = t->nmsi;
+    return t->msi;
+}
 
 void traffic_dump_waiting(const traffic_t *t, FILE *out)
 {
     for (unsigned i = 0; i < t->nports; i++) {
         const tport_t *tp = &t->port[i];
-        if (tp->received == t->p.count)
+        unsigned waiting = 0;
+        for (unsigned k = 0; k < t->nports * MSG_NUM_CLASSES; k++)
+            waiting += tp->expect[k].n;
+        if (tp->sent == t->p.count && !waiting)
             continue;
-        fprintf(out, "  port %u: generated %llu, sent %llu, received %llu of %llu;", i,
-                (unsigned long long)tp->generated, (unsigned long long)tp->sent, (unsigned long long)tp->received,
-                (unsigned long long)t->p.count);
+        fprintf(out, "  port %u: generated %llu, sent %llu of %llu, received %llu, %u on their way to it;", i,
+                (unsigned long long)tp->generated, (unsigned long long)tp->sent, (unsigned long long)t->p.count,
+                (unsigned long long)tp->received, waiting);
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            if (tp->to_send[c].n || tp->in_flight[c].n)
-                fprintf(out, " %s: %u to send (credits %u), %u in flight;", msg_class_name((msg_class_t)c),
-                        tp->to_send[c].n, fabric_credits(t->f, i, (msg_class_t)c), tp->in_flight[c].n);
+            if (tp->to_send[c].n)
+                fprintf(out, " %s: %u to send (credits %u);", msg_class_name((msg_class_t)c), tp->to_send[c].n,
+                        fabric_credits(t->f, i, (msg_class_t)c));
+        for (unsigned k = 0; k < t->nports * MSG_NUM_CLASSES; k++)
+            if (tp->expect[k].n)
+                fprintf(out, " %u %s from port %u;", tp->expect[k].n,
+                        msg_class_name((msg_class_t)(k % MSG_NUM_CLASSES)), k / MSG_NUM_CLASSES);
         fputc('\n', out);
     }
 }

@@ -1,13 +1,13 @@
 /* Seeded traffic generator and checker for the fabric.
  *
- * Each port's node sends `count` messages of random types with random field values (well formed by
- * msg_check), at an offered load of `load` messages per fabric cycle (geometric inter-arrival
- * times), round-robin over the classes that have something to send and a credit. The checker
- * expects every message back at the port it was sent to, bit for bit: the loopback fabric returns
- * it to its sender. Without link jitter the per-class order must be kept too. Any difference is
- * counted and described on stderr with the seed.
+ * Each port's node sends `count` messages of random types (never MSI, which only the switch sends)
+ * with random field values (well formed by msg_check) to random nodes, at an offered load of `load`
+ * messages per fabric cycle (geometric inter-arrival times), round-robin over the classes that have
+ * something to send and a credit. The checker expects every message at the port of its
+ * destination, bit for bit; without link jitter also in order within its (source, destination,
+ * class). Any difference is counted and described on stderr with the seed.
  *
- * It measures the round-trip latency (send call to delivery) per message. */
+ * It measures the latency (send call to delivery) per message. */
 #ifndef TRAFFIC_H
 #define TRAFFIC_H
 
@@ -38,10 +38,21 @@ uint64_t traffic_sent(const traffic_t *t);
 uint64_t traffic_received(const traffic_t *t);
 /** Messages that came back different from what was sent, out of order, or unexpected. */
 uint64_t traffic_errors(const traffic_t *t);
-/** Messages that came back before an older one of their class (only with link jitter). */
+/** Messages that arrived before an older one of their (source, destination, class) (link jitter). */
 uint64_t traffic_reordered(const traffic_t *t);
-/** True when every port has sent and received its count. */
+/** True when every port has sent its count and every message arrived. */
 bool traffic_done(const traffic_t *t);
+/** The CN on port p failed (after fabric_fail_node): its generator stops, and nothing more is
+ *  expected from it or for it; what it sent may still arrive, and is checked as usual. */
+void traffic_node_failed(traffic_t *t, unsigned p);
+/** An MSI a node received from the switch. */
+typedef struct traffic_msi {
+    uint64_t t_ps;
+    unsigned port, subject;
+} traffic_msi_t;
+/** The MSIs received so far (*n of them; at most TRAFFIC_MAX_MSI are kept, *n counts all). */
+#define TRAFFIC_MAX_MSI 64u
+const traffic_msi_t *traffic_msis(const traffic_t *t, unsigned *n);
 /** Writes one line per port that still waits for something (deadlock diagnosis). */
 void traffic_dump_waiting(const traffic_t *t, FILE *out);
 

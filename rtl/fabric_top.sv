@@ -1,12 +1,15 @@
 `default_nettype none
 
-// The one Verilated top of the system: every CN and MN port of the fabric.
+// The one Verilated top of the system: every CN and MN port of the fabric, joined by the CXL
+// switch (rtl/switch/cxl_switch.sv). The Logging Units and the directory controllers join it in
+// later stages without changing this interface.
 //
 // Port p is node p for p < NumCn (CN p) and node MN_BASE + (p - NumCn) for the others (MN p-NumCn).
-// Each port speaks the CXL-style link discipline of link_loopback: one message per cycle each way,
-// per-class credits both ways. In this first stage every port loops its messages back to itself;
-// the CXL switch, Logging Units and directory controllers replace the loopback in later stages
-// without changing this interface.
+// Each port speaks the CXL-style link discipline: one message per cycle each way, per-class
+// credits both ways, and a link-layer heartbeat (rx_hb_i) from a live node whose link is
+// otherwise quiet. The switch's CSR port is the management interface: the C side writes the
+// routing table and CTRL.ENABLE at initialization, and software (the Configuration Manager)
+// reads and clears Viral_Status through it.
 //
 // Vectors are flattened per port: port p's message is bits [p*FLIT_W +: FLIT_W], its credit bits
 // [p*NUM_CLASSES +: NUM_CLASSES] (bit = class number).
@@ -15,10 +18,12 @@ module fabric_top #(
   parameter int unsigned NumCn        = 4,
   /// number of memory-node ports
   parameter int unsigned NumMn        = 2,
-  /// credits per class each port grants its sender (messages)
+  /// credits per class each port grants its sender (switch input buffer entries)
   parameter int unsigned LinkCredits  = 4,
   /// largest number of credits per class the C side may grant a port (messages)
   parameter int unsigned MaxTxCredits = 64,
+  /// iSLIP iterations per cycle
+  parameter int unsigned Iters        = 2,
   localparam int unsigned NumPorts    = NumCn + NumMn,
   localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES
@@ -27,10 +32,14 @@ module fabric_top #(
   input  wire logic                         clk_i,
   /// synchronous reset, active low
   input  wire logic                         rst_ni,
+  /// the fabric cycle count (failure-detection timers)
+  input  wire logic [31:0]                  now_i,
   /// per port: a message arrives from the C link
   input  wire logic [NumPorts-1:0]          rx_valid_i,
   /// per port: the arriving message
   input  wire logic [NumPorts*FlitW-1:0]    rx_msg_i,
+  /// per port: a link-layer heartbeat arrives
+  input  wire logic [NumPorts-1:0]          rx_hb_i,
   /// per port and class: an ingress credit returned to the C sender
   output logic      [NumPorts*NumCls-1:0]   rx_crd_o,
   /// per port: a message leaves toward the C link
@@ -39,36 +48,56 @@ module fabric_top #(
   output logic      [NumPorts*FlitW-1:0]    tx_msg_o,
   /// per port and class: an egress credit returned by the C receiver
   input  wire logic [NumPorts*NumCls-1:0]   tx_crd_i,
-  /// nothing in the fabric will change until an input changes (the kernel may skip cycles)
+  /// switch CSR request
+  input  wire logic                         csr_valid_i,
+  /// the request is a write
+  input  wire logic                         csr_write_i,
+  /// CSR word address
+  input  wire logic [15:0]                  csr_addr_i,
+  /// CSR write data
+  input  wire logic [31:0]                  csr_wdata_i,
+  /// CSR response (the cycle after the request)
+  output logic                              csr_rvalid_o,
+  /// CSR read data
+  output logic      [31:0]                  csr_rdata_o,
+  /// CSR access refused
+  output logic                              csr_err_o,
+  /// a failure timer runs
+  output logic                              timer_valid_o,
+  /// cycles until the earliest failure timer expires
+  output logic      [31:0]                  timer_left_o,
+  /// nothing in the fabric will change until an input other than now_i changes, or for
+  /// timer_left_o cycles while timer_valid_o (the kernel may skip cycles)
   output logic                              idle_o
 );
-  if (NumCn < 1 || NumCn > msg_pkg::MAX_CN) begin : g_bad_cn
-    $error("fabric_top: NumCn must be in 1..MAX_CN");
-  end
-  if (NumMn < 1 || NumMn > msg_pkg::MAX_MN) begin : g_bad_mn
-    $error("fabric_top: NumMn must be in 1..MAX_MN");
-  end
-
-  logic [NumPorts-1:0] port_idle;
-
-  for (genvar p = 0; p < NumPorts; p++) begin : g_port
-    link_loopback #(
-      .LinkCredits  (LinkCredits),
-      .MaxTxCredits (MaxTxCredits)
-    ) u_port (
-      .clk_i      (clk_i),
-      .rst_ni     (rst_ni),
-      .rx_valid_i (rx_valid_i[p]),
-      .rx_msg_i   (rx_msg_i[p*FlitW +: FlitW]),
-      .rx_crd_o   (rx_crd_o[p*NumCls +: NumCls]),
-      .tx_valid_o (tx_valid_o[p]),
-      .tx_msg_o   (tx_msg_o[p*FlitW +: FlitW]),
-      .tx_crd_i   (tx_crd_i[p*NumCls +: NumCls]),
-      .idle_o     (port_idle[p])
-    );
-  end
-
-  assign idle_o = &port_idle;
+  cxl_switch #(
+    .NumCn        (NumCn),
+    .NumMn        (NumMn),
+    .CrdPerCls    (LinkCredits),
+    .MaxTxCredits (MaxTxCredits),
+    .Iters        (Iters)
+  ) u_switch (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .now_i         (now_i),
+    .rx_valid_i    (rx_valid_i),
+    .rx_msg_i      (rx_msg_i),
+    .rx_hb_i       (rx_hb_i),
+    .rx_crd_o      (rx_crd_o),
+    .tx_valid_o    (tx_valid_o),
+    .tx_msg_o      (tx_msg_o),
+    .tx_crd_i      (tx_crd_i),
+    .csr_valid_i   (csr_valid_i),
+    .csr_write_i   (csr_write_i),
+    .csr_addr_i    (csr_addr_i),
+    .csr_wdata_i   (csr_wdata_i),
+    .csr_rvalid_o  (csr_rvalid_o),
+    .csr_rdata_o   (csr_rdata_o),
+    .csr_err_o     (csr_err_o),
+    .timer_valid_o (timer_valid_o),
+    .timer_left_o  (timer_left_o),
+    .idle_o        (idle_o)
+  );
 
 endmodule
 `default_nettype wire

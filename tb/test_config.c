@@ -356,8 +356,8 @@ Test(config, malformed_values)
 
 Test(config, out_of_range_says_which_range)
 {
-    expect_load_error("[system]\nnum_cn = 33\n", "2: system.num_cn: 33 is out of range 1 .. 32");
-    expect_load_error("[system]\nnum_mn = 0\n", "2: system.num_mn: 0 is out of range 1 .. 32");
+    expect_load_error("[system]\nnum_cn = 33\n", "2: system.num_cn: 33 is out of range 2 .. 32");
+    expect_load_error("[system]\nnum_mn = 0\n", "2: system.num_mn: 0 is out of range 2 .. 32");
     expect_load_error("[lu]\nzlib_level = 10\n", "2: lu.zlib_level: 10 is out of range 0 .. 9");
     expect_load_error("[lu]\nhigh_watermark = 1.5\n",
                       "2: lu.high_watermark: 1.5 is out of range 0.05 .. 1");
@@ -386,6 +386,8 @@ Test(config, num_cn_and_num_mn_limits_are_the_message_format_limits)
     cr_assert_neq(config_set(&c, set, &e), 0);
     snprintf(set, sizeof set, "system.cores_per_cn=%u", (1u << MSG_CORE_ID_W) + 1);
     cr_assert_neq(config_set(&c, set, &e), 0);
+    cr_assert_neq(config_set(&c, "system.num_cn=1", &e), 0, "the switch has at least 2 CN ports");
+    cr_assert_neq(config_set(&c, "system.num_mn=1", &e), 0, "and at least 2 MN ports");
 }
 
 Test(config, failed_load_changes_nothing)
@@ -563,6 +565,28 @@ Test(config, lu_buffer_and_fabric_timing)
                                                 NULL},
                           "--set sim.stall_timeout=4 us: sim.stall_timeout: must exceed one remote "
                           "round trip, 4 x (link_latency + link_jitter) + dram_latency = 4.185 us");
+}
+
+Test(config, heartbeat_must_be_shorter_than_the_silence_limit)
+{
+    expect_validate_error((const char *const[]){"fabric.heartbeat=4096", NULL},
+                          "--set fabric.heartbeat=4096: fabric.heartbeat: idle live CNs would be "
+                          "declared failed: the heartbeat must be non-zero and shorter than the "
+                          "silence limit: fabric.heartbeat = 4096 (--set "
+                          "fabric.heartbeat=4096), fabric.silence_limit = 4096 "
+                          "(<default>)");
+    expect_validate_error((const char *const[]){"fabric.heartbeat=0", NULL},
+                          "--set fabric.heartbeat=0: fabric.heartbeat: idle live CNs would be "
+                          "declared failed: the heartbeat must be non-zero and shorter than the "
+                          "silence limit: fabric.heartbeat = 0 (--set "
+                          "fabric.heartbeat=0), fabric.silence_limit = 4096 "
+                          "(<default>)");
+    sim_config_t c;
+    config_err_t e = {{0}};
+    config_defaults(&c);
+    cr_assert_eq(config_set(&c, "fabric.heartbeat=0", &e), 0);
+    cr_assert_eq(config_set(&c, "fabric.silence_limit=0", &e), 0);
+    cr_assert_eq(config_validate(&c, &e), 0, "no heartbeat is fine with the silence rule off: %s", e.msg);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
-/* The C side of the fabric around the Verilated fabric_top loopback: links, credits, traffic,
- * and the idle-cycle skipping that must not change a single cycle. */
+/* The C side of the fabric around the Verilated fabric_top (the CXL switch): links, credits,
+ * heartbeats, the CSR port, node failures, traffic, and the idle-cycle skipping that must not
+ * change a single cycle. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxl_switch_csr.h"
 #include "fabric.h"
 #include "kernel.h"
 #include "stats.h"
@@ -50,7 +52,17 @@ typedef struct setup {
     unsigned rx_credits;
     bool skip;
     uint64_t seed;
+    int fail_port;      /* > 0: this CN fails ... */
+    uint64_t fail_ps;   /* ... at this time */
+    uint32_t silence;   /* switch silence limit (0: 1024 cycles) */
 } setup_t;
+
+static void fail_event(void *obj, uint64_t port)
+{
+    bench_t *b = obj;
+    fabric_fail_node(b->f, (unsigned)port);
+    traffic_node_failed(b->t, (unsigned)port);
+}
 
 static void bench_run(bench_t *b, const setup_t *s)
 {
@@ -67,12 +79,17 @@ static void bench_run(bench_t *b, const setup_t *s)
         .skip_idle = s->skip,
         .seed = s->seed,
         .reset_cycles = 4,
+        .heartbeat_cycles = 64,
+        .silence_cycles = s->silence ? s->silence : 1024,
+        .accept_cycles = 8192,
     };
     b->f = fabric_create(&b->k, ops, &fp, &b->st);
     cr_assert_not_null(b->f);
     fabric_observe(b->f, observe, b);
     traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0};
     b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
+    if (s->fail_port > 0)
+        kernel_at(&b->k, s->fail_ps, fail_event, b, (uint64_t)s->fail_port);
     kernel_run(&b->k, 10 * PS_PER_MS);
     /* Traffic is done when the last message is back; let its credits travel home too. */
     kernel_run(&b->k, b->k.now + 2 * PS_PER_US);
@@ -87,7 +104,7 @@ static void bench_free(bench_t *b)
     free(b->rec);
 }
 
-Test(fabric, every_message_comes_back_in_class_order_on_every_shape_and_load)
+Test(fabric, every_message_arrives_in_order_on_every_shape_and_load)
 {
     const uint64_t seed = tb_seed(31);
     const unsigned shapes[][2] = {{2, 2}, {4, 2}};
@@ -99,7 +116,7 @@ Test(fabric, every_message_comes_back_in_class_order_on_every_shape_and_load)
                          .skip = true, .seed = seed + li};
             bench_run(&b, &s);
             const unsigned n = s.ncn + s.nmn;
-            cr_assert(traffic_done(b.t), "seed=%llu c%um%u load %.2f: %llu of %llu back", (unsigned long long)s.seed,
+            cr_assert(traffic_done(b.t), "seed=%llu c%um%u load %.2f: %llu of %llu arrived", (unsigned long long)s.seed,
                       s.ncn, s.nmn, s.load, (unsigned long long)traffic_received(b.t),
                       (unsigned long long)(s.count * n));
             cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu", (unsigned long long)s.seed);
@@ -162,10 +179,10 @@ Test(fabric, skipping_idle_cycles_changes_no_cycle)
         }
 }
 
-/* Zero load: a message sent on a clock edge comes back after link + 1 RTL cycle + link. The RTL
- * loopback port takes the message into its class FIFO at the edge it arrives, and the next edge
- * moves it into the output register (docs/architecture.md: port-to-port pipeline). */
-Test(fabric, zero_load_round_trip_is_two_links_and_one_cycle)
+/* Zero load: a message sent on a clock edge arrives after link + 1 switch cycle + link. The switch
+ * port takes the message into its buffer at the edge it arrives, and the next edge moves it
+ * through the crossbar into the output register (docs/architecture.md: port-to-port pipeline). */
+Test(fabric, zero_load_latency_is_two_links_and_one_cycle)
 {
     const uint64_t seed = tb_seed(34);
     bench_t b;
@@ -173,7 +190,7 @@ Test(fabric, zero_load_round_trip_is_two_links_and_one_cycle)
     bench_run(&b, &s);
     cr_assert(traffic_done(b.t));
     const stats_hist_t *lat = stats_find_hist(&b.st, "traffic.latency_ns");
-    cr_assert_eq(lat->min, 35 + 1 + 35, "min round trip %llu ns", (unsigned long long)lat->min);
+    cr_assert_eq(lat->min, 35 + 1 + 35, "min latency %llu ns", (unsigned long long)lat->min);
     cr_assert_eq(stats_hist_quantile(lat, 0.5), 71.0);
     bench_free(&b);
 }
@@ -191,4 +208,87 @@ Test(fabric, credits_bound_what_a_node_has_in_flight)
             cr_assert_eq(fabric_credits(b.f, p, (msg_class_t)c), 4,
                          "port %u class %u: every RTL credit is back after the run", p, c);
     bench_free(&b);
+}
+
+/* ---- the switch's management port and failures ---- */
+
+typedef struct csr_ans {
+    unsigned n;
+    uint32_t v[8];
+    bool err[8];
+} csr_ans_t;
+
+static void csr_done(void *obj, uint32_t rdata, bool err)
+{
+    csr_ans_t *a = obj;
+    cr_assert_lt(a->n, 8);
+    a->v[a->n] = rdata;
+    a->err[a->n++] = err;
+}
+
+Test(fabric, csr_accesses_are_answered_in_order)
+{
+    bench_t b;
+    setup_t s = {.ncn = 4, .nmn = 2, .load = 0.1, .count = 20, .skip = true, .seed = 7};
+    bench_run(&b, &s);
+    csr_ans_t a = {0};
+    fabric_csr(b.f, false, SW_CSR_SHAPE, 0, csr_done, &a);
+    fabric_csr(b.f, false, SW_CSR_ROUTE(MSG_MN_BASE + 1), 0, csr_done, &a);
+    fabric_csr(b.f, true, SW_CSR_SHAPE, 0, csr_done, &a);
+    fabric_csr(b.f, false, SW_CSR_CTRL, 0, csr_done, &a);
+    cr_assert(!fabric_quiet(b.f), "CSR accesses pending");
+    kernel_run(&b.k, b.k.now + PS_PER_US);
+    cr_assert_eq(a.n, 4);
+    cr_assert(a.v[0] == (4u | 2u << 8 | 4u << 16) && !a.err[0], "SHAPE of c4m2");
+    cr_assert(a.v[1] == (SW_ROUTE_VALID | 5u) && !a.err[1], "fabric_create routed MN 1 to port 5");
+    cr_assert(a.err[2], "SHAPE is read-only");
+    cr_assert(a.v[3] == SW_CTRL_ENABLE && !a.err[3], "fabric_create enabled the switch");
+    cr_assert(fabric_quiet(b.f));
+    bench_free(&b);
+}
+
+/* A CN fails in the middle of random traffic: the switch detects it within the silence limit (plus
+ * the heartbeat period, by which the last sign of life may precede the failure), the CM (CN 0) gets
+ * exactly one MSI about it, traffic among the live nodes completes without a loss, and with or
+ * without idle-cycle skipping every RTL output is the same. */
+Test(fabric, failed_cn_is_detected_the_cm_gets_one_msi_and_live_traffic_completes)
+{
+    const uint64_t seed = tb_seed(36);
+    const uint32_t silence = 300;
+    const uint64_t fail_ps = 3 * PS_PER_US;
+    bench_t on, off;
+    setup_t s = {.ncn = 4, .nmn = 2, .load = 0.05, .count = 300, .skip = true, .seed = seed,
+                 .fail_port = 2, .fail_ps = fail_ps, .silence = silence};
+    bench_run(&on, &s);
+    s.skip = false;
+    bench_run(&off, &s);
+    bench_t *bs[] = {&on, &off};
+    for (unsigned i = 0; i < 2; i++) {
+        bench_t *b = bs[i];
+        cr_assert(traffic_done(b->t), "seed=%llu: live traffic completes", (unsigned long long)seed);
+        cr_assert_eq(traffic_errors(b->t), 0, "seed=%llu", (unsigned long long)seed);
+        unsigned n;
+        const traffic_msi_t *m = traffic_msis(b->t, &n);
+        cr_assert_eq(n, 1, "seed=%llu: one MSI", (unsigned long long)seed);
+        cr_assert(m[0].port == 0 && m[0].subject == 2, "to the CM, CN 0, about CN 2");
+        /* The MSI reaches the CM one link after the switch sent it, one cycle after detection. */
+        const uint64_t detect_ps = m[0].t_ps - 35000 - 1000;
+        cr_assert(detect_ps > fail_ps && detect_ps <= fail_ps + (silence + 64 + 1) * 1000ull + 35000,
+                  "seed=%llu: detected %llu ns after the failure", (unsigned long long)seed,
+                  (unsigned long long)((detect_ps - fail_ps) / 1000));
+        csr_ans_t a = {0};
+        fabric_csr(b->f, false, SW_CSR_VIRAL, 0, csr_done, &a);
+        fabric_csr(b->f, false, SW_CSR_DETECT_TIME(2), 0, csr_done, &a);
+        kernel_run(&b->k, b->k.now + PS_PER_US);
+        cr_assert_eq(a.v[0], 1u << 2, "Viral_Status of CN 2 only");
+        cr_assert_eq(a.v[1], detect_ps / 1000, "DETECT_TIME is the cycle of the detection");
+    }
+    cr_assert_eq(on.nrec, off.nrec, "seed=%llu: %zu vs %zu RTL outputs", (unsigned long long)seed, on.nrec, off.nrec);
+    for (size_t i = 0; i < on.nrec; i++)
+        cr_assert(on.rec[i].cycle == off.rec[i].cycle && on.rec[i].port == off.rec[i].port &&
+                      on.rec[i].kind == off.rec[i].kind,
+                  "seed=%llu: output %zu differs with skipping", (unsigned long long)seed, i);
+    cr_assert_lt(fabric_cycles_ticked(on.f), fabric_cycles_ticked(off.f), "cycles were skipped");
+    bench_free(&on);
+    bench_free(&off);
 }

@@ -1,13 +1,15 @@
 /* The message definition, C and RTL read from one file (rtl/include/messages.toml):
  * - every message type packed in C and unpacked by the RTL's msg_t, field by field, and back;
- * - every message type sent through the Verilated fabric_top loopback and compared bit for bit,
- *   with the RTL's class decode (which FIFO returned the credit) equal to C's msg_class;
+ * - every message type sent through the Verilated fabric_top (the CXL switch) from one port to
+ *   another and compared bit for bit, with the RTL's class decode (the class of the credit the
+ *   input port returned) equal to C's msg_class;
  * - docs/messages.md is what the generator writes today. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxl_switch_csr.h"
 #include "msg_defs.h"
 #include "msg_rand.h"
 #include "rng.h"
@@ -125,7 +127,7 @@ Test(msg, rtl_struct_matches_c_layout_field_by_field)
     vw_msg_fields_tb_free(m);
 }
 
-/* ---- through the Verilated fabric_top (2 CN + 2 MN ports, each looped back) ---- */
+/* ---- through the Verilated fabric_top (2 CN + 2 MN ports, switched) ---- */
 
 #define NPORTS 4u
 
@@ -153,12 +155,24 @@ static void loop_tick(loop_t *l)
             }
 }
 
+static unsigned port_node(unsigned p) { return p < 2 ? p : MSG_MN_BASE + p - 2; }
+
 static void loop_init(loop_t *l, uint64_t seed)
 {
     memset(l, 0, sizeof *l);
     l->m = vw_fabric_top_c2m2_create(1000, seed);
     l->cycle = vw_fabric_top_c2m2_reset(l->m, 0, 3);
     l->in.rst_ni = 1;
+    /* Route every node to its port, then start the ports. */
+    for (unsigned p = 0; p <= NPORTS; p++) {
+        l->in.csr_valid_i = 1;
+        l->in.csr_write_i = 1;
+        l->in.csr_addr_i = p < NPORTS ? SW_CSR_ROUTE(port_node(p)) : SW_CSR_CTRL;
+        l->in.csr_wdata_i = p < NPORTS ? SW_ROUTE_VALID | p : SW_CTRL_ENABLE;
+        loop_tick(l);
+        cr_assert(l->out.csr_rvalid_o && !l->out.csr_err_o, "initialization CSR write %u accepted", p);
+    }
+    l->in.csr_valid_i = 0;
     /* Grant the RTL one egress credit per class per port (our receive buffer). */
     for (unsigned i = 0; i < NPORTS * MSG_NUM_CLASSES; i++)
         l->in.tx_crd_i[i / 32] |= 1u << (i % 32);
@@ -174,23 +188,24 @@ Test(msg, rtl_returns_its_credits_after_reset)
     loop_init(&l, 3);
     for (unsigned p = 0; p < NPORTS; p++)
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            cr_assert_eq(l.credits[p][c], 4, "port %u class %s: %u credits after reset, expected LinkCredits = 4", p,
+            cr_assert_eq(l.credits[p][c], 4, "port %u class %s: %u credits after ENABLE, expected LinkCredits = 4", p,
                          msg_class_name((msg_class_t)c), l.credits[p][c]);
     cr_assert_eq(l.out.idle_o, 1, "fabric idle after its credits went out");
     vw_fabric_top_c2m2_free(l.m);
 }
 
-Test(msg, every_type_survives_the_rtl_loopback_bit_for_bit)
+Test(msg, every_type_crosses_the_rtl_switch_bit_for_bit)
 {
     const uint64_t seed = tb_seed(13);
     rng_t r;
-    rng_init_named(&r, seed, "msg.loopback");
+    rng_init_named(&r, seed, "msg.switch");
     loop_t l;
     loop_init(&l, seed);
     for (unsigned it = 0; it < 4 * MSG_NUM_MSGS; it++) {
-        const unsigned p = it % NPORTS;
+        const unsigned p = it % NPORTS, q = (it / NPORTS + p + 1) % NPORTS; /* from port p to port q */
         msg_t a, b;
         make_msg(&r, (msg_op_t)(it % MSG_NUM_MSGS), it < MSG_NUM_MSGS, &a);
+        a.dst = (uint8_t)port_node(q);
         const msg_class_t c = msg_class(a.opcode);
         cr_assert_gt(l.credits[p][c], 0, "no ingress credit");
         l.credits[p][c]--;
@@ -202,19 +217,19 @@ Test(msg, every_type_survives_the_rtl_loopback_bit_for_bit)
         loop_tick(&l);
         l.in.rx_valid_i = 0;
         unsigned waited = 0;
-        while (!bit(&l.out.tx_valid_o, p)) {
-            cr_assert_lt(waited++, 20, "seed=%llu %s did not come back on port %u", (unsigned long long)seed,
-                         msg_name(a.opcode), p);
+        while (!bit(&l.out.tx_valid_o, q)) {
+            cr_assert_lt(waited++, 20, "seed=%llu %s did not reach port %u", (unsigned long long)seed,
+                         msg_name(a.opcode), q);
             loop_tick(&l);
         }
-        cr_assert_eq(l.out.tx_valid_o, 1u << p, "only port %u may send", p);
-        cr_assert(!memcmp(&l.out.tx_msg_o[p * MSG_FLIT_WORDS], flit, sizeof flit),
-                  "seed=%llu %s changed in the RTL loopback", (unsigned long long)seed, msg_name(a.opcode));
-        msg_unpack(&l.out.tx_msg_o[p * MSG_FLIT_WORDS], &b);
+        cr_assert_eq(l.out.tx_valid_o, 1u << q, "only port %u may send", q);
+        cr_assert(!memcmp(&l.out.tx_msg_o[q * MSG_FLIT_WORDS], flit, sizeof flit),
+                  "seed=%llu %s changed in the RTL switch", (unsigned long long)seed, msg_name(a.opcode));
+        msg_unpack(&l.out.tx_msg_o[q * MSG_FLIT_WORDS], &b);
         cr_assert(msg_equal(&a, &b), "seed=%llu %s differs after unpack", (unsigned long long)seed,
                   msg_name(a.opcode));
-        /* Give the egress credit back, and see which class FIFO returned the ingress credit. */
-        l.in.tx_crd_i[(p * MSG_NUM_CLASSES + c) / 32] |= 1u << ((p * MSG_NUM_CLASSES + c) % 32);
+        /* Give the egress credit back, and see which class the input port returned a credit of. */
+        l.in.tx_crd_i[(q * MSG_NUM_CLASSES + c) / 32] |= 1u << ((q * MSG_NUM_CLASSES + c) % 32);
         loop_tick(&l);
         memset(l.in.tx_crd_i, 0, sizeof l.in.tx_crd_i);
         loop_tick(&l);

@@ -73,7 +73,8 @@ static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, u
     if (stats_init(&st))
         return -1;
     fabric_params_t fp = {.freq_hz = 1000000000ull, .link_latency_ps = 35000, .rx_credits = 8, .skip_idle = skip,
-                          .seed = 1, .reset_cycles = 4};
+                          .seed = 1, .reset_cycles = 4, .heartbeat_cycles = 256, .silence_cycles = 4096,
+                          .accept_cycles = 65536};
     fabric_t *f = fabric_create(&k, ops, &fp, &st);
     if (!f)
         return -1;

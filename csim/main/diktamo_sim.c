@@ -102,6 +102,9 @@ int main(int argc, char **argv)
         .skip_idle = !o.no_skip,
         .seed = seed,
         .reset_cycles = 4,
+        .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
+        .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
+        .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
     };
     r.f = fabric_create(&r.k, ops, &fp, &st);
     if (!r.f)
