@@ -145,6 +145,25 @@ static void generate_event(void *obj, uint64_t arg)
         kernel_after(t->k, (1 + rng_geometric(&tp->rng, t->p.load)) * t->period_ps, generate_event, tp, 0);
 }
 
+static void release_event(void *obj, uint64_t arg)
+{
+    traffic_t *t = obj;
+    unsigned port = (unsigned)(arg >> 8);
+    if (!fabric_node_failed(t->f, port))
+        fabric_release(t->f, port, (msg_class_t)(arg & 0xff));
+}
+
+/* The node on port is done with a delivered message of class c: now, or after a random hold. */
+static void consume(traffic_t *t, unsigned port, msg_class_t c)
+{
+    if (!t->p.hold_ps) {
+        fabric_release(t->f, port, c);
+        return;
+    }
+    uint64_t d = rng_below(&t->port[port].rng, t->p.hold_ps + 1);
+    kernel_after(t->k, d, release_event, t, (uint64_t)port << 8 | c);
+}
+
 static void describe(FILE *out, const msg_t *m)
 {
     fprintf(out, "%s src=%u dst=%u core=%u tag=%u addr=0x%llx mask=0x%02x ts=%u", msg_name(m->opcode) ? msg_name(m->opcode) : "?",
@@ -161,7 +180,7 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         if (t->nmsi < TRAFFIC_MAX_MSI)
             t->msi[t->nmsi] = (traffic_msi_t){.t_ps = t->k->now, .port = port, .subject = m->subject};
         t->nmsi++;
-        fabric_release(t->f, port, c);
+        consume(t, port, c);
         return;
     }
     static pqueue_t none;
@@ -198,7 +217,7 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         if (traffic_done(t) && t->done)
             t->done(t->done_obj);
     }
-    fabric_release(t->f, port, c);
+    consume(t, port, c);
 }
 
 static void credit(void *obj, unsigned port, msg_class_t c)

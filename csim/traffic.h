@@ -25,6 +25,8 @@ typedef struct traffic_params {
     uint64_t seed;
     bool ordered;         /* links keep order (no jitter): check per-class order as well */
     uint32_t class_mask;  /* classes to generate (bit = class); 0 = all */
+    uint64_t hold_ps;     /* a node keeps each delivered message for uniform [0, hold_ps] before
+                             releasing its buffer: back-pressure on the switch's outputs; 0 = none */
 } traffic_params_t;
 
 typedef struct traffic traffic_t;

@@ -339,29 +339,30 @@ module cxl_switch #(
   end
 
   // ---- credit turns: per (output, class), the input whose turn it is ----
-  logic [NumOc-1:0] take_sw;
+  logic [NumOc-1:0]          take_sw;
+  logic [NumOc*NumPorts-1:0] holders, turn;
 
-  for (genvar k = 0; k < NumOc; k++) begin : g_turn
-    logic [NumPorts-1:0] holders, turn;
-    logic [PortW-1:0]    turn_idx_unused;
-
-    for (genvar i = 0; i < NumPorts; i++) begin : g_h
-      assign holders[i]           = nonempty[i*NumOc + k] & ~fenced[i];
-      assign crd_ok[i*NumOc + k]  = turn[i] & avail[k];
-    end
-
-    rr_arb #(
-      .N (NumPorts)
-    ) u_turn (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni),
-      .req_i       (holders),
-      .ack_i       (take_sw[k]),
-      .gnt_o       (turn),
-      .gnt_idx_o   (turn_idx_unused),
-      .gnt_valid_o (own_valid[k])
-    );
+  always_comb begin
+    for (int k = 0; k < NumOc; k++)
+      for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
   end
+
+  always_comb begin
+    for (int k = 0; k < NumOc; k++)
+      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = turn[k*NumPorts + i] & avail[k];
+  end
+
+  sw_turns #(
+    .NumIn (NumPorts),
+    .NumK  (NumOc)
+  ) u_turns (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .holders_i (holders),
+    .ack_i     (take_sw),
+    .turn_o    (turn),
+    .valid_o   (own_valid)
+  );
 
   // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it ----
   assign inject = msi_valid & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];

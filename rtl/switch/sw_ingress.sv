@@ -109,12 +109,7 @@ module sw_ingress #(
       req_o[o] = ~fenced_i & |(nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls]);
   end
 
-  always_comb begin
-    elig = '0;
-    for (int o = 0; o < NumOut; o++)
-      if (OutW'(o) == match_out_i)
-        elig = nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls];
-  end
+  assign elig = nonempty[32'(match_out_i)*NumCls +: NumCls] & crd_ok_i[32'(match_out_i)*NumCls +: NumCls];
 
   rr_arb #(
     .N (NumCls)
@@ -145,13 +140,15 @@ module sw_ingress #(
   assign deq    = (match_valid_i & pick_valid) | drain;
   assign drop_o = {rx_valid_i & fenced_i, drain};
 
+  // Word-wide, not bit by bit: Verilator writes a bit loop out per bit and per instance.
+  logic [NumCls-1:0] held;
+
   always_comb begin
-    for (int c = 0; c < NumCls; c++) begin
-      stall_o[c] = 1'b0;
-      for (int o = 0; o < NumOut; o++) stall_o[c] = stall_o[c] | nonempty[o*NumCls + c];
-      stall_o[c] = stall_o[c] & ~(deq & ~drain & pick[c]);
-    end
+    held = '0;
+    for (int o = 0; o < NumOut; o++) held = held | nonempty[o*NumCls +: NumCls];
   end
+
+  assign stall_o = held & ~(pick & {NumCls{deq & ~drain}});
 
   logic [CntW-1:0] free_unused;
   logic            buf_idle;

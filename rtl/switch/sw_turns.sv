@@ -1,0 +1,72 @@
+`default_nettype none
+`include "assert.svh"
+
+// Credit turns of the CXL switch: for each of NumK (output, class) pairs, the input whose turn it
+// is to use that output's credits of that class. Pair k holds a round-robin pointer; its turn goes
+// to the first holder (an input with a message of the class for the output) at or after the
+// pointer, wrapping around, and the pointer moves just past that input when it sends one (ack_i).
+// So an input that keeps holding gets the turn after at most NumIn - 1 sends by others.
+//
+// One module for all pairs rather than one rr_arb per pair: the pointer is an index (log2 NumIn
+// flops instead of an NumIn-bit mask) and the pairs are a loop, which keeps a 16 + 16 switch's 352
+// arbiters small in synthesis and in the Verilated model alike.
+module sw_turns #(
+  /// number of inputs (>= 2)
+  parameter int unsigned NumIn = 6,
+  /// number of (output, class) pairs (>= 1)
+  parameter int unsigned NumK  = 66,
+  localparam int unsigned IdxW = $clog2(NumIn)
+) (
+  /// switch clock
+  input  wire logic                  clk_i,
+  /// synchronous reset, active low: every pointer at input 0
+  input  wire logic                  rst_ni,
+  /// bit k*NumIn + i: input i holds a message for pair k
+  input  wire logic [NumK*NumIn-1:0] holders_i,
+  /// pair k: the input whose turn it is sent a message (moves the pointer past it)
+  input  wire logic [NumK-1:0]       ack_i,
+  /// bit k*NumIn + i: it is input i's turn at pair k (one-hot per pair, only among holders)
+  output logic      [NumK*NumIn-1:0] turn_o,
+  /// pair k has a holder
+  output logic      [NumK-1:0]       valid_o
+);
+  if (NumIn < 2) begin : g_bad_in
+    $error("sw_turns: NumIn must be at least 2");
+  end
+  if (NumK < 1) begin : g_bad_k
+    $error("sw_turns: NumK must be at least 1");
+  end
+
+  logic [NumK*IdxW-1:0] ptr_q, ptr_d, pick;
+
+  always_comb begin
+    logic [NumIn-1:0] h, at_or_after;
+    for (int k = 0; k < NumK; k++) begin
+      h           = holders_i[k*NumIn +: NumIn];
+      at_or_after = h & ~((NumIn'(1) << ptr_q[k*IdxW +: IdxW]) - NumIn'(1));
+      if (at_or_after == '0) at_or_after = h;
+      pick[k*IdxW +: IdxW] = '0;
+      for (int i = NumIn - 1; i >= 0; i--)
+        if (at_or_after[i]) pick[k*IdxW +: IdxW] = IdxW'(i);
+      valid_o[k]               = h != '0;
+      turn_o[k*NumIn +: NumIn] = (h != '0) ? NumIn'(1) << pick[k*IdxW +: IdxW] : '0;
+    end
+  end
+
+  always_comb begin
+    ptr_d = ptr_q;
+    for (int k = 0; k < NumK; k++)
+      if (ack_i[k] && valid_o[k])
+        ptr_d[k*IdxW +: IdxW] = (pick[k*IdxW +: IdxW] == IdxW'(NumIn - 1)) ? '0 : pick[k*IdxW +: IdxW] + IdxW'(1);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) ptr_q <= '0;
+    else         ptr_q <= ptr_d;
+  end
+
+  // A turn is acknowledged only where there is one.
+  `ASSERT(ack_has_turn, (ack_i & ~valid_o) == '0)
+
+endmodule
+`default_nettype wire
