@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "msg_defs.h"
 
 static void usage_error(const char *prog, const char *usage, const char *what, const char *arg)
 {
@@ -74,6 +75,17 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
         } else if (!strcmp(a, "--stats")) {
             NEED_VALUE();
             o->stats = v;
+        } else if (!strcmp(a, "--fail")) {
+            NEED_VALUE();
+            char *at = strchr(v, '@'), *end;
+            unsigned long cn = at && at > v ? strtoul(v, &end, 10) : 0;
+            if (!at || at == v || end != at || cn >= MSG_MAX_CN)
+                usage_error(prog, usage, "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)", v);
+            if (o->nfails == CLI_MAX_FAILS)
+                usage_error(prog, usage, "too many --fail options", v);
+            if (cli_parse_time(at + 1, &o->fail_ps[o->nfails]))
+                usage_error(prog, usage, "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'", v);
+            o->fail_cn[o->nfails++] = (unsigned)cn;
         } else if (!strcmp(a, "--abort-at")) {
             NEED_VALUE();
             o->abort_at = v;

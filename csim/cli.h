@@ -9,6 +9,7 @@
 #include "config.h"
 
 #define CLI_MAX_SETS 64
+#define CLI_MAX_FAILS 32
 
 typedef struct cli_opts {
     const char *config;            /* --config FILE (default sim_configs/paper.ini) */
@@ -25,6 +26,9 @@ typedef struct cli_opts {
     bool doc;                      /* diktamo_cfg --doc */
     bool dump;                     /* diktamo_cfg --dump */
     const char *abort_at;          /* --abort-at TIME: abort() there (tests the abort path) */
+    unsigned fail_cn[CLI_MAX_FAILS]; /* --fail CN@TIME: CN fails (fail-stop) at TIME */
+    uint64_t fail_ps[CLI_MAX_FAILS];
+    unsigned nfails;
 } cli_opts_t;
 
 /** Parses argv. On bad usage prints one line naming the argument and exits 2. */

@@ -42,6 +42,8 @@ struct traffic {
     uint64_t outstanding; /* messages between live nodes on their way */
     traffic_msi_t msi[TRAFFIC_MAX_MSI];
     unsigned nmsi;
+    uint64_t *st_msis;
+    uint64_t failed_mask, told_mask; /* CNs failed; CNs some node got an MSI about */
     void (*done)(void *);
     void *done_obj;
     uint64_t *st_sent, *st_received, *st_errors, *st_reordered;
@@ -180,7 +182,12 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         if (t->nmsi < TRAFFIC_MAX_MSI)
             t->msi[t->nmsi] = (traffic_msi_t){.t_ps = t->k->now, .port = port, .subject = m->subject};
         t->nmsi++;
+        (*t->st_msis)++;
+        if (m->subject < 64)
+            t->told_mask |= 1ull << m->subject;
         consume(t, port, c);
+        if (traffic_done(t) && t->done)
+            t->done(t->done_obj);
         return;
     }
     static pqueue_t none;
@@ -247,6 +254,7 @@ traffic_t *traffic_create(kernel_t *k, fabric_t *f, const traffic_params_t *p, s
         if (op != OP_MSI && (!p->class_mask || (p->class_mask >> msg_class((msg_op_t)op) & 1u)))
             t->ops[t->nops++] = (msg_op_t)op;
     t->st_sent = stats_counter(st, "traffic.sent", "messages the generators sent");
+    t->st_msis = stats_counter(st, "traffic.msis", "MSIs the switch sent to a CM about a failed CN");
     t->st_received = stats_counter(st, "traffic.received", "messages that arrived as sent");
     t->st_errors = stats_counter(st, "traffic.errors", "messages that arrived changed, out of order or unexpected");
     t->st_reordered = stats_counter(st, "traffic.reordered",
@@ -293,7 +301,10 @@ uint64_t traffic_sent(const traffic_t *t) { return t->sent; }
 uint64_t traffic_received(const traffic_t *t) { return t->received; }
 uint64_t traffic_errors(const traffic_t *t) { return t->errors; }
 uint64_t traffic_reordered(const traffic_t *t) { return *t->st_reordered; }
-bool traffic_done(const traffic_t *t) { return t->ports_sent == t->nports && t->outstanding == 0; }
+bool traffic_done(const traffic_t *t)
+{
+    return t->ports_sent == t->nports && t->outstanding == 0 && (t->failed_mask & ~t->told_mask) == 0;
+}
 
 void traffic_node_failed(traffic_t *t, unsigned p)
 {
@@ -311,6 +322,7 @@ void traffic_node_failed(traffic_t *t, unsigned p)
                 t->outstanding -= expect_q(t, q, p, (msg_class_t)c)->n;
         }
     tp->failed = true;
+    t->failed_mask |= 1ull << p;
     if (traffic_done(t) && t->done)
         t->done(t->done_obj);
 }

@@ -42,7 +42,8 @@ uint64_t traffic_received(const traffic_t *t);
 uint64_t traffic_errors(const traffic_t *t);
 /** Messages that arrived before an older one of their (source, destination, class) (link jitter). */
 uint64_t traffic_reordered(const traffic_t *t);
-/** True when every port has sent its count and every message arrived. */
+/** True when every port has sent its count, every message between live nodes arrived, and every
+ *  failed CN was reported by an MSI. */
 bool traffic_done(const traffic_t *t);
 /** The CN on port p failed (after fabric_fail_node): its generator stops, and nothing more is
  *  expected from it or for it; what it sent may still arrive, and is checked as usual. */

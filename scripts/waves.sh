@@ -91,7 +91,7 @@ info=$(fst2vcd "$fst" 2>/dev/null | awk '
     d++; sc[d] = $3
     if (d == 1 && root == "") root = $3
     if (d == 2 && top == "") top = $3
-    if (d == 3 && sc[2] == top && $3 ~ /^g_port\[[0-9]+\]$/) {
+    if (d >= 3 && sc[2] == top && $3 ~ /^g_port\[[0-9]+\]$/) {
       n = $3; gsub(/[^0-9]/, "", n); if (n + 1 > np) np = n + 1
     }
     next
@@ -114,14 +114,15 @@ info=$(fst2vcd "$fst" 2>/dev/null | awk '
   }
   /^b/ {
     split($0, f, " ")
-    if (f[2] == idcn && numcn == "") numcn = bin(substr(f[1], 2))
-    if (f[2] == idrx && rx == "" && f[1] ~ /1/) rx = t
+    # ids compare as strings: awk would compare "5" and "5." as the number 5
+    if ((f[2] "") == (idcn "") && numcn == "") numcn = bin(substr(f[1], 2))
+    if ((f[2] "") == (idrx "") && rx == "" && f[1] ~ /1/) rx = t
     next
   }
   {
     v = substr($0, 1, 1); id = substr($0, 2)
-    if (id == idrx && rx == "" && v == "1") rx = t
-    if (id == idclk && v == "1") { if (rise != "" && period == "") period = t - rise; rise = t }
+    if ((id "") == (idrx "") && rx == "" && v == "1") rx = t
+    if ((id "") == (idclk "") && v == "1") { if (rise != "" && period == "") period = t - rise; rise = t }
   }
   END {
     print show(root), show(top), show(numcn), show(np), show(t0), show(rx), show(period), (unit == "" ? "1ps" : unit)
@@ -167,6 +168,16 @@ if [ -n "$view_src" ]; then
   fi
   if [ "$v_nports" != "-" ] && [ "$f_nports" != "-" ] && [ "$v_nports" != "$f_nports" ]; then
     sed_args+=(-e "s/\(\b$f_root\.$f_top\.[A-Za-z0-9_]*\)\[$((v_nports - 1)):0\]/\1[$((f_nports - 1)):0]/g")
+  fi
+  if [ "$v_numcn" != "-" ] && [ "$f_numcn" != "-" ] && [ "$v_numcn" != "$f_numcn" ]; then
+    # failure detection: vectors of one bit per CN ([C-1:0]) and CN numbers (log2 C bits; no range
+    # when that is one bit), through a placeholder so that the two renamings do not chain
+    clog2() { local n=$1 b=0; while [ $((1 << b)) -lt "$n" ]; do b=$((b + 1)); done; echo "$b"; }
+    v_lg=$(clog2 "$v_numcn") f_lg=$(clog2 "$f_numcn")
+    f_cnrange=$([ "$f_lg" -gt 1 ] && echo "[$((f_lg - 1)):0]" || true)
+    sed_args+=(-e "/\.u_viral\./s/\[$((v_numcn - 1)):0\]/[@NUMCN@]/g"
+               -e "/\.u_viral\./s/\[$((v_lg - 1)):0\]/$f_cnrange/g"
+               -e "/\.u_viral\./s/\[@NUMCN@\]/[$((f_numcn - 1)):0]/g")
   fi
   sed "${sed_args[@]}" "$view_src" > "$view.tmp" && mv "$view.tmp" "$view"
   # traces GTKWave should make: every line that names signals or is a comment/group line

@@ -104,6 +104,10 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --bogus", "unknown argument: --bogus"},
     {NULL, "--config sim_configs/small.ini --seed", "option needs a value: --seed"},
     {NULL, "--config sim_configs/small.ini --trace-start 5 --trace x.fst", "not a time with a unit"},
+    {NULL, "--config sim_configs/small.ini --fail 2", "--fail wants CN@TIME"},
+    {NULL, "--config sim_configs/small.ini --fail x@1us", "--fail wants CN@TIME"},
+    {NULL, "--config sim_configs/small.ini --fail 1@soon", "--fail: not a time"},
+    {NULL, "--config sim_configs/small.ini --fail 40@1us", "--fail wants CN@TIME"},
 };
 
 static void check_bad(const char *prog)
@@ -148,6 +152,27 @@ Test(sim, a_binary_refuses_a_configuration_of_another_shape, .init = make_dir, .
     run(CFG " --config sim_configs/paper.ini --shape", &r);
     cr_assert_eq(r.status, 0);
     cr_assert_str_eq(r.out, "c16m16\n");
+}
+
+Test(sim, a_failed_cn_is_reported_with_its_msi, .init = make_dir, .fini = remove_dir)
+{
+    result_t r;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             SIM " --config sim_configs/small.ini --set fabric.heartbeat=50 --set fabric.silence_limit=200 "
+                 "--set traffic.load=0.2 --fail 2@1us --seed 3 --stats %s/f.json",
+             dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_not_null(strstr(r.out, "CN 2 failed at 1.000 us"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "MSI: CN 2 failed, told to CN 0 (the CM)"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, " 0 wrong"), "live traffic is all right: %s", r.out);
+    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --fail 4@1us --stats %s/g.json", dir);
+    run(cmd, &r);
+    cr_assert(r.exited && r.status == 2, "CN 4 of a 4-CN system: exit %d; %s", r.status, r.err);
+    cr_assert_eq(lines(r.err), 1, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "system.num_cn = 4"), "%s", r.err);
+    cr_assert(!exists("g.json"), "bad input writes nothing");
 }
 
 /* The statistics of a run, minus what depends on the machine (wall time) and on skipping. */

@@ -20,7 +20,7 @@
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
-    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet]";
+    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--fail CN@TIME]...";
 
 typedef struct run {
     kernel_t k;
@@ -31,6 +31,14 @@ typedef struct run {
 static void on_done(void *obj) { kernel_stop(&((run_t *)obj)->k); }
 
 static uint64_t received(void *obj) { return traffic_received(obj); }
+
+/* --fail CN@TIME: the CN fails (fail-stop) at its link; the traffic stops expecting anything of it. */
+static void fail_event(void *obj, uint64_t cn)
+{
+    run_t *r = obj;
+    fabric_fail_node(r->f, (unsigned)cn);
+    traffic_node_failed(r->t, (unsigned)cn);
+}
 
 static void abort_event(void *obj, uint64_t arg)
 {
@@ -77,6 +85,13 @@ int main(int argc, char **argv)
     if (o.abort_at && cli_parse_time(o.abort_at, &abort_at)) {
         fprintf(stderr, "diktamo_sim: --abort-at: not a time with a unit: %s\n", o.abort_at);
         return 2;
+    }
+    for (unsigned i = 0; i < o.nfails; i++) {
+        if (o.fail_cn[i] >= ncn) {
+            fprintf(stderr, "diktamo_sim: --fail %u@...: %s: system.num_cn = %u, so the CNs are 0 .. %u\n", o.fail_cn[i],
+                    o.config, ncn, ncn - 1);
+            return 2;
+        }
     }
     const uint64_t seed = cfg->sim.seed;
     char note[256];
@@ -125,6 +140,8 @@ int main(int argc, char **argv)
     r.t = traffic_create(&r.k, r.f, &tp, &st, on_done, &r);
     if (abort_at)
         kernel_at(&r.k, abort_at, abort_event, NULL, abort_at);
+    for (unsigned i = 0; i < o.nfails; i++)
+        kernel_at(&r.k, o.fail_ps[i], fail_event, &r, o.fail_cn[i]);
 
     progress_t pr;
     progress_init(&pr, cfg->sim.progress, "events");
@@ -194,7 +211,7 @@ int main(int argc, char **argv)
 
     if (!o.quiet) {
         const stats_hist_t *lat = stats_find_hist(&st, "traffic.latency_ns");
-        printf("diktamo_sim: %llu messages sent, %llu back, %llu wrong; simulated %.3f us in %.2f s wall\n",
+        printf("diktamo_sim: %llu messages sent, %llu arrived, %llu wrong; simulated %.3f us in %.2f s wall\n",
                (unsigned long long)traffic_sent(r.t), (unsigned long long)traffic_received(r.t),
                (unsigned long long)traffic_errors(r.t), (double)r.k.now / (double)PS_PER_US, wall);
         printf("diktamo_sim: fabric cycles %llu, clocked %llu (%.1f %%), %.0f clocked cycles/s, %.0f events/s\n",
@@ -202,9 +219,16 @@ int main(int argc, char **argv)
                fabric_cycles(r.f) ? 100.0 * (double)fabric_cycles_ticked(r.f) / (double)fabric_cycles(r.f) : 0.0,
                wall > 0 ? (double)fabric_cycles_ticked(r.f) / wall : 0.0, wall > 0 ? (double)r.k.events / wall : 0.0);
         if (lat && lat->count)
-            printf("diktamo_sim: round-trip latency ns: mean %.1f, p50 %.0f, p99 %.0f, max %llu\n",
+            printf("diktamo_sim: latency (send to delivery) ns: mean %.1f, p50 %.0f, p99 %.0f, max %llu\n",
                    stats_hist_mean(lat), stats_hist_quantile(lat, 0.5), stats_hist_quantile(lat, 0.99),
                    (unsigned long long)lat->max);
+        for (unsigned i = 0; i < o.nfails; i++)
+            printf("diktamo_sim: CN %u failed at %.3f us\n", o.fail_cn[i], (double)o.fail_ps[i] / (double)PS_PER_US);
+        unsigned nmsi;
+        const traffic_msi_t *msi = traffic_msis(r.t, &nmsi);
+        for (unsigned i = 0; i < nmsi && i < TRAFFIC_MAX_MSI; i++)
+            printf("diktamo_sim: MSI: CN %u failed, told to CN %u (the CM) at %.3f us\n", msi[i].subject,
+                   msi[i].port, (double)msi[i].t_ps / (double)PS_PER_US);
         printf("diktamo_sim: statistics in %s (configuration in %s.ini)\n", stats_path, stats_path);
     }
 

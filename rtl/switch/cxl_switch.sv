@@ -452,6 +452,21 @@ module cxl_switch #(
   assign tx_valid_o = tx_valid_q;
   assign idle_o     = &in_idle & ~|tx_valid_q & ~csr_rvalid_q & ~start_q & vir_idle;
 
+  // ---- per-port views of the flattened vectors, for waveforms only (waves/fabric_top.gtkw) ----
+  for (genvar p = 0; p < NumPorts; p++) begin : g_port
+    logic              view_rx_valid, view_rx_hb, view_tx_valid, view_idle;
+    logic [FlitW-1:0]  view_rx_msg, view_tx_msg;
+    logic [NumCls-1:0] view_rx_crd, view_tx_crd;
+    assign view_rx_valid = rx_valid_i[p];
+    assign view_rx_hb    = rx_hb_i[p];
+    assign view_rx_msg   = rx_msg_i[p*FlitW +: FlitW];
+    assign view_rx_crd   = rx_crd_o[p*NumCls +: NumCls];
+    assign view_tx_valid = tx_valid_q[p];
+    assign view_tx_msg   = tx_msg_q[p];
+    assign view_tx_crd   = tx_crd_i[p*NumCls +: NumCls];
+    assign view_idle     = in_idle[p];
+  end
+
   // ---- performance counters ----
   if (PerfCnt) begin : g_perf
     logic [NumOc-1:0] starve;

@@ -9,7 +9,7 @@ WAVES_ARGS ?=
 # The trace waves-png makes when there is none yet: a short small-config run (about 1 us traced).
 WAVES_DEFAULT_FST := $(B)/waves/small.fst
 
-.PHONY: waves waves-png
+.PHONY: waves waves-png waves-failure
 waves: | $(SETUP) ## open the newest FST under build/ in GTKWave with its saved view (FST= to pick one)
 	@bash scripts/waves.sh open $(FST) $(WAVES_ARGS)
 
@@ -19,3 +19,13 @@ waves-png: | $(SETUP) ## render the newest FST under build/ headless to build/wa
 	  bash scripts/run_sim.sh --config sim_configs/small.ini --seed 1 --trace $(WAVES_DEFAULT_FST) --quiet; \
 	fi
 	@bash scripts/waves.sh png $(FST) $(if $(PNG),--out $(PNG)) $(WAVES_ARGS)
+
+# A failure on show: small config, short heartbeat and silence limit, CN 1 fails at 1 us; the
+# window covers its last heartbeat, the detection (Viral_Status, fence, MSI pending) and the MSI
+# leaving on port 0 toward the CM.
+WAVES_FAILURE_FST := $(B)/waves/failure.fst
+waves-failure: | $(SETUP) ## trace a run in which CN 1 fails; render its detection and the MSI to build/waves/failure.png
+	bash scripts/run_sim.sh --config sim_configs/small.ini --seed 1 --set traffic.load=0.05 \
+	  --set fabric.heartbeat=50 --set fabric.silence_limit=200 --fail 1@1us \
+	  --trace $(WAVES_FAILURE_FST) --trace-start 0.9us --trace-stop 1.4us --quiet
+	bash scripts/waves.sh png $(WAVES_FAILURE_FST) --from 1.2us --to 1.24us --size 1920x1300 $(WAVES_ARGS)
