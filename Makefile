@@ -168,9 +168,10 @@ shape_cn  = $(word 1,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))
 shape_mn  = $(word 2,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))))
 shape_flv = $(if $(findstring _fast,$(1)),fast,test)
 
-# Shapes the tests link (small and quick to build), and any shape asked for on the command line
+# Shapes the tests link (two small ones, and the paper's 16 + 16, which `make run` uses too), and any
+# shape asked for on the command line
 # (scripts/run_sim.sh passes SIM_SHAPE for the configuration it runs).
-TB_FABRIC_SHAPES := c2m2 c4m2
+TB_FABRIC_SHAPES := c2m2 c4m2 c16m16
 BENCH_FABRIC_SHAPES ?= c4m2_fast c16m16_fast
 SIM_SHAPE ?=
 FABRIC_SHAPES := $(sort $(TB_FABRIC_SHAPES) $(SIM_SHAPE) $(BENCH_FABRIC_SHAPES))

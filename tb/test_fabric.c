@@ -55,6 +55,7 @@ typedef struct setup {
     int fail_port;      /* > 0: this CN fails ... */
     uint64_t fail_ps;   /* ... at this time */
     uint32_t silence;   /* switch silence limit (0: 1024 cycles) */
+    uint64_t hold_ps;   /* nodes hold each delivered message up to this long (back-pressure) */
 } setup_t;
 
 static void fail_event(void *obj, uint64_t port)
@@ -86,7 +87,8 @@ static void bench_run(bench_t *b, const setup_t *s)
     b->f = fabric_create(&b->k, ops, &fp, &b->st);
     cr_assert_not_null(b->f);
     fabric_observe(b->f, observe, b);
-    traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0};
+    traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0,
+                           .hold_ps = s->hold_ps};
     b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
     if (s->fail_port > 0)
         kernel_at(&b->k, s->fail_ps, fail_event, b, (uint64_t)s->fail_port);
@@ -125,6 +127,32 @@ Test(fabric, every_message_arrives_in_order_on_every_shape_and_load)
             cr_assert(fabric_quiet(b.f), "nothing left in flight");
             bench_free(&b);
         }
+}
+
+/* Random idle on every input (load below 1) and random back-pressure on every output (nodes hold
+ * what they receive), on 2 + 2, 4 + 2 and the paper's 16 + 16: nothing lost, duplicated, changed or
+ * reordered within (source, destination, class), and every credit home at the end. */
+Test(fabric, lossless_under_random_idle_and_back_pressure_up_to_16_by_16, .timeout = 120)
+{
+    const uint64_t seed = tb_seed(37);
+    const unsigned shapes[][2] = {{2, 2}, {4, 2}, {16, 16}};
+    for (unsigned si = 0; si < 3; si++) {
+        bench_t b;
+        setup_t s = {.ncn = shapes[si][0], .nmn = shapes[si][1], .load = 0.7, .count = si == 2 ? 120 : 400,
+                     .hold_ps = 30000, .skip = true, .seed = seed + si};
+        bench_run(&b, &s);
+        const unsigned n = s.ncn + s.nmn;
+        cr_assert(traffic_done(b.t), "seed=%llu c%um%u: %llu of %llu arrived", (unsigned long long)s.seed, s.ncn,
+                  s.nmn, (unsigned long long)traffic_received(b.t), (unsigned long long)(s.count * n));
+        cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu c%um%u", (unsigned long long)s.seed, s.ncn, s.nmn);
+        cr_assert_eq(traffic_received(b.t), s.count * n);
+        cr_assert_eq(traffic_reordered(b.t), 0, "no jitter: nothing overtakes within (source, destination, class)");
+        for (unsigned p = 0; p < n; p++)
+            for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+                cr_assert_eq(fabric_credits(b.f, p, (msg_class_t)c), 4, "c%um%u port %u class %u: credits home",
+                             s.ncn, s.nmn, p, c);
+        bench_free(&b);
+    }
 }
 
 Test(fabric, link_jitter_reorders_but_loses_nothing)

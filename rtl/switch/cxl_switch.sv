@@ -15,14 +15,17 @@
 // bandwidth is shared by messages, not by bytes: a stream of short messages keeps its share
 // against a stream of data-carrying ones.
 //
-// Credit turns. An output's credits of one class go to one input at a time: per (output, class) a
-// round-robin arbiter over the inputs holding such a message names the input whose turn it is,
-// and only that input may request the output for the class; the turn moves on when it sends one.
-// Without turns, an input whose class gets a credit back only now and then could lose it, each
-// time, to another input of the same class that iSLIP happens to favour (credit starvation). With
-// them a credit, once back, waits for its owner, the owner's request stays up until served (iSLIP's
-// bound applies), and a newcomer can take the turn only from an input further from the pointer,
-// which bounds the wait.
+// Credit turns. When an output holds a single credit of a class, it goes to one input: per
+// (output, class) a round-robin pointer names the input whose turn it is (the first holding such a
+// message at or after the pointer), only that input may request the output for the class, and the
+// pointer moves past it when it sends one. Without turns, an input whose class gets a credit back
+// only now and then could lose it, each time, to another input of the same class that iSLIP
+// happens to favour (credit starvation). With them the owner's request, once up, stays up until
+// served: while it owns the turn either the output holds two or more credits (one send by another
+// input leaves one) or one, which only the owner may use; so iSLIP's bound applies, and the turn
+// reaches every holder in turn. With two or more credits every holder may request, so turns cost
+// no throughput when credits are plentiful (exclusive turns would leave each output one candidate
+// per class, about 63 % of line rate under single-class uniform traffic).
 //
 // Failures (sw_viral). A fenced CN port requests nothing and drops what arrives and what it
 // buffered; messages for it are still switched, at full rate and without credits, and sunk at its
@@ -235,7 +238,7 @@ module cxl_switch #(
   logic [CnW-1:0]      msi_cm, msi_subject;
   logic                vir_idle;
   logic [NumPorts-1:0] fenced, restart;
-  logic [NumOc-1:0]    own_valid, out_crd_avail, avail;
+  logic [NumOc-1:0]    own_valid, out_crd_avail, avail, plenty;
   logic [NumPorts-1:0] tx_valid_d;
 
   always_comb begin
@@ -283,7 +286,7 @@ module cxl_switch #(
   logic [NumOc-1:0] take;
 
   for (genvar k = 0; k < NumOc; k++) begin : g_txcrd
-    logic [TxCrdW-1:0] left_unused;
+    logic [TxCrdW-1:0] left;
     credit_cnt #(
       .MaxCredits  (MaxTxCredits),
       .InitCredits (0)
@@ -292,10 +295,11 @@ module cxl_switch #(
       .rst_ni      (rst_ni & ~fenced[k / NumCls]),
       .crd_give_i  (tx_crd_i[k]),
       .crd_take_i  (take[k]),
-      .crd_left_o  (left_unused),
+      .crd_left_o  (left),
       .crd_avail_o (out_crd_avail[k])
     );
-    assign avail[k] = out_crd_avail[k] | fenced[k / NumCls];
+    assign avail[k]  = out_crd_avail[k] | fenced[k / NumCls];
+    assign plenty[k] = (left > TxCrdW'(1)) | fenced[k / NumCls];
   end
 
   // ---- input ports ----
@@ -349,7 +353,7 @@ module cxl_switch #(
 
   always_comb begin
     for (int k = 0; k < NumOc; k++)
-      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = turn[k*NumPorts + i] & avail[k];
+      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = avail[k] & (plenty[k] | turn[k*NumPorts + i]);
   end
 
   sw_turns #(
@@ -419,7 +423,8 @@ module cxl_switch #(
           xbar_cls[o] = deq_cls[i];
         end
       end
-      take_sw[o*NumCls + 32'(xbar_cls[o])] = out_match_valid[o];
+      take_sw[o*NumCls + 32'(xbar_cls[o])] =
+        out_match_valid[o] & turn[(o*NumCls + 32'(xbar_cls[o]))*NumPorts + 32'(out_match_idx[o*PortW +: PortW])];
       if (inject && o == 32'(msi_cm)) begin
         xbar[o]     = msi_flit;
         xbar_cls[o] = ClsW'(msg_pkg::CLS_MGREQ);

@@ -5,6 +5,8 @@
 # new files are picked up without edits here. Per block (all optional, in constraints/):
 #   <block>.sdc     its clock period (`set clk_period <ns>`) and I/O delays; else default.sdc
 #   <block>.params  parameter overrides for synthesis, `Name=Value` per line
+#   <block>.<variant>.params (and .sdc)  one more configuration of the block, reported as
+#                   <block>.<variant> (e.g. cxl_switch.c16m16)
 # scripts/synth_block.py runs one block (build/synth/<block>/: logs, netlist, timing report,
 # result.json); scripts/synth_report.py collects them. Blocks run in parallel under make -j, and a
 # block runs again only when a file it reads changes (build/synth/<block>/deps.mk lists them), or
@@ -27,11 +29,12 @@ MEM_BIT_AREA_SOURCE ?= OSU018 DFFPOSX1 area: one flop per bit, read and write mu
 MEM_SETUP_NS  ?= 0.3
 MEM_ACCESS_NS ?= 1.2
 
-SYNTH_BLOCKS  := $(basename $(notdir $(RTL_SRCS)))
+SYNTH_BLOCKS  := $(basename $(notdir $(RTL_SRCS))) \
+                 $(basename $(notdir $(wildcard constraints/*.*.params)))
 SYNTH_RESULTS := $(foreach m,$(SYNTH_BLOCKS),$(SYNTH_DIR)/$(m)/result.json)
 SYNTH_FLOW    := scripts/synth_block.py constraints/synth.ys.tmpl constraints/sta.tcl.tmpl \
                  $(wildcard constraints/abc.constr)
-synth_sdc      = $(firstword $(wildcard constraints/$(1).sdc) constraints/default.sdc)
+synth_sdc      = $(firstword $(wildcard constraints/$(1).sdc constraints/$(basename $(1)).sdc) constraints/default.sdc)
 synth_params   = $(wildcard constraints/$(1).params)
 # Everything that changes a block's result besides its files' contents; written to
 # build/synth/<block>/config only when it differs, so its date says when it last changed.
@@ -65,6 +68,6 @@ synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (Yosys, OSU 0.18 µm
 
 # Quick: does Yosys accept every block (read + hierarchy + proc, no mapping)? Seconds, not minutes.
 synth-check: $(RTL_PKGS) | $(SETUP)
-	@for m in $(SYNTH_BLOCKS); do \
+	@for m in $(basename $(notdir $(RTL_SRCS))); do \
 	  $(PY) scripts/synth_block.py --check $$m --rtl $(RTL_SRCS) --pkgs $(RTL_PKGS) || exit 1; \
 	done
