@@ -7,14 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cxl_switch_csr.h"
 #include "msg_defs.h"
 #include "msg_rand.h"
 #include "rng.h"
+#include "sb/rtl_lint.h"
 #include "sb/stream_run.h"
 #include "tb_seed.h"
 #include "vw_cxl_switch_c2m2.h"
 #include "vw_cxl_switch_c4m4.h"
-#include "cxl_switch_csr.h"
 
 /* ---- one driver for every switch model (the wrappers have the same port names) ---- */
 
@@ -194,6 +195,26 @@ Test(cxl_switch, csr_routes_read_back_and_bad_accesses_are_refused_and_counted)
     csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 0x7fffffffu);
     cr_assert_eq(csr_ok(&s, false, SW_CSR_SILENCE_LIMIT, 0), 0x7fffffffu, "the largest limit is accepted");
     sw_free(&s);
+}
+
+Test(cxl_switch, rejects_illegal_port_counts_at_elaboration)
+{
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"-GNumCn=1 -GNumMn=4", "cxl_switch: NumCn must be in 2..MAX_CN"},
+        {"-GNumCn=33 -GNumMn=4", "cxl_switch: NumCn must be in 2..MAX_CN"},
+        {"-GNumCn=4 -GNumMn=1", "cxl_switch: NumMn must be in 2..MAX_MN"},
+        {"-GNumCn=4 -GNumMn=33", "cxl_switch: NumMn must be in 2..MAX_MN"},
+    };
+    rtl_lint_result_t r;
+    rtl_lint("cxl_switch", "-GNumCn=32 -GNumMn=32", &r);
+    cr_assert(r.passed, "32 + 32, the largest switch, rejected:\n%s", r.out);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rtl_lint("cxl_switch", cases[i].args, &r);
+        cr_assert(r.ran && !r.passed, "%s accepted:\n%s", cases[i].args, r.out);
+        cr_assert(strstr(r.out, cases[i].msg), "%s: no \"%s\" in:\n%s", cases[i].args, cases[i].msg, r.out);
+    }
 }
 
 /* Before ENABLE no port advertises a credit, so nothing can enter; ENABLE then gives every port

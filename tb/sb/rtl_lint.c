@@ -14,7 +14,9 @@ void rtl_lint(const char *top, const char *args, rtl_lint_result_t *r)
     }
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "verilator --lint-only -Wall -Irtl/include rtl/lint.vlt rtl/common/*.sv --top-module %s %s 2>&1", top,
+             "verilator --lint-only -Wall -Irtl/include rtl/lint.vlt build/gen/msg_pkg.sv rtl/*.sv rtl/*/*.sv "
+             "--top-module %s %s 2>&1",
+             top,
              args);
     FILE *p = popen(cmd, "r");
     if (!p) {
