@@ -242,11 +242,17 @@ regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds
 # Every module is under one of these tops: the system top, the switch (tested on its own until it
 # replaces the loopback), and the test harnesses.
 LINT_TOPS := fabric_top cxl_switch $(basename $(notdir $(TB_HDL)))
+# Parameter sets that build other modules under a top, linted too (TOP:ARGS, commas for spaces).
+LINT_VARIANTS := cxl_switch:-GVoq=0
 
 .PHONY: lint
 lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings)
 	@for t in $(LINT_TOPS); do \
 	  $(VERILATOR) --lint-only -Wall --assert -Irtl/include $(VLT) $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) --top-module $$t || exit 1; \
+	done
+	@for v in $(LINT_VARIANTS); do \
+	  a=$${v#*:}; $(VERILATOR) --lint-only -Wall --assert -Irtl/include $(VLT) $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) \
+	    --top-module $${v%%:*} $${a//,/ } || exit 1; \
 	done
 	@echo "lint: clean"
 

@@ -69,6 +69,9 @@ module cxl_switch #(
   parameter int unsigned AcceptReset  = 16384,
   /// build the performance counters
   parameter bit          PerfCnt      = 1'b1,
+  /// input ports with virtual output queues (sw_ingress); 0: one FIFO per class (sw_ingress_fifo,
+  /// head-of-line blocking, for comparison)
+  parameter bit          Voq          = 1'b1,
   localparam int unsigned NumPorts    = NumCn + NumMn,
   localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
@@ -315,31 +318,59 @@ module cxl_switch #(
     logic [NodeW-1:0] dst;
     assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
 
-    sw_ingress #(
-      .NumOut    (NumPorts),
-      .CrdPerCls (CrdPerCls)
-    ) u_in (
-      .clk_i            (clk_i),
-      .rst_ni           (rst_ni),
-      .rx_valid_i       (rx_valid_i[p]),
-      .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
-      .rx_route_valid_i (route_v_q[dst]),
-      .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
-      .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
-      .rx_sunk_o        (sunk[p]),
-      .restart_i        (restart[p]),
-      .fenced_i         (fenced[p]),
-      .drop_o           (drop[2*p +: 2]),
-      .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
-      .nonempty_o       (nonempty[p*NumOc +: NumOc]),
-      .stall_o          (stall[p*NumCls +: NumCls]),
-      .req_o            (req[p*NumPorts +: NumPorts]),
-      .match_valid_i    (in_match_valid[p]),
-      .match_out_i      (in_match_idx[p*PortW +: PortW]),
-      .deq_msg_o        (deq_msg[p]),
-      .deq_cls_o        (deq_cls[p]),
-      .idle_o           (in_idle[p])
-    );
+    if (Voq) begin : g_voq
+      sw_ingress #(
+        .NumOut    (NumPorts),
+        .CrdPerCls (CrdPerCls)
+      ) u_in (
+        .clk_i            (clk_i),
+        .rst_ni           (rst_ni),
+        .rx_valid_i       (rx_valid_i[p]),
+        .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
+        .rx_route_valid_i (route_v_q[dst]),
+        .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
+        .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
+        .rx_sunk_o        (sunk[p]),
+        .restart_i        (restart[p]),
+        .fenced_i         (fenced[p]),
+        .drop_o           (drop[2*p +: 2]),
+        .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
+        .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+        .stall_o          (stall[p*NumCls +: NumCls]),
+        .req_o            (req[p*NumPorts +: NumPorts]),
+        .match_valid_i    (in_match_valid[p]),
+        .match_out_i      (in_match_idx[p*PortW +: PortW]),
+        .deq_msg_o        (deq_msg[p]),
+        .deq_cls_o        (deq_cls[p]),
+        .idle_o           (in_idle[p])
+      );
+    end else begin : g_fifo
+      sw_ingress_fifo #(
+        .NumOut    (NumPorts),
+        .CrdPerCls (CrdPerCls)
+      ) u_in (
+        .clk_i            (clk_i),
+        .rst_ni           (rst_ni),
+        .rx_valid_i       (rx_valid_i[p]),
+        .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
+        .rx_route_valid_i (route_v_q[dst]),
+        .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
+        .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
+        .rx_sunk_o        (sunk[p]),
+        .restart_i        (restart[p]),
+        .fenced_i         (fenced[p]),
+        .drop_o           (drop[2*p +: 2]),
+        .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
+        .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+        .stall_o          (stall[p*NumCls +: NumCls]),
+        .req_o            (req[p*NumPorts +: NumPorts]),
+        .match_valid_i    (in_match_valid[p]),
+        .match_out_i      (in_match_idx[p*PortW +: PortW]),
+        .deq_msg_o        (deq_msg[p]),
+        .deq_cls_o        (deq_cls[p]),
+        .idle_o           (in_idle[p])
+      );
+    end
   end
 
   // ---- credit turns: per (output, class), the input whose turn it is ----
