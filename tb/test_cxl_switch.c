@@ -1,97 +1,44 @@
 /* The CXL switch (rtl/switch/cxl_switch.sv) on its own, against a C scoreboard: every message
  * reaches the output its destination routes to, bit for bit, in order within one
  * (source, destination, class), none lost or duplicated, under random idle on every input and
- * random credit back-pressure on every output; CSRs; zero-load latency; full-load throughput. */
+ * random credit back-pressure on every output; CSRs; zero-load latency; full-load throughput. The
+ * models: cxl_switch_c2m2 and _c4m4 (virtual output queues), cxl_switch_c4m4_fifo (Voq = 0: input
+ * FIFOs, sw_ingress_fifo), driven through csim/cxl_switch_drv. */
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cxl_switch_csr.h"
+#include "cxl_switch_drv.h"
 #include "msg_defs.h"
 #include "msg_rand.h"
 #include "rng.h"
 #include "sb/rtl_lint.h"
-#include "sb/stream_run.h"
 #include "tb_seed.h"
 #include "vw_cxl_switch_c2m2.h"
 #include "vw_cxl_switch_c4m4.h"
+#include "vw_cxl_switch_c4m4_fifo.h"
+#include "vw_cxl_switch_c4m4_k16.h"
 
-/* ---- one driver for every switch model (the wrappers have the same port names) ---- */
+/* ---- the models, driven through csim/cxl_switch_drv ---- */
 
-typedef struct sw_ops {
-    const char *name;
-    unsigned ncn, nmn;
-    const stream_ops_t *api; /* the generated wrapper's create/reset/set/get/tick */
-    size_t now_i, rx_valid_i, rx_msg_i, rx_hb_i, tx_crd_i, csr_valid_i, csr_write_i, csr_addr_i, csr_wdata_i; /* in */
-    size_t rx_crd_o, tx_valid_o, tx_msg_o, csr_rvalid_o, csr_rdata_o, csr_err_o, timer_valid_o, timer_left_o,
-        idle_o; /* out */
-} sw_ops_t;
-
-#define IN_OFF(M, P) offsetof(vw_##M##_in, P)
-#define OUT_OFF(M, P) offsetof(vw_##M##_out, P)
-#define SW_MODEL(M, NCN, NMN)                                                                                      \
-    STREAM_OPS(M##_api, vw_##M);                                                                                    \
-    static const sw_ops_t M##_ops = {                                                                               \
-        #M, NCN, NMN, &M##_api,                                                                                     \
-        IN_OFF(M, now_i), IN_OFF(M, rx_valid_i), IN_OFF(M, rx_msg_i), IN_OFF(M, rx_hb_i), IN_OFF(M, tx_crd_i),      \
-        IN_OFF(M, csr_valid_i), IN_OFF(M, csr_write_i), IN_OFF(M, csr_addr_i), IN_OFF(M, csr_wdata_i),              \
-        OUT_OFF(M, rx_crd_o), OUT_OFF(M, tx_valid_o), OUT_OFF(M, tx_msg_o), OUT_OFF(M, csr_rvalid_o),               \
-        OUT_OFF(M, csr_rdata_o), OUT_OFF(M, csr_err_o), OUT_OFF(M, timer_valid_o), OUT_OFF(M, timer_left_o),        \
-        OUT_OFF(M, idle_o)}
-
-SW_MODEL(cxl_switch_c2m2, 2, 2);
-SW_MODEL(cxl_switch_c4m4, 4, 4);
+SW_MODEL_OPS(cxl_switch_c2m2_ops, cxl_switch_c2m2, 2, 2, true);
+SW_MODEL_OPS(cxl_switch_c4m4_ops, cxl_switch_c4m4, 4, 4, true);
+SW_MODEL_OPS(cxl_switch_c4m4_fifo_ops, cxl_switch_c4m4_fifo, 4, 4, false);
+SW_MODEL_OPS(cxl_switch_c4m4_k16_ops, cxl_switch_c4m4_k16, 4, 4, true); /* 16 credits per class */
 
 #define MAXP 8u
 #define CRD_PER_CLS 4u /* the switch's default */
 
-typedef struct sw {
-    const sw_ops_t *ops;
-    void *m;
-    unsigned np;
-    uint64_t cycle;
-    uint8_t *in, *out;
-    unsigned in_crd[MAXP][MSG_NUM_CLASSES]; /* credits the inputs' link partners hold */
-} sw_t;
-
-static uint32_t *iw(sw_t *s, size_t off) { return (uint32_t *)(s->in + off); }
-static const uint32_t *ow(const sw_t *s, size_t off) { return (const uint32_t *)(s->out + off); }
-static unsigned bit(const uint32_t *v, unsigned i) { return v[i / 32] >> (i % 32) & 1u; }
-static void set_bit(uint32_t *v, unsigned i, unsigned b) { v[i / 32] = (v[i / 32] & ~(1u << (i % 32))) | (b << (i % 32)); }
-
-/* One clock cycle: now_i is the cycle number. */
-static void sw_step(sw_t *s)
-{
-    *iw(s, s->ops->now_i) = (uint32_t)s->cycle;
-    s->ops->api->set(s->m, s->in);
-    s->ops->api->tick(s->m, s->cycle++);
-    s->ops->api->get(s->m, s->out);
-    for (unsigned p = 0; p < s->np; p++)
-        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            s->in_crd[p][c] += bit(ow(s, s->ops->rx_crd_o), p * MSG_NUM_CLASSES + c);
-}
-
-static unsigned port_node(const sw_t *s, unsigned p) { return p < s->ops->ncn ? p : MSG_MN_BASE + p - s->ops->ncn; }
-
-/* Sets the CSR request inputs for the next step (valid 0: none). */
-static void csr_req(sw_t *s, bool valid, bool write, unsigned addr, uint32_t wdata)
-{
-    *iw(s, s->ops->csr_valid_i) = valid;
-    *iw(s, s->ops->csr_write_i) = write;
-    *iw(s, s->ops->csr_addr_i) = addr;
-    *iw(s, s->ops->csr_wdata_i) = wdata;
-}
-
 /* One CSR access in one cycle (other inputs as they are); returns the read data, *err the refusal. */
 static uint32_t csr(sw_t *s, bool write, unsigned addr, uint32_t wdata, bool *err)
 {
-    csr_req(s, true, write, addr, wdata);
-    sw_step(s);
-    csr_req(s, false, false, 0, 0);
-    cr_assert_eq(*ow(s, s->ops->csr_rvalid_o), 1, "CSR response one cycle after the request");
-    *err = *ow(s, s->ops->csr_err_o);
-    return *ow(s, s->ops->csr_rdata_o);
+    uint32_t v;
+    int st = sw_csr(s, write, addr, wdata, &v);
+    cr_assert_neq(st, -1, "CSR response one cycle after the request");
+    *err = st == 1;
+    return v;
 }
 
 /* A CSR read or write that must be accepted. */
@@ -105,50 +52,20 @@ static uint32_t csr_ok(sw_t *s, bool write, unsigned addr, uint32_t wdata)
 
 /* Creates and resets the model and routes every node of the shape to its port; enable starts the
  * ports (credits) and failure detection. */
-static void sw_init_en(sw_t *s, const sw_ops_t *ops, uint64_t seed, bool enable)
+static void sw_start_en(sw_t *s, const sw_model_ops_t *ops, uint64_t seed, bool enable)
 {
-    memset(s, 0, sizeof *s);
-    s->ops = ops;
-    s->np = ops->ncn + ops->nmn;
-    s->in = calloc(1, ops->api->in_size);
-    s->out = calloc(1, ops->api->out_size);
-    cr_assert(s->in && s->out);
-    s->m = ops->api->create(1000, seed);
-    s->cycle = ops->api->reset(s->m, 0, 3);
-    vw_put_u(s->in, ops->api->rst_n, 1);
-    for (unsigned p = 0; p < s->np; p++)
-        csr_ok(s, true, SW_CSR_ROUTE(port_node(s, p)), SW_ROUTE_VALID | p);
-    if (enable)
-        csr_ok(s, true, SW_CSR_CTRL, SW_CTRL_ENABLE);
+    cr_assert(ops->ncn + ops->nmn <= MAXP);
+    cr_assert_eq(sw_init(s, ops, seed, enable), 0, "%s: the model could not be made and set up", ops->name);
 }
 
-static void sw_init(sw_t *s, const sw_ops_t *ops, uint64_t seed) { sw_init_en(s, ops, seed, true); }
-
-/* Every output's node grants n credits of every class (n cycles, one per class per cycle). */
-static void grant_all(sw_t *s, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        for (unsigned k = 0; k < s->np * MSG_NUM_CLASSES; k++)
-            set_bit(iw(s, s->ops->tx_crd_i), k, 1);
-        sw_step(s);
-    }
-    for (unsigned k = 0; k < s->np * MSG_NUM_CLASSES; k++)
-        set_bit(iw(s, s->ops->tx_crd_i), k, 0);
-}
-
-static void sw_free(sw_t *s)
-{
-    s->ops->api->free(s->m);
-    free(s->in);
-    free(s->out);
-}
+static void sw_start(sw_t *s, const sw_model_ops_t *ops, uint64_t seed) { sw_start_en(s, ops, seed, true); }
 
 /* ---- CSRs ---- */
 
 Test(cxl_switch, csr_routes_read_back_and_bad_accesses_are_refused_and_counted)
 {
     sw_t s;
-    sw_init(&s, &cxl_switch_c4m4_ops, 1);
+    sw_start(&s, &cxl_switch_c4m4_ops, 1);
     bool err;
     cr_assert_eq(csr(&s, false, SW_CSR_ROUTE(MSG_MN_BASE + 2), 0, &err), SW_ROUTE_VALID | 6u, "GIVEN MN2 routed to port 6");
     cr_assert(!err);
@@ -222,13 +139,13 @@ Test(cxl_switch, rejects_illegal_port_counts_at_elaboration)
 Test(cxl_switch, ports_advertise_credits_only_after_enable)
 {
     sw_t s;
-    sw_init_en(&s, &cxl_switch_c2m2_ops, 2, false);
+    sw_start_en(&s, &cxl_switch_c2m2_ops, 2, false);
     for (unsigned i = 0; i < 20; i++)
         sw_step(&s);
     for (unsigned p = 0; p < s.np; p++)
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
             cr_assert_eq(s.in_crd[p][c], 0, "no credit before ENABLE");
-    cr_assert(*ow(&s, s.ops->idle_o), "a disabled switch is idle");
+    cr_assert(*sw_out(&s, s.ops->idle_o), "a disabled switch is idle");
     csr_ok(&s, true, SW_CSR_CTRL, SW_CTRL_ENABLE);
     for (unsigned i = 0; i < 20; i++)
         sw_step(&s);
@@ -284,6 +201,7 @@ typedef struct run_cfg {
     double p_unrouted;  /* message to a node with no route (sunk) */
     uint64_t cycles;    /* traffic cycles (then drain) */
     int hot_dst;        /* >= 0: every message goes to this port */
+    uint32_t cls_mask;  /* classes the inputs send (bit = class; 0: all) */
     struct {
         int port;       /* >= 0: this CN fails (fail-stop) ... */
         uint64_t after; /* ... this many cycles into the traffic */
@@ -343,10 +261,10 @@ static bool dead(const run_cfg_t *cfg, unsigned p, uint64_t start, uint64_t c)
  * what reaches it is lost; then exactly what it left in the switch must be counted as dropped, and
  * what was sent to it and did not reach it as sunk. At the end the performance counters must
  * match what the outputs delivered. */
-static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, run_result_t *res)
+static void run_traffic(const sw_model_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, run_result_t *res)
 {
     sw_t s;
-    sw_init(&s, ops, seed);
+    sw_start(&s, ops, seed);
     if (cfg->silence)
         csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, cfg->silence);
     if (cfg->accept)
@@ -378,7 +296,7 @@ static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed
             for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
                 unsigned g = !stall && give[p][c] > 0;
                 give[p][c] -= g;
-                set_bit(iw(&s, ops->tx_crd_i), p * MSG_NUM_CLASSES + c, g);
+                sw_set_bit(sw_in(&s, ops->tx_crd_i), p * MSG_NUM_CLASSES + c, g);
                 if (g)
                     res->last_act[p] = s.cycle;
             }
@@ -388,22 +306,24 @@ static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed
             uint32_t have = 0;
             for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
                 have |= (in_crd[p][c] > 0) << c;
+            if (cfg->cls_mask)
+                have &= cfg->cls_mask;
             const bool is_dead = dead(cfg, p, start, s.cycle);
             unsigned v = traffic && have && !is_dead && !rng_chance(&r, cfg->p_idle);
-            set_bit(iw(&s, ops->rx_valid_i), p, v);
-            set_bit(iw(&s, ops->rx_hb_i), p, !v && !is_dead);
+            sw_set_bit(sw_in(&s, ops->rx_valid_i), p, v);
+            sw_set_bit(sw_in(&s, ops->rx_hb_i), p, !v && !is_dead);
             if (!is_dead)
                 res->last_act[p] = s.cycle;
             if (!v)
                 continue;
             bool unrouted = rng_chance(&r, cfg->p_unrouted);
             unsigned out = cfg->hot_dst >= 0 ? (unsigned)cfg->hot_dst : (unsigned)rng_below(&r, np);
-            unsigned dst = unrouted ? 31u /* CN 31: no route in these shapes */ : port_node(&s, out);
+            unsigned dst = unrouted ? 31u /* CN 31: no route in these shapes */ : sw_port_node(&s, out);
             sent_t e = {.cycle = s.cycle};
-            make_msg(&r, have, port_node(&s, p), dst, &e.m);
+            make_msg(&r, have, sw_port_node(&s, p), dst, &e.m);
             msg_class_t c = msg_class(e.m.opcode);
             in_crd[p][c]--;
-            msg_pack(&e.m, iw(&s, ops->rx_msg_i) + p * MSG_FLIT_WORDS);
+            msg_pack(&e.m, sw_in(&s, ops->rx_msg_i) + p * MSG_FLIT_WORDS);
             res->sent++;
             if (unrouted)
                 res->sunk++;
@@ -413,13 +333,13 @@ static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed
         sw_step(&s);
         /* Messages out of the outputs (a dead node's are lost, but the switch cannot know yet). */
         for (unsigned p = 0; p < np; p++) {
-            if (!bit(ow(&s, ops->tx_valid_o), p))
+            if (!sw_bit(sw_out(&s, ops->tx_valid_o), p))
                 continue;
             msg_t m;
-            msg_unpack(ow(&s, ops->tx_msg_o) + p * MSG_FLIT_WORDS, &m);
+            msg_unpack(sw_out(&s, ops->tx_msg_o) + p * MSG_FLIT_WORDS, &m);
             cr_assert_null(msg_check(&m), "seed=%llu cycle=%llu: port %u sent a malformed message",
                            (unsigned long long)seed, (unsigned long long)s.cycle, p);
-            cr_assert_eq(m.dst, port_node(&s, p), "seed=%llu cycle=%llu: message for node %u left on port %u",
+            cr_assert_eq(m.dst, sw_port_node(&s, p), "seed=%llu cycle=%llu: message for node %u left on port %u",
                          (unsigned long long)seed, (unsigned long long)s.cycle, m.dst, p);
             msg_class_t c = msg_class(m.opcode);
             tx_msgs[p][c]++;
@@ -448,17 +368,17 @@ static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed
             if (lat < res->min_latency)
                 res->min_latency = lat;
         }
-        if (!traffic && *ow(&s, ops->idle_o)) {
+        if (!traffic && *sw_out(&s, ops->idle_o)) {
             drained_at = s.cycle;
             break;
         }
     }
     /* Live nodes go on heartbeating while the CSRs are read. */
     for (unsigned p = 0; p < np; p++) {
-        set_bit(iw(&s, ops->rx_hb_i), p, !dead(cfg, p, start, s.cycle));
-        set_bit(iw(&s, ops->rx_valid_i), p, 0);
+        sw_set_bit(sw_in(&s, ops->rx_hb_i), p, !dead(cfg, p, start, s.cycle));
+        sw_set_bit(sw_in(&s, ops->rx_valid_i), p, 0);
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            set_bit(iw(&s, ops->tx_crd_i), p * MSG_NUM_CLASSES + c, 0);
+            sw_set_bit(sw_in(&s, ops->tx_crd_i), p * MSG_NUM_CLASSES + c, 0);
     }
     res->window = end - warm;
     cr_assert_neq(drained_at, 0, "seed=%llu %s: the switch never drained", (unsigned long long)seed, ops->name);
@@ -500,7 +420,7 @@ static void run_traffic(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed
 }
 
 /* Random traffic with no failure: no Viral_Status bit and no MSI, however slow the sinks. */
-static void run_live(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, run_result_t *res)
+static void run_live(const sw_model_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, run_result_t *res)
 {
     run_traffic(ops, cfg, seed, res);
     cr_assert_eq(res->nmsi, 0, "seed=%llu %s: no MSI without a failure", (unsigned long long)seed, ops->name);
@@ -511,9 +431,9 @@ static void run_live(const sw_ops_t *ops, const run_cfg_t *cfg, uint64_t seed, r
 Test(cxl_switch, lossless_and_ordered_under_random_idle_and_back_pressure, .timeout = 120)
 {
     const uint64_t seed = tb_seed(41);
-    const sw_ops_t *models[] = {&cxl_switch_c2m2_ops, &cxl_switch_c4m4_ops};
+    const sw_model_ops_t *models[] = {&cxl_switch_c2m2_ops, &cxl_switch_c4m4_ops, &cxl_switch_c4m4_fifo_ops};
     const double idles[] = {0.0, 0.6}, stalls[] = {0.0, 0.8};
-    for (unsigned mi = 0; mi < 2; mi++)
+    for (unsigned mi = 0; mi < 3; mi++)
         for (unsigned ii = 0; ii < 2; ii++)
             for (unsigned si = 0; si < 2; si++) {
                 run_cfg_t cfg = {.p_idle = idles[ii], .p_stall = stalls[si], .sink_crd = 2, .p_unrouted = 0.02,
@@ -530,10 +450,13 @@ Test(cxl_switch, lossless_and_ordered_under_random_idle_and_back_pressure, .time
 Test(cxl_switch, every_message_to_one_output_keeps_per_source_order)
 {
     const uint64_t seed = tb_seed(42);
-    run_cfg_t cfg = {.p_idle = 0.0, .p_stall = 0.5, .sink_crd = 1, .cycles = 2000, .hot_dst = 5, .fail = NO_FAIL};
-    run_result_t res;
-    run_live(&cxl_switch_c4m4_ops, &cfg, seed, &res);
-    cr_assert_eq(res.delivered, res.sent);
+    const sw_model_ops_t *models[] = {&cxl_switch_c4m4_ops, &cxl_switch_c4m4_fifo_ops};
+    for (unsigned mi = 0; mi < 2; mi++) {
+        run_cfg_t cfg = {.p_idle = 0.0, .p_stall = 0.5, .sink_crd = 1, .cycles = 2000, .hot_dst = 5, .fail = NO_FAIL};
+        run_result_t res;
+        run_live(models[mi], &cfg, seed + mi, &res);
+        cr_assert_eq(res.delivered, res.sent);
+    }
 }
 
 /* An input sampled at cycle c is in its buffer after c; the allocator matches it in c + 1 and the
@@ -559,6 +482,56 @@ Test(cxl_switch, uniform_full_load_sustains_over_90_percent_of_line_rate)
     cr_assert_geq(per_port, 0.90, "seed=%llu: %.3f messages per port per cycle", (unsigned long long)seed, per_port);
 }
 
+/* The classic comparison: one class (REQ), uniform random destinations, every input sending every
+ * cycle it holds a credit, sinks that never hold back. With one FIFO per class only the head message
+ * can leave, and a head waiting for a busy output blocks the ones behind it: head-of-line blocking
+ * caps the FIFO switch at about 62 % of line rate at 8 ports (58.6 % for many; Karol, Hluchyj and
+ * Morgan 1987); its bound does not depend on the FIFO depth, the head is never missing once the
+ * FIFO is full. The VOQ switch (16 credits per class, so that the buffer is not the limit) must do
+ * better; see the next test for how much better it should do. Returns the two throughputs. */
+static void single_class_uniform(uint64_t seed, double per_port[2])
+{
+    const sw_model_ops_t *models[] = {&cxl_switch_c4m4_k16_ops, &cxl_switch_c4m4_fifo_ops};
+    for (unsigned mi = 0; mi < 2; mi++) {
+        run_cfg_t cfg = {.p_idle = 0.0, .p_stall = 0.0, .sink_crd = 16, .cycles = 6000, .hot_dst = -1,
+                         .cls_mask = 1u << CLS_REQ, .fail = NO_FAIL};
+        run_result_t res;
+        run_live(models[mi], &cfg, seed, &res);
+        cr_assert_eq(res.delivered, res.sent, "seed=%llu %s: lossless", (unsigned long long)seed, models[mi]->name);
+        per_port[mi] = (double)res.delivered_window / (double)res.window / 8.0;
+        cr_log_info("seed=%llu %s: %.3f messages per port per cycle", (unsigned long long)seed, models[mi]->name,
+                    per_port[mi]);
+    }
+}
+
+Test(cxl_switch, fifo_variant_is_capped_by_head_of_line_blocking)
+{
+    const uint64_t seed = tb_seed(52);
+    double per_port[2];
+    single_class_uniform(seed, per_port);
+    cr_assert(per_port[1] > 0.50 && per_port[1] < 0.70,
+              "seed=%llu: FIFO: %.3f messages per port per cycle, outside the head-of-line bound (about 0.62)",
+              (unsigned long long)seed, per_port[1]);
+    cr_assert_gt(per_port[0], per_port[1] + 0.05, "seed=%llu: VOQ %.3f is not clearly above FIFO %.3f",
+                 (unsigned long long)seed, per_port[0], per_port[1]);
+}
+
+/* Known issue (disabled until fixed): with one class, virtual output queues should keep every port
+ * above 90 % of line rate, as they do with all classes (uniform_full_load_sustains_over_90_percent_of_line_rate).
+ * They reach only about 69 %: the credit turns give an output's credits of a class to one input at a
+ * time, and only that input may request the output for the class, so with one class each output has a
+ * single candidate input per cycle, and an input holding the turn of several outputs is matched to
+ * one of them while the others idle. With eleven classes the turns of one output are spread over
+ * several inputs and the loss is small. */
+Test(cxl_switch, single_class_uniform_full_load_sustains_over_90_percent_of_line_rate, .disabled = true)
+{
+    const uint64_t seed = tb_seed(53);
+    double per_port[2];
+    single_class_uniform(seed, per_port);
+    cr_assert_geq(per_port[0], 0.90, "seed=%llu: VOQ: %.3f messages per port per cycle", (unsigned long long)seed,
+                  per_port[0]);
+}
+
 /* ---- credit turns ---- */
 
 /* Three inputs send REQ to one output whose node returns a REQ credit only a while after each
@@ -567,7 +540,7 @@ Test(cxl_switch, uniform_full_load_sustains_over_90_percent_of_line_rate)
 Test(cxl_switch, scarce_credits_are_shared_fairly_among_inputs)
 {
     sw_t s;
-    sw_init(&s, &cxl_switch_c4m4_ops, tb_seed(45));
+    sw_start(&s, &cxl_switch_c4m4_ops, tb_seed(45));
     const unsigned out = 4, delay = 3;
     uint64_t got[4] = {0}, ndr = 0;
     unsigned give_req = 1, wait_req = 0; /* the REQ credit: held by the node, or coming back */
@@ -576,33 +549,33 @@ Test(cxl_switch, scarce_credits_are_shared_fairly_among_inputs)
     rng_init_named(&r, tb_seed(45), "turns");
     for (unsigned cyc = 0; cyc < 6000; cyc++) {
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            set_bit(iw(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + c, 0);
+            sw_set_bit(sw_in(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + c, 0);
         if (wait_req && --wait_req == 0)
             give_req = 1;
         if (give_req) {
-            set_bit(iw(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + CLS_REQ, 1);
+            sw_set_bit(sw_in(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + CLS_REQ, 1);
             give_req = 0;
         }
         if (give_ndr) {
-            set_bit(iw(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + CLS_NDR, 1);
+            sw_set_bit(sw_in(&s, s.ops->tx_crd_i), out * MSG_NUM_CLASSES + CLS_NDR, 1);
             give_ndr--;
         }
         for (unsigned p = 0; p < s.np; p++) {
             msg_class_t c = p < 3 ? CLS_REQ : CLS_NDR;
             unsigned v = p < 4 && s.in_crd[p][c] > 0;
-            set_bit(iw(&s, s.ops->rx_valid_i), p, v);
-            set_bit(iw(&s, s.ops->rx_hb_i), p, !v);
+            sw_set_bit(sw_in(&s, s.ops->rx_valid_i), p, v);
+            sw_set_bit(sw_in(&s, s.ops->rx_hb_i), p, !v);
             if (!v)
                 continue;
             msg_t m;
-            make_msg(&r, 1u << c, port_node(&s, p), port_node(&s, out), &m);
+            make_msg(&r, 1u << c, sw_port_node(&s, p), sw_port_node(&s, out), &m);
             s.in_crd[p][c]--;
-            msg_pack(&m, iw(&s, s.ops->rx_msg_i) + p * MSG_FLIT_WORDS);
+            msg_pack(&m, sw_in(&s, s.ops->rx_msg_i) + p * MSG_FLIT_WORDS);
         }
         sw_step(&s);
-        if (bit(ow(&s, s.ops->tx_valid_o), out)) {
+        if (sw_bit(sw_out(&s, s.ops->tx_valid_o), out)) {
             msg_t m;
-            msg_unpack(ow(&s, s.ops->tx_msg_o) + out * MSG_FLIT_WORDS, &m);
+            msg_unpack(sw_out(&s, s.ops->tx_msg_o) + out * MSG_FLIT_WORDS, &m);
             if (msg_class(m.opcode) == CLS_REQ) {
                 got[m.src]++;
                 wait_req = delay;
@@ -637,8 +610,8 @@ static void assert_one_msi(const run_result_t *res, unsigned k, unsigned cm, uns
 Test(cxl_switch, silent_cn_is_detected_at_the_bound_with_one_msi_and_live_traffic_unaffected, .timeout = 60)
 {
     const uint64_t seed = tb_seed(46);
-    const sw_ops_t *models[] = {&cxl_switch_c2m2_ops, &cxl_switch_c4m4_ops};
-    for (unsigned mi = 0; mi < 2; mi++) {
+    const sw_model_ops_t *models[] = {&cxl_switch_c2m2_ops, &cxl_switch_c4m4_ops, &cxl_switch_c4m4_fifo_ops};
+    for (unsigned mi = 0; mi < 3; mi++) {
         const unsigned victim = models[mi]->ncn - 1;
         run_cfg_t cfg = {.p_idle = 0.3, .p_stall = 0.3, .sink_crd = 2, .cycles = 4000, .hot_dst = -1,
                          .fail = {{(int)victim, 1000}, {-1, 0}}, .silence = 200, .accept = 0};
@@ -659,30 +632,30 @@ Test(cxl_switch, silent_cn_is_detected_at_the_bound_with_one_msi_and_live_traffi
 Test(cxl_switch, detection_time_and_viral_status_read_back_and_timer_left_is_exact)
 {
     sw_t s;
-    sw_init(&s, &cxl_switch_c4m4_ops, tb_seed(47));
+    sw_start(&s, &cxl_switch_c4m4_ops, tb_seed(47));
     const uint32_t lim = 150;
     csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, lim);
-    grant_all(&s, 2);
+    sw_grant_all(&s, 2);
     for (unsigned p = 0; p < s.np; p++)
-        set_bit(iw(&s, s.ops->rx_hb_i), p, 1);
+        sw_set_bit(sw_in(&s, s.ops->rx_hb_i), p, 1);
     for (unsigned i = 0; i < 30; i++)
         sw_step(&s);
     const uint64_t last = s.cycle; /* the last heartbeat of CN 1 is sampled in this cycle */
     sw_step(&s);
-    set_bit(iw(&s, s.ops->rx_hb_i), 1, 0);
-    cr_assert(*ow(&s, s.ops->timer_valid_o));
-    cr_assert_eq(*ow(&s, s.ops->timer_left_o), lim, "right after the last heartbeat the silence timer has "
+    sw_set_bit(sw_in(&s, s.ops->rx_hb_i), 1, 0);
+    cr_assert(*sw_out(&s, s.ops->timer_valid_o));
+    cr_assert_eq(*sw_out(&s, s.ops->timer_left_o), lim, "right after the last heartbeat the silence timer has "
                                                     "the whole limit left: %u",
-                 *ow(&s, s.ops->timer_left_o));
+                 *sw_out(&s, s.ops->timer_left_o));
     uint64_t msi_at = 0;
     for (unsigned i = 0; i < 2 * lim && !msi_at; i++) {
         sw_step(&s);
-        if (bit(ow(&s, s.ops->tx_valid_o), 0))
+        if (sw_bit(sw_out(&s, s.ops->tx_valid_o), 0))
             msi_at = s.cycle - 1;
     }
     cr_assert_eq(msi_at, last + lim + 1, "the MSI leaves the cycle after the detection at last + limit");
     msg_t m;
-    msg_unpack(ow(&s, s.ops->tx_msg_o), &m);
+    msg_unpack(sw_out(&s, s.ops->tx_msg_o), &m);
     cr_assert_eq(m.opcode, OP_MSI);
     cr_assert_eq(m.subject, 1);
     cr_assert_eq(m.dst, 0);
@@ -720,26 +693,26 @@ static void pump_run(sw_t *s, rng_t *r, pump_t *pm, unsigned n)
                     (p != pm->out || (pm->crd_period && s->cycle % pm->crd_period == 0)))
                     g = 1;
                 owed[p][c] -= g;
-                set_bit(iw(s, s->ops->tx_crd_i), p * MSG_NUM_CLASSES + c, g);
+                sw_set_bit(sw_in(s, s->ops->tx_crd_i), p * MSG_NUM_CLASSES + c, g);
             }
         for (unsigned p = 0; p < s->np; p++) {
             unsigned v = (int)p == pm->src && !(pm->silent >> p & 1u) && s->in_crd[p][pm->cls] > 0;
-            set_bit(iw(s, s->ops->rx_valid_i), p, v);
-            set_bit(iw(s, s->ops->rx_hb_i), p, !v && !(pm->silent >> p & 1u));
+            sw_set_bit(sw_in(s, s->ops->rx_valid_i), p, v);
+            sw_set_bit(sw_in(s, s->ops->rx_hb_i), p, !v && !(pm->silent >> p & 1u));
             if (!v)
                 continue;
             msg_t m;
-            make_msg(r, 1u << pm->cls, port_node(s, p), port_node(s, pm->out), &m);
+            make_msg(r, 1u << pm->cls, sw_port_node(s, p), sw_port_node(s, pm->out), &m);
             s->in_crd[p][pm->cls]--;
-            msg_pack(&m, iw(s, s->ops->rx_msg_i) + p * MSG_FLIT_WORDS);
+            msg_pack(&m, sw_in(s, s->ops->rx_msg_i) + p * MSG_FLIT_WORDS);
             pm->sent++;
         }
         sw_step(s);
         for (unsigned p = 0; p < s->np; p++) {
-            if (!bit(ow(s, s->ops->tx_valid_o), p))
+            if (!sw_bit(sw_out(s, s->ops->tx_valid_o), p))
                 continue;
             msg_t m;
-            msg_unpack(ow(s, s->ops->tx_msg_o) + p * MSG_FLIT_WORDS, &m);
+            msg_unpack(sw_out(s, s->ops->tx_msg_o) + p * MSG_FLIT_WORDS, &m);
             msg_class_t c = msg_class(m.opcode);
             if (!(pm->silent >> p & 1u))
                 owed[p][c]++;
@@ -752,9 +725,9 @@ static void pump_run(sw_t *s, rng_t *r, pump_t *pm, unsigned n)
         }
     }
     for (unsigned p = 0; p < s->np; p++) {
-        set_bit(iw(s, s->ops->rx_valid_i), p, 0);
+        sw_set_bit(sw_in(s, s->ops->rx_valid_i), p, 0);
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            set_bit(iw(s, s->ops->tx_crd_i), p * MSG_NUM_CLASSES + c, 0);
+            sw_set_bit(sw_in(s, s->ops->tx_crd_i), p * MSG_NUM_CLASSES + c, 0);
     }
 }
 
@@ -764,12 +737,12 @@ Test(cxl_switch, cn_that_accepts_nothing_is_detected_by_the_accept_rule)
 {
     sw_t s;
     const uint64_t seed = tb_seed(48);
-    sw_init(&s, &cxl_switch_c4m4_ops, seed);
+    sw_start(&s, &cxl_switch_c4m4_ops, seed);
     rng_t r;
     rng_init_named(&r, seed, "accept");
     csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 0);
     csr_ok(&s, true, SW_CSR_ACCEPT_LIMIT, 300);
-    grant_all(&s, 1);
+    sw_grant_all(&s, 1);
     pump_t pm = {.src = 4, .out = 2, .cls = CLS_REQ, .crd_period = 0};
     const uint64_t t0 = s.cycle;
     pump_run(&s, &r, &pm, 1000);
@@ -797,12 +770,12 @@ Test(cxl_switch, slow_but_live_cn_under_back_pressure_is_not_declared_failed)
     const unsigned periods[] = {290, 310};
     for (unsigned k = 0; k < 2; k++) {
         sw_t s;
-        sw_init(&s, &cxl_switch_c4m4_ops, seed);
+        sw_start(&s, &cxl_switch_c4m4_ops, seed);
         rng_t r;
         rng_init_named(&r, seed, "slow");
         csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 100);
         csr_ok(&s, true, SW_CSR_ACCEPT_LIMIT, 300);
-        grant_all(&s, 1);
+        sw_grant_all(&s, 1);
         pump_t pm = {.src = 5, .out = 1, .cls = CLS_DRS, .crd_period = periods[k]};
         pump_run(&s, &r, &pm, 6000);
         uint32_t viral = csr_ok(&s, false, SW_CSR_VIRAL, 0);
@@ -824,11 +797,11 @@ Test(cxl_switch, cm_failure_is_signalled_to_the_next_live_cn_and_a_named_cm_is_u
 {
     sw_t s;
     const uint64_t seed = tb_seed(50);
-    sw_init(&s, &cxl_switch_c4m4_ops, seed);
+    sw_start(&s, &cxl_switch_c4m4_ops, seed);
     rng_t r;
     rng_init_named(&r, seed, "cm");
     csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 100);
-    grant_all(&s, 2);
+    sw_grant_all(&s, 2);
     pump_t pm = {.src = -1, .out = 4, .cls = CLS_REQ};
     pm.silent = 1u << 2;
     pump_run(&s, &r, &pm, 200);
@@ -858,11 +831,11 @@ Test(cxl_switch, readmitted_cn_gets_fresh_credits_carries_traffic_and_is_watched
 {
     sw_t s;
     const uint64_t seed = tb_seed(51);
-    sw_init(&s, &cxl_switch_c4m4_ops, seed);
+    sw_start(&s, &cxl_switch_c4m4_ops, seed);
     rng_t r;
     rng_init_named(&r, seed, "readmit");
     csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 100);
-    grant_all(&s, 2);
+    sw_grant_all(&s, 2);
     pump_t pm = {.src = -1, .out = 1, .cls = CLS_NDR, .silent = 1u << 1};
     pump_run(&s, &r, &pm, 200);
     cr_assert_eq(csr_ok(&s, false, SW_CSR_FENCED, 0), 1u << 1, "GIVEN CN 1 failed");
@@ -880,11 +853,11 @@ Test(cxl_switch, readmitted_cn_gets_fresh_credits_carries_traffic_and_is_watched
     /* The new node grants its buffers (four per class) to output 1. */
     for (unsigned i = 0; i < 4; i++) {
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            set_bit(iw(&s, s.ops->tx_crd_i), 1 * MSG_NUM_CLASSES + c, 1);
+            sw_set_bit(sw_in(&s, s.ops->tx_crd_i), 1 * MSG_NUM_CLASSES + c, 1);
         sw_step(&s);
     }
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        set_bit(iw(&s, s.ops->tx_crd_i), 1 * MSG_NUM_CLASSES + c, 0);
+        sw_set_bit(sw_in(&s, s.ops->tx_crd_i), 1 * MSG_NUM_CLASSES + c, 0);
     pm.src = 6;
     pm.crd_period = 1;
     pump_run(&s, &r, &pm, 40);
