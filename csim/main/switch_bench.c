@@ -17,7 +17,8 @@
  *            MN 0: each input's share (round robin among the inputs competing for an output).
  *
  * Beyond a pattern's saturation load the source queues grow without bound, so latency there grows
- * with --cycles: it says the switch is saturated, not how long a message waits in a real system.
+ * with --cycles: it says the switch is saturated, not how long a message waits in a real system
+ * ("-" in the table, null in the JSON: no message generated after the warm-up got out at all).
  *
  * Options: --out DIR, --cycles N (per point, default 8000), --seed S, --shape LIST (comma-separated
  * shapes among those linked, e.g. c4m4_k16; default all). Prints the tables (progress and wall
@@ -440,8 +441,14 @@ int main(int argc, char **argv)
                     point_t pt;
                     run_point(sel[k][v], (pattern_e)pat, load, cycles, seed, &pt);
                     stats_table_set(t, 3 + 3 * v, "%.3f", pt.thr);
-                    stats_table_set(t, 4 + 3 * v, "%.1f", pt.lat_mean);
-                    stats_table_set(t, 5 + 3 * v, "%.0f", pt.lat_p99);
+                    /* "-": no message generated after the warm-up got out (far beyond saturation) */
+                    if (isnan(pt.lat_mean)) {
+                        stats_table_set(t, 4 + 3 * v, "-");
+                        stats_table_set(t, 5 + 3 * v, "-");
+                    } else {
+                        stats_table_set(t, 4 + 3 * v, "%.1f", pt.lat_mean);
+                        stats_table_set(t, 5 + 3 * v, "%.0f", pt.lat_p99);
+                    }
                     char name[160];
                     const char *doc[3] = {"messages delivered per active output per cycle",
                                           "mean latency, generation to output (cycles)",
