@@ -13,8 +13,10 @@ SETUP  := $(B)/.setup-done
 PY     := python3
 JOBS   ?= $(shell nproc)
 
-# Build in parallel by default (one job per core) unless -j was given.
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# Build in parallel by default (one job per core) unless -j was given, or this make is a sub-make
+# of a parallel one (scripts/run_sim.sh from `make run`: it then shares the parent's job slots; at
+# parse time MAKEFLAGS does not show the parent's jobserver yet, the environment does).
+ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS) $(shell echo "$$MAKEFLAGS")),)
   MAKEFLAGS += -j$(JOBS)
 endif
 
@@ -256,7 +258,7 @@ bench: $(BIN)/diktamo_bench $(BIN)/switch_bench ## run the benchmarks: print tab
 
 .PHONY: run
 run: $(BIN)/diktamo_cfg ## build and run the default co-simulation (CONFIG=, SEED=, ARGS= to change it)
-	@bash scripts/run_sim.sh --config $(CONFIG) --seed $(SEED) $(ARGS)
+	+@bash scripts/run_sim.sh --config $(CONFIG) --seed $(SEED) $(ARGS)
 
 # ---------------------------------------------------------------------------------------------
 # Targets provided by the parts of the build (each fragment adds to ALL_MODELS, TB_* and help).
