@@ -34,7 +34,7 @@ struct traffic {
     kernel_t *k;
     fabric_t *f;
     traffic_params_t p;
-    unsigned nports;
+    unsigned nports, ncn;
     tport_t *port;
     uint64_t period_ps;
     uint64_t sent, received, errors;
@@ -96,13 +96,7 @@ static void random_msg(traffic_t *t, tport_t *tp, msg_t *m, unsigned *dst_port)
 }
 
 /* The port of node id n. */
-static unsigned node_port(const traffic_t *t, unsigned n)
-{
-    unsigned ncn = 0;
-    while (ncn < t->nports && fabric_port_node(t->f, ncn) < MSG_MN_BASE)
-        ncn++;
-    return n < MSG_MN_BASE ? n : ncn + (n - MSG_MN_BASE);
-}
+static unsigned node_port(const traffic_t *t, unsigned n) { return n < MSG_MN_BASE ? n : t->ncn + (n - MSG_MN_BASE); }
 
 static pqueue_t *expect_q(traffic_t *t, unsigned dst_port, unsigned src_port, msg_class_t c)
 {
@@ -246,6 +240,8 @@ traffic_t *traffic_create(kernel_t *k, fabric_t *f, const traffic_params_t *p, s
     t->done = done;
     t->done_obj = done_obj;
     t->nports = fabric_num_ports(f);
+    while (t->ncn < t->nports && fabric_port_node(f, t->ncn) < MSG_MN_BASE)
+        t->ncn++;
     t->port = calloc(t->nports, sizeof *t->port);
     if (!t->port)
         abort();

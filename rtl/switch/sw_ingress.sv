@@ -74,7 +74,6 @@ module sw_ingress #(
   localparam int unsigned NumQ  = NumOut * NumCls;
   localparam int unsigned Depth = CrdPerCls * NumCls;
   localparam int unsigned QW    = (NumQ > 1) ? $clog2(NumQ) : 1;
-  localparam int unsigned InitW = $clog2(CrdPerCls + 1);
   localparam int unsigned CntW  = $clog2(Depth + 1);
 
   if (NumOut < 2) begin : g_bad_out
@@ -172,63 +171,31 @@ module sw_ingress #(
     .idle_o       (buf_idle)
   );
 
-  // ---- credit return: CrdPerCls per class at (re)start, then one per message gone ----
-  // A sunk message frees its credit too; when a message of its class leaves the buffer in the same
-  // cycle, the sunk one's credit waits in a per-class count (at most CrdPerCls: the sender cannot
-  // have more outstanding). Nothing goes back to a fenced node.
-  logic [InitW-1:0]        init_q, init_d;
-  logic                    started_q;
-  logic [NumCls-1:0]       crd_q, crd_d;
-  logic [NumCls*InitW-1:0] pend_q, pend_d;
+  // ---- credit return (sw_crd_ret) ----
+  logic crd_open, crd_idle;
 
-  always_comb begin
-    init_d = init_q;
-    pend_d = pend_q;
-    crd_d  = pick & {NumCls{deq & ~drain}};
-    if (rx_sunk_o)
-      pend_d[rx_cls[ClsW-1:0]*InitW +: InitW] = pend_q[rx_cls[ClsW-1:0]*InitW +: InitW] + 1'b1;
-    for (int c = 0; c < NumCls; c++) begin
-      if (!crd_d[c] && pend_d[c*InitW +: InitW] != '0) begin
-        crd_d[c]                 = 1'b1;
-        pend_d[c*InitW +: InitW] = pend_d[c*InitW +: InitW] - 1'b1;
-      end
-    end
-    if (init_q != '0) begin
-      init_d = init_q - 1'b1;
-      crd_d  = '1;
-    end
-    if (fenced_i) begin
-      crd_d  = '0;
-      pend_d = '0;
-    end
-    if (restart_i) begin
-      init_d = InitW'(CrdPerCls);
-      pend_d = '0;
-    end
-  end
+  sw_crd_ret #(
+    .CrdPerCls (CrdPerCls)
+  ) u_crd (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .restart_i  (restart_i),
+    .fenced_i   (fenced_i),
+    .leave_i    (pick & {NumCls{deq & ~drain}}),
+    .sunk_i     (rx_sunk_o),
+    .sunk_cls_i (rx_cls[ClsW-1:0]),
+    .crd_o      (rx_crd_o),
+    .open_o     (crd_open),
+    .idle_o     (crd_idle)
+  );
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      init_q    <= '0;
-      started_q <= 1'b0;
-      crd_q     <= '0;
-      pend_q    <= '0;
-    end else begin
-      init_q    <= init_d;
-      started_q <= started_q | restart_i;
-      crd_q     <= crd_d;
-      pend_q    <= pend_d;
-    end
-  end
-
-  assign rx_crd_o = crd_q;
-  assign idle_o   = buf_idle & (init_q == '0) & ~|crd_q & ~|pend_q;
+  assign idle_o = buf_idle & crd_idle;
 
   // A sender that respects its credits never finds the buffer full and sends only defined messages;
   // nothing arrives before the credits have been advertised.
   `ASSERT(rx_respects_credits, !(enq && !enq_ready))
   `ASSERT(rx_opcode_defined, !(rx_valid_i && !fenced_i && !msg_pkg::msg_op_valid(rx_op)))
-  `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && (!started_q || init_q == InitW'(CrdPerCls))))
+  `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && !crd_open))
   // A port restarts only with an empty buffer (at enable, or re-admitted after its drain).
   `ASSERT(restart_empty, !(restart_i && !buf_idle))
   // The allocator only matches a port to an output it requested.

@@ -72,7 +72,6 @@ module sw_ingress_fifo #(
   output logic                          idle_o
 );
   localparam int unsigned EntW  = FlitW + OutW;
-  localparam int unsigned InitW = $clog2(CrdPerCls + 1);
   localparam int unsigned CntW  = $clog2(CrdPerCls + 1);
 
   if (NumOut < 2) begin : g_bad_out
@@ -185,64 +184,33 @@ module sw_ingress_fifo #(
 
   assign stall_o = head_valid & ~(pick & {NumCls{deq & ~drain}});
 
-  // ---- credit return: CrdPerCls per class at (re)start, then one per message gone ----
-  // As in sw_ingress: a sunk message's credit waits in a per-class count when a message of its
-  // class leaves in the same cycle; nothing goes back to a fenced node.
-  logic [InitW-1:0]        init_q, init_d;
-  logic                    started_q;
-  logic [NumCls-1:0]       crd_q, crd_d;
-  logic [NumCls*InitW-1:0] pend_q, pend_d;
+  // ---- credit return (sw_crd_ret) ----
+  logic crd_open, crd_idle;
 
-  always_comb begin
-    init_d = init_q;
-    pend_d = pend_q;
-    crd_d  = pick & {NumCls{deq & ~drain}};
-    if (rx_sunk_o)
-      pend_d[rx_cls[ClsW-1:0]*InitW +: InitW] = pend_q[rx_cls[ClsW-1:0]*InitW +: InitW] + 1'b1;
-    for (int c = 0; c < NumCls; c++) begin
-      if (!crd_d[c] && pend_d[c*InitW +: InitW] != '0) begin
-        crd_d[c]                 = 1'b1;
-        pend_d[c*InitW +: InitW] = pend_d[c*InitW +: InitW] - 1'b1;
-      end
-    end
-    if (init_q != '0) begin
-      init_d = init_q - 1'b1;
-      crd_d  = '1;
-    end
-    if (fenced_i) begin
-      crd_d  = '0;
-      pend_d = '0;
-    end
-    if (restart_i) begin
-      init_d = InitW'(CrdPerCls);
-      pend_d = '0;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      init_q    <= '0;
-      started_q <= 1'b0;
-      crd_q     <= '0;
-      pend_q    <= '0;
-    end else begin
-      init_q    <= init_d;
-      started_q <= started_q | restart_i;
-      crd_q     <= crd_d;
-      pend_q    <= pend_d;
-    end
-  end
+  sw_crd_ret #(
+    .CrdPerCls (CrdPerCls)
+  ) u_crd (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .restart_i  (restart_i),
+    .fenced_i   (fenced_i),
+    .leave_i    (pick & {NumCls{deq & ~drain}}),
+    .sunk_i     (rx_sunk_o),
+    .sunk_cls_i (rx_cls[ClsW-1:0]),
+    .crd_o      (rx_crd_o),
+    .open_o     (crd_open),
+    .idle_o     (crd_idle)
+  );
 
   logic buf_idle;
   assign buf_idle = &empty;
-  assign rx_crd_o = crd_q;
-  assign idle_o   = buf_idle & (init_q == '0) & ~|crd_q & ~|pend_q;
+  assign idle_o = buf_idle & crd_idle;
 
   // A sender that respects its credits never finds its class's FIFO full and sends only defined
   // messages; nothing arrives before the credits have been advertised.
   `ASSERT(rx_respects_credits, (push & ~in_ready) == '0)
   `ASSERT(rx_opcode_defined, !(rx_valid_i && !fenced_i && !msg_pkg::msg_op_valid(rx_op)))
-  `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && (!started_q || init_q == InitW'(CrdPerCls))))
+  `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && !crd_open))
   // A port restarts only with empty FIFOs (at enable, or re-admitted after its drain).
   `ASSERT(restart_empty, !(restart_i && !buf_idle))
   // The allocator only matches a port to an output it requested.
