@@ -294,10 +294,11 @@ regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds
 
 # ---------------------------------------------------------------------------------------------
 # Every module is under one of these tops: the system top, the switch (tested on its own until it
-# replaces the loopback), and the test harnesses.
-LINT_TOPS := fabric_top cxl_switch $(basename $(notdir $(TB_HDL)))
+# replaces the loopback), the Logging Unit (on its own until it joins fabric_top), and the test
+# harnesses.
+LINT_TOPS := fabric_top cxl_switch logging_unit $(basename $(notdir $(TB_HDL)))
 # Parameter sets that build other modules under a top, linted too (TOP:ARGS, commas for spaces).
-LINT_VARIANTS := cxl_switch:-GVoq=0
+LINT_VARIANTS := cxl_switch:-GVoq=0 logging_unit:-GSramMacro=0
 
 .PHONY: lint
 lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings)

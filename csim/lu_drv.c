@@ -1,0 +1,308 @@
+#include "lu_drv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+
+void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)
+{
+    uint64_t lo = (uint64_t)w[0] | (uint64_t)w[1] << 32, hi = (uint64_t)w[2] | (uint64_t)w[3] << 32;
+    r->value = lo;
+    r->line = hi & ((1ull << MSG_LINE_ADDR_W) - 1);
+    r->word = (unsigned)(hi >> 42) & 7;
+    r->ts = (unsigned)(hi >> 45) & 0x7f;
+    r->cn = (unsigned)(hi >> 52) & 0x3f;
+    r->core = (unsigned)(hi >> 58) & 0xf;
+    r->written = (hi >> 62) == 1;
+}
+
+lu_drv_cfg_t lu_drv_cfg_default(void)
+{
+    return (lu_drv_cfg_t){
+        .node_id = 0,
+        .addr_lim = 1ull << 36,
+        .log_cap = 18u * 1024 * 1024 / 16,
+        .hwm = 18u * 1024 * 1024 / 16 / 8 * 7,
+        .period_ps = 2000,
+        .mem_latency_ps = 45000,
+        .mem_burst_ps = 0,
+        .mem_max_out = 64,
+        .tx_credits = 4,
+        .tx_stall = 0.0,
+        .log_base_line = 0,
+    };
+}
+
+typedef struct flight {
+    uint64_t at, seq;
+    msg_t m;
+} flight_t;
+
+typedef struct rsp {
+    bool done;
+    uint32_t rec[4];
+} rsp_t;
+
+struct lu_drv {
+    const lu_model_ops_t *ops;
+    void *m;
+    lu_drv_cfg_t cfg;
+    uint64_t cyc, seq;
+    lu_in_t in;
+    lu_out_t out;
+    lu_tx_fn on_tx, on_rx;
+    void *ctx;
+    rng_t rng;
+    unsigned crd[MSG_NUM_CLASSES];     /* held toward the LU's receive port */
+    unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
+    flight_t *fl;                      /* min-heap on (at, seq) */
+    size_t nfl, capfl;
+    kernel_t k;
+    stats_t st;
+    dram_t *dram;
+    rsp_t *rq; /* reads in request order (ring) */
+    size_t rq_cap, rq_head, rq_n;
+    lu_rec_t *log;
+    size_t nlog, caplog;
+    uint64_t mem_stalls;
+    bool alive;
+};
+
+static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
+
+static void fl_push(lu_drv_t *d, flight_t f)
+{
+    if (d->nfl == d->capfl) {
+        d->capfl = d->capfl ? 2 * d->capfl : 64;
+        d->fl = realloc(d->fl, d->capfl * sizeof *d->fl);
+        if (!d->fl)
+            abort();
+    }
+    size_t i = d->nfl++;
+    while (i && fl_less(&f, &d->fl[(i - 1) / 2])) {
+        d->fl[i] = d->fl[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    d->fl[i] = f;
+}
+
+static flight_t fl_pop(lu_drv_t *d)
+{
+    flight_t top = d->fl[0], last = d->fl[--d->nfl];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= d->nfl)
+            break;
+        if (c + 1 < d->nfl && fl_less(&d->fl[c + 1], &d->fl[c]))
+            c++;
+        if (!fl_less(&d->fl[c], &last))
+            break;
+        d->fl[i] = d->fl[c];
+        i = c;
+    }
+    if (d->nfl)
+        d->fl[i] = last;
+    return top;
+}
+
+lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                        void *ctx)
+{
+    lu_drv_t *d = calloc(1, sizeof *d);
+    if (!d)
+        abort();
+    d->ops = ops;
+    d->cfg = *cfg;
+    if (d->cfg.mem_max_out < 1)
+        d->cfg.mem_max_out = 1;
+    d->on_tx = on_tx;
+    d->ctx = ctx;
+    d->alive = true;
+    rng_init_named(&d->rng, seed, "lu_drv.link");
+    kernel_init(&d->k);
+    if (stats_init(&d->st) != 0)
+        abort();
+    dram_params_t dp = {.name = "lu.dram", .latency_ps = cfg->mem_latency_ps, .burst_ps = cfg->mem_burst_ps, .channels = 1};
+    d->dram = dram_create(&d->k, &dp, &d->st);
+    if (!d->dram)
+        abort();
+    d->rq_cap = 256;
+    d->rq = calloc(d->rq_cap, sizeof *d->rq);
+    if (!d->rq)
+        abort();
+    d->m = ops->create(cfg->period_ps, seed);
+    d->cyc = ops->reset(d->m, 0, 2);
+    memset(&d->in, 0, sizeof d->in);
+    d->in.rst_ni = 1;
+    ops->set(d->m, &d->in);
+    ops->get(d->m, &d->out);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        d->tx_owed[c] = cfg->tx_credits; /* granted over the first cycles */
+    return d;
+}
+
+void lu_drv_free(lu_drv_t *d)
+{
+    if (!d)
+        return;
+    d->ops->free(d->m);
+    dram_free(d->dram);
+    stats_free(&d->st);
+    kernel_free(&d->k);
+    free(d->fl);
+    free(d->rq);
+    free(d->log);
+    free(d);
+}
+
+void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn) { d->on_rx = fn; }
+uint64_t lu_drv_cycle(const lu_drv_t *d) { return d->cyc; }
+unsigned lu_drv_credits(const lu_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
+size_t lu_drv_in_flight(const lu_drv_t *d) { return d->nfl; }
+const lu_out_t *lu_drv_out(const lu_drv_t *d) { return &d->out; }
+uint64_t lu_drv_mem_stalls(const lu_drv_t *d) { return d->mem_stalls; }
+void lu_drv_set_alive(lu_drv_t *d, bool alive) { d->alive = alive; }
+size_t lu_drv_log_writes(const lu_drv_t *d) { return d->nlog; }
+const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i) { return i < d->nlog ? &d->log[i] : NULL; }
+
+void lu_drv_send(lu_drv_t *d, const msg_t *m, uint64_t delay)
+{
+    msg_class_t c = msg_class(m->opcode);
+    if (d->crd[c] == 0) {
+        fprintf(stderr, "lu_drv: %s sent without a %s credit\n", msg_name(m->opcode), msg_class_name(c));
+        abort();
+    }
+    d->crd[c]--;
+    fl_push(d, (flight_t){.at = d->cyc + (delay ? delay : 1), .seq = d->seq++, .m = *m});
+}
+
+static void read_done(void *obj, uint64_t tag, const uint64_t *line)
+{
+    lu_drv_t *d = obj;
+    rsp_t *r = &d->rq[tag % d->rq_cap];
+    unsigned w = (unsigned)(tag >> 32) * 2;
+    r->rec[0] = (uint32_t)line[w];
+    r->rec[1] = (uint32_t)(line[w] >> 32);
+    r->rec[2] = (uint32_t)line[w + 1];
+    r->rec[3] = (uint32_t)(line[w + 1] >> 32);
+    r->done = true;
+}
+
+static void write_done(void *obj, uint64_t tag, const uint64_t *line)
+{
+    (void)obj, (void)tag, (void)line;
+}
+
+void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r)
+{
+    uint64_t line[MSG_WORDS_PER_LINE];
+    dram_peek(d->dram, d->cfg.log_base_line + idx / 4, line);
+    unsigned w = (idx % 4) * 2;
+    uint32_t x[4] = {(uint32_t)line[w], (uint32_t)(line[w] >> 32), (uint32_t)line[w + 1],
+                     (uint32_t)(line[w + 1] >> 32)};
+    lu_rec_unpack(x, r);
+}
+
+void lu_drv_step(lu_drv_t *d)
+{
+    /* DRAM completions up to this edge. */
+    kernel_run(&d->k, d->cyc * d->cfg.period_ps);
+    lu_in_t *in = &d->in;
+    in->rst_ni = 1;
+    in->alive_i = d->alive;
+    in->node_id_i = d->cfg.node_id;
+    in->cfg_addr_lim_i[0] = (uint32_t)d->cfg.addr_lim;
+    in->cfg_addr_lim_i[1] = (uint32_t)(d->cfg.addr_lim >> 32);
+    in->cfg_log_cap_i = d->cfg.log_cap;
+    in->cfg_hwm_i = d->cfg.hwm;
+    /* Link: the oldest arrived message. */
+    in->rx_valid_i = 0;
+    if (d->nfl && d->fl[0].at <= d->cyc) {
+        flight_t f = fl_pop(d);
+        in->rx_valid_i = 1;
+        msg_pack(&f.m, in->rx_msg_i);
+        if (d->on_rx)
+            d->on_rx(d->ctx, &f.m, d->cyc);
+    }
+    /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
+    in->tx_crd_i = 0;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (d->tx_owed[c] && !(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
+            in->tx_crd_i |= 1u << c;
+            d->tx_owed[c]--;
+        }
+    /* Memory port: ready while fewer than mem_max_out accesses are in flight; the oldest read's
+     * data when it is done. */
+    in->mem_req_ready_i = dram_busy(d->dram) < d->cfg.mem_max_out && d->rq_n < d->rq_cap;
+    in->mem_rsp_valid_i = 0;
+    if (d->rq_n && d->rq[d->rq_head].done) {
+        in->mem_rsp_valid_i = 1;
+        memcpy(in->mem_rsp_rdata_i, d->rq[d->rq_head].rec, sizeof in->mem_rsp_rdata_i);
+        d->rq[d->rq_head].done = false;
+        d->rq_head = (d->rq_head + 1) % d->rq_cap;
+        d->rq_n--;
+    }
+    d->ops->set(d->m, in);
+    d->ops->get(d->m, &d->out);
+    const lu_out_t *o = &d->out;
+    if (o->mem_req_valid_o) {
+        if (!in->mem_req_ready_i)
+            d->mem_stalls++;
+        else {
+            uint32_t idx = o->mem_req_addr_o;
+            uint64_t line = d->cfg.log_base_line + idx / 4;
+            unsigned w = (idx % 4) * 2;
+            if (o->mem_req_write_o) {
+                uint64_t data[MSG_WORDS_PER_LINE] = {0};
+                data[w] = (uint64_t)o->mem_req_wdata_o[0] | (uint64_t)o->mem_req_wdata_o[1] << 32;
+                data[w + 1] = (uint64_t)o->mem_req_wdata_o[2] | (uint64_t)o->mem_req_wdata_o[3] << 32;
+                dram_write(d->dram, line, (uint8_t)(3u << w), data, write_done, d, idx);
+                if (d->nlog == d->caplog) {
+                    d->caplog = d->caplog ? 2 * d->caplog : 1024;
+                    d->log = realloc(d->log, d->caplog * sizeof *d->log);
+                    if (!d->log)
+                        abort();
+                }
+                lu_rec_unpack(o->mem_req_wdata_o, &d->log[d->nlog++]);
+            } else {
+                size_t slot = (d->rq_head + d->rq_n) % d->rq_cap;
+                d->rq[slot].done = false;
+                d->rq_n++;
+                dram_read(d->dram, line, read_done, d, (uint64_t)(idx % 4) << 32 | slot);
+            }
+        }
+    }
+    if (o->tx_valid_o) {
+        msg_t m;
+        msg_unpack(o->tx_msg_o, &m);
+        d->tx_owed[msg_class(m.opcode)]++;
+        if (d->on_tx)
+            d->on_tx(d->ctx, &m, d->cyc);
+    }
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        d->crd[c] += o->rx_crd_o >> c & 1;
+    d->ops->tick(d->m, d->cyc++);
+    in->csr_valid_i = 0;
+}
+
+uint32_t lu_drv_csr(lu_drv_t *d, unsigned addr, bool *err)
+{
+    d->in.csr_valid_i = 1;
+    d->in.csr_addr_i = addr;
+    lu_drv_step(d); /* the request at this edge */
+    lu_drv_step(d); /* the answer is seen before the next one */
+    /* The answer came out after the first edge: the second step's outputs hold it. */
+    if (err)
+        *err = d->out.csr_err_o;
+    return d->out.csr_rdata_o;
+}
+
+bool lu_drv_idle(const lu_drv_t *d)
+{
+    return d->out.idle_o && d->nfl == 0 && dram_busy(d->dram) == 0 && d->rq_n == 0;
+}
+
+int lu_drv_trace(lu_drv_t *d, const char *path) { return d->ops->trace_open(d->m, path, 0, UINT64_MAX); }

@@ -1,0 +1,184 @@
+/* A driver for the Verilated Logging Unit (rtl/lu/logging_unit.sv) on its own: its link (messages
+ * to the LU with seeded jitter, per-class credits both ways), its DRAM log (the memory port, served
+ * by csim/mem/dram.c with latency through the kernel), its CSR read port. Every logging_unit model
+ * has the same port names, so one table of functions (lu_model_ops_t, built by LU_MODEL_OPS in the
+ * file that includes the model's vw header) reaches any parameter set. Used by the LU's tests
+ * (tb/test_logging_unit.c) and its benchmark (csim/main/lu_bench.c).
+ *
+ * Time is counted in LU cycles; the kernel (DRAM) runs in picoseconds at the LU period. A message
+ * sent at cycle c with delay d is presented to the LU at cycle c + d or later: the link presents at
+ * most one message per cycle, the oldest arrived first (with jitter, messages overtake each other,
+ * as the fabric may reorder them). A send needs a credit of the message's class from the LU. */
+#ifndef LU_DRV_H
+#define LU_DRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "mem/dram.h"
+#include "msg_defs.h"
+#include "rng.h"
+#include "stats.h"
+
+/** The LU's inputs but clk_i, named and laid out as in every vw_logging_unit*_in. */
+typedef struct lu_in {
+    uint32_t rst_ni, alive_i, node_id_i;
+    uint32_t cfg_addr_lim_i[2];
+    uint32_t cfg_log_cap_i, cfg_hwm_i;
+    uint32_t rx_valid_i;
+    uint32_t rx_msg_i[MSG_FLIT_WORDS];
+    uint32_t tx_crd_i;
+    uint32_t mem_req_ready_i, mem_rsp_valid_i;
+    uint32_t mem_rsp_rdata_i[4];
+    uint32_t csr_valid_i, csr_addr_i;
+} lu_in_t;
+
+/** The LU's outputs. */
+typedef struct lu_out {
+    uint32_t rx_crd_o, tx_valid_o;
+    uint32_t tx_msg_o[MSG_FLIT_WORDS];
+    uint32_t mem_req_valid_o, mem_req_write_o, mem_req_addr_o;
+    uint32_t mem_req_wdata_o[4];
+    uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, early_flush_o, idle_o;
+} lu_out_t;
+
+/** One Verilated logging_unit model. */
+typedef struct lu_model_ops {
+    const char *name;
+    unsigned entries, slots, crd_per_cls;
+    void *(*create)(uint64_t period_ps, uint64_t seed);
+    void (*free)(void *m);
+    uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
+    void (*set)(void *m, const lu_in_t *in);
+    void (*get)(void *m, lu_out_t *out);
+    void (*tick)(void *m, uint64_t cycle);
+    int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
+    void (*trace_close)(void *m);
+} lu_model_ops_t;
+
+#define LU_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
+#define LU_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
+/** Defines `const lu_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
+ *  with ENTRIES entries, SLOTS slots and CRD credits per class. */
+#define LU_MODEL_OPS(NAME, M, ENTRIES, SLOTS, CRD)                                                              \
+    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((lu_in_t *)0)->rx_msg_i), "flit width");     \
+    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
+    static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
+    static uint64_t NAME##_reset(void *m, uint64_t cycle, unsigned n) { return vw_##M##_reset(m, cycle, n); }   \
+    static void NAME##_set(void *m, const lu_in_t *in)                                                          \
+    {                                                                                                           \
+        vw_##M##_in v;                                                                                          \
+        LU_CP_(v, in, rst_ni); LU_CP_(v, in, alive_i); LU_CP_(v, in, node_id_i);                                \
+        LU_CP_(v, in, cfg_addr_lim_i); LU_CP_(v, in, cfg_log_cap_i); LU_CP_(v, in, cfg_hwm_i);                  \
+        LU_CP_(v, in, rx_valid_i); LU_CP_(v, in, rx_msg_i); LU_CP_(v, in, tx_crd_i);                            \
+        LU_CP_(v, in, mem_req_ready_i); LU_CP_(v, in, mem_rsp_valid_i); LU_CP_(v, in, mem_rsp_rdata_i);         \
+        LU_CP_(v, in, csr_valid_i); LU_CP_(v, in, csr_addr_i);                                                  \
+        vw_##M##_set(m, &v);                                                                                    \
+    }                                                                                                           \
+    static void NAME##_get(void *m, lu_out_t *out)                                                              \
+    {                                                                                                           \
+        vw_##M##_out v;                                                                                         \
+        vw_##M##_get(m, &v);                                                                                    \
+        LU_CPO_(out, v, rx_crd_o); LU_CPO_(out, v, tx_valid_o); LU_CPO_(out, v, tx_msg_o);                      \
+        LU_CPO_(out, v, mem_req_valid_o); LU_CPO_(out, v, mem_req_write_o); LU_CPO_(out, v, mem_req_addr_o);     \
+        LU_CPO_(out, v, mem_req_wdata_o); LU_CPO_(out, v, csr_rvalid_o); LU_CPO_(out, v, csr_rdata_o);           \
+        LU_CPO_(out, v, csr_err_o); LU_CPO_(out, v, early_flush_o); LU_CPO_(out, v, idle_o);                    \
+    }                                                                                                           \
+    static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
+    static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
+    {                                                                                                           \
+        return vw_##M##_trace_open(m, p, a, b);                                                                 \
+    }                                                                                                           \
+    static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
+    const lu_model_ops_t NAME = {#M,          ENTRIES,        SLOTS,         CRD,           NAME##_create,      \
+                                 NAME##_free, NAME##_reset,   NAME##_set,    NAME##_get,    NAME##_tick,        \
+                                 NAME##_trace_open, NAME##_trace_close}
+
+/** CSR word addresses (logging_unit.sv). */
+enum lu_csr {
+    LU_CSR_REPLS = 0x00,
+    LU_CSR_WORDS = 0x01,
+    LU_CSR_VALS = 0x02,
+    LU_CSR_DRAINED = 0x03,
+    LU_CSR_STALLS = 0x04,
+    LU_CSR_ERR_VAL_NO_REPL = 0x05,
+    LU_CSR_ERR_ZERO_MASK = 0x06,
+    LU_CSR_ERR_ADDR_RANGE = 0x07,
+    LU_CSR_ERR_BAD_MSG = 0x08,
+    LU_CSR_ERR_DUP_REPL = 0x09,
+    LU_CSR_TS_CLASH = 0x0A,
+    LU_CSR_LOG_FULL = 0x0B,
+    LU_CSR_ENTRIES_USED = 0x0C,
+    LU_CSR_SLOTS_USED = 0x0D,
+    LU_CSR_LOG_COUNT = 0x0E,
+    LU_CSR_HWM_CROSSINGS = 0x0F,
+    LU_CSR_STATUS = 0x10,
+};
+
+/** One DRAM log record, unpacked (lu_log.sv's 128-bit layout). */
+typedef struct lu_rec {
+    uint64_t value, line;
+    unsigned word, ts, cn, core;
+    bool written; /* bits 127:126 == 01 */
+} lu_rec_t;
+
+void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r);
+
+typedef struct lu_drv_cfg {
+    unsigned node_id;
+    uint64_t addr_lim;       /* line addresses >= this are out of range */
+    uint32_t log_cap, hwm;   /* DRAM log capacity and high watermark, records */
+    uint64_t period_ps;      /* LU clock period (2000: 500 MHz) */
+    uint64_t mem_latency_ps; /* DRAM log access latency */
+    uint64_t mem_burst_ps;   /* DRAM channel occupancy per access (0: unlimited) */
+    unsigned mem_max_out;    /* accesses in flight before the port says not ready (>= 1) */
+    unsigned tx_credits;     /* credits per class the driver grants the LU's send port */
+    double tx_stall;         /* chance per cycle that a consumed message's credit is held back */
+    uint64_t log_base_line;  /* DRAM line address of record 0 */
+} lu_drv_cfg_t;
+
+/** Paper defaults: 500 MHz, 45 ns DRAM, 18 MB log of 16-byte records, watermark at 7/8. */
+lu_drv_cfg_t lu_drv_cfg_default(void);
+
+/** A message the LU sent: handed to the caller. */
+typedef void (*lu_tx_fn)(void *ctx, const msg_t *m, uint64_t cycle);
+
+typedef struct lu_drv lu_drv_t;
+
+lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                        void *ctx);
+void lu_drv_free(lu_drv_t *d);
+/** fn(ctx, m, cycle) for every message the link presents to the LU (in presentation order). */
+void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn);
+/** Current cycle (the next edge to run). */
+uint64_t lu_drv_cycle(const lu_drv_t *d);
+/** Credits of class cls held toward the LU. */
+unsigned lu_drv_credits(const lu_drv_t *d, msg_class_t cls);
+/** Sends m (a credit of its class must be held; it is spent); the LU may see it delay cycles from
+ *  now (>= 1) or later. */
+void lu_drv_send(lu_drv_t *d, const msg_t *m, uint64_t delay);
+/** Messages sent and not yet presented to the LU. */
+size_t lu_drv_in_flight(const lu_drv_t *d);
+/** One LU cycle. */
+void lu_drv_step(lu_drv_t *d);
+/** Reads a CSR (two cycles); *err set when refused. */
+uint32_t lu_drv_csr(lu_drv_t *d, unsigned addr, bool *err);
+/** alive_i from the next cycle on. */
+void lu_drv_set_alive(lu_drv_t *d, bool alive);
+/** The LU reports idle, the link holds nothing, the DRAM log is quiet. */
+bool lu_drv_idle(const lu_drv_t *d);
+/** Records written to the DRAM log so far (in write order), and record i. */
+size_t lu_drv_log_writes(const lu_drv_t *d);
+const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i);
+/** Record at log index idx as stored in the DRAM model. */
+void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r);
+/** The last outputs seen. */
+const lu_out_t *lu_drv_out(const lu_drv_t *d);
+/** Cycles the DRAM port held a request back (not ready). */
+uint64_t lu_drv_mem_stalls(const lu_drv_t *d);
+/** Opens an FST trace of the model. */
+int lu_drv_trace(lu_drv_t *d, const char *path);
+
+#endif

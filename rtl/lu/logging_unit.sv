@@ -1,0 +1,238 @@
+`default_nettype none
+`include "assert.svh"
+
+// The Logging Unit (LU) of one compute node (DIKTAMO sections IV-B, IV-C): it logs the words of
+// the REPLs it receives as a replica, validates them with the VALs, and moves validated words to
+// its DRAM log in per-word commit order.
+//
+//   rx link -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM log buffer
+//   (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the memory
+//   port -> lu_tx (credits per class from the link partner) -> tx link.
+//
+// Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): one message
+// (msg_pkg::msg_t) per cycle each way, per-class credits both ways. After reset the LU advertises
+// CrdPerCls credits per class; it holds none toward the link until the partner grants them.
+//
+// The DRAM log sits behind the memory port: a write per record (lu_log: 128-bit records, record
+// index = mem_req_addr_o), reads answered in order on mem_rsp_*. The C side models the DRAM and
+// its latency.
+//
+// alive_i low freezes the LU at once (fail-stop: a failed CN's LU is gone with it): no state
+// changes, nothing is sent, arriving messages are lost, no credit returns.
+//
+// CSR read port (32-bit registers, word addresses; the data come the cycle after the request):
+//   0x00 REPLS logged          0x01 WORDS logged           0x02 VALS that validated a REPL
+//   0x03 WORDS drained         0x04 STALL cycles (a REPL waited for buffer space)
+//   0x05 ERR_VAL_NO_REPL       0x06 ERR_ZERO_MASK          0x07 ERR_ADDR_RANGE
+//   0x08 ERR_BAD_MSG (class or opcode an LU does not take)  0x09 ERR_DUP_REPL (a VAL matched two)
+//   0x0A TS_CLASH (two validated updates of a word with one TS)
+//   0x0B LOG_FULL cycles (a word waited for room in the DRAM log)
+//   0x0C entries in use        0x0D REPL slots in use      0x0E records in the DRAM log
+//   0x0F HWM_CROSSINGS (the DRAM log reached cfg_hwm_i)
+//   0x10 STATUS: bit 0 Early Flush requested (log at or above cfg_hwm_i), bit 1 a malformed message
+//        was seen (sticky)
+// Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
+module logging_unit #(
+  /// word entries of the SRAM log buffer (256: the paper's 4 KB of 16-byte entries)
+  parameter int unsigned Entries      = 256,
+  /// REPLs the buffer holds at once (one REPL slot each)
+  parameter int unsigned Slots        = 64,
+  /// receive buffer entries (credits) per message class
+  parameter int unsigned CrdPerCls    = 4,
+  /// largest number of credits per class the link partner may grant
+  parameter int unsigned MaxTxCredits = 64,
+  /// SRAM log buffer as memory macros (1) or flip-flops (0)
+  parameter bit          SramMacro    = 1'b1,
+  localparam int unsigned FlitW  = msg_pkg::FLIT_W,
+  localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
+  localparam int unsigned RecW   = 128
+) (
+  /// LU clock
+  input  wire logic                            clk_i,
+  /// synchronous reset, active low
+  input  wire logic                            rst_ni,
+  /// the CN is alive; low freezes the LU
+  input  wire logic                            alive_i,
+  /// this CN's node id
+  input  wire logic [msg_pkg::NODE_ID_W-1:0]   node_id_i,
+  /// line addresses at or above this are out of range (malformed)
+  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_addr_lim_i,
+  /// DRAM log capacity in records
+  input  wire logic [31:0]                     cfg_log_cap_i,
+  /// DRAM log high watermark in records: at or above it the LU requests an Early Flush
+  input  wire logic [31:0]                     cfg_hwm_i,
+  /// a message arrives from the link
+  input  wire logic                            rx_valid_i,
+  /// the arriving message
+  input  wire logic [FlitW-1:0]                rx_msg_i,
+  /// per class: a credit returned to the link partner
+  output logic      [NumCls-1:0]               rx_crd_o,
+  /// a message leaves toward the link
+  output logic                                 tx_valid_o,
+  /// the leaving message
+  output logic      [FlitW-1:0]                tx_msg_o,
+  /// per class: a credit returned by the link partner
+  input  wire logic [NumCls-1:0]               tx_crd_i,
+  /// DRAM log access request
+  output logic                                 mem_req_valid_o,
+  /// the request is taken
+  input  wire logic                            mem_req_ready_i,
+  /// the request is a write
+  output logic                                 mem_req_write_o,
+  /// record index in the LU's DRAM log
+  output logic      [31:0]                     mem_req_addr_o,
+  /// record to write
+  output logic      [RecW-1:0]                 mem_req_wdata_o,
+  /// read data returned (in request order)
+  input  wire logic                            mem_rsp_valid_i,
+  /// the record read
+  input  wire logic [RecW-1:0]                 mem_rsp_rdata_i,
+  /// CSR read request
+  input  wire logic                            csr_valid_i,
+  /// CSR word address
+  input  wire logic [7:0]                      csr_addr_i,
+  /// CSR response valid (the cycle after the request)
+  output logic                                 csr_rvalid_o,
+  /// CSR read data
+  output logic      [31:0]                     csr_rdata_o,
+  /// CSR address refused
+  output logic                                 csr_err_o,
+  /// the DRAM log is at or above its high watermark (Early Flush request)
+  output logic                                 early_flush_o,
+  /// nothing in the LU will change until an input changes
+  output logic                                 idle_o
+);
+  localparam int unsigned HdrW  = FlitW - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
+  localparam int unsigned EntW  = $clog2(Entries);
+  localparam int unsigned SlotW = $clog2(Slots);
+  localparam int unsigned NumEv = 12;
+
+  if (Slots < 2 || Slots > 256) begin : g_bad_slots
+    $error("logging_unit: Slots must be in 2..256");
+  end
+  if (Entries < msg_pkg::WORDS_PER_LINE || Entries > 65536) begin : g_bad_entries
+    $error("logging_unit: Entries must be in WORDS_PER_LINE..65536");
+  end
+
+  logic en;
+  assign en = alive_i;
+
+  // ---- receive ----
+  logic            rx_bad, rx_idle;
+  logic            dkq_v, dkq_r, dks_v, dks_r, mgq_v_unused, mgs_v_unused;
+  logic [FlitW-1:0] dkq_msg;
+  logic [HdrW-1:0] dks_hdr, mgq_hdr_unused, mgs_hdr_unused;
+  logic [RecW-1:0] rsp_unused;
+  assign rsp_unused = mem_rsp_rdata_i;
+  lu_rx #(.CrdPerCls(CrdPerCls)) u_rx (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
+    .rx_valid_i (rx_valid_i), .rx_msg_i (rx_msg_i), .rx_crd_o (rx_crd_o), .bad_o (rx_bad),
+    .dkq_valid_o (dkq_v), .dkq_ready_i (dkq_r), .dkq_msg_o (dkq_msg),
+    .dks_valid_o (dks_v), .dks_ready_i (dks_r), .dks_hdr_o (dks_hdr),
+    .mgq_valid_o (mgq_v_unused), .mgq_ready_i (1'b0), .mgq_hdr_o (mgq_hdr_unused),
+    .mgs_valid_o (mgs_v_unused), .mgs_ready_i (1'b0), .mgs_hdr_o (mgs_hdr_unused),
+    .idle_o (rx_idle)
+  );
+
+  // ---- log engine ----
+  logic             ack_v, ack_r, lw_v, lw_r, log_idle;
+  logic [FlitW-1:0] ack_msg;
+  logic [31:0]      lw_idx, log_count;
+  logic [RecW-1:0]  lw_rec;
+  logic [EntW:0]    ent_used;
+  logic [SlotW:0]   slots_used;
+  logic [NumEv-1:0] ev;
+  logic [Slots-1:0] slot_busy_unused;
+  lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (1'b1),
+    .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
+    .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
+    .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),
+    .ack_valid_o (ack_v), .ack_msg_o (ack_msg), .ack_ready_i (ack_r),
+    .lw_valid_o (lw_v), .lw_idx_o (lw_idx), .lw_rec_o (lw_rec), .lw_ready_i (lw_r),
+    .log_count_o (log_count), .log_clear_i (1'b0),
+    .used_o (ent_used), .slots_used_o (slots_used), .slot_busy_o (slot_busy_unused), .ev_o (ev), .idle_o (log_idle)
+  );
+
+  // ---- memory port: log writes ----
+  assign mem_req_valid_o = lw_v & en;
+  assign mem_req_write_o = 1'b1;
+  assign mem_req_addr_o  = lw_idx;
+  assign mem_req_wdata_o = lw_rec;
+  assign lw_r            = mem_req_ready_i;
+
+  // ---- send ----
+  logic tx_idle;
+  lu_tx #(.NumSrc(1), .MaxTxCredits(MaxTxCredits)) u_tx (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
+    .src_valid_i (ack_v), .src_msg_i (ack_msg), .src_ready_o (ack_r),
+    .tx_valid_o (tx_valid_o), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
+  );
+
+  // ---- counters and CSRs ----
+  logic [NumEv*32-1:0] cnt_q;
+  logic                bad_dks, hwm_q, err_q;
+  logic                csr_rvalid_q, csr_err_q, csr_err_d;
+  logic [31:0]         csr_rdata_q, csr_rdata_d, hwm_cnt_q;
+  logic [NumEv-1:0]    evc;
+
+  // Event 8 (bad opcode on DKRSP) also counts messages lu_rx dropped: up to two per cycle.
+  assign bad_dks = ev[8] | rx_bad;
+  assign evc     = ev;
+  for (genvar e = 0; e < NumEv; e++) begin : g_cnt
+    logic [1:0] inc;
+    assign inc = (e == 8) ? {1'b0, ev[8]} + {1'b0, rx_bad} : {1'b0, evc[e]};
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) cnt_q[e*32 +: 32] <= '0;
+      else if (en) cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + 32'(inc);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      hwm_q     <= 1'b0;
+      err_q     <= 1'b0;
+      hwm_cnt_q <= '0;
+    end else if (en) begin
+      hwm_q     <= log_count >= cfg_hwm_i;
+      err_q     <= err_q | (|evc[7:5]) | bad_dks;
+      if (log_count >= cfg_hwm_i && !hwm_q) hwm_cnt_q <= hwm_cnt_q + 32'd1;
+    end
+  end
+  assign early_flush_o = hwm_q;
+
+  always_comb begin
+    csr_rdata_d = '0;
+    csr_err_d   = 1'b0;
+    if (csr_addr_i < 8'(NumEv))       csr_rdata_d = cnt_q[csr_addr_i[3:0]*32 +: 32];
+    else if (csr_addr_i == 8'h0C)     csr_rdata_d = 32'(ent_used);
+    else if (csr_addr_i == 8'h0D)     csr_rdata_d = 32'(slots_used);
+    else if (csr_addr_i == 8'h0E)     csr_rdata_d = log_count;
+    else if (csr_addr_i == 8'h0F)     csr_rdata_d = hwm_cnt_q;
+    else if (csr_addr_i == 8'h10)     csr_rdata_d = {30'd0, err_q, hwm_q};
+    else                              csr_err_d   = 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      csr_rvalid_q <= 1'b0;
+      csr_err_q    <= 1'b0;
+      csr_rdata_q  <= '0;
+    end else begin
+      csr_rvalid_q <= csr_valid_i;
+      csr_err_q    <= csr_valid_i & csr_err_d;
+      csr_rdata_q  <= csr_valid_i ? csr_rdata_d : '0;
+    end
+  end
+  assign csr_rvalid_o = csr_rvalid_q;
+  assign csr_rdata_o  = csr_rdata_q;
+  assign csr_err_o    = csr_err_q;
+
+  // The hardware is frozen while dead; outside that, idle when every part is.
+  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & ~rx_valid_i & ~mem_rsp_valid_i &
+                         (hwm_q == (log_count >= cfg_hwm_i)));
+
+  // Reads are not issued yet: no response may come.
+  `ASSERT(no_unasked_rsp, !mem_rsp_valid_i)
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,276 @@
+`default_nettype none
+`include "assert.svh"
+
+// The REPL table of the Logging Unit (the control half of the SRAM log buffer): one slot per REPL
+// in the buffer, holding what all of that REPL's word entries share: requester (CN, core), tag,
+// line address, word mask still to drain, validated bit and the VAL's timestamp. The words
+// themselves are entries of lu_buf.
+//
+// Ordering. Two entries of one word drain in update (commit) order: the TS of their VALs, a
+// per-line version compared modulo 2^TS_W (a precedes b when (b - a) mod 128 is in 1 .. 63; see
+// docs/architecture.md, "Logging Unit"). Per pair of slots of one line, before_q[a][b] says that a
+// is known to precede b:
+//   - at allocation of b (its REPL arrives), every slot a of the line already validated precedes
+//     b: a committed before its VAL was sent, b had not committed yet (its REPL is only now
+//     acknowledged), and a store commits only after its REPL_ACKs;
+//   - when both are validated, their TS decide (recomputed when the second one is validated).
+// A validated slot s may drain word w when no other slot of the line still holding w either is
+// validated and precedes s, or is not validated and not known to follow s (its VAL may be in
+// flight with an older TS). Same-line pairs are found once, when a slot is allocated (same_q).
+//
+// One word leaves per cycle: a round-robin pick among slots with a word ready, then its lowest
+// ready word. A slot is free again when its last word has left.
+module lu_slots #(
+  /// REPLs the buffer holds at once (>= 2)
+  parameter int unsigned Slots = 64,
+  localparam int unsigned SlotW = $clog2(Slots),
+  localparam int unsigned NodeW = msg_pkg::NODE_ID_W,
+  localparam int unsigned CoreW = msg_pkg::CORE_ID_W,
+  localparam int unsigned TagW  = msg_pkg::TAG_W,
+  localparam int unsigned LineW = msg_pkg::LINE_ADDR_W,
+  localparam int unsigned TsW   = msg_pkg::TS_W,
+  localparam int unsigned WordN = msg_pkg::WORDS_PER_LINE,
+  localparam int unsigned WordW = $clog2(msg_pkg::WORDS_PER_LINE)
+) (
+  /// LU clock
+  input  wire logic             clk_i,
+  /// synchronous reset, active low: every slot free
+  input  wire logic             rst_ni,
+  /// a free slot exists
+  output logic                  free_valid_o,
+  /// the free slot an allocation takes (lowest free)
+  output logic      [SlotW-1:0] free_slot_o,
+  /// slots in use
+  output logic      [SlotW:0]   used_o,
+  /// allocate free_slot_o for a REPL (free_valid_o must be high)
+  input  wire logic             alloc_i,
+  /// the REPL's requester CN
+  input  wire logic [NodeW-1:0] alloc_cn_i,
+  /// the REPL's requester core
+  input  wire logic [CoreW-1:0] alloc_core_i,
+  /// the REPL's tag
+  input  wire logic [TagW-1:0]  alloc_tag_i,
+  /// the REPL's line address
+  input  wire logic [LineW-1:0] alloc_line_i,
+  /// the REPL's word mask (not zero)
+  input  wire logic [WordN-1:0] alloc_mask_i,
+  /// a VAL looks for its REPL this cycle (and validates it when found)
+  input  wire logic             val_i,
+  /// the VAL's requester CN
+  input  wire logic [NodeW-1:0] val_cn_i,
+  /// the VAL's requester core
+  input  wire logic [CoreW-1:0] val_core_i,
+  /// the VAL's tag
+  input  wire logic [TagW-1:0]  val_tag_i,
+  /// the VAL's line address
+  input  wire logic [LineW-1:0] val_line_i,
+  /// the VAL's timestamp
+  input  wire logic [TsW-1:0]   val_ts_i,
+  /// the VAL found its REPL (a slot of that requester, tag and line, not yet validated)
+  output logic                  val_hit_o,
+  /// the VAL found several (the lowest one is validated)
+  output logic                  val_multi_o,
+  /// a validated slot of the same line holding a common word has the VAL's TS: the order of the
+  /// two is unknown (the earlier validated one is taken to be older)
+  output logic                  val_ts_clash_o,
+  /// a word is ready to drain
+  output logic                  drain_valid_o,
+  /// its slot
+  output logic      [SlotW-1:0] drain_slot_o,
+  /// its word index in the line
+  output logic      [WordW-1:0] drain_word_o,
+  /// its line address
+  output logic      [LineW-1:0] drain_line_o,
+  /// its timestamp
+  output logic      [TsW-1:0]   drain_ts_o,
+  /// its requester CN
+  output logic      [NodeW-1:0] drain_cn_o,
+  /// its requester core
+  output logic      [CoreW-1:0] drain_core_o,
+  /// the word is taken (written to the DRAM log)
+  input  wire logic             drain_take_i,
+  /// per slot: in use (for searches)
+  output logic      [Slots-1:0] busy_o,
+  /// per slot: validated
+  output logic      [Slots-1:0] val_o,
+  /// every slot free
+  output logic                  empty_o
+);
+  if (Slots < 2) begin : g_bad_slots
+    $error("lu_slots: Slots must be at least 2");
+  end
+
+  logic [Slots-1:0]       busy_q, val_q;
+  // Per slot (slot s at [s*W +: W]); pairs of slots (a, b) at bit a*Slots + b.
+  logic [Slots*NodeW-1:0] cn_q;
+  logic [Slots*CoreW-1:0] core_q;
+  logic [Slots*TagW-1:0]  tag_q;
+  logic [Slots*LineW-1:0] line_q;
+  logic [Slots*TsW-1:0]   ts_q;
+  logic [Slots*WordN-1:0] pend_q;
+  logic [Slots*Slots-1:0] same_q, bef_q;
+
+  // ---- free slot: the lowest ----
+  logic [Slots-1:0] free_oh;
+  prio_enc #(.N(Slots)) u_free (
+    .req_i (~busy_q), .onehot_o (free_oh), .idx_o (free_slot_o), .valid_o (free_valid_o)
+  );
+
+  always_comb begin
+    used_o = '0;
+    for (int s = 0; s < Slots; s++) used_o = used_o + (SlotW + 1)'(busy_q[s]);
+  end
+
+  // a precedes b in TS order, modulo 2^TsW (serial-number arithmetic: half the space ahead)
+  function automatic logic ts_before(logic [TsW-1:0] a, logic [TsW-1:0] b);
+    logic [TsW-1:0] d;
+    d = b - a;
+    ts_before = (d != '0) & ~d[TsW-1];
+  endfunction
+
+  // ---- per slot: VAL match, same line as the allocation, words ready to drain ----
+  logic [Slots-1:0]       vmatch, vmatch_oh, amatch, ready_any, ts_eq, ts_old, ts_new;
+  logic [Slots*WordN-1:0] ready;
+  for (genvar s = 0; s < Slots; s++) begin : g_slot
+    logic [WordN-1:0] blk;
+    assign vmatch[s] = busy_q[s] & ~val_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
+                       (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
+                       (line_q[s*LineW +: LineW] == val_line_i);
+    assign amatch[s] = busy_q[s] & (line_q[s*LineW +: LineW] == alloc_line_i);
+    // s against the VAL's TS: equal, s before it, s after it
+    assign ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
+    assign ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
+    assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
+    // Words of s held back by another slot of the line that precedes s or may precede it.
+    always_comb begin
+      blk = '0;
+      for (int o = 0; o < Slots; o++) begin
+        if (o != s && busy_q[o] && same_q[s*Slots + o] &&
+            (val_q[o] ? bef_q[o*Slots + s] : ~bef_q[s*Slots + o]))
+          blk = blk | pend_q[o*WordN +: WordN];
+      end
+    end
+    assign ready[s*WordN +: WordN] = (busy_q[s] & val_q[s]) ? (pend_q[s*WordN +: WordN] & ~blk) : '0;
+    assign ready_any[s] = ready[s*WordN +: WordN] != '0;
+  end
+
+  logic [SlotW-1:0] vslot_unused;
+  prio_enc #(.N(Slots)) u_vmatch (
+    .req_i (vmatch), .onehot_o (vmatch_oh), .idx_o (vslot_unused), .valid_o (val_hit_o)
+  );
+  assign val_multi_o = val_i & ((vmatch & ~vmatch_oh) != '0);
+
+  // ---- drain pick ----
+  logic [Slots-1:0] dgnt;
+  rr_arb #(.N(Slots)) u_drain_arb (
+    .clk_i (clk_i), .rst_ni (rst_ni), .req_i (ready_any), .ack_i (drain_take_i),
+    .gnt_o (dgnt), .gnt_idx_o (drain_slot_o), .gnt_valid_o (drain_valid_o)
+  );
+  logic [WordN-1:0] dword_oh;
+  logic             dword_v;
+  prio_enc #(.N(WordN)) u_dword (
+    .req_i (ready[drain_slot_o*WordN +: WordN]), .onehot_o (dword_oh), .idx_o (drain_word_o),
+    .valid_o (dword_v)
+  );
+  assign drain_line_o = line_q[drain_slot_o*LineW +: LineW];
+  assign drain_ts_o   = ts_q[drain_slot_o*TsW +: TsW];
+  assign drain_cn_o   = cn_q[drain_slot_o*NodeW +: NodeW];
+  assign drain_core_o = core_q[drain_slot_o*CoreW +: CoreW];
+
+  // ---- next state, per slot and per pair (one-hot selects, no indexed writes) ----
+  // vsel: the slot this VAL validates; asel: the slot allocated; dsel: the slot a word drains from.
+  logic [Slots-1:0] vsel, asel, dsel, vrow, clash_o;
+  logic [WordN-1:0] vpend;
+  assign vsel = (val_i & val_hit_o) ? vmatch_oh : '0;
+  assign asel = alloc_i ? free_oh : '0;
+  assign dsel = (drain_take_i & drain_valid_o) ? dgnt : '0;
+  always_comb begin
+    vrow  = '0;
+    vpend = '0;
+    for (int m = 0; m < Slots; m++) begin
+      if (vsel[m]) begin
+        vrow  = vrow | same_q[m*Slots +: Slots];
+        vpend = vpend | pend_q[m*WordN +: WordN];
+      end
+    end
+  end
+
+  for (genvar a = 0; a < Slots; a++) begin : g_next
+    logic [WordN-1:0] pend_left;
+    assign pend_left = pend_q[a*WordN +: WordN] & ~(dsel[a] ? dword_oh : '0);
+    // The validated slot's row of other validated slots of the line holding a common word.
+    assign clash_o[a] = vrow[a] & ~vsel[a] & busy_q[a] & val_q[a] & ts_eq[a] &
+                        ((pend_q[a*WordN +: WordN] & vpend) != '0);
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        busy_q[a] <= 1'b0;
+        val_q[a]  <= 1'b0;
+      end else if (asel[a]) begin
+        busy_q[a] <= 1'b1;
+        val_q[a]  <= 1'b0;
+      end else if (dsel[a] && pend_left == '0) begin
+        busy_q[a] <= 1'b0;
+        val_q[a]  <= 1'b0;
+      end else if (vsel[a]) begin
+        val_q[a]  <= 1'b1;
+      end
+    end
+
+    // Per-slot fields and pair bits are not reset: busy_q says which slots mean anything, and an
+    // allocation writes all of its slot's fields, its row and its column.
+    always_ff @(posedge clk_i) begin
+      if (asel[a]) begin
+        pend_q[a*WordN +: WordN] <= alloc_mask_i;
+        cn_q[a*NodeW +: NodeW]   <= alloc_cn_i;
+        core_q[a*CoreW +: CoreW] <= alloc_core_i;
+        tag_q[a*TagW +: TagW]    <= alloc_tag_i;
+        line_q[a*LineW +: LineW] <= alloc_line_i;
+      end else if (dsel[a]) begin
+        pend_q[a*WordN +: WordN] <= pend_left;
+      end
+      if (vsel[a]) ts_q[a*TsW +: TsW] <= val_ts_i;
+    end
+
+    for (genvar b = 0; b < Slots; b++) begin : g_pair
+      if (a == b) begin : g_diag
+        always_ff @(posedge clk_i) begin
+          same_q[a*Slots + b] <= 1'b0;
+          bef_q[a*Slots + b]  <= 1'b0;
+        end
+      end else begin : g_off
+        always_ff @(posedge clk_i) begin
+          // An allocation finds the line's other slots; the validated ones precede it.
+          if (asel[a]) begin
+            same_q[a*Slots + b] <= amatch[b];
+            bef_q[a*Slots + b]  <= 1'b0;
+          end else if (asel[b]) begin
+            same_q[a*Slots + b] <= amatch[a];
+            bef_q[a*Slots + b]  <= amatch[a] & val_q[a];
+          // A VAL orders its slot against the line's validated slots (equal TS: the one validated
+          // first is taken to precede).
+          end else if (vsel[b] && busy_q[a] && val_q[a] && same_q[b*Slots + a]) begin
+            bef_q[a*Slots + b]  <= ts_eq[a] | ts_old[a];
+          end else if (vsel[a] && busy_q[b] && val_q[b] && same_q[a*Slots + b]) begin
+            bef_q[a*Slots + b]  <= ~ts_eq[b] & ts_new[b];
+          end
+        end
+      end
+    end
+  end
+  assign val_ts_clash_o = |clash_o;
+
+  assign busy_o  = busy_q;
+  assign val_o   = val_q;
+  assign empty_o = busy_q == '0;
+
+  `ASSERT(alloc_needs_free, !alloc_i || free_valid_o)
+  `ASSERT(alloc_mask_nonzero, !alloc_i || alloc_mask_i != '0)
+  `ASSERT(drain_word_ready, !drain_valid_o || dword_v)
+  // A busy slot always has a word left (it is freed with its last one).
+  for (genvar s = 0; s < Slots; s++) begin : g_chk
+    `ASSERT(busy_has_words, !busy_q[s] || pend_q[s*WordN +: WordN] != '0)
+  end
+
+endmodule
+`default_nettype wire

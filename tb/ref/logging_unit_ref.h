@@ -1,0 +1,79 @@
+/* Reference model of the Logging Unit (rtl/lu/logging_unit.sv) at the level of messages and DRAM
+ * log records: what it logs, validates, refuses and counts, and the order in which the words of
+ * one address must reach the DRAM log.
+ *
+ * Messages enter in the order the link presents them (lu_ref_rx). A REPL becomes one entry per
+ * word of its mask; a VAL validates the not-yet-validated REPL of the same requester (CN, core),
+ * tag and line and gives it its TS. Because the TS is 7 bits, the model unwraps it per line: the
+ * version is the one closest to the largest version seen for the line (within 64), which is exact
+ * while no VAL is overtaken by 64 later commits of its line. The records the RTL writes are checked
+ * as they come (lu_ref_drained): each must be a validated, not yet drained word, and no validated
+ * word of the same address with an older version may still be waiting; at the end every validated
+ * word must have been drained (lu_ref_all_drained). */
+#ifndef LOGGING_UNIT_REF_H
+#define LOGGING_UNIT_REF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lu_drv.h"
+#include "msg_defs.h"
+
+/** What the model says of a presented message. */
+typedef enum lu_ref_verdict {
+    LU_REF_REPL,       /* logged; a REPL_ACK will follow */
+    LU_REF_VAL,        /* validated a REPL */
+    LU_REF_ZERO_MASK,  /* malformed: REPL without words */
+    LU_REF_ADDR_RANGE, /* malformed: REPL beyond the address limit */
+    LU_REF_NO_REPL,    /* malformed: VAL that matches no REPL */
+    LU_REF_BAD_MSG,    /* malformed: a class or opcode an LU does not take */
+    LU_REF_OTHER,      /* management traffic (not modelled here) */
+} lu_ref_verdict_e;
+
+typedef struct lu_ref_repl {
+    unsigned cn, core, tag;
+    uint64_t line;
+    uint8_t mask, drained;
+    uint64_t value[MSG_WORDS_PER_LINE];
+    bool valid;
+    unsigned ts;
+    uint64_t version; /* unwrapped TS */
+    bool acked;
+} lu_ref_repl_t;
+
+typedef struct lu_ref_counts {
+    uint64_t repls, words, vals, drained, err_no_repl, err_zero_mask, err_addr_range, err_bad_msg;
+} lu_ref_counts_t;
+
+typedef struct lu_ref {
+    uint64_t addr_lim;
+    lu_ref_repl_t *r; /* every REPL logged, in arrival order */
+    size_t n, cap;
+    size_t live_lo;   /* REPLs below this index are fully drained */
+    /* per line: largest version seen (hash of lines) */
+    uint64_t *hl_line, *hl_ver, *hl_drained; /* hl_drained: per word, the version last drained */
+    bool *hl_used;
+    size_t hl_cap, hl_n;
+    lu_ref_counts_t c;
+    char err[256]; /* set when a VAL arrives for a word of which a newer version already drained */
+} lu_ref_t;
+
+void lu_ref_init(lu_ref_t *r, uint64_t addr_lim);
+void lu_ref_free(lu_ref_t *r);
+/** A message presented to the LU; *idx (if not NULL) is the REPL it logged or validated. */
+lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx);
+/** A REPL_ACK the LU sent: NULL when it acknowledges a logged, not yet acknowledged REPL (which is
+ *  marked), else what is wrong. */
+const char *lu_ref_ack(lu_ref_t *r, const msg_t *ack, unsigned lu_node);
+/** A record the LU wrote to its DRAM log: NULL when allowed (the word is marked drained), else
+ *  what is wrong (in why, up to len bytes). */
+const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t len);
+/** Validated words not drained (0 at the end of a run). */
+size_t lu_ref_undrained(const lu_ref_t *r);
+/** Logged words not validated. */
+size_t lu_ref_unvalidated(const lu_ref_t *r);
+/** The unwrapped version of a REPL's VAL (index from lu_ref_rx). */
+uint64_t lu_ref_version(const lu_ref_t *r, size_t idx);
+
+#endif

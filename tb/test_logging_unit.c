@@ -1,0 +1,792 @@
+/* Tests of the Logging Unit (rtl/lu/logging_unit.sv), Verilated on its own and driven through
+ * csim/lu_drv (link with seeded jitter, credits both ways, the DRAM log behind csim/mem/dram.c),
+ * against the reference model tb/ref/logging_unit_ref.c.
+ *
+ * The random tests run a closed-loop workload of CNs storing to shared lines, as DIKTAMO-proactive
+ * does it: a store's REPL leaves before the store owns its line (at a random time before its
+ * commit), the store commits only after its REPL_ACK and when its CN holds the line (a line moves
+ * between CNs in a few cycles; stores of one line commit one at a time), and its VAL leaves at the
+ * commit with the line's next version as TS (mod 128). REPLs and VALs cross the link with seeded
+ * jitter, so REPLs arrive in another order than their stores commit and VALs overtake each other.
+ * Each record the LU writes to its DRAM log is checked as it comes (lu_ref_drained): it must be a
+ * validated word, and no older version of the same word may be validated and still waiting; a VAL
+ * for a word of which a newer version has already drained fails the run too. At the end every
+ * committed word must be in the DRAM log, and the LU's counters must equal the model's. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "lu_drv.h"
+#include "ref/logging_unit_ref.h"
+#include "rng.h"
+#include "sb/lu_models.h"
+#include "tb_seed.h"
+
+#define LU_NODE 0u
+#define MAX_LINES 64
+#define TAGS (1u << MSG_TAG_W)
+
+typedef struct wl_cfg {
+    const lu_model_ops_t *ops;
+    unsigned ncn, ncores, nlines, nupdates, max_out; /* max_out: stores between REPL and VAL */
+    double multi;                                    /* chance a REPL carries coalesced words */
+    unsigned lat, jitter, val_jitter;                /* link delay (cycles), jitter of REPLs, of VALs */
+    unsigned early;                                  /* a REPL leaves up to this many cycles early */
+    unsigned think;                                  /* cycles from REPL_ACK to commit readiness */
+    unsigned xfer;                                   /* cycles to move a line between CNs */
+    double hot;                                      /* share of stores to line 0 */
+    double bad;                                      /* chance per store of a malformed message too */
+    double tx_stall;                                 /* send-port credit hold-back per cycle */
+    uint64_t mem_latency_ps;
+    unsigned mem_max_out;
+    uint32_t log_cap, hwm;
+    unsigned window; /* a commit waits while its line's oldest undrained version is this far back */
+    uint64_t max_cycles; /* 0: 400 per store */
+} wl_cfg_t;
+
+static wl_cfg_t wl_default(void)
+{
+    return (wl_cfg_t){
+        .ops = &lu_ops_default, .ncn = 4, .ncores = 4, .nlines = 16, .nupdates = 3000, .max_out = 48,
+        .multi = 0.3, .lat = 20, .jitter = 10, .val_jitter = 60, .early = 80, .think = 20, .xfer = 4,
+        .hot = 0.2, .bad = 0.0, .tx_stall = 0.0, .mem_latency_ps = 45000, .mem_max_out = 64,
+        .log_cap = 1u << 20, .hwm = 1u << 19, .window = 48, .max_cycles = 0,
+    };
+}
+
+enum { U_WAIT_REPL, U_REPL_SENT, U_ACKED, U_COMMITTED, U_VAL_SENT };
+
+typedef struct upd {
+    unsigned cn, core, tag, state;
+    uint64_t line;
+    uint8_t mask;
+    uint64_t val[MSG_WORDS_PER_LINE];
+    uint64_t t_send, t_ready, version;
+} upd_t;
+
+typedef struct line_st {
+    unsigned last_cn;
+    uint64_t free_at, version, low;
+    unsigned words_left[128]; /* per version mod 128: words not yet in the DRAM log */
+    uint64_t max_val_seen;    /* largest version whose VAL the LU has been shown */
+} line_st_t;
+
+/** Index FIFO. */
+typedef struct iq {
+    size_t *v, head, n, cap;
+} iq_t;
+static void iq_push(iq_t *q, size_t x)
+{
+    if (q->n == q->cap) {
+        size_t nc = q->cap ? 2 * q->cap : 64, *nv = malloc(nc * sizeof *nv);
+        cr_assert(nv);
+        for (size_t i = 0; i < q->n; i++)
+            nv[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = nv, q->cap = nc, q->head = 0;
+    }
+    q->v[(q->head + q->n++) % q->cap] = x;
+}
+static size_t iq_front(const iq_t *q) { return q->v[q->head]; }
+static void iq_pop(iq_t *q) { q->head = (q->head + 1) % q->cap, q->n--; }
+
+typedef struct wl {
+    wl_cfg_t cfg;
+    uint64_t seed;
+    char ctx[200];
+    rng_t rng;
+    lu_drv_t *d;
+    lu_ref_t ref;
+    upd_t *u;
+    size_t nu, created, out, done, first_live;
+    line_st_t lines[MAX_LINES];
+    uint32_t *tagmap; /* [cn][tag] -> update index + 1 */
+    unsigned *next_tag;
+    iq_t repl_q, val_q, bad_q;
+    msg_t *bad;
+    size_t nbad, capbad;
+    size_t logs_seen, acks, bad_sent;
+    uint64_t val_reorders, repl_reorders, max_version, last_repl_version_hint;
+    uint64_t ack_reorders_hint;
+} wl_t;
+
+static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    wl_t *w = ctx;
+    const char *e = lu_ref_ack(&w->ref, m, LU_NODE);
+    cr_assert(!e, "%s cycle=%llu: %s (%s to %u core %u tag %u line 0x%llx)", w->ctx, (unsigned long long)cyc, e,
+              msg_name(m->opcode), m->dst, m->core, m->tag, (unsigned long long)m->addr);
+    w->acks++;
+    uint32_t k = w->tagmap[m->dst * TAGS + m->tag];
+    if (!k)
+        return; /* no store of the workload (not reached: lu_ref_ack would have failed) */
+    upd_t *u = &w->u[k - 1];
+    cr_assert_eq(u->state, U_REPL_SENT, "%s: REPL_ACK for a store in state %u", w->ctx, u->state);
+    u->state = U_ACKED;
+    u->t_ready = cyc + rng_below(&w->rng, w->cfg.think + 1);
+}
+
+static void wl_on_rx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    wl_t *w = ctx;
+    size_t idx = 0;
+    lu_ref_verdict_e v = lu_ref_rx(&w->ref, m, &idx);
+    cr_assert(!w->ref.err[0], "%s cycle=%llu: %s", w->ctx, (unsigned long long)cyc, w->ref.err);
+    if (v == LU_REF_VAL) {
+        uint32_t k = w->tagmap[m->src * TAGS + m->tag];
+        cr_assert(k, "%s: VAL of no store", w->ctx);
+        upd_t *u = &w->u[k - 1];
+        line_st_t *l = &w->lines[u->line];
+        cr_assert_eq(lu_ref_version(&w->ref, idx), u->version,
+                     "%s: the model unwrapped ts %u to version %llu, the store's is %llu (generator window too "
+                     "wide)",
+                     w->ctx, m->ts, (unsigned long long)lu_ref_version(&w->ref, idx), (unsigned long long)u->version);
+        if (u->version < l->max_val_seen)
+            w->val_reorders++;
+        else
+            l->max_val_seen = u->version;
+        /* The store is finished from the CN's side: its tag is free again. */
+        w->tagmap[m->src * TAGS + m->tag] = 0;
+        w->out--;
+        w->done++;
+    }
+}
+
+static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *name)
+{
+    memset(w, 0, sizeof *w);
+    w->cfg = *cfg;
+    w->seed = seed;
+    snprintf(w->ctx, sizeof w->ctx, "%s seed=%llu (replay: TB_SEED=%llu)", name, (unsigned long long)seed,
+             (unsigned long long)seed);
+    cleanup_set_note(w->ctx);
+    rng_init_named(&w->rng, seed, "lu_test.workload");
+    lu_drv_cfg_t dc = lu_drv_cfg_default();
+    dc.node_id = LU_NODE;
+    dc.addr_lim = 1ull << 30;
+    dc.log_cap = cfg->log_cap;
+    dc.hwm = cfg->hwm;
+    dc.mem_latency_ps = cfg->mem_latency_ps;
+    dc.mem_max_out = cfg->mem_max_out;
+    dc.tx_stall = cfg->tx_stall;
+    w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
+    lu_drv_on_rx(w->d, wl_on_rx);
+    lu_ref_init(&w->ref, dc.addr_lim);
+    w->u = calloc(cfg->nupdates, sizeof *w->u);
+    w->tagmap = calloc((size_t)(cfg->ncn + 1) * TAGS, sizeof *w->tagmap);
+    w->next_tag = calloc(cfg->ncn + 1, sizeof *w->next_tag);
+    cr_assert(w->u && w->tagmap && w->next_tag && cfg->nlines <= MAX_LINES);
+    for (unsigned i = 0; i < cfg->nlines; i++)
+        w->lines[i] = (line_st_t){.last_cn = ~0u, .low = 1};
+}
+
+static void wl_free(wl_t *w)
+{
+    lu_drv_free(w->d);
+    lu_ref_free(&w->ref);
+    free(w->u);
+    free(w->tagmap);
+    free(w->next_tag);
+    free(w->repl_q.v);
+    free(w->val_q.v);
+    free(w->bad_q.v);
+    free(w->bad);
+}
+
+/* Line addresses: line i of the workload is a spread-out address, the same for every run. */
+static uint64_t line_addr(unsigned i) { return 0x1000 + (uint64_t)i * 0x2345; }
+
+static void queue_bad(wl_t *w)
+{
+    msg_t m = {0};
+    unsigned kind = (unsigned)rng_below(&w->rng, 5);
+    m.src = (uint8_t)(w->cfg.ncn + 1); /* a CN that stores nothing: its VALs match no REPL */
+    m.dst = LU_NODE;
+    m.tag = (uint16_t)rng_below(&w->rng, TAGS);
+    m.addr = line_addr(0);
+    switch (kind) {
+    case 0: m.opcode = OP_REPL, m.mask = 0; break;
+    case 1:
+        m.opcode = OP_REPL, m.mask = 1, m.addr = (1ull << 30) + rng_below(&w->rng, 1000);
+        m.data[0] = rng_next(&w->rng);
+        break;
+    case 2: m.opcode = OP_VAL, m.ts = (uint8_t)rng_below(&w->rng, 128); break;
+    case 3: m.opcode = OP_REPL_ACK; break;
+    default: m.opcode = rng_chance(&w->rng, 0.5) ? OP_RD_SHARED : OP_DIRTY_EVICT; break;
+    }
+    if (w->nbad == w->capbad) {
+        w->capbad = w->capbad ? 2 * w->capbad : 64;
+        w->bad = realloc(w->bad, w->capbad * sizeof *w->bad);
+        cr_assert(w->bad);
+    }
+    w->bad[w->nbad] = m;
+    iq_push(&w->bad_q, w->nbad++);
+}
+
+static void create_updates(wl_t *w, uint64_t now)
+{
+    const wl_cfg_t *c = &w->cfg;
+    while (w->created < c->nupdates && w->out < c->max_out) {
+        upd_t *u = &w->u[w->created];
+        u->cn = 1 + (unsigned)rng_below(&w->rng, c->ncn);
+        u->core = (unsigned)rng_below(&w->rng, c->ncores);
+        u->line = rng_chance(&w->rng, c->hot) ? 0 : rng_below(&w->rng, c->nlines);
+        if (rng_chance(&w->rng, c->multi))
+            do
+                u->mask = (uint8_t)rng_next(&w->rng);
+            while (!u->mask);
+        else
+            u->mask = (uint8_t)(1u << rng_below(&w->rng, MSG_WORDS_PER_LINE));
+        for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+            u->val[i] = u->mask >> i & 1 ? rng_next(&w->rng) : 0;
+        /* A free tag of the CN. */
+        unsigned t = w->next_tag[u->cn];
+        while (w->tagmap[u->cn * TAGS + t])
+            t = (t + 1) % TAGS;
+        u->tag = t;
+        w->next_tag[u->cn] = (t + 1) % TAGS;
+        w->tagmap[u->cn * TAGS + t] = (uint32_t)w->created + 1;
+        u->t_send = now + rng_below(&w->rng, c->early + 1);
+        u->state = U_WAIT_REPL;
+        iq_push(&w->repl_q, w->created);
+        w->created++;
+        w->out++;
+        if (c->bad > 0 && rng_chance(&w->rng, c->bad))
+            queue_bad(w);
+    }
+}
+
+static void send_repls(wl_t *w, uint64_t now)
+{
+    /* In creation order; a REPL not yet due holds back the ones behind it only for a while (the
+     * early-send times are random, so REPLs of later stores often leave first anyway: jitter). */
+    while (w->repl_q.n && lu_drv_credits(w->d, CLS_DKREQ)) {
+        upd_t *u = &w->u[iq_front(&w->repl_q)];
+        if (u->t_send > now)
+            break;
+        msg_t m = {.opcode = OP_REPL, .src = (uint8_t)u->cn, .dst = LU_NODE, .core = (uint8_t)u->core,
+                   .tag = (uint16_t)u->tag, .addr = line_addr((unsigned)u->line), .mask = u->mask};
+        memcpy(m.data, u->val, sizeof m.data);
+        lu_drv_send(w->d, &m, w->cfg.lat + rng_below(&w->rng, w->cfg.jitter + 1));
+        u->state = U_REPL_SENT;
+        iq_pop(&w->repl_q);
+    }
+}
+
+static void commit(wl_t *w, uint64_t now)
+{
+    /* Per line, the acknowledged store ready first commits, when its CN holds the line. */
+    size_t best[MAX_LINES];
+    for (unsigned l = 0; l < w->cfg.nlines; l++)
+        best[l] = SIZE_MAX;
+    while (w->first_live < w->created && w->u[w->first_live].state == U_VAL_SENT)
+        w->first_live++;
+    for (size_t i = w->first_live; i < w->created; i++) {
+        upd_t *u = &w->u[i];
+        if (u->state != U_ACKED || u->t_ready > now)
+            continue;
+        size_t *b = &best[u->line];
+        if (*b == SIZE_MAX || w->u[*b].t_ready > u->t_ready)
+            *b = i;
+    }
+    for (unsigned l = 0; l < w->cfg.nlines; l++) {
+        if (best[l] == SIZE_MAX)
+            continue;
+        upd_t *u = &w->u[best[l]];
+        line_st_t *ls = &w->lines[l];
+        if (u->cn != ls->last_cn && now < ls->free_at)
+            continue;
+        if (ls->version + 1 - ls->low >= w->cfg.window)
+            continue;
+        ls->version++;
+        u->version = ls->version;
+        ls->words_left[ls->version % 128] = (unsigned)__builtin_popcount(u->mask);
+        if (ls->last_cn != u->cn)
+            ls->free_at = now + w->cfg.xfer;
+        ls->last_cn = u->cn;
+        if (u->version > w->max_version)
+            w->max_version = u->version;
+        u->state = U_COMMITTED;
+        iq_push(&w->val_q, (size_t)(u - w->u));
+    }
+}
+
+static void send_vals(wl_t *w)
+{
+    while (w->val_q.n && lu_drv_credits(w->d, CLS_DKRSP)) {
+        upd_t *u = &w->u[iq_front(&w->val_q)];
+        msg_t m = {.opcode = OP_VAL, .src = (uint8_t)u->cn, .dst = LU_NODE, .core = (uint8_t)u->core,
+                   .tag = (uint16_t)u->tag, .addr = line_addr((unsigned)u->line), .ts = (uint8_t)(u->version & 127)};
+        lu_drv_send(w->d, &m, w->cfg.lat + rng_below(&w->rng, w->cfg.val_jitter + 1));
+        u->state = U_VAL_SENT;
+        iq_pop(&w->val_q);
+    }
+}
+
+static void send_bad(wl_t *w)
+{
+    if (!w->bad_q.n)
+        return;
+    const msg_t *m = &w->bad[iq_front(&w->bad_q)];
+    if (!lu_drv_credits(w->d, msg_class(m->opcode)))
+        return;
+    lu_drv_send(w->d, m, w->cfg.lat + rng_below(&w->rng, w->cfg.jitter + 1));
+    iq_pop(&w->bad_q);
+    w->bad_sent++;
+}
+
+static unsigned line_index(uint64_t addr)
+{
+    cr_assert_eq((addr - 0x1000) % 0x2345, 0, "record for a line the workload never stored to");
+    return (unsigned)((addr - 0x1000) / 0x2345);
+}
+
+static void check_logs(wl_t *w)
+{
+    char why[400];
+    size_t n = lu_drv_log_writes(w->d);
+    for (; w->logs_seen < n; w->logs_seen++) {
+        const lu_rec_t *r = lu_drv_log_write(w->d, w->logs_seen);
+        const char *e = lu_ref_drained(&w->ref, r, why, sizeof why);
+        cr_assert(!e, "%s cycle=%llu record %zu: %s", w->ctx, (unsigned long long)lu_drv_cycle(w->d), w->logs_seen,
+                  e);
+        line_st_t *ls = &w->lines[line_index(r->line)];
+        uint64_t v = ls->version - ((ls->version - r->ts) & 127);
+        cr_assert(ls->words_left[v % 128] > 0, "%s: record of version %llu, which has no word left", w->ctx,
+                  (unsigned long long)v);
+        ls->words_left[v % 128]--;
+        while (ls->low <= ls->version && ls->words_left[ls->low % 128] == 0)
+            ls->low++;
+    }
+}
+
+/* Runs the workload to its end; returns the cycles it took. */
+static uint64_t wl_run(wl_t *w)
+{
+    uint64_t start = lu_drv_cycle(w->d), limit = w->cfg.max_cycles ? w->cfg.max_cycles : 400ull * w->cfg.nupdates;
+    uint64_t last_progress = start;
+    size_t last_logs = 0, last_acks = 0;
+    for (;;) {
+        uint64_t now = lu_drv_cycle(w->d);
+        create_updates(w, now);
+        commit(w, now);
+        send_vals(w);
+        send_bad(w);
+        send_repls(w, now);
+        lu_drv_step(w->d);
+        check_logs(w);
+        if (w->done == w->cfg.nupdates && !w->bad_q.n && lu_drv_idle(w->d) && lu_ref_undrained(&w->ref) == 0)
+            break;
+        if (lu_drv_log_writes(w->d) != last_logs || w->acks != last_acks) {
+            last_logs = lu_drv_log_writes(w->d), last_acks = w->acks, last_progress = now;
+        }
+        cr_assert(now - start < limit && now - last_progress < 20000,
+                  "%s: %s after %llu cycles: %zu of %u stores done, %zu in flight, %zu words undrained, %zu "
+                  "unvalidated",
+                  w->ctx, now - start < limit ? "no REPL_ACK and no log record for 20000 cycles" : "not finished",
+                  (unsigned long long)(now - start), w->done, w->cfg.nupdates, lu_drv_in_flight(w->d),
+                  lu_ref_undrained(&w->ref), lu_ref_unvalidated(&w->ref));
+    }
+    /* A few more cycles: nothing may move any more. */
+    for (int i = 0; i < 20; i++)
+        lu_drv_step(w->d);
+    check_logs(w);
+    return lu_drv_cycle(w->d) - start;
+}
+
+static uint32_t csr(wl_t *w, unsigned a)
+{
+    bool err = true;
+    uint32_t v = lu_drv_csr(w->d, a, &err);
+    cr_assert(!err, "%s: CSR 0x%x refused", w->ctx, a);
+    return v;
+}
+
+/* The end of every run: everything committed is in the DRAM log (write list and DRAM model agree),
+ * the counters equal the model's, the buffer is empty. */
+static void wl_check_end(wl_t *w)
+{
+    const lu_ref_counts_t *c = &w->ref.c;
+    cr_assert_eq(lu_ref_unvalidated(&w->ref), 0, "%s: words never validated", w->ctx);
+    cr_assert_eq(w->acks, c->repls, "%s: %zu REPL_ACKs for %llu REPLs", w->ctx, w->acks,
+                 (unsigned long long)c->repls);
+    uint64_t words = 0;
+    for (size_t i = 0; i < w->created; i++)
+        words += (uint64_t)__builtin_popcount(w->u[i].mask);
+    cr_assert_eq(lu_drv_log_writes(w->d), words, "%s: %zu records in the DRAM log, %llu words committed", w->ctx,
+                 lu_drv_log_writes(w->d), (unsigned long long)words);
+    for (size_t i = 0; i < lu_drv_log_writes(w->d); i++) {
+        lu_rec_t r;
+        lu_drv_log_peek(w->d, (uint32_t)i, &r);
+        const lu_rec_t *x = lu_drv_log_write(w->d, i);
+        cr_assert(r.value == x->value && r.line == x->line && r.word == x->word && r.ts == x->ts && r.written,
+                  "%s: DRAM log record %zu differs from what was written at index %zu", w->ctx, i, i);
+    }
+    struct {
+        unsigned a;
+        uint64_t want;
+        const char *what;
+    } k[] = {
+        {LU_CSR_REPLS, c->repls, "REPLS"},
+        {LU_CSR_WORDS, c->words, "WORDS"},
+        {LU_CSR_VALS, c->vals, "VALS"},
+        {LU_CSR_DRAINED, c->drained, "DRAINED"},
+        {LU_CSR_ERR_VAL_NO_REPL, c->err_no_repl, "ERR_VAL_NO_REPL"},
+        {LU_CSR_ERR_ZERO_MASK, c->err_zero_mask, "ERR_ZERO_MASK"},
+        {LU_CSR_ERR_ADDR_RANGE, c->err_addr_range, "ERR_ADDR_RANGE"},
+        {LU_CSR_ERR_BAD_MSG, c->err_bad_msg, "ERR_BAD_MSG"},
+        {LU_CSR_ERR_DUP_REPL, 0, "ERR_DUP_REPL"},
+        {LU_CSR_TS_CLASH, 0, "TS_CLASH"},
+        {LU_CSR_ENTRIES_USED, 0, "ENTRIES_USED"},
+        {LU_CSR_SLOTS_USED, 0, "SLOTS_USED"},
+        {LU_CSR_LOG_COUNT, words, "LOG_COUNT"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        uint32_t v = csr(w, k[i].a);
+        cr_assert_eq(v, (uint32_t)k[i].want, "%s: CSR %s = %u, model %llu", w->ctx, k[i].what, v,
+                     (unsigned long long)k[i].want);
+    }
+    bool malformed = c->err_no_repl || c->err_zero_mask || c->err_addr_range || c->err_bad_msg;
+    cr_assert_eq(csr(w, LU_CSR_STATUS) >> 1 & 1, malformed, "%s: STATUS malformed bit", w->ctx);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Random workloads */
+
+static void random_run(const wl_cfg_t *cfg, const char *name, uint64_t dflt_seed, wl_t *w)
+{
+    wl_init(w, cfg, tb_seed(dflt_seed), name);
+    wl_run(w);
+    wl_check_end(w);
+}
+
+Test(logging_unit, random_stores_with_coalescing_and_jitter_drain_in_commit_order)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    random_run(&c, "coalescing+jitter", 1, &w);
+    /* The run met what it is meant to: VALs overtaken by later ones, multi-word REPLs. */
+    cr_assert_gt(w.val_reorders, 50, "%s: only %llu VALs arrived after a later one of their line", w.ctx,
+                 (unsigned long long)w.val_reorders);
+    wl_free(&w);
+}
+
+Test(logging_unit, two_cns_and_many_cores_on_few_lines_with_heavy_val_reordering)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.ncn = 2, c.ncores = 4, c.nlines = 2, c.hot = 0, c.val_jitter = 200, c.xfer = 1, c.think = 2;
+    c.nupdates = 2500;
+    random_run(&c, "two lines, heavy VAL jitter", 2, &w);
+    cr_assert_gt(w.val_reorders, 200, "%s: only %llu reordered VALs", w.ctx, (unsigned long long)w.val_reorders);
+    wl_free(&w);
+}
+
+Test(logging_unit, timestamps_wrap_around_on_a_hot_line)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.hot = 0.9, c.nupdates = 2500, c.multi = 0.5;
+    random_run(&c, "hot line, TS wrap", 3, &w);
+    cr_assert_gt(w.lines[0].version, 5 * 128, "%s: the hot line reached only version %llu", w.ctx,
+                 (unsigned long long)w.lines[0].version);
+    wl_free(&w);
+}
+
+Test(logging_unit, without_jitter_everything_drains_in_order)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.jitter = 0, c.val_jitter = 0, c.early = 0;
+    random_run(&c, "no jitter", 4, &w);
+    wl_free(&w);
+}
+
+Test(logging_unit, full_buffer_back_pressures_repls_without_loss)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    /* 16 entries, 4 slots; a slow DRAM log (one access at a time, 200 ns) keeps the buffer full. */
+    c.ops = &lu_ops_small, c.nupdates = 800, c.mem_latency_ps = 200000, c.mem_max_out = 1, c.multi = 0.5;
+    random_run(&c, "small buffer, slow DRAM", 5, &w);
+    uint32_t stalls = csr(&w, LU_CSR_STALLS);
+    cr_assert_gt(stalls, 1000, "%s: only %u stall cycles with a full buffer", w.ctx, stalls);
+    cr_assert_gt(lu_drv_mem_stalls(w.d), 100, "%s: the DRAM port never pushed back", w.ctx);
+    wl_free(&w);
+}
+
+Test(logging_unit, send_port_back_pressure_delays_acks_without_loss)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.tx_stall = 0.8, c.nupdates = 1500;
+    random_run(&c, "send-port back-pressure", 6, &w);
+    wl_free(&w);
+}
+
+Test(logging_unit, malformed_messages_are_counted_and_dropped)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.bad = 0.1, c.nupdates = 2000;
+    random_run(&c, "malformed", 7, &w);
+    const lu_ref_counts_t *k = &w.ref.c;
+    cr_assert(k->err_no_repl > 10 && k->err_zero_mask > 10 && k->err_addr_range > 10 && k->err_bad_msg > 10,
+              "%s: too few malformed messages of some kind (%llu %llu %llu %llu)", w.ctx,
+              (unsigned long long)k->err_no_repl, (unsigned long long)k->err_zero_mask,
+              (unsigned long long)k->err_addr_range, (unsigned long long)k->err_bad_msg);
+    wl_free(&w);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Directed tests: one LU, messages by hand. */
+
+typedef struct dut {
+    lu_drv_t *d;
+    lu_ref_t ref;
+    msg_t tx[64];
+    size_t ntx;
+    char ctx[64];
+} dut_t;
+
+static void dut_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    dut_t *t = ctx;
+    (void)cyc;
+    cr_assert_lt(t->ntx, 64);
+    t->tx[t->ntx++] = *m;
+}
+
+static void dut_init(dut_t *t, const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->ctx, sizeof t->ctx, "%s", ops->name);
+    lu_drv_cfg_t c = cfg ? *cfg : lu_drv_cfg_default();
+    c.node_id = LU_NODE;
+    t->d = lu_drv_create(ops, &c, tb_seed(11), dut_on_tx, t);
+    lu_ref_init(&t->ref, c.addr_lim);
+    for (int i = 0; i < 8; i++) /* credits come in */
+        lu_drv_step(t->d);
+}
+
+static void dut_free(dut_t *t)
+{
+    lu_drv_free(t->d);
+    lu_ref_free(&t->ref);
+}
+
+static void run(dut_t *t, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        lu_drv_step(t->d);
+}
+
+static msg_t repl(unsigned cn, unsigned core, unsigned tag, uint64_t line, uint8_t mask, uint64_t v0)
+{
+    msg_t m = {.opcode = OP_REPL, .src = (uint8_t)cn, .dst = LU_NODE, .core = (uint8_t)core, .tag = (uint16_t)tag,
+               .addr = line, .mask = mask};
+    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+        if (mask >> i & 1)
+            m.data[i] = v0 + i;
+    return m;
+}
+
+static msg_t val(unsigned cn, unsigned core, unsigned tag, uint64_t line, unsigned ts)
+{
+    return (msg_t){.opcode = OP_VAL, .src = (uint8_t)cn, .dst = LU_NODE, .core = (uint8_t)core, .tag = (uint16_t)tag,
+                   .addr = line, .ts = (uint8_t)ts};
+}
+
+static uint32_t dcsr(dut_t *t, unsigned a) { return lu_drv_csr(t->d, a, NULL); }
+
+Test(logging_unit, a_repl_is_acked_and_its_words_wait_for_their_val)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN a REPL of three coalesced words WHEN it arrives */
+    msg_t r = repl(3, 2, 77, 0x1234, 0x29, 100);
+    lu_drv_send(t.d, &r, 1);
+    run(&t, 20);
+    /* THEN one REPL_ACK comes back to the requester core, with the REPL's tag and line */
+    cr_assert_eq(t.ntx, 1, "%zu messages sent", t.ntx);
+    cr_assert(t.tx[0].opcode == OP_REPL_ACK && t.tx[0].src == LU_NODE && t.tx[0].dst == 3 && t.tx[0].core == 2 &&
+              t.tx[0].tag == 77 && t.tx[0].addr == 0x1234);
+    /* THEN three entries are in use and nothing reaches the DRAM log without the VAL */
+    run(&t, 200);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "a word drained without its VAL");
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 3);
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_WORDS), 3);
+    /* WHEN the VAL arrives THEN the three words drain, each with requester, line, word and TS */
+    msg_t v = val(3, 2, 77, 0x1234, 5);
+    lu_drv_send(t.d, &v, 1);
+    run(&t, 50);
+    cr_assert_eq(lu_drv_log_writes(t.d), 3);
+    unsigned words[] = {0, 3, 5};
+    for (unsigned i = 0; i < 3; i++) {
+        const lu_rec_t *x = lu_drv_log_write(t.d, i);
+        cr_assert(x->written && x->line == 0x1234 && x->word == words[i] && x->value == 100 + words[i] &&
+                      x->ts == 5 && x->cn == 3 && x->core == 2,
+                  "record %u: line 0x%llx word %u value %llu ts %u cn %u core %u", i, (unsigned long long)x->line,
+                  x->word, (unsigned long long)x->value, x->ts, x->cn, x->core);
+    }
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 0);
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 0);
+    cr_assert(lu_drv_idle(t.d));
+    dut_free(&t);
+}
+
+/* Two updates of one word, the younger VAL first: the younger waits for the older one. */
+static void younger_val_first(unsigned cn_a, unsigned core_a, unsigned cn_b, unsigned core_b, unsigned ts_a,
+                              unsigned ts_b)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN REPLs of word 2 of one line by A (older) and B (younger), B's REPL first (proactive) */
+    msg_t rb = repl(cn_b, core_b, 9, 0x500, 0x04, 2000), ra = repl(cn_a, core_a, 8, 0x500, 0x04, 1000);
+    lu_drv_send(t.d, &rb, 1);
+    lu_drv_send(t.d, &ra, 3);
+    run(&t, 20);
+    cr_assert_eq(t.ntx, 2);
+    /* WHEN B's VAL arrives first */
+    msg_t vb = val(cn_b, core_b, 9, 0x500, ts_b), va = val(cn_a, core_a, 8, 0x500, ts_a);
+    lu_drv_send(t.d, &vb, 1);
+    run(&t, 100);
+    /* THEN B's word waits (A's REPL is there, not validated: it may be older) */
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "the younger word drained before the older one was validated");
+    /* WHEN A's VAL arrives THEN A's word drains first, then B's */
+    lu_drv_send(t.d, &va, 1);
+    run(&t, 100);
+    cr_assert_eq(lu_drv_log_writes(t.d), 2);
+    cr_assert_eq(lu_drv_log_write(t.d, 0)->value, 1002, "the older word is not first");
+    cr_assert_eq(lu_drv_log_write(t.d, 1)->value, 2002, "the younger word is not second");
+    dut_free(&t);
+}
+
+Test(logging_unit, two_cores_of_one_cn_younger_val_first) { younger_val_first(1, 0, 1, 3, 40, 41); }
+Test(logging_unit, two_cns_younger_val_first) { younger_val_first(1, 0, 2, 0, 40, 41); }
+Test(logging_unit, two_cns_younger_val_first_across_the_wrap) { younger_val_first(1, 0, 2, 0, 127, 0); }
+Test(logging_unit, two_cns_younger_val_first_far_apart_in_ts) { younger_val_first(2, 1, 1, 1, 100, 35); }
+
+Test(logging_unit, a_repl_arriving_after_a_val_does_not_hold_that_word_back)
+{
+    dut_t t;
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.mem_latency_ps = 200000, c.mem_max_out = 1; /* one log write per 200 ns */
+    dut_init(&t, &lu_ops_default, &c);
+    /* GIVEN eight validated words queued for a slow DRAM log, and behind them word 0 of line 0x700
+     * of CN 1, validated */
+    msg_t r0 = repl(3, 0, 5, 0x600, 0xff, 0), v0 = val(3, 0, 5, 0x600, 1);
+    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7);
+    msg_t rb = repl(2, 0, 2, 0x700, 0x01, 20);
+    lu_drv_send(t.d, &r0, 1);
+    lu_drv_send(t.d, &ra, 2);
+    run(&t, 20);
+    lu_drv_send(t.d, &v0, 1);
+    lu_drv_send(t.d, &va, 2);
+    run(&t, 10);
+    cr_assert_lt(lu_drv_log_writes(t.d), 3, "the DRAM log is not slow enough for this test");
+    /* WHEN a REPL of the same word by CN 2 arrives after that VAL (and is never validated) */
+    lu_drv_send(t.d, &rb, 1);
+    run(&t, 2000);
+    /* THEN the validated word drains all the same: a REPL that comes after a VAL belongs to a store
+     * that had not committed when the VAL's store did, so it is younger */
+    cr_assert_eq(lu_drv_log_writes(t.d), 9, "%zu records", lu_drv_log_writes(t.d));
+    unsigned n700 = 0;
+    for (size_t i = 0; i < 9; i++)
+        if (lu_drv_log_write(t.d, i)->line == 0x700) {
+            cr_assert_eq(lu_drv_log_write(t.d, i)->value, 10, "the later REPL's word drained");
+            n700++;
+        }
+    cr_assert_eq(n700, 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 1);
+    dut_free(&t);
+}
+
+Test(logging_unit, malformed_messages_directed)
+{
+    dut_t t;
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.addr_lim = 0x10000;
+    dut_init(&t, &lu_ops_default, &c);
+    msg_t zero = repl(1, 0, 1, 0x100, 0, 0), far = repl(1, 0, 2, 0x10000, 1, 5), lone = val(1, 0, 3, 0x100, 1);
+    msg_t ack = {.opcode = OP_REPL_ACK, .src = 1, .dst = LU_NODE}, rd = {.opcode = OP_RD_SHARED, .src = 1};
+    lu_drv_send(t.d, &zero, 1);
+    lu_drv_send(t.d, &far, 2);
+    lu_drv_send(t.d, &lone, 3);
+    lu_drv_send(t.d, &ack, 4);
+    lu_drv_send(t.d, &rd, 5);
+    run(&t, 40);
+    cr_assert_eq(t.ntx, 0, "a malformed message was answered");
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_ZERO_MASK), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_ADDR_RANGE), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_VAL_NO_REPL), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_BAD_MSG), 2);
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) & 2, 2, "STATUS does not report a malformed message");
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 0);
+    /* Every credit came back: the link can send as many again. */
+    cr_assert_eq(lu_drv_credits(t.d, CLS_DKREQ), 4);
+    cr_assert_eq(lu_drv_credits(t.d, CLS_DKRSP), 4);
+    cr_assert_eq(lu_drv_credits(t.d, CLS_REQ), 4);
+    /* A second VAL of a validated REPL matches nothing either. */
+    msg_t ok = repl(2, 1, 4, 0x200, 1, 9), okv = val(2, 1, 4, 0x200, 3);
+    lu_drv_send(t.d, &ok, 1);
+    run(&t, 10);
+    lu_drv_send(t.d, &okv, 1);
+    lu_drv_send(t.d, &okv, 2);
+    run(&t, 40);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_VAL_NO_REPL), 2);
+    cr_assert_eq(lu_drv_log_writes(t.d), 1);
+    bool err = false;
+    lu_drv_csr(t.d, 0x7f, &err);
+    cr_assert(err, "an undefined CSR address was not refused");
+    dut_free(&t);
+}
+
+Test(logging_unit, high_watermark_requests_early_flush_and_a_full_log_holds_words)
+{
+    dut_t t;
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.log_cap = 6, c.hwm = 4;
+    dut_init(&t, &lu_ops_default, &c);
+    msg_t r = repl(1, 0, 1, 0x300, 0xff, 50), v = val(1, 0, 1, 0x300, 1);
+    lu_drv_send(t.d, &r, 1);
+    run(&t, 20);
+    cr_assert_eq(lu_drv_out(t.d)->early_flush_o, 0, "early flush requested with an empty log");
+    lu_drv_send(t.d, &v, 1);
+    run(&t, 60);
+    /* THEN 6 of the 8 words are in the log, 2 wait for room; the watermark was crossed once */
+    cr_assert_eq(lu_drv_log_writes(t.d), 6);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 2);
+    cr_assert_eq(lu_drv_out(t.d)->early_flush_o, 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_HWM_CROSSINGS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) & 1, 1);
+    cr_assert_gt(dcsr(&t, LU_CSR_LOG_FULL), 10);
+    dut_free(&t);
+}
+
+Test(logging_unit, alive_low_freezes_the_lu)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    msg_t r = repl(1, 0, 1, 0x400, 0x3, 70), v = val(1, 0, 1, 0x400, 1);
+    lu_drv_send(t.d, &r, 1);
+    run(&t, 20);
+    cr_assert_eq(t.ntx, 1);
+    /* WHEN the CN fails, with a VAL on its way */
+    lu_drv_set_alive(t.d, false);
+    lu_drv_send(t.d, &v, 1);
+    unsigned crd = 0, mem = 0, tx = 0;
+    for (int i = 0; i < 200; i++) {
+        lu_drv_step(t.d);
+        crd |= lu_drv_out(t.d)->rx_crd_o;
+        mem |= lu_drv_out(t.d)->mem_req_valid_o;
+        tx |= lu_drv_out(t.d)->tx_valid_o;
+    }
+    /* THEN nothing leaves the LU and nothing is written */
+    cr_assert(!crd && !mem && !tx && t.ntx == 1 && lu_drv_log_writes(t.d) == 0, "a dead LU did something");
+    cr_assert(lu_drv_out(t.d)->idle_o, "a dead LU is not idle");
+    dut_free(&t);
+}
