@@ -115,6 +115,8 @@ enum lu_csr {
     LU_CSR_LOG_COUNT = 0x0E,
     LU_CSR_HWM_CROSSINGS = 0x0F,
     LU_CSR_STATUS = 0x10,
+    LU_CSR_FLV_REQS = 0x11,
+    LU_CSR_TRAV_CYCLES = 0x12,
 };
 
 /** One DRAM log record, unpacked (lu_log.sv's 128-bit layout). */

@@ -110,11 +110,19 @@ typedef struct wl {
     size_t logs_seen, acks, bad_sent;
     uint64_t val_reorders, repl_reorders, max_version, last_repl_version_hint;
     uint64_t ack_reorders_hint;
+    msg_t other[512]; /* messages the LU sent other than REPL_ACKs */
+    size_t nother;
+    bool stopped; /* no more stores start or commit */
 } wl_t;
 
 static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     wl_t *w = ctx;
+    if (m->opcode != OP_REPL_ACK) {
+        cr_assert_lt(w->nother, sizeof w->other / sizeof w->other[0], "%s: too many management messages", w->ctx);
+        w->other[w->nother++] = *m;
+        return;
+    }
     const char *e = lu_ref_ack(&w->ref, m, LU_NODE);
     cr_assert(!e, "%s cycle=%llu: %s (%s to %u core %u tag %u line 0x%llx)", w->ctx, (unsigned long long)cyc, e,
               msg_name(m->opcode), m->dst, m->core, m->tag, (unsigned long long)m->addr);
@@ -360,6 +368,28 @@ static void check_logs(wl_t *w)
         while (ls->low <= ls->version && ls->words_left[ls->low % 128] == 0)
             ls->low++;
     }
+}
+
+/* Runs the workload for n cycles and stops it: no store starts or commits any more; what was sent
+ * arrives, the LU finishes with it. Stores whose REPLs were acknowledged but that never commit stay
+ * unvalidated in the LU. */
+static void wl_run_then_stop(wl_t *w, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t now = lu_drv_cycle(w->d);
+        create_updates(w, now);
+        commit(w, now);
+        send_vals(w);
+        send_repls(w, now);
+        lu_drv_step(w->d);
+        check_logs(w);
+    }
+    for (int i = 0; i < 100000 && !(lu_drv_in_flight(w->d) == 0 && lu_drv_idle(w->d)); i++) {
+        send_vals(w); /* VALs of stores that had committed */
+        lu_drv_step(w->d);
+        check_logs(w);
+    }
+    cr_assert(lu_drv_idle(w->d), "%s: the LU did not settle", w->ctx);
 }
 
 /* Runs the workload to its end; returns the cycles it took. */
@@ -788,5 +818,202 @@ Test(logging_unit, alive_low_freezes_the_lu)
     /* THEN nothing leaves the LU and nothing is written */
     cr_assert(!crd && !mem && !tx && t.ntx == 1 && lu_drv_log_writes(t.d) == 0, "a dead LU did something");
     cr_assert(lu_drv_out(t.d)->idle_o, "a dead LU is not idle");
+    dut_free(&t);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Recovery: Interrupt, FetchLatestVers, RecovEnd */
+
+static msg_t mgmt(msg_op_t op, unsigned src, unsigned subject)
+{
+    return (msg_t){.opcode = op, .src = (uint8_t)src, .dst = LU_NODE, .subject = (uint8_t)subject};
+}
+
+/* Sends m when a credit of its class is there (stepping meanwhile). */
+static void send_when_credit(lu_drv_t *d, const msg_t *m)
+{
+    for (int i = 0; i < 10000 && !lu_drv_credits(d, msg_class(m->opcode)); i++)
+        lu_drv_step(d);
+    cr_assert(lu_drv_credits(d, msg_class(m->opcode)), "no %s credit", msg_class_name(msg_class(m->opcode)));
+    lu_drv_send(d, m, 1);
+}
+
+/* Waits for the workload's LU to send a message with opcode op; returns its index in w->other. */
+static size_t wait_other(wl_t *w, msg_op_t op, size_t from, uint64_t max)
+{
+    for (uint64_t i = 0; i < max; i++) {
+        for (size_t k = from; k < w->nother; k++)
+            if (w->other[k].opcode == op)
+                return k;
+        lu_drv_step(w->d);
+    }
+    cr_assert_fail("%s: no %s within %llu cycles", w->ctx, msg_name(op), (unsigned long long)max);
+    return 0;
+}
+
+/* Asks for the latest versions of every word of lines first .. first + n - 1 (n <= 8 per batch,
+ * LAST on the last line) and checks every answer against the model. Returns the responses'
+ * count. */
+static size_t fetch_and_check(wl_t *w, unsigned first, unsigned n, unsigned mm, unsigned tag0)
+{
+    size_t from = w->nother;
+    for (unsigned i = 0; i < n; i++) {
+        msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = (uint8_t)(MSG_MN_BASE + mm), .dst = LU_NODE, .subject = 2,
+                   .tag = (uint16_t)(tag0 + i), .flags = i + 1 == n ? 1 : 0, .addr = line_addr(first + i),
+                   .mask = 0xff};
+        send_when_credit(w->d, &q);
+    }
+    /* Answers: per request, groups of words (END on the last), LAST with the last request's END. */
+    uint64_t got[8] = {0};
+    unsigned ended = 0;
+    for (uint64_t cyc = 0; ended < n; cyc++) {
+        cr_assert_lt(cyc, 2000000, "%s: %u of %u FETCH_LATEST_VERS answered", w->ctx, ended, n);
+        for (; from < w->nother; from++) {
+            const msg_t *r = &w->other[from];
+            cr_assert_eq(r->opcode, OP_FETCH_LATEST_VERS_RESP, "%s: %s during a search", w->ctx, msg_name(r->opcode));
+            cr_assert(r->dst == MSG_MN_BASE + mm && r->src == LU_NODE && r->subject == 2, "%s: response header",
+                      w->ctx);
+            unsigned i = r->tag - tag0;
+            cr_assert_lt(i, n, "%s: response with tag %u", w->ctx, r->tag);
+            cr_assert_eq(r->addr, line_addr(first + i));
+            for (unsigned wd = 0; wd < MSG_WORDS_PER_LINE; wd++) {
+                if (!(r->mask >> wd & 1))
+                    continue;
+                cr_assert(!(got[i] >> wd & 1), "%s: word %u of line %u answered twice", w->ctx, wd, first + i);
+                got[i] |= 1ull << wd;
+                uint64_t v;
+                unsigned ts;
+                cr_assert(lu_ref_latest(&w->ref, r->addr, wd, &v, &ts),
+                          "%s: line %u word %u: a version returned, but none was validated", w->ctx, first + i, wd);
+                cr_assert(v == r->data[wd] && ts == r->ts,
+                          "%s: line %u word %u: returned value 0x%llx ts %u, latest validated 0x%llx ts %u", w->ctx,
+                          first + i, wd, (unsigned long long)r->data[wd], r->ts, (unsigned long long)v, ts);
+            }
+            if (r->flags & 2) {
+                cr_assert_eq(i, ended, "%s: requests answered out of order", w->ctx);
+                cr_assert_eq(r->flags & 1, i + 1 == n, "%s: LAST flag on request %u", w->ctx, i);
+                ended++;
+            }
+        }
+        if (ended < n)
+            lu_drv_step(w->d);
+    }
+    /* Every word with a validated version was answered. */
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned wd = 0; wd < MSG_WORDS_PER_LINE; wd++) {
+            uint64_t v;
+            unsigned ts;
+            bool has = lu_ref_latest(&w->ref, line_addr(first + i), wd, &v, &ts);
+            cr_assert_eq(has, (bool)(got[i] >> wd & 1), "%s: line %u word %u: %s", w->ctx, first + i, wd,
+                         has ? "validated version not returned" : "returned without a validated version");
+        }
+    return w->nother - from;
+}
+
+Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 100000, c.nlines = 16, c.hot = 0.3, c.mem_latency_ps = 45000;
+    wl_init(&w, &c, tb_seed(21), "recovery");
+    /* GIVEN a workload stopped mid-run: words in the DRAM log, validated words still in the buffer
+     * behind REPLs of stores that never committed, and those REPLs' words */
+    wl_run_then_stop(&w, 6000);
+    cr_assert_gt(lu_ref_unvalidated(&w.ref), 0, "%s: no unvalidated word left to ignore", w.ctx);
+    cr_assert_gt(lu_drv_log_writes(w.d), 500, "%s: too few records in the DRAM log", w.ctx);
+    /* WHEN the CM interrupts the LU THEN it answers once quiet, and is paused */
+    msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
+    send_when_credit(w.d, &irq);
+    size_t k = wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
+    cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2 && w.other[k].src == LU_NODE);
+    cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 1, "%s: not paused after INTERRUPT_RESP", w.ctx);
+    /* WHEN a directory asks for the latest versions of every line, in two lists THEN each word gets
+     * its latest validated version, from the log or the buffer, and none that was not validated */
+    size_t base = w.nother;
+    fetch_and_check(&w, 0, 8, 3, 100);
+    fetch_and_check(&w, 8, 8, 4, 200);
+    cr_assert_gt(w.nother - base, 16, "%s: too few responses", w.ctx);
+    cr_assert_eq(csr(&w, LU_CSR_FLV_REQS), 16);
+    uint32_t trav = csr(&w, LU_CSR_TRAV_CYCLES);
+    cr_assert_geq(trav, 2 * lu_drv_log_writes(w.d), "%s: TravLU %u cycles for two traversals of %zu records", w.ctx,
+                 trav, lu_drv_log_writes(w.d));
+    /* WHEN recovery ends THEN the LU answers and resumes */
+    msg_t end = mgmt(OP_RECOV_END, 5, 2);
+    send_when_credit(w.d, &end);
+    k = wait_other(&w, OP_RECOV_END_RESP, base, 10000);
+    cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2);
+    cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 0, "%s: still paused after RECOV_END", w.ctx);
+    wl_free(&w);
+}
+
+Test(logging_unit, interrupt_waits_for_outstanding_repls_and_pauses_the_drain)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN REPLs on their way WHEN an INTERRUPT arrives right behind them */
+    for (unsigned i = 0; i < 3; i++) {
+        msg_t r = repl(1, i, i, 0x900 + i, 0xff, 8 * i);
+        lu_drv_send(t.d, &r, 1 + i);
+    }
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 3);
+    lu_drv_send(t.d, &irq, 2);
+    run(&t, 60);
+    /* THEN the INTERRUPT_RESP comes after every REPL_ACK */
+    cr_assert_eq(t.ntx, 4, "%zu messages", t.ntx);
+    for (unsigned i = 0; i < 3; i++)
+        cr_assert_eq(t.tx[i].opcode, OP_REPL_ACK);
+    cr_assert(t.tx[3].opcode == OP_INTERRUPT_RESP && t.tx[3].dst == 6 && t.tx[3].subject == 3);
+    /* WHEN a VAL arrives while paused THEN it validates, but nothing drains until RECOV_END */
+    msg_t v = val(1, 0, 0, 0x900, 1);
+    lu_drv_send(t.d, &v, 1);
+    run(&t, 100);
+    cr_assert_eq(dcsr(&t, LU_CSR_VALS), 1);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "the drain ran while paused");
+    msg_t end = mgmt(OP_RECOV_END, 6, 3);
+    lu_drv_send(t.d, &end, 1);
+    run(&t, 60);
+    cr_assert(t.tx[4].opcode == OP_RECOV_END_RESP && t.tx[4].dst == 6);
+    cr_assert_eq(lu_drv_log_writes(t.d), 8);
+    dut_free(&t);
+}
+
+Test(logging_unit, fetch_latest_versions_directed)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN word 1 of line 0xa00 written by versions 1 (drained to the log), 2 (validated, in the
+     * buffer behind an unvalidated version-3 REPL of word 1 and word 2) */
+    msg_t r1 = repl(1, 0, 1, 0xa00, 0x02, 100), v1 = val(1, 0, 1, 0xa00, 1);
+    lu_drv_send(t.d, &r1, 1);
+    run(&t, 10);
+    lu_drv_send(t.d, &v1, 1);
+    run(&t, 20);
+    msg_t r3 = repl(2, 0, 3, 0xa00, 0x06, 300), r2 = repl(1, 1, 2, 0xa00, 0x02, 200);
+    lu_drv_send(t.d, &r3, 1);
+    lu_drv_send(t.d, &r2, 2);
+    run(&t, 10);
+    msg_t v2 = val(1, 1, 2, 0xa00, 2);
+    lu_drv_send(t.d, &v2, 1);
+    run(&t, 40);
+    cr_assert_eq(lu_drv_log_writes(t.d), 1, "version 2 drained past a REPL that may be older");
+    /* WHEN the latest versions of line 0xa00 (words 0..3) and of an untouched line are fetched */
+    msg_t q1 = {.opcode = OP_FETCH_LATEST_VERS, .src = 40, .dst = LU_NODE, .subject = 1, .tag = 7, .addr = 0xa00,
+                .mask = 0x0f};
+    msg_t q2 = q1;
+    q2.tag = 8, q2.addr = 0xb00, q2.flags = 1;
+    lu_drv_send(t.d, &q1, 1);
+    lu_drv_send(t.d, &q2, 2);
+    run(&t, 400);
+    /* THEN word 1 is version 2 from the buffer (value 201, ts 2); word 2 (only unvalidated) is not
+     * returned; the untouched line gets mask 0; END on each request's last, LAST on the list's */
+    cr_assert_eq(t.ntx, 5, "%zu messages", t.ntx); /* three REPL_ACKs, two answers */
+    const msg_t *a = &t.tx[3], *b = &t.tx[4];
+    cr_assert(a->opcode == OP_FETCH_LATEST_VERS_RESP && a->dst == 40 && a->tag == 7 && a->mask == 0x02 &&
+                  a->ts == 2 && a->data[1] == 201 && a->flags == 2,
+              "first answer: mask 0x%x ts %u data[1] %llu flags %u", a->mask, a->ts, (unsigned long long)a->data[1],
+              a->flags);
+    cr_assert(b->opcode == OP_FETCH_LATEST_VERS_RESP && b->tag == 8 && b->mask == 0 && b->flags == 3,
+              "second answer: mask 0x%x flags %u", b->mask, b->flags);
+    cr_assert_gt(dcsr(&t, LU_CSR_TRAV_CYCLES), 20);
     dut_free(&t);
 }

@@ -30,7 +30,9 @@
 //   0x0C entries in use        0x0D REPL slots in use      0x0E records in the DRAM log
 //   0x0F HWM_CROSSINGS (the DRAM log reached cfg_hwm_i)
 //   0x10 STATUS: bit 0 Early Flush requested (log at or above cfg_hwm_i), bit 1 a malformed message
-//        was seen (sticky)
+//        was seen (sticky), bit 2 paused (INTERRUPT answered, no RECOV_END yet)
+//   0x11 FLV_REQS: FETCH_LATEST_VERS requests answered
+//   0x12 TRAV_CYCLES: cycles spent traversing the logs for them (the paper's TravLU)
 // Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
 module logging_unit #(
   /// word entries of the SRAM log buffer (256: the paper's 4 KB of 16-byte entries)
@@ -43,6 +45,8 @@ module logging_unit #(
   parameter int unsigned MaxTxCredits = 64,
   /// SRAM log buffer as memory macros (1) or flip-flops (0)
   parameter bit          SramMacro    = 1'b1,
+  /// FETCH_LATEST_VERS requests served by one traversal of the logs
+  parameter int unsigned SearchBatch  = 8,
   localparam int unsigned FlitW  = msg_pkg::FLIT_W,
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
   localparam int unsigned RecW   = 128
@@ -105,7 +109,7 @@ module logging_unit #(
   localparam int unsigned HdrW  = FlitW - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned EntW  = $clog2(Entries);
   localparam int unsigned SlotW = $clog2(Slots);
-  localparam int unsigned NumEv = 12;
+  localparam int unsigned NumEv = 14;
 
   if (Slots < 2 || Slots > 256) begin : g_bad_slots
     $error("logging_unit: Slots must be in 2..256");
@@ -119,18 +123,16 @@ module logging_unit #(
 
   // ---- receive ----
   logic            rx_bad, rx_idle;
-  logic            dkq_v, dkq_r, dks_v, dks_r, mgq_v_unused, mgs_v_unused;
+  logic            dkq_v, dkq_r, dks_v, dks_r, mgq_v, mgq_r, mgs_v, mgs_r;
   logic [FlitW-1:0] dkq_msg;
-  logic [HdrW-1:0] dks_hdr, mgq_hdr_unused, mgs_hdr_unused;
-  logic [RecW-1:0] rsp_unused;
-  assign rsp_unused = mem_rsp_rdata_i;
+  logic [HdrW-1:0] dks_hdr, mgq_hdr, mgs_hdr;
   lu_rx #(.CrdPerCls(CrdPerCls)) u_rx (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
     .rx_valid_i (rx_valid_i), .rx_msg_i (rx_msg_i), .rx_crd_o (rx_crd_o), .bad_o (rx_bad),
     .dkq_valid_o (dkq_v), .dkq_ready_i (dkq_r), .dkq_msg_o (dkq_msg),
     .dks_valid_o (dks_v), .dks_ready_i (dks_r), .dks_hdr_o (dks_hdr),
-    .mgq_valid_o (mgq_v_unused), .mgq_ready_i (1'b0), .mgq_hdr_o (mgq_hdr_unused),
-    .mgs_valid_o (mgs_v_unused), .mgs_ready_i (1'b0), .mgs_hdr_o (mgs_hdr_unused),
+    .mgq_valid_o (mgq_v), .mgq_ready_i (mgq_r), .mgq_hdr_o (mgq_hdr),
+    .mgs_valid_o (mgs_v), .mgs_ready_i (mgs_r), .mgs_hdr_o (mgs_hdr),
     .idle_o (rx_idle)
   );
 
@@ -141,33 +143,76 @@ module logging_unit #(
   logic [RecW-1:0]  lw_rec;
   logic [EntW:0]    ent_used;
   logic [SlotW:0]   slots_used;
-  logic [NumEv-1:0] ev;
+  logic [11:0]      ev;
   logic [Slots-1:0] slot_busy_unused;
+  // search port of the buffer (lu_search)
+  logic                                 s_active, s_quiet, paused;
+  logic [msg_pkg::LINE_ADDR_W-1:0]      s_line;
+  logic [Slots-1:0]                     s_match;
+  logic [SlotW-1:0]                     s_slot;
+  logic [$clog2(msg_pkg::WORDS_PER_LINE)-1:0] s_word;
+  logic [msg_pkg::TS_W-1:0]             s_ts;
+  logic [msg_pkg::WORDS_PER_LINE-1:0]   s_pend;
+  logic [msg_pkg::WORD_W-1:0]           s_value;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (1'b1),
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~paused),
     .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
     .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
     .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),
     .ack_valid_o (ack_v), .ack_msg_o (ack_msg), .ack_ready_i (ack_r),
     .lw_valid_o (lw_v), .lw_idx_o (lw_idx), .lw_rec_o (lw_rec), .lw_ready_i (lw_r),
     .log_count_o (log_count), .log_clear_i (1'b0),
+    .srch_active_i (s_active), .srch_line_i (s_line), .srch_match_o (s_match), .srch_slot_i (s_slot),
+    .srch_word_i (s_word), .srch_ts_o (s_ts), .srch_pend_o (s_pend), .srch_value_o (s_value),
+    .quiet_o (s_quiet),
     .used_o (ent_used), .slots_used_o (slots_used), .slot_busy_o (slot_busy_unused), .ev_o (ev), .idle_o (log_idle)
   );
 
-  // ---- memory port: log writes ----
-  assign mem_req_valid_o = lw_v & en;
-  assign mem_req_write_o = 1'b1;
-  assign mem_req_addr_o  = lw_idx;
-  assign mem_req_wdata_o = lw_rec;
-  assign lw_r            = mem_req_ready_i;
+  // ---- management: Interrupt / RecovEnd, FetchLatestVers ----
+  logic             flv_v, flv_r, mg_resp_v, mg_resp_r, mg_idle, sr_idle, sr_done, sr_trav;
+  logic [FlitW-1:0] mg_resp, sr_resp;
+  logic             sr_resp_v, sr_resp_r, sr_rd_v, sr_rd_r;
+  logic [31:0]      sr_rd_idx;
+  logic [1:0]       mg_bad;
+  lu_mgmt u_mgmt (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
+    .mgq_valid_i (mgq_v), .mgq_hdr_i (mgq_hdr), .mgq_ready_o (mgq_r),
+    .mgs_valid_i (mgs_v), .mgs_hdr_i (mgs_hdr), .mgs_ready_o (mgs_r),
+    .flv_valid_o (flv_v), .flv_ready_i (flv_r), .quiet_i (s_quiet), .search_idle_i (sr_idle),
+    .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
+    .bad_o (mg_bad), .idle_o (mg_idle)
+  );
 
-  // ---- send ----
-  logic tx_idle;
-  lu_tx #(.NumSrc(1), .MaxTxCredits(MaxTxCredits)) u_tx (
+  lu_search #(.Slots(Slots), .Batch(SearchBatch)) u_search (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
+    .req_valid_i (flv_v), .req_hdr_i (mgq_hdr), .req_ready_o (flv_r),
+    .log_count_i (log_count), .lw_idle_i (~lw_v), .active_o (s_active),
+    .srch_line_o (s_line), .srch_match_i (s_match), .srch_slot_o (s_slot), .srch_word_o (s_word),
+    .srch_ts_i (s_ts), .srch_pend_i (s_pend), .srch_value_i (s_value),
+    .rd_valid_o (sr_rd_v), .rd_ready_i (sr_rd_r), .rd_idx_o (sr_rd_idx),
+    .rsp_valid_i (mem_rsp_valid_i & en), .rsp_rec_i (mem_rsp_rdata_i),
+    .resp_valid_o (sr_resp_v), .resp_msg_o (sr_resp), .resp_ready_i (sr_resp_r),
+    .done_req_o (sr_done), .trav_o (sr_trav), .idle_o (sr_idle)
+  );
+
+  // ---- memory port: log writes, or the search's reads (the drain holds during a search) ----
+  assign mem_req_valid_o = en & (s_active ? sr_rd_v : lw_v);
+  assign mem_req_write_o = ~s_active;
+  assign mem_req_addr_o  = s_active ? sr_rd_idx : lw_idx;
+  assign mem_req_wdata_o = lw_rec;
+  assign lw_r            = mem_req_ready_i & ~s_active;
+  assign sr_rd_r         = mem_req_ready_i & s_active;
+
+  // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
+  logic       tx_idle;
+  logic [2:0] tx_ready;
+  lu_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
-    .src_valid_i (ack_v), .src_msg_i (ack_msg), .src_ready_o (ack_r),
+    .src_valid_i ({sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({sr_resp, mg_resp, ack_msg}),
+    .src_ready_o (tx_ready),
     .tx_valid_o (tx_valid_o), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
   );
+  assign {sr_resp_r, mg_resp_r, ack_r} = tx_ready;
 
   // ---- counters and CSRs ----
   logic [NumEv*32-1:0] cnt_q;
@@ -175,13 +220,16 @@ module logging_unit #(
   logic                csr_rvalid_q, csr_err_q, csr_err_d;
   logic [31:0]         csr_rdata_q, csr_rdata_d, hwm_cnt_q;
   logic [NumEv-1:0]    evc;
+  logic [4:0]          csr_idx;
+  assign csr_idx = csr_addr_i[4:0];
 
-  // Event 8 (bad opcode on DKRSP) also counts messages lu_rx dropped: up to two per cycle.
-  assign bad_dks = ev[8] | rx_bad;
-  assign evc     = ev;
+  // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx and lu_mgmt dropped: up to four
+  // per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle (TravLU).
+  assign bad_dks = ev[8] | rx_bad | (mg_bad != '0);
+  assign evc     = {sr_trav, sr_done, ev};
   for (genvar e = 0; e < NumEv; e++) begin : g_cnt
-    logic [1:0] inc;
-    assign inc = (e == 8) ? {1'b0, ev[8]} + {1'b0, rx_bad} : {1'b0, evc[e]};
+    logic [2:0] inc;
+    assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad} + {1'b0, mg_bad} : {2'b0, evc[e]};
     always_ff @(posedge clk_i) begin
       if (!rst_ni) cnt_q[e*32 +: 32] <= '0;
       else if (en) cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + 32'(inc);
@@ -204,12 +252,14 @@ module logging_unit #(
   always_comb begin
     csr_rdata_d = '0;
     csr_err_d   = 1'b0;
-    if (csr_addr_i < 8'(NumEv))       csr_rdata_d = cnt_q[csr_addr_i[3:0]*32 +: 32];
+    if (csr_addr_i < 8'd12)           csr_rdata_d = cnt_q[csr_idx*32 +: 32];
+    else if (csr_addr_i == 8'h11)     csr_rdata_d = cnt_q[12*32 +: 32];
+    else if (csr_addr_i == 8'h12)     csr_rdata_d = cnt_q[13*32 +: 32];
     else if (csr_addr_i == 8'h0C)     csr_rdata_d = 32'(ent_used);
     else if (csr_addr_i == 8'h0D)     csr_rdata_d = 32'(slots_used);
     else if (csr_addr_i == 8'h0E)     csr_rdata_d = log_count;
     else if (csr_addr_i == 8'h0F)     csr_rdata_d = hwm_cnt_q;
-    else if (csr_addr_i == 8'h10)     csr_rdata_d = {30'd0, err_q, hwm_q};
+    else if (csr_addr_i == 8'h10)     csr_rdata_d = {29'd0, paused, err_q, hwm_q};
     else                              csr_err_d   = 1'b1;
   end
   always_ff @(posedge clk_i) begin
@@ -228,11 +278,8 @@ module logging_unit #(
   assign csr_err_o    = csr_err_q;
 
   // The hardware is frozen while dead; outside that, idle when every part is.
-  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & ~rx_valid_i & ~mem_rsp_valid_i &
+  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & ~rx_valid_i & ~mem_rsp_valid_i &
                          (hwm_q == (log_count >= cfg_hwm_i)));
-
-  // Reads are not issued yet: no response may come.
-  `ASSERT(no_unasked_rsp, !mem_rsp_valid_i)
 
 endmodule
 `default_nettype wire

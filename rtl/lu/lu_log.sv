@@ -78,6 +78,24 @@ module lu_log #(
   output logic      [31:0]                   log_count_o,
   /// empty the DRAM log (after a dump); no record may be on its way
   input  wire logic                          log_clear_i,
+  /// a search owns the buffer's read port (the drain holds)
+  input  wire logic                          srch_active_i,
+  /// search: the line looked for
+  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] srch_line_i,
+  /// search: per slot, validated and of that line
+  output logic      [Slots-1:0]              srch_match_o,
+  /// search: slot ...
+  input  wire logic [SlotW-1:0]              srch_slot_i,
+  /// ... and word to read
+  input  wire logic [$clog2(msg_pkg::WORDS_PER_LINE)-1:0] srch_word_i,
+  /// search: the slot's TS
+  output logic      [msg_pkg::TS_W-1:0]      srch_ts_o,
+  /// search: the slot's words still in the buffer
+  output logic      [msg_pkg::WORDS_PER_LINE-1:0] srch_pend_o,
+  /// search: the value of (srch_slot_i, srch_word_i)
+  output logic      [msg_pkg::WORD_W-1:0]    srch_value_o,
+  /// no REPL or VAL waiting or in progress, no REPL_ACK or log record queued
+  output logic                               quiet_o,
   /// word entries in use
   output logic      [EntW:0]                 used_o,
   /// REPL slots in use
@@ -255,7 +273,7 @@ module lu_log #(
   logic                         lwq_empty;
 
   assign log_full = log_cnt_q >= cfg_log_cap_i;
-  assign d_take   = en_i & drain_en_i & d_valid & lwq_in_ready & ~log_full;
+  assign d_take   = en_i & drain_en_i & ~srch_active_i & d_valid & lwq_in_ready & ~log_full;
   assign rec      = {2'b01, d_core, d_cn, d_ts, d_word, d_line, d_value};
 
   always_comb begin
@@ -288,6 +306,8 @@ module lu_log #(
     .val_hit_o (v_hit), .val_multi_o (v_multi), .val_ts_clash_o (v_clash),
     .drain_valid_o (d_valid), .drain_slot_o (d_slot), .drain_word_o (d_word), .drain_line_o (d_line),
     .drain_ts_o (d_ts), .drain_cn_o (d_cn), .drain_core_o (d_core), .drain_take_i (d_take),
+    .srch_line_i (srch_line_i), .srch_match_o (srch_match_o), .srch_slot_i (srch_slot_i),
+    .srch_ts_o (srch_ts_o), .srch_pend_o (srch_pend_o),
     .busy_o (slot_busy_o), .val_o (val_unused), .empty_o (s_empty_unused)
   );
 
@@ -295,17 +315,20 @@ module lu_log #(
     .clk_i (clk_i), .rst_ni (rst_ni), .free_o (b_free),
     .alloc_i (b_alloc), .alloc_slot_i (b_slot), .alloc_word_i (b_word),
     .alloc_value_i (r_data[word_idx*msg_pkg::WORD_W +: msg_pkg::WORD_W]),
-    .rd_slot_i (d_slot), .rd_word_i (d_word), .rd_value_o (d_value), .free_i (d_take)
+    .rd_slot_i (srch_active_i ? srch_slot_i : d_slot), .rd_word_i (srch_active_i ? srch_word_i : d_word),
+    .rd_value_o (d_value), .free_i (d_take)
   );
-  assign used_o = (EntW + 1)'(Entries) - b_free;
+  assign used_o       = (EntW + 1)'(Entries) - b_free;
+  assign srch_value_o = d_value;
+  assign quiet_o      = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~ack_valid_o & lwq_empty;
 
   assign ev_o = {d_valid & drain_en_i & log_full & en_i, v_clash & ev_val, v_multi & ev_val, ev_badop,
                  ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc, ev_repl};
 
   // Idle: no REPL in progress or startable, no word drainable, nothing queued. A REPL stalled on
   // a full buffer is not idle (its stall is counted every cycle).
-  assign idle_o = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~(d_valid & drain_en_i & ~log_full) &
-                  ~ack_valid_o & lwq_empty;
+  assign idle_o = ~rp_act_q & ~repl_valid_i & ~val_valid_i &
+                  ~(d_valid & drain_en_i & ~srch_active_i & ~log_full) & ~ack_valid_o & lwq_empty;
 
   `ASSERT(ack_room, !ack_push || ack_in_ready)
   `ASSERT(no_clear_in_flight, !log_clear_i || (lwq_empty && !d_take))

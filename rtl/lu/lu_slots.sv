@@ -89,7 +89,17 @@ module lu_slots #(
   output logic      [CoreW-1:0] drain_core_o,
   /// the word is taken (written to the DRAM log)
   input  wire logic             drain_take_i,
-  /// per slot: in use (for searches)
+  /// search: the line looked for
+  input  wire logic [LineW-1:0] srch_line_i,
+  /// search: per slot, validated and of that line
+  output logic      [Slots-1:0] srch_match_o,
+  /// search: a slot to read
+  input  wire logic [SlotW-1:0] srch_slot_i,
+  /// search: its TS
+  output logic      [TsW-1:0]   srch_ts_o,
+  /// search: its words still in the buffer
+  output logic      [WordN-1:0] srch_pend_o,
+  /// per slot: in use
   output logic      [Slots-1:0] busy_o,
   /// per slot: validated
   output logic      [Slots-1:0] val_o,
@@ -137,6 +147,7 @@ module lu_slots #(
                        (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
                        (line_q[s*LineW +: LineW] == val_line_i);
     assign amatch[s] = busy_q[s] & (line_q[s*LineW +: LineW] == alloc_line_i);
+    assign srch_match_o[s] = busy_q[s] & val_q[s] & (line_q[s*LineW +: LineW] == srch_line_i);
     // s against the VAL's TS: equal, s before it, s after it
     assign ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
     assign ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
@@ -172,6 +183,8 @@ module lu_slots #(
     .req_i (ready[drain_slot_o*WordN +: WordN]), .onehot_o (dword_oh), .idx_o (drain_word_o),
     .valid_o (dword_v)
   );
+  assign srch_ts_o    = ts_q[srch_slot_i*TsW +: TsW];
+  assign srch_pend_o  = pend_q[srch_slot_i*WordN +: WordN];
   assign drain_line_o = line_q[drain_slot_o*LineW +: LineW];
   assign drain_ts_o   = ts_q[drain_slot_o*TsW +: TsW];
   assign drain_cn_o   = cn_q[drain_slot_o*NodeW +: NodeW];

@@ -227,3 +227,18 @@ size_t lu_ref_unvalidated(const lu_ref_t *r)
 }
 
 uint64_t lu_ref_version(const lu_ref_t *r, size_t idx) { return r->r[idx].version; }
+
+bool lu_ref_latest(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts)
+{
+    const lu_ref_repl_t *best = NULL;
+    for (size_t i = 0; i < r->n; i++) {
+        const lu_ref_repl_t *p = &r->r[i];
+        if (p->valid && p->line == line && (p->mask >> w & 1) && (!best || p->version > best->version))
+            best = p;
+    }
+    if (best) {
+        *value = best->value[w];
+        *ts = best->ts;
+    }
+    return best != NULL;
+}

@@ -73,6 +73,9 @@ const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t l
 size_t lu_ref_undrained(const lu_ref_t *r);
 /** Logged words not validated. */
 size_t lu_ref_unvalidated(const lu_ref_t *r);
+/** The latest validated version of word w of line (false when none): its value and TS. Entries
+ *  never validated are not looked at. */
+bool lu_ref_latest(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts);
 /** The unwrapped version of a REPL's VAL (index from lu_ref_rx). */
 uint64_t lu_ref_version(const lu_ref_t *r, size_t idx);
 

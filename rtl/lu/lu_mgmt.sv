@@ -1,0 +1,166 @@
+`default_nettype none
+`include "assert.svh"
+
+// Management of the Logging Unit (DIKTAMO §V-B, Table I): the MGREQ and MGRSP messages it receives.
+//   FETCH_LATEST_VERS  handed to lu_search
+//   INTERRUPT          finish outstanding work (every received REPL logged and acknowledged, every
+//                      received VAL applied, every record written: quiet_i, no search running),
+//                      then pause (the drain holds, so the log stays as the searches see it) and
+//                      answer INTERRUPT_RESP to the sender. REPLs and VALs that still come are
+//                      logged as usual (a live CN finishing its stores needs their REPL_ACKs).
+//   RECOV_END          resume and answer RECOV_END_RESP.
+// Anything else on these classes (MSI, INIT_RECOV, the dump synchronization and Early Flush, which
+// this LU does not implement yet, responses) is malformed for an LU: dropped, reported on bad_o.
+module lu_mgmt #(
+  localparam int unsigned FlitW = msg_pkg::FLIT_W,
+  localparam int unsigned HdrW  = msg_pkg::FLIT_W - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W
+) (
+  /// LU clock
+  input  wire logic                          clk_i,
+  /// synchronous reset, active low: running, not paused
+  input  wire logic                          rst_ni,
+  /// the LU is alive
+  input  wire logic                          en_i,
+  /// this CN's node id
+  input  wire logic [msg_pkg::NODE_ID_W-1:0] node_id_i,
+  /// MGREQ head valid
+  input  wire logic                          mgq_valid_i,
+  /// MGREQ head header
+  input  wire logic [HdrW-1:0]               mgq_hdr_i,
+  /// MGREQ head leaves its FIFO
+  output logic                               mgq_ready_o,
+  /// MGRSP head valid
+  input  wire logic                          mgs_valid_i,
+  /// MGRSP head header
+  input  wire logic [HdrW-1:0]               mgs_hdr_i,
+  /// MGRSP head leaves its FIFO
+  output logic                               mgs_ready_o,
+  /// a FETCH_LATEST_VERS for lu_search
+  output logic                               flv_valid_o,
+  /// lu_search takes it
+  input  wire logic                          flv_ready_i,
+  /// the log engine is quiet (nothing received waits, nothing queued)
+  input  wire logic                          quiet_i,
+  /// no search is running or collecting
+  input  wire logic                          search_idle_i,
+  /// paused by an INTERRUPT (until RECOV_END)
+  output logic                               paused_o,
+  /// a response waits to be sent
+  output logic                               resp_valid_o,
+  /// the response
+  output logic      [FlitW-1:0]              resp_msg_o,
+  /// it is taken
+  input  wire logic                          resp_ready_i,
+  /// messages dropped as malformed this cycle (0 .. 2: one per class)
+  output logic      [1:0]                    bad_o,
+  /// no INTERRUPT waiting, no response queued
+  output logic                               idle_o
+);
+  localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
+  localparam int unsigned NodeW = msg_pkg::NODE_ID_W;
+  localparam int unsigned RespW = msg_pkg::OPCODE_W + 2 * NodeW;
+
+  msg_pkg::opcode_t q_op, s_op;
+  logic [NodeW-1:0] q_src, q_subj;
+  assign q_op   = mgq_hdr_i[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W];
+  assign q_src  = mgq_hdr_i[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW];
+  assign q_subj = mgq_hdr_i[msg_pkg::FIELD_SUBJECT_LSB - DataW +: NodeW];
+  assign s_op   = mgs_hdr_i[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W];
+  logic hdr_unused;
+  assign hdr_unused = ^{mgq_hdr_i, mgs_hdr_i};
+
+  logic             int_q, int_d, paused_q, paused_d;
+  logic [NodeW-1:0] int_src_q, int_subj_q;
+  logic             rq_push, rq_in_ready, rq_empty;
+  logic [RespW-1:0] rq_in, rq_out;
+  logic [1:0]       rq_cnt_unused;
+
+  logic is_flv, is_int, is_end, q_bad;
+  assign is_flv = q_op == msg_pkg::OP_FETCH_LATEST_VERS;
+  assign is_int = q_op == msg_pkg::OP_INTERRUPT;
+  assign is_end = q_op == msg_pkg::OP_RECOV_END;
+
+  assign flv_valid_o = en_i & mgq_valid_i & is_flv;
+
+  always_comb begin
+    int_d       = int_q;
+    paused_d    = paused_q;
+    rq_push     = 1'b0;
+    rq_in       = '0;
+    mgq_ready_o = 1'b0;
+    q_bad       = 1'b0;
+    if (en_i) begin
+      // An INTERRUPT being answered takes the response queue this cycle; RECOV_END waits for it.
+      if (int_q && quiet_i && search_idle_i && rq_in_ready) begin
+        int_d    = 1'b0;
+        paused_d = 1'b1;
+        rq_push  = 1'b1;
+        rq_in    = {msg_pkg::OP_INTERRUPT_RESP, int_src_q, int_subj_q};
+      end
+      if (mgq_valid_i) begin
+        if (is_flv) begin
+          mgq_ready_o = flv_ready_i;
+        end else if (is_int) begin
+          if (!int_q && !rq_push) begin
+            mgq_ready_o = 1'b1;
+            int_d       = 1'b1;
+          end
+        end else if (is_end) begin
+          if (!rq_push && !int_q && rq_in_ready) begin
+            mgq_ready_o = 1'b1;
+            paused_d    = 1'b0;
+            rq_push     = 1'b1;
+            rq_in       = {msg_pkg::OP_RECOV_END_RESP, q_src, q_subj};
+          end
+        end else begin
+          mgq_ready_o = 1'b1;
+          q_bad       = 1'b1;
+        end
+      end
+    end
+  end
+
+  // MGRSP: nothing an LU answers to yet (DUMP_GO, DUMP_DONE come with the dumps).
+  assign mgs_ready_o = en_i & mgs_valid_i;
+  assign bad_o       = {1'b0, q_bad} + {1'b0, mgs_ready_o};
+  logic s_op_unused;
+  assign s_op_unused = ^s_op;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      int_q    <= 1'b0;
+      paused_q <= 1'b0;
+    end else begin
+      int_q    <= int_d;
+      paused_q <= paused_d;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (mgq_ready_o && is_int) begin
+      int_src_q  <= q_src;
+      int_subj_q <= q_subj;
+    end
+  end
+
+  fifo #(.Depth(2), .Width(RespW)) u_rq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (rq_push), .in_ready_o (rq_in_ready), .in_data_i (rq_in),
+    .out_valid_o (resp_valid_o), .out_ready_i (resp_ready_i & en_i), .out_data_o (rq_out),
+    .count_o (rq_cnt_unused), .empty_o (rq_empty)
+  );
+  msg_pkg::msg_t rmsg;
+  always_comb begin
+    rmsg        = '0;
+    rmsg.opcode = rq_out[2*NodeW +: msg_pkg::OPCODE_W];
+    rmsg.src    = node_id_i;
+    rmsg.dst    = rq_out[NodeW +: NodeW];
+    rmsg.subject = rq_out[0 +: NodeW];
+  end
+  assign resp_msg_o = rmsg;
+  assign paused_o   = paused_q;
+  assign idle_o     = ~int_q & rq_empty & ~mgq_valid_i & ~mgs_valid_i;
+
+  `ASSERT(push_has_room, !rq_push || rq_in_ready)
+
+endmodule
+`default_nettype wire
