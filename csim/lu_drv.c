@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "lu_zlib.h"
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)
 {
@@ -32,6 +33,11 @@ lu_drv_cfg_t lu_drv_cfg_default(void)
         .tx_credits = 4,
         .tx_stall = 0.0,
         .log_base_line = 0,
+        .range_lo = 0,
+        .range_hi = 1ull << 36,
+        .mn_id = MSG_MN_BASE,
+        .num_cn = 16,
+        .zlib_level = 9,
     };
 }
 
@@ -67,7 +73,8 @@ struct lu_drv {
     lu_rec_t *log;
     size_t nlog, caplog;
     uint64_t mem_stalls;
-    bool alive;
+    bool alive, dump_start;
+    lu_zlib_t zl;
 };
 
 static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
@@ -133,6 +140,8 @@ lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     d->rq = calloc(d->rq_cap, sizeof *d->rq);
     if (!d->rq)
         abort();
+    if (lu_zlib_init(&d->zl, cfg->zlib_level) != 0)
+        abort();
     d->m = ops->create(cfg->period_ps, seed);
     d->cyc = ops->reset(d->m, 0, 2);
     memset(&d->in, 0, sizeof d->in);
@@ -155,7 +164,15 @@ void lu_drv_free(lu_drv_t *d)
     free(d->fl);
     free(d->rq);
     free(d->log);
+    lu_zlib_free(&d->zl);
     free(d);
+}
+
+void lu_drv_dump_start(lu_drv_t *d) { d->dump_start = true; }
+void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out)
+{
+    *in = d->zl.in_bytes;
+    *out = d->zl.out_bytes;
 }
 
 void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn) { d->on_rx = fn; }
@@ -218,6 +235,19 @@ void lu_drv_step(lu_drv_t *d)
     in->cfg_addr_lim_i[1] = (uint32_t)(d->cfg.addr_lim >> 32);
     in->cfg_log_cap_i = d->cfg.log_cap;
     in->cfg_hwm_i = d->cfg.hwm;
+    in->cfg_range_lo_i[0] = (uint32_t)d->cfg.range_lo;
+    in->cfg_range_lo_i[1] = (uint32_t)(d->cfg.range_lo >> 32);
+    in->cfg_range_hi_i[0] = (uint32_t)d->cfg.range_hi;
+    in->cfg_range_hi_i[1] = (uint32_t)(d->cfg.range_hi >> 32);
+    in->cfg_mn_i = d->cfg.mn_id;
+    in->cfg_num_cn_i = d->cfg.num_cn;
+    in->dump_start_i = d->dump_start;
+    d->dump_start = false;
+    /* The compression engine takes a record every cycle and offers its oldest compressed chunk. */
+    in->dp_ready_i = 1;
+    bool last = false;
+    in->dc_valid_i = lu_zlib_peek(&d->zl, (uint8_t *)in->dc_data_i, &last);
+    in->dc_last_i = last;
     /* Link: the oldest arrived message. */
     in->rx_valid_i = 0;
     if (d->nfl && d->fl[0].at <= d->cyc) {
@@ -248,6 +278,14 @@ void lu_drv_step(lu_drv_t *d)
     d->ops->set(d->m, in);
     d->ops->get(d->m, &d->out);
     const lu_out_t *o = &d->out;
+    if (in->dc_valid_i && o->dc_ready_o)
+        lu_zlib_pop(&d->zl);
+    if (o->dp_valid_o) {
+        if (o->dp_end_o)
+            lu_zlib_finish(&d->zl);
+        else
+            lu_zlib_push(&d->zl, (const uint8_t *)o->dp_rec_o);
+    }
     if (o->mem_req_valid_o) {
         if (!in->mem_req_ready_i)
             d->mem_stalls++;

@@ -27,6 +27,10 @@ typedef struct lu_in {
     uint32_t rst_ni, alive_i, node_id_i;
     uint32_t cfg_addr_lim_i[2];
     uint32_t cfg_log_cap_i, cfg_hwm_i;
+    uint32_t cfg_range_lo_i[2], cfg_range_hi_i[2];
+    uint32_t cfg_mn_i, cfg_num_cn_i, dump_start_i, dp_ready_i, dc_valid_i;
+    uint32_t dc_data_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t dc_last_i;
     uint32_t rx_valid_i;
     uint32_t rx_msg_i[MSG_FLIT_WORDS];
     uint32_t tx_crd_i;
@@ -42,6 +46,9 @@ typedef struct lu_out {
     uint32_t mem_req_valid_o, mem_req_write_o, mem_req_addr_o;
     uint32_t mem_req_wdata_o[4];
     uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, early_flush_o, idle_o;
+    uint32_t dp_valid_o;
+    uint32_t dp_rec_o[4];
+    uint32_t dp_end_o, dc_ready_o;
 } lu_out_t;
 
 /** One Verilated logging_unit model. */
@@ -75,6 +82,9 @@ typedef struct lu_model_ops {
         LU_CP_(v, in, rx_valid_i); LU_CP_(v, in, rx_msg_i); LU_CP_(v, in, tx_crd_i);                            \
         LU_CP_(v, in, mem_req_ready_i); LU_CP_(v, in, mem_rsp_valid_i); LU_CP_(v, in, mem_rsp_rdata_i);         \
         LU_CP_(v, in, csr_valid_i); LU_CP_(v, in, csr_addr_i);                                                  \
+        LU_CP_(v, in, cfg_range_lo_i); LU_CP_(v, in, cfg_range_hi_i); LU_CP_(v, in, cfg_mn_i);                  \
+        LU_CP_(v, in, cfg_num_cn_i); LU_CP_(v, in, dump_start_i); LU_CP_(v, in, dp_ready_i);                    \
+        LU_CP_(v, in, dc_valid_i); LU_CP_(v, in, dc_data_i); LU_CP_(v, in, dc_last_i);                          \
         vw_##M##_set(m, &v);                                                                                    \
     }                                                                                                           \
     static void NAME##_get(void *m, lu_out_t *out)                                                              \
@@ -85,6 +95,8 @@ typedef struct lu_model_ops {
         LU_CPO_(out, v, mem_req_valid_o); LU_CPO_(out, v, mem_req_write_o); LU_CPO_(out, v, mem_req_addr_o);     \
         LU_CPO_(out, v, mem_req_wdata_o); LU_CPO_(out, v, csr_rvalid_o); LU_CPO_(out, v, csr_rdata_o);           \
         LU_CPO_(out, v, csr_err_o); LU_CPO_(out, v, early_flush_o); LU_CPO_(out, v, idle_o);                    \
+        LU_CPO_(out, v, dp_valid_o); LU_CPO_(out, v, dp_rec_o); LU_CPO_(out, v, dp_end_o);                      \
+        LU_CPO_(out, v, dc_ready_o);                                                                            \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
@@ -117,6 +129,10 @@ enum lu_csr {
     LU_CSR_STATUS = 0x10,
     LU_CSR_FLV_REQS = 0x11,
     LU_CSR_TRAV_CYCLES = 0x12,
+    LU_CSR_DUMPS = 0x13,
+    LU_CSR_DUMP_RECORDS = 0x14,
+    LU_CSR_DUMP_CHUNKS = 0x15,
+    LU_CSR_EARLY_FLUSH_SENT = 0x16,
 };
 
 /** One DRAM log record, unpacked (lu_log.sv's 128-bit layout). */
@@ -139,6 +155,10 @@ typedef struct lu_drv_cfg {
     unsigned tx_credits;     /* credits per class the driver grants the LU's send port */
     double tx_stall;         /* chance per cycle that a consumed message's credit is held back */
     uint64_t log_base_line;  /* DRAM line address of record 0 */
+    uint64_t range_lo, range_hi; /* the line addresses this LU dumps */
+    unsigned mn_id;          /* the MN controller it dumps to */
+    unsigned num_cn;         /* CNs of the system (Early Flush goes to the others) */
+    int zlib_level;          /* compression engine level (0..9) */
 } lu_drv_cfg_t;
 
 /** Paper defaults: 500 MHz, 45 ns DRAM, 18 MB log of 16-byte records, watermark at 7/8. */
@@ -180,6 +200,10 @@ void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r);
 const lu_out_t *lu_drv_out(const lu_drv_t *d);
 /** Cycles the DRAM port held a request back (not ready). */
 uint64_t lu_drv_mem_stalls(const lu_drv_t *d);
+/** Starts a dump at the next cycle (the platform's dump period). */
+void lu_drv_dump_start(lu_drv_t *d);
+/** Bytes into and out of the compression engine, over all dumps. */
+void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out);
 /** Opens an FST trace of the model. */
 int lu_drv_trace(lu_drv_t *d, const char *path);
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "cleanup.h"
 #include "lu_drv.h"
@@ -44,6 +45,9 @@ typedef struct wl_cfg {
     uint32_t log_cap, hwm;
     unsigned window; /* a commit waits while its line's oldest undrained version is this far back */
     uint64_t max_cycles; /* 0: 400 per store */
+    uint64_t range_lo, range_hi; /* dump range (range_hi 0: every line) */
+    uint64_t dump_at;            /* a dump starts at this cycle (0: none) */
+    size_t dump_at_done;         /* a dump starts when this many stores are done (0: none) */
 } wl_cfg_t;
 
 static wl_cfg_t wl_default(void)
@@ -110,14 +114,109 @@ typedef struct wl {
     size_t logs_seen, acks, bad_sent;
     uint64_t val_reorders, repl_reorders, max_version, last_repl_version_hint;
     uint64_t ack_reorders_hint;
-    msg_t other[512]; /* messages the LU sent other than REPL_ACKs */
+    msg_t other[512]; /* messages the LU sent other than REPL_ACKs and dump traffic */
     size_t nother;
     bool stopped; /* no more stores start or commit */
+    /* The MN controller the LU dumps to: the compressed bytes of each dump, its answers waiting for
+     * a credit, the EARLY_FLUSHes seen. */
+    uint8_t *mn_bytes;
+    size_t mn_n, mn_cap, mn_chunks;
+    msg_t mn_q[16];
+    size_t mn_nq;
+    unsigned dumps, flush_dst_mask, flushes;
+    uint16_t dump_epoch;
+    lu_rec_t *mn_recs; /* records of every finished dump, decompressed, in order */
+    size_t mn_nrecs, mn_caprecs;
+    bool dump_fired;
 } wl_t;
+
+/* Inflates one dump's bytes into records appended to w->mn_recs. */
+static void mn_inflate(wl_t *w)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    cr_assert_eq(inflateInit(&z), Z_OK);
+    uint8_t buf[16 * 1024];
+    z.next_in = w->mn_bytes;
+    z.avail_in = (uInt)w->mn_n;
+    int rc;
+    do {
+        z.next_out = buf;
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        cr_assert(rc == Z_OK || rc == Z_STREAM_END, "%s: the dump does not inflate (%d)", w->ctx, rc);
+        size_t got = sizeof buf - z.avail_out;
+        cr_assert_eq(got % 16, 0);
+        for (size_t i = 0; i < got; i += 16) {
+            if (w->mn_nrecs == w->mn_caprecs) {
+                w->mn_caprecs = w->mn_caprecs ? 2 * w->mn_caprecs : 1024;
+                w->mn_recs = realloc(w->mn_recs, w->mn_caprecs * sizeof *w->mn_recs);
+                cr_assert(w->mn_recs);
+            }
+            uint32_t x[4];
+            memcpy(x, buf + i, 16);
+            lu_rec_unpack(x, &w->mn_recs[w->mn_nrecs++]);
+        }
+    } while (rc != Z_STREAM_END);
+    /* Only zero padding after the stream. */
+    for (size_t i = 0; i < z.avail_in; i++)
+        cr_assert_eq(z.next_in[i], 0, "%s: bytes after the end of the dump's stream", w->ctx);
+    inflateEnd(&z);
+    w->mn_n = 0;
+}
+
+/* The MN controller's side of a dump (and Early Flush) messages; true when m was one. */
+static bool mn_on_tx(wl_t *w, const msg_t *m)
+{
+    switch (m->opcode) {
+    case OP_DUMP_REQ:
+        cr_assert(m->dst == MSG_MN_BASE + 1 && m->tag == w->dump_epoch, "%s: DUMP_REQ to %u tag %u", w->ctx, m->dst,
+                  m->tag);
+        cr_assert_lt(w->mn_nq, 16);
+        w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_GO, .src = m->dst, .dst = LU_NODE, .tag = m->tag};
+        w->mn_chunks = 0;
+        return true;
+    case OP_DUMP_DATA:
+        cr_assert(m->tag == (w->mn_chunks & (TAGS - 1)) && m->addr == w->mn_chunks && m->mask == 0xff,
+                  "%s: DUMP_DATA %zu has tag %u addr %llu", w->ctx, w->mn_chunks, m->tag, (unsigned long long)m->addr);
+        if (w->mn_n + 64 > w->mn_cap) {
+            w->mn_cap = w->mn_cap ? 2 * w->mn_cap : 4096;
+            w->mn_bytes = realloc(w->mn_bytes, w->mn_cap);
+            cr_assert(w->mn_bytes);
+        }
+        memcpy(w->mn_bytes + w->mn_n, m->data, 64);
+        w->mn_n += 64;
+        w->mn_chunks++;
+        if (m->flags & 1) {
+            mn_inflate(w);
+            w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_DONE, .src = m->dst, .dst = LU_NODE,
+                                          .tag = w->dump_epoch};
+            w->dump_epoch++;
+            w->dumps++;
+        }
+        return true;
+    case OP_EARLY_FLUSH:
+        w->flush_dst_mask |= 1u << m->dst;
+        w->flushes++;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void mn_pump(wl_t *w)
+{
+    while (w->mn_nq && lu_drv_credits(w->d, CLS_MGRSP)) {
+        lu_drv_send(w->d, &w->mn_q[0], w->cfg.lat);
+        memmove(w->mn_q, w->mn_q + 1, --w->mn_nq * sizeof w->mn_q[0]);
+    }
+}
 
 static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     wl_t *w = ctx;
+    if (mn_on_tx(w, m))
+        return;
     if (m->opcode != OP_REPL_ACK) {
         cr_assert_lt(w->nother, sizeof w->other / sizeof w->other[0], "%s: too many management messages", w->ctx);
         w->other[w->nother++] = *m;
@@ -179,6 +278,10 @@ static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *nam
     dc.mem_latency_ps = cfg->mem_latency_ps;
     dc.mem_max_out = cfg->mem_max_out;
     dc.tx_stall = cfg->tx_stall;
+    dc.mn_id = MSG_MN_BASE + 1;
+    dc.num_cn = cfg->ncn + 1;
+    dc.range_lo = cfg->range_lo;
+    dc.range_hi = cfg->range_hi ? cfg->range_hi : 1ull << 40;
     w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
     lu_drv_on_rx(w->d, wl_on_rx);
     lu_ref_init(&w->ref, dc.addr_lim);
@@ -201,6 +304,8 @@ static void wl_free(wl_t *w)
     free(w->val_q.v);
     free(w->bad_q.v);
     free(w->bad);
+    free(w->mn_bytes);
+    free(w->mn_recs);
 }
 
 /* Line addresses: line i of the workload is a spread-out address, the same for every run. */
@@ -405,9 +510,16 @@ static uint64_t wl_run(wl_t *w)
         send_vals(w);
         send_bad(w);
         send_repls(w, now);
+        mn_pump(w);
+        if ((w->cfg.dump_at && now - start == w->cfg.dump_at) ||
+            (w->cfg.dump_at_done && !w->dump_fired && w->done >= w->cfg.dump_at_done)) {
+            lu_drv_dump_start(w->d);
+            w->dump_fired = true;
+        }
         lu_drv_step(w->d);
         check_logs(w);
-        if (w->done == w->cfg.nupdates && !w->bad_q.n && lu_drv_idle(w->d) && lu_ref_undrained(&w->ref) == 0)
+        if (w->done == w->cfg.nupdates && !w->bad_q.n && lu_drv_idle(w->d) && lu_ref_undrained(&w->ref) == 0 &&
+            !w->mn_nq)
             break;
         if (lu_drv_log_writes(w->d) != last_logs || w->acks != last_acks) {
             last_logs = lu_drv_log_writes(w->d), last_acks = w->acks, last_progress = now;
@@ -447,7 +559,7 @@ static void wl_check_end(wl_t *w)
         words += (uint64_t)__builtin_popcount(w->u[i].mask);
     cr_assert_eq(lu_drv_log_writes(w->d), words, "%s: %zu records in the DRAM log, %llu words committed", w->ctx,
                  lu_drv_log_writes(w->d), (unsigned long long)words);
-    for (size_t i = 0; i < lu_drv_log_writes(w->d); i++) {
+    for (size_t i = 0; !w->dumps && i < lu_drv_log_writes(w->d); i++) {
         lu_rec_t r;
         lu_drv_log_peek(w->d, (uint32_t)i, &r);
         const lu_rec_t *x = lu_drv_log_write(w->d, i);
@@ -471,7 +583,8 @@ static void wl_check_end(wl_t *w)
         {LU_CSR_TS_CLASH, 0, "TS_CLASH"},
         {LU_CSR_ENTRIES_USED, 0, "ENTRIES_USED"},
         {LU_CSR_SLOTS_USED, 0, "SLOTS_USED"},
-        {LU_CSR_LOG_COUNT, words, "LOG_COUNT"},
+        {LU_CSR_LOG_COUNT, w->dumps ? csr(w, LU_CSR_LOG_COUNT) : words, "LOG_COUNT"},
+        {LU_CSR_DUMPS, w->dumps, "DUMPS"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         uint32_t v = csr(w, k[i].a);
@@ -1016,4 +1129,163 @@ Test(logging_unit, fetch_latest_versions_directed)
               "second answer: mask 0x%x flags %u", b->mask, b->flags);
     cr_assert_gt(dcsr(&t, LU_CSR_TRAV_CYCLES), 20);
     dut_free(&t);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Dumps */
+
+static bool rec_eq(const lu_rec_t *a, const lu_rec_t *b)
+{
+    return a->value == b->value && a->line == b->line && a->word == b->word && a->ts == b->ts && a->cn == b->cn &&
+           a->core == b->core && a->written == b->written;
+}
+
+/* Steps until the LU is idle and the MN has nothing to answer. */
+static void wl_settle(wl_t *w)
+{
+    int i = 0;
+    do {
+        mn_pump(w);
+        lu_drv_step(w->d);
+        check_logs(w);
+    } while (++i < 200000 && !(i > 4 && lu_drv_idle(w->d) && !w->mn_nq));
+    cr_assert(lu_drv_idle(w->d), "%s: the LU did not settle", w->ctx);
+}
+
+Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_the_log)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 2000, c.range_lo = line_addr(0), c.range_hi = line_addr(8);
+    wl_init(&w, &c, tb_seed(31), "dump");
+    wl_run(&w);
+    size_t n = lu_drv_log_writes(w.d);
+    /* WHEN the dump period starts a dump */
+    lu_drv_dump_start(w.d);
+    wl_settle(&w);
+    /* THEN the MN got, decompressed, exactly the log's records of lines 0..7, oldest first */
+    cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lu_rec_t *r = lu_drv_log_write(w.d, i);
+        if (r->line < c.range_lo || r->line >= c.range_hi)
+            continue;
+        cr_assert_lt(k, w.mn_nrecs, "%s: the dump ends after %zu records", w.ctx, k);
+        cr_assert(rec_eq(r, &w.mn_recs[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
+        k++;
+    }
+    cr_assert_eq(k, w.mn_nrecs, "%s: %zu records dumped, %zu in range", w.ctx, w.mn_nrecs, k);
+    cr_assert_gt(k, 100);
+    cr_assert_eq(csr(&w, LU_CSR_DUMP_RECORDS), k);
+    cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.mn_chunks);
+    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 1);
+    /* THEN the log is cleared */
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
+    uint64_t in, out;
+    lu_drv_zlib_bytes(w.d, &in, &out);
+    cr_assert_eq(in, 16 * k);
+    cr_assert_gt(in, out, "%s: level 9 did not compress (%llu -> %llu bytes)", w.ctx, (unsigned long long)in,
+                 (unsigned long long)out);
+    cr_log_info("dump: %zu records, %llu bytes -> %llu bytes in %zu chunks: factor %.2f", k,
+                (unsigned long long)in, (unsigned long long)out, w.mn_chunks, (double)in / (double)out);
+    wl_free(&w);
+}
+
+Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    /* GIVEN a dump of every line in the middle of a run */
+    c.nupdates = 2000, c.nlines = MAX_LINES, c.hot = 0.05, c.dump_at_done = 1700;
+    wl_init(&w, &c, tb_seed(32), "search after dump");
+    wl_run(&w);
+    cr_assert_eq(w.dumps, 1);
+    cr_assert_gt(w.mn_nrecs, 200, "%s: only %zu records dumped", w.ctx, w.mn_nrecs);
+    /* Every record is either in the MN log or in the LU's log. */
+    cr_assert_eq(w.mn_nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d));
+    /* WHEN the latest versions are fetched THEN per word: the LU's answer when it has one, else the
+     * MN log's last record of the word, is the latest committed version */
+    msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
+    send_when_credit(w.d, &irq);
+    wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
+    size_t from = w.nother;
+    for (unsigned i = 0; i < c.nlines; i++) {
+        msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = MSG_MN_BASE + 3, .dst = LU_NODE, .subject = 2,
+                   .tag = (uint16_t)i, .flags = (i % 8 == 7) ? 1 : 0, .addr = line_addr(i), .mask = 0xff};
+        send_when_credit(w.d, &q);
+    }
+    uint8_t lu_has[MAX_LINES] = {0};
+    uint64_t lu_val[MAX_LINES][8];
+    unsigned ended = 0;
+    for (uint64_t cyc = 0; ended < c.nlines; cyc++) {
+        cr_assert_lt(cyc, 1000000);
+        lu_drv_step(w.d);
+        for (; from < w.nother; from++) {
+            const msg_t *r = &w.other[from];
+            for (unsigned wd = 0; wd < 8; wd++)
+                if (r->mask >> wd & 1) {
+                    lu_has[r->tag] |= (uint8_t)(1u << wd);
+                    lu_val[r->tag][wd] = r->data[wd];
+                }
+            ended += (r->flags & 2) != 0;
+        }
+    }
+    unsigned from_lu = 0, from_mn = 0;
+    for (unsigned i = 0; i < c.nlines; i++)
+        for (unsigned wd = 0; wd < 8; wd++) {
+            uint64_t want;
+            unsigned ts;
+            bool has = lu_ref_latest(&w.ref, line_addr(i), wd, &want, &ts);
+            uint64_t got = 0;
+            bool found = false;
+            if (lu_has[i] >> wd & 1) {
+                got = lu_val[i][wd], found = true, from_lu++;
+            } else {
+                for (size_t k = w.mn_nrecs; k-- > 0;)
+                    if (w.mn_recs[k].line == line_addr(i) && w.mn_recs[k].word == wd) {
+                        got = w.mn_recs[k].value, found = true, from_mn++;
+                        break;
+                    }
+            }
+            cr_assert_eq(found, has, "%s: line %u word %u: %s", w.ctx, i, wd, has ? "not found" : "found");
+            if (has)
+                cr_assert_eq(got, want, "%s: line %u word %u: 0x%llx, latest 0x%llx", w.ctx, i, wd,
+                             (unsigned long long)got, (unsigned long long)want);
+        }
+    cr_assert(from_lu > 0 && from_mn > 0, "%s: %u words from the LU, %u from the MN log", w.ctx, from_lu, from_mn);
+    wl_free(&w);
+}
+
+Test(logging_unit, high_watermark_sends_early_flush_to_every_other_lu_and_dumps)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 2000, c.hwm = 600, c.log_cap = 1000;
+    wl_init(&w, &c, tb_seed(33), "early flush");
+    wl_run(&w);
+    /* THEN every time the log reached 600 records the LU told CNs 1..4 (not itself) and dumped */
+    cr_assert_geq(w.dumps, 2, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert_eq(w.flush_dst_mask, 0x1e, "%s: EARLY_FLUSH went to 0x%x", w.ctx, w.flush_dst_mask);
+    cr_assert_eq(w.flushes, 4 * w.dumps, "%s: %u EARLY_FLUSH for %u dumps", w.ctx, w.flushes, w.dumps);
+    cr_assert_eq(csr(&w, LU_CSR_EARLY_FLUSH_SENT), w.flushes);
+    cr_assert_eq(w.mn_nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d), "%s: records lost", w.ctx);
+    wl_check_end(&w);
+    wl_free(&w);
+}
+
+Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 300;
+    wl_init(&w, &c, tb_seed(34), "early flush received");
+    wl_run(&w);
+    msg_t f = {.opcode = OP_EARLY_FLUSH, .src = 3, .dst = LU_NODE, .tag = 0};
+    send_when_credit(w.d, &f);
+    wl_settle(&w);
+    cr_assert_eq(w.dumps, 1);
+    cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
+    cr_assert_eq(w.mn_nrecs, lu_drv_log_writes(w.d));
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
+    wl_free(&w);
 }

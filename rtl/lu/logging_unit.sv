@@ -33,6 +33,8 @@
 //        was seen (sticky), bit 2 paused (INTERRUPT answered, no RECOV_END yet)
 //   0x11 FLV_REQS: FETCH_LATEST_VERS requests answered
 //   0x12 TRAV_CYCLES: cycles spent traversing the logs for them (the paper's TravLU)
+//   0x13 DUMPS done   0x14 DUMP_RECORDS sent to the compression engine
+//   0x15 DUMP_CHUNKS (64-byte DUMP_DATA messages)   0x16 EARLY_FLUSH messages sent
 // Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
 module logging_unit #(
   /// word entries of the SRAM log buffer (256: the paper's 4 KB of 16-byte entries)
@@ -65,6 +67,32 @@ module logging_unit #(
   input  wire logic [31:0]                     cfg_log_cap_i,
   /// DRAM log high watermark in records: at or above it the LU requests an Early Flush
   input  wire logic [31:0]                     cfg_hwm_i,
+  /// first line address of this LU's dump range (its share of its replica group's lines)
+  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_range_lo_i,
+  /// line address just past its dump range
+  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_range_hi_i,
+  /// node id of the MN controller the LU dumps to (and synchronizes with)
+  input  wire logic [msg_pkg::NODE_ID_W-1:0]   cfg_mn_i,
+  /// number of CNs (Early Flush goes to every other one)
+  input  wire logic [msg_pkg::NODE_ID_W:0]     cfg_num_cn_i,
+  /// start a dump (the platform's dump period)
+  input  wire logic                            dump_start_i,
+  /// dump port: a log record (or the end beat) for the compression engine
+  output logic                                 dp_valid_o,
+  /// the engine takes it
+  input  wire logic                            dp_ready_i,
+  /// the record
+  output logic      [RecW-1:0]                 dp_rec_o,
+  /// end of the dump (no record on this beat)
+  output logic                                 dp_end_o,
+  /// a 64-byte compressed chunk from the engine
+  input  wire logic                            dc_valid_i,
+  /// it is taken
+  output logic                                 dc_ready_o,
+  /// the chunk
+  input  wire logic [msg_pkg::WORDS_PER_LINE*msg_pkg::WORD_W-1:0] dc_data_i,
+  /// the last chunk of the dump
+  input  wire logic                            dc_last_i,
   /// a message arrives from the link
   input  wire logic                            rx_valid_i,
   /// the arriving message
@@ -109,7 +137,7 @@ module logging_unit #(
   localparam int unsigned HdrW  = FlitW - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned EntW  = $clog2(Entries);
   localparam int unsigned SlotW = $clog2(Slots);
-  localparam int unsigned NumEv = 14;
+  localparam int unsigned NumEv = 18;
 
   if (Slots < 2 || Slots > 256) begin : g_bad_slots
     $error("logging_unit: Slots must be in 2..256");
@@ -154,14 +182,15 @@ module logging_unit #(
   logic [msg_pkg::TS_W-1:0]             s_ts;
   logic [msg_pkg::WORDS_PER_LINE-1:0]   s_pend;
   logic [msg_pkg::WORD_W-1:0]           s_value;
+  logic d_clear, d_active, d_reading;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~paused),
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~paused & ~d_active),
     .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
     .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
     .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),
     .ack_valid_o (ack_v), .ack_msg_o (ack_msg), .ack_ready_i (ack_r),
     .lw_valid_o (lw_v), .lw_idx_o (lw_idx), .lw_rec_o (lw_rec), .lw_ready_i (lw_r),
-    .log_count_o (log_count), .log_clear_i (1'b0),
+    .log_count_o (log_count), .log_clear_i (d_clear),
     .srch_active_i (s_active), .srch_line_i (s_line), .srch_match_o (s_match), .srch_slot_i (s_slot),
     .srch_word_i (s_word), .srch_ts_o (s_ts), .srch_pend_o (s_pend), .srch_value_o (s_value),
     .quiet_o (s_quiet),
@@ -174,11 +203,15 @@ module logging_unit #(
   logic             sr_resp_v, sr_resp_r, sr_rd_v, sr_rd_r;
   logic [31:0]      sr_rd_idx;
   logic [1:0]       mg_bad;
+  logic             mg_flush, dr_v, dr_done, dr_r, d_idle;
+  logic [msg_pkg::TAG_W-1:0] dr_tag;
   lu_mgmt u_mgmt (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
     .mgq_valid_i (mgq_v), .mgq_hdr_i (mgq_hdr), .mgq_ready_o (mgq_r),
     .mgs_valid_i (mgs_v), .mgs_hdr_i (mgs_hdr), .mgs_ready_o (mgs_r),
-    .flv_valid_o (flv_v), .flv_ready_i (flv_r), .quiet_i (s_quiet), .search_idle_i (sr_idle),
+    .flv_valid_o (flv_v), .flv_ready_i (flv_r), .flush_o (mg_flush),
+    .dr_valid_o (dr_v), .dr_done_o (dr_done), .dr_tag_o (dr_tag), .dr_ready_i (dr_r),
+    .quiet_i (s_quiet), .search_idle_i (sr_idle & d_idle),
     .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
     .bad_o (mg_bad), .idle_o (mg_idle)
   );
@@ -186,33 +219,55 @@ module logging_unit #(
   lu_search #(.Slots(Slots), .Batch(SearchBatch)) u_search (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
     .req_valid_i (flv_v), .req_hdr_i (mgq_hdr), .req_ready_o (flv_r),
-    .log_count_i (log_count), .lw_idle_i (~lw_v), .active_o (s_active),
+    .log_count_i (log_count), .lw_idle_i (~lw_v), .hold_i (d_reading), .active_o (s_active),
     .srch_line_o (s_line), .srch_match_i (s_match), .srch_slot_o (s_slot), .srch_word_o (s_word),
     .srch_ts_i (s_ts), .srch_pend_i (s_pend), .srch_value_i (s_value),
     .rd_valid_o (sr_rd_v), .rd_ready_i (sr_rd_r), .rd_idx_o (sr_rd_idx),
-    .rsp_valid_i (mem_rsp_valid_i & en), .rsp_rec_i (mem_rsp_rdata_i),
+    .rsp_valid_i (mem_rsp_valid_i & en & s_active), .rsp_rec_i (mem_rsp_rdata_i),
     .resp_valid_o (sr_resp_v), .resp_msg_o (sr_resp), .resp_ready_i (sr_resp_r),
     .done_req_o (sr_done), .trav_o (sr_trav), .idle_o (sr_idle)
   );
 
-  // ---- memory port: log writes, or the search's reads (the drain holds during a search) ----
-  assign mem_req_valid_o = en & (s_active ? sr_rd_v : lw_v);
-  assign mem_req_write_o = ~s_active;
-  assign mem_req_addr_o  = s_active ? sr_rd_idx : lw_idx;
+  // ---- dumps ----
+  logic             d_tx_v, d_tx_r, d_rd_v, d_rd_r;
+  logic [FlitW-1:0] d_tx;
+  logic [31:0]      d_rd_idx;
+  logic [3:0]       d_ev;
+  lu_dump u_dump (
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .allow_i (~paused), .node_id_i (node_id_i),
+    .cfg_range_lo_i (cfg_range_lo_i), .cfg_range_hi_i (cfg_range_hi_i), .cfg_mn_i (cfg_mn_i),
+    .cfg_num_cn_i (cfg_num_cn_i), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
+    .rsp_valid_i (dr_v), .rsp_done_i (dr_done), .rsp_tag_i (dr_tag), .rsp_ready_o (dr_r),
+    .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),
+    .active_o (d_active), .reading_o (d_reading), .log_clear_o (d_clear),
+    .rd_valid_o (d_rd_v), .rd_ready_i (d_rd_r), .rd_idx_o (d_rd_idx),
+    .rd_rsp_valid_i (mem_rsp_valid_i & en & ~s_active), .rd_rsp_rec_i (mem_rsp_rdata_i),
+    .dp_valid_o (dp_valid_o), .dp_ready_i (dp_ready_i), .dp_rec_o (dp_rec_o), .dp_end_o (dp_end_o),
+    .dc_valid_i (dc_valid_i), .dc_ready_o (dc_ready_o), .dc_data_i (dc_data_i), .dc_last_i (dc_last_i),
+    .tx_valid_o (d_tx_v), .tx_msg_o (d_tx), .tx_ready_i (d_tx_r), .ev_o (d_ev), .idle_o (d_idle)
+  );
+
+  // ---- memory port: log writes, or a search's or a dump's reads (the drain holds meanwhile) ----
+  logic rd_mode;
+  assign rd_mode         = s_active | d_reading;
+  assign mem_req_valid_o = en & (s_active ? sr_rd_v : d_reading ? d_rd_v : lw_v);
+  assign mem_req_write_o = ~rd_mode;
+  assign mem_req_addr_o  = s_active ? sr_rd_idx : d_reading ? d_rd_idx : lw_idx;
   assign mem_req_wdata_o = lw_rec;
-  assign lw_r            = mem_req_ready_i & ~s_active;
+  assign lw_r            = mem_req_ready_i & ~rd_mode;
   assign sr_rd_r         = mem_req_ready_i & s_active;
+  assign d_rd_r          = mem_req_ready_i & ~s_active & d_reading;
 
   // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
   logic       tx_idle;
-  logic [2:0] tx_ready;
-  lu_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
+  logic [3:0] tx_ready;
+  lu_tx #(.NumSrc(4), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
-    .src_valid_i ({sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({sr_resp, mg_resp, ack_msg}),
+    .src_valid_i ({d_tx_v, sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({d_tx, sr_resp, mg_resp, ack_msg}),
     .src_ready_o (tx_ready),
     .tx_valid_o (tx_valid_o), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
   );
-  assign {sr_resp_r, mg_resp_r, ack_r} = tx_ready;
+  assign {d_tx_r, sr_resp_r, mg_resp_r, ack_r} = tx_ready;
 
   // ---- counters and CSRs ----
   logic [NumEv*32-1:0] cnt_q;
@@ -226,7 +281,7 @@ module logging_unit #(
   // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx and lu_mgmt dropped: up to four
   // per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle (TravLU).
   assign bad_dks = ev[8] | rx_bad | (mg_bad != '0);
-  assign evc     = {sr_trav, sr_done, ev};
+  assign evc     = {d_ev, sr_trav, sr_done, ev};
   for (genvar e = 0; e < NumEv; e++) begin : g_cnt
     logic [2:0] inc;
     assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad} + {1'b0, mg_bad} : {2'b0, evc[e]};
@@ -255,6 +310,10 @@ module logging_unit #(
     if (csr_addr_i < 8'd12)           csr_rdata_d = cnt_q[csr_idx*32 +: 32];
     else if (csr_addr_i == 8'h11)     csr_rdata_d = cnt_q[12*32 +: 32];
     else if (csr_addr_i == 8'h12)     csr_rdata_d = cnt_q[13*32 +: 32];
+    else if (csr_addr_i == 8'h13)     csr_rdata_d = cnt_q[14*32 +: 32];
+    else if (csr_addr_i == 8'h14)     csr_rdata_d = cnt_q[15*32 +: 32];
+    else if (csr_addr_i == 8'h15)     csr_rdata_d = cnt_q[16*32 +: 32];
+    else if (csr_addr_i == 8'h16)     csr_rdata_d = cnt_q[17*32 +: 32];
     else if (csr_addr_i == 8'h0C)     csr_rdata_d = 32'(ent_used);
     else if (csr_addr_i == 8'h0D)     csr_rdata_d = 32'(slots_used);
     else if (csr_addr_i == 8'h0E)     csr_rdata_d = log_count;
@@ -278,7 +337,8 @@ module logging_unit #(
   assign csr_err_o    = csr_err_q;
 
   // The hardware is frozen while dead; outside that, idle when every part is.
-  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & ~rx_valid_i & ~mem_rsp_valid_i &
+  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & d_idle & ~dump_start_i &
+                         ~dc_valid_i & ~rx_valid_i & ~mem_rsp_valid_i &
                          (hwm_q == (log_count >= cfg_hwm_i)));
 
 endmodule

@@ -9,8 +9,10 @@
 //                      answer INTERRUPT_RESP to the sender. REPLs and VALs that still come are
 //                      logged as usual (a live CN finishing its stores needs their REPL_ACKs).
 //   RECOV_END          resume and answer RECOV_END_RESP.
-// Anything else on these classes (MSI, INIT_RECOV, the dump synchronization and Early Flush, which
-// this LU does not implement yet, responses) is malformed for an LU: dropped, reported on bad_o.
+//   EARLY_FLUSH        another LU reached its high watermark: a dump starts (lu_dump)
+//   DUMP_GO, DUMP_DONE (MGRSP) the MN controller's synchronization: handed to lu_dump
+// Anything else on these classes (MSI, INIT_RECOV, DUMP_REQ, responses of other kinds) is malformed
+// for an LU: dropped, reported on bad_o.
 module lu_mgmt #(
   localparam int unsigned FlitW = msg_pkg::FLIT_W,
   localparam int unsigned HdrW  = msg_pkg::FLIT_W - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W
@@ -39,6 +41,16 @@ module lu_mgmt #(
   output logic                               flv_valid_o,
   /// lu_search takes it
   input  wire logic                          flv_ready_i,
+  /// an EARLY_FLUSH arrived (one cycle)
+  output logic                               flush_o,
+  /// a DUMP_GO or DUMP_DONE waits for lu_dump
+  output logic                               dr_valid_o,
+  /// it is DUMP_DONE
+  output logic                               dr_done_o,
+  /// its tag
+  output logic      [msg_pkg::TAG_W-1:0]     dr_tag_o,
+  /// lu_dump takes it
+  input  wire logic                          dr_ready_i,
   /// the log engine is quiet (nothing received waits, nothing queued)
   input  wire logic                          quiet_i,
   /// no search is running or collecting
@@ -75,8 +87,10 @@ module lu_mgmt #(
   logic [RespW-1:0] rq_in, rq_out;
   logic [1:0]       rq_cnt_unused;
 
-  logic is_flv, is_int, is_end, q_bad;
-  assign is_flv = q_op == msg_pkg::OP_FETCH_LATEST_VERS;
+  logic is_flv, is_int, is_end, is_flush, q_bad, s_dump;
+  assign is_flv   = q_op == msg_pkg::OP_FETCH_LATEST_VERS;
+  assign is_flush = q_op == msg_pkg::OP_EARLY_FLUSH;
+  assign s_dump   = (s_op == msg_pkg::OP_DUMP_GO) | (s_op == msg_pkg::OP_DUMP_DONE);
   assign is_int = q_op == msg_pkg::OP_INTERRUPT;
   assign is_end = q_op == msg_pkg::OP_RECOV_END;
 
@@ -105,6 +119,8 @@ module lu_mgmt #(
             mgq_ready_o = 1'b1;
             int_d       = 1'b1;
           end
+        end else if (is_flush) begin
+          mgq_ready_o = 1'b1;
         end else if (is_end) begin
           if (!rq_push && !int_q && rq_in_ready) begin
             mgq_ready_o = 1'b1;
@@ -120,11 +136,14 @@ module lu_mgmt #(
     end
   end
 
-  // MGRSP: nothing an LU answers to yet (DUMP_GO, DUMP_DONE come with the dumps).
-  assign mgs_ready_o = en_i & mgs_valid_i;
-  assign bad_o       = {1'b0, q_bad} + {1'b0, mgs_ready_o};
-  logic s_op_unused;
-  assign s_op_unused = ^s_op;
+  assign flush_o = mgq_ready_o & is_flush;
+
+  // MGRSP: the dump synchronization goes to lu_dump, anything else is malformed.
+  assign dr_valid_o  = en_i & mgs_valid_i & s_dump;
+  assign dr_done_o   = s_op == msg_pkg::OP_DUMP_DONE;
+  assign dr_tag_o    = mgs_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
+  assign mgs_ready_o = en_i & mgs_valid_i & (s_dump ? dr_ready_i : 1'b1);
+  assign bad_o       = {1'b0, q_bad} + {1'b0, mgs_ready_o & ~s_dump};
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

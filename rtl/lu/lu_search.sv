@@ -53,6 +53,8 @@ module lu_search #(
   input  wire logic [31:0]                   log_count_i,
   /// no record is on its way to the DRAM log
   input  wire logic                          lw_idle_i,
+  /// a dump owns the memory port: wait
+  input  wire logic                          hold_i,
   /// a traversal runs: the drain holds, the buffer's read port is the search's
   output logic                               active_o,
   /// the line whose slots are looked at
@@ -232,7 +234,7 @@ module lu_search #(
           n_d = n_q + 1'b1;
           if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
         end
-        S_WAIT: if (lw_idle_i) begin
+        S_WAIT: if (lw_idle_i && !hold_i) begin
           st_d  = S_DRAM;
           iss_d = '0;
           got_d = '0;

@@ -1,0 +1,298 @@
+`default_nettype none
+`include "assert.svh"
+
+// Log dumps of the Logging Unit (DIKTAMO §IV-E): at a dump the LU extracts, oldest first, the DRAM
+// log records of its own range of line addresses (cfg_range_lo_i <= line < cfg_range_hi_i: in a
+// replica group each LU dumps one range), streams them through the dump port into the compression
+// engine (a C model of a zlib block, level configurable), and sends the compressed bytes to its MN
+// as 64-byte DUMP_DATA messages, synchronizing through the MN controller:
+//   1. DUMP_REQ (tag = epoch) to the MN controller cfg_mn_i; wait for DUMP_GO (every LU is ready);
+//   2. wait until no record is on its way to the log and hold the drain (active_o); read every
+//      record in order; those of the range go to the dump port; then an end beat (dp_end_o);
+//   3. every compressed chunk leaves as DUMP_DATA (dst cfg_mn_i, tag = chunk number, addr = byte
+//      offset / 64, LAST on the final one);
+//   4. wait for DUMP_DONE (every dump of the epoch stored), then clear the DRAM log (log_clear_o)
+//      and resume the drain.
+// A dump starts on dump_start_i (the dump period, kept by the platform), on an EARLY_FLUSH from
+// another LU, or when this LU's log reaches its high watermark (hwm_i): then it first sends
+// EARLY_FLUSH to every other CN (ids 0 .. cfg_num_cn_i - 1 but its own), so that all LUs flush
+// together. A start that comes while a dump runs is remembered and runs after it.
+module lu_dump #(
+  localparam int unsigned FlitW = msg_pkg::FLIT_W,
+  localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
+  localparam int unsigned NodeW = msg_pkg::NODE_ID_W,
+  localparam int unsigned LineW = msg_pkg::LINE_ADDR_W,
+  localparam int unsigned RecW  = 128
+) (
+  /// LU clock
+  input  wire logic              clk_i,
+  /// synchronous reset, active low
+  input  wire logic              rst_ni,
+  /// the LU is alive
+  input  wire logic              en_i,
+  /// dumps may start (low while paused for recovery)
+  input  wire logic              allow_i,
+  /// this CN's node id
+  input  wire logic [NodeW-1:0]  node_id_i,
+  /// first line address of this LU's dump range
+  input  wire logic [LineW-1:0]  cfg_range_lo_i,
+  /// line address just past the range
+  input  wire logic [LineW-1:0]  cfg_range_hi_i,
+  /// node id of the MN controller (synchronization, and where the dump goes)
+  input  wire logic [NodeW-1:0]  cfg_mn_i,
+  /// number of CNs (EARLY_FLUSH goes to CN ids 0 .. cfg_num_cn_i - 1 but this one)
+  input  wire logic [NodeW:0]    cfg_num_cn_i,
+  /// start a dump (the dump period)
+  input  wire logic              start_i,
+  /// the DRAM log is at or above its high watermark
+  input  wire logic              hwm_i,
+  /// an EARLY_FLUSH arrived (one cycle)
+  input  wire logic              flush_in_i,
+  /// DUMP_GO / DUMP_DONE waiting (MGRSP head)
+  input  wire logic              rsp_valid_i,
+  /// it is DUMP_DONE (else DUMP_GO)
+  input  wire logic              rsp_done_i,
+  /// its tag (epoch)
+  input  wire logic [msg_pkg::TAG_W-1:0] rsp_tag_i,
+  /// it is taken
+  output logic                   rsp_ready_o,
+  /// no search runs (a dump waits for it before reading the log)
+  input  wire logic              search_idle_i,
+  /// records in the DRAM log
+  input  wire logic [31:0]       log_count_i,
+  /// no record on its way to the DRAM log
+  input  wire logic              lw_idle_i,
+  /// a dump holds the drain
+  output logic                   active_o,
+  /// a dump owns the memory port's reads (a search waits)
+  output logic                   reading_o,
+  /// empty the DRAM log (one cycle)
+  output logic                   log_clear_o,
+  /// DRAM log read request
+  output logic                   rd_valid_o,
+  /// it is taken
+  input  wire logic              rd_ready_i,
+  /// record index
+  output logic      [31:0]       rd_idx_o,
+  /// a record read returns
+  input  wire logic              rd_rsp_valid_i,
+  /// the record
+  input  wire logic [RecW-1:0]   rd_rsp_rec_i,
+  /// dump port: a record (or the end beat) for the compression engine
+  output logic                   dp_valid_o,
+  /// the engine takes it
+  input  wire logic              dp_ready_i,
+  /// the record
+  output logic      [RecW-1:0]   dp_rec_o,
+  /// end of the dump (no record on this beat)
+  output logic                   dp_end_o,
+  /// a compressed chunk (64 bytes) from the engine
+  input  wire logic              dc_valid_i,
+  /// it is taken (sent as DUMP_DATA)
+  output logic                   dc_ready_o,
+  /// the chunk
+  input  wire logic [DataW-1:0]  dc_data_i,
+  /// the last chunk of the dump
+  input  wire logic              dc_last_i,
+  /// a message to send (DUMP_REQ, EARLY_FLUSH, DUMP_DATA)
+  output logic                   tx_valid_o,
+  /// the message
+  output logic      [FlitW-1:0]  tx_msg_o,
+  /// it is taken
+  input  wire logic              tx_ready_i,
+  /// events (one cycle each): 0 dump done, 1 record to the engine, 2 DUMP_DATA sent, 3 EARLY_FLUSH
+  /// sent
+  output logic      [3:0]        ev_o,
+  /// no dump running or pending
+  output logic                   idle_o
+);
+  typedef enum logic [2:0] { D_IDLE, D_FLUSH, D_REQ, D_GO, D_HOLD, D_READ, D_SEND, D_DONE } state_e;
+  state_e st_q, st_d;
+
+  logic                 pend_q, pend_d, hwm_q, own_q, own_d;
+  logic [msg_pkg::TAG_W-1:0] epoch_q, epoch_d, seq_q, seq_d;
+  logic [NodeW:0]       fcn_q, fcn_d;      // next CN to send EARLY_FLUSH to
+  logic [31:0]          iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
+  logic                 end_sent_q, end_sent_d;
+  logic [2:0]           out_q, out_d;      // reads whose records are not yet in the FIFO
+
+  // Records of the range wait in a small FIFO for the engine; reads are issued only while their
+  // records have room there.
+  logic            rf_push, rf_in_ready, rf_v, rf_pop;
+  logic [RecW-1:0] rf_rec;
+  logic [2:0]      rf_cnt;
+  logic            rf_empty;
+  logic [LineW-1:0] r_line;
+  assign r_line  = rd_rsp_rec_i[64 +: LineW];
+  assign rf_push = en_i & (st_q == D_READ) & rd_rsp_valid_i & (r_line >= cfg_range_lo_i) & (r_line < cfg_range_hi_i);
+  fifo #(.Depth(4), .Width(RecW)) u_rf (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (rf_push), .in_ready_o (rf_in_ready), .in_data_i (rd_rsp_rec_i),
+    .out_valid_o (rf_v), .out_ready_i (rf_pop), .out_data_o (rf_rec),
+    .count_o (rf_cnt), .empty_o (rf_empty)
+  );
+
+  logic reads_done, can_issue, trig, flush_self;
+  assign reads_done = (iss_q == cnt_q) & (got_q == cnt_q);
+  assign can_issue  = (iss_q != cnt_q) & ({1'b0, out_q} + {1'b0, rf_cnt} < 4'd4);
+  assign rd_valid_o = en_i & (st_q == D_READ) & can_issue;
+  assign rd_idx_o   = iss_q;
+
+  // Dump port: records of the FIFO, then one end beat.
+  assign dp_valid_o = en_i & (st_q == D_READ) & (rf_v | (reads_done & ~end_sent_q));
+  assign dp_rec_o   = rf_rec;
+  assign dp_end_o   = ~rf_v;
+  assign rf_pop     = dp_valid_o & dp_ready_i & rf_v;
+
+  // Messages.
+  msg_pkg::msg_t m;
+  logic [NodeW-1:0] fdst;
+  assign fdst = fcn_q[NodeW-1:0];
+  always_comb begin
+    m     = '0;
+    m.src = node_id_i;
+    unique case (st_q)
+      D_FLUSH: begin
+        m.opcode = msg_pkg::OP_EARLY_FLUSH;
+        m.dst    = fdst;
+        m.tag    = epoch_q;
+      end
+      D_REQ: begin
+        m.opcode = msg_pkg::OP_DUMP_REQ;
+        m.dst    = cfg_mn_i;
+        m.tag    = epoch_q;
+      end
+      default: begin
+        m.opcode = msg_pkg::OP_DUMP_DATA;
+        m.dst    = cfg_mn_i;
+        m.tag    = seq_q;
+        m.flags  = {3'b000, dc_last_i};
+        m.addr   = LineW'(seq_q);
+        m.mask   = '1;
+        m.data   = dc_data_i;
+      end
+    endcase
+  end
+  assign tx_msg_o   = m;
+  assign tx_valid_o = en_i & ((st_q == D_FLUSH && fdst != node_id_i && fcn_q < cfg_num_cn_i) ||
+                              st_q == D_REQ || ((st_q == D_READ || st_q == D_SEND) && dc_valid_i));
+  assign dc_ready_o = en_i & (st_q == D_READ || st_q == D_SEND) & tx_ready_i;
+
+  assign rsp_ready_o = en_i & rsp_valid_i & ((st_q == D_GO && !rsp_done_i && rsp_tag_i == epoch_q) ||
+                                             (st_q == D_DONE && rsp_done_i && rsp_tag_i == epoch_q));
+
+  assign flush_self = hwm_i & ~hwm_q;
+  assign trig       = start_i | flush_in_i | flush_self;
+
+  always_comb begin
+    st_d       = st_q;
+    pend_d     = pend_q | (en_i & trig);
+    own_d      = own_q | (en_i & flush_self);
+    epoch_d    = epoch_q;
+    seq_d      = seq_q;
+    fcn_d      = fcn_q;
+    iss_d      = iss_q;
+    got_d      = got_q;
+    cnt_d      = cnt_q;
+    end_sent_d = end_sent_q;
+    out_d      = out_q;
+    log_clear_o = 1'b0;
+    ev_o       = '0;
+    if (en_i) begin
+      if (rd_valid_o && rd_ready_i) begin
+        iss_d = iss_q + 32'd1;
+        out_d = out_d + 3'd1;
+      end
+      if (rd_rsp_valid_i && st_q == D_READ) begin
+        got_d = got_q + 32'd1;
+        out_d = out_d - 3'd1;
+      end
+      ev_o[1] = rf_pop;
+      if (dc_valid_i && dc_ready_o) begin
+        seq_d   = seq_q + 1'b1;
+        ev_o[2] = 1'b1;
+      end
+      unique case (st_q)
+        D_IDLE: if (pend_q && allow_i) begin
+          pend_d = 1'b0;
+          own_d  = 1'b0;
+          fcn_d  = '0;
+          // A dump this LU's watermark asked for starts by telling every other LU.
+          st_d   = own_q ? D_FLUSH : D_REQ;
+        end
+        D_FLUSH: begin
+          if (fcn_q >= cfg_num_cn_i) st_d = D_REQ;
+          else if (fdst == node_id_i || tx_ready_i) begin
+            fcn_d   = fcn_q + 1'b1;
+            ev_o[3] = fdst != node_id_i;
+          end
+        end
+        D_REQ: if (tx_ready_i) st_d = D_GO;
+        D_GO: if (rsp_ready_o) st_d = D_HOLD;
+        D_HOLD: if (lw_idle_i && search_idle_i) begin
+          st_d       = D_READ;
+          iss_d      = '0;
+          got_d      = '0;
+          out_d      = '0;
+          cnt_d      = log_count_i;
+          seq_d      = '0;
+          end_sent_d = 1'b0;
+        end
+        D_READ: begin
+          if (dp_valid_o && dp_ready_i && !rf_v) begin
+            end_sent_d = 1'b1;
+            st_d       = D_SEND;
+          end
+          if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
+        end
+        D_SEND: if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
+        D_DONE: if (rsp_ready_o) begin
+          log_clear_o = 1'b1;
+          epoch_d     = epoch_q + 1'b1;
+          ev_o[0]     = 1'b1;
+          st_d        = D_IDLE;
+        end
+        default: st_d = D_IDLE;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      st_q    <= D_IDLE;
+      pend_q  <= 1'b0;
+      own_q   <= 1'b0;
+      hwm_q   <= 1'b0;
+      epoch_q <= '0;
+      seq_q   <= '0;
+      fcn_q   <= '0;
+      iss_q   <= '0;
+      got_q   <= '0;
+      cnt_q   <= '0;
+      out_q   <= '0;
+      end_sent_q <= 1'b0;
+    end else begin
+      st_q    <= st_d;
+      pend_q  <= pend_d;
+      own_q   <= own_d;
+      if (en_i) hwm_q <= hwm_i;
+      epoch_q <= epoch_d;
+      seq_q   <= seq_d;
+      fcn_q   <= fcn_d;
+      iss_q   <= iss_d;
+      got_q   <= got_d;
+      cnt_q   <= cnt_d;
+      out_q   <= out_d;
+      end_sent_q <= end_sent_d;
+    end
+  end
+
+  assign active_o  = (st_q == D_HOLD) | (st_q == D_READ) | (st_q == D_SEND) | (st_q == D_DONE);
+  assign reading_o = (st_q == D_READ) | (st_q == D_SEND) | (st_q == D_DONE);
+  assign idle_o   = (st_q == D_IDLE) & ~pend_q & rf_empty & (hwm_q == hwm_i);
+
+  `ASSERT(rf_room, !rf_push || rf_in_ready)
+  `ASSERT(chunk_only_in_dump, !dc_valid_i || st_q == D_READ || st_q == D_SEND)
+
+endmodule
+`default_nettype wire
