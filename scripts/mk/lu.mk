@@ -25,3 +25,26 @@ $(BIN)/lu_tests: $(LU_TB_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMODE
 .PHONY: test-lu
 test-lu: $(BIN)/lu_tests ## build and run only the Logging Unit's tests (TEST_ARGS= for Criterion options)
 	$(BIN)/lu_tests --jobs $(JOBS) $(TEST_ARGS)
+
+# The LU benchmark (csim/main/lu_bench.c): the fast flavour of the paper-size LU. `make bench` runs
+# it (lu-bench is a prerequisite of bench), writing build/bench/lu.{csv,json}.
+$(eval $(call vmodel,logging_unit_fast,logging_unit,,fast))
+ALL_MODELS += logging_unit_fast
+$(OBJ)/csim/main/lu_bench.o: $(VMODEL_HDR_logging_unit_fast)
+$(BIN)/lu_bench: $(OBJ)/csim/main/lu_bench.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o \
+                 $(VMODEL_OBJS_logging_unit_fast) $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
+
+.PHONY: lu-bench
+lu-bench: $(BIN)/lu_bench ## the Logging Unit benchmark alone (make bench runs it too)
+	$(BIN)/lu_bench --out $(B)/bench
+bench: lu-bench
+
+# make waves-lu: trace the LU's scenario (lu_bench --trace) and render waves/logging_unit.gtkw
+# (REPL -> REPL_ACK -> VAL -> drain) to build/waves/lu.png.
+.PHONY: waves-lu
+waves-lu: $(BIN)/lu_bench ## trace a REPL -> REPL_ACK -> VAL -> drain scenario of the LU; render it to build/waves/lu.png
+	@mkdir -p $(B)/waves
+	$(BIN)/lu_bench --trace $(B)/waves/lu.fst
+	bash scripts/waves.sh png $(B)/waves/lu.fst --full $(WAVES_ARGS)

@@ -1,0 +1,177 @@
+/* Benchmark of the Logging Unit (`make bench`): the sustained logging rate, in word entries per LU
+ * cycle, of the Verilated logging_unit (fast flavour) driven through csim/lu_drv, for REPLs of 8, 4,
+ * 2 and 1 words. Each REPL is sent as soon as a DKREQ credit is there, its VAL as soon as its
+ * REPL_ACK is back (link delay 1 cycle, DRAM log 45 ns with up to 64 writes in flight), to
+ * distinct lines, so nothing waits on ordering. Measured over a window after a warm-up: words
+ * logged (entries written) and words drained per cycle, and messages presented per cycle (the
+ * receive port takes one message per LU cycle, so a REPL and its VAL cost two cycles: REPLs of one
+ * word cannot exceed 0.5 word per cycle).
+ *
+ *   lu_bench [--out DIR] [--seed N]     prints a table; writes DIR/lu.csv and DIR/lu.json
+ *   lu_bench --trace FILE.fst           instead: traces a short scenario for the GTKWave view
+ *                                       waves/logging_unit.gtkw (REPL -> REPL_ACK -> VAL -> drain) */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lu_drv.h"
+#include "vw_logging_unit_fast.h"
+
+LU_MODEL_OPS(lu_ops_fast, logging_unit_fast, 256, 64, 4);
+
+typedef struct bench {
+    lu_drv_t *d;
+    unsigned words; /* per REPL */
+    uint64_t acks, next_line;
+    msg_t pending_val[64];
+    size_t npv;
+    uint64_t rx_msgs;
+} bench_t;
+
+static void on_tx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    bench_t *b = ctx;
+    (void)cyc;
+    if (m->opcode != OP_REPL_ACK)
+        return;
+    b->acks++;
+    if (b->npv < 64)
+        b->pending_val[b->npv++] = (msg_t){.opcode = OP_VAL, .src = (uint8_t)m->dst, .dst = m->src, .core = m->core,
+                                           .tag = m->tag, .addr = m->addr, .ts = 1};
+}
+
+static void on_rx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    bench_t *b = ctx;
+    (void)m, (void)cyc;
+    b->rx_msgs++;
+}
+
+static uint32_t csr(lu_drv_t *d, unsigned a) { return lu_drv_csr(d, a, NULL); }
+
+/* Runs REPLs of `words` words; fills the words logged, drained and messages per cycle. */
+static void run(unsigned words, uint64_t seed, double *logged, double *drained, double *msgs)
+{
+    bench_t b = {.words = words};
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.node_id = 0;
+    c.tx_credits = 16;
+    b.d = lu_drv_create(&lu_ops_fast, &c, seed, on_tx, &b);
+    lu_drv_on_rx(b.d, on_rx);
+    const uint64_t warm = 2000, window = 20000;
+    uint64_t w0 = 0, d0 = 0, m0 = 0, c0 = 0, tag = 0;
+    for (uint64_t i = 0; i < warm + window; i++) {
+        if (i == warm) {
+            w0 = csr(b.d, LU_CSR_WORDS), d0 = csr(b.d, LU_CSR_DRAINED), m0 = b.rx_msgs, c0 = lu_drv_cycle(b.d);
+        }
+        /* VALs first (they free the buffer), then a REPL. */
+        while (b.npv && lu_drv_credits(b.d, CLS_DKRSP)) {
+            lu_drv_send(b.d, &b.pending_val[0], 1);
+            memmove(b.pending_val, b.pending_val + 1, --b.npv * sizeof b.pending_val[0]);
+        }
+        if (lu_drv_credits(b.d, CLS_DKREQ)) {
+            msg_t r = {.opcode = OP_REPL, .src = 1, .dst = 0, .core = (uint8_t)(tag % 4), .tag = (uint16_t)(tag % 4096),
+                       .addr = 0x10000 + b.next_line++, .mask = (uint8_t)((1u << words) - 1)};
+            for (unsigned k = 0; k < words; k++)
+                r.data[k] = tag * 8 + k;
+            lu_drv_send(b.d, &r, 1);
+            tag++;
+        }
+        lu_drv_step(b.d);
+    }
+    uint64_t cyc = lu_drv_cycle(b.d) - c0;
+    *logged = (double)(csr(b.d, LU_CSR_WORDS) - w0) / (double)cyc;
+    *drained = (double)(csr(b.d, LU_CSR_DRAINED) - d0) / (double)cyc;
+    *msgs = (double)(b.rx_msgs - m0) / (double)cyc;
+    lu_drv_free(b.d);
+}
+
+/* Two REPLs (three words, then one word of the same line by another CN), their REPL_ACKs, the
+ * second one's VAL first (its word waits), then the first one's VAL: both drain, in order. */
+static int trace(const char *path, uint64_t seed)
+{
+    bench_t b = {.words = 3};
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.node_id = 0;
+    b.d = lu_drv_create(&lu_ops_fast, &c, seed, on_tx, &b);
+    if (lu_drv_trace(b.d, path) != 0) {
+        fprintf(stderr, "lu_bench: cannot trace to %s\n", path);
+        return 1;
+    }
+    for (int i = 0; i < 8; i++)
+        lu_drv_step(b.d);
+    msg_t r1 = {.opcode = OP_REPL, .src = 1, .dst = 0, .core = 2, .tag = 7, .addr = 0x1234, .mask = 0x0b,
+                .data = {0x11, 0x22, 0, 0x44}};
+    msg_t r2 = {.opcode = OP_REPL, .src = 3, .dst = 0, .core = 0, .tag = 9, .addr = 0x1234, .mask = 0x01, .data = {0x99}};
+    lu_drv_send(b.d, &r1, 1);
+    lu_drv_send(b.d, &r2, 2);
+    for (int i = 0; i < 12; i++)
+        lu_drv_step(b.d);
+    msg_t v2 = {.opcode = OP_VAL, .src = 3, .dst = 0, .core = 0, .tag = 9, .addr = 0x1234, .ts = 6};
+    msg_t v1 = {.opcode = OP_VAL, .src = 1, .dst = 0, .core = 2, .tag = 7, .addr = 0x1234, .ts = 5};
+    lu_drv_send(b.d, &v2, 1);
+    for (int i = 0; i < 6; i++)
+        lu_drv_step(b.d);
+    lu_drv_send(b.d, &v1, 1);
+    for (int i = 0; i < 40; i++)
+        lu_drv_step(b.d);
+    printf("lu_bench: traced %zu DRAM log records to %s\n", lu_drv_log_writes(b.d), path);
+    lu_drv_free(b.d);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *trace_path = NULL;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+            trace_path = argv[++i];
+        else {
+            fprintf(stderr, "usage: lu_bench [--out DIR] [--seed N] [--trace FILE.fst]\n");
+            return 2;
+        }
+    }
+    if (trace_path)
+        return trace(trace_path, seed);
+    static const unsigned sizes[] = {8, 4, 2, 1};
+    double lg[4], dr[4], ms[4];
+    printf("Logging Unit: sustained logging rate (word entries per LU cycle; 1 cycle = 2 ns at 500 MHz)\n");
+    printf("%-16s %14s %14s %16s\n", "words per REPL", "logged/cycle", "drained/cycle", "messages/cycle");
+    for (int i = 0; i < 4; i++) {
+        run(sizes[i], seed, &lg[i], &dr[i], &ms[i]);
+        printf("%-16u %14.3f %14.3f %16.3f\n", sizes[i], lg[i], dr[i], ms[i]);
+    }
+    if (out) {
+        mkdir(out, 0777);
+        char p[1024];
+        snprintf(p, sizeof p, "%s/lu.csv", out);
+        FILE *f = fopen(p, "w");
+        if (!f) {
+            fprintf(stderr, "lu_bench: cannot write %s\n", p);
+            return 1;
+        }
+        fprintf(f, "words_per_repl,logged_per_cycle,drained_per_cycle,messages_per_cycle\n");
+        for (int i = 0; i < 4; i++)
+            fprintf(f, "%u,%.4f,%.4f,%.4f\n", sizes[i], lg[i], dr[i], ms[i]);
+        fclose(f);
+        snprintf(p, sizeof p, "%s/lu.json", out);
+        f = fopen(p, "w");
+        if (!f)
+            return 1;
+        fprintf(f, "{\"seed\": %" PRIu64 ", \"rates\": [", seed);
+        for (int i = 0; i < 4; i++)
+            fprintf(f, "%s{\"words_per_repl\": %u, \"logged_per_cycle\": %.4f, \"drained_per_cycle\": %.4f, "
+                       "\"messages_per_cycle\": %.4f}",
+                    i ? ", " : "", sizes[i], lg[i], dr[i], ms[i]);
+        fprintf(f, "]}\n");
+        fclose(f);
+    }
+    return 0;
+}
