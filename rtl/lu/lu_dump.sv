@@ -106,6 +106,11 @@ module lu_dump #(
   /// no dump running or pending
   output logic                   idle_o
 );
+  // Records read and not yet taken by the engine: enough to cover the DRAM latency at a record per
+  // cycle (45 ns = 23 LU cycles).
+  localparam int unsigned Win  = 32;
+  localparam int unsigned WinW = $clog2(Win + 1);
+
   typedef enum logic [2:0] { D_IDLE, D_FLUSH, D_REQ, D_GO, D_HOLD, D_READ, D_SEND, D_DONE } state_e;
   state_e st_q, st_d;
 
@@ -114,18 +119,18 @@ module lu_dump #(
   logic [NodeW:0]       fcn_q, fcn_d;      // next CN to send EARLY_FLUSH to
   logic [31:0]          iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
   logic                 end_sent_q, end_sent_d;
-  logic [2:0]           out_q, out_d;      // reads whose records are not yet in the FIFO
+  logic [WinW-1:0]      out_q, out_d;      // reads whose records are not yet in the FIFO
 
   // Records of the range wait in a small FIFO for the engine; reads are issued only while their
   // records have room there.
   logic            rf_push, rf_in_ready, rf_v, rf_pop;
   logic [RecW-1:0] rf_rec;
-  logic [2:0]      rf_cnt;
+  logic [WinW-1:0] rf_cnt;
   logic            rf_empty;
   logic [LineW-1:0] r_line;
   assign r_line  = rd_rsp_rec_i[64 +: LineW];
   assign rf_push = en_i & (st_q == D_READ) & rd_rsp_valid_i & (r_line >= cfg_range_lo_i) & (r_line < cfg_range_hi_i);
-  fifo #(.Depth(4), .Width(RecW)) u_rf (
+  fifo #(.Depth(Win), .Width(RecW)) u_rf (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (rf_push), .in_ready_o (rf_in_ready), .in_data_i (rd_rsp_rec_i),
     .out_valid_o (rf_v), .out_ready_i (rf_pop), .out_data_o (rf_rec),
@@ -134,7 +139,7 @@ module lu_dump #(
 
   logic reads_done, can_issue, trig, flush_self;
   assign reads_done = (iss_q == cnt_q) & (got_q == cnt_q);
-  assign can_issue  = (iss_q != cnt_q) & ({1'b0, out_q} + {1'b0, rf_cnt} < 4'd4);
+  assign can_issue  = (iss_q != cnt_q) & ({1'b0, out_q} + {1'b0, rf_cnt} < (WinW + 1)'(Win));
   assign rd_valid_o = en_i & (st_q == D_READ) & can_issue;
   assign rd_idx_o   = iss_q;
 
@@ -201,11 +206,11 @@ module lu_dump #(
     if (en_i) begin
       if (rd_valid_o && rd_ready_i) begin
         iss_d = iss_q + 32'd1;
-        out_d = out_d + 3'd1;
+        out_d = out_d + 1'b1;
       end
       if (rd_rsp_valid_i && st_q == D_READ) begin
         got_d = got_q + 32'd1;
-        out_d = out_d - 3'd1;
+        out_d = out_d - 1'b1;
       end
       ev_o[1] = rf_pop;
       if (dc_valid_i && dc_ready_o) begin
