@@ -670,6 +670,54 @@ Test(cxl_switch, detection_time_and_viral_status_read_back_and_timer_left_is_exa
     sw_free(&s);
 }
 
+/* The CM fails while an MSI to it is between allocation and traversal: the MSI must not be lost
+ * but go to the next CM. CN 1 goes silent; CN 0 (the CM) `off` cycles later. With off = 1 the CM
+ * is fenced exactly when the MSI about CN 1 would leave toward it; with off = 0 both are detected
+ * at once and both MSIs go to CN 2; with off >= 2 the MSI about CN 1 reaches CN 0 in time. */
+Test(cxl_switch, msi_to_a_cm_that_fails_before_it_leaves_goes_to_the_next_cm)
+{
+    for (unsigned off = 0; off < 4; off++) {
+        sw_t s;
+        sw_start(&s, &cxl_switch_c4m4_ops, tb_seed(48));
+        const uint32_t lim = 100;
+        csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, lim);
+        sw_grant_all(&s, 2);
+        for (unsigned i = 0; i < 30; i++) {
+            for (unsigned p = 0; p < s.np; p++)
+                sw_set_bit(sw_in(&s, s.ops->rx_hb_i), p, 1);
+            sw_step(&s);
+        }
+        const uint64_t last1 = s.cycle; /* CN 1's last heartbeat is sampled in this cycle */
+        msi_t got[4];
+        unsigned n = 0;
+        for (unsigned i = 0; i < 3 * lim; i++) {
+            sw_set_bit(sw_in(&s, s.ops->rx_hb_i), 1, s.cycle <= last1);
+            sw_set_bit(sw_in(&s, s.ops->rx_hb_i), 0, s.cycle <= last1 + off);
+            sw_step(&s);
+            for (unsigned p = 0; p < s.np; p++) {
+                if (!sw_bit(sw_out(&s, s.ops->tx_valid_o), p))
+                    continue;
+                msg_t m;
+                msg_unpack(sw_out(&s, s.ops->tx_msg_o) + p * MSG_FLIT_WORDS, &m);
+                cr_assert_eq(m.opcode, OP_MSI, "off=%u: only MSIs move", off);
+                cr_assert_lt(n, 4, "off=%u: too many MSIs", off);
+                got[n++] = (msi_t){s.cycle - 1, p, m.subject};
+            }
+        }
+        cr_assert_eq(n, 2, "off=%u: one MSI per failure, got %u", off, n);
+        unsigned on_port[2] = {99, 99};
+        for (unsigned k = 0; k < n; k++) {
+            cr_assert(got[k].subject <= 1, "off=%u: MSI about CN %u", off, got[k].subject);
+            cr_assert_eq(on_port[got[k].subject], 99, "off=%u: a second MSI about CN %u", off, got[k].subject);
+            on_port[got[k].subject] = got[k].port;
+        }
+        cr_assert_eq(on_port[1], off >= 2 ? 0u : 2u, "off=%u: the MSI about CN 1 went to port %u", off, on_port[1]);
+        cr_assert_eq(on_port[0], 2u, "off=%u: the MSI about the CM went to CN 2", off);
+        cr_assert_eq(csr_ok(&s, false, SW_CSR_MSI_SENT, 0), 2u, "off=%u: MSI_SENT counts the MSIs that left", off);
+        sw_free(&s);
+    }
+}
+
 /* ---- directed failure scenarios ---- */
 
 typedef struct pump {
