@@ -71,7 +71,7 @@ module cxl_switch #(
   /// largest number of credits per class a link partner may grant an output port
   parameter int unsigned MaxTxCredits = 64,
   /// iSLIP iterations per cycle
-  parameter int unsigned Iters        = 2,
+  parameter int unsigned Iters        = 3,
   /// SILENCE_LIMIT after reset (cycles; 0 = rule off)
   parameter int unsigned SilenceReset = 2048,
   /// ACCEPT_LIMIT after reset (cycles; 0 = rule off)
