@@ -861,7 +861,8 @@ def main():
             else:
                 abc_constr = f"-constr {constr}"
         vals = {"ELAB_IL": f"{out}/elab.il", "MACROS_YS": f"{out}/macros.ys",
-                "HIER_YS": f"{out}/hier.ys", "TOP": top,
+                "HIER_YS": f"{out}/hier.ys", "SHIFT_MAP": os.path.join(a.constraints, "techmap_shift.v"),
+                "TOP": top,
                 "LIBERTY": a.liberty, "PERIOD_PS": int(round(period * 1000)),
                 "STAT_TXT": f"{out}/stat.txt", "STAT_JSON": f"{out}/stat.json",
                 "NETLIST": f"{out}/netlist.v", "ABC_CONSTR": abc_constr}
