@@ -121,7 +121,7 @@ def read_params(path):
                 continue
             m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(\S+)", line)
             if not m:
-                raise InputError(path, n, line.split("=", 1)[0].strip() or line,
+                raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
                                  f"expected `Name=Value`, got `{line}`")
             if m.group(1) in seen:
                 raise InputError(path, n, m.group(1), f"given twice (first on line {seen[m.group(1)]})")
@@ -130,13 +130,13 @@ def read_params(path):
     return params
 
 
-def param_error(tool_error, params, path):
+def param_error(tool_error, params, path, top):
     """Yosys' error for a parameter the module does not have, as an InputError on its line."""
     m = re.search(r"Can't find object for defparam `\\?(\w+)`", tool_error or "")
     if not m:
         return None
     line = next((n for k, _, n in params if k == m.group(1)), 0)
-    return InputError(path, line, m.group(1), "the module has no such parameter")
+    return InputError(path, line, m.group(1), f"{top} has no such parameter")
 
 
 # constraints/<block>.flow: how the flow treats a block (not what the block is). Keys, one
@@ -162,7 +162,7 @@ def read_flow(path, mods, top):
                 continue
             m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(.*)", line)
             if not m:
-                raise InputError(path, n, line.split("=", 1)[0].strip() or line,
+                raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
                                  f"expected `key = value`, got `{line}`")
             key, value = m.group(1), m.group(2).split()
             if key not in FLOW_KEYS:
@@ -789,7 +789,7 @@ def main():
             try:
                 run_tool("check", [a.yosys, ys], log)
             except FlowError as e:
-                raise param_error(e.what, params, params_path) or e
+                raise param_error(e.what, params, params_path, top) or e
             print(f"synth check: {name}: accepted by Yosys ({len(files)} files)")
             return 0
 
@@ -811,7 +811,7 @@ def main():
         try:
             run_tool("elaboration", [a.yosys, os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
         except FlowError as e:
-            raise param_error(e.what, params, params_path) or e
+            raise param_error(e.what, params, params_path, top) or e
         macros, own_bits = [], None
         if bases:
             with open(os.path.join(out, "elab.json")) as fh:
