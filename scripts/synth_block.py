@@ -720,6 +720,25 @@ def instance_type(netlist_text, inst):
     return m.group(1) if m else None
 
 
+def netlist_modules(text):
+    """Module name -> its text, of a netlist written by Yosys' write_verilog."""
+    return {m.group(1): m.group(0) for m in
+            re.finditer(r"^module\s+\\?(\S+?)\s*\(.*?^endmodule", text, flags=re.S | re.M)}
+
+
+def locate_instance(netlist_mods, top, path):
+    """An OpenSTA instance path (`g_in\\[0\\].u_ing/_77_`): the module holding the last instance,
+    the instance's name there, and the path to that module with a trailing `/` ('' at the top)."""
+    parts = [p.replace("\\", "") for p in path.split("/")]
+    mod = top
+    for p in parts[:-1]:
+        t = instance_type(netlist_mods.get(mod, ""), p)
+        if t is None:
+            return None, parts[-1], ""
+        mod = t.lstrip("\\")
+    return mod, parts[-1], "".join(p + "/" for p in parts[:-1])
+
+
 def register_of(netlist_text, inst):
     """The net a flop instance drives (its register's name), or None: `_77_` -> `rp_q[1]`."""
     if not inst:
@@ -902,20 +921,23 @@ def main():
         stext = run_tool("timing (OpenSTA)", [a.sta, "-no_init", "-no_splash", "-exit", os.path.join(out, "sta.tcl")], slog)
         sta = parse_sta(stext)
         with open(os.path.join(out, "netlist.v"), errors="replace") as fh:
-            netlist_text = fh.read()
+            netlist_mods = netlist_modules(fh.read())
         macro_types = {m["name"] for m in macros}
         for k in ("start", "end"):
             sta[k + "_instance"] = None
             if sta[k] and "flip-flop" in (sta[k + "_kind"] or ""):
                 iname = sta[k]
                 sta[k + "_instance"] = iname
-                ctype = instance_type(netlist_text, iname)
-                reg = register_of(netlist_text, iname)
+                # In hierarchical mode the instance sits in a kept module: u_a/u_b/_77_.
+                mod, leaf, prefix = locate_instance(netlist_mods, top, iname)
+                text = netlist_mods.get(mod, "")
+                ctype = instance_type(text, leaf)
+                reg = register_of(text, leaf)
                 if ctype in macro_types:
-                    sta[k] = f"{iname} (macro {ctype})"
+                    sta[k] = f"{prefix}{leaf} (macro {ctype})"
                 elif reg and not reg.startswith("_"):
-                    sta[k] = reg
-        del netlist_text
+                    sta[k] = prefix + reg
+        del netlist_mods
         t2 = time.time()
         wns = sta["worst_slack_ns"]
         if wns is None:
