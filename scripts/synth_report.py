@@ -99,8 +99,10 @@ def main():
     if hiers:
         L += ["", "(h) Synthesized hierarchically (`keep` in the block's `constraints/<block>.flow`): each "
               "kept module is synthesized once per parameter set and instantiated, with no optimization "
-              "across its boundary, so area and delay are slightly pessimistic against a flat run; "
-              "critical-path names cross kept instances with `/`. Kept modules × instances:", ""]
+              "across its boundary and each side buffered without knowing the other, so area and delay "
+              "are pessimistic against a flat run (docs/architecture.md, section 12); OpenSTA times "
+              "paths across the boundaries; critical-path names cross kept instances with `/`. "
+              "Kept modules × instances:", ""]
         for r in hiers:
             kept = [f"{k['instances']} × {k['name']}" for k in r["flow"]["kept"] if k["instances"]]
             secs = r.get("seconds", {})
