@@ -12,6 +12,9 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
     Parameters from constraints/MODULE.params (lines `Name=Value`, `#` comments) override the
     module's defaults (Yosys `chparam` before `hierarchy`). MODULE.VARIANT names another parameter set of
     MODULE: constraints/MODULE.VARIANT.params (required) and .sdc (else MODULE's SDC).
+    constraints/MODULE.VARIANT.flow, else MODULE.flow, says how the flow treats the block
+    (`keep = MODULE ...`: hierarchical mode, see FLOW_KEYS). A wrong line in a params or flow file
+    prints `file:line: key: what is wrong` and exits 2.
  2. Elaboration (Yosys, OUT/elab.log): read, `hierarchy -check -top`, the elaborated design is
     saved. Storage wrappers (modules named ram_* or sram_*) other than MODULE itself are analysed
     here: their bit count (Depth x Width parameters, else the bits of the memories Yosys inferred)
@@ -20,12 +23,16 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
  3. Synthesis (Yosys, OUT/yosys.log, script from constraints/synth.ys.tmpl): the storage wrappers
     become black boxes (macros) renamed after their parameters (ram_1r1w__Depth16_Width8);
     everything else is flattened and mapped to the liberty's cells (dfflibmap, then timing-driven
-    abc -D <clock period in ps>). Standard-cell area from `stat -liberty`.
+    abc -D <clock period in ps>); wide word selects are mapped by constraints/techmap_shift.v. In
+    hierarchical mode the kept modules are renamed after their parameters and not flattened: each
+    is synthesized once and instantiated. Standard-cell area from `stat -liberty`, summed over the
+    hierarchy.
  4. Timing (OpenSTA, OUT/sta.log, script from constraints/sta.tcl.tmpl): the netlist, the liberty,
     a generated liberty for the macros (OUT/macros.lib: setup MEM_SETUP_NS before the clock edge
     on sampled inputs, MEM_ACCESS_NS from the clock to registered outputs and from address to
     data on combinational read ports), the block's SDC (constraints/MODULE.sdc, else
-    constraints/default.sdc). Worst setup slack, critical path start and end.
+    constraints/default.sdc). Worst setup slack, critical path start and end (a flop inside a kept
+    module is named by its register, after the instance path: g_in[1].g_voq.u_in/u_buf.head_q[2]).
  5. OUT/result.json (read by synth_report.py) and OUT/deps.mk (the files the block depends on).
 
 A failure prints `synth: MODULE: <stage> failed: <first error>` and the log to read, exits 1.
