@@ -32,7 +32,7 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
     on sampled inputs, MEM_ACCESS_NS from the clock to registered outputs and from address to
     data on combinational read ports), the block's SDC (constraints/MODULE.sdc, else
     constraints/default.sdc). Worst setup slack, critical path start and end (a flop inside a kept
-    module is named by its register, after the instance path: g_in[1].g_voq.u_in/u_buf.head_q[2]).
+    module is named by its register after the instance path: g_in[0].g_fifo.u_in/g_cls[0].u_fifo.rd_ptr_q[1]).
  5. OUT/result.json (read by synth_report.py) and OUT/deps.mk (the files the block depends on).
 
 A failure prints `synth: MODULE: <stage> failed: <first error>` and the log to read, exits 1.
