@@ -74,7 +74,7 @@ $(SYNTH_DIR)/report.md $(SYNTH_DIR)/report.json &: $(SYNTH_RESULTS) scripts/synt
 .PHONY: synth synth-check synth-force
 synth-force:
 
-synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (Yosys, OSU 0.18 µm) and time it (OpenSTA); report in build/synth/
+synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (or BLOCKS="a b.variant") with Yosys (OSU 0.18 µm), time it (OpenSTA); report in build/synth/
 	@cat $(SYNTH_DIR)/report.md
 
 # Quick: does Yosys accept every block (read + hierarchy + proc, no mapping)? Seconds, not minutes.
