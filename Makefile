@@ -104,14 +104,17 @@ $(foreach m,$(TB_MODELS),$(eval $(call vmodel,$(m),$(m),,test)))
 # RTL tops whose ports are already flat are tested directly, one model per parameter set:
 # cxl_switch_c4m4 is cxl_switch with 4 CN and 4 MN ports (shape names as for fabric_top below);
 # a _fifo shape has Voq = 0 (input FIFOs, head-of-line blocking), a _kN shape N credits (buffer
-# entries) per class instead of 4, a _fast one the fast flavour.
+# entries) per class instead of 4, an _iN shape N iSLIP iterations instead of 2, a _fast one the
+# fast flavour.
 # $(call switch_model,SHAPE): the model cxl_switch_SHAPE.
 switch_counts = $(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1)))))
 switch_crd    = $(patsubst k%,%,$(filter k%,$(subst _, ,$(1))))
+switch_iters  = $(patsubst i%,%,$(filter i%,$(subst _, ,$(1))))
 switch_model  = $(call vmodel,cxl_switch_$(1),cxl_switch,-GNumCn=$(word 1,$(call switch_counts,$(1))) \
   -GNumMn=$(word 2,$(call switch_counts,$(1)))$(if $(findstring _fifo,$(1)), -GVoq=0)$(if $(call switch_crd,$(1)), \
-  -GCrdPerCls=$(call switch_crd,$(1))),$(if $(findstring _fast,$(1)),fast,test))
-TB_SWITCH_SHAPES := c2m2 c4m4 c4m4_fifo c4m4_k16
+  -GCrdPerCls=$(call switch_crd,$(1)))$(if $(call switch_iters,$(1)), -GIters=$(call switch_iters,$(1))),$(if \
+  $(findstring _fast,$(1)),fast,test))
+TB_SWITCH_SHAPES := c2m2 c4m4 c4m4_fifo c4m4_k16 c16m16_k16
 $(foreach s,$(TB_SWITCH_SHAPES),$(eval $(call switch_model,$(s))))
 TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 

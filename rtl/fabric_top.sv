@@ -23,7 +23,7 @@ module fabric_top #(
   /// largest number of credits per class the C side may grant a port (messages)
   parameter int unsigned MaxTxCredits = 64,
   /// iSLIP iterations per cycle
-  parameter int unsigned Iters        = 2,
+  parameter int unsigned Iters        = 3,
   localparam int unsigned NumPorts    = NumCn + NumMn,
   localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES

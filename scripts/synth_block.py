@@ -12,6 +12,9 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
     Parameters from constraints/MODULE.params (lines `Name=Value`, `#` comments) override the
     module's defaults (Yosys `chparam` before `hierarchy`). MODULE.VARIANT names another parameter set of
     MODULE: constraints/MODULE.VARIANT.params (required) and .sdc (else MODULE's SDC).
+    constraints/MODULE.VARIANT.flow, else MODULE.flow, says how the flow treats the block
+    (`keep = MODULE ...`: hierarchical mode, see FLOW_KEYS). A wrong line in a params or flow file
+    prints `file:line: key: what is wrong` and exits 2.
  2. Elaboration (Yosys, OUT/elab.log): read, `hierarchy -check -top`, the elaborated design is
     saved. Storage wrappers (modules named ram_* or sram_*) other than MODULE itself are analysed
     here: their bit count (Depth x Width parameters, else the bits of the memories Yosys inferred)
@@ -20,12 +23,16 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
  3. Synthesis (Yosys, OUT/yosys.log, script from constraints/synth.ys.tmpl): the storage wrappers
     become black boxes (macros) renamed after their parameters (ram_1r1w__Depth16_Width8);
     everything else is flattened and mapped to the liberty's cells (dfflibmap, then timing-driven
-    abc -D <clock period in ps>). Standard-cell area from `stat -liberty`.
+    abc -D <clock period in ps>); wide word selects are mapped by constraints/techmap_shift.v. In
+    hierarchical mode the kept modules are renamed after their parameters and not flattened: each
+    is synthesized once and instantiated. Standard-cell area from `stat -liberty`, summed over the
+    hierarchy.
  4. Timing (OpenSTA, OUT/sta.log, script from constraints/sta.tcl.tmpl): the netlist, the liberty,
     a generated liberty for the macros (OUT/macros.lib: setup MEM_SETUP_NS before the clock edge
     on sampled inputs, MEM_ACCESS_NS from the clock to registered outputs and from address to
     data on combinational read ports), the block's SDC (constraints/MODULE.sdc, else
-    constraints/default.sdc). Worst setup slack, critical path start and end.
+    constraints/default.sdc). Worst setup slack, critical path start and end (a flop inside a kept
+    module is named by its register after the instance path: g_in[0].g_fifo.u_in/g_cls[0].u_fifo.rd_ptr_q[1]).
  5. OUT/result.json (read by synth_report.py) and OUT/deps.mk (the files the block depends on).
 
 A failure prints `synth: MODULE: <stage> failed: <first error>` and the log to read, exits 1.
@@ -51,6 +58,17 @@ class FlowError(Exception):
     def __init__(self, stage, what, log=None):
         super().__init__(what)
         self.stage, self.what, self.log = stage, what, log
+
+
+class InputError(Exception):
+    """A constraints file is wrong: reported as `file:line: key: what is wrong`, exit status 2."""
+
+    def __init__(self, path, line, key, what):
+        super().__init__(what)
+        self.path, self.line, self.key, self.what = path, line, key, what
+
+    def __str__(self):
+        return f"{self.path}:{self.line}: {self.key}: {self.what}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -96,8 +114,11 @@ def source_closure(top, mods):
 
 
 def read_params(path):
-    """constraints/MODULE.params: `Name=Value` per line, `#` starts a comment."""
-    params = []
+    """constraints/MODULE.params: `Name=Value` per line, `#` starts a comment.
+
+    [(name, value, line)]; a malformed line or a name given twice is an InputError. Whether the
+    module has such a parameter only Yosys knows: see param_error()."""
+    params, seen = [], {}
     if not path or not os.path.exists(path):
         return params
     with open(path, encoding="utf-8") as fh:
@@ -107,9 +128,67 @@ def read_params(path):
                 continue
             m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(\S+)", line)
             if not m:
-                raise FlowError("params", f"{path}:{n}: expected `Name=Value`, got `{line}`")
-            params.append((m.group(1), m.group(2)))
+                raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
+                                 f"expected `Name=Value`, got `{line}`")
+            if m.group(1) in seen:
+                raise InputError(path, n, m.group(1), f"given twice (first on line {seen[m.group(1)]})")
+            seen[m.group(1)] = n
+            params.append((m.group(1), m.group(2), n))
     return params
+
+
+def param_error(tool_error, params, path, top):
+    """Yosys' error for a parameter the module does not have, as an InputError on its line."""
+    m = re.search(r"Can't find object for defparam `\\?(\w+)`", tool_error or "")
+    if not m:
+        return None
+    line = next((n for k, _, n in params if k == m.group(1)), 0)
+    return InputError(path, line, m.group(1), f"{top} has no such parameter")
+
+
+# constraints/<block>.flow: how the flow treats a block (not what the block is). Keys, one
+# `key = value` per line, `#` comments:
+#   keep = MODULE ...   hierarchical mode: each listed module (every parameter set of it that the
+#                       block uses) is synthesized once and instantiated, not flattened into the
+#                       block; the other modules are flattened into the kept module or the block
+#                       that instantiates them. Names of modules this block does not use are
+#                       ignored (a flow file serves every variant of the block).
+FLOW_KEYS = ("keep",)
+
+
+def read_flow(path, mods, top):
+    """The block's flow settings: {"keep": [module, ...]}; an InputError for anything wrong."""
+    flow = {"keep": []}
+    if not path or not os.path.exists(path):
+        return flow
+    seen = {}
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(.*)", line)
+            if not m:
+                raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
+                                 f"expected `key = value`, got `{line}`")
+            key, value = m.group(1), m.group(2).split()
+            if key not in FLOW_KEYS:
+                raise InputError(path, n, key, f"unknown key (known: {', '.join(FLOW_KEYS)})")
+            if key in seen:
+                raise InputError(path, n, key, f"given twice (first on line {seen[key]})")
+            seen[key] = n
+            if key == "keep":
+                if not value:
+                    raise InputError(path, n, key, "expected one or more module names")
+                for v in value:
+                    if v not in mods:
+                        raise InputError(path, n, key, f"{v}: no such module (no rtl/{v}.sv or rtl/*/{v}.sv)")
+                    if v == top:
+                        raise InputError(path, n, key, f"{v}: the block itself (list the modules below it)")
+                    if MACRO_RE.match(v):
+                        raise InputError(path, n, key, f"{v}: a storage wrapper, already a macro")
+                flow["keep"] = value
+    return flow
 
 
 def read_sdc_period(path):
@@ -161,7 +240,7 @@ def chparam_cmd(top, params):
     the deferred top in place and keeps its name."""
     if not params:
         return "# no parameter overrides"
-    return "chparam" + "".join(f" -set {n} {v}" for n, v in params) + f" {top}"
+    return "chparam" + "".join(f" -set {n} {v}" for n, v, _ in params) + f" {top}"
 
 
 def elab_script(files, pkgs, incdir, top, params, out, macro_bases):
@@ -428,6 +507,85 @@ def analyse_macros(design, top):
 
 
 # ------------------------------------------------------------------------------------------------
+# Hierarchical mode (constraints/<block>.flow `keep = ...`)
+
+
+def rtlil_param(v):
+    """An RTLIL constant as a Python value: 8 -> 8, 32'00001000 -> 8, "text" -> text."""
+    m = re.fullmatch(r"(\d+)'([01xzm-]*)", v)
+    if m:
+        return int(m.group(2), 2) if m.group(2) and set(m.group(2)) <= {"0", "1"} else v
+    if re.fullmatch(r"-?\d+", v):
+        return int(v)
+    return v.strip('"')
+
+
+def rtlil_modules(path):
+    """Module name -> {parameter: value} of an RTLIL file (the elaborated design)."""
+    mods, cur = {}, None
+    with open(path, errors="replace") as fh:
+        for line in fh:
+            if line.startswith("module "):
+                cur = line.split(None, 1)[1].strip()
+                mods[cur] = {}
+            elif cur is not None and line.startswith("  parameter "):
+                parts = line.split(None, 2)
+                if len(parts) == 3:
+                    mods[cur][parts[1].lstrip("\\")] = rtlil_param(parts[2].strip())
+            elif line.rstrip() == "end":
+                cur = None
+    return mods
+
+
+def kept_modules(il_path, keep):
+    """The elaborated modules that the flow file keeps: [{module, name, base, params}].
+
+    Each gets a readable name like the macros' (sw_ingress__CrdPerCls4_NumOut8): the netlist,
+    OpenSTA's paths and the report use it."""
+    out, used = [], set()
+    for mod, params in sorted(rtlil_modules(il_path).items()):
+        base = base_name(mod)
+        if base not in keep:
+            continue
+        clean = macro_clean_name(base, params)
+        if clean in used:
+            clean += "__" + hashlib.sha1(mod.encode()).hexdigest()[:6]
+        used.add(clean)
+        out.append({"module": mod, "name": clean, "base": base, "params": params})
+    return out
+
+
+def hier_totals(stat, areas, top, blackboxes):
+    """Cells by type and area of `top` with every kept submodule counted once per instance.
+
+    stat: Yosys `stat -json` (cells by type per module, a kept module's instances counted as one
+    cell of its type); areas: module -> standard-cell area of the module's own cells (`stat
+    -liberty`). Returns (cells by type, area, {kept module: instances below top})."""
+    mods = {n.lstrip("\\"): s["num_cells_by_type"] for n, s in stat["modules"].items()}
+    areas = {n.lstrip("\\"): a for n, a in areas.items()}
+    memo = {}
+
+    def walk(m):
+        if m not in memo:
+            types, area, inst = {}, areas.get(m) or 0.0, {}
+            for t, n in mods.get(m, {}).items():
+                if t in mods and t not in blackboxes:
+                    sub_types, sub_area, sub_inst = walk(t)
+                    area += n * sub_area
+                    inst[t] = inst.get(t, 0) + n
+                    for st, sn in sub_types.items():
+                        types[st] = types.get(st, 0) + n * sn
+                    for si, sn in sub_inst.items():
+                        inst[si] = inst.get(si, 0) + n * sn
+                else:
+                    types[t] = types.get(t, 0) + n
+            memo[m] = (types, area, inst)
+        return memo[m]
+
+    return walk(top)
+
+
+# ------------------------------------------------------------------------------------------------
 # Liberty for the macros
 
 
@@ -533,16 +691,13 @@ def liberty_seq_cells(path):
     return seq
 
 
-def parse_stat(text, top):
-    """Chip area and cell counts by type of `top` from Yosys `stat -liberty` text."""
-    area = None
-    m = re.findall(r"Chip area for (?:top )?module '\\?([^']+)':\s*([0-9.]+)", text)
-    for mod, a in m:
-        if mod.lstrip("\\") == top:
-            area = float(a)
-    if area is None and m:
-        area = float(m[-1][1])
-    return area
+def parse_stat(text):
+    """Yosys `stat -liberty` text: ({module: area of its own cells}, area of the top's hierarchy
+    from `stat -top`, or None)."""
+    own = {mod.lstrip("\\"): float(a)
+           for mod, a in re.findall(r"Chip area for module '([^']+)':\s*([0-9.]+)", text)}
+    m = re.search(r"Chip area for top module '([^']+)':\s*([0-9.]+)", text)
+    return own, (float(m.group(2)) if m else None)
 
 
 def parse_sta(text):
@@ -570,6 +725,25 @@ def instance_type(netlist_text, inst):
     """The cell type of an instance in a Yosys-written netlist, or None."""
     m = re.search(r"^\s*\\?(\S+)\s+\\?" + re.escape(inst) + r"\s*\(", netlist_text, flags=re.M)
     return m.group(1) if m else None
+
+
+def netlist_modules(text):
+    """Module name -> its text, of a netlist written by Yosys' write_verilog."""
+    return {m.group(1): m.group(0) for m in
+            re.finditer(r"^module\s+\\?(\S+?)\s*\(.*?^endmodule", text, flags=re.S | re.M)}
+
+
+def locate_instance(netlist_mods, top, path):
+    """An OpenSTA instance path (`g_in\\[0\\].u_ing/_77_`): the module holding the last instance,
+    the instance's name there, and the path to that module with a trailing `/` ('' at the top)."""
+    parts = [p.replace("\\", "") for p in path.split("/")]
+    mod = top
+    for p in parts[:-1]:
+        t = instance_type(netlist_mods.get(mod, ""), p)
+        if t is None:
+            return None, parts[-1], ""
+        mod = t.lstrip("\\")
+    return mod, parts[-1], "".join(p + "/" for p in parts[:-1])
 
 
 def register_of(netlist_text, inst):
@@ -621,11 +795,15 @@ def main():
         for p in a.pkgs:
             if not os.path.exists(p):
                 raise FlowError("sources", f"{p} missing (make {p})")
-        files = source_closure(top, discover_modules(rtl))
+        mods = discover_modules(rtl)
+        files = source_closure(top, mods)
         params_path = os.path.join(a.constraints, f"{name}.params")
         if name != top and not os.path.exists(params_path):
             raise FlowError("params", f"{params_path} missing: a variant {name} needs its parameters")
         params = read_params(params_path)
+        flows = [os.path.join(a.constraints, f"{n}.flow") for n in (name, top)]
+        flow_path = next((f for f in flows if os.path.exists(f)), None)
+        flow = read_flow(flow_path, mods, top)
 
         if a.check:
             ys = os.path.join(out, "check.ys")
@@ -634,7 +812,10 @@ def main():
                 fh.write(f"read_verilog -sv -defer -I{a.inc} {' '.join(files)}\n")
                 fh.write(f"{chparam_cmd(top, params)}\nhierarchy -check -top {top}\nproc\ncheck -assert\n")
             log = os.path.join(out, "check.log")
-            run_tool("check", [a.yosys, ys], log)
+            try:
+                run_tool("check", [a.yosys, ys], log)
+            except FlowError as e:
+                raise param_error(e.what, params, params_path, top) or e
             print(f"synth check: {name}: accepted by Yosys ({len(files)} files)")
             return 0
 
@@ -653,20 +834,23 @@ def main():
             bases.append(top)
         with open(os.path.join(out, "elab.ys"), "w") as fh:
             fh.write(elab_script(files, a.pkgs, a.inc, top, params, out, bases))
-        run_tool("elaboration", [a.yosys, os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
+        try:
+            run_tool("elaboration", [a.yosys, os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
+        except FlowError as e:
+            raise param_error(e.what, params, params_path, top) or e
         macros, own_bits = [], None
         if bases:
             with open(os.path.join(out, "elab.json")) as fh:
                 design = json.load(fh)
             macros = analyse_macros(design, top)
             own_bits = None
-            for name, mod in design["modules"].items():
-                if name.lstrip("\\") == top:
+            for mname, mod in design["modules"].items():
+                if mname.lstrip("\\") == top:
                     pv = {k: param_value(v) for k, v in mod.get("parameter_default_values", {}).items()}
                     if isinstance(pv.get("Depth"), int) and isinstance(pv.get("Width"), int):
                         own_bits = pv["Depth"] * pv["Width"]
                     else:
-                        own_bits = memory_bits(design, name)
+                        own_bits = memory_bits(design, mname)
             del design
         with open(os.path.join(out, "macros.ys"), "w") as fh:
             fh.write("# Generated by scripts/synth_block.py: storage wrappers become named black boxes.\n")
@@ -674,6 +858,17 @@ def main():
                 fh.write(f"rename {m['module']} {m['name']}\n")
                 fh.write(f"chtype -map {m['module']} {m['name']}\n")
                 fh.write(f"blackbox {m['name']}\n")
+        # Hierarchical mode: the kept modules get readable names and keep_hierarchy, so that
+        # `synth -flatten` flattens everything else into them or into the block.
+        kept = kept_modules(os.path.join(out, "elab.il"), flow["keep"]) if flow["keep"] else []
+        with open(os.path.join(out, "hier.ys"), "w") as fh:
+            fh.write("# Generated by scripts/synth_block.py: modules kept as their own units "
+                     f"({flow_path or 'no flow file'}).\n")
+            for k in kept:
+                if k["module"] != k["name"]:
+                    fh.write(f"rename {k['module']} {k['name']}\n")
+                    fh.write(f"chtype -map {k['module']} {k['name']}\n")
+                fh.write(f"setattr -mod -set keep_hierarchy 1 {k['name']}\n")
         macro_lib = os.path.join(out, "macros.lib")
         if macros:
             with open(macro_lib, "w") as fh:
@@ -691,7 +886,9 @@ def main():
                      "(no buffering or sizing)")
             else:
                 abc_constr = f"-constr {constr}"
-        vals = {"ELAB_IL": f"{out}/elab.il", "MACROS_YS": f"{out}/macros.ys", "TOP": top,
+        vals = {"ELAB_IL": f"{out}/elab.il", "MACROS_YS": f"{out}/macros.ys",
+                "HIER_YS": f"{out}/hier.ys", "SHIFT_MAP": os.path.join(a.constraints, "techmap_shift.v"),
+                "TOP": top,
                 "LIBERTY": a.liberty, "PERIOD_PS": int(round(period * 1000)),
                 "STAT_TXT": f"{out}/stat.txt", "STAT_JSON": f"{out}/stat.json",
                 "NETLIST": f"{out}/netlist.v", "ABC_CONSTR": abc_constr}
@@ -700,17 +897,18 @@ def main():
         ytext = run_tool("synthesis", [a.yosys, os.path.join(out, "synth.ys")], ylog)
         t1 = time.time()
         with open(os.path.join(out, "stat.txt")) as fh:
-            logic_area = parse_stat(fh.read(), top)
+            own_areas, yosys_area = parse_stat(fh.read())
         with open(os.path.join(out, "stat.json")) as fh:
             stat = json.load(fh)
-        by_type = {}
-        for name, s in stat["modules"].items():
-            if name.lstrip("\\") == top:
-                by_type = s["num_cells_by_type"]
+        macro_names = {m["name"]: m for m in macros}
+        # Counts and area of the whole block: a kept module counts once per instance.
+        by_type, logic_area, kept_inst = hier_totals(stat, own_areas, top, set(macro_names))
+        if yosys_area is not None and abs(yosys_area - logic_area) > 0.001 * max(logic_area, 1.0):
+            warn(f"area {logic_area:.0f} um2 summed over the hierarchy, Yosys `stat -top` says "
+                 f"{yosys_area:.0f} um2")
         leftovers = [t for t in by_type if t.startswith("$")]
         if leftovers:
             raise FlowError("synthesis", f"cells not mapped to the liberty: {', '.join(leftovers)}", ylog)
-        macro_names = {m["name"]: m for m in macros}
         cells = sum(n for t, n in by_type.items() if t not in macro_names)
         ffs = sum(n for t, n in by_type.items() if t in seq)
         macro_inst = [{"type": t, "base": macro_names[t]["base"], "params": macro_names[t]["params"],
@@ -730,27 +928,33 @@ def main():
         stext = run_tool("timing (OpenSTA)", [a.sta, "-no_init", "-no_splash", "-exit", os.path.join(out, "sta.tcl")], slog)
         sta = parse_sta(stext)
         with open(os.path.join(out, "netlist.v"), errors="replace") as fh:
-            netlist_text = fh.read()
+            netlist_mods = netlist_modules(fh.read())
         macro_types = {m["name"] for m in macros}
         for k in ("start", "end"):
             sta[k + "_instance"] = None
             if sta[k] and "flip-flop" in (sta[k + "_kind"] or ""):
                 iname = sta[k]
                 sta[k + "_instance"] = iname
-                ctype = instance_type(netlist_text, iname)
-                reg = register_of(netlist_text, iname)
+                # In hierarchical mode the instance sits in a kept module: u_a/u_b/_77_.
+                mod, leaf, prefix = locate_instance(netlist_mods, top, iname)
+                text = netlist_mods.get(mod, "")
+                ctype = instance_type(text, leaf)
+                reg = register_of(text, leaf)
                 if ctype in macro_types:
-                    sta[k] = f"{iname} (macro {ctype})"
+                    sta[k] = f"{prefix}{leaf} (macro {ctype})"
                 elif reg and not reg.startswith("_"):
-                    sta[k] = reg
-        del netlist_text
+                    sta[k] = prefix + reg
+        del netlist_mods
         t2 = time.time()
         wns = sta["worst_slack_ns"]
         if wns is None:
             warn("no constrained timing path (no clock and no path from input to output?)")
 
         result = {
-            "block": name, "params": dict(params), "sdc": sdc, "period_ns": period,
+            "block": name, "params": {k: v for k, v, _ in params}, "sdc": sdc, "period_ns": period,
+            "flow": {"file": flow_path, "mode": "hierarchical" if kept else "flat",
+                     "kept": [{"name": k["name"], "base": k["base"], "params": k["params"],
+                               "instances": kept_inst.get(k["name"], 0)} for k in kept]},
             "cells": cells, "logic_area_um2": logic_area, "flip_flops": ffs,
             "cells_by_type": {t: n for t, n in sorted(by_type.items()) if t not in macro_names},
             "macros": macro_inst, "memory_bits": mem_bits,
@@ -785,6 +989,9 @@ def main():
         print(f"synth: {name}: {cells} cells, {logic_area or 0:.0f} um2 logic, {mem_bits} memory bits, "
               f"slack {slack} at {period} ns ({t2 - t0:.0f} s)")
         return 0
+    except InputError as e:
+        print(e, file=sys.stderr)
+        return 2
     except FlowError as e:
         print(f"synth: {name}: {e.stage} failed: {e.what}", file=sys.stderr)
         if e.log:

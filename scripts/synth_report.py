@@ -69,10 +69,14 @@ def main():
          "| Block | Cells | Logic area µm² | Memory bits | Memory area est. µm² | Flip-flops "
          "| Period ns | Worst slack ns | Fmax MHz | Critical path (start → end) |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    def hier(r):
+        return r.get("flow", {}).get("mode") == "hierarchical"
+
     for r in blocks:
         cp = r["critical_path"]
         path = f"{cp['start']} → {cp['end']}" if cp.get("start") else "no constrained path"
-        L.append(f"| {r['block']} | {r['cells']} | {fmt(r['logic_area_um2'], '.0f')} | {r['memory_bits']} "
+        mark = " (h)" if hier(r) else ""
+        L.append(f"| {r['block']}{mark} | {r['cells']} | {fmt(r['logic_area_um2'], '.0f')} | {r['memory_bits']} "
                  f"| {fmt(r['memory_area_um2'], '.0f')} | {r['flip_flops']} | {fmt(r['period_ns'], 'g')} "
                  f"| {fmt(r['worst_slack_ns'], '+.3f')} | {fmt(r['fmax_mhz'], '.0f')} "
                  f"| {path.replace('|', '/')} |")
@@ -91,6 +95,19 @@ def main():
         L.append(f"- Macro timing placeholders: inputs sampled by a macro need {s:g} ns setup; "
                  f"macro outputs are valid {acc:g} ns after the clock edge (registered) or after the "
                  "address (combinational read).")
+    hiers = [r for r in blocks if hier(r)]
+    if hiers:
+        L += ["", "(h) Synthesized hierarchically (`keep` in the block's `constraints/<block>.flow`): each "
+              "kept module is synthesized once per parameter set and instantiated, with no optimization "
+              "across its boundary and each side buffered without knowing the other, so area and delay "
+              "are pessimistic against a flat run (docs/architecture.md, section 12); OpenSTA times "
+              "paths across the boundaries; critical-path names cross kept instances with `/`. "
+              "Kept modules × instances:", ""]
+        for r in hiers:
+            kept = [f"{k['instances']} × {k['name']}" for k in r["flow"]["kept"] if k["instances"]]
+            secs = r.get("seconds", {})
+            L.append(f"- {r['block']}: " + ", ".join(kept) + f" (synthesis {secs.get('synthesis', 0):.0f} s, "
+                     f"timing {secs.get('timing', 0):.0f} s)")
     wrappers = [r for r in blocks if r.get("storage_wrapper_bits")]
     if wrappers:
         L += ["", "Storage wrappers mapped to flops (default parameters unless "

@@ -10,6 +10,13 @@
 //   input, per cycle) -> crossbar -> output register -> tx link, while the output holds a credit
 //   of the message's class from its link partner.
 //
+// Two pipeline stages. Allocation (cycle c): credits and turns -> requests -> iSLIP -> class pick;
+// the matched message leaves its queue, its output's credit and turn are taken, and the match is
+// registered. Traversal (cycle c + 1): each input reads the message out of its buffer memory, the
+// crossbar takes it to the output register. The allocation of cycle c + 1 sees the buffers and
+// credits as cycle c left them, so nothing is allocated twice. A message sampled at an input at
+// edge c leaves in the output register at edge c + 2: two cycles port to port at zero load.
+//
 // Virtual output queues remove head-of-line blocking: a message for a busy output or a class
 // without credit never holds back one behind it. Every message is one flit, so an output's
 // bandwidth is shared by messages, not by bytes: a stream of short messages keeps its share
@@ -33,6 +40,8 @@
 // re-admitted. The switch never answers for a failed CN. MSIs to the Configuration Manager take
 // the CM's output in a cycle it holds an MGREQ credit, ahead of switched traffic:
 //   MSI: src = subject = the failed CN, dst = the CM.
+// The MSI is acknowledged to sw_viral when it leaves the output register's input in the traversal
+// stage; if the CM was fenced meanwhile it is not, and goes again to the next CM.
 //
 // Port p is node p for p < NumCn (CN p) and node MN_BASE + p - NumCn otherwise. The routing table
 // (destination node id -> output port) is written through the CSR port at initialization; then
@@ -62,7 +71,7 @@ module cxl_switch #(
   /// largest number of credits per class a link partner may grant an output port
   parameter int unsigned MaxTxCredits = 64,
   /// iSLIP iterations per cycle
-  parameter int unsigned Iters        = 2,
+  parameter int unsigned Iters        = 3,
   /// SILENCE_LIMIT after reset (cycles; 0 = rule off)
   parameter int unsigned SilenceReset = 2048,
   /// ACCEPT_LIMIT after reset (cycles; 0 = rule off)
@@ -237,7 +246,8 @@ module cxl_switch #(
 
   // ---- failure detection ----
   logic [NumCn-1:0]    fenced_cn, restart_cn, act, waiting, sent;
-  logic                msi_valid, inject;
+  logic                msi_valid, inject, msi_ack;
+  logic [CnW-1:0]      msi_ack_subject;
   logic [CnW-1:0]      msi_cm, msi_subject;
   logic                vir_idle;
   logic [NumPorts-1:0] fenced, restart;
@@ -276,7 +286,8 @@ module cxl_switch #(
     .msi_valid_o   (msi_valid),
     .msi_cm_o      (msi_cm),
     .msi_subject_o (msi_subject),
-    .msi_ack_i     (inject),
+    .msi_ack_i         (msi_ack),
+    .msi_ack_subject_i (msi_ack_subject),
     .timer_valid_o (timer_valid_o),
     .timer_left_o  (timer_left_o),
     .idle_o        (vir_idle)
@@ -399,8 +410,11 @@ module cxl_switch #(
     .valid_o   (own_valid)
   );
 
-  // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it ----
-  assign inject = msi_valid & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
+  // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it; one
+  // MSI at a time is in the traversal stage ----
+  logic [NumPorts-1:0] s2_valid_q, s2_msi_q, s2_sink_q;
+
+  assign inject = msi_valid & ~|s2_msi_q & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
 
   always_comb begin
     for (int i = 0; i < NumPorts; i++)
@@ -408,7 +422,7 @@ module cxl_switch #(
         req_alloc[i*NumPorts + o] = req[i*NumPorts + o] & ~(inject && o == 32'(msi_cm));
   end
 
-  // ---- allocation ----
+  // ---- allocation stage ----
   islip_alloc #(
     .NumIn  (NumPorts),
     .NumOut (NumPorts),
@@ -425,45 +439,74 @@ module cxl_switch #(
     .out_match_idx_o   (out_match_idx)
   );
 
-  // ---- crossbar and output registers ----
-  logic [NumPorts-1:0]   tx_valid_q;
-  logic [FlitW-1:0]      tx_msg_q [NumPorts];
-  logic [FlitW-1:0]      xbar     [NumPorts];
-  logic [ClsW-1:0]       xbar_cls [NumPorts];
-  logic [FlitW-1:0]      msi_flit;
-  logic [NumPorts*8-1:0] tx_bytes;
-  logic [NumPorts*ClsW-1:0] tx_cls;
-
-  always_comb begin
-    msi_flit = '0;
-    msi_flit[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
-    msi_flit[msg_pkg::FIELD_SRC_LSB +: NodeW]                      = NodeW'(msi_subject);
-    msi_flit[msg_pkg::FIELD_DST_LSB +: NodeW]                      = NodeW'(msi_cm);
-    msi_flit[msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = NodeW'(msi_subject);
-  end
+  // Per output: the class it sends; its credit and, when the sender owns the turn, the turn are
+  // taken now. A fenced output takes no credit (its messages are sunk in the traversal stage).
+  logic [ClsW-1:0]          alloc_cls [NumPorts];
+  logic [NumPorts-1:0]      alloc_msi;
 
   always_comb begin
     take_sw = '0;
     take    = '0;
     for (int o = 0; o < NumPorts; o++) begin
-      xbar[o]     = '0;
-      xbar_cls[o] = '0;
-      for (int i = 0; i < NumPorts; i++) begin
-        if (out_match_idx[o*PortW +: PortW] == PortW'(i)) begin
-          xbar[o]     = deq_msg[i];
-          xbar_cls[o] = deq_cls[i];
-        end
+      alloc_cls[o] = '0;
+      for (int i = 0; i < NumPorts; i++)
+        if (out_match_idx[o*PortW +: PortW] == PortW'(i)) alloc_cls[o] = deq_cls[i];
+      take_sw[o*NumCls + 32'(alloc_cls[o])] =
+        out_match_valid[o] & turn[(o*NumCls + 32'(alloc_cls[o]))*NumPorts + 32'(out_match_idx[o*PortW +: PortW])];
+      alloc_msi[o] = inject && o == 32'(msi_cm);
+      if (alloc_msi[o]) alloc_cls[o] = ClsW'(msg_pkg::CLS_MGREQ);
+      take[o*NumCls + 32'(alloc_cls[o])] = (out_match_valid[o] | alloc_msi[o]) & ~fenced[o];
+    end
+  end
+
+  // ---- the match, registered for the traversal stage ----
+  logic [NumPorts*PortW-1:0] s2_in_q;
+  logic [NumPorts*ClsW-1:0]  s2_cls_q;
+  logic [CnW-1:0]            s2_subject_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      s2_valid_q <= '0;
+      s2_msi_q   <= '0;
+    end else begin
+      s2_valid_q <= out_match_valid;
+      s2_msi_q   <= alloc_msi;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    s2_sink_q <= fenced;
+    s2_in_q   <= out_match_idx;
+    for (int o = 0; o < NumPorts; o++) s2_cls_q[o*ClsW +: ClsW] <= alloc_cls[o];
+    if (inject) s2_subject_q <= msi_subject;
+  end
+
+  // ---- traversal stage: buffer read (in the inputs), crossbar, output registers ----
+  logic [NumPorts-1:0]   tx_valid_q, lost;
+  logic [FlitW-1:0]      tx_msg_q [NumPorts];
+  logic [FlitW-1:0]      xbar     [NumPorts];
+  logic [NumPorts*8-1:0] tx_bytes;
+
+  // A message matched to an output fenced then, or fenced now, is sunk: a fenced output took no
+  // credit, and a dead node receives nothing.
+  assign lost            = s2_sink_q | fenced;
+  assign msi_ack         = |(s2_msi_q & ~lost);
+  assign msi_ack_subject = s2_subject_q;
+
+  always_comb begin
+    for (int o = 0; o < NumPorts; o++) begin
+      xbar[o] = '0;
+      for (int i = 0; i < NumPorts; i++)
+        if (s2_in_q[o*PortW +: PortW] == PortW'(i)) xbar[o] = deq_msg[i];
+      if (s2_msi_q[o]) begin
+        xbar[o] = '0;
+        xbar[o][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
+        xbar[o][msg_pkg::FIELD_SRC_LSB +: NodeW]                      = NodeW'(s2_subject_q);
+        xbar[o][msg_pkg::FIELD_DST_LSB +: NodeW]                      = NodeW'(o);
+        xbar[o][msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = NodeW'(s2_subject_q);
       end
-      take_sw[o*NumCls + 32'(xbar_cls[o])] =
-        out_match_valid[o] & turn[(o*NumCls + 32'(xbar_cls[o]))*NumPorts + 32'(out_match_idx[o*PortW +: PortW])];
-      if (inject && o == 32'(msi_cm)) begin
-        xbar[o]     = msi_flit;
-        xbar_cls[o] = ClsW'(msg_pkg::CLS_MGREQ);
-      end
-      take[o*NumCls + 32'(xbar_cls[o])] = (out_match_valid[o] | (inject && o == 32'(msi_cm))) & ~fenced[o];
-      tx_valid_d[o] = (out_match_valid[o] & ~fenced[o]) | (inject && o == 32'(msi_cm));
-      sunk_f[o]     = out_match_valid[o] & fenced[o];
-      tx_cls[o*ClsW +: ClsW] = xbar_cls[o];
+      tx_valid_d[o] = (s2_valid_q[o] | s2_msi_q[o]) & ~lost[o];
+      sunk_f[o]     = s2_valid_q[o] & lost[o];
       tx_bytes[o*8 +: 8] = 8'(msg_pkg::HEADER_BYTES);
       if (msg_pkg::msg_has_data(xbar[o][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]))
         tx_bytes[o*8 +: 8] = tx_bytes[o*8 +: 8] +
@@ -486,7 +529,7 @@ module cxl_switch #(
   end
 
   assign tx_valid_o = tx_valid_q;
-  assign idle_o     = &in_idle & ~|tx_valid_q & ~csr_rvalid_q & ~start_q & vir_idle;
+  assign idle_o     = &in_idle & ~|s2_valid_q & ~|s2_msi_q & ~|tx_valid_q & ~csr_rvalid_q & ~start_q & vir_idle;
 
   // ---- per-port views of the flattened vectors, for waveforms only (waves/fabric_top.gtkw) ----
   for (genvar p = 0; p < NumPorts; p++) begin : g_port
@@ -514,7 +557,7 @@ module cxl_switch #(
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .tx_i        (tx_valid_d),
-      .tx_cls_i    (tx_cls),
+      .tx_cls_i    (s2_cls_q),
       .tx_bytes_i  (tx_bytes),
       .starve_i    (starve),
       .stall_i     (stall),
@@ -531,10 +574,11 @@ module cxl_switch #(
     assign perf_rdata = '0;
   end
 
-  // A message leaves an output only with a credit of its class (credit_cnt also asserts it); a
-  // matched output takes no MSI.
+  // A message is allocated an output only with a credit of its class (credit_cnt also asserts it);
+  // a matched output takes no MSI; one MSI at a time is in the traversal stage.
   `ASSERT(tx_has_credit, (take & ~out_crd_avail) == '0)
   `ASSERT(msi_output_free, !(inject && out_match_valid[PortW'(msi_cm)]))
+  `ASSERT(one_msi_in_flight, $onehot0(s2_msi_q))
 
 endmodule
 `default_nettype wire

@@ -4,12 +4,14 @@
 // Credit return of one switch input port (sw_ingress, sw_ingress_fifo): the credits the port gives
 // back to its link partner, per message class.
 //
-// At (re)start (restart_i: at enable, and when the port's node is re-admitted) the port advertises
-// CrdPerCls credits per class, one per cycle per class, as a CXL link advertises its buffers. Then
-// it returns one credit per message that leaves its buffer (leave_i) and one per message sunk for
-// want of a route (sunk_i). When a message of the sunk one's class leaves in the same cycle, the
-// sunk one's credit waits in a per-class count (at most CrdPerCls: the sender cannot have more
-// outstanding). Nothing goes back to a fenced node (fenced_i).
+// Per class the port counts the credits it owes its link partner and returns one per cycle while
+// it owes any, as a CXL link advertises its buffers: at (re)start (restart_i: at enable, and when
+// the port's node is re-admitted) it owes CrdPerCls; then one more for each message that leaves its
+// buffer (leave_i) and each one sunk for want of a route (sunk_i). A credit earned while earlier
+// ones are still going back (during the advertisement, or two in one cycle) waits in the count and
+// is never lost. The count never exceeds CrdPerCls: the sender's credits, the messages on the link
+// and in the buffer, and the credits owed or on their way back are always CrdPerCls in all. Nothing
+// goes back to a fenced node (fenced_i).
 module sw_crd_ret #(
   /// credits (buffer entries) per message class
   parameter int unsigned CrdPerCls = 4,
@@ -37,61 +39,53 @@ module sw_crd_ret #(
   /// no credit is being advertised, returned or waiting
   output logic                   idle_o
 );
-  localparam int unsigned InitW = $clog2(CrdPerCls + 1);
+  localparam int unsigned OweW = $clog2(CrdPerCls + 2);
 
   if (CrdPerCls < 1) begin : g_bad_crd
     $error("sw_crd_ret: CrdPerCls must be at least 1");
   end
 
-  logic [InitW-1:0]        init_q, init_d;
-  logic                    started_q;
-  logic [NumCls-1:0]       crd_q, crd_d;
-  logic [NumCls*InitW-1:0] pend_q, pend_d;
+  logic                   started_q, open_q;
+  logic [NumCls-1:0]      crd_q, crd_d;
+  logic [NumCls*OweW-1:0] owe_q, owe_d;
 
   always_comb begin
-    init_d = init_q;
-    pend_d = pend_q;
-    crd_d  = leave_i;
-    if (sunk_i)
-      pend_d[sunk_cls_i*InitW +: InitW] = pend_q[sunk_cls_i*InitW +: InitW] + 1'b1;
     for (int c = 0; c < NumCls; c++) begin
-      if (!crd_d[c] && pend_d[c*InitW +: InitW] != '0) begin
-        crd_d[c]                 = 1'b1;
-        pend_d[c*InitW +: InitW] = pend_d[c*InitW +: InitW] - 1'b1;
-      end
-    end
-    if (init_q != '0) begin
-      init_d = init_q - 1'b1;
-      crd_d  = '1;
+      owe_d[c*OweW +: OweW] = owe_q[c*OweW +: OweW] + OweW'(leave_i[c]) +
+                              OweW'(sunk_i && sunk_cls_i == ClsW'(c));
+      crd_d[c]              = owe_d[c*OweW +: OweW] != '0;
+      owe_d[c*OweW +: OweW] = owe_d[c*OweW +: OweW] - OweW'(crd_d[c]);
     end
     if (fenced_i) begin
-      crd_d  = '0;
-      pend_d = '0;
+      crd_d = '0;
+      owe_d = '0;
     end
-    if (restart_i) begin
-      init_d = InitW'(CrdPerCls);
-      pend_d = '0;
-    end
+    if (restart_i)
+      owe_d = {NumCls{OweW'(CrdPerCls)}};
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      init_q    <= '0;
       started_q <= 1'b0;
+      open_q    <= 1'b0;
       crd_q     <= '0;
-      pend_q    <= '0;
+      owe_q     <= '0;
     end else begin
-      init_q    <= init_d;
       started_q <= started_q | restart_i;
+      open_q    <= ~restart_i & (open_q | |crd_q);
       crd_q     <= crd_d;
-      pend_q    <= pend_d;
+      owe_q     <= owe_d;
     end
   end
 
   assign crd_o  = crd_q;
-  assign open_o = started_q & (init_q != InitW'(CrdPerCls));
-  assign idle_o = (init_q == '0) & ~|crd_q & ~|pend_q;
+  assign open_o = started_q & (open_q | |crd_q);
+  assign idle_o = ~|crd_q & ~|owe_q;
 
+  // The count stays within CrdPerCls (a sender that respects its credits cannot earn more).
+  for (genvar c = 0; c < NumCls; c++) begin : g_chk
+    `ASSERT(owe_bounded, owe_q[c*OweW +: OweW] <= OweW'(CrdPerCls))
+  end
   // At most one message of a class leaves per cycle.
   `ASSERT(leave_at_most_one, $onehot0(leave_i))
 

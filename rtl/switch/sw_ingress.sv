@@ -8,7 +8,10 @@
 // cycle the port tells the allocator which outputs it could send to: a queue of that output holds a
 // message of a class the switch lets this port send there now (crd_ok_i: the output holds a credit
 // of the class and it is this port's turn for it); when the allocator matches it to an output, a
-// round-robin over the eligible classes picks the message, which leaves the buffer that cycle.
+// round-robin over the eligible classes picks the message, which leaves its queue that cycle (the
+// allocation stage). The port registers the entry that held it and reads the message out of the
+// buffer memory the next cycle, toward the crossbar (the traversal stage): deq_msg_o is the
+// message matched in the previous cycle. voq_buf keeps a freed entry's word for that cycle.
 //
 // Credits: the port advertises CrdPerCls credits per class when the switch (re)starts it
 // (restart_i: at enable, and when its node is re-admitted after a failure), one per cycle per class
@@ -64,10 +67,10 @@ module sw_ingress #(
   input  wire logic                     match_valid_i,
   /// the output it is matched to
   input  wire logic [OutW-1:0]          match_out_i,
-  /// the message that leaves toward the matched output (valid with match_valid_i)
-  output logic      [FlitW-1:0]         deq_msg_o,
-  /// its class
+  /// the class of the message that leaves toward the matched output (valid with match_valid_i)
   output logic      [ClsW-1:0]          deq_cls_o,
+  /// the message matched in the previous cycle (traversal stage)
+  output logic      [FlitW-1:0]         deq_msg_o,
   /// nothing in this port will change until an input changes
   output logic                          idle_o
 );
@@ -151,6 +154,12 @@ module sw_ingress #(
 
   logic [CntW-1:0] free_unused;
   logic            buf_idle;
+  logic [$clog2(Depth)-1:0] head_entry, sent_entry_q;
+
+  // The traversal stage reads the entry matched in the previous cycle.
+  always_ff @(posedge clk_i) begin
+    if (match_valid_i) sent_entry_q <= head_entry;
+  end
 
   voq_buf #(
     .Depth (Depth),
@@ -165,7 +174,9 @@ module sw_ingress #(
     .enq_ready_o  (enq_ready),
     .deq_valid_i  (deq),
     .deq_q_i      (drain ? drain_q : QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx)),
-    .deq_data_o   (deq_msg_o),
+    .deq_entry_o  (head_entry),
+    .rd_entry_i   (sent_entry_q),
+    .rd_data_o    (deq_msg_o),
     .q_nonempty_o (nonempty),
     .free_o       (free_unused),
     .idle_o       (buf_idle)

@@ -13,7 +13,8 @@
 // the head of class c goes to output o, and a head that waits for a busy output or for a credit
 // holds back every message of its class behind it, whatever their outputs. When the allocator
 // matches the port to an output, a round-robin over the classes whose head goes there and may be
-// sent picks the message, which leaves its FIFO that cycle.
+// sent picks the message, which leaves its FIFO that cycle and is registered toward the crossbar
+// for the next (the traversal stage, as in sw_ingress).
 //
 // Credits, routing, sinking and fencing as in sw_ingress: CrdPerCls credits per class advertised
 // at (re)start, one returned per message that leaves or is sunk for want of a route; a fenced port
@@ -64,10 +65,10 @@ module sw_ingress_fifo #(
   input  wire logic                     match_valid_i,
   /// the output it is matched to
   input  wire logic [OutW-1:0]          match_out_i,
-  /// the message that leaves toward the matched output (valid with match_valid_i)
-  output logic      [FlitW-1:0]         deq_msg_o,
-  /// its class
+  /// the class of the message that leaves toward the matched output (valid with match_valid_i)
   output logic      [ClsW-1:0]          deq_cls_o,
+  /// the message matched in the previous cycle (traversal stage)
+  output logic      [FlitW-1:0]         deq_msg_o,
   /// nothing in this port will change until an input changes
   output logic                          idle_o
 );
@@ -176,11 +177,20 @@ module sw_ingress_fifo #(
   assign deq_sel = drain ? drain_q : pick_idx;
   assign drop_o  = {rx_valid_i & fenced_i, drain};
 
+  // The matched head is registered for the traversal stage (the class FIFOs reuse its slot).
+  logic [FlitW-1:0] head_msg, sent_msg_q;
+
   always_comb begin
-    deq_msg_o = '0;
+    head_msg = '0;
     for (int c = 0; c < NumCls; c++)
-      if (ClsW'(c) == deq_sel) deq_msg_o = head[c*EntW +: FlitW];
+      if (ClsW'(c) == pick_idx) head_msg = head[c*EntW +: FlitW];
   end
+
+  always_ff @(posedge clk_i) begin
+    if (match_valid_i) sent_msg_q <= head_msg;
+  end
+
+  assign deq_msg_o = sent_msg_q;
 
   assign stall_o = head_valid & ~(pick & {NumCls{deq & ~drain}});
 

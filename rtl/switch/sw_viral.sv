@@ -83,8 +83,11 @@ module sw_viral #(
   output logic      [CnW-1:0]       msi_cm_o,
   /// the failed CN the MSI is about
   output logic      [CnW-1:0]       msi_subject_o,
-  /// the MSI left this cycle
+  /// an MSI left this cycle (it stays pending until then, and is offered again if the switch could
+  /// not deliver it: its CM failed meanwhile) ...
   input  wire logic                 msi_ack_i,
+  /// ... about this failed CN (the subject it was offered with, a cycle or more earlier)
+  input  wire logic [CnW-1:0]       msi_ack_subject_i,
   /// some failure timer is running (a CN is watched)
   output logic                      timer_valid_o,
   /// cycles from now until the earliest running timer expires (0: it expires now)
@@ -197,7 +200,7 @@ module sw_viral #(
     csr_err_o   = 1'b0;
     csr_rdata_o = '0;
 
-    if (msi_ack_i) msi_d[msi_subject_o] = 1'b0;
+    if (msi_ack_i) msi_d[msi_ack_subject_i] = 1'b0;
     if (start_i) armed_d = ~fenced_q;
 
     if (csr_valid_i) begin
@@ -306,8 +309,8 @@ module sw_viral #(
   assign restart_o = restart_q;
   assign idle_o    = ~msi_valid_o & ~|restart_q & ~|detect;
 
-  // An MSI leaves only when one is pending.
-  `ASSERT(msi_ack_pending, !(msi_ack_i && !msi_valid_o))
+  // An MSI leaves only when one is pending about its subject.
+  `ASSERT(msi_ack_pending, !(msi_ack_i && !msi_q[msi_ack_subject_i]))
 
 endmodule
 `default_nettype wire

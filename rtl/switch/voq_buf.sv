@@ -8,10 +8,17 @@
 //
 // Timing (no output is combinational from enq_valid_i, enq_q_i, enq_data_i or deq_valid_i):
 //   - q_nonempty_o, free_o, enq_ready_o and idle_o are functions of the state only (registered).
-//   - deq_data_o is combinational from deq_q_i alone: the head word of queue deq_q_i as held at the
-//     start of the cycle, meaningful while q_nonempty_o[deq_q_i] is high, whether or not the queue
-//     is popped. A word enqueued into an empty queue is visible (q_nonempty_o, deq_data_o) the next
-//     cycle; there is no enqueue-to-dequeue bypass. Path: deq_q_i -> head tables -> data memory.
+//   - deq_entry_o is combinational from deq_q_i alone: the entry holding the head word of queue
+//     deq_q_i at the start of the cycle, meaningful while q_nonempty_o[deq_q_i] is high, whether or
+//     not the queue is popped. Path: deq_q_i -> head tables.
+//   - rd_data_o is combinational from rd_entry_i alone: the word in entry rd_entry_i (the data
+//     memory's read port). The entry a dequeue frees in cycle c keeps its word through cycle c + 1
+//     (an enqueue may take it in c + 1 at the earliest and writes it at the end of that cycle), so
+//     a caller may register deq_entry_o when it dequeues and read the word the next cycle: the
+//     switch splits allocation and the crossbar into two pipeline stages that way. Reading
+//     rd_entry_i = deq_entry_o gives the head word in the same cycle. A word enqueued into an empty
+//     queue is visible (q_nonempty_o, deq_entry_o) the next cycle; there is no enqueue-to-dequeue
+//     bypass.
 //   - enq_valid_i and deq_valid_i are commands, not offers: the caller enqueues only while
 //     enq_ready_o is high (the switch's credits guarantee it) and dequeues only a queue whose
 //     q_nonempty_o bit is high. Both are asserted; an illegal command is ignored. A full buffer does
@@ -41,6 +48,8 @@ module voq_buf #(
   parameter int NumQ = 352,
   /// Width in bits of a queue number (derived; do not override).
   localparam int QW = (NumQ > 1) ? $clog2(NumQ) : 1,
+  /// Width in bits of an entry number (derived; do not override).
+  localparam int AddrW = $clog2(Depth),
   /// Width in bits of free_o (derived; do not override).
   localparam int CntW = $clog2(Depth + 1)
 ) (
@@ -60,9 +69,13 @@ module voq_buf #(
   input  logic             deq_valid_i,
   /// Queue number to dequeue or to look at (< NumQ); selects deq_data_o even without deq_valid_i.
   input  logic [QW-1:0]    deq_q_i,
-  /// Head word of queue deq_q_i, combinationally from deq_q_i (Width bits); meaningful while
+  /// Entry holding the head word of queue deq_q_i, combinationally from deq_q_i; meaningful while
   /// q_nonempty_o[deq_q_i] is high.
-  output logic [Width-1:0] deq_data_o,
+  output logic [AddrW-1:0] deq_entry_o,
+  /// Entry to read (< Depth).
+  input  logic [AddrW-1:0] rd_entry_i,
+  /// Word in entry rd_entry_i, combinationally from rd_entry_i (Width bits).
+  output logic [Width-1:0] rd_data_o,
   /// Bit q: queue q holds at least one word (registered).
   output logic [NumQ-1:0]  q_nonempty_o,
   /// Free entries, 0 ..= Depth (registered).
@@ -85,7 +98,6 @@ module voq_buf #(
   // The switch instantiates one buffer per port: one C++ class for all of them.
   /* verilator no_inline_module */
 
-  localparam int AddrW = $clog2(Depth);
   // Unsigned constants one bit wider than what they are compared with, so that no comparison is
   // constant when Depth or NumQ is a power of two.
   localparam logic [CntW:0] DepthC = (CntW + 1)'(Depth);
@@ -127,6 +139,7 @@ module voq_buf #(
   // Head entry of queue deq_q_i; whether it is its queue's last; whether the enqueue is into the
   // same queue (then the queue is nonempty, so the enqueue appends).
   assign head     = hsel_q[deq_q_i] ? head1_rdata : head0_rdata;
+  assign deq_entry_o = head;
   assign deq_last = !succ_q[head];
   assign same_q   = enq_q_i == deq_q_i;
 
@@ -193,8 +206,8 @@ module voq_buf #(
     .we_i    (enq),
     .waddr_i (alloc),
     .wdata_i (enq_data_i),
-    .raddr_i (head),
-    .rdata_o (deq_data_o)
+    .raddr_i (rd_entry_i),
+    .rdata_o (rd_data_o)
   );
 
   // Successor of each entry in its queue (valid where succ_q is set).

@@ -7,6 +7,9 @@
 #   <block>.params  parameter overrides for synthesis, `Name=Value` per line
 #   <block>.<variant>.params (and .sdc)  one more configuration of the block, reported as
 #                   <block>.<variant> (e.g. cxl_switch.c16m16)
+#   <block>.flow    how the flow treats the block (<block>.<variant>.flow, else <block>.flow):
+#                   `keep = MODULE ...` synthesizes it hierarchically (see scripts/synth_block.py)
+# `make synth BLOCKS="fifo cxl_switch.fifo"` synthesizes only those blocks; the report lists them.
 # scripts/synth_block.py runs one block (build/synth/<block>/: logs, netlist, timing report,
 # result.json); scripts/synth_report.py collects them. Blocks run in parallel under make -j, and a
 # block runs again only when a file it reads changes (build/synth/<block>/deps.mk lists them), or
@@ -29,21 +32,29 @@ MEM_BIT_AREA_SOURCE ?= OSU018 DFFPOSX1 area: one flop per bit, read and write mu
 MEM_SETUP_NS  ?= 0.3
 MEM_ACCESS_NS ?= 1.2
 
-SYNTH_BLOCKS  := $(basename $(notdir $(RTL_SRCS))) \
+SYNTH_ALL     := $(basename $(notdir $(RTL_SRCS))) \
                  $(basename $(notdir $(wildcard constraints/*.*.params)))
+BLOCKS        ?= $(SYNTH_ALL)
+SYNTH_BLOCKS  := $(BLOCKS)
+ifneq ($(filter-out $(SYNTH_ALL),$(SYNTH_BLOCKS)),)
+  $(error BLOCKS: no such block: $(filter-out $(SYNTH_ALL),$(SYNTH_BLOCKS)) (blocks: $(sort $(SYNTH_ALL))))
+endif
 SYNTH_RESULTS := $(foreach m,$(SYNTH_BLOCKS),$(SYNTH_DIR)/$(m)/result.json)
-SYNTH_FLOW    := scripts/synth_block.py constraints/synth.ys.tmpl constraints/sta.tcl.tmpl \
+SYNTH_FLOW    := scripts/synth_block.py constraints/synth.ys.tmpl constraints/sta.tcl.tmpl constraints/techmap_shift.v \
                  $(wildcard constraints/abc.constr)
 synth_sdc      = $(firstword $(wildcard constraints/$(1).sdc constraints/$(basename $(1)).sdc) constraints/default.sdc)
 synth_params   = $(wildcard constraints/$(1).params)
+synth_flowfile = $(firstword $(wildcard constraints/$(1).flow constraints/$(basename $(1)).flow))
 # Everything that changes a block's result besides its files' contents; written to
 # build/synth/<block>/config only when it differs, so its date says when it last changed.
-synth_config   = $(call synth_sdc,$(1)) $(call synth_params,$(1)) $(LIBERTY) $(MEM_SETUP_NS) $(MEM_ACCESS_NS)
+synth_config   = $(call synth_sdc,$(1)) $(call synth_params,$(1)) $(call synth_flowfile,$(1)) $(LIBERTY) \
+                 $(MEM_SETUP_NS) $(MEM_ACCESS_NS)
 
 # Before a block's first run it depends on every RTL file; afterwards on the files it read.
 define synth_block_rule
 $(SYNTH_DIR)/$(1)/result.json: $(if $(wildcard $(SYNTH_DIR)/$(1)/deps.mk),,$(RTL_SRCS)) $(RTL_PKGS) \
-    $(RTL_INCS) $(call synth_sdc,$(1)) $(call synth_params,$(1)) $(SYNTH_FLOW) $(SYNTH_DIR)/$(1)/config | $(SETUP)
+    $(RTL_INCS) $(call synth_sdc,$(1)) $(call synth_params,$(1)) $(call synth_flowfile,$(1)) $(SYNTH_FLOW) \
+    $(SYNTH_DIR)/$(1)/config | $(SETUP)
 	@$(PY) scripts/synth_block.py $(1) --out $(SYNTH_DIR)/$(1) --rtl $(RTL_SRCS) --pkgs $(RTL_PKGS) \
 	  --liberty $(LIBERTY) --mem-setup-ns $(MEM_SETUP_NS) --mem-access-ns $(MEM_ACCESS_NS)
 $(SYNTH_DIR)/$(1)/config: synth-force
@@ -63,7 +74,7 @@ $(SYNTH_DIR)/report.md $(SYNTH_DIR)/report.json &: $(SYNTH_RESULTS) scripts/synt
 .PHONY: synth synth-check synth-force
 synth-force:
 
-synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (Yosys, OSU 0.18 µm) and time it (OpenSTA); report in build/synth/
+synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (or BLOCKS="a b.variant") with Yosys (OSU 0.18 µm), time it (OpenSTA); report in build/synth/
 	@cat $(SYNTH_DIR)/report.md
 
 # Quick: does Yosys accept every block (read + hierarchy + proc, no mapping)? Seconds, not minutes.
