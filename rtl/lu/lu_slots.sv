@@ -119,6 +119,19 @@ module lu_slots #(
   logic [Slots*TsW-1:0]   ts_q;
   logic [Slots*WordN-1:0] pend_q;
   logic [Slots*Slots-1:0] same_q, bef_q;
+  // Transposes: same_t[b*Slots + a] = same_q[a*Slots + b] (column b of same_q as a vector), bef_t
+  // likewise; pend_t[w*Slots + s] = pend_q[s*WordN + w] (word w of every slot as a vector).
+  logic [Slots*Slots-1:0] same_t, bef_t;
+  logic [WordN*Slots-1:0] pend_t;
+  for (genvar a = 0; a < Slots; a++) begin : g_tr
+    for (genvar b = 0; b < Slots; b++) begin : g_pair
+      assign same_t[b*Slots + a] = same_q[a*Slots + b];
+      assign bef_t[b*Slots + a]  = bef_q[a*Slots + b];
+    end
+    for (genvar w = 0; w < WordN; w++) begin : g_word
+      assign pend_t[w*Slots + a] = pend_q[a*WordN + w];
+    end
+  end
 
   // ---- free slot: the lowest ----
   logic [Slots-1:0] free_oh;
@@ -152,14 +165,13 @@ module lu_slots #(
     assign ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
     assign ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
     assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
-    // Words of s held back by another slot of the line that precedes s or may precede it.
-    always_comb begin
-      blk = '0;
-      for (int o = 0; o < Slots; o++) begin
-        if (o != s && busy_q[o] && same_q[s*Slots + o] &&
-            (val_q[o] ? bef_q[o*Slots + s] : ~bef_q[s*Slots + o]))
-          blk = blk | pend_q[o*WordN +: WordN];
-      end
+    // Words of s held back by another slot of the line that precedes s or may precede it: the
+    // slots o of hold, as one vector per slot (no per-pair processes: see the pair matrices below).
+    logic [Slots-1:0] hold;
+    assign hold = busy_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
+                  ((val_q & bef_t[s*Slots +: Slots]) | (~val_q & ~bef_q[s*Slots +: Slots]));
+    for (genvar w = 0; w < WordN; w++) begin : g_word
+      assign blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
     end
     assign ready[s*WordN +: WordN] = (busy_q[s] & val_q[s]) ? (pend_q[s*WordN +: WordN] & ~blk) : '0;
     assign ready_any[s] = ready[s*WordN +: WordN] != '0;
@@ -245,30 +257,23 @@ module lu_slots #(
       if (vsel[a]) ts_q[a*TsW +: TsW] <= val_ts_i;
     end
 
-    for (genvar b = 0; b < Slots; b++) begin : g_pair
-      if (a == b) begin : g_diag
-        always_ff @(posedge clk_i) begin
-          same_q[a*Slots + b] <= 1'b0;
-          bef_q[a*Slots + b]  <= 1'b0;
-        end
-      end else begin : g_off
-        always_ff @(posedge clk_i) begin
-          // An allocation finds the line's other slots; the validated ones precede it.
-          if (asel[a]) begin
-            same_q[a*Slots + b] <= amatch[b];
-            bef_q[a*Slots + b]  <= 1'b0;
-          end else if (asel[b]) begin
-            same_q[a*Slots + b] <= amatch[a];
-            bef_q[a*Slots + b]  <= amatch[a] & val_q[a];
-          // A VAL orders its slot against the line's validated slots (equal TS: the one validated
-          // first is taken to precede).
-          end else if (vsel[b] && busy_q[a] && val_q[a] && same_q[b*Slots + a]) begin
-            bef_q[a*Slots + b]  <= ts_eq[a] | ts_old[a];
-          end else if (vsel[a] && busy_q[b] && val_q[b] && same_q[a*Slots + b]) begin
-            bef_q[a*Slots + b]  <= ~ts_eq[b] & ts_new[b];
-          end
-        end
-      end
+    // Row a of the pair matrices, one vector (bit b: the pair (a, b)); the diagonal is always 0.
+    // An allocation of a finds the line's other slots; an allocation of b makes a precede b when a
+    // is of the line and validated; a VAL orders its slot against the line's validated slots (equal
+    // TS: the one validated first is taken to precede).
+    logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx;
+    assign diag    = Slots'(1) << a;
+    assign m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_t[a*Slots +: Slots];
+    assign m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
+    assign same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
+    assign bef_nx  = asel[a] ? '0 :
+                     ((asel & {Slots{amatch[a] & val_q[a]}}) |
+                      (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
+                      (m_val_a & ~ts_eq & ts_new) |
+                      (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
+    always_ff @(posedge clk_i) begin
+      same_q[a*Slots +: Slots] <= same_nx & ~diag;
+      bef_q[a*Slots +: Slots]  <= bef_nx & ~diag;
     end
   end
   assign val_ts_clash_o = |clash_o;
