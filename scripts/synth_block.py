@@ -113,27 +113,34 @@ def source_closure(top, mods):
     return [mods[m] for m in order]
 
 
-def read_params(path):
-    """constraints/MODULE.params: `Name=Value` per line, `#` starts a comment.
-
-    [(name, value, line)]; a malformed line or a name given twice is an InputError. Whether the
-    module has such a parameter only Yosys knows: see param_error()."""
-    params, seen = [], {}
-    if not path or not os.path.exists(path):
-        return params
+def assignments(path, value_re, form):
+    """The `key = value` lines of a constraints file (`#` starts a comment), as (line, key, value)
+    with value matching value_re; a malformed line or a key given twice is an InputError."""
+    seen = {}
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
-            m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(\S+)", line)
+            m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(" + value_re + ")", line)
             if not m:
                 raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
-                                 f"expected `Name=Value`, got `{line}`")
+                                 f"expected `{form}`, got `{line}`")
             if m.group(1) in seen:
                 raise InputError(path, n, m.group(1), f"given twice (first on line {seen[m.group(1)]})")
             seen[m.group(1)] = n
-            params.append((m.group(1), m.group(2), n))
+            yield n, m.group(1), m.group(2)
+
+
+def read_params(path):
+    """constraints/MODULE.params: `Name=Value` per line, `#` starts a comment.
+
+    [(name, value, line)]; a malformed line or a name given twice is an InputError. Whether the
+    module has such a parameter only Yosys knows: see param_error()."""
+    params = []
+    if path and os.path.exists(path):
+        for n, key, value in assignments(path, r"\S+", "Name=Value"):
+            params.append((key, value, n))
     return params
 
 
@@ -161,33 +168,21 @@ def read_flow(path, mods, top):
     flow = {"keep": []}
     if not path or not os.path.exists(path):
         return flow
-    seen = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(.*)", line)
-            if not m:
-                raise InputError(path, n, re.split(r"[\s=]", line, 1)[0] or line,
-                                 f"expected `key = value`, got `{line}`")
-            key, value = m.group(1), m.group(2).split()
-            if key not in FLOW_KEYS:
-                raise InputError(path, n, key, f"unknown key (known: {', '.join(FLOW_KEYS)})")
-            if key in seen:
-                raise InputError(path, n, key, f"given twice (first on line {seen[key]})")
-            seen[key] = n
-            if key == "keep":
-                if not value:
-                    raise InputError(path, n, key, "expected one or more module names")
-                for v in value:
-                    if v not in mods:
-                        raise InputError(path, n, key, f"{v}: no such module (no rtl/{v}.sv or rtl/*/{v}.sv)")
-                    if v == top:
-                        raise InputError(path, n, key, f"{v}: the block itself (list the modules below it)")
-                    if MACRO_RE.match(v):
-                        raise InputError(path, n, key, f"{v}: a storage wrapper, already a macro")
-                flow["keep"] = value
+    for n, key, text in assignments(path, r".*", "key = value"):
+        value = text.split()
+        if key not in FLOW_KEYS:
+            raise InputError(path, n, key, f"unknown key (known: {', '.join(FLOW_KEYS)})")
+        if key == "keep":
+            if not value:
+                raise InputError(path, n, key, "expected one or more module names")
+            for v in value:
+                if v not in mods:
+                    raise InputError(path, n, key, f"{v}: no such module (no rtl/{v}.sv or rtl/*/{v}.sv)")
+                if v == top:
+                    raise InputError(path, n, key, f"{v}: the block itself (list the modules below it)")
+                if MACRO_RE.match(v):
+                    raise InputError(path, n, key, f"{v}: a storage wrapper, already a macro")
+            flow["keep"] = value
     return flow
 
 
