@@ -218,19 +218,10 @@ module lu_search #(
     vis_d   = vis_q;
     wdone_d = wdone_q;
     sent_d  = sent_q;
-    fnd_d   = fnd_q;
-    sram_d  = sram_q;
-    ts_d    = ts_q;
-    val_d   = val_q;
     done_req_o = 1'b0;
     if (en_i) begin
       unique case (st_q)
         S_COLLECT: if (take_req) begin
-          for (int k = 0; k < Batch; k++)
-            if (KW'(k) == n_q[KW-1:0]) begin
-              fnd_d[k*WordN +: WordN]  = '0;
-              sram_d[k*WordN +: WordN] = '0;
-            end
           n_d = n_q + 1'b1;
           if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
         end
@@ -242,17 +233,7 @@ module lu_search #(
         end
         S_DRAM: begin
           if (rd_fire) iss_d = iss_q + 32'd1;
-          if (rsp_valid_i) begin
-            got_d = got_q + 32'd1;
-            for (int k = 0; k < Batch; k++)
-              for (int w = 0; w < WordN; w++)
-                if ((KW + 1)'(k) < n_q && r_line == line_q[k*LineW +: LineW] && WordW'(w) == r_word &&
-                    mask_q[k*WordN + w]) begin
-                  fnd_d[k*WordN + w]             = 1'b1;
-                  ts_d[(k*WordN + w)*TsW +: TsW] = r_ts;
-                  val_d[(k*WordN + w)*ValW +: ValW] = r_val;
-                end
-          end
+          if (rsp_valid_i) got_d = got_q + 32'd1;
           if (got_d == cnt_q && iss_d == cnt_q) begin
             st_d    = S_SRAM;
             k_d     = '0;
@@ -277,15 +258,6 @@ module lu_search #(
             wdone_d      = '0;
           end else begin
             wdone_d = wdone_q | sw_oh;
-            for (int k = 0; k < Batch; k++)
-              for (int w = 0; w < WordN; w++)
-                if (KW'(k) == k_q && WordW'(w) == sword &&
-                    (!sram_q[k*WordN + w] || ts_before(ts_q[(k*WordN + w)*TsW +: TsW], srch_ts_i))) begin
-                  fnd_d[k*WordN + w]                = 1'b1;
-                  sram_d[k*WordN + w]               = 1'b1;
-                  ts_d[(k*WordN + w)*TsW +: TsW]    = srch_ts_i;
-                  val_d[(k*WordN + w)*ValW +: ValW] = srch_value_i;
-                end
           end
         end
         S_RESP: if (resp_fire) begin
@@ -304,6 +276,26 @@ module lu_search #(
         end
         default: st_d = S_COLLECT;
       endcase
+    end
+  end
+
+  // Per (request k, word w): cleared when request k is collected; a DRAM record of the word replaces
+  // what was found (records arrive in commit order); a buffered word replaces a record, or an older
+  // buffered one (TS order). One generate block per pair, no loop over all pairs in a process.
+  for (genvar k = 0; k < Batch; k++) begin : g_fnd
+    logic clr;
+    assign clr = take_req & (n_q[KW-1:0] == KW'(k));
+    for (genvar w = 0; w < WordN; w++) begin : g_word
+      localparam int unsigned I = k * WordN + w;
+      logic dram_hit, sram_hit;
+      assign dram_hit = en_i & (st_q == S_DRAM) & rsp_valid_i & ((KW + 1)'(k) < n_q) &
+                        (r_line == line_q[k*LineW +: LineW]) & (r_word == WordW'(w)) & mask_q[I];
+      assign sram_hit = en_i & (st_q == S_SRAM) & sm_v & sw_v & (k_q == KW'(k)) & (sword == WordW'(w)) &
+                        (~sram_q[I] | ts_before(ts_q[I*TsW +: TsW], srch_ts_i));
+      assign fnd_d[I]  = ~clr & (fnd_q[I] | dram_hit | sram_hit);
+      assign sram_d[I] = ~clr & (sram_q[I] | sram_hit);
+      assign ts_d[I*TsW +: TsW]    = dram_hit ? r_ts : sram_hit ? srch_ts_i : ts_q[I*TsW +: TsW];
+      assign val_d[I*ValW +: ValW] = dram_hit ? r_val : sram_hit ? srch_value_i : val_q[I*ValW +: ValW];
     end
   end
 
