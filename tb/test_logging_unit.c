@@ -96,6 +96,79 @@ static void iq_push(iq_t *q, size_t x)
 static size_t iq_front(const iq_t *q) { return q->v[q->head]; }
 static void iq_pop(iq_t *q) { q->head = (q->head + 1) % q->cap, q->n--; }
 
+/* What an MN controller stores of one LU's dumps: the compressed bytes of the dump under way, its
+ * chunk count, and the records of every finished dump, decompressed, in order. */
+typedef struct mn_log {
+    uint8_t *bytes;
+    size_t n, cap, chunks;
+    lu_rec_t *recs;
+    size_t nrecs, caprecs;
+} mn_log_t;
+
+static void mn_log_free(mn_log_t *l)
+{
+    free(l->bytes);
+    free(l->recs);
+}
+
+/* Inflates the dump's bytes into records appended to l->recs. */
+static void mn_log_inflate(mn_log_t *l, const char *ctx)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    cr_assert_eq(inflateInit(&z), Z_OK);
+    uint8_t buf[16 * 1024];
+    z.next_in = l->bytes;
+    z.avail_in = (uInt)l->n;
+    int rc;
+    do {
+        z.next_out = buf;
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        cr_assert(rc == Z_OK || rc == Z_STREAM_END, "%s: the dump does not inflate (%d)", ctx, rc);
+        size_t got = sizeof buf - z.avail_out;
+        cr_assert_eq(got % 16, 0);
+        for (size_t i = 0; i < got; i += 16) {
+            if (l->nrecs == l->caprecs) {
+                l->caprecs = l->caprecs ? 2 * l->caprecs : 1024;
+                l->recs = realloc(l->recs, l->caprecs * sizeof *l->recs);
+                cr_assert(l->recs);
+            }
+            uint32_t x[4];
+            memcpy(x, buf + i, 16);
+            lu_rec_unpack(x, &l->recs[l->nrecs++]);
+        }
+    } while (rc != Z_STREAM_END);
+    /* Only zero padding after the stream. */
+    for (size_t i = 0; i < z.avail_in; i++)
+        cr_assert_eq(z.next_in[i], 0, "%s: bytes after the end of the dump's stream", ctx);
+    inflateEnd(&z);
+    l->n = 0;
+    l->chunks = 0;
+}
+
+/* A DUMP_DATA chunk: checked (numbered in order, whole lines), stored; the last one (LAST flag)
+ * inflates the dump. Returns true on the last one. */
+static bool mn_log_chunk(mn_log_t *l, const msg_t *m, const char *ctx)
+{
+    cr_assert(m->opcode == OP_DUMP_DATA && m->tag == (l->chunks & (TAGS - 1)) && m->addr == l->chunks &&
+                  m->mask == 0xff,
+              "%s: DUMP_DATA %zu from %u has tag %u addr %llu", ctx, l->chunks, m->src, m->tag,
+              (unsigned long long)m->addr);
+    if (l->n + 64 > l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 4096;
+        l->bytes = realloc(l->bytes, l->cap);
+        cr_assert(l->bytes);
+    }
+    memcpy(l->bytes + l->n, m->data, 64);
+    l->n += 64;
+    l->chunks++;
+    if (!(m->flags & 1))
+        return false;
+    mn_log_inflate(l, ctx);
+    return true;
+}
+
 typedef struct wl {
     wl_cfg_t cfg;
     uint64_t seed;
@@ -119,51 +192,14 @@ typedef struct wl {
     bool stopped; /* no more stores start or commit */
     /* The MN controller the LU dumps to: the compressed bytes of each dump, its answers waiting for
      * a credit, the EARLY_FLUSHes seen. */
-    uint8_t *mn_bytes;
-    size_t mn_n, mn_cap, mn_chunks;
+    mn_log_t mn;
     msg_t mn_q[16];
     size_t mn_nq;
     unsigned dumps, flush_dst_mask, flushes;
     uint16_t dump_epoch;
-    lu_rec_t *mn_recs; /* records of every finished dump, decompressed, in order */
-    size_t mn_nrecs, mn_caprecs;
+    size_t last_chunks; /* DUMP_DATA chunks of the last dump */
     bool dump_fired;
 } wl_t;
-
-/* Inflates one dump's bytes into records appended to w->mn_recs. */
-static void mn_inflate(wl_t *w)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    cr_assert_eq(inflateInit(&z), Z_OK);
-    uint8_t buf[16 * 1024];
-    z.next_in = w->mn_bytes;
-    z.avail_in = (uInt)w->mn_n;
-    int rc;
-    do {
-        z.next_out = buf;
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        cr_assert(rc == Z_OK || rc == Z_STREAM_END, "%s: the dump does not inflate (%d)", w->ctx, rc);
-        size_t got = sizeof buf - z.avail_out;
-        cr_assert_eq(got % 16, 0);
-        for (size_t i = 0; i < got; i += 16) {
-            if (w->mn_nrecs == w->mn_caprecs) {
-                w->mn_caprecs = w->mn_caprecs ? 2 * w->mn_caprecs : 1024;
-                w->mn_recs = realloc(w->mn_recs, w->mn_caprecs * sizeof *w->mn_recs);
-                cr_assert(w->mn_recs);
-            }
-            uint32_t x[4];
-            memcpy(x, buf + i, 16);
-            lu_rec_unpack(x, &w->mn_recs[w->mn_nrecs++]);
-        }
-    } while (rc != Z_STREAM_END);
-    /* Only zero padding after the stream. */
-    for (size_t i = 0; i < z.avail_in; i++)
-        cr_assert_eq(z.next_in[i], 0, "%s: bytes after the end of the dump's stream", w->ctx);
-    inflateEnd(&z);
-    w->mn_n = 0;
-}
 
 /* The MN controller's side of a dump (and Early Flush) messages; true when m was one. */
 static bool mn_on_tx(wl_t *w, const msg_t *m)
@@ -174,21 +210,11 @@ static bool mn_on_tx(wl_t *w, const msg_t *m)
                   m->tag);
         cr_assert_lt(w->mn_nq, 16);
         w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_GO, .src = m->dst, .dst = LU_NODE, .tag = m->tag};
-        w->mn_chunks = 0;
+        w->last_chunks = 0;
         return true;
     case OP_DUMP_DATA:
-        cr_assert(m->tag == (w->mn_chunks & (TAGS - 1)) && m->addr == w->mn_chunks && m->mask == 0xff,
-                  "%s: DUMP_DATA %zu has tag %u addr %llu", w->ctx, w->mn_chunks, m->tag, (unsigned long long)m->addr);
-        if (w->mn_n + 64 > w->mn_cap) {
-            w->mn_cap = w->mn_cap ? 2 * w->mn_cap : 4096;
-            w->mn_bytes = realloc(w->mn_bytes, w->mn_cap);
-            cr_assert(w->mn_bytes);
-        }
-        memcpy(w->mn_bytes + w->mn_n, m->data, 64);
-        w->mn_n += 64;
-        w->mn_chunks++;
-        if (m->flags & 1) {
-            mn_inflate(w);
+        w->last_chunks++;
+        if (mn_log_chunk(&w->mn, m, w->ctx)) {
             w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_DONE, .src = m->dst, .dst = LU_NODE,
                                           .tag = w->dump_epoch};
             w->dump_epoch++;
@@ -304,8 +330,7 @@ static void wl_free(wl_t *w)
     free(w->val_q.v);
     free(w->bad_q.v);
     free(w->bad);
-    free(w->mn_bytes);
-    free(w->mn_recs);
+    mn_log_free(&w->mn);
 }
 
 /* Line addresses: line i of the workload is a spread-out address, the same for every run. */
@@ -1170,14 +1195,14 @@ Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_th
         const lu_rec_t *r = lu_drv_log_write(w.d, i);
         if (r->line < c.range_lo || r->line >= c.range_hi)
             continue;
-        cr_assert_lt(k, w.mn_nrecs, "%s: the dump ends after %zu records", w.ctx, k);
-        cr_assert(rec_eq(r, &w.mn_recs[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
+        cr_assert_lt(k, w.mn.nrecs, "%s: the dump ends after %zu records", w.ctx, k);
+        cr_assert(rec_eq(r, &w.mn.recs[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
         k++;
     }
-    cr_assert_eq(k, w.mn_nrecs, "%s: %zu records dumped, %zu in range", w.ctx, w.mn_nrecs, k);
+    cr_assert_eq(k, w.mn.nrecs, "%s: %zu records dumped, %zu in range", w.ctx, w.mn.nrecs, k);
     cr_assert_gt(k, 100);
     cr_assert_eq(csr(&w, LU_CSR_DUMP_RECORDS), k);
-    cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.mn_chunks);
+    cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.last_chunks);
     cr_assert_eq(csr(&w, LU_CSR_DUMPS), 1);
     /* THEN the log is cleared */
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
@@ -1187,7 +1212,7 @@ Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_th
     cr_assert_gt(in, out, "%s: level 9 did not compress (%llu -> %llu bytes)", w.ctx, (unsigned long long)in,
                  (unsigned long long)out);
     cr_log_info("dump: %zu records, %llu bytes -> %llu bytes in %zu chunks: factor %.2f", k,
-                (unsigned long long)in, (unsigned long long)out, w.mn_chunks, (double)in / (double)out);
+                (unsigned long long)in, (unsigned long long)out, w.last_chunks, (double)in / (double)out);
     wl_free(&w);
 }
 
@@ -1200,9 +1225,9 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
     wl_init(&w, &c, tb_seed(32), "search after dump");
     wl_run(&w);
     cr_assert_eq(w.dumps, 1);
-    cr_assert_gt(w.mn_nrecs, 200, "%s: only %zu records dumped", w.ctx, w.mn_nrecs);
+    cr_assert_gt(w.mn.nrecs, 200, "%s: only %zu records dumped", w.ctx, w.mn.nrecs);
     /* Every record is either in the MN log or in the LU's log. */
-    cr_assert_eq(w.mn_nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d));
+    cr_assert_eq(w.mn.nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d));
     /* WHEN the latest versions are fetched THEN per word: the LU's answer when it has one, else the
      * MN log's last record of the word, is the latest committed version */
     msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
@@ -1241,9 +1266,9 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
             if (lu_has[i] >> wd & 1) {
                 got = lu_val[i][wd], found = true, from_lu++;
             } else {
-                for (size_t k = w.mn_nrecs; k-- > 0;)
-                    if (w.mn_recs[k].line == line_addr(i) && w.mn_recs[k].word == wd) {
-                        got = w.mn_recs[k].value, found = true, from_mn++;
+                for (size_t k = w.mn.nrecs; k-- > 0;)
+                    if (w.mn.recs[k].line == line_addr(i) && w.mn.recs[k].word == wd) {
+                        got = w.mn.recs[k].value, found = true, from_mn++;
                         break;
                     }
             }
@@ -1268,7 +1293,7 @@ Test(logging_unit, high_watermark_sends_early_flush_to_every_other_lu_and_dumps)
     cr_assert_eq(w.flush_dst_mask, 0x1e, "%s: EARLY_FLUSH went to 0x%x", w.ctx, w.flush_dst_mask);
     cr_assert_eq(w.flushes, 4 * w.dumps, "%s: %u EARLY_FLUSH for %u dumps", w.ctx, w.flushes, w.dumps);
     cr_assert_eq(csr(&w, LU_CSR_EARLY_FLUSH_SENT), w.flushes);
-    cr_assert_eq(w.mn_nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d), "%s: records lost", w.ctx);
+    cr_assert_eq(w.mn.nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d), "%s: records lost", w.ctx);
     wl_check_end(&w);
     wl_free(&w);
 }
@@ -1285,7 +1310,392 @@ Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
     wl_settle(&w);
     cr_assert_eq(w.dumps, 1);
     cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
-    cr_assert_eq(w.mn_nrecs, lu_drv_log_writes(w.d));
+    cr_assert_eq(w.mn.nrecs, lu_drv_log_writes(w.d));
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
     wl_free(&w);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * A replica group: GRP_N LUs holding the same lines (every store's REPL goes to each of them), each
+ * dumping its own range of line addresses to one MN controller, which synchronizes the group's
+ * dumps as the MN controllers of DIKTAMO do (DUMP_GO once every LU of the epoch asked, DUMP_DONE
+ * once every LU's dump is stored). The stores come from the group's CNs (ids 0 .. GRP_N - 1: the
+ * writer is one of its own replicas) and commit when all GRP_N REPL_ACKs are in; their VALs then go
+ * to every LU, each with its own jitter. Every LU is checked against its own reference model as in
+ * the single-LU workload; at the end, the MN's logs together must hold every committed word once,
+ * dumped by the LU in charge of its line, in commit order. */
+#define GRP_N 3
+#define GRP_LINES 32
+#define GRP_Q 512
+
+typedef struct grp grp_t;
+
+typedef struct grp_lu {
+    grp_t *g;
+    unsigned k;
+    lu_drv_t *d;
+    lu_ref_t ref;
+    uint64_t range_lo, range_hi;
+    size_t logs_seen;
+    msg_t q[GRP_Q]; /* messages to this LU waiting for a credit of their class (order kept per class) */
+    uint64_t q_delay[GRP_Q];
+    size_t nq;
+    mn_log_t mn;   /* what the MN stored of this LU's dumps */
+    bool reqd;     /* asked for a dump in the current epoch */
+    bool go;       /* got its DUMP_GO of the current epoch */
+    bool stored;   /* its dump of the current epoch is stored */
+    unsigned flushes_sent;
+} grp_lu_t;
+
+typedef struct grp_st {
+    unsigned cn, core, tag, acks, vals_seen;
+    uint64_t line, version;
+    uint8_t mask;
+    uint64_t val[MSG_WORDS_PER_LINE];
+} grp_st_t;
+
+struct grp {
+    char ctx[200];
+    rng_t rng;
+    grp_lu_t lu[GRP_N];
+    grp_st_t *st;
+    size_t nst, created, out, done, max_out;
+    uint32_t tagmap[GRP_N * TAGS]; /* [cn][tag] -> store index + 1 */
+    unsigned next_tag[GRP_N];
+    uint64_t version[GRP_LINES];
+    uint16_t epoch;
+    unsigned dumps;
+};
+
+static void grp_send(grp_lu_t *l, const msg_t *m, uint64_t delay)
+{
+    cr_assert_lt(l->nq, GRP_Q, "%s: LU %u: send queue full", l->g->ctx, l->k);
+    l->q[l->nq] = *m;
+    l->q_delay[l->nq++] = delay;
+}
+
+/* Sends what a credit allows, oldest first within each class. */
+static void grp_pump(grp_lu_t *l)
+{
+    uint32_t blocked = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < l->nq; i++) {
+        msg_class_t c = msg_class(l->q[i].opcode);
+        if (!(blocked >> c & 1) && lu_drv_credits(l->d, c)) {
+            lu_drv_send(l->d, &l->q[i], l->q_delay[i]);
+            continue;
+        }
+        blocked |= 1u << c;
+        l->q[j] = l->q[i], l->q_delay[j++] = l->q_delay[i];
+    }
+    l->nq = j;
+}
+
+static void grp_on_rx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    grp_lu_t *l = ctx;
+    grp_t *g = l->g;
+    lu_ref_verdict_e v = lu_ref_rx(&l->ref, m, NULL);
+    cr_assert(!l->ref.err[0], "%s LU %u cycle=%llu: %s", g->ctx, l->k, (unsigned long long)cyc, l->ref.err);
+    if (v != LU_REF_VAL)
+        return;
+    uint32_t x = g->tagmap[m->src * TAGS + m->tag];
+    cr_assert(x, "%s: VAL of no store", g->ctx);
+    grp_st_t *s = &g->st[x - 1];
+    if (++s->vals_seen == GRP_N) { /* every replica has it: the tag is free again */
+        g->tagmap[m->src * TAGS + m->tag] = 0;
+        g->out--;
+        g->done++;
+    }
+}
+
+static void grp_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    grp_lu_t *l = ctx;
+    grp_t *g = l->g;
+    switch (m->opcode) {
+    case OP_REPL_ACK: {
+        const char *e = lu_ref_ack(&l->ref, m, l->k);
+        cr_assert(!e, "%s LU %u cycle=%llu: %s", g->ctx, l->k, (unsigned long long)cyc, e);
+        uint32_t x = g->tagmap[m->dst * TAGS + m->tag];
+        cr_assert(x, "%s: REPL_ACK of no store", g->ctx);
+        grp_st_t *s = &g->st[x - 1];
+        if (++s->acks < GRP_N)
+            return;
+        /* Every replica logged it: the store commits, its VAL goes to each of them. */
+        s->version = ++g->version[s->line];
+        msg_t v = {.opcode = OP_VAL, .src = (uint8_t)s->cn, .core = (uint8_t)s->core, .tag = (uint16_t)s->tag,
+                   .addr = line_addr((unsigned)s->line), .ts = (uint8_t)(s->version & 127)};
+        for (unsigned k = 0; k < GRP_N; k++) {
+            v.dst = (uint8_t)k;
+            grp_send(&g->lu[k], &v, 20 + rng_below(&g->rng, 61));
+        }
+        return;
+    }
+    case OP_DUMP_REQ:
+        cr_assert(m->dst == MSG_MN_BASE + 1 && m->tag == g->epoch && !l->reqd,
+                  "%s: LU %u: DUMP_REQ to %u tag %u (epoch %u, asked before: %d)", g->ctx, l->k, m->dst, m->tag,
+                  g->epoch, l->reqd);
+        l->reqd = true;
+        for (unsigned k = 0; k < GRP_N; k++)
+            if (!g->lu[k].reqd)
+                return;
+        for (unsigned k = 0; k < GRP_N; k++) { /* the whole group is ready: the first synchronization */
+            msg_t go = {.opcode = OP_DUMP_GO, .src = MSG_MN_BASE + 1, .dst = (uint8_t)k, .tag = g->epoch};
+            grp_send(&g->lu[k], &go, 20);
+            g->lu[k].go = true;
+        }
+        return;
+    case OP_DUMP_DATA:
+        cr_assert(l->go, "%s: LU %u sent DUMP_DATA before its DUMP_GO", g->ctx, l->k);
+        cr_assert(!l->stored, "%s: LU %u sent DUMP_DATA after its last chunk", g->ctx, l->k);
+        if (!mn_log_chunk(&l->mn, m, g->ctx))
+            return;
+        l->stored = true;
+        for (unsigned k = 0; k < GRP_N; k++)
+            if (!g->lu[k].stored)
+                return;
+        for (unsigned k = 0; k < GRP_N; k++) { /* every dump stored: the second synchronization */
+            msg_t done = {.opcode = OP_DUMP_DONE, .src = MSG_MN_BASE + 1, .dst = (uint8_t)k, .tag = g->epoch};
+            grp_send(&g->lu[k], &done, 20);
+            g->lu[k].reqd = g->lu[k].go = g->lu[k].stored = false;
+        }
+        g->epoch++;
+        g->dumps++;
+        return;
+    case OP_EARLY_FLUSH:
+        cr_assert(m->dst < GRP_N && m->dst != l->k, "%s: LU %u sent EARLY_FLUSH to %u", g->ctx, l->k, m->dst);
+        grp_send(&g->lu[m->dst], m, 20);
+        l->flushes_sent++;
+        return;
+    default:
+        cr_assert_fail("%s: LU %u sent %s", g->ctx, l->k, msg_name(m->opcode));
+    }
+}
+
+/* Ranges: LU k is in charge of lines [k * GRP_LINES / GRP_N, (k + 1) * GRP_LINES / GRP_N) of the
+ * workload (the last one up to the end of memory). */
+static void grp_init(grp_t *g, uint64_t seed, const char *name, size_t nst, const uint32_t hwm[GRP_N])
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->ctx, sizeof g->ctx, "%s seed=%llu (replay: TB_SEED=%llu)", name, (unsigned long long)seed,
+             (unsigned long long)seed);
+    cleanup_set_note(g->ctx);
+    rng_init_named(&g->rng, seed, "lu_test.group");
+    g->nst = nst;
+    g->max_out = 16;
+    g->st = calloc(nst, sizeof *g->st);
+    cr_assert(g->st);
+    for (unsigned k = 0; k < GRP_N; k++) {
+        grp_lu_t *l = &g->lu[k];
+        l->g = g, l->k = k;
+        l->range_lo = k ? line_addr(k * GRP_LINES / GRP_N) : 0;
+        l->range_hi = k + 1 < GRP_N ? line_addr((k + 1) * GRP_LINES / GRP_N) : 1ull << 40;
+        lu_drv_cfg_t dc = lu_drv_cfg_default();
+        dc.node_id = k;
+        dc.addr_lim = 1ull << 30;
+        dc.log_cap = 1u << 20;
+        dc.hwm = hwm[k];
+        dc.mn_id = MSG_MN_BASE + 1;
+        dc.num_cn = GRP_N;
+        dc.range_lo = l->range_lo;
+        dc.range_hi = l->range_hi;
+        l->d = lu_drv_create(&lu_ops_default, &dc, seed * GRP_N + k, grp_on_tx, l);
+        lu_drv_on_rx(l->d, grp_on_rx);
+        lu_ref_init(&l->ref, dc.addr_lim);
+    }
+}
+
+static void grp_free(grp_t *g)
+{
+    for (unsigned k = 0; k < GRP_N; k++) {
+        lu_drv_free(g->lu[k].d);
+        lu_ref_free(&g->lu[k].ref);
+        mn_log_free(&g->lu[k].mn);
+    }
+    free(g->st);
+}
+
+static void grp_create(grp_t *g)
+{
+    while (g->created < g->nst && g->out < g->max_out) {
+        grp_st_t *s = &g->st[g->created];
+        s->cn = (unsigned)rng_below(&g->rng, GRP_N);
+        s->core = (unsigned)rng_below(&g->rng, 4);
+        s->line = rng_chance(&g->rng, 0.1) ? 0 : rng_below(&g->rng, GRP_LINES);
+        do
+            s->mask = rng_chance(&g->rng, 0.3) ? (uint8_t)rng_next(&g->rng)
+                                               : (uint8_t)(1u << rng_below(&g->rng, MSG_WORDS_PER_LINE));
+        while (!s->mask);
+        for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+            s->val[i] = s->mask >> i & 1 ? rng_next(&g->rng) : 0;
+        unsigned t = g->next_tag[s->cn];
+        while (g->tagmap[s->cn * TAGS + t])
+            t = (t + 1) % TAGS;
+        s->tag = t;
+        g->next_tag[s->cn] = (t + 1) % TAGS;
+        g->tagmap[s->cn * TAGS + t] = (uint32_t)g->created + 1;
+        msg_t m = {.opcode = OP_REPL, .src = (uint8_t)s->cn, .core = (uint8_t)s->core, .tag = (uint16_t)t,
+                   .addr = line_addr((unsigned)s->line), .mask = s->mask};
+        memcpy(m.data, s->val, sizeof m.data);
+        for (unsigned k = 0; k < GRP_N; k++) {
+            m.dst = (uint8_t)k;
+            grp_send(&g->lu[k], &m, 20 + rng_below(&g->rng, 11));
+        }
+        g->created++;
+        g->out++;
+    }
+}
+
+/* One cycle of the whole group. */
+static void grp_step(grp_t *g)
+{
+    char why[400];
+    for (unsigned k = 0; k < GRP_N; k++) {
+        grp_lu_t *l = &g->lu[k];
+        grp_pump(l);
+        lu_drv_step(l->d);
+        for (size_t n = lu_drv_log_writes(l->d); l->logs_seen < n; l->logs_seen++) {
+            const char *e = lu_ref_drained(&l->ref, lu_drv_log_write(l->d, l->logs_seen), why, sizeof why);
+            cr_assert(!e, "%s LU %u record %zu: %s", g->ctx, k, l->logs_seen, e);
+        }
+    }
+}
+
+static bool grp_quiet(const grp_t *g)
+{
+    for (unsigned k = 0; k < GRP_N; k++)
+        if (g->lu[k].nq || !lu_drv_idle(g->lu[k].d) || lu_ref_undrained(&g->lu[k].ref))
+            return false;
+    return true;
+}
+
+/* Runs every store to its end, with dumps of the whole group started at the given cycles (the dump
+ * period), then a last dump, and settles. */
+static void grp_run(grp_t *g, const uint64_t *dump_at, size_t ndump)
+{
+    uint64_t cyc = 0, limit = 400ull * g->nst;
+    size_t nd = 0;
+    while (g->done < g->nst || !grp_quiet(g)) {
+        cr_assert_lt(cyc, limit, "%s: %zu of %zu stores done after %llu cycles", g->ctx, g->done, g->nst,
+                     (unsigned long long)cyc);
+        grp_create(g);
+        if (nd < ndump && cyc == dump_at[nd]) {
+            for (unsigned k = 0; k < GRP_N; k++)
+                lu_drv_dump_start(g->lu[k].d);
+            nd++;
+        }
+        grp_step(g);
+        cyc++;
+    }
+    unsigned before = g->dumps;
+    for (unsigned k = 0; k < GRP_N; k++)
+        lu_drv_dump_start(g->lu[k].d);
+    for (uint64_t i = 0; g->dumps == before || !grp_quiet(g); i++) {
+        cr_assert_lt(i, 200000, "%s: the last dump did not finish", g->ctx);
+        grp_step(g);
+    }
+}
+
+static uint32_t grp_csr(grp_lu_t *l, unsigned a)
+{
+    bool err = true;
+    uint32_t v = lu_drv_csr(l->d, a, &err);
+    cr_assert(!err, "%s: LU %u: CSR 0x%x refused", l->g->ctx, l->k, a);
+    return v;
+}
+
+/* Every LU logged every committed word; what the MN stored of LU k is exactly LU k's DRAM log
+ * records of its range, in log order; together the MN's logs hold each committed word once per
+ * store, in commit order, with its value; the LUs' counters agree. */
+static void grp_check(grp_t *g)
+{
+    size_t words = 0;
+    for (size_t i = 0; i < g->nst; i++)
+        words += (size_t)__builtin_popcount(g->st[i].mask);
+    size_t total = 0;
+    for (unsigned k = 0; k < GRP_N; k++) {
+        grp_lu_t *l = &g->lu[k];
+        cr_assert_eq(lu_drv_log_writes(l->d), words, "%s: LU %u logged %zu records of %zu committed words", g->ctx,
+                     k, lu_drv_log_writes(l->d), words);
+        size_t j = 0;
+        for (size_t i = 0; i < lu_drv_log_writes(l->d); i++) {
+            const lu_rec_t *r = lu_drv_log_write(l->d, i);
+            if (r->line < l->range_lo || r->line >= l->range_hi)
+                continue;
+            cr_assert_lt(j, l->mn.nrecs, "%s: LU %u: the MN has %zu of its records", g->ctx, k, l->mn.nrecs);
+            cr_assert(rec_eq(r, &l->mn.recs[j]), "%s: LU %u: MN record %zu is not log record %zu", g->ctx, k, j, i);
+            j++;
+        }
+        cr_assert_eq(j, l->mn.nrecs, "%s: LU %u dumped %zu records, %zu in its range", g->ctx, k, l->mn.nrecs, j);
+        total += j;
+        cr_assert_eq(grp_csr(l, LU_CSR_DUMPS), g->dumps, "%s: LU %u: DUMPS", g->ctx, k);
+        cr_assert_eq(grp_csr(l, LU_CSR_DUMP_RECORDS), j, "%s: LU %u: DUMP_RECORDS", g->ctx, k);
+        cr_assert_eq(grp_csr(l, LU_CSR_LOG_COUNT), 0, "%s: LU %u: log not cleared", g->ctx, k);
+        cr_assert_eq(grp_csr(l, LU_CSR_EARLY_FLUSH_SENT), l->flushes_sent, "%s: LU %u: EARLY_FLUSH_SENT", g->ctx, k);
+    }
+    cr_assert_eq(total, words, "%s: the MN holds %zu records, %zu words were committed", g->ctx, total, words);
+    /* Per word, the stores that wrote it in commit (version) order against its owner's MN log. */
+    for (unsigned ln = 0; ln < GRP_LINES; ln++)
+        for (unsigned wd = 0; wd < MSG_WORDS_PER_LINE; wd++) {
+            uint64_t a = line_addr(ln);
+            const grp_lu_t *o = NULL;
+            for (unsigned k = 0; k < GRP_N; k++)
+                if (a >= g->lu[k].range_lo && a < g->lu[k].range_hi)
+                    o = &g->lu[k];
+            cr_assert(o);
+            size_t r = 0;
+            for (uint64_t ver = 1; ver <= g->version[ln]; ver++) {
+                const grp_st_t *s = NULL;
+                for (size_t i = 0; i < g->nst && !s; i++)
+                    if (g->st[i].line == ln && g->st[i].version == ver)
+                        s = &g->st[i];
+                cr_assert(s, "%s: line %u: no store of version %llu", g->ctx, ln, (unsigned long long)ver);
+                if (!(s->mask >> wd & 1))
+                    continue;
+                while (r < o->mn.nrecs && !(o->mn.recs[r].line == a && o->mn.recs[r].word == wd))
+                    r++;
+                cr_assert_lt(r, o->mn.nrecs, "%s: line %u word %u version %llu is not in LU %u's MN log", g->ctx, ln,
+                             wd, (unsigned long long)ver, o->k);
+                cr_assert(o->mn.recs[r].value == s->val[wd] && o->mn.recs[r].ts == (ver & 127) &&
+                              o->mn.recs[r].cn == s->cn,
+                          "%s: line %u word %u: MN record of version %llu has ts %u value 0x%llx", g->ctx, ln, wd,
+                          (unsigned long long)ver, o->mn.recs[r].ts, (unsigned long long)o->mn.recs[r].value);
+                r++;
+            }
+        }
+}
+
+Test(logging_unit, a_replica_group_dumps_every_word_once_through_the_lu_in_charge_of_it)
+{
+    grp_t *g = calloc(1, sizeof *g);
+    cr_assert(g);
+    const uint32_t hwm[GRP_N] = {1u << 19, 1u << 19, 1u << 19};
+    const uint64_t at[] = {3000, 9000};
+    grp_init(g, tb_seed(40), "replica group", 2000, hwm);
+    grp_run(g, at, 2);
+    cr_assert_eq(g->dumps, 3, "%s: %u dumps", g->ctx, g->dumps);
+    for (unsigned k = 0; k < GRP_N; k++)
+        cr_assert_eq(g->lu[k].flushes_sent, 0);
+    grp_check(g);
+    grp_free(g);
+    free(g);
+}
+
+Test(logging_unit, an_early_flush_makes_the_whole_replica_group_dump_together)
+{
+    grp_t *g = calloc(1, sizeof *g);
+    cr_assert(g);
+    /* GIVEN LU 0 with a high watermark of 500 records, the others far above */
+    const uint32_t hwm[GRP_N] = {500, 1u << 19, 1u << 19};
+    grp_init(g, tb_seed(41), "replica group early flush", 2000, hwm);
+    grp_run(g, NULL, 0);
+    /* THEN each time LU 0 reached it, the whole group dumped (and once more at the end) */
+    cr_assert_geq(g->dumps, 3, "%s: %u dumps", g->ctx, g->dumps);
+    cr_assert_eq(g->lu[0].flushes_sent, (GRP_N - 1) * (g->dumps - 1), "%s: LU 0 sent %u EARLY_FLUSH for %u dumps",
+                 g->ctx, g->lu[0].flushes_sent, g->dumps);
+    cr_assert(g->lu[1].flushes_sent == 0 && g->lu[2].flushes_sent == 0);
+    grp_check(g);
+    grp_free(g);
+    free(g);
 }

@@ -119,19 +119,15 @@ module lu_slots #(
   logic [Slots*TsW-1:0]   ts_q;
   logic [Slots*WordN-1:0] pend_q;
   logic [Slots*Slots-1:0] same_q, bef_q;
-  // Transposes: same_t[b*Slots + a] = same_q[a*Slots + b] (column b of same_q as a vector), bef_t
-  // likewise; pend_t[w*Slots + s] = pend_q[s*WordN + w] (word w of every slot as a vector).
-  logic [Slots*Slots-1:0] same_t, bef_t;
+  // pend_t[w*Slots + s] = pend_q[s*WordN + w]: word w of every slot as a vector.
   logic [WordN*Slots-1:0] pend_t;
   for (genvar a = 0; a < Slots; a++) begin : g_tr
-    for (genvar b = 0; b < Slots; b++) begin : g_pair
-      assign same_t[b*Slots + a] = same_q[a*Slots + b];
-      assign bef_t[b*Slots + a]  = bef_q[a*Slots + b];
-    end
     for (genvar w = 0; w < WordN; w++) begin : g_word
       assign pend_t[w*Slots + a] = pend_q[a*WordN + w];
     end
   end
+  // same_q is symmetric (an allocation writes its row and its column alike) wherever one of the two
+  // slots is busy, which is wherever it is read: row a doubles as column a.
 
   // ---- free slot: the lowest ----
   logic [Slots-1:0] free_oh;
@@ -167,9 +163,14 @@ module lu_slots #(
     assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
     // Words of s held back by another slot of the line that precedes s or may precede it: the
     // slots o of hold, as one vector per slot (no per-pair processes: see the pair matrices below).
-    logic [Slots-1:0] hold;
+    // bef_col[o] = bef_q[o*Slots + s]: "o precedes s" (a local 64-bit column per slot, not one
+    // Slots x Slots transpose, which Verilator would build as one wide concatenation).
+    logic [Slots-1:0] hold, bef_col;
+    for (genvar o = 0; o < Slots; o++) begin : g_col
+      assign bef_col[o] = bef_q[o*Slots + s];
+    end
     assign hold = busy_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
-                  ((val_q & bef_t[s*Slots +: Slots]) | (~val_q & ~bef_q[s*Slots +: Slots]));
+                  ((val_q & bef_col) | (~val_q & ~bef_q[s*Slots +: Slots]));
     for (genvar w = 0; w < WordN; w++) begin : g_word
       assign blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
     end
@@ -263,7 +264,7 @@ module lu_slots #(
     // TS: the one validated first is taken to precede).
     logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx;
     assign diag    = Slots'(1) << a;
-    assign m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_t[a*Slots +: Slots];
+    assign m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
     assign m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
     assign same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
     assign bef_nx  = asel[a] ? '0 :
