@@ -9,7 +9,8 @@
 //   - the free list of entries: never-used entries first (fresh_q counts them out after reset),
 //     then a ring of entries given back.
 // One entry is allocated and one freed per cycle at most. All three arrays are storage wrappers:
-// sram_lu_buf (a macro for synthesis) or lu_buf_flops (flip-flops), chosen by SramMacro.
+// ram_1r1w (the design's storage wrapper: a macro for synthesis) or lu_buf_flops (flip-flops),
+// chosen by SramMacro.
 module lu_buf #(
   /// word entries (>= 2)
   parameter int unsigned Entries   = 256,
@@ -95,15 +96,15 @@ module lu_buf #(
   end
 
   if (SramMacro) begin : g_macro
-    sram_lu_buf #(.Depth(Entries), .Width(ValW)) u_data (
+    ram_1r1w #(.Depth(Entries), .Width(ValW)) u_data (
       .clk_i (clk_i), .rst_ni (rst_ni), .we_i (alloc_i), .waddr_i (alloc_idx), .wdata_i (alloc_value_i),
       .raddr_i (rd_idx), .rdata_o (rd_value_o)
     );
-    sram_lu_buf #(.Depth(SwN), .Width(EntW)) u_idx (
+    ram_1r1w #(.Depth(SwN), .Width(EntW)) u_idx (
       .clk_i (clk_i), .rst_ni (rst_ni), .we_i (alloc_i), .waddr_i (alloc_sw), .wdata_i (alloc_idx),
       .raddr_i (rd_sw), .rdata_o (rd_idx)
     );
-    sram_lu_buf #(.Depth(Entries), .Width(EntW)) u_free (
+    ram_1r1w #(.Depth(Entries), .Width(EntW)) u_free (
       .clk_i (clk_i), .rst_ni (rst_ni), .we_i (free_i), .waddr_i (wp_q), .wdata_i (rd_idx),
       .raddr_i (rp_q), .rdata_o (ring_head)
     );

@@ -1,7 +1,7 @@
 `default_nettype none
 `include "assert.svh"
 
-// Storage of the Logging Unit's SRAM log buffer as flip-flops: the same array as sram_lu_buf (its
+// Storage of the Logging Unit's SRAM log buffer as flip-flops: the same array as ram_1r1w (its
 // ports and behaviour), under a name synthesis does not take for a macro, so that `make synth`
 // maps it to cells (logging_unit SramMacro = 0: the 4 KB buffer as flops, constraints/
 // logging_unit.flops.params).
