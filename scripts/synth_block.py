@@ -201,15 +201,26 @@ def read_sdc_period(path):
 
 
 def run_tool(stage, cmd, log, cwd=None):
-    """Run a tool with its output in `log`; FlowError with the first error line if it fails."""
+    """Run a tool with its output in `log`; FlowError with the first error line if it fails.
+
+    Yosys runs with -t (elaboration, synthesis): each line of its log, and of the files it writes
+    with `tee -o`, starts with the seconds since it started, `[00012.345678] `, to see which pass
+    takes the time; the text returned (and the error line) has them removed (yosys_output for the
+    tee files)."""
     with open(log, "w") as fh:
         rc = subprocess.call(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=cwd)
     with open(log, errors="replace") as fh:
-        text = fh.read()
+        text = re.sub(r"(?m)^\[[0-9]+\.[0-9]+\] ", "", fh.read())
     errs = [ln.strip() for ln in text.splitlines() if re.search(r"(^|\s)(ERROR|Error):", ln)]
     if rc != 0 or errs:
         raise FlowError(stage, errs[0] if errs else f"{cmd[0]} exited with status {rc}", log)
     return text
+
+
+def yosys_output(path):
+    """A file Yosys wrote with `tee -o` (stat.txt, stat.json), without the -t timestamps."""
+    with open(path, errors="replace") as fh:
+        return re.sub(r"(?m)^\[[0-9]+\.[0-9]+\] ", "", fh.read())
 
 
 def fill(template_path, out_path, values):
@@ -830,7 +841,7 @@ def main():
         with open(os.path.join(out, "elab.ys"), "w") as fh:
             fh.write(elab_script(files, a.pkgs, a.inc, top, params, out, bases))
         try:
-            run_tool("elaboration", [a.yosys, os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
+            run_tool("elaboration", [a.yosys, "-t", os.path.join(out, "elab.ys")], os.path.join(out, "elab.log"))
         except FlowError as e:
             raise param_error(e.what, params, params_path, top) or e
         macros, own_bits = [], None
@@ -889,12 +900,10 @@ def main():
                 "NETLIST": f"{out}/netlist.v", "ABC_CONSTR": abc_constr}
         fill(os.path.join(a.constraints, "synth.ys.tmpl"), os.path.join(out, "synth.ys"), vals)
         ylog = os.path.join(out, "yosys.log")
-        ytext = run_tool("synthesis", [a.yosys, os.path.join(out, "synth.ys")], ylog)
+        ytext = run_tool("synthesis", [a.yosys, "-t", os.path.join(out, "synth.ys")], ylog)
         t1 = time.time()
-        with open(os.path.join(out, "stat.txt")) as fh:
-            own_areas, yosys_area = parse_stat(fh.read())
-        with open(os.path.join(out, "stat.json")) as fh:
-            stat = json.load(fh)
+        own_areas, yosys_area = parse_stat(yosys_output(os.path.join(out, "stat.txt")))
+        stat = json.loads(yosys_output(os.path.join(out, "stat.json")))
         macro_names = {m["name"]: m for m in macros}
         # Counts and area of the whole block: a kept module counts once per instance.
         by_type, logic_area, kept_inst = hier_totals(stat, own_areas, top, set(macro_names))

@@ -7,8 +7,13 @@
 //
 //   rx link -> sw_ingress (route lookup, shared buffer with a virtual output queue per
 //   (output, class), per-class credits) -> islip_alloc (one input per output, one output per
-//   input, per cycle) -> crossbar -> output register -> tx link, while the output holds a credit
-//   of the message's class from its link partner.
+//   input, per cycle) -> sw_egress (crossbar column, output register) -> tx link, while the
+//   output holds a credit of the message's class from its link partner (sw_egress: credits and
+//   credit turns per class).
+//
+// A module per input port (sw_ingress) and per output port (sw_egress), and the performance
+// counters a module per port (sw_perf_port), so that hierarchical synthesis maps each once for
+// all ports (constraints/cxl_switch.flow) and the Verilated model shares their code.
 //
 // Two pipeline stages. Allocation (cycle c): credits and turns -> requests -> iSLIP -> class pick;
 // the matched message leaves its queue, its output's credit and turn are taken, and the match is
@@ -131,7 +136,6 @@ module cxl_switch #(
 );
   localparam int unsigned NumNodes = 1 << msg_pkg::NODE_ID_W;
   localparam int unsigned ClsW     = $clog2(NumCls);
-  localparam int unsigned TxCrdW   = $clog2(MaxTxCredits + 1);
   localparam int unsigned CnW      = $clog2(NumCn);
   localparam int unsigned NodeW    = msg_pkg::NODE_ID_W;
   localparam int unsigned NumOc    = NumPorts * NumCls;
@@ -251,7 +255,7 @@ module cxl_switch #(
   logic [CnW-1:0]      msi_cm, msi_subject;
   logic                vir_idle;
   logic [NumPorts-1:0] fenced, restart;
-  logic [NumOc-1:0]    own_valid, out_crd_avail, avail, plenty;
+  logic [NumOc-1:0]    own_valid, out_crd_avail, avail;
   logic [NumPorts-1:0] tx_valid_d;
 
   always_comb begin
@@ -295,26 +299,6 @@ module cxl_switch #(
 
   assign fenced  = {{NumMn{1'b0}}, fenced_cn};
   assign restart = {{NumMn{1'b0}}, restart_cn} | {NumPorts{start_q}};
-
-  // ---- egress credits, per output and class; a fenced output takes anything ----
-  logic [NumOc-1:0] take;
-
-  for (genvar k = 0; k < NumOc; k++) begin : g_txcrd
-    logic [TxCrdW-1:0] left;
-    credit_cnt #(
-      .MaxCredits  (MaxTxCredits),
-      .InitCredits (0)
-    ) u_crd (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni & ~fenced[k / NumCls]),
-      .crd_give_i  (tx_crd_i[k]),
-      .crd_take_i  (take[k]),
-      .crd_left_o  (left),
-      .crd_avail_o (out_crd_avail[k])
-    );
-    assign avail[k]  = out_crd_avail[k] | fenced[k / NumCls];
-    assign plenty[k] = (left > TxCrdW'(1)) | fenced[k / NumCls];
-  end
 
   // ---- input ports ----
   logic [NumPorts*NumPorts-1:0] req, req_alloc, match_unused;
@@ -384,9 +368,8 @@ module cxl_switch #(
     end
   end
 
-  // ---- credit turns: per (output, class), the input whose turn it is ----
-  logic [NumOc-1:0]          take_sw;
-  logic [NumOc*NumPorts-1:0] holders, turn;
+  // ---- which input holds a message for which (output, class), and may request it now ----
+  logic [NumOc*NumPorts-1:0] holders, crd_ok_t;
 
   always_comb begin
     for (int k = 0; k < NumOc; k++)
@@ -395,26 +378,14 @@ module cxl_switch #(
 
   always_comb begin
     for (int k = 0; k < NumOc; k++)
-      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = avail[k] & (plenty[k] | turn[k*NumPorts + i]);
+      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = crd_ok_t[k*NumPorts + i];
   end
-
-  sw_turns #(
-    .NumIn (NumPorts),
-    .NumK  (NumOc)
-  ) u_turns (
-    .clk_i     (clk_i),
-    .rst_ni    (rst_ni),
-    .holders_i (holders),
-    .ack_i     (take_sw),
-    .turn_o    (turn),
-    .valid_o   (own_valid)
-  );
 
   // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it; one
   // MSI at a time is in the traversal stage ----
-  logic [NumPorts-1:0] s2_valid_q, s2_msi_q, s2_sink_q;
+  logic [NumPorts-1:0] msi_busy, msi_sent;
 
-  assign inject = msi_valid & ~|s2_msi_q & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
+  assign inject = msi_valid & ~|msi_busy & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
 
   always_comb begin
     for (int i = 0; i < NumPorts; i++)
@@ -439,97 +410,63 @@ module cxl_switch #(
     .out_match_idx_o   (out_match_idx)
   );
 
-  // Per output: the class it sends; its credit and, when the sender owns the turn, the turn are
-  // taken now. A fenced output takes no credit (its messages are sunk in the traversal stage).
-  logic [ClsW-1:0]          alloc_cls [NumPorts];
-  logic [NumPorts-1:0]      alloc_msi;
-
-  always_comb begin
-    take_sw = '0;
-    take    = '0;
-    for (int o = 0; o < NumPorts; o++) begin
-      alloc_cls[o] = '0;
-      for (int i = 0; i < NumPorts; i++)
-        if (out_match_idx[o*PortW +: PortW] == PortW'(i)) alloc_cls[o] = deq_cls[i];
-      take_sw[o*NumCls + 32'(alloc_cls[o])] =
-        out_match_valid[o] & turn[(o*NumCls + 32'(alloc_cls[o]))*NumPorts + 32'(out_match_idx[o*PortW +: PortW])];
-      alloc_msi[o] = inject && o == 32'(msi_cm);
-      if (alloc_msi[o]) alloc_cls[o] = ClsW'(msg_pkg::CLS_MGREQ);
-      take[o*NumCls + 32'(alloc_cls[o])] = (out_match_valid[o] | alloc_msi[o]) & ~fenced[o];
-    end
-  end
-
-  // ---- the match, registered for the traversal stage ----
-  logic [NumPorts*PortW-1:0] s2_in_q;
-  logic [NumPorts*ClsW-1:0]  s2_cls_q;
+  // ---- output ports: credits, turns and the class sent (allocation stage); crossbar column and
+  // output register (traversal stage). The MSI's subject is registered here, once. ----
+  logic [NumPorts-1:0]       alloc_msi, eg_busy;
+  logic [NumPorts*ClsW-1:0]  deq_cls_v, tx_cls;
+  logic [NumPorts*FlitW-1:0] deq_msg_v;
+  logic [NumPorts*8-1:0]     tx_bytes;
   logic [CnW-1:0]            s2_subject_q;
 
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      s2_valid_q <= '0;
-      s2_msi_q   <= '0;
-    end else begin
-      s2_valid_q <= out_match_valid;
-      s2_msi_q   <= alloc_msi;
+  always_comb begin
+    for (int i = 0; i < NumPorts; i++) begin
+      deq_cls_v[i*ClsW +: ClsW]   = deq_cls[i];
+      deq_msg_v[i*FlitW +: FlitW] = deq_msg[i];
     end
   end
 
   always_ff @(posedge clk_i) begin
-    s2_sink_q <= fenced;
-    s2_in_q   <= out_match_idx;
-    for (int o = 0; o < NumPorts; o++) s2_cls_q[o*ClsW +: ClsW] <= alloc_cls[o];
     if (inject) s2_subject_q <= msi_subject;
   end
 
-  // ---- traversal stage: buffer read (in the inputs), crossbar, output registers ----
-  logic [NumPorts-1:0]   tx_valid_q, lost;
-  logic [FlitW-1:0]      tx_msg_q [NumPorts];
-  logic [FlitW-1:0]      xbar     [NumPorts];
-  logic [NumPorts*8-1:0] tx_bytes;
+  for (genvar o = 0; o < NumPorts; o++) begin : g_out
+    assign alloc_msi[o] = inject && o == 32'(msi_cm);
 
-  // A message matched to an output fenced then, or fenced now, is sunk: a fenced output took no
-  // credit, and a dead node receives nothing.
-  assign lost            = s2_sink_q | fenced;
-  assign msi_ack         = |(s2_msi_q & ~lost);
+    sw_egress #(
+      .NumIn        (NumPorts),
+      .MaxTxCredits (MaxTxCredits)
+    ) u_out (
+      .clk_i         (clk_i),
+      .rst_ni        (rst_ni),
+      .port_i        (NodeW'(o)),
+      .fenced_i      (fenced[o]),
+      .crd_give_i    (tx_crd_i[o*NumCls +: NumCls]),
+      .crd_avail_o   (out_crd_avail[o*NumCls +: NumCls]),
+      .avail_o       (avail[o*NumCls +: NumCls]),
+      .holders_i     (holders[o*NumCls*NumPorts +: NumCls*NumPorts]),
+      .held_o        (own_valid[o*NumCls +: NumCls]),
+      .crd_ok_o      (crd_ok_t[o*NumCls*NumPorts +: NumCls*NumPorts]),
+      .match_valid_i (out_match_valid[o]),
+      .match_in_i    (out_match_idx[o*PortW +: PortW]),
+      .in_cls_i      (deq_cls_v),
+      .msi_i         (alloc_msi[o]),
+      .in_msg_i      (deq_msg_v),
+      .msi_subject_i (NodeW'(s2_subject_q)),
+      .send_o        (tx_valid_d[o]),
+      .send_cls_o    (tx_cls[o*ClsW +: ClsW]),
+      .send_bytes_o  (tx_bytes[o*8 +: 8]),
+      .sunk_o        (sunk_f[o]),
+      .msi_busy_o    (msi_busy[o]),
+      .msi_sent_o    (msi_sent[o]),
+      .tx_valid_o    (tx_valid_o[o]),
+      .tx_msg_o      (tx_msg_o[o*FlitW +: FlitW]),
+      .busy_o        (eg_busy[o])
+    );
+  end
+
+  assign msi_ack         = |msi_sent;
   assign msi_ack_subject = s2_subject_q;
-
-  always_comb begin
-    for (int o = 0; o < NumPorts; o++) begin
-      xbar[o] = '0;
-      for (int i = 0; i < NumPorts; i++)
-        if (s2_in_q[o*PortW +: PortW] == PortW'(i)) xbar[o] = deq_msg[i];
-      if (s2_msi_q[o]) begin
-        xbar[o] = '0;
-        xbar[o][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
-        xbar[o][msg_pkg::FIELD_SRC_LSB +: NodeW]                      = NodeW'(s2_subject_q);
-        xbar[o][msg_pkg::FIELD_DST_LSB +: NodeW]                      = NodeW'(o);
-        xbar[o][msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = NodeW'(s2_subject_q);
-      end
-      tx_valid_d[o] = (s2_valid_q[o] | s2_msi_q[o]) & ~lost[o];
-      sunk_f[o]     = s2_valid_q[o] & lost[o];
-      tx_bytes[o*8 +: 8] = 8'(msg_pkg::HEADER_BYTES);
-      if (msg_pkg::msg_has_data(xbar[o][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]))
-        tx_bytes[o*8 +: 8] = tx_bytes[o*8 +: 8] +
-                             8'($countones(xbar[o][msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]) * 8);
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) tx_valid_q <= '0;
-    else         tx_valid_q <= tx_valid_d;
-  end
-
-  always_ff @(posedge clk_i) begin
-    for (int o = 0; o < NumPorts; o++)
-      if (tx_valid_d[o]) tx_msg_q[o] <= xbar[o];
-  end
-
-  always_comb begin
-    for (int o = 0; o < NumPorts; o++) tx_msg_o[o*FlitW +: FlitW] = tx_msg_q[o];
-  end
-
-  assign tx_valid_o = tx_valid_q;
-  assign idle_o     = &in_idle & ~|s2_valid_q & ~|s2_msi_q & ~|tx_valid_q & ~csr_rvalid_q & ~start_q & vir_idle;
+  assign idle_o          = &in_idle & ~|eg_busy & ~csr_rvalid_q & ~start_q & vir_idle;
 
   // ---- per-port views of the flattened vectors, for waveforms only (waves/fabric_top.gtkw) ----
   for (genvar p = 0; p < NumPorts; p++) begin : g_port
@@ -540,8 +477,8 @@ module cxl_switch #(
     assign view_rx_hb    = rx_hb_i[p];
     assign view_rx_msg   = rx_msg_i[p*FlitW +: FlitW];
     assign view_rx_crd   = rx_crd_o[p*NumCls +: NumCls];
-    assign view_tx_valid = tx_valid_q[p];
-    assign view_tx_msg   = tx_msg_q[p];
+    assign view_tx_valid = tx_valid_o[p];
+    assign view_tx_msg   = tx_msg_o[p*FlitW +: FlitW];
     assign view_tx_crd   = tx_crd_i[p*NumCls +: NumCls];
     assign view_idle     = in_idle[p];
   end
@@ -557,7 +494,7 @@ module cxl_switch #(
       .clk_i       (clk_i),
       .rst_ni      (rst_ni),
       .tx_i        (tx_valid_d),
-      .tx_cls_i    (s2_cls_q),
+      .tx_cls_i    (tx_cls),
       .tx_bytes_i  (tx_bytes),
       .starve_i    (starve),
       .stall_i     (stall),
@@ -574,11 +511,8 @@ module cxl_switch #(
     assign perf_rdata = '0;
   end
 
-  // A message is allocated an output only with a credit of its class (credit_cnt also asserts it);
-  // a matched output takes no MSI; one MSI at a time is in the traversal stage.
-  `ASSERT(tx_has_credit, (take & ~out_crd_avail) == '0)
-  `ASSERT(msi_output_free, !(inject && out_match_valid[PortW'(msi_cm)]))
-  `ASSERT(one_msi_in_flight, $onehot0(s2_msi_q))
+  // One MSI at a time is in the traversal stage (sw_egress asserts the credits and a free output).
+  `ASSERT(one_msi_in_flight, $onehot0(msi_busy))
 
 endmodule
 `default_nettype wire

@@ -14,7 +14,7 @@ module sw_perf #(
   parameter int unsigned NumPorts = 6,
   localparam int unsigned NumCls  = msg_pkg::NUM_CLASSES,
   localparam int unsigned ClsW    = $clog2(NumCls),
-  localparam int unsigned NumCnt  = NumPorts * NumCls * 4
+  localparam int unsigned IdxW    = $clog2(NumCls * 4)
 ) (
   /// switch clock
   input  wire logic                       clk_i,
@@ -49,42 +49,37 @@ module sw_perf #(
     $error("sw_perf: NumPorts must be in 4..64");
   end
 
-  logic [NumCnt*32-1:0] cnt_q;
-
-  for (genvar p = 0; p < NumPorts; p++) begin : g_port
-    for (genvar c = 0; c < NumCls; c++) begin : g_cls
-      localparam int unsigned K = (p * NumCls + c) * 4;
-      logic tx;
-      assign tx = tx_i[p] && tx_cls_i[p*ClsW +: ClsW] == ClsW'(c);
-
-      always_ff @(posedge clk_i) begin
-        if (!rst_ni) begin
-          cnt_q[K*32 +: 128] <= '0;
-        end else begin
-          if (tx) cnt_q[K*32 +: 32]          <= cnt_q[K*32 +: 32] + 32'd1;
-          if (tx) cnt_q[(K+1)*32 +: 32]      <= cnt_q[(K+1)*32 +: 32] + 32'(tx_bytes_i[p*8 +: 8]);
-          if (starve_i[p*NumCls + c]) cnt_q[(K+2)*32 +: 32] <= cnt_q[(K+2)*32 +: 32] + 32'd1;
-          if (stall_i[p*NumCls + c])  cnt_q[(K+3)*32 +: 32] <= cnt_q[(K+3)*32 +: 32] + 32'd1;
-        end
-      end
-    end
-  end
-
-  // ---- reads ----
-  logic [15:0] off;
-  logic [9:0]  port;
-  logic [3:0]  cls;
+  // One sw_perf_port per port; each reads the counter of the addressed class and kind, and the
+  // addressed port's is the one returned.
+  logic [15:0]            off;
+  logic [9:0]             port;
+  logic [3:0]             cls;
+  logic [NumPorts*32-1:0] rd_data;
 
   assign off  = csr_addr_i - Base;
   assign port = off[15:6];
   assign cls  = off[5:2];
+
+  for (genvar p = 0; p < NumPorts; p++) begin : g_port
+    sw_perf_port u_port (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .tx_i       (tx_i[p]),
+      .tx_cls_i   (tx_cls_i[p*ClsW +: ClsW]),
+      .tx_bytes_i (tx_bytes_i[p*8 +: 8]),
+      .starve_i   (starve_i[p*NumCls +: NumCls]),
+      .stall_i    (stall_i[p*NumCls +: NumCls]),
+      .rd_idx_i   (IdxW'({cls, off[1:0]})),
+      .rd_data_o  (rd_data[p*32 +: 32])
+    );
+  end
 
   always_comb begin
     csr_hit_o   = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
     csr_err_o   = csr_hit_o && csr_write_i;
     csr_rdata_o = '0;
     if (csr_hit_o && !csr_write_i)
-      csr_rdata_o = cnt_q[((32'(port) * NumCls + 32'(cls)) * 4 + 32'(off[1:0])) * 32 +: 32];
+      csr_rdata_o = rd_data[32'(port)*32 +: 32];
   end
 
 endmodule

@@ -1,0 +1,214 @@
+`default_nettype none
+`include "assert.svh"
+
+// One output port of the CXL switch (cxl_switch has one per port): the credits its link partner
+// granted, the credit turns, the class of the message allocated to it, and the traversal stage's
+// crossbar column and output register.
+//
+// Allocation stage (combinational from registers, the queue states and the allocator's match): per
+// class a credit_cnt of the partner's credits (avail_o: a credit, or the node is fenced; plenty:
+// two or more, or fenced) and the credit turns (sw_turns: per class the holder whose turn it is);
+// from both, crd_ok_o says which input may request the output for which class now. When the
+// allocator matches an input here, the class that input's round-robin picked (in_cls_i) takes a
+// credit and, when the input owned the turn, the turn; an MSI (msi_i) takes an MGREQ credit
+// instead. A fenced output takes no credit. The match is registered.
+//
+// Traversal stage (the next cycle): the crossbar column takes the matched input's message (in_msg_i:
+// every input's message, read out of its buffer) or builds the MSI, into the output register. A
+// message matched while the output's node was fenced, or whose node is fenced now, is sunk instead
+// (sunk_o): a fenced output took no credit, and a dead node receives nothing.
+//
+// The port number is an input, not a parameter, so that every output is the same module:
+// hierarchical synthesis maps it once for all of them (constraints/cxl_switch.flow).
+module sw_egress #(
+  /// number of input ports of the switch
+  parameter int unsigned NumIn        = 4,
+  /// largest number of credits per class the link partner may grant
+  parameter int unsigned MaxTxCredits = 64,
+  localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
+  localparam int unsigned FlitW       = msg_pkg::FLIT_W,
+  localparam int unsigned ClsW        = $clog2(NumCls),
+  localparam int unsigned InW         = (NumIn > 1) ? $clog2(NumIn) : 1,
+  localparam int unsigned NodeW       = msg_pkg::NODE_ID_W
+) (
+  /// switch clock
+  input  wire logic                    clk_i,
+  /// synchronous reset, active low
+  input  wire logic                    rst_ni,
+  /// this output's port number (the destination of an MSI sent here: a CN's port is its node id)
+  input  wire logic [NodeW-1:0]        port_i,
+  /// this output's node is fenced: its credits restart from zero, it takes anything and sinks it
+  input  wire logic                    fenced_i,
+  /// per class: a credit returned by the link partner
+  input  wire logic [NumCls-1:0]       crd_give_i,
+  /// per class: the output holds a credit of the class
+  output logic      [NumCls-1:0]       crd_avail_o,
+  /// per class: the output can take a message of the class (a credit, or fenced)
+  output logic      [NumCls-1:0]       avail_o,
+  /// bit c*NumIn + i: input i holds a message of class c for this output
+  input  wire logic [NumCls*NumIn-1:0] holders_i,
+  /// per class: some input holds a message of the class for this output
+  output logic      [NumCls-1:0]       held_o,
+  /// bit c*NumIn + i: input i may request this output for class c now (a credit, and two or more
+  /// of them or its turn)
+  output logic      [NumCls*NumIn-1:0] crd_ok_o,
+  /// the allocator matched an input to this output (allocation stage)
+  input  wire logic                    match_valid_i,
+  /// the matched input
+  input  wire logic [InW-1:0]          match_in_i,
+  /// per input (bits i*ClsW +: ClsW): the class its round-robin picks for the matched output
+  input  wire logic [NumIn*ClsW-1:0]   in_cls_i,
+  /// an MSI takes this output instead (it is not matched this cycle)
+  input  wire logic                    msi_i,
+  /// per input (bits i*FlitW +: FlitW): the message matched in the previous cycle (traversal)
+  input  wire logic [NumIn*FlitW-1:0]  in_msg_i,
+  /// the failed CN an MSI sent in the traversal stage names (its source and subject)
+  input  wire logic [NodeW-1:0]        msi_subject_i,
+  /// a message enters the output register this cycle (traversal stage)
+  output logic                         send_o,
+  /// its class
+  output logic      [ClsW-1:0]         send_cls_o,
+  /// its bytes on the link (HEADER_BYTES + 8 per meaningful data word)
+  output logic      [7:0]              send_bytes_o,
+  /// a message matched here is sunk this cycle: the node was or is fenced
+  output logic                         sunk_o,
+  /// an MSI is in the traversal stage
+  output logic                         msi_busy_o,
+  /// the MSI in the traversal stage enters the output register (is acknowledged)
+  output logic                         msi_sent_o,
+  /// a message leaves toward the link
+  output logic                         tx_valid_o,
+  /// the leaving message
+  output logic      [FlitW-1:0]        tx_msg_o,
+  /// a message is in the traversal stage or the output register
+  output logic                         busy_o
+);
+  localparam int unsigned TxCrdW = $clog2(MaxTxCredits + 1);
+
+  if (NumIn < 2) begin : g_bad_in
+    $error("sw_egress: NumIn must be at least 2");
+  end
+
+  // ---- credits from the link partner, per class ----
+  logic [NumCls-1:0] take, take_turn, plenty;
+
+  for (genvar c = 0; c < NumCls; c++) begin : g_crd
+    logic [TxCrdW-1:0] left;
+    credit_cnt #(
+      .MaxCredits  (MaxTxCredits),
+      .InitCredits (0)
+    ) u_crd (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni & ~fenced_i),
+      .crd_give_i  (crd_give_i[c]),
+      .crd_take_i  (take[c]),
+      .crd_left_o  (left),
+      .crd_avail_o (crd_avail_o[c])
+    );
+    assign avail_o[c] = crd_avail_o[c] | fenced_i;
+    assign plenty[c]  = (left > TxCrdW'(1)) | fenced_i;
+  end
+
+  // ---- credit turns, per class ----
+  logic [NumCls*NumIn-1:0] turn;
+
+  sw_turns #(
+    .NumIn (NumIn),
+    .NumK  (NumCls)
+  ) u_turns (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .holders_i (holders_i),
+    .ack_i     (take_turn),
+    .turn_o    (turn),
+    .valid_o   (held_o)
+  );
+
+  always_comb begin
+    for (int c = 0; c < NumCls; c++)
+      crd_ok_o[c*NumIn +: NumIn] = {NumIn{avail_o[c]}} & ({NumIn{plenty[c]}} | turn[c*NumIn +: NumIn]);
+  end
+
+  // ---- allocation: the class sent, its credit and turn taken ----
+  logic [ClsW-1:0] cls;
+
+  always_comb begin
+    take_turn = '0;
+    take      = '0;
+    cls       = in_cls_i[32'(match_in_i)*ClsW +: ClsW];
+    take_turn[cls] = match_valid_i & turn[32'(cls)*NumIn + 32'(match_in_i)];
+    if (msi_i) cls = ClsW'(msg_pkg::CLS_MGREQ);
+    take[cls] = (match_valid_i | msi_i) & ~fenced_i;
+  end
+
+  // ---- the match, registered for the traversal stage ----
+  logic            s2_valid_q, s2_msi_q, s2_sink_q;
+  logic [InW-1:0]  s2_in_q;
+  logic [ClsW-1:0] s2_cls_q;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      s2_valid_q <= 1'b0;
+      s2_msi_q   <= 1'b0;
+    end else begin
+      s2_valid_q <= match_valid_i;
+      s2_msi_q   <= msi_i;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    s2_sink_q <= fenced_i;
+    s2_in_q   <= match_in_i;
+    s2_cls_q  <= cls;
+  end
+
+  // ---- traversal: crossbar column, output register ----
+  logic             lost, tx_valid_q;
+  logic [FlitW-1:0] xbar, tx_msg_q;
+
+  assign lost = s2_sink_q | fenced_i;
+
+  // The column compares the index with each input rather than selecting in_msg_i[idx*FlitW +:
+  // FlitW]: Yosys builds that select as a shifter behind a multiplier by FlitW (not a power of
+  // two), twice the cells (18 364 against 9 146 for the 8-input egress).
+  always_comb begin
+    xbar = '0;
+    for (int i = 0; i < NumIn; i++)
+      if (s2_in_q == InW'(i)) xbar = in_msg_i[i*FlitW +: FlitW];
+    if (s2_msi_q) begin
+      xbar = '0;
+      xbar[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
+      xbar[msg_pkg::FIELD_SRC_LSB +: NodeW]                      = msi_subject_i;
+      xbar[msg_pkg::FIELD_DST_LSB +: NodeW]                      = port_i;
+      xbar[msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = msi_subject_i;
+    end
+    send_o       = (s2_valid_q | s2_msi_q) & ~lost;
+    send_bytes_o = 8'(msg_pkg::HEADER_BYTES);
+    if (msg_pkg::msg_has_data(xbar[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]))
+      send_bytes_o = send_bytes_o + 8'($countones(xbar[msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]) * 8);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) tx_valid_q <= 1'b0;
+    else         tx_valid_q <= send_o;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (send_o) tx_msg_q <= xbar;
+  end
+
+  assign send_cls_o = s2_cls_q;
+  assign sunk_o     = s2_valid_q & lost;
+  assign msi_busy_o = s2_msi_q;
+  assign msi_sent_o = s2_msi_q & ~lost;
+  assign tx_valid_o = tx_valid_q;
+  assign tx_msg_o   = tx_msg_q;
+  assign busy_o     = s2_valid_q | s2_msi_q | tx_valid_q;
+
+  // A message is allocated the output only with a credit of its class (credit_cnt also asserts
+  // it); an output taken by an MSI is not matched.
+  `ASSERT(tx_has_credit, (take & ~crd_avail_o) == '0)
+  `ASSERT(msi_output_free, !(msi_i && match_valid_i))
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,58 @@
+`default_nettype none
+
+// The performance counters of one port of the CXL switch (sw_perf has one per port): four 32-bit
+// counters (wrapping) per class, counter k of class c read at rd_idx_i = c*4 + k:
+//   k = 0  MSGS    messages of the class that left the port toward its node
+//   k = 1  BYTES   their bytes on the link
+//   k = 2  STARVE  cycles a message of the class waited for the port with no credit of the class
+//   k = 3  STALL   cycles a message of the class waited in the port's input buffer, none leaving
+// A module per port rather than one loop over every port: hierarchical synthesis maps it once for
+// all the switch's ports (constraints/cxl_switch.flow), and the Verilated model shares its code.
+module sw_perf_port #(
+  localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
+  localparam int unsigned ClsW   = $clog2(NumCls),
+  localparam int unsigned NumCnt = NumCls * 4,
+  localparam int unsigned IdxW   = $clog2(NumCnt)
+) (
+  /// switch clock
+  input  wire logic              clk_i,
+  /// synchronous reset, active low: every counter to 0
+  input  wire logic              rst_ni,
+  /// a message left toward the node
+  input  wire logic              tx_i,
+  /// its class
+  input  wire logic [ClsW-1:0]   tx_cls_i,
+  /// its bytes on the link
+  input  wire logic [7:0]        tx_bytes_i,
+  /// per class: starved of credits this cycle
+  input  wire logic [NumCls-1:0] starve_i,
+  /// per class: stalled in the input buffer this cycle
+  input  wire logic [NumCls-1:0] stall_i,
+  /// counter to read: class * 4 + k (below NumCnt)
+  input  wire logic [IdxW-1:0]   rd_idx_i,
+  /// the counter read
+  output logic      [31:0]       rd_data_o
+);
+  logic [NumCnt*32-1:0] cnt_q;
+
+  for (genvar c = 0; c < NumCls; c++) begin : g_cls
+    localparam int unsigned K = c * 4;
+    logic tx;
+    assign tx = tx_i && tx_cls_i == ClsW'(c);
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        cnt_q[K*32 +: 128] <= '0;
+      end else begin
+        if (tx)          cnt_q[K*32 +: 32]     <= cnt_q[K*32 +: 32] + 32'd1;
+        if (tx)          cnt_q[(K+1)*32 +: 32] <= cnt_q[(K+1)*32 +: 32] + 32'(tx_bytes_i);
+        if (starve_i[c]) cnt_q[(K+2)*32 +: 32] <= cnt_q[(K+2)*32 +: 32] + 32'd1;
+        if (stall_i[c])  cnt_q[(K+3)*32 +: 32] <= cnt_q[(K+3)*32 +: 32] + 32'd1;
+      end
+    end
+  end
+
+  assign rd_data_o = cnt_q[32'(rd_idx_i)*32 +: 32];
+
+endmodule
+`default_nettype wire
