@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 Test(rtl, every_block_is_accepted_by_yosys, .timeout = 300)
 {
@@ -23,4 +24,62 @@ Test(rtl, every_block_is_accepted_by_yosys, .timeout = 300)
                      name);
     }
     globfree(&g);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * scripts/synth_block.py refuses a wrong constraints file with `file:line: key: what is wrong` on
+ * stderr and exit status 2 (before any synthesis runs), for every kind of wrong line. Each case
+ * writes a params or flow file for the `fifo` block into a fresh constraints directory and runs the
+ * Yosys check on it. */
+
+typedef struct synth_case {
+    const char *file;  /* fifo.params or fifo.flow */
+    const char *text;  /* its contents */
+    const char *want;  /* expected on stderr after "<dir>/<file>:" */
+} synth_case_t;
+
+static void synth_refuses(const synth_case_t *c)
+{
+    char dir[] = "/tmp/synth_inputs_XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    char path[600], err[600], cmd[2000];
+    snprintf(path, sizeof path, "%s/%s", dir, c->file);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(c->text, f);
+    fclose(f);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "python3 scripts/synth_block.py --check fifo --constraints %s --out %s/out > /dev/null 2> %s",
+             dir, dir, err);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s `%s`: exit status %d, want 2", c->file, c->text,
+              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+    char got[1000] = {0}, want[1000];
+    f = fopen(err, "r");
+    cr_assert(f);
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    snprintf(want, sizeof want, "%s:%s", path, c->want);
+    cr_assert(strncmp(got, want, strlen(want)) == 0, "%s `%s`:\n  got:  %s  want: %s", c->file, c->text, got, want);
+    cr_assert_eq(strchr(got, '\n'), got + strlen(got) - 1, "one line of message, got:\n%s", got);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(rtl, synth_block_refuses_wrong_constraints_files_with_file_line_and_key, .timeout = 120)
+{
+    static const synth_case_t cases[] = {
+        {"fifo.params", "Depth 4\n", "1: Depth: expected `Name=Value`"},
+        {"fifo.params", "# a comment\nDepth=4\nDepth=8\n", "3: Depth: given twice (first on line 2)"},
+        {"fifo.params", "Depth=4\nDepht=8\n", "2: Depht: fifo has no such parameter"},
+        {"fifo.flow", "kep = skid_buf\n", "1: kep: unknown key"},
+        {"fifo.flow", "keep =\n", "1: keep: expected"},
+        {"fifo.flow", "keep = nosuch\n", "1: keep: nosuch: no such module"},
+        {"fifo.flow", "\nkeep = fifo\n", "2: keep: fifo: the block itself"},
+        {"fifo.flow", "keep = ram_1r1w\n", "1: keep: ram_1r1w: a storage wrapper"},
+        {"fifo.flow", "keep = skid_buf\nkeep = rr_arb\n", "2: keep: given twice (first on line 1)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        synth_refuses(&cases[i]);
 }
