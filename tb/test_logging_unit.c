@@ -563,13 +563,16 @@ static uint64_t wl_run(wl_t *w)
     return lu_drv_cycle(w->d) - start;
 }
 
-static uint32_t csr(wl_t *w, unsigned a)
+/* Reads CSR a of the LU behind d; a refused read fails the test (ctx names the run). */
+static uint32_t csr_of(lu_drv_t *d, const char *ctx, unsigned a)
 {
     bool err = true;
-    uint32_t v = lu_drv_csr(w->d, a, &err);
-    cr_assert(!err, "%s: CSR 0x%x refused", w->ctx, a);
+    uint32_t v = lu_drv_csr(d, a, &err);
+    cr_assert(!err, "%s: CSR 0x%x refused", ctx, a);
     return v;
 }
+
+static uint32_t csr(wl_t *w, unsigned a) { return csr_of(w->d, w->ctx, a); }
 
 /* The end of every run: everything committed is in the DRAM log (write list and DRAM model agree),
  * the counters equal the model's, the buffer is empty. */
@@ -1597,14 +1600,6 @@ static void grp_run(grp_t *g, const uint64_t *dump_at, size_t ndump)
     }
 }
 
-static uint32_t grp_csr(grp_lu_t *l, unsigned a)
-{
-    bool err = true;
-    uint32_t v = lu_drv_csr(l->d, a, &err);
-    cr_assert(!err, "%s: LU %u: CSR 0x%x refused", l->g->ctx, l->k, a);
-    return v;
-}
-
 /* Every LU logged every committed word; what the MN stored of LU k is exactly LU k's DRAM log
  * records of its range, in log order; together the MN's logs hold each committed word once per
  * store, in commit order, with its value; the LUs' counters agree. */
@@ -1629,10 +1624,11 @@ static void grp_check(grp_t *g)
         }
         cr_assert_eq(j, l->mn.nrecs, "%s: LU %u dumped %zu records, %zu in its range", g->ctx, k, l->mn.nrecs, j);
         total += j;
-        cr_assert_eq(grp_csr(l, LU_CSR_DUMPS), g->dumps, "%s: LU %u: DUMPS", g->ctx, k);
-        cr_assert_eq(grp_csr(l, LU_CSR_DUMP_RECORDS), j, "%s: LU %u: DUMP_RECORDS", g->ctx, k);
-        cr_assert_eq(grp_csr(l, LU_CSR_LOG_COUNT), 0, "%s: LU %u: log not cleared", g->ctx, k);
-        cr_assert_eq(grp_csr(l, LU_CSR_EARLY_FLUSH_SENT), l->flushes_sent, "%s: LU %u: EARLY_FLUSH_SENT", g->ctx, k);
+        cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMPS), g->dumps, "%s: LU %u: DUMPS", g->ctx, k);
+        cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMP_RECORDS), j, "%s: LU %u: DUMP_RECORDS", g->ctx, k);
+        cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_LOG_COUNT), 0, "%s: LU %u: log not cleared", g->ctx, k);
+        cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_EARLY_FLUSH_SENT), l->flushes_sent, "%s: LU %u: EARLY_FLUSH_SENT",
+                     g->ctx, k);
     }
     cr_assert_eq(total, words, "%s: the MN holds %zu records, %zu words were committed", g->ctx, total, words);
     /* Per word, the stores that wrote it in commit (version) order against its owner's MN log. */
