@@ -49,8 +49,9 @@ static void synth_refuses(const synth_case_t *c)
     fputs(c->text, f);
     fclose(f);
     snprintf(err, sizeof err, "%s/stderr", dir);
-    snprintf(cmd, sizeof cmd, "python3 scripts/synth_block.py --check fifo --constraints %s --out %s/out > /dev/null 2> %s",
-             dir, dir, err);
+    snprintf(cmd, sizeof cmd,
+             "python3 scripts/synth_block.py --check fifo --constraints %s --out %s/out > /dev/null 2> %s", dir, dir,
+             err);
     int rc = system(cmd);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s `%s`: exit status %d, want 2", c->file, c->text,
               WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
