@@ -71,11 +71,13 @@ int main(int argc, char **argv)
             coh_cfg_t c;
             coh_cfg_preset(*p, &c);
             c.mutate = mutate;
-            char replay[256];
+            char replay[256], mut[32] = "";
+            if (mutate)
+                snprintf(mut, sizeof mut, " --mutate %u", mutate);
             snprintf(replay, sizeof replay,
                      "build/bin/coh_regress --preset %s --seed %" PRIu64 "%s, or TB_SEED=%" PRIu64
                      " build/bin/run_tests --filter 'dir_ctrl_ref/random_%s'",
-                     *p, s, mutate ? " --mutate ..." : "", s, *p);
+                     *p, s, mut, s, *p);
             coh_tester_t t;
             coh_tester_init(&t, &c, s, coh_home_ref_make, NULL, replay);
             bool ok = coh_tester_run(&t);

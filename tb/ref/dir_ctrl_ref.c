@@ -403,10 +403,10 @@ static void snoop(dir_ctrl_ref_t *r, int i, uint32_t targets, bool inv)
  * a line only after the CMP of its previous write, so no write of x is on its way. (A bit can be
  * left set by a write-through already done when x answered a snoop: its CMP was still on its way,
  * so x announced it as in flight.) */
-static void served(txn_t *t)
+static void served(dir_ctrl_ref_t *r, txn_t *t)
 {
     uint32_t rb = 1u << t->req.src;
-    if (t->ent.stale & rb) {
+    if ((t->ent.stale & rb) && !(r->mutate & DIR_MUT_KEEP_STALE_BIT)) {
         t->ent.stale &= ~rb;
         t->chg = true;
     }
@@ -475,7 +475,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
         if (is_rd) {
             t->tr = op == OP_RD_SHARED ? DIR_TR_I_RdS : DIR_TR_I_RdOwn;
             r->c.tr[t->tr]++;
-            served(t);
+            served(r, t);
             t->need_data = t->rd_pending = true;
             mem_read(r, false, t->lline, i);
         } else {
@@ -487,7 +487,9 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
 
     case DIR_S: {
         bool sh = e.vec & rb;
-        if (op == OP_RD_SHARED) {
+        if (op == OP_RD_SHARED || (op == OP_RD_OWN && sh)) {
+            /* A sharer asks for ownership with RD_UPGRADE only: with RD_OWN it could not tell a
+             * snoop of its S copy from a snoop of the line just granted (both answered DATA_E). */
             if (sh) {
                 t->tr = DIR_TR_S_ReRead;
                 r->c.tr[t->tr]++;
@@ -496,7 +498,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
             } else {
                 t->tr = DIR_TR_S_RdS;
                 r->c.tr[t->tr]++;
-                served(t);
+                served(r, t);
                 t->need_data = t->rd_pending = true;
                 mem_read(r, false, t->lline, i);
             }
@@ -507,7 +509,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
             if (op == OP_RD_UPGRADE && sh) {
                 t->tr = DIR_TR_S_Upg;
                 r->c.tr[t->tr]++;
-                served(t);
+                served(r, t);
                 snoop(r, i, targets, true);
                 if (r->mutate & DIR_MUT_UPG_NO_WAIT) {
                     msg_t m = response(r, t, OP_CMP_E, NULL);
@@ -519,7 +521,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
             } else {
                 t->tr = DIR_TR_S_RdOwn;
                 r->c.tr[t->tr]++;
-                served(t);
+                served(r, t);
                 snoop(r, i, targets, true);
                 t->need_data = t->rd_pending = true;
                 mem_read(r, false, t->lline, i);
@@ -527,7 +529,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
         } else if (op == OP_CLEAN_EVICT && sh) {
             t->tr = DIR_TR_S_CleanEvict;
             r->c.tr[t->tr]++;
-            served(t);
+            served(r, t);
             uint32_t v = e.vec & ~rb;
             set_entry(t, v ? DIR_S : DIR_I, v);
             msg_t m = response(r, t, OP_CMP, NULL);
@@ -552,7 +554,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
             } else {
                 t->tr = op == OP_RD_SHARED ? DIR_TR_EM_RdS : DIR_TR_EM_RdOwn;
                 r->c.tr[t->tr]++;
-                served(t);
+                served(r, t);
                 t->need_data = true;
                 snoop(r, i, e.vec, op != OP_RD_SHARED);
             }
@@ -574,7 +576,7 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
                 mem_write(r, false, t->lline, t->req.data, t->req.mask);
             }
             r->c.tr[t->tr]++;
-            served(t);
+            served(r, t);
             tx_push(r, &m); /* a write's CMP leaves when memory has taken it (the port is in order) */
             txn_end(r, i);
         }

@@ -83,6 +83,7 @@ enum {
     DIR_MUT_UPG_NO_WAIT = 1u << 4,     /* S_Upg grants CMP_E without waiting for the answers */
     DIR_MUT_LIFO_WAIT = 1u << 5,       /* a new request of a busy line goes first, not last */
     DIR_MUT_KEEP_OLD_OWNER = 1u << 6,  /* EM_RdS: an owner that answered I stays a sharer */
+    DIR_MUT_KEEP_STALE_BIT = 1u << 7,  /* a served request leaves its CN's stale-write bit set */
 };
 
 typedef struct dir_ctrl_ref dir_ctrl_ref_t;

@@ -47,6 +47,7 @@ typedef struct op {
     uint64_t val[W];
     size_t hidx[W]; /* LNR write: its entries in the words' histories */
     uint16_t tag;
+    uint8_t core; /* the requesting core: every answer must echo it */
     bool waiting; /* a request is outstanding */
     uint64_t t_start, t_sent;
     unsigned retries;
@@ -281,11 +282,12 @@ static void agent_send(coh_tester_t *t, coh_agent_t *a, msg_t *m)
 static void send_req(coh_tester_t *t, coh_agent_t *a, op_t *o, msg_op_t opc, const uint64_t *data, uint8_t mask)
 {
     o->tag = new_tag(t, a);
+    o->core = (uint8_t)rng_below(&a->rng, 1u << MSG_CORE_ID_W);
     o->waiting = true;
     if (o->cl >= 0)
         a->wt_wif[o->li] = 0;
     o->t_sent = t->cycle;
-    msg_t m = {.opcode = opc, .tag = o->tag, .addr = o->addr};
+    msg_t m = {.opcode = opc, .core = o->core, .tag = o->tag, .addr = o->addr};
     if (data) {
         m.mask = mask;
         for (unsigned w = 0; w < W; w++)
@@ -377,7 +379,7 @@ static void op_step(coh_tester_t *t, coh_agent_t *a, op_t *o)
             } else {
                 op_done(t, a, o);
             }
-        } else if (c->st == CS_S) {
+        } else if (c->st == CS_S) { /* never RD_OWN from S (section 11c, the CN's side) */
             c->pend = P_UPG;
             send_req(t, a, o, OP_RD_UPGRADE, NULL, 0);
         } else {
@@ -449,7 +451,7 @@ static void snoop(coh_tester_t *t, coh_agent_t *a, const msg_t *m, bool allow_de
     case P_RDS:
     case P_RDOWN:
     case P_UPG:
-        if (c->pend == P_UPG && c->st == CS_S && inv) {
+        if (c->st == CS_S && inv) {
             /* Upgrading: the snoop may be about the S copy (a transaction ahead of the upgrade),
              * so it is answered at once. If it was about the upgrade already granted, the CMP_E
              * that comes is void (the CN holds no data). */
@@ -561,7 +563,7 @@ static void agent_rx(coh_tester_t *t, coh_agent_t *a, const msg_t *m)
     for (unsigned k = 0; k < t->cfg.max_out && !o; k++)
         if (a->o[k].used && a->o[k].waiting && a->o[k].tag == m->tag)
             o = &a->o[k];
-    if (!o || o->addr != m->addr || m->core != 0 || m->src != MSG_MN_BASE + home_of(t, m->addr)) {
+    if (!o || o->addr != m->addr || m->core != o->core || m->src != MSG_MN_BASE + home_of(t, m->addr)) {
         fail(t, "%s from node %u to CN %u (tag %u, line 0x%llx) answers no outstanding request", msg_name(m->opcode),
              m->src, a->cn, m->tag, (unsigned long long)m->addr);
         return;
@@ -979,7 +981,9 @@ static void dump_state(coh_tester_t *t, FILE *f)
                 fprintf(f, ", waits for the answer to tag %u sent at %llu", o->tag, (unsigned long long)o->t_sent);
             if (o->cl >= 0) {
                 const cline_t *c = &a->c[o->cl];
-                fprintf(f, "; line %s, request %s%s%s%s", cs_name[c->st], p_name[c->pend], c->void_g ? ", void" : "",
+                bool ev = c->pend == P_CLEAN_EV || c->pend == P_DIRTY_EV;
+                fprintf(f, "; line %s, request %s%s%s%s", cs_name[c->st], p_name[c->pend],
+                        c->void_g ? (ev ? ", a snoop answered meanwhile" : ", its answer void") : "",
                         c->keep_s ? ", keeps S" : "", c->has_def ? ", holds a snoop" : "");
             }
             fprintf(f, "\n");
@@ -1117,6 +1121,11 @@ bool coh_tester_run(coh_tester_t *t)
         if (!t->stopping)
             for (unsigned i = 0; i < cf->ncn && !t->failed; i++)
                 agent_issue(t, &t->ag[i]);
+        if (t->failed)
+            break;
+        for (unsigned h = 0; h < t->nhomes && !t->failed; h++)
+            if (t->homes[h].ops->violations && t->homes[h].ops->violations(t->homes[h].h))
+                fail_with_dump(t, "the home counted a violation from agents that obey the contract");
         if (t->failed)
             break;
         if (t->st.ops_done >= cf->ops)
