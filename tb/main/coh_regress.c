@@ -2,7 +2,8 @@
  * controller (tb/ref/dir_ctrl_ref) over many seeds and every preset configuration; `make regress`
  * runs it. Each failing run prints its seed, what failed first, and the commands that replay it.
  *
- *   coh_regress [--preset NAME|all] [--seeds N] [--first S] [--seed S] [--mutate BITS] [--verbose]
+ *   coh_regress [--preset NAME|all] [--seeds N] [--first S] [--seed S] [--mutate BITS]
+ *               [--snoop-policy at-once|defer|mixed] [--verbose]
  *
  * --seeds N runs seeds S .. S+N-1 (S from --first, default 1) of each preset; --seed S runs one.
  * Exit status 0 when every run passed, 1 when one failed, 2 on a usage error. */
@@ -17,7 +18,7 @@
 static void usage(const char *why)
 {
     fprintf(stderr, "coh_regress: %s\nusage: coh_regress [--preset NAME|all] [--seeds N] [--first S] [--seed S] "
-                    "[--mutate BITS] [--verbose]\npresets:", why);
+                    "[--mutate BITS] [--snoop-policy at-once|defer|mixed] [--verbose]\npresets:", why);
     for (const char *const *p = coh_presets; *p; p++)
         fprintf(stderr, " %s", *p);
     fprintf(stderr, "\n");
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
     const char *preset = "all";
     uint64_t first = 1, nseeds = 100;
     unsigned mutate = 0;
-    int verbose = 0;
+    int verbose = 0, policy = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--preset") && i + 1 < argc)
             preset = argv[++i];
@@ -53,7 +54,13 @@ int main(int argc, char **argv)
             first = num("--seed", i + 1 < argc ? argv[++i] : NULL), nseeds = 1;
         else if (!strcmp(argv[i], "--mutate"))
             mutate = (unsigned)num("--mutate", i + 1 < argc ? argv[++i] : NULL);
-        else if (!strcmp(argv[i], "--verbose"))
+        else if (!strcmp(argv[i], "--snoop-policy") && i + 1 < argc) {
+            const char *v = argv[++i];
+            policy = !strcmp(v, "at-once") ? COH_SNOOP_AT_ONCE : !strcmp(v, "defer") ? COH_SNOOP_DEFER
+                     : !strcmp(v, "mixed") ? COH_SNOOP_MIXED : -2;
+            if (policy == -2)
+                usage("--snoop-policy takes at-once, defer or mixed");
+        } else if (!strcmp(argv[i], "--verbose"))
             verbose = 1;
         else
             usage("unknown argument");
@@ -71,9 +78,15 @@ int main(int argc, char **argv)
             coh_cfg_t c;
             coh_cfg_preset(*p, &c);
             c.mutate = mutate;
-            char replay[256], mut[32] = "";
+            if (policy >= 0)
+                c.snoop_policy = policy;
+            char replay[256], mut[64] = "";
+            int n = 0;
             if (mutate)
-                snprintf(mut, sizeof mut, " --mutate %u", mutate);
+                n = snprintf(mut, sizeof mut, " --mutate %u", mutate);
+            if (policy >= 0)
+                snprintf(mut + n, sizeof mut - (size_t)n, " --snoop-policy %s",
+                         policy == COH_SNOOP_AT_ONCE ? "at-once" : policy == COH_SNOOP_DEFER ? "defer" : "mixed");
             snprintf(replay, sizeof replay,
                      "build/bin/coh_regress --preset %s --seed %" PRIu64 "%s, or TB_SEED=%" PRIu64
                      " build/bin/run_tests --filter 'dir_ctrl_ref/random_%s'",
