@@ -292,7 +292,7 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	  exit $${PIPESTATUS[0]}
 
 .PHONY: regress
-regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, longer co-simulations (N=20 seeds)
+regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)
 	bash scripts/regress.sh $(or $(N),20)
 
 # ---------------------------------------------------------------------------------------------
