@@ -24,14 +24,6 @@ dir_drv_cfg_t dir_drv_cfg_default(void)
     };
 }
 
-uint32_t dir_local_line(const dir_drv_cfg_t *cfg, uint64_t a, unsigned *mn)
-{
-    uint64_t chunk = a >> cfg->gran_shift;
-    if (mn)
-        *mn = (unsigned)(chunk & ((1u << cfg->mn_shift) - 1));
-    return (uint32_t)(((chunk >> cfg->mn_shift) << cfg->gran_shift) | (a & ((1ull << cfg->gran_shift) - 1)));
-}
-
 typedef struct flight {
     uint64_t at, seq;
     msg_t m;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dir_defs.h"
 #include "kernel.h"
 #include "mem/dram.h"
 #include "msg_defs.h"
@@ -110,53 +111,6 @@ typedef struct dir_model_ops {
                                   NAME##_create, NAME##_free,  NAME##_reset,  NAME##_set,    NAME##_get,        \
                                   NAME##_tick,  NAME##_trace_open, NAME##_trace_close}
 
-/** Rows of the state x event table (docs/architecture.md section 11c; dir_ctrl.sv's tr_e): the
- *  CSR of row r is at address r. */
-enum dir_tr {
-    DIR_TR_I_RDS, DIR_TR_I_RDOWN, DIR_TR_I_EVICT, DIR_TR_S_RDS, DIR_TR_S_REREAD, DIR_TR_S_RDOWN,
-    DIR_TR_S_UPG, DIR_TR_S_CLEANEVICT, DIR_TR_S_STALEWR, DIR_TR_EM_RDS, DIR_TR_EM_RDOWN,
-    DIR_TR_EM_REREAD, DIR_TR_EM_CLEANEVICT, DIR_TR_EM_DIRTYEVICT, DIR_TR_EM_WTWR, DIR_TR_EM_STALEWR,
-    DIR_TR_LNR_RD, DIR_TR_LNR_WR, DIR_TR_COUNT
-};
-
-/** The other CSR word addresses (dir_ctrl.sv). */
-enum dir_csr {
-    DIR_CSR_SNOOPS = 0x12,
-    DIR_CSR_BIRSPS = 0x13,
-    DIR_CSR_DC_HITS = 0x14,
-    DIR_CSR_DC_MISSES = 0x15,
-    DIR_CSR_DC_WBS = 0x16,
-    DIR_CSR_STALE = 0x17,
-    DIR_CSR_VIOL = 0x18, /* + kind - 1 */
-    DIR_CSR_FULL = 0x1E,
-    DIR_CSR_WAITED = 0x1F,
-    DIR_CSR_REQS = 0x20,
-    DIR_CSR_MEM_READS = 0x21,
-    DIR_CSR_MEM_WRITES = 0x22,
-    DIR_CSR_IN_USE = 0x23,
-};
-
-/** Violation kinds (viol_kind_o). */
-enum dir_viol {
-    DIR_V_ADDR = 1,
-    DIR_V_REGION = 2,
-    DIR_V_NOT_OWNER = 3,
-    DIR_V_DUP_REQ = 4,
-    DIR_V_BIRSP = 5,
-    DIR_V_BAD_MSG = 6,
-    DIR_V_KINDS = 7
-};
-
-/** Directory entry states. */
-enum dir_state { DIR_I = 0, DIR_S = 1, DIR_EM = 2 };
-
-/** One directory entry, unpacked (dir_ctrl.sv's layout). */
-typedef struct dir_entry {
-    unsigned state;
-    uint32_t vec;   /* sharers; the owner alone in EM */
-    uint32_t stale; /* CNs whose write crossed a snoop */
-} dir_entry_t;
-
 typedef struct dir_drv_cfg {
     unsigned node_id;        /* the MN's node id (MSG_MN_BASE + index) */
     unsigned mn_idx, mn_shift, gran_shift; /* this MN's index; log2 MNs; log2 interleave lines */
@@ -217,8 +171,6 @@ void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e);
 /** Cycles the memory port held a request back (not ready). */
 uint64_t dir_drv_mem_stalls(const dir_drv_t *d);
 const dir_out_t *dir_drv_out(const dir_drv_t *d);
-/** Local line of global line address a under cfg (and its MN index in *mn). */
-uint32_t dir_local_line(const dir_drv_cfg_t *cfg, uint64_t a, unsigned *mn);
 /** Opens an FST trace of the model. */
 int dir_drv_trace(dir_drv_t *d, const char *path);
 

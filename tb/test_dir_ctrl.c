@@ -223,7 +223,7 @@ Test(dir_ctrl, I_RdS)
     cr_assert_eq(m.core, 1);
     cr_assert_eq(m.addr, 5);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_I_RDS), 1);
+    cr_assert_eq(csr(t, DIR_TR_I_RdS), 1);
     cr_assert_eq(csr(t, DIR_CSR_DC_MISSES), 1);
     /* AND a second reader finds an owner (EM): it snoops CN 1 */
     req(t, OP_RD_SHARED, 2, 5);
@@ -233,7 +233,7 @@ Test(dir_ctrl, I_RdS)
     m = expect(t, OP_DATA_E, 2);
     expect_data(&m, v);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_RDS), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_RdS), 1);
     cr_assert_eq(csr(t, DIR_CSR_DC_HITS), 1);
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
@@ -253,7 +253,7 @@ Test(dir_ctrl, I_RdOwn)
     req(t, OP_RD_UPGRADE, 4, 10);
     expect(t, OP_DATA_E, 4);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_I_RDOWN), 2);
+    cr_assert_eq(csr(t, DIR_TR_I_RdOwn), 2);
     done(t);
 }
 
@@ -264,17 +264,17 @@ Test(dir_ctrl, I_Evict)
      * each is a violation (nobody's stale write), dropped, not answered */
     req(t, OP_CLEAN_EVICT, 2, 3);
     settle(t);
-    expect_viol(t, 1, DIR_V_NOT_OWNER, OP_CLEAN_EVICT, 2);
+    expect_viol(t, 1, DIR_VIOL_NOT_OWNER, OP_CLEAN_EVICT, 2);
     uint64_t v[8];
     line_fill(v, 1);
     send_full(t, OP_DIRTY_EVICT, 2, 3, 0xff, v, 0, 8);
     settle(t);
-    expect_viol(t, 2, DIR_V_NOT_OWNER, OP_DIRTY_EVICT, 2);
+    expect_viol(t, 2, DIR_VIOL_NOT_OWNER, OP_DIRTY_EVICT, 2);
     send_full(t, OP_WT_WR, 2, 3, 0x1, v, 0, 9);
     settle(t);
-    expect_viol(t, 3, DIR_V_NOT_OWNER, OP_WT_WR, 2);
-    cr_assert_eq(csr(t, DIR_TR_I_EVICT), 3);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_V_NOT_OWNER - 1), 3);
+    expect_viol(t, 3, DIR_VIOL_NOT_OWNER, OP_WT_WR, 2);
+    cr_assert_eq(csr(t, DIR_TR_I_Evict), 3);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_NOT_OWNER - 1), 3);
     expect_mem(t, 3, (uint64_t[8]){0});
     done(t);
 }
@@ -290,7 +290,7 @@ Test(dir_ctrl, S_RdS)
     req(t, OP_RD_SHARED, 3, 4);
     expect_data((msg_t[]){expect(t, OP_DATA_S, 3)}, v);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_S_RDS), 1);
+    cr_assert_eq(csr(t, DIR_TR_S_RdS), 1);
     cr_assert_eq(csr(t, DIR_CSR_SNOOPS), 1); /* only make_s12's */
     done(t);
 }
@@ -302,8 +302,13 @@ Test(dir_ctrl, S_ReRead)
     /* GIVEN S{1,2} WHEN CN 2 reads shared again THEN DUP_REQ, not answered */
     req(t, OP_RD_SHARED, 2, 4);
     settle(t);
-    expect_viol(t, 1, DIR_V_DUP_REQ, OP_RD_SHARED, 2);
-    cr_assert_eq(csr(t, DIR_TR_S_REREAD), 1);
+    expect_viol(t, 1, DIR_VIOL_DUP_REQ, OP_RD_SHARED, 2);
+    /* AND a sharer's RD_OWN is refused too (a sharer asks for ownership with RD_UPGRADE) */
+    req(t, OP_RD_OWN, 1, 4);
+    settle(t);
+    expect_viol(t, 2, DIR_VIOL_DUP_REQ, OP_RD_OWN, 1);
+    cr_assert_eq(csr(t, DIR_TR_S_ReRead), 2);
+    cr_assert_eq(csr(t, DIR_CSR_SNOOPS), 1); /* make_s12's only */
     done(t);
 }
 
@@ -326,7 +331,7 @@ Test(dir_ctrl, S_RdOwn)
     send_full(t, OP_BIRSP_I, 1, 4, 0, NULL, 0, s1.tag);
     expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, v);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_S_RDOWN), 1);
+    cr_assert_eq(csr(t, DIR_TR_S_RdOwn), 1);
     /* AND CN 3 is the owner: a read from CN 1 snoops it */
     req(t, OP_RD_SHARED, 1, 4);
     msg_t s = expect(t, OP_BISNP_DATA, 3);
@@ -346,7 +351,7 @@ Test(dir_ctrl, S_Upg)
     send_full(t, OP_BIRSP_I, 2, 4, 0, NULL, 0, s.tag);
     expect(t, OP_CMP_E, 1);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_S_UPG), 1);
+    cr_assert_eq(csr(t, DIR_TR_S_Upg), 1);
     /* AND CN 1 owns it: its write-back is accepted */
     uint64_t v[8];
     line_fill(v, 0x77);
@@ -368,11 +373,11 @@ Test(dir_ctrl, S_CleanEvict)
     req(t, OP_CLEAN_EVICT, 2, 4);
     expect(t, OP_CMP, 2);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_S_CLEANEVICT), 2);
+    cr_assert_eq(csr(t, DIR_TR_S_CleanEvict), 2);
     req(t, OP_RD_SHARED, 3, 4);
     expect(t, OP_DATA_E, 3);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_I_RDS), 2);
+    cr_assert_eq(csr(t, DIR_TR_I_RdS), 2);
     done(t);
 }
 
@@ -385,11 +390,11 @@ Test(dir_ctrl, S_StaleWr)
     line_fill(v, 2);
     send_full(t, OP_DIRTY_EVICT, 1, 4, 0xff, v, 0, 3);
     settle(t);
-    expect_viol(t, 1, DIR_V_NOT_OWNER, OP_DIRTY_EVICT, 1);
+    expect_viol(t, 1, DIR_VIOL_NOT_OWNER, OP_DIRTY_EVICT, 1);
     req(t, OP_CLEAN_EVICT, 3, 4);
     settle(t);
-    expect_viol(t, 2, DIR_V_NOT_OWNER, OP_CLEAN_EVICT, 3);
-    cr_assert_eq(csr(t, DIR_TR_S_STALEWR), 2);
+    expect_viol(t, 2, DIR_VIOL_NOT_OWNER, OP_CLEAN_EVICT, 3);
+    cr_assert_eq(csr(t, DIR_TR_S_StaleWr), 2);
     done(t);
 }
 
@@ -413,7 +418,7 @@ Test(dir_ctrl, EM_RdS)
     send_full(t, OP_BIRSP_I, 1, 8, 0, NULL, 0, s.tag);
     expect(t, OP_CMP_E, 2);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_RDS), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_RdS), 1);
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
 }
@@ -432,7 +437,7 @@ Test(dir_ctrl, EM_RdOwn)
     send_full(t, OP_BIRSP_I, 1, 8, 0, NULL, 0, s.tag);
     expect_data((msg_t[]){expect(t, OP_DATA_E, 2)}, v);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_RDOWN), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_RdOwn), 1);
     done(t);
 }
 
@@ -443,11 +448,11 @@ Test(dir_ctrl, EM_ReRead)
     /* GIVEN EM(1) WHEN CN 1 asks again THEN DUP_REQ, no snoop of itself */
     req(t, OP_RD_SHARED, 1, 8);
     settle(t);
-    expect_viol(t, 1, DIR_V_DUP_REQ, OP_RD_SHARED, 1);
+    expect_viol(t, 1, DIR_VIOL_DUP_REQ, OP_RD_SHARED, 1);
     req(t, OP_RD_UPGRADE, 1, 8);
     settle(t);
-    expect_viol(t, 2, DIR_V_DUP_REQ, OP_RD_UPGRADE, 1);
-    cr_assert_eq(csr(t, DIR_TR_EM_REREAD), 2);
+    expect_viol(t, 2, DIR_VIOL_DUP_REQ, OP_RD_UPGRADE, 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_ReRead), 2);
     done(t);
 }
 
@@ -463,7 +468,7 @@ Test(dir_ctrl, EM_CleanEvict)
     req(t, OP_RD_SHARED, 2, 8);
     expect(t, OP_DATA_E, 2);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_CLEANEVICT), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_CleanEvict), 1);
     cr_assert_eq(csr(t, DIR_CSR_SNOOPS), 0);
     done(t);
 }
@@ -482,7 +487,7 @@ Test(dir_ctrl, EM_DirtyEvict)
     req(t, OP_RD_SHARED, 2, 8);
     expect_data((msg_t[]){expect(t, OP_DATA_E, 2)}, v);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_DIRTYEVICT), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_DirtyEvict), 1);
     done(t);
 }
 
@@ -507,7 +512,7 @@ Test(dir_ctrl, EM_WtWr)
     send_full(t, OP_BIRSP_S, 1, 8, 0, NULL, 0, s.tag);
     expect_data((msg_t[]){expect(t, OP_DATA_S, 2)}, x);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_EM_WTWR), 1);
+    cr_assert_eq(csr(t, DIR_TR_EM_WtWr), 1);
     done(t);
 }
 
@@ -543,7 +548,7 @@ static void stale_race(bool evict_first)
     /* AND the stale bit is used up: another write-back from CN 1 is a violation */
     send_full(t, OP_DIRTY_EVICT, 1, 8, 0xff, v, 0, 5);
     settle(t);
-    expect_viol(t, 1, DIR_V_NOT_OWNER, OP_DIRTY_EVICT, 1);
+    expect_viol(t, 1, DIR_VIOL_NOT_OWNER, OP_DIRTY_EVICT, 1);
     done(t);
 }
 
@@ -561,7 +566,7 @@ Test(dir_ctrl, EM_StaleWr_violation)
     send_full(t, OP_WT_WR, 2, 8, 0x1, v, 0, 4);
     settle(t);
     cr_assert_eq(dir_drv_viols(t->d), 2);
-    cr_assert_eq(csr(t, DIR_TR_EM_STALEWR), 2);
+    cr_assert_eq(csr(t, DIR_TR_EM_StaleWr), 2);
     expect_mem(t, 8, (uint64_t[8]){0});
     done(t);
 }
@@ -594,8 +599,8 @@ Test(dir_ctrl, LNR_Rd_and_LNR_Wr)
     req(t, OP_LNR_RD, 1, 200);
     expect(t, OP_DATA_NC, 1);
     settle(t);
-    cr_assert_eq(csr(t, DIR_TR_LNR_WR), 1);
-    cr_assert_eq(csr(t, DIR_TR_LNR_RD), 2);
+    cr_assert_eq(csr(t, DIR_TR_LNR_Wr), 1);
+    cr_assert_eq(csr(t, DIR_TR_LNR_Rd), 2);
     cr_assert_eq(csr(t, DIR_CSR_SNOOPS), 0);
     cr_assert_eq(csr(t, DIR_CSR_DC_MISSES), 0);
     cr_assert_eq(dir_drv_viols(t->d), 0);
@@ -609,11 +614,11 @@ Test(dir_ctrl, region_mismatch_is_a_violation)
      * THEN REGION, not answered */
     req(t, OP_RD_SHARED, 1, 200);
     settle(t);
-    expect_viol(t, 1, DIR_V_REGION, OP_RD_SHARED, 1);
+    expect_viol(t, 1, DIR_VIOL_REGION, OP_RD_SHARED, 1);
     req(t, OP_LNR_RD, 1, 50);
     settle(t);
-    expect_viol(t, 2, DIR_V_REGION, OP_LNR_RD, 1);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_V_REGION - 1), 2);
+    expect_viol(t, 2, DIR_VIOL_REGION, OP_LNR_RD, 1);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_REGION - 1), 2);
     done(t);
 }
 
@@ -629,7 +634,7 @@ Test(dir_ctrl, address_outside_the_mn_is_a_violation)
     uint64_t v[8];
     line_fill(v, 0x44);
     /* global line 13 = chunk 3 (MN 1), local line ((3 >> 1) << 2) | 1 = 5 */
-    cr_assert_eq(dir_local_line(&cfg, 13, NULL), 5);
+    cr_assert_eq(dir_addr_local(13, cfg.mn_shift, cfg.gran_shift), 5);
     dir_drv_mem_poke(t->d, 5, 0xff, v);
     req(t, OP_RD_SHARED, 1, 13);
     expect_data((msg_t[]){expect(t, OP_DATA_E, 1)}, v);
@@ -638,7 +643,7 @@ Test(dir_ctrl, address_outside_the_mn_is_a_violation)
     req(t, OP_RD_SHARED, 1, 132);
     settle(t);
     cr_assert_eq(dir_drv_viols(t->d), 2);
-    cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_V_ADDR);
+    cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_VIOL_ADDR);
     cr_assert_eq(dir_drv_viol(t->d, 0)->m.addr, 9);
     cr_assert_eq(dir_drv_viol(t->d, 1)->m.addr, 132);
     done(t);
@@ -651,17 +656,24 @@ Test(dir_ctrl, unexpected_birsp_is_a_violation)
     /* GIVEN no snoop outstanding WHEN CN 1 answers one anyway THEN BIRSP violation */
     send_full(t, OP_BIRSP_I, 1, 8, 0, NULL, 0, 0);
     settle(t);
-    expect_viol(t, 1, DIR_V_BIRSP, OP_BIRSP_I, 1);
-    /* AND a sharer's BIRSP_S to an invalidation is one too, though it counts as the answer */
+    expect_viol(t, 1, DIR_VIOL_BIRSP, OP_BIRSP_I, 1);
+    /* AND a sharer's BIRSP_S to an invalidation is one too: dropped, the transaction still awaits
+     * a valid answer from that CN */
     tctx_t *u = mk();
     make_s12(u, 4);
     req(u, OP_RD_OWN, 3, 4);
     msg_t s1 = expect(u, OP_BISNP_INV, 1), s2 = expect(u, OP_BISNP_INV, 2);
     send_full(u, OP_BIRSP_S, 1, 4, 0, NULL, 0, s1.tag);
     send_full(u, OP_BIRSP_I, 2, 4, 0, NULL, 0, s2.tag);
+    for (int i = 0; i < 300; i++)
+        step(u);
+    for (size_t k = 0; k < u->nrx; k++)
+        cr_assert(u->rx[k].opcode != OP_DATA_E || u->rx[k].dst != 3, "granted on a refused answer");
+    expect_viol(u, 1, DIR_VIOL_BIRSP, OP_BIRSP_S, 1);
+    send_full(u, OP_BIRSP_I, 1, 4, 0, NULL, 0, s1.tag);
     expect(u, OP_DATA_E, 3);
     settle(u);
-    expect_viol(u, 1, DIR_V_BIRSP, OP_BIRSP_S, 1);
+    cr_assert_eq(dir_drv_viols(u->d), 1);
     done(u);
     done(t);
 }
@@ -675,10 +687,10 @@ Test(dir_ctrl, message_of_another_class_is_dropped_and_its_credit_returned)
     send_full(t, OP_REPL, 1, 8, 0x1, v, 0, 3);
     settle(t);
     cr_assert_eq(dir_drv_viols(t->d), 1);
-    cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_V_BAD_MSG);
+    cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_VIOL_BAD_MSG);
     cr_assert_eq(dir_drv_viol(t->d, 0)->m.opcode, OP_REPL);
     cr_assert_eq(dir_drv_credits(t->d, CLS_DKREQ), before);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_V_BAD_MSG - 1), 1);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_BAD_MSG - 1), 1);
     done(t);
 }
 
@@ -774,3 +786,49 @@ Test(dir_ctrl, csr_out_of_map_is_refused)
     cr_assert(!err);
     done(t);
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * The random coherence tester (tb/sb/coh_tester, section 11c) with the RTL as every home: seeded
+ * CN agents with small caches and a jittery link, every load checked against the last completed
+ * write, single writer / multiple readers, memory against the shadow at quiescence, no violation.
+ * Replay: TB_SEED=<seed> build/bin/run_tests --filter 'dir_ctrl/random_<preset>'. */
+#include "sb/coh_home_rtl.h"
+#include "tb_seed.h"
+
+static void random_rtl(const char *name, uint64_t dflt, unsigned nseeds, uint64_t ops)
+{
+    uint64_t base = tb_seed(dflt);
+    for (unsigned k = 0; k < nseeds; k++) {
+        uint64_t seed = base + k;
+        coh_cfg_t c;
+        cr_assert(coh_cfg_preset(name, &c), "no preset %s", name);
+        if (ops)
+            c.ops = ops;
+        char replay[200];
+        snprintf(replay, sizeof replay, "TB_SEED=%llu build/bin/run_tests --filter 'dir_ctrl/random_%s'",
+                 (unsigned long long)seed, name);
+        coh_tester_t t;
+        coh_tester_init(&t, &c, seed, coh_home_rtl_make, NULL, replay);
+        bool ok = coh_tester_run(&t);
+        cr_assert(ok, "%s", t.msg);
+        cr_assert_geq(t.st.ops_done, c.ops);
+        cr_assert_gt(t.st.snoops, 0, "%s: no snoop", t.ctx);
+        uint64_t stale = 0, waited = 0;
+        for (unsigned h = 0; h < t.nhomes; h++) {
+            bool err;
+            stale += dir_drv_csr(coh_home_rtl_drv(&t.homes[h]), DIR_CSR_STALE, &err);
+            waited += dir_drv_csr(coh_home_rtl_drv(&t.homes[h]), DIR_CSR_WAITED, &err);
+        }
+        cr_assert_gt(waited, 0, "%s: no request waited behind another of its line", t.ctx);
+        (void)stale;
+        coh_tester_free(&t);
+    }
+}
+
+Test(dir_ctrl, random_one_mn) { random_rtl("one_mn", 1, 2, 0); }
+Test(dir_ctrl, random_four_mns) { random_rtl("four_mns", 11, 1, 0); }
+Test(dir_ctrl, random_lnr) { random_rtl("lnr", 31, 1, 0); }
+Test(dir_ctrl, random_small_table) { random_rtl("small_table", 41, 1, 0); }
+Test(dir_ctrl, random_mixed_snoops) { random_rtl("mixed_snoops", 71, 1, 0); }
+Test(dir_ctrl, random_hot_line) { random_rtl("hot_line", 91, 1, 0); }
+Test(dir_ctrl, random_many_cns) { random_rtl("many_cns", 111, 1, 0); }

@@ -9,8 +9,8 @@
 //
 //   rx link -> dir_rx (a FIFO and credits per class) -> the engine, one event per cycle, in
 //   priority: a memory response (never held back), a BIRSP, then the transactions' own steps
-//   (end, finish, install a directory line, read memory, decide, start), then a new RWD, then a
-//   new REQ -> transaction table (TxnEntries; per line one active, the rest waiting in arrival
+//   (end, finish, install a directory line, read memory, decide, start), then a new RWD or REQ
+//   (the two in turn) -> transaction table (TxnEntries; per line one active, the rest waiting in arrival
 //   order) -> memory port (MN DRAM: data lines and directory entries) -> dir_cache (directory
 //   entries on chip) -> responses, snoops and the software's messages -> lu_tx -> tx link.
 //
@@ -159,9 +159,9 @@ module dir_ctrl #(
   // ---- directory entry states, rows of the state x event table, transaction steps ----
   localparam logic [1:0] E_I = 2'd0, E_S = 2'd1, E_EM = 2'd2;
   typedef enum logic [4:0] {
-    TR_I_RDS, TR_I_RDOWN, TR_I_EVICT, TR_S_RDS, TR_S_REREAD, TR_S_RDOWN, TR_S_UPG,
-    TR_S_CLEANEVICT, TR_S_STALEWR, TR_EM_RDS, TR_EM_RDOWN, TR_EM_REREAD, TR_EM_CLEANEVICT,
-    TR_EM_DIRTYEVICT, TR_EM_WTWR, TR_EM_STALEWR, TR_LNR_RD, TR_LNR_WR
+    TR_I_RdS, TR_I_RdOwn, TR_I_Evict, TR_S_RdS, TR_S_ReRead, TR_S_RdOwn, TR_S_Upg,
+    TR_S_CleanEvict, TR_S_StaleWr, TR_EM_RdS, TR_EM_RdOwn, TR_EM_ReRead, TR_EM_CleanEvict,
+    TR_EM_DirtyEvict, TR_EM_WtWr, TR_EM_StaleWr, TR_LNR_Rd, TR_LNR_Wr
   } tr_e;
   typedef enum logic [3:0] {
     ST_WAIT, ST_START, ST_FILLW, ST_INSTALL, ST_DECIDE, ST_SNOOP, ST_MEMRD, ST_MEMW, ST_FINISH,
@@ -321,14 +321,16 @@ module dir_ctrl #(
   logic             n_here, n_scr;
   logic [NodeW-1:0] n_src;
   msg_pkg::opcode_t n_op;
-  logic             n_is_rwd, n_lnr_op, n_v;
+  logic             n_is_rwd, n_lnr_op, n_v, n_src_cn;
   logic [HdrW-1:0]  n_hdr;
   logic [FlitW-1:0] n_msg;
 
-  // The new message the engine would take: RWD before REQ.
-  assign n_is_rwd = rwd_v;
+  // The new message the engine would take: RWD and REQ in turn (after a cycle that took one of the
+  // two, the other goes first when both wait), so that neither starves the other.
+  logic req_first_q;
+  assign n_is_rwd = rwd_v & ~(req_v & req_first_q);
   assign n_v      = rwd_v | req_v;
-  assign n_msg    = rwd_v ? rwd_msg : {req_hdr, DataW'(0)};
+  assign n_msg    = n_is_rwd ? rwd_msg : {req_hdr, DataW'(0)};
   assign n_hdr    = n_msg[FlitW-1:DataW];
   assign n_op     = n_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
   assign n_src    = n_msg[msg_pkg::FIELD_SRC_LSB +: NodeW];
@@ -340,6 +342,7 @@ module dir_ctrl #(
   assign n_here   = (n_mn == cfg_mn_idx_i) && (n_lwide < AddrW'(cfg_lines_i));
   assign n_scr    = (n_addr >= cfg_scr_lo_i) && (n_addr < cfg_scr_hi_i);
   assign n_lnr_op = (n_op == msg_pkg::OP_LNR_RD) || (n_op == msg_pkg::OP_LNR_WR);
+  assign n_src_cn = n_src < NodeW'(NumCn);
 
   // Table look-ups for a new message: a free entry, the youngest entry of the same line.
   logic [TxnEntries-1:0] free_v, same_line, tail_v, free_oh_unused, tail_oh_unused;
@@ -485,7 +488,7 @@ module dir_ctrl #(
   logic [1:0]       e_st;
   logic [NumCn-1:0] e_vec, e_stale, r_oh;
   logic [NodeW-1:0] e_r;
-  logic             r_cn, r_sh, r_own, r_stale;
+  logic             r_sh, r_own, r_stale;
   msg_pkg::opcode_t e_op;
   assign e_ent   = t_ent_q[ei];
   assign e_st    = e_ent[1:0];
@@ -493,8 +496,8 @@ module dir_ctrl #(
   assign e_stale = e_ent[2 + NumCn +: NumCn];
   assign e_r     = t_src_q[ei];
   assign e_op    = t_op_q[ei];
-  assign r_cn    = e_r < NodeW'(NumCn);
-  assign r_oh    = r_cn ? (NumCn'(1) << e_r[CnW-1:0]) : '0;
+  // Only CNs' requests enter the table (EV_NEW refuses the others).
+  assign r_oh    = NumCn'(1) << e_r[CnW-1:0];
   assign r_sh    = (e_vec & r_oh) != '0;
   assign r_own   = (e_st == E_EM) && r_sh;
   assign r_stale = (e_stale & r_oh) != '0;
@@ -521,26 +524,26 @@ module dir_ctrl #(
     f_ent = e_ent;
     f_op  = msg_pkg::OP_CMP;
     unique case (t_tr_q[ei])
-      TR_I_RDS, TR_I_RDOWN, TR_S_RDOWN, TR_EM_RDOWN: begin
+      TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
         f_op  = msg_pkg::OP_DATA_E;
         f_ent = ent_make(E_EM, r_oh, e_stale);
       end
-      TR_S_UPG: begin
+      TR_S_Upg: begin
         f_op  = msg_pkg::OP_CMP_E;
         f_ent = ent_make(E_EM, r_oh, e_stale);
       end
-      TR_S_RDS: begin
+      TR_S_RdS: begin
         f_op  = msg_pkg::OP_DATA_S;
         f_ent = ent_make(E_S, e_vec | r_oh, e_stale);
       end
-      TR_EM_RDS: begin
+      TR_EM_RdS: begin
         // The owner kept a shared copy: both share; else the requester alone, granted E.
         f_op  = t_kepts_q[ei] ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
         f_ent = t_kepts_q[ei] ? ent_make(E_S, e_vec | r_oh, e_stale) : ent_make(E_EM, r_oh, e_stale);
       end
-      TR_S_CLEANEVICT: f_ent = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale);
-      TR_EM_CLEANEVICT, TR_EM_DIRTYEVICT: f_ent = ent_make(E_I, '0, e_stale);
-      TR_LNR_RD: f_op = msg_pkg::OP_DATA_NC;
+      TR_S_CleanEvict: f_ent = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale);
+      TR_EM_CleanEvict, TR_EM_DirtyEvict: f_ent = ent_make(E_I, '0, e_stale);
+      TR_LNR_Rd: f_op = msg_pkg::OP_DATA_NC;
       default: ;
     endcase
   end
@@ -620,16 +623,20 @@ module dir_ctrl #(
           data = (b_op == msg_pkg::OP_BIRSP_I_DATA) || (b_op == msg_pkg::OP_BIRSP_S_DATA);
           kept = (b_op == msg_pkg::OP_BIRSP_S) || (b_op == msg_pkg::OP_BIRSP_S_DATA);
           // Only the owner of an EM line may answer with data; only a BISNP_DATA lets it keep S.
-          bad  = (data && t_tr_q[ei] != TR_EM_RDS && t_tr_q[ei] != TR_EM_RDOWN) ||
+          bad  = (data && t_tr_q[ei] != TR_EM_RdS && t_tr_q[ei] != TR_EM_RdOwn) ||
                  (kept && t_snpinv_q[ei]);
-          if (bad) v_kind = V_BIRSP;
           left = t_await_q[ei] & ~(NumCn'(1) << b_src[CnW-1:0]);
-          t_await_d[ei] = left;
-          if (b_wrif) begin
-            t_ent_d[ei][2 + NumCn + 32'(b_src[CnW-1:0])] = 1'b1;
-            t_chg_d[ei] = 1'b1;
+          if (bad) begin
+            // Dropped like any violation: the transaction still awaits a valid answer.
+            v_kind = V_BIRSP;
+          end else begin
+            t_await_d[ei] = left;
+            if (b_wrif) begin
+              t_ent_d[ei][2 + NumCn + 32'(b_src[CnW-1:0])] = 1'b1;
+              t_chg_d[ei] = 1'b1;
+            end
+            if (kept) t_kepts_d[ei] = 1'b1;
           end
-          if (kept && !bad) t_kepts_d[ei] = 1'b1;
           if (data && !bad) begin
             // The owner's dirty line: to memory, and kept for the requester.
             td_we    = 1'b1;
@@ -639,8 +646,8 @@ module dir_ctrl #(
             mq_in    = {1'b1, 1'b0, t_lline_q[ei], bir_msg[DataW-1:0], WordN'('1)};
             evc[EV_MWR] = 1'b1;
           end
-          if (left == '0 && t_st_q[ei] == ST_SNOOP) begin
-            if (!t_need_q[ei] || t_have_q[ei] || (data && !bad)) t_st_d[ei] = ST_FINISH;
+          if (!bad && left == '0 && t_st_q[ei] == ST_SNOOP) begin
+            if (!t_need_q[ei] || t_have_q[ei] || data) t_st_d[ei] = ST_FINISH;
             else if (t_rdis_q[ei])                               t_st_d[ei] = ST_MEMW;
             else                                                 t_st_d[ei] = ST_MEMRD;
           end
@@ -707,7 +714,7 @@ module dir_ctrl #(
         logic         rd, wr, viol_own, snoop, inv;
         logic [3:0]   vk;
         logic [NumCn-1:0] targets;
-        tr       = TR_LNR_RD;
+        tr       = TR_LNR_Rd;
         rd       = 1'b0;   // read the line's data
         wr       = 1'b0;   // write the request's words
         viol_own = 1'b0;   // a write or eviction the state does not allow: stale or a violation
@@ -716,62 +723,69 @@ module dir_ctrl #(
         inv      = 1'b1;
         targets  = '0;
         if (t_lnr_q[ei]) begin
-          tr = (e_op == msg_pkg::OP_LNR_RD) ? TR_LNR_RD : TR_LNR_WR;
+          tr = (e_op == msg_pkg::OP_LNR_RD) ? TR_LNR_Rd : TR_LNR_Wr;
           rd = (e_op == msg_pkg::OP_LNR_RD);
           wr = (e_op == msg_pkg::OP_LNR_WR);
-        end else if (!r_cn) begin
-          tr = TR_I_EVICT;
-          vk = V_BAD_MSG;
         end else begin
           unique case (e_st)
             E_I: begin
               unique case (e_op)
-                msg_pkg::OP_RD_SHARED: begin tr = TR_I_RDS; rd = 1'b1; end
-                msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RDOWN; rd = 1'b1; end
-                default: begin tr = TR_I_EVICT; viol_own = 1'b1; end
+                msg_pkg::OP_RD_SHARED: begin tr = TR_I_RdS; rd = 1'b1; end
+                msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RdOwn; rd = 1'b1; end
+                default: begin tr = TR_I_Evict; viol_own = 1'b1; end
               endcase
             end
             E_S: begin
               unique case (e_op)
-                msg_pkg::OP_RD_SHARED: begin
-                  if (r_sh) begin tr = TR_S_REREAD; vk = V_DUP_REQ; end
-                  else begin tr = TR_S_RDS; rd = 1'b1; end
-                end
-                msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                  // A sharer asks for ownership with RD_UPGRADE only: after RD_OWN it could not
+                  // tell a snoop of its S copy from one of the line granted (section 11c).
                   targets = e_vec & ~r_oh;
                   snoop   = targets != '0;
-                  if (e_op == msg_pkg::OP_RD_UPGRADE && r_sh) tr = TR_S_UPG;
-                  else begin tr = TR_S_RDOWN; rd = 1'b1; end
+                  if (r_sh && e_op != msg_pkg::OP_RD_UPGRADE) begin
+                    tr    = TR_S_ReRead;
+                    vk    = V_DUP_REQ;
+                    snoop = 1'b0;
+                  end else if (r_sh) begin
+                    tr = TR_S_Upg;
+                  end else if (e_op == msg_pkg::OP_RD_SHARED) begin
+                    tr    = TR_S_RdS;
+                    rd    = 1'b1;
+                    snoop = 1'b0;
+                  end else begin
+                    tr = TR_S_RdOwn;
+                    rd = 1'b1;
+                  end
                 end
                 msg_pkg::OP_CLEAN_EVICT: begin
-                  if (r_sh) tr = TR_S_CLEANEVICT;
-                  else begin tr = TR_S_STALEWR; viol_own = 1'b1; end
+                  if (r_sh) tr = TR_S_CleanEvict;
+                  else begin tr = TR_S_StaleWr; viol_own = 1'b1; end
                 end
-                default: begin tr = TR_S_STALEWR; viol_own = 1'b1; end
+                default: begin tr = TR_S_StaleWr; viol_own = 1'b1; end
               endcase
             end
             default: begin   // E_EM
               unique case (e_op)
                 msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
-                  if (r_own) begin tr = TR_EM_REREAD; vk = V_DUP_REQ; end
+                  if (r_own) begin tr = TR_EM_ReRead; vk = V_DUP_REQ; end
                   else begin
-                    tr      = (e_op == msg_pkg::OP_RD_SHARED) ? TR_EM_RDS : TR_EM_RDOWN;
+                    tr      = (e_op == msg_pkg::OP_RD_SHARED) ? TR_EM_RdS : TR_EM_RdOwn;
                     targets = e_vec;
                     snoop   = 1'b1;
                     inv     = (e_op != msg_pkg::OP_RD_SHARED);
                   end
                 end
                 msg_pkg::OP_CLEAN_EVICT: begin
-                  if (r_own) tr = TR_EM_CLEANEVICT;
-                  else begin tr = TR_EM_STALEWR; viol_own = 1'b1; end
+                  if (r_own) tr = TR_EM_CleanEvict;
+                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
                 end
                 msg_pkg::OP_DIRTY_EVICT: begin
-                  if (r_own) begin tr = TR_EM_DIRTYEVICT; wr = 1'b1; end
-                  else begin tr = TR_EM_STALEWR; viol_own = 1'b1; end
+                  if (r_own) begin tr = TR_EM_DirtyEvict; wr = 1'b1; end
+                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
                 end
                 default: begin   // WT_WR
-                  if (r_own) begin tr = TR_EM_WTWR; wr = 1'b1; end
-                  else begin tr = TR_EM_STALEWR; viol_own = 1'b1; end
+                  if (r_own) begin tr = TR_EM_WtWr; wr = 1'b1; end
+                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
                 end
               endcase
             end
@@ -779,19 +793,20 @@ module dir_ctrl #(
         end
         // A write the state does not allow: stale if the CN's snoop answer announced it.
         if (viol_own) begin
-          if (r_stale) begin
-            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
-            t_chg_d[ei] = 1'b1;
-            evc[EV_STALE] = 1'b1;
-          end else begin
-            vk = V_NOT_OWNER;
-          end
+          if (r_stale) evc[EV_STALE] = 1'b1;
+          else         vk = V_NOT_OWNER;
+        end
+        // Every request served clears its CN's stale-write bit: a CN sends a request for a line
+        // only after the CMP of its previous write to it, so none of its writes is on its way.
+        if (vk == '0 && r_stale) begin
+          t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
+          t_chg_d[ei] = 1'b1;
         end
         evc[32'(tr)] = 1'b1;
         t_tr_d[ei]   = tr;
         v_kind       = vk;
         t_viol_d[ei] = vk != '0;
-        t_need_d[ei] = rd | snoop & (tr == TR_EM_RDS || tr == TR_EM_RDOWN);
+        t_need_d[ei] = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
         if (vk != '0) begin
           t_st_d[ei] = ST_FINISH;
         end else if (wr) begin
@@ -847,7 +862,10 @@ module dir_ctrl #(
         logic take;
         v_hdr = n_hdr;
         take  = 1'b0;
-        if (!n_here) begin
+        if (!n_src_cn) begin
+          v_kind = V_BAD_MSG;
+          take   = 1'b1;
+        end else if (!n_here) begin
           v_kind = V_ADDR;
           take   = 1'b1;
         end else if (n_scr == n_lnr_op) begin
@@ -902,6 +920,11 @@ module dir_ctrl #(
     if (s_take) t_snp_d[s_i] = t_snp_q[s_i] & ~s_cn_oh;
     evc[EV_SNP] = s_take;
     if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni)              req_first_q <= 1'b0;
+    else if (rwd_r || req_r)  req_first_q <= rwd_r;
   end
 
   always_ff @(posedge clk_i) begin

@@ -26,52 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dir_defs.h"
 #include "msg_defs.h"
-
-/** Rows of the state x event table (section 11c), in its order; the RTL's TR_* constants. */
-typedef enum dir_tr {
-    DIR_TR_I_RdS,
-    DIR_TR_I_RdOwn,
-    DIR_TR_I_Evict,
-    DIR_TR_S_RdS,
-    DIR_TR_S_ReRead,
-    DIR_TR_S_RdOwn,
-    DIR_TR_S_Upg,
-    DIR_TR_S_CleanEvict,
-    DIR_TR_S_StaleWr,
-    DIR_TR_EM_RdS,
-    DIR_TR_EM_RdOwn,
-    DIR_TR_EM_ReRead,
-    DIR_TR_EM_CleanEvict,
-    DIR_TR_EM_DirtyEvict,
-    DIR_TR_EM_WtWr,
-    DIR_TR_EM_StaleWr,
-    DIR_TR_LNR_Rd,
-    DIR_TR_LNR_Wr,
-    DIR_TR_NUM
-} dir_tr_e;
-
-/** Violation kinds, numbered as on the RTL's violation port (viol_kind_o). */
-typedef enum dir_viol {
-    DIR_VIOL_NONE = 0,
-    DIR_VIOL_ADDR = 1,      /* not this MN's line, or beyond its memory */
-    DIR_VIOL_REGION = 2,    /* coherent request to an LNR line, LNR request to an SCR line */
-    DIR_VIOL_NOT_OWNER = 3, /* a write or eviction the state does not allow, not stale */
-    DIR_VIOL_DUP_REQ = 4,   /* a request from a CN that already holds the line */
-    DIR_VIOL_BIRSP = 5,     /* a snoop answer nobody awaits, or of a kind the snoop does not allow */
-    DIR_VIOL_BAD_MSG = 6,   /* a class or opcode a directory does not take, or a source not a CN */
-    DIR_VIOL_NUM
-} dir_viol_e;
-
-/** Directory entry states (bits [1:0] of an entry). */
-enum { DIR_I = 0, DIR_S = 1, DIR_EM = 2 };
-
-/** A directory entry: state, CN vector (sharers in S, the owner's bit alone in EM), stale-write
- *  vector (CNs whose eviction or write-through crossed a snoop of the line). */
-typedef struct dir_entry {
-    unsigned state;
-    uint32_t vec, stale;
-} dir_entry_t;
 
 /** Deliberate bugs, to show that the tests can fail (cfg.mutate; never set in a normal run).
  *  DIR_REF_MUTATE, defined at compile time, is or-ed into every instance's mask. */
@@ -171,27 +127,5 @@ bool dir_ctrl_ref_mem_poke(dir_ctrl_ref_t *r, uint64_t addr, const uint64_t data
 
 /** Prints the transaction table, FIFOs and memory port (for deadlock dumps). */
 void dir_ctrl_ref_dump(const dir_ctrl_ref_t *r, FILE *f);
-
-/** Name of a row ("S_Upg"), of a violation kind ("NOT_OWNER"). */
-const char *dir_tr_name(dir_tr_e tr);
-const char *dir_viol_name(dir_viol_e v);
-
-/* The address map of section 11c: 2^mn_shift MNs, chunks of 2^gran_shift lines. */
-/** The MN (index) of global line addr. */
-static inline unsigned dir_addr_mn(uint64_t addr, unsigned mn_shift, unsigned gran_shift)
-{
-    return (unsigned)((addr >> gran_shift) & ((1ull << mn_shift) - 1));
-}
-/** The local line of global line addr inside its MN. */
-static inline uint64_t dir_addr_local(uint64_t addr, unsigned mn_shift, unsigned gran_shift)
-{
-    return ((addr >> gran_shift >> mn_shift) << gran_shift) | (addr & ((1ull << gran_shift) - 1));
-}
-/** The global line address of local line l of MN mn. */
-static inline uint64_t dir_addr_global(uint64_t l, unsigned mn, unsigned mn_shift, unsigned gran_shift)
-{
-    uint64_t chunk = ((l >> gran_shift) << mn_shift) | mn;
-    return (chunk << gran_shift) | (l & ((1ull << gran_shift) - 1));
-}
 
 #endif
