@@ -1,34 +1,20 @@
 #include "fifo_2w_ref.h"
 
-#include <stdlib.h>
-
-void fifo_2w_ref_init(fifo_2w_ref_t *f, unsigned depth)
-{
-    *f = (fifo_2w_ref_t){.depth = depth};
-    f->q = calloc(depth, sizeof *f->q);
-    if (!f->q)
-        abort();
-}
-
-void fifo_2w_ref_free(fifo_2w_ref_t *f)
-{
-    free(f->q);
-    f->q = NULL;
-}
-
-void fifo_2w_ref_reset(fifo_2w_ref_t *f) { f->head = f->count = 0; }
+void fifo_2w_ref_init(fifo_2w_ref_t *f, unsigned depth) { fifo_ref_init(&f->f, depth); }
+void fifo_2w_ref_free(fifo_2w_ref_t *f) { fifo_ref_free(&f->f); }
+void fifo_2w_ref_reset(fifo_2w_ref_t *f) { fifo_ref_reset(&f->f); }
 
 fifo_2w_ref_out_t fifo_2w_ref_outputs(const fifo_2w_ref_t *f)
 {
-    fifo_2w_ref_out_t o = {
-        .in_ready = (f->count + 1 <= f->depth ? 1u : 0u) | (f->count + 2 <= f->depth ? 2u : 0u),
-        .out_valid = f->count > 0,
-        .empty = f->count == 0,
-        .count = f->count,
+    fifo_ref_out_t o = fifo_ref_outputs(&f->f);
+    unsigned depth = f->f.depth;
+    return (fifo_2w_ref_out_t){
+        .in_ready = (o.count + 1 <= depth ? 1u : 0u) | (o.count + 2 <= depth ? 2u : 0u),
+        .out_valid = o.out_valid,
+        .empty = o.empty,
+        .out_data = o.out_data,
+        .count = o.count,
     };
-    if (f->count)
-        o.out_data = f->q[f->head];
-    return o;
 }
 
 unsigned fifo_2w_ref_taken(const fifo_2w_ref_t *f, unsigned in_valid)
@@ -45,14 +31,10 @@ unsigned fifo_2w_ref_taken(const fifo_2w_ref_t *f, unsigned in_valid)
 
 void fifo_2w_ref_tick(fifo_2w_ref_t *f, unsigned in_valid, const bits_t in_data[2], bool out_ready)
 {
+    /* Room is decided before the pop (as in fifo_ref); the taken words then enter in lane order. */
     unsigned taken = fifo_2w_ref_taken(f, in_valid);
-    if (f->count && out_ready) {
-        f->head = (f->head + 1) % f->depth;
-        f->count--;
-    }
+    fifo_ref_tick(&f->f, false, (bits_t){0}, out_ready);
     for (unsigned k = 0; k < 2; k++)
-        if (taken >> k & 1) {
-            f->q[(f->head + f->count) % f->depth] = in_data[k];
-            f->count++;
-        }
+        if (taken >> k & 1)
+            fifo_ref_tick(&f->f, true, in_data[k], false);
 }

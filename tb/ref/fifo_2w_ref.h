@@ -8,12 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sb/vw_bits.h"
+#include "fifo_ref.h"
 
+/** The ring of fifo_ref; only the write side differs. */
 typedef struct fifo_2w_ref {
-    unsigned depth;
-    bits_t *q;
-    unsigned head, count;
+    fifo_ref_t f;
 } fifo_2w_ref_t;
 
 /** Outputs of the model in the current cycle. */
