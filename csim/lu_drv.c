@@ -248,12 +248,13 @@ void lu_drv_step(lu_drv_t *d)
     bool last = false;
     in->dc_valid_i = lu_zlib_peek(&d->zl, (uint8_t *)in->dc_data_i, &last);
     in->dc_last_i = last;
-    /* Link: the oldest arrived message. */
+    /* Link: the oldest arrived messages, up to one per lane, the oldest on lane 0. */
     in->rx_valid_i = 0;
-    if (d->nfl && d->fl[0].at <= d->cyc) {
+    memset(in->rx_msg_i, 0, sizeof in->rx_msg_i);
+    for (unsigned k = 0; k < LU_RX_LANES && d->nfl && d->fl[0].at <= d->cyc; k++) {
         flight_t f = fl_pop(d);
-        in->rx_valid_i = 1;
-        msg_pack(&f.m, in->rx_msg_i);
+        in->rx_valid_i |= 1u << k;
+        msg_pack(&f.m, &in->rx_msg_i[k * MSG_FLIT_WORDS]);
         if (d->on_rx)
             d->on_rx(d->ctx, &f.m, d->cyc);
     }

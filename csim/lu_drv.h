@@ -6,9 +6,11 @@
  * (tb/test_logging_unit.c) and its benchmark (csim/main/lu_bench.c).
  *
  * Time is counted in LU cycles; the kernel (DRAM) runs in picoseconds at the LU period. A message
- * sent at cycle c with delay d is presented to the LU at cycle c + d or later: the link presents at
- * most one message per cycle, the oldest arrived first (with jitter, messages overtake each other,
- * as the fabric may reorder them). A send needs a credit of the message's class from the LU. */
+ * sent at cycle c with delay d is presented to the LU at cycle c + d or later: the link presents up
+ * to LU_RX_LANES (2) messages per cycle, the oldest arrived first, on lane 0, the next on lane 1 (the
+ * LU's 1 GHz switch port delivers two per 500 MHz LU cycle; with jitter, messages overtake each
+ * other, as the fabric may reorder them). A send needs a credit of the message's class from the
+ * LU; the LU returns at most one per class per cycle. */
 #ifndef LU_DRV_H
 #define LU_DRV_H
 
@@ -22,6 +24,9 @@
 #include "rng.h"
 #include "stats.h"
 
+/** Receive lanes of the LU: messages the link presents per LU cycle. */
+#define LU_RX_LANES 2
+
 /** The LU's inputs but clk_i, named and laid out as in every vw_logging_unit*_in. */
 typedef struct lu_in {
     uint32_t rst_ni, alive_i, node_id_i;
@@ -31,8 +36,8 @@ typedef struct lu_in {
     uint32_t cfg_mn_i, cfg_num_cn_i, dump_start_i, dp_ready_i, dc_valid_i;
     uint32_t dc_data_i[MSG_WORDS_PER_LINE * 2];
     uint32_t dc_last_i;
-    uint32_t rx_valid_i;
-    uint32_t rx_msg_i[MSG_FLIT_WORDS];
+    uint32_t rx_valid_i;                             /* bit k: lane k */
+    uint32_t rx_msg_i[LU_RX_LANES * MSG_FLIT_WORDS]; /* lane k at [k * MSG_FLIT_WORDS] */
     uint32_t tx_crd_i;
     uint32_t mem_req_ready_i, mem_rsp_valid_i;
     uint32_t mem_rsp_rdata_i[4];
@@ -70,7 +75,7 @@ typedef struct lu_model_ops {
 /** Defines `const lu_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with ENTRIES entries, SLOTS slots and CRD credits per class. */
 #define LU_MODEL_OPS(NAME, M, ENTRIES, SLOTS, CRD)                                                              \
-    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((lu_in_t *)0)->rx_msg_i), "flit width");     \
+    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((lu_in_t *)0)->rx_msg_i), "lane flits");     \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
     static uint64_t NAME##_reset(void *m, uint64_t cycle, unsigned n) { return vw_##M##_reset(m, cycle, n); }   \
@@ -172,7 +177,8 @@ typedef struct lu_drv lu_drv_t;
 lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
                         void *ctx);
 void lu_drv_free(lu_drv_t *d);
-/** fn(ctx, m, cycle) for every message the link presents to the LU (in presentation order). */
+/** fn(ctx, m, cycle) for every message the link presents to the LU (in presentation order: lane 0
+ *  before lane 1 within a cycle). */
 void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn);
 /** Current cycle (the next edge to run). */
 uint64_t lu_drv_cycle(const lu_drv_t *d);

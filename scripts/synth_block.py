@@ -223,6 +223,16 @@ def yosys_output(path):
         return re.sub(r"(?m)^\[[0-9]+\.[0-9]+\] ", "", fh.read())
 
 
+# Yosys 0.23's `stat -json` prints, when a module under the top is itself hierarchical, the
+# hierarchy's cell counts (`   name   count`, unquoted) between "modules" and "design": not JSON.
+_STAT_HIER_LINE = re.compile(r'(?m)^[ \t]+[^\s"{}\[\]:,]+[ \t]+[0-9]+[ \t]*\n')
+
+
+def yosys_json(path):
+    """stat.json as Yosys 0.23 writes it, parsed: timestamps and stray hierarchy lines dropped."""
+    return json.loads(_STAT_HIER_LINE.sub("", yosys_output(path)))
+
+
 def fill(template_path, out_path, values):
     """Copy a template, replacing @NAME@ by values[NAME] (no other syntax: Tcl and Yosys keep $)."""
     with open(template_path, encoding="utf-8") as fh:
@@ -903,7 +913,7 @@ def main():
         ytext = run_tool("synthesis", [a.yosys, "-t", os.path.join(out, "synth.ys")], ylog)
         t1 = time.time()
         own_areas, yosys_area = parse_stat(yosys_output(os.path.join(out, "stat.txt")))
-        stat = json.loads(yosys_output(os.path.join(out, "stat.json")))
+        stat = yosys_json(os.path.join(out, "stat.json"))
         macro_names = {m["name"]: m for m in macros}
         # Counts and area of the whole block: a kept module counts once per instance.
         by_type, logic_area, kept_inst = hier_totals(stat, own_areas, top, set(macro_names))

@@ -11,7 +11,12 @@
  * Each record the LU writes to its DRAM log is checked as it comes (lu_ref_drained): it must be a
  * validated word, and no older version of the same word may be validated and still waiting; a VAL
  * for a word of which a newer version has already drained fails the run too. At the end every
- * committed word must be in the DRAM log, and the LU's counters must equal the model's. */
+ * committed word must be in the DRAM log, and the LU's counters must equal the model's.
+ *
+ * The link presents up to two messages per LU cycle (the LU's two receive lanes, lane 0 the older),
+ * so every test drives both lanes whenever two messages are due in one cycle; the tests of the lanes
+ * themselves (order within a class, drops and credits, a VAL and a REPL of one word together, both
+ * lanes busy every cycle) check which messages were presented together. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,6 +725,10 @@ typedef struct dut {
     msg_t tx[64];
     size_t ntx;
     char ctx[64];
+    msg_t rx[128]; /* what the link presented, in order (lane 0 before lane 1 within a cycle) */
+    uint64_t rx_cyc[128];
+    size_t nrx;
+    unsigned max_crd; /* most credits of one class held at once, seen by dstep */
 } dut_t;
 
 static void dut_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
@@ -730,6 +739,15 @@ static void dut_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
     t->tx[t->ntx++] = *m;
 }
 
+static void dut_on_rx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    dut_t *t = ctx;
+    if (t->nrx < sizeof t->rx / sizeof t->rx[0]) {
+        t->rx[t->nrx] = *m;
+        t->rx_cyc[t->nrx++] = cyc;
+    }
+}
+
 static void dut_init(dut_t *t, const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg)
 {
     memset(t, 0, sizeof *t);
@@ -737,6 +755,7 @@ static void dut_init(dut_t *t, const lu_model_ops_t *ops, const lu_drv_cfg_t *cf
     lu_drv_cfg_t c = cfg ? *cfg : lu_drv_cfg_default();
     c.node_id = LU_NODE;
     t->d = lu_drv_create(ops, &c, tb_seed(11), dut_on_tx, t);
+    lu_drv_on_rx(t->d, dut_on_rx);
     lu_ref_init(&t->ref, c.addr_lim);
     for (int i = 0; i < 8; i++) /* credits come in */
         lu_drv_step(t->d);
@@ -960,6 +979,404 @@ Test(logging_unit, alive_low_freezes_the_lu)
     cr_assert(!crd && !mem && !tx && t.ntx == 1 && lu_drv_log_writes(t.d) == 0, "a dead LU did something");
     cr_assert(lu_drv_out(t.d)->idle_o, "a dead LU is not idle");
     dut_free(&t);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Two receive lanes: the link presents up to two messages per LU cycle, lane 0 the older (two sends
+ * in one cycle with the same delay are presented together, in send order). */
+
+/* Messages i and i + 1 of the presented ones came in one cycle (lanes 0 and 1), with opcodes a, b. */
+static void presented_together(const dut_t *t, size_t i, msg_op_t a, msg_op_t b)
+{
+    cr_assert_lt(i + 1, t->nrx, "%s: only %zu messages presented", t->ctx, t->nrx);
+    cr_assert(t->rx[i].opcode == a && t->rx[i + 1].opcode == b && t->rx_cyc[i] == t->rx_cyc[i + 1],
+              "%s: messages %zu, %zu: %s at cycle %llu, %s at cycle %llu; want %s and %s in one cycle", t->ctx, i,
+              i + 1, msg_name(t->rx[i].opcode), (unsigned long long)t->rx_cyc[i], msg_name(t->rx[i + 1].opcode),
+              (unsigned long long)t->rx_cyc[i + 1], msg_name(a), msg_name(b));
+}
+
+/* Every class holds all its credits toward the LU again, no more. */
+static void all_credits_back(const dut_t *t, const lu_model_ops_t *ops)
+{
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        cr_assert_eq(lu_drv_credits(t->d, (msg_class_t)c), ops->crd_per_cls, "%s: %u %s credits held, want %u",
+                     t->ctx, lu_drv_credits(t->d, (msg_class_t)c), msg_class_name((msg_class_t)c), ops->crd_per_cls);
+}
+
+Test(logging_unit, two_messages_of_one_class_in_one_cycle_keep_their_order)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN four one-word REPLs of four CNs, two per cycle in two consecutive cycles */
+    msg_t r[4];
+    for (unsigned i = 0; i < 4; i++)
+        r[i] = repl(1 + i, 0, 10 + i, 0x800 + i, 0x01, 100 * i);
+    lu_drv_send(t.d, &r[0], 1);
+    lu_drv_send(t.d, &r[1], 1);
+    run(&t, 1);
+    lu_drv_send(t.d, &r[2], 1);
+    lu_drv_send(t.d, &r[3], 1);
+    run(&t, 30);
+    presented_together(&t, 0, OP_REPL, OP_REPL);
+    presented_together(&t, 2, OP_REPL, OP_REPL);
+    cr_assert_eq(t.rx_cyc[2], t.rx_cyc[0] + 1);
+    /* THEN they are logged and acknowledged in arrival order: lane 0 before lane 1 */
+    cr_assert_eq(t.ntx, 4, "%zu messages sent", t.ntx);
+    for (unsigned i = 0; i < 4; i++)
+        cr_assert(t.tx[i].opcode == OP_REPL_ACK && t.tx[i].tag == 10 + i && t.tx[i].dst == 1 + i,
+                  "REPL_ACK %u is for tag %u (CN %u), want tag %u: the lanes' order was not kept", i, t.tx[i].tag,
+                  t.tx[i].dst, 10 + i);
+    /* WHEN two FETCH_LATEST_VERS of one list (the second one LAST) arrive in one cycle */
+    msg_t q1 = {.opcode = OP_FETCH_LATEST_VERS, .src = 40, .dst = LU_NODE, .subject = 1, .tag = 7, .addr = 0x800,
+                .mask = 0x01};
+    msg_t q2 = q1;
+    q2.tag = 8, q2.addr = 0x801, q2.flags = 1;
+    lu_drv_send(t.d, &q1, 1);
+    lu_drv_send(t.d, &q2, 1);
+    run(&t, 400);
+    presented_together(&t, 4, OP_FETCH_LATEST_VERS, OP_FETCH_LATEST_VERS);
+    /* THEN they are one list, answered in order (nothing validated: mask 0), END on each, LAST on
+     * the second */
+    cr_assert_eq(t.ntx, 6, "%zu messages sent", t.ntx);
+    cr_assert(t.tx[4].opcode == OP_FETCH_LATEST_VERS_RESP && t.tx[4].tag == 7 && t.tx[4].mask == 0 &&
+                  t.tx[4].flags == 2,
+              "first answer: tag %u mask 0x%x flags %u", t.tx[4].tag, t.tx[4].mask, t.tx[4].flags);
+    cr_assert(t.tx[5].opcode == OP_FETCH_LATEST_VERS_RESP && t.tx[5].tag == 8 && t.tx[5].flags == 3,
+              "second answer: tag %u flags %u", t.tx[5].tag, t.tx[5].flags);
+    all_credits_back(&t, &lu_ops_default);
+    dut_free(&t);
+}
+
+/* One cycle; notes the most credits of one class held toward the LU. */
+static void dstep(dut_t *t)
+{
+    lu_drv_step(t->d);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (lu_drv_credits(t->d, (msg_class_t)c) > t->max_crd)
+            t->max_crd = lu_drv_credits(t->d, (msg_class_t)c);
+}
+
+/* Sends a and b in one cycle once their classes have the credits (lane 0: a). */
+static void send_pair(dut_t *t, const msg_t *a, const msg_t *b)
+{
+    msg_class_t ca = msg_class(a->opcode), cb = msg_class(b->opcode);
+    bool ok = false;
+    for (int i = 0; i < 100 && !ok; i++) {
+        ok = lu_drv_credits(t->d, ca) >= 1u + (ca == cb) && lu_drv_credits(t->d, cb) >= 1;
+        if (!ok)
+            dstep(t);
+    }
+    cr_assert(ok, "%s: no credits for %s and %s after 100 cycles (credits lost?)", t->ctx, msg_name(a->opcode),
+              msg_name(b->opcode));
+    lu_drv_send(t->d, a, 1);
+    lu_drv_send(t->d, b, 1);
+}
+
+static void two_malformed_per_cycle(const lu_model_ops_t *ops)
+{
+    dut_t t;
+    dut_init(&t, ops, NULL);
+    const unsigned k = ops->crd_per_cls;
+    all_credits_back(&t, ops);
+    /* GIVEN pairs of malformed messages, each pair in one cycle:
+     * - 20 pairs of a class an LU does not take (REQ), as soon as two REQ credits are back (with 2
+     *   credits per class, every REQ credit each time);
+     * - one pair of two classes it does not take (REQ on lane 0, RWD on lane 1);
+     * - two VALs that match no REPL (DKRSP: reported by the VAL engine);
+     * - a REPL_ACK (DKRSP, reported by the VAL engine) with a BISNP_INV (dropped at the port). */
+    msg_t rd = {.opcode = OP_RD_SHARED, .src = 1, .dst = LU_NODE};
+    msg_t own = {.opcode = OP_RD_OWN, .src = 2, .dst = LU_NODE};
+    for (unsigned i = 0; i < 20; i++) {
+        send_pair(&t, &rd, &own);
+        dstep(&t);
+    }
+    msg_t ce = {.opcode = OP_CLEAN_EVICT, .src = 1, .dst = LU_NODE};
+    msg_t de = {.opcode = OP_DIRTY_EVICT, .src = 1, .dst = LU_NODE};
+    send_pair(&t, &ce, &de);
+    dstep(&t);
+    msg_t v1 = val(5, 0, 1, 0x100, 1), v2 = val(5, 1, 2, 0x100, 2);
+    send_pair(&t, &v1, &v2);
+    dstep(&t);
+    msg_t ack = {.opcode = OP_REPL_ACK, .src = 1, .dst = LU_NODE}, snp = {.opcode = OP_BISNP_INV, .src = 33};
+    send_pair(&t, &ack, &snp);
+    for (int i = 0; i < 40; i++)
+        dstep(&t);
+    cr_assert_eq(t.nrx, 46, "%s: %zu messages presented", t.ctx, t.nrx);
+    for (size_t i = 0; i < t.nrx; i += 2)
+        cr_assert_eq(t.rx_cyc[i], t.rx_cyc[i + 1], "%s: pair %zu not presented in one cycle", t.ctx, i / 2);
+    /* THEN each of them is counted, nothing is answered */
+    cr_assert_eq(t.ntx, 0, "%s: a malformed message was answered", t.ctx);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_BAD_MSG), 2 * 20 + 2 + 2, "%s: ERR_BAD_MSG", t.ctx);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_VAL_NO_REPL), 2, "%s: ERR_VAL_NO_REPL", t.ctx);
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) & 2, 2, "%s: STATUS does not report a malformed message", t.ctx);
+    /* THEN every credit came back, one per message: none lost, none invented */
+    cr_assert_leq(t.max_crd, k, "%s: %u credits of one class held at once, %u given", t.ctx, t.max_crd, k);
+    all_credits_back(&t, ops);
+    cr_assert(lu_drv_idle(t.d), "%s: not idle", t.ctx);
+    dut_free(&t);
+}
+
+Test(logging_unit, two_malformed_messages_per_cycle_are_both_counted_and_both_credits_return)
+{
+    two_malformed_per_cycle(&lu_ops_default);
+}
+
+Test(logging_unit, two_malformed_messages_per_cycle_with_two_credits_per_class)
+{
+    two_malformed_per_cycle(&lu_ops_small);
+}
+
+/* A VAL of CN 1's word and CN 2's REPL of the same word in one cycle, the VAL on lane 0 (or the
+ * REPL on lane 0 when repl_first). */
+static void val_and_repl_of_one_word_in_one_cycle(bool repl_first)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN word 0 of line 0x700 logged for CN 1 and acknowledged */
+    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7), rb = repl(2, 0, 2, 0x700, 0x01, 20);
+    lu_drv_send(t.d, &ra, 1);
+    run(&t, 20);
+    cr_assert_eq(t.ntx, 1);
+    /* WHEN CN 1's VAL and CN 2's REPL of the same word arrive in one cycle */
+    if (repl_first)
+        send_pair(&t, &rb, &va);
+    else
+        send_pair(&t, &va, &rb);
+    run(&t, 60);
+    if (repl_first)
+        presented_together(&t, 1, OP_REPL, OP_VAL);
+    else
+        presented_together(&t, 1, OP_VAL, OP_REPL);
+    /* THEN CN 2's REPL is acknowledged, and CN 1's word drains without waiting for CN 2's VAL:
+     * CN 1's VAL had arrived (its store committed) before CN 2's REPL_ACK left, so CN 2's store
+     * commits after it, whichever lane came first */
+    cr_assert_eq(t.ntx, 2, "%zu messages sent", t.ntx);
+    cr_assert(t.tx[1].opcode == OP_REPL_ACK && t.tx[1].dst == 2);
+    cr_assert_eq(lu_drv_log_writes(t.d), 1, "CN 1's word waits for the REPL that came with its VAL");
+    cr_assert_eq(lu_drv_log_write(t.d, 0)->value, 10);
+    /* WHEN CN 2's VAL (the next version) arrives THEN its word drains after CN 1's */
+    msg_t vb = val(2, 0, 2, 0x700, 8);
+    lu_drv_send(t.d, &vb, 1);
+    run(&t, 40);
+    cr_assert_eq(lu_drv_log_writes(t.d), 2);
+    cr_assert(lu_drv_log_write(t.d, 1)->value == 20 && lu_drv_log_write(t.d, 1)->ts == 8);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 0);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_VAL_NO_REPL), 0);
+    all_credits_back(&t, &lu_ops_default);
+    dut_free(&t);
+}
+
+Test(logging_unit, a_val_on_lane_0_and_a_repl_of_its_word_on_lane_1_in_one_cycle)
+{
+    val_and_repl_of_one_word_in_one_cycle(false);
+}
+
+Test(logging_unit, a_repl_on_lane_0_and_a_val_of_its_word_on_lane_1_in_one_cycle)
+{
+    val_and_repl_of_one_word_in_one_cycle(true);
+}
+
+/* Both lanes busy every cycle: a sender that puts two messages on the link in every cycle in which
+ * two credits allow it, picking at random among the VALs of committed stores, new REPLs (mostly
+ * one word) and malformed messages of classes an LU does not take, so that every pairing occurs:
+ * REPL + VAL, two REPLs, two VALs, a drop with either. A store commits when its REPL_ACK arrives
+ * (the line's next version: commit order is REPL_ACK order) and its VAL goes out as soon as a credit
+ * is there, after the VALs before it. Checked: every record as it is written (lu_ref_drained), and at
+ * the end every word, every counter and every credit. */
+#define STRESS_LINES 16
+
+typedef struct stress {
+    lu_drv_t *d;
+    const lu_model_ops_t *ops;
+    lu_ref_t ref;
+    rng_t rng;
+    char ctx[160];
+    msg_t vq[1024]; /* VALs waiting for a credit (ring) */
+    size_t vq_head, vq_n;
+    uint64_t version[STRESS_LINES];
+    uint64_t sent_repls, acks, words, bad_sent, logs_seen;
+    uint64_t rx_cyc, pairs, same_cls_pairs, busy_from, busy_to, pairs_in_busy;
+    uint64_t pairs_of[MSG_NUM_CLASSES]; /* cycles with two messages of the class */
+    unsigned rx_in_cyc;
+    msg_class_t rx_first_cls;
+    bool busy;
+} stress_t;
+
+static void stress_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    stress_t *s = ctx;
+    const char *e = lu_ref_ack(&s->ref, m, LU_NODE);
+    cr_assert(!e, "%s cycle=%llu: %s (%s)", s->ctx, (unsigned long long)cyc, e, msg_name(m->opcode));
+    s->acks++;
+    unsigned ln = (unsigned)(m->addr - 0x3000);
+    cr_assert_lt(ln, STRESS_LINES);
+    s->version[ln]++;
+    cr_assert_lt(s->vq_n, sizeof s->vq / sizeof s->vq[0], "%s: VAL queue full", s->ctx);
+    s->vq[(s->vq_head + s->vq_n++) % (sizeof s->vq / sizeof s->vq[0])] = val(m->dst, m->core, m->tag, m->addr,
+                                                                           (unsigned)(s->version[ln] & 127));
+}
+
+static void stress_on_rx(void *ctx, const msg_t *m, uint64_t cyc)
+{
+    stress_t *s = ctx;
+    lu_ref_rx(&s->ref, m, NULL);
+    cr_assert(!s->ref.err[0], "%s cycle=%llu: %s", s->ctx, (unsigned long long)cyc, s->ref.err);
+    if (cyc != s->rx_cyc || !s->rx_in_cyc) {
+        s->rx_cyc = cyc, s->rx_in_cyc = 1, s->rx_first_cls = msg_class(m->opcode);
+        return;
+    }
+    s->rx_in_cyc++;
+    s->pairs++;
+    if (msg_class(m->opcode) == s->rx_first_cls) {
+        s->same_cls_pairs++;
+        s->pairs_of[s->rx_first_cls]++;
+    }
+    s->pairs_in_busy += s->busy;
+}
+
+static void stress_check_logs(stress_t *s)
+{
+    char why[400];
+    for (size_t n = lu_drv_log_writes(s->d); s->logs_seen < n; s->logs_seen++) {
+        const char *e = lu_ref_drained(&s->ref, lu_drv_log_write(s->d, s->logs_seen), why, sizeof why);
+        cr_assert(!e, "%s cycle=%llu record %llu: %s", s->ctx, (unsigned long long)lu_drv_cycle(s->d),
+                  (unsigned long long)s->logs_seen, e);
+    }
+}
+
+/* One message of kind k (0 VAL, 1 REPL, 2 malformed) if there is one and a credit for it. */
+static bool stress_send(stress_t *s, unsigned k, uint64_t nstores)
+{
+    const size_t qcap = sizeof s->vq / sizeof s->vq[0];
+    if (k == 0) {
+        if (!s->vq_n || !lu_drv_credits(s->d, CLS_DKRSP))
+            return false;
+        lu_drv_send(s->d, &s->vq[s->vq_head], 1);
+        s->vq_head = (s->vq_head + 1) % qcap, s->vq_n--;
+        return true;
+    }
+    if (k == 1) {
+        if (s->sent_repls == nstores || !lu_drv_credits(s->d, CLS_DKREQ))
+            return false;
+        uint8_t mask = rng_chance(&s->rng, 0.8) ? (uint8_t)(1u << rng_below(&s->rng, MSG_WORDS_PER_LINE))
+                                                : (uint8_t)(rng_next(&s->rng) | 1);
+        uint64_t t = s->sent_repls++;
+        msg_t r = repl(1 + (unsigned)(t % 4), (unsigned)(t / 4 % 4), (unsigned)(t / 16 % TAGS),
+                       0x3000 + rng_below(&s->rng, STRESS_LINES), mask, rng_next(&s->rng));
+        s->words += (uint64_t)__builtin_popcount(mask);
+        lu_drv_send(s->d, &r, 1);
+        return true;
+    }
+    static const msg_op_t bad[] = {OP_RD_SHARED, OP_DIRTY_EVICT, OP_BISNP_INV};
+    msg_t m = {.opcode = bad[rng_below(&s->rng, 3)], .src = 9, .dst = LU_NODE};
+    if (s->sent_repls == nstores || !lu_drv_credits(s->d, msg_class(m.opcode)))
+        return false;
+    lu_drv_send(s->d, &m, 1);
+    s->bad_sent++;
+    return true;
+}
+
+static void stress_run(const lu_model_ops_t *ops, uint64_t nstores, double min_pairs, uint64_t dflt_seed)
+{
+    stress_t *s = calloc(1, sizeof *s);
+    cr_assert(s);
+    uint64_t seed = tb_seed(dflt_seed);
+    snprintf(s->ctx, sizeof s->ctx, "two-lane stress (%s) seed=%llu (replay: TB_SEED=%llu)", ops->name,
+             (unsigned long long)seed, (unsigned long long)seed);
+    cleanup_set_note(s->ctx);
+    rng_init_named(&s->rng, seed, "lu_test.stress");
+    lu_drv_cfg_t dc = lu_drv_cfg_default();
+    dc.node_id = LU_NODE;
+    dc.tx_credits = 16;
+    s->ops = ops;
+    s->d = lu_drv_create(ops, &dc, seed, stress_on_tx, s);
+    lu_drv_on_rx(s->d, stress_on_rx);
+    lu_ref_init(&s->ref, dc.addr_lim);
+    for (int i = 0; i < 8; i++)
+        lu_drv_step(s->d);
+    /* Busy: from the first send until the last REPL is sent. */
+    s->busy = true;
+    s->busy_from = lu_drv_cycle(s->d) + 1;
+    uint64_t limit = 50 * nstores + 10000;
+    for (uint64_t i = 0; s->sent_repls < nstores; i++) {
+        cr_assert_lt(i, limit, "%s: only %llu of %llu REPLs sent", s->ctx, (unsigned long long)s->sent_repls,
+                     (unsigned long long)nstores);
+        /* Per lane: a kind picked at random (a VAL or a REPL twice as likely as a malformed
+         * message), else the next kind that can go. */
+        for (unsigned lane = 0; lane < 2; lane++) {
+            unsigned r = (unsigned)rng_below(&s->rng, 5), k0 = r < 2 ? 0 : r < 4 ? 1 : 2;
+            for (unsigned j = 0; j < 3 && !stress_send(s, (k0 + j) % 3, nstores); j++)
+                ;
+        }
+        lu_drv_step(s->d);
+        stress_check_logs(s);
+    }
+    s->busy = false;
+    s->busy_to = lu_drv_cycle(s->d);
+    /* Then the last VALs, until everything drained. */
+    for (uint64_t i = 0; !(s->vq_n == 0 && s->acks == s->sent_repls && lu_drv_idle(s->d)); i++) {
+        cr_assert_lt(i, 200000, "%s: did not settle: %llu of %llu REPLs acknowledged, %zu VALs waiting", s->ctx,
+                     (unsigned long long)s->acks, (unsigned long long)s->sent_repls, s->vq_n);
+        stress_send(s, 0, nstores);
+        stress_send(s, 0, nstores);
+        lu_drv_step(s->d);
+        stress_check_logs(s);
+    }
+    for (int i = 0; i < 20; i++)
+        lu_drv_step(s->d);
+    stress_check_logs(s);
+    /* THEN both lanes carried a message in nearly every busy cycle, pairs of every kind occurred */
+    double share = (double)s->pairs_in_busy / (double)(s->busy_to - s->busy_from);
+    cr_log_info("%s: %llu cycles, two messages in %.3f of them; two of one class in %llu (two REPLs %llu, two "
+                "VALs %llu); %llu malformed",
+                s->ctx, (unsigned long long)(s->busy_to - s->busy_from), share, (unsigned long long)s->same_cls_pairs,
+                (unsigned long long)s->pairs_of[CLS_DKREQ], (unsigned long long)s->pairs_of[CLS_DKRSP],
+                (unsigned long long)s->bad_sent);
+    cr_assert_geq(share, min_pairs, "%s: two messages in only %.3f of the busy cycles", s->ctx, share);
+    cr_assert(s->pairs_of[CLS_DKREQ] > nstores / 500 && s->pairs_of[CLS_DKRSP] > nstores / 500,
+              "%s: too few cycles with two REPLs (%llu) or two VALs (%llu)", s->ctx,
+              (unsigned long long)s->pairs_of[CLS_DKREQ], (unsigned long long)s->pairs_of[CLS_DKRSP]);
+    /* THEN every word was logged once and drained in commit order, the counters agree */
+    const lu_ref_counts_t *c = &s->ref.c;
+    cr_assert_eq(lu_ref_unvalidated(&s->ref), 0, "%s: words never validated", s->ctx);
+    cr_assert_eq(lu_ref_undrained(&s->ref), 0, "%s: words never drained", s->ctx);
+    cr_assert_eq(lu_drv_log_writes(s->d), s->words, "%s: %zu records for %llu words", s->ctx,
+                 lu_drv_log_writes(s->d), (unsigned long long)s->words);
+    cr_assert_eq(c->repls, nstores);
+    struct {
+        unsigned a;
+        uint64_t want;
+        const char *what;
+    } k[] = {
+        {LU_CSR_REPLS, c->repls, "REPLS"},     {LU_CSR_WORDS, c->words, "WORDS"},
+        {LU_CSR_VALS, c->vals, "VALS"},        {LU_CSR_DRAINED, c->drained, "DRAINED"},
+        {LU_CSR_ERR_BAD_MSG, s->bad_sent, "ERR_BAD_MSG"}, {LU_CSR_ERR_VAL_NO_REPL, 0, "ERR_VAL_NO_REPL"},
+        {LU_CSR_ERR_DUP_REPL, 0, "ERR_DUP_REPL"}, {LU_CSR_TS_CLASH, 0, "TS_CLASH"},
+        {LU_CSR_ENTRIES_USED, 0, "ENTRIES_USED"}, {LU_CSR_SLOTS_USED, 0, "SLOTS_USED"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        uint32_t v = csr_of(s->d, s->ctx, k[i].a);
+        cr_assert_eq(v, (uint32_t)k[i].want, "%s: CSR %s = %u, want %llu", s->ctx, k[i].what, v,
+                     (unsigned long long)k[i].want);
+    }
+    cr_assert_eq(c->err_bad_msg, s->bad_sent);
+    /* THEN every credit is back, no more */
+    for (unsigned cl = 0; cl < MSG_NUM_CLASSES; cl++)
+        cr_assert_eq(lu_drv_credits(s->d, (msg_class_t)cl), ops->crd_per_cls, "%s: %u %s credits held", s->ctx,
+                     lu_drv_credits(s->d, (msg_class_t)cl), msg_class_name((msg_class_t)cl));
+    lu_drv_free(s->d);
+    lu_ref_free(&s->ref);
+    free(s);
+}
+
+Test(logging_unit, both_receive_lanes_busy_every_cycle)
+{
+    stress_run(&lu_ops_default, 20000, 0.99, 51);
+}
+
+Test(logging_unit, both_receive_lanes_busy_with_a_small_buffer_and_two_credits_per_class)
+{
+    stress_run(&lu_ops_small, 5000, 0.75, 52);
 }
 
 /* ------------------------------------------------------------------------------------------------

@@ -84,3 +84,43 @@ Test(rtl, synth_block_refuses_wrong_constraints_files_with_file_line_and_key, .t
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         synth_refuses(&cases[i]);
 }
+
+/* Yosys 0.23's `stat -json` is not JSON when a module under the top is itself hierarchical (it
+ * prints the hierarchy's counts unquoted between "modules" and "design"); synth_block.py reads it
+ * anyway. A three-level design, run through the real Yosys, with the counts checked. */
+Test(rtl, synth_block_reads_the_stat_json_of_a_nested_hierarchy, .timeout = 60)
+{
+    char dir[] = "/tmp/synth_stat_XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    char path[600], cmd[2400];
+    snprintf(path, sizeof path, "%s/nest.v", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("module leaf(input a, output y); assign y = ~a; endmodule\n"
+          "module mid(input a, output y); wire w; leaf u0(.a(a), .y(w)); leaf u1(.a(w), .y(y)); endmodule\n"
+          "module top(input a, output y); mid m(.a(a), .y(y)); endmodule\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && yosys -q -p 'read_verilog nest.v; hierarchy -top top; proc; tee -q -o stat.json stat -json' "
+             "> /dev/null",
+             dir);
+    cr_assert_eq(system(cmd), 0, "yosys failed on %s", path);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import sys; sys.path.insert(0, 'scripts'); import synth_block as s; "
+             "d = s.yosys_json('%s/stat.json'); m = d['modules']; "
+             "print(d['design']['num_cells'], m['\\\\\\\\mid']['num_cells_by_type']['leaf'], len(m))\" > %s/out",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0, "synth_block.yosys_json could not read %s/stat.json", dir);
+    snprintf(path, sizeof path, "%s/out", dir);
+    f = fopen(path, "r");
+    cr_assert(f);
+    int cells = -1, leaves = -1, mods = -1;
+    cr_assert_eq(fscanf(f, "%d %d %d", &cells, &leaves, &mods), 3);
+    fclose(f);
+    cr_assert_eq(cells, 2, "two inverters in the whole design, got %d", cells);
+    cr_assert_eq(leaves, 2, "mid holds two leaves, got %d", leaves);
+    cr_assert_eq(mods, 3, "three modules, got %d", mods);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}

@@ -1,11 +1,15 @@
 /* Benchmark of the Logging Unit (`make bench`): the sustained logging rate, in word entries per LU
  * cycle, of the Verilated logging_unit (fast flavour) driven through csim/lu_drv, for REPLs of 8, 4,
- * 2 and 1 words. Each REPL is sent as soon as a DKREQ credit is there, its VAL as soon as its
- * REPL_ACK is back (link delay 1 cycle, DRAM log 45 ns with up to 64 writes in flight), to
- * distinct lines, so nothing waits on ordering. Measured over a window after a warm-up: words
- * logged (entries written) and words drained per cycle, and messages presented per cycle (the
- * receive port takes one message per LU cycle, so a REPL and its VAL cost two cycles: REPLs of one
- * word cannot exceed 0.5 word per cycle).
+ * 2 and 1 words. Each REPL is sent as soon as a DKREQ credit is there (at most one per cycle), its
+ * VAL as soon as its REPL_ACK is back (link delay 1 cycle, DRAM log 45 ns with up to 64 writes in
+ * flight), to distinct lines, so nothing waits on ordering. Measured over a window after a warm-up,
+ * from what crosses the LU's ports (no CSR read inside the window: a read takes two cycles in which
+ * nothing is sent): words logged (the words of the REPLs acknowledged: a REPL_ACK leaves after its
+ * last word entry is written), words drained (DRAM log records written) and messages presented per
+ * cycle. The receive port takes two messages per LU cycle (two lanes), so a one-word REPL and its
+ * VAL fit in one cycle: 2.000 messages per cycle at one word per cycle. After the window the run
+ * settles and the LU's own counters must agree (WORDS = words acknowledged, DRAINED = records
+ * written, no error counted); otherwise the bench stops with status 1.
  *
  *   lu_bench [--out DIR] [--seed N]     prints a table; writes DIR/lu.csv and DIR/lu.json
  *   lu_bench --trace FILE.fst           instead: traces a short scenario for the GTKWave view
@@ -47,9 +51,12 @@ static void on_tx(void *ctx, const msg_t *m, uint64_t cyc)
     if (m->opcode != OP_REPL_ACK)
         return;
     b->acks++;
-    if (b->npv < 64)
-        b->pending_val[b->npv++] = (msg_t){.opcode = OP_VAL, .src = (uint8_t)m->dst, .dst = m->src, .core = m->core,
-                                           .tag = m->tag, .addr = m->addr, .ts = 1};
+    if (b->npv == sizeof b->pending_val / sizeof b->pending_val[0]) {
+        fprintf(stderr, "lu_bench: more than %zu VALs wait for a DKRSP credit\n", b->npv);
+        exit(1);
+    }
+    b->pending_val[b->npv++] = (msg_t){.opcode = OP_VAL, .src = (uint8_t)m->dst, .dst = m->src, .core = m->core,
+                                       .tag = m->tag, .addr = m->addr, .ts = 1};
 }
 
 static void on_rx(void *ctx, const msg_t *m, uint64_t cyc)
@@ -66,6 +73,26 @@ typedef struct dump_res {
     uint64_t records, in, out, cycles;
 } dump_res_t;
 
+/* Sends the VALs waiting for a credit, oldest first. */
+static void send_vals(bench_t *b)
+{
+    while (b->npv && lu_drv_credits(b->d, CLS_DKRSP)) {
+        lu_drv_send(b->d, &b->pending_val[0], 1);
+        memmove(b->pending_val, b->pending_val + 1, --b->npv * sizeof b->pending_val[0]);
+    }
+}
+
+/* The LU's counter at CSR address a must be want (after the run settled); else the bench stops. */
+static void expect_csr(bench_t *b, unsigned a, const char *what, uint64_t want)
+{
+    uint32_t v = csr(b->d, a);
+    if (v != (uint32_t)want) {
+        fprintf(stderr, "lu_bench: %u-word REPLs: CSR %s = %u, the bench counted %" PRIu64 "\n", b->words, what, v,
+                want);
+        exit(1);
+    }
+}
+
 static void run(unsigned words, uint64_t seed, double *logged, double *drained, double *msgs, dump_res_t *dr)
 {
     bench_t b = {.words = words};
@@ -75,16 +102,12 @@ static void run(unsigned words, uint64_t seed, double *logged, double *drained, 
     b.d = lu_drv_create(&lu_ops_fast, &c, seed, on_tx, &b);
     lu_drv_on_rx(b.d, on_rx);
     const uint64_t warm = 2000, window = 20000;
-    uint64_t w0 = 0, d0 = 0, m0 = 0, c0 = 0, tag = 0;
+    uint64_t a0 = 0, l0 = 0, m0 = 0, c0 = 0, tag = 0;
     for (uint64_t i = 0; i < warm + window; i++) {
-        if (i == warm) {
-            w0 = csr(b.d, LU_CSR_WORDS), d0 = csr(b.d, LU_CSR_DRAINED), m0 = b.rx_msgs, c0 = lu_drv_cycle(b.d);
-        }
+        if (i == warm)
+            a0 = b.acks, l0 = lu_drv_log_writes(b.d), m0 = b.rx_msgs, c0 = lu_drv_cycle(b.d);
         /* VALs first (they free the buffer), then a REPL. */
-        while (b.npv && lu_drv_credits(b.d, CLS_DKRSP)) {
-            lu_drv_send(b.d, &b.pending_val[0], 1);
-            memmove(b.pending_val, b.pending_val + 1, --b.npv * sizeof b.pending_val[0]);
-        }
+        send_vals(&b);
         if (lu_drv_credits(b.d, CLS_DKREQ)) {
             msg_t r = {.opcode = OP_REPL, .src = 1, .dst = 0, .core = (uint8_t)(tag % 4), .tag = (uint16_t)(tag % 4096),
                        .addr = 0x10000 + b.next_line++, .mask = (uint8_t)((1u << words) - 1)};
@@ -96,18 +119,28 @@ static void run(unsigned words, uint64_t seed, double *logged, double *drained, 
         lu_drv_step(b.d);
     }
     uint64_t cyc = lu_drv_cycle(b.d) - c0;
-    *logged = (double)(csr(b.d, LU_CSR_WORDS) - w0) / (double)cyc;
-    *drained = (double)(csr(b.d, LU_CSR_DRAINED) - d0) / (double)cyc;
+    *logged = (double)((b.acks - a0) * words) / (double)cyc;
+    *drained = (double)(lu_drv_log_writes(b.d) - l0) / (double)cyc;
     *msgs = (double)(b.rx_msgs - m0) / (double)cyc;
+    /* Settle (the last VALs, the drain), then the LU's counters must say the same. */
+    for (int i = 0; i < 100000 && !(b.npv == 0 && lu_drv_idle(b.d)); i++) {
+        send_vals(&b);
+        lu_drv_step(b.d);
+    }
+    if (b.npv || !lu_drv_idle(b.d) || b.acks != tag) {
+        fprintf(stderr, "lu_bench: %u-word REPLs: %" PRIu64 " of %" PRIu64 " REPLs acknowledged, the LU did not "
+                        "settle\n", words, b.acks, tag);
+        exit(1);
+    }
+    expect_csr(&b, LU_CSR_REPLS, "REPLS", b.acks);
+    expect_csr(&b, LU_CSR_WORDS, "WORDS", b.acks * words);
+    expect_csr(&b, LU_CSR_VALS, "VALS", b.acks);
+    expect_csr(&b, LU_CSR_DRAINED, "DRAINED", lu_drv_log_writes(b.d));
+    expect_csr(&b, LU_CSR_DRAINED, "DRAINED", b.acks * words);
+    expect_csr(&b, LU_CSR_ERR_VAL_NO_REPL, "ERR_VAL_NO_REPL", 0);
+    expect_csr(&b, LU_CSR_ERR_BAD_MSG, "ERR_BAD_MSG", 0);
     if (dr) {
         /* Then a dump of the whole log (every line in range) through the level-9 engine. */
-        for (int i = 0; i < 2000; i++) {
-            while (b.npv && lu_drv_credits(b.d, CLS_DKRSP)) {
-                lu_drv_send(b.d, &b.pending_val[0], 1);
-                memmove(b.pending_val, b.pending_val + 1, --b.npv * sizeof b.pending_val[0]);
-            }
-            lu_drv_step(b.d);
-        }
         uint64_t t0 = lu_drv_cycle(b.d);
         dr->records = csr(b.d, LU_CSR_LOG_COUNT);
         lu_drv_dump_start(b.d);
@@ -142,7 +175,7 @@ static int trace(const char *path, uint64_t seed)
                 .data = {0x11, 0x22, 0, 0x44}};
     msg_t r2 = {.opcode = OP_REPL, .src = 3, .dst = 0, .core = 0, .tag = 9, .addr = 0x1234, .mask = 0x01, .data = {0x99}};
     lu_drv_send(b.d, &r1, 1);
-    lu_drv_send(b.d, &r2, 2);
+    lu_drv_send(b.d, &r2, 1); /* the same cycle: r1 on receive lane 0, r2 on lane 1 */
     for (int i = 0; i < 12; i++)
         lu_drv_step(b.d);
     msg_t v2 = {.opcode = OP_VAL, .src = 3, .dst = 0, .core = 0, .tag = 9, .addr = 0x1234, .ts = 6};

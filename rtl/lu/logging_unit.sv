@@ -5,13 +5,18 @@
 // the REPLs it receives as a replica, validates them with the VALs, and moves validated words to
 // its DRAM log in per-word commit order.
 //
-//   rx link -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM log buffer
-//   (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the memory
-//   port -> lu_tx (credits per class from the link partner) -> tx link.
+//   rx link (two lanes) -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM
+//   log buffer (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the
+//   memory port -> lu_tx (credits per class from the link partner) -> tx link.
 //
-// Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): one message
-// (msg_pkg::msg_t) per cycle each way, per-class credits both ways. After reset the LU advertises
-// CrdPerCls credits per class; it holds none toward the link until the partner grants them.
+// Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): messages
+// (msg_pkg::msg_t) with per-class credits both ways. The receive port has two lanes: the switch
+// port runs at 1 GHz, the LU at 500 MHz, so a 2:1 gearbox hands the LU up to two messages per LU
+// cycle (lane 0 the older; any classes; within a class lane 0 is taken first). A one-message-per-
+// cycle partner ties lane 1 low. Credits go back one per class per LU cycle (rx_crd_o), which is
+// what the LU consumes at most; the send port sends one message per cycle. After reset the LU
+// advertises CrdPerCls credits per class; it holds none toward the link until the partner grants
+// them.
 //
 // The DRAM log sits behind the memory port: a write per record (lu_log: 128-bit records, record
 // index = mem_req_addr_o), reads answered in order on mem_rsp_*. The C side models the DRAM and
@@ -24,7 +29,8 @@
 //   0x00 REPLS logged          0x01 WORDS logged           0x02 VALS that validated a REPL
 //   0x03 WORDS drained         0x04 STALL cycles (a REPL waited for buffer space)
 //   0x05 ERR_VAL_NO_REPL       0x06 ERR_ZERO_MASK          0x07 ERR_ADDR_RANGE
-//   0x08 ERR_BAD_MSG (class or opcode an LU does not take)  0x09 ERR_DUP_REPL (a VAL matched two)
+//   0x08 ERR_BAD_MSG (class or opcode an LU does not take; both lanes of a cycle count)
+//   0x09 ERR_DUP_REPL (a VAL matched two)
 //   0x0A TS_CLASH (two validated updates of a word with one TS)
 //   0x0B LOG_FULL cycles (a word waited for room in the DRAM log)
 //   0x0C entries in use        0x0D REPL slots in use      0x0E records in the DRAM log
@@ -93,10 +99,10 @@ module logging_unit #(
   input  wire logic [msg_pkg::WORDS_PER_LINE*msg_pkg::WORD_W-1:0] dc_data_i,
   /// the last chunk of the dump
   input  wire logic                            dc_last_i,
-  /// a message arrives from the link
-  input  wire logic                            rx_valid_i,
-  /// the arriving message
-  input  wire logic [FlitW-1:0]                rx_msg_i,
+  /// per receive lane: a message arrives from the link (bit 0: lane 0, the older one)
+  input  wire logic [1:0]                      rx_valid_i,
+  /// the arriving messages: lane k at [k*FlitW +: FlitW]
+  input  wire logic [2*FlitW-1:0]              rx_msg_i,
   /// per class: a credit returned to the link partner
   output logic      [NumCls-1:0]               rx_crd_o,
   /// a message leaves toward the link
@@ -150,7 +156,8 @@ module logging_unit #(
   assign en = alive_i;
 
   // ---- receive ----
-  logic            rx_bad, rx_idle;
+  logic [1:0]      rx_bad;
+  logic            rx_idle;
   logic            dkq_v, dkq_r, dks_v, dks_r, mgq_v, mgq_r, mgs_v, mgs_r;
   logic [FlitW-1:0] dkq_msg;
   logic [HdrW-1:0] dks_hdr, mgq_hdr, mgs_hdr;
@@ -278,13 +285,15 @@ module logging_unit #(
   logic [4:0]          csr_idx;
   assign csr_idx = csr_addr_i[4:0];
 
-  // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx and lu_mgmt dropped: up to four
-  // per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle (TravLU).
-  assign bad_dks = ev[8] | rx_bad | (mg_bad != '0);
+  // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx (one per receive lane) and lu_mgmt
+  // dropped: up to five per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle
+  // (TravLU).
+  assign bad_dks = ev[8] | (rx_bad != '0) | (mg_bad != '0);
   assign evc     = {d_ev, sr_trav, sr_done, ev};
   for (genvar e = 0; e < NumEv; e++) begin : g_cnt
     logic [2:0] inc;
-    assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad} + {1'b0, mg_bad} : {2'b0, evc[e]};
+    assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad[0]} + {2'b0, rx_bad[1]} + {1'b0, mg_bad}
+                          : {2'b0, evc[e]};
     always_ff @(posedge clk_i) begin
       if (!rst_ni) cnt_q[e*32 +: 32] <= '0;
       else if (en) cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + 32'(inc);
@@ -338,7 +347,7 @@ module logging_unit #(
 
   // The hardware is frozen while dead; outside that, idle when every part is.
   assign idle_o = ~en | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & d_idle & ~dump_start_i &
-                         ~dc_valid_i & ~rx_valid_i & ~mem_rsp_valid_i &
+                         ~dc_valid_i & (rx_valid_i == '0) & ~mem_rsp_valid_i &
                          (hwm_q == (log_count >= cfg_hwm_i)));
 
 endmodule

@@ -6,29 +6,36 @@
 //
 // Every class starts with CrdPerCls credits pending, so after reset the LU advertises its receive
 // buffers, one credit per class per cycle, as a CXL link does. Then one credit goes back per
-// message that leaves a receive buffer or is dropped (ret_i). Credits wait in a per-class count
-// (at most CrdPerCls: the partner cannot have more outstanding) and leave one per class per cycle,
-// from a register (a credit returned at cycle c is on crd_o during c + 1).
+// message that leaves a receive buffer or is dropped: ret_i counts them per class, up to three in
+// a cycle (the receive port takes two messages per cycle and both may be dropped; a buffer pops one).
+// Credits wait in a per-class count (at most CrdPerCls: the partner cannot have more outstanding)
+// and leave one per class per cycle, from a register (a credit returned at cycle c is on crd_o
+// during c + 1 at the earliest). One per class per cycle is enough: the LU takes at most one
+// message of a class out of its buffer per cycle, and only malformed messages, which are rare,
+// are dropped two at a time; those credits leave over the next cycles, none lost or invented.
 // Nothing moves while en_i is low (the CN has failed: its LU is gone with it).
 module lu_crd_ret #(
   /// credits (receive buffer entries) per message class
   parameter int unsigned CrdPerCls = 4,
-  localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES
+  localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
+  localparam int unsigned RetW     = 2
 ) (
   /// LU clock
-  input  wire logic              clk_i,
+  input  wire logic                   clk_i,
   /// synchronous reset, active low: CrdPerCls credits pending per class
-  input  wire logic              rst_ni,
+  input  wire logic                   rst_ni,
   /// the LU is alive; low freezes the count and returns nothing
-  input  wire logic              en_i,
-  /// per class: one credit to return (a message of the class left its buffer or was dropped)
-  input  wire logic [NumCls-1:0] ret_i,
+  input  wire logic                   en_i,
+  /// per class c at [c*RetW +: RetW]: credits to return this cycle, 0 .. 3 (messages of the class
+  /// that left their buffer or were dropped)
+  input  wire logic [NumCls*RetW-1:0] ret_i,
   /// one credit returned to the link partner per set bit (bit = class; registered)
-  output logic      [NumCls-1:0] crd_o,
+  output logic      [NumCls-1:0]      crd_o,
   /// no credit pending
-  output logic                   idle_o
+  output logic                        idle_o
 );
-  localparam int unsigned PendW = $clog2(CrdPerCls + 2);
+  // pend_q + ret_i may reach CrdPerCls + 3 before the range check below.
+  localparam int unsigned PendW = $clog2(CrdPerCls + 4);
 
   if (CrdPerCls < 1) begin : g_bad_crd
     $error("lu_crd_ret: CrdPerCls must be at least 1");
@@ -42,7 +49,7 @@ module lu_crd_ret #(
     crd_d  = '0;
     if (en_i) begin
       for (int c = 0; c < NumCls; c++) begin
-        pend_d[c*PendW +: PendW] = pend_q[c*PendW +: PendW] + PendW'(ret_i[c]);
+        pend_d[c*PendW +: PendW] = pend_q[c*PendW +: PendW] + PendW'(ret_i[c*RetW +: RetW]);
         if (pend_d[c*PendW +: PendW] != '0) begin
           crd_d[c]                 = 1'b1;
           pend_d[c*PendW +: PendW] = pend_d[c*PendW +: PendW] - 1'b1;

@@ -10,9 +10,12 @@
 // per-line version compared modulo 2^TS_W (a precedes b when (b - a) mod 128 is in 1 .. 63; see
 // docs/architecture.md, "Logging Unit"). Per pair of slots of one line, before_q[a][b] says that a
 // is known to precede b:
-//   - at allocation of b (its REPL arrives), every slot a of the line already validated precedes
-//     b: a committed before its VAL was sent, b had not committed yet (its REPL is only now
-//     acknowledged), and a store commits only after its REPL_ACKs;
+//   - at allocation of b (its REPL arrives), every slot a of the line already validated, or
+//     validated in the same cycle, precedes b: a committed before its VAL was sent, b had not
+//     committed yet (its REPL is only now acknowledged), and a store commits only after its
+//     REPL_ACKs. (With two receive lanes a VAL and a REPL of one line often reach the heads of
+//     their FIFOs together; which of the two arrived first does not matter, only that b's
+//     REPL_ACK has not left yet.)
 //   - when both are validated, their TS decide (recomputed when the second one is validated).
 // A validated slot s may drain word w when no other slot of the line still holding w either is
 // validated and precedes s, or is not validated and not known to follow s (its VAL may be in
@@ -260,15 +263,15 @@ module lu_slots #(
 
     // Row a of the pair matrices, one vector (bit b: the pair (a, b)); the diagonal is always 0.
     // An allocation of a finds the line's other slots; an allocation of b makes a precede b when a
-    // is of the line and validated; a VAL orders its slot against the line's validated slots (equal
-    // TS: the one validated first is taken to precede).
+    // is of the line and validated (before or in this cycle); a VAL orders its slot against the
+    // line's validated slots (equal TS: the one validated first is taken to precede).
     logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx;
     assign diag    = Slots'(1) << a;
     assign m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
     assign m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
     assign same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
     assign bef_nx  = asel[a] ? '0 :
-                     ((asel & {Slots{amatch[a] & val_q[a]}}) |
+                     ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
                       (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
                       (m_val_a & ~ts_eq & ts_new) |
                       (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
