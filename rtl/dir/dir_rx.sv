@@ -73,7 +73,7 @@ module dir_rx #(
   logic              ok;
   logic [NumQ-1:0]   in_q, q_in_ready, q_valid, q_ready, q_empty;
   logic [FlitW-1:0]  q_data [NumQ];
-  logic [NumCls-1:0] ret;
+  logic [NumCls*2-1:0] ret;  // per class, credits to return this cycle (lu_crd_ret's RetW = 2)
   logic              crd_idle;
 
   assign op    = rx_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
@@ -107,15 +107,15 @@ module dir_rx #(
 
   always_comb begin
     ret = '0;
-    ret[msg_pkg::CLS_REQ]   = q_valid[0] & q_ready[0];
-    ret[msg_pkg::CLS_RWD]   = q_valid[1] & q_ready[1];
-    ret[msg_pkg::CLS_BIRSP] = q_valid[2] & q_ready[2];
-    ret[msg_pkg::CLS_MGRSP] = q_valid[3] & q_ready[3];
-    ret[msg_pkg::CLS_MGREQ] = q_valid[4] & q_ready[4];
-    ret[msg_pkg::CLS_DUMP]  = q_valid[5] & q_ready[5];
-    // A dropped message of a class the directory does not receive: return its credit. One with an
-    // opcode that does not exist names no class, so no credit can be returned for it.
-    if (bad_o && msg_pkg::msg_op_valid(op)) ret[cls] = 1'b1;
+    ret[msg_pkg::CLS_REQ*2   +: 2] = {1'b0, q_valid[0] & q_ready[0]};
+    ret[msg_pkg::CLS_RWD*2   +: 2] = {1'b0, q_valid[1] & q_ready[1]};
+    ret[msg_pkg::CLS_BIRSP*2 +: 2] = {1'b0, q_valid[2] & q_ready[2]};
+    ret[msg_pkg::CLS_MGRSP*2 +: 2] = {1'b0, q_valid[3] & q_ready[3]};
+    ret[msg_pkg::CLS_MGREQ*2 +: 2] = {1'b0, q_valid[4] & q_ready[4]};
+    ret[msg_pkg::CLS_DUMP*2  +: 2] = {1'b0, q_valid[5] & q_ready[5]};
+    // A dropped message: return its credit too, on top of a pop of its class in the same cycle.
+    // One with an opcode that does not exist names no class, so no credit can be returned for it.
+    if (bad_o && msg_pkg::msg_op_valid(op)) ret[cls*2 +: 2] = ret[cls*2 +: 2] + 2'd1;
   end
 
   lu_crd_ret #(.CrdPerCls(CrdPerCls)) u_crd (
