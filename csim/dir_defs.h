@@ -67,7 +67,27 @@ enum dir_csr {
     DIR_CSR_MEM_READS = 0x21,  /* memory reads */
     DIR_CSR_MEM_WRITES = 0x22, /* memory writes */
     DIR_CSR_IN_USE = 0x23,     /* transactions in the table now */
+    DIR_CSR_TRAV_DIR = 0x24,   /* cycles of the last directory walk (TravDir) */
+    DIR_CSR_WALK_LINES = 0x25, /* directory lines read by walks */
+    DIR_CSR_WALK_SH = 0x26,    /* entries whose sharers lost a failed CN */
+    DIR_CSR_OWNED = 0x27,      /* lines of failed owners reported (OWNED) */
+    DIR_CSR_RECOVERED = 0x28,  /* lines recovered (RECOVERED) */
+    DIR_CSR_NOT_OWNED = 0x29,  /* RECOVERs of lines no failed CN owned (NOT_OWNED) */
+    DIR_CSR_PURGED = 0x2A,     /* snoop answers of failed sharers taken as BIRSP_I */
+    DIR_CSR_VOIDED = 0x2B,     /* failed CNs' requests dropped before their decision */
+    DIR_CSR_FAILED = 0x2C,     /* the failed CNs (bit per CN) */
 };
+
+/** Management port commands (mg_req_op_i) and answers (mg_rsp_kind_o). */
+typedef enum dir_mg_op { DIR_MG_FAIL = 0, DIR_MG_WALK = 1, DIR_MG_RECOVER = 2, DIR_MG_RESUME = 3 } dir_mg_op_e;
+typedef enum dir_mg_rsp_kind {
+    DIR_MR_DONE = 0,      /* FAIL or RESUME carried out */
+    DIR_MR_WALKED = 1,    /* the walk ended; count = its cycles */
+    DIR_MR_OWNED = 2,     /* line was owned by a failed CN */
+    DIR_MR_RECOVERED = 3, /* line's words written, its entry I (or its held transaction released) */
+    DIR_MR_NOT_OWNED = 4, /* RECOVER of a line no failed CN owns: nothing done */
+    DIR_MR_REFUSED = 5,   /* RECOVER of a line not this MN's, or not coherent */
+} dir_mg_rsp_e;
 
 /** Name of a row ("S_Upg"), of a violation kind ("NOT_OWNER"). */
 const char *dir_tr_name(dir_tr_e tr);

@@ -58,6 +58,10 @@ struct dir_drv {
     dir_viol_rec_t *viol;
     size_t nviol, capviol;
     uint64_t mem_stalls;
+    dir_mg_cmd_t *mgq; /* management commands not yet taken (in order) */
+    size_t mgq_head, mgq_n, mgq_cap;
+    dir_mg_rsp_t *mgr; /* its answers */
+    size_t nmgr, capmgr;
 };
 
 static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
@@ -148,6 +152,8 @@ void dir_drv_free(dir_drv_t *d)
     free(d->rq);
     free(d->swq);
     free(d->viol);
+    free(d->mgq);
+    free(d->mgr);
     free(d);
 }
 
@@ -186,6 +192,26 @@ void dir_drv_sw_send(dir_drv_t *d, const msg_t *m)
     }
     d->swq[(d->swq_head + d->swq_n++) % d->swq_cap] = *m;
 }
+
+void dir_drv_mg_send(dir_drv_t *d, const dir_mg_cmd_t *c)
+{
+    if (d->mgq_head + d->mgq_n == d->mgq_cap) {
+        if (d->mgq_head) {
+            memmove(d->mgq, d->mgq + d->mgq_head, d->mgq_n * sizeof *d->mgq);
+            d->mgq_head = 0;
+        } else {
+            d->mgq_cap = d->mgq_cap ? 2 * d->mgq_cap : 16;
+            d->mgq = realloc(d->mgq, d->mgq_cap * sizeof *d->mgq);
+            if (!d->mgq)
+                abort();
+        }
+    }
+    d->mgq[d->mgq_head + d->mgq_n++] = *c;
+}
+
+size_t dir_drv_mg_pending(const dir_drv_t *d) { return d->mgq_n; }
+size_t dir_drv_mg_rsps(const dir_drv_t *d) { return d->nmgr; }
+const dir_mg_rsp_t *dir_drv_mg_rsp(const dir_drv_t *d, size_t i) { return i < d->nmgr ? &d->mgr[i] : NULL; }
 
 static void read_done(void *obj, uint64_t tag, const uint64_t *line)
 {
@@ -257,6 +283,21 @@ void dir_drv_step(dir_drv_t *d)
     in->sw_tx_valid_i = d->swq_n != 0;
     if (d->swq_n)
         msg_pack(&d->swq[d->swq_head], in->sw_tx_msg_i);
+    /* Management port: the oldest queued command; answers always taken. */
+    in->mg_req_valid_i = d->mgq_n != 0;
+    in->mg_rsp_ready_i = 1;
+    if (d->mgq_n) {
+        const dir_mg_cmd_t *c = &d->mgq[d->mgq_head];
+        in->mg_req_op_i = c->op;
+        in->mg_req_cn_i = c->cn;
+        in->mg_req_addr_i[0] = (uint32_t)c->line;
+        in->mg_req_addr_i[1] = (uint32_t)(c->line >> 32);
+        in->mg_req_wmask_i = c->wmask;
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+            in->mg_req_wdata_i[2 * w] = (uint32_t)c->data[w];
+            in->mg_req_wdata_i[2 * w + 1] = (uint32_t)(c->data[w] >> 32);
+        }
+    }
     /* Memory port: ready while fewer than mem_max_out accesses are in flight; the oldest read's
      * data when it is done. */
     in->mem_req_ready_i = dram_busy(d->dram) < d->cfg.mem_max_out && d->rq_n < d->rq_cap;
@@ -309,6 +350,22 @@ void dir_drv_step(dir_drv_t *d)
         d->swq_head = (d->swq_head + 1) % d->swq_cap;
         d->swq_n--;
     }
+    if (in->mg_req_valid_i && o->mg_req_ready_o) {
+        d->mgq_head++;
+        d->mgq_n--;
+    }
+    if (o->mg_rsp_valid_o) {
+        if (d->nmgr == d->capmgr) {
+            d->capmgr = d->capmgr ? 2 * d->capmgr : 64;
+            d->mgr = realloc(d->mgr, d->capmgr * sizeof *d->mgr);
+            if (!d->mgr)
+                abort();
+        }
+        d->mgr[d->nmgr++] = (dir_mg_rsp_t){.kind = (dir_mg_rsp_e)o->mg_rsp_kind_o,
+                                           .line = (uint64_t)o->mg_rsp_line_o[0] | (uint64_t)o->mg_rsp_line_o[1] << 32,
+                                           .count = o->mg_rsp_count_o,
+                                           .cycle = d->cyc};
+    }
     for (unsigned lane = 0; lane < 2; lane++) {
         if (!(o->viol_valid_o >> lane & 1))
             continue;
@@ -342,7 +399,8 @@ uint32_t dir_drv_csr(dir_drv_t *d, unsigned addr, bool *err)
 
 bool dir_drv_idle(const dir_drv_t *d)
 {
-    return d->out.idle_o && d->nfl == 0 && d->swq_n == 0 && dram_busy(d->dram) == 0 && d->rq_n == 0;
+    return d->out.idle_o && d->nfl == 0 && d->swq_n == 0 && d->mgq_n == 0 && dram_busy(d->dram) == 0 &&
+           d->rq_n == 0;
 }
 
 int dir_drv_trace(dir_drv_t *d, const char *path) { return d->ops->trace_open(d->m, path, 0, UINT64_MAX); }

@@ -35,6 +35,11 @@ typedef struct dir_in {
     uint32_t sw_tx_msg_i[MSG_FLIT_WORDS];
     uint32_t mem_req_ready_i, mem_rsp_valid_i;
     uint32_t mem_rsp_rdata_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t mg_req_valid_i, mg_req_op_i, mg_req_cn_i;
+    uint32_t mg_req_addr_i[2];
+    uint32_t mg_req_wmask_i;
+    uint32_t mg_req_wdata_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t mg_rsp_ready_i;
     uint32_t csr_valid_i, csr_addr_i;
 } dir_in_t;
 
@@ -50,6 +55,9 @@ typedef struct dir_out {
     uint32_t mem_req_wmask_o;
     uint32_t viol_valid_o, viol_kind_o;
     uint32_t viol_hdr_o[8];
+    uint32_t mg_req_ready_o, mg_rsp_valid_o, mg_rsp_kind_o;
+    uint32_t mg_rsp_line_o[2];
+    uint32_t mg_rsp_count_o;
     uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, idle_o;
 } dir_out_t;
 
@@ -86,7 +94,9 @@ typedef struct dir_model_ops {
         DIR_CP_(v, in, rx_msg_i); DIR_CP_(v, in, tx_crd_i); DIR_CP_(v, in, sw_rx_ready_i);                      \
         DIR_CP_(v, in, sw_tx_valid_i); DIR_CP_(v, in, sw_tx_msg_i); DIR_CP_(v, in, mem_req_ready_i);            \
         DIR_CP_(v, in, mem_rsp_valid_i); DIR_CP_(v, in, mem_rsp_rdata_i); DIR_CP_(v, in, csr_valid_i);          \
-        DIR_CP_(v, in, csr_addr_i);                                                                             \
+        DIR_CP_(v, in, csr_addr_i); DIR_CP_(v, in, mg_req_valid_i); DIR_CP_(v, in, mg_req_op_i);                \
+        DIR_CP_(v, in, mg_req_cn_i); DIR_CP_(v, in, mg_req_addr_i); DIR_CP_(v, in, mg_req_wmask_i);             \
+        DIR_CP_(v, in, mg_req_wdata_i); DIR_CP_(v, in, mg_rsp_ready_i);                                         \
         vw_##M##_set(m, &v);                                                                                    \
     }                                                                                                           \
     static void NAME##_get(void *m, dir_out_t *out)                                                             \
@@ -99,7 +109,8 @@ typedef struct dir_model_ops {
         DIR_CPO_(out, v, mem_req_addr_o); DIR_CPO_(out, v, mem_req_wdata_o); DIR_CPO_(out, v, mem_req_wmask_o); \
         DIR_CPO_(out, v, viol_valid_o); DIR_CPO_(out, v, viol_kind_o); DIR_CPO_(out, v, viol_hdr_o);            \
         DIR_CPO_(out, v, csr_rvalid_o); DIR_CPO_(out, v, csr_rdata_o); DIR_CPO_(out, v, csr_err_o);             \
-        DIR_CPO_(out, v, idle_o);                                                                               \
+        DIR_CPO_(out, v, idle_o); DIR_CPO_(out, v, mg_req_ready_o); DIR_CPO_(out, v, mg_rsp_valid_o);           \
+        DIR_CPO_(out, v, mg_rsp_kind_o); DIR_CPO_(out, v, mg_rsp_line_o); DIR_CPO_(out, v, mg_rsp_count_o);     \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
@@ -171,6 +182,29 @@ void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e);
 /** Cycles the memory port held a request back (not ready). */
 uint64_t dir_drv_mem_stalls(const dir_drv_t *d);
 const dir_out_t *dir_drv_out(const dir_drv_t *d);
+/* The management port (the MN's recovery handler; docs/architecture.md section 11c). Commands are
+ * queued and presented in order, one at a time; answers are collected in arrival order. */
+typedef struct dir_mg_cmd {
+    dir_mg_op_e op;
+    unsigned cn;      /* FAIL */
+    uint64_t line;    /* RECOVER: global line address */
+    uint8_t wmask;    /* RECOVER: words to write */
+    uint64_t data[MSG_WORDS_PER_LINE];
+} dir_mg_cmd_t;
+typedef struct dir_mg_rsp {
+    dir_mg_rsp_e kind;
+    uint64_t line;   /* OWNED, RECOVERED, NOT_OWNED, REFUSED */
+    uint32_t count;  /* WALKED: TravDir cycles */
+    uint64_t cycle;  /* when it left the port */
+} dir_mg_rsp_t;
+/** Queues a command for the management port. */
+void dir_drv_mg_send(dir_drv_t *d, const dir_mg_cmd_t *c);
+/** Commands queued and not yet taken. */
+size_t dir_drv_mg_pending(const dir_drv_t *d);
+/** Answers received so far (the i-th, or NULL). */
+size_t dir_drv_mg_rsps(const dir_drv_t *d);
+const dir_mg_rsp_t *dir_drv_mg_rsp(const dir_drv_t *d, size_t i);
+
 /** Opens an FST trace of the model. */
 int dir_drv_trace(dir_drv_t *d, const char *path);
 

@@ -22,6 +22,7 @@ typedef struct tctx {
     msg_t sw[64]; /* messages passed to the software */
     size_t nsw;
     bool auto_snoop; /* the CNs answer every snoop at once (BIRSP_S to BISNP_DATA, else BIRSP_I) */
+    size_t mg_seen;  /* management port answers consumed */
 } tctx_t;
 
 static void on_tx(void *ctx, const msg_t *m, uint64_t cycle)
@@ -780,12 +781,357 @@ Test(dir_ctrl, csr_out_of_map_is_refused)
 {
     tctx_t *t = mk();
     bool err = false;
-    dir_drv_csr(t->d, DIR_CSR_IN_USE + 1, &err);
+    dir_drv_csr(t->d, DIR_CSR_FAILED + 1, &err);
     cr_assert(err);
-    dir_drv_csr(t->d, DIR_CSR_IN_USE, &err);
+    dir_drv_csr(t->d, DIR_CSR_FAILED, &err);
     cr_assert(!err);
     done(t);
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * The management port (recovery, paper Algorithm 1; section 11c): FAIL, WALK, RECOVER, RESUME.
+ * The test plays the MN's recovery handler. */
+
+/* Sends a command; steps until an answer of that kind arrives (the first not yet consumed). */
+static dir_mg_rsp_t mg_expect(tctx_t *t, dir_mg_rsp_e kind)
+{
+    for (int i = 0; i < 200000; i++) {
+        for (size_t k = t->mg_seen; k < dir_drv_mg_rsps(t->d); k++) {
+            const dir_mg_rsp_t *r = dir_drv_mg_rsp(t->d, k);
+            cr_assert_eq(r->kind, kind, "management answer %zu is of kind %u, expected %u (line 0x%llx)", k, r->kind,
+                         kind, (unsigned long long)r->line);
+            t->mg_seen = k + 1;
+            return *r;
+        }
+        step(t);
+    }
+    cr_assert_fail("no management answer of kind %u after 200000 cycles", kind);
+    return (dir_mg_rsp_t){0};
+}
+
+static void mg_cmd(tctx_t *t, dir_mg_op_e op, unsigned cn, uint64_t line, uint8_t wmask, const uint64_t *data)
+{
+    dir_mg_cmd_t c = {.op = op, .cn = cn, .line = line, .wmask = wmask};
+    if (data)
+        memcpy(c.data, data, sizeof c.data);
+    dir_drv_mg_send(t->d, &c);
+}
+
+/* FAIL(cn): answered DONE. */
+static void mg_fail(tctx_t *t, unsigned cn)
+{
+    mg_cmd(t, DIR_MG_FAIL, cn, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+}
+
+/* WALK: the OWNED lines (sorted as reported, at most max) and the walk's cycles. */
+static size_t mg_walk(tctx_t *t, uint64_t *owned, size_t max, uint32_t *cycles)
+{
+    mg_cmd(t, DIR_MG_WALK, 0, 0, 0, NULL);
+    size_t n = 0;
+    for (int i = 0; i < 400000; i++) {
+        if (t->mg_seen < dir_drv_mg_rsps(t->d)) {
+            const dir_mg_rsp_t *r = dir_drv_mg_rsp(t->d, t->mg_seen++);
+            if (r->kind == DIR_MR_WALKED) {
+                *cycles = r->count;
+                return n;
+            }
+            cr_assert_eq(r->kind, DIR_MR_OWNED, "answer of kind %u during a walk", r->kind);
+            cr_assert_lt(n, max, "more OWNED lines than expected");
+            owned[n++] = r->line;
+            continue;
+        }
+        step(t);
+    }
+    cr_assert_fail("the walk did not end in 400000 cycles");
+    return 0;
+}
+
+static tctx_t *mk_rec(const dir_model_ops_t *ops, uint32_t lines)
+{
+    dir_drv_cfg_t cfg = dir_drv_cfg_default();
+    cfg.mem_latency_ps = 20000;
+    cfg.lines = lines;
+    return mk_cfg(ops, &cfg);
+}
+
+static void expect_entry(tctx_t *t, uint32_t l, unsigned st, uint32_t vec, uint32_t stale)
+{
+    dir_entry_t e;
+    dir_drv_entry_peek(t->d, l, &e);
+    cr_assert(e.state == st && e.vec == vec && e.stale == stale,
+              "entry of line %u: state %u vector 0x%x stale 0x%x; expected %u 0x%x 0x%x", l, e.state, e.vec, e.stale,
+              st, vec, stale);
+}
+
+Test(dir_ctrl, recovery_walk_removes_a_failed_sharer_and_reports_its_owned_lines)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t old[8], rec[8];
+    line_fill(old, 0x80);
+    line_fill(rec, 0xee);
+    dir_drv_mem_poke(t->d, 8, 0xff, old);
+    /* GIVEN line 4 S{1,2}, line 8 EM(1), line 9 EM(2), line 12 S{1}, line 13 EM(1) (the entries
+     * in the directory cache, not yet in DRAM) */
+    make_s12(t, 4);
+    make_em(t, 1, 8);
+    make_em(t, 2, 9);
+    req(t, OP_RD_SHARED, 1, 12);
+    expect(t, OP_DATA_E, 1);
+    settle(t);
+    req(t, OP_RD_SHARED, 2, 12);
+    msg_t s = expect(t, OP_BISNP_DATA, 1);
+    send_full(t, OP_BIRSP_S, 1, 12, 0, NULL, 0, s.tag);
+    expect(t, OP_DATA_S, 2); /* 12: S{1,2} */
+    settle(t);
+    req(t, OP_CLEAN_EVICT, 2, 12);
+    expect(t, OP_CMP, 2); /* 12: S{1} */
+    settle(t);
+    make_em(t, 1, 13);
+    expect_entry(t, 4, DIR_I, 0, 0); /* all still in the cache only */
+    /* WHEN the handler declares CN 1 failed and walks the directory */
+    mg_fail(t, 1);
+    cr_assert_eq(csr(t, DIR_CSR_FAILED), 1u << 1);
+    uint64_t owned[8];
+    uint32_t cyc = 0;
+    size_t n = mg_walk(t, owned, 8, &cyc);
+    /* THEN the lines CN 1 owned are reported, in directory order, and CN 1 leaves every sharer
+     * vector (line 12 becomes I); other entries are as they were */
+    cr_assert_eq(n, 2, "%zu OWNED lines", n);
+    cr_assert_eq(owned[0], 8);
+    cr_assert_eq(owned[1], 13);
+    expect_entry(t, 4, DIR_S, 1u << 2, 0);
+    expect_entry(t, 8, DIR_EM, 1u << 1, 0);
+    expect_entry(t, 9, DIR_EM, 1u << 2, 0);
+    expect_entry(t, 12, DIR_I, 0, 0);
+    expect_entry(t, 13, DIR_EM, 1u << 1, 0);
+    /* AND the walk's time is counted: the cache flush (256 x 4) and 16 directory lines */
+    cr_assert_geq(cyc, 256 * 4 + 16, "TravDir %u cycles", cyc);
+    cr_assert_eq(csr(t, DIR_CSR_TRAV_DIR), cyc);
+    cr_assert_eq(csr(t, DIR_CSR_WALK_LINES), 16);
+    cr_assert_eq(csr(t, DIR_CSR_WALK_SH), 2);
+    cr_assert_eq(csr(t, DIR_CSR_OWNED), 2);
+    /* WHEN the handler recovers words 0..3 of line 8 and resumes */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 8, 0x0f, rec);
+    dir_mg_rsp_t r = mg_expect(t, DIR_MR_RECOVERED);
+    cr_assert_eq(r.line, 8);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    /* THEN memory holds the recovered words and the old others, and the line has no owner: CN 3
+     * reads it for ownership without a snoop */
+    uint64_t want[8];
+    for (unsigned w = 0; w < 8; w++)
+        want[w] = w < 4 ? rec[w] : old[w];
+    req(t, OP_RD_OWN, 3, 8);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, want);
+    settle(t);
+    expect_mem(t, 8, want);
+    cr_assert_eq(csr(t, DIR_CSR_RECOVERED), 1);
+    /* AND a request from the failed CN is refused */
+    req(t, OP_RD_SHARED, 1, 20);
+    settle(t);
+    expect_viol(t, 1, DIR_VIOL_BAD_MSG, OP_RD_SHARED, 1);
+    cr_assert_eq(csr(t, DIR_CSR_SNOOPS), 2, "a snoop went to the failed CN");
+    done(t);
+}
+
+Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_recover)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t rec[8];
+    line_fill(rec, 0x5a);
+    make_em(t, 1, 8);
+    /* GIVEN EM(1) and CN 2's read of line 8 snooping CN 1, and CN 3's read for ownership behind it */
+    req(t, OP_RD_SHARED, 2, 8);
+    expect(t, OP_BISNP_DATA, 1);
+    req(t, OP_RD_OWN, 3, 8);
+    for (int i = 0; i < 200; i++)
+        step(t);
+    /* WHEN CN 1 fails before it answers, and the handler walks */
+    mg_fail(t, 1);
+    uint64_t owned[4];
+    uint32_t cyc;
+    size_t n = mg_walk(t, owned, 4, &cyc);
+    /* THEN line 8 is reported owned, and no read has been answered */
+    cr_assert_eq(n, 1);
+    cr_assert_eq(owned[0], 8);
+    for (size_t k = 0; k < t->nrx; k++)
+        cr_assert(msg_class(t->rx[k].opcode) != CLS_DRS || t->rx[k].dst == 1, "%s to %u before the recovery",
+                  msg_name(t->rx[k].opcode), t->rx[k].dst);
+    /* WHEN the handler recovers the line */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 8, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 8);
+    /* THEN CN 2's read goes on as if CN 1 had answered I: the recovered line, granted E */
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 2)}, rec);
+    /* AND CN 3's waiting read for ownership comes next and snoops CN 2, the new owner */
+    msg_t s = expect(t, OP_BISNP_INV, 2);
+    send_full(t, OP_BIRSP_I, 2, 8, 0, NULL, 0, s.tag);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, rec);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    expect_mem(t, 8, rec);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_a_failed_sharers_snoop_answer_is_taken_as_birsp_i)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t v[8];
+    line_fill(v, 0x44);
+    dir_drv_mem_poke(t->d, 4, 0xff, v);
+    make_s12(t, 4);
+    /* GIVEN S{1,2} and CN 3's read for ownership snooping both; CN 2 answers */
+    req(t, OP_RD_OWN, 3, 4);
+    expect(t, OP_BISNP_INV, 1);
+    msg_t s2 = expect(t, OP_BISNP_INV, 2);
+    send_full(t, OP_BIRSP_I, 2, 4, 0, NULL, 0, s2.tag);
+    for (int i = 0; i < 200; i++)
+        step(t);
+    /* WHEN CN 1 fails without answering THEN the directory takes its answer as BIRSP_I (a
+     * shared copy is clean) and CN 3 gets the line */
+    mg_fail(t, 1);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, v);
+    cr_assert_eq(csr(t, DIR_CSR_PURGED), 1);
+    /* AND the walk finds nothing of CN 1's left */
+    uint64_t owned[2];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 2, &cyc), 0);
+    expect_entry(t, 4, DIR_EM, 1u << 3, 0);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_a_failed_cns_requests_are_dropped_unanswered)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    make_em(t, 2, 8);
+    /* GIVEN EM(2), CN 3's read snooping CN 2, and CN 1's read for ownership waiting behind it */
+    req(t, OP_RD_SHARED, 3, 8);
+    msg_t s = expect(t, OP_BISNP_DATA, 2);
+    req(t, OP_RD_OWN, 1, 8);
+    for (int i = 0; i < 200; i++)
+        step(t);
+    /* WHEN CN 1 fails, and CN 1 sends one more request (still on the link: it waits in the receive
+     * FIFO while the recovery holds new requests) */
+    mg_fail(t, 1);
+    req(t, OP_RD_SHARED, 1, 9);
+    send_full(t, OP_BIRSP_I, 2, 8, 0, NULL, 0, s.tag);
+    /* THEN CN 3 is served, CN 1's waiting request is dropped unanswered, nothing of CN 1's is owned */
+    expect(t, OP_DATA_E, 3);
+    uint64_t owned[2];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 2, &cyc), 0);
+    expect_entry(t, 8, DIR_EM, 1u << 3, 0);
+    cr_assert_eq(csr(t, DIR_CSR_VOIDED), 1);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    /* AND after RESUME its request left in the FIFO is refused (BAD_MSG), never served */
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    expect_viol(t, 1, DIR_VIOL_BAD_MSG, OP_RD_SHARED, 1);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_recover_of_a_line_no_failed_cn_owns_changes_nothing)
+{
+    dir_drv_cfg_t cfg = dir_drv_cfg_default();
+    cfg.mem_latency_ps = 20000;
+    cfg.lines = 64;
+    cfg.mn_shift = 1; /* two MNs, line by line: this one (0) holds the even lines */
+    cfg.scr_hi = 100; /* lines 100 and above are LNR */
+    tctx_t *t = mk_cfg(&dir_ops_default, &cfg);
+    uint64_t v[8], rec[8];
+    line_fill(v, 0x33);
+    line_fill(rec, 0x99);
+    make_em(t, 2, 18); /* local line 9 */
+    dir_drv_mem_poke(t->d, 9, 0xff, v);
+    mg_fail(t, 1);
+    /* WHEN the handler recovers a line CN 2 (alive) owns THEN NOT_OWNED, memory and entry unchanged */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 18, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_NOT_OWNED).line, 18);
+    expect_mem(t, 9, v);
+    /* AND a line of the other MN, and an LNR line, are refused */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 19, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_REFUSED).line, 19);
+    mg_cmd(t, DIR_MG_RECOVER, 0, 102, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_REFUSED).line, 102);
+    cr_assert_eq(csr(t, DIR_CSR_NOT_OWNED), 1);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    /* AND CN 2 still owns line 18: a read snoops it */
+    req(t, OP_RD_SHARED, 3, 18);
+    msg_t s = expect(t, OP_BISNP_DATA, 2);
+    send_full(t, OP_BIRSP_I, 2, 18, 0, NULL, 0, s.tag);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, v);
+    settle(t);
+    done(t);
+}
+
+/* The walk over a directory larger than its cache, with entries spread over it: owned lines
+ * reported with their global addresses (MN 1 of four, chunks of two lines), every entry right in
+ * DRAM afterwards. */
+static void walk_many(const dir_model_ops_t *ops)
+{
+    dir_drv_cfg_t cfg = dir_drv_cfg_default();
+    cfg.mem_latency_ps = 20000;
+    cfg.lines = 203; /* not a multiple of four: the last directory line is partly used */
+    cfg.mn_shift = 2;
+    cfg.gran_shift = 1;
+    cfg.mn_idx = 1;
+    cfg.node_id = MSG_MN_BASE + 1;
+    tctx_t *t = mk_cfg(ops, &cfg);
+    /* GIVEN every 7th local line owned by CN 5, every 5th shared by CNs 5 and 6 (not owned) */
+    uint64_t want_owned[64];
+    size_t nwant = 0;
+    for (uint32_t l = 0; l < cfg.lines; l++) {
+        uint64_t g = dir_addr_global(l, 1, 2, 1);
+        if (l % 7 == 0) {
+            make_em(t, 5, g);
+            want_owned[nwant++] = g;
+        } else if (l % 5 == 0) {
+            req(t, OP_RD_SHARED, 6, g);
+            expect(t, OP_DATA_E, 6);
+            req(t, OP_RD_SHARED, 5, g);
+            msg_t s = expect(t, OP_BISNP_DATA, 6);
+            send_full(t, OP_BIRSP_S, 6, g, 0, NULL, 0, s.tag);
+            expect(t, OP_DATA_S, 5);
+            settle(t);
+        }
+    }
+    /* WHEN CN 5 fails and the handler walks */
+    mg_fail(t, 5);
+    uint64_t owned[64];
+    uint32_t cyc;
+    size_t n = mg_walk(t, owned, 64, &cyc);
+    /* THEN every line CN 5 owned is reported, once, in local order; sharers lost CN 5 */
+    cr_assert_eq(n, nwant, "%zu OWNED, expected %zu", n, nwant);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(owned[i], want_owned[i], "OWNED %zu: line 0x%llx, expected 0x%llx", i,
+                     (unsigned long long)owned[i], (unsigned long long)want_owned[i]);
+    for (uint32_t l = 0; l < cfg.lines; l++) {
+        if (l % 7 == 0)
+            expect_entry(t, l, DIR_EM, 1u << 5, 0);
+        else if (l % 5 == 0)
+            expect_entry(t, l, DIR_S, 1u << 6, 0);
+        else
+            expect_entry(t, l, DIR_I, 0, 0);
+    }
+    cr_assert_eq(csr(t, DIR_CSR_WALK_LINES), 51);
+    cr_assert_geq(cyc, ops->dc_sets * ops->dc_ways + 51, "TravDir %u cycles", cyc);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_walk_covers_every_line_with_global_addresses, .timeout = 120) { walk_many(&dir_ops_default); }
+Test(dir_ctrl, recovery_walk_with_a_small_table_and_cache, .timeout = 120) { walk_many(&dir_ops_small); }
 
 /* ---------------------------------------------------------------------------------------------
  * The random coherence tester (tb/sb/coh_tester, section 11c) with the RTL as every home: seeded

@@ -39,7 +39,18 @@
 //   0x1F requests that waited behind an older one of their line
 //   0x20 requests taken (REQ and RWD)   0x21 memory reads    0x22 memory writes
 //   0x23 transactions in the table now
+//   0x24 cycles of the last walk (TravDir)   0x25 directory lines read by walks
+//   0x26 entries whose sharers lost a failed CN   0x27 OWNED reported   0x28 RECOVERED
+//   0x29 NOT_OWNED             0x2A failed sharers' answers taken as BIRSP_I
+//   0x2B failed CNs' requests dropped        0x2C the failed CNs (bit per CN)
 // Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
+//
+// Management port (the MN's recovery handler, section 11c): FAIL cn (no BISNP to it any more; a
+// failed sharer's awaited answer is taken as BIRSP_I, a failed owner's holds its transaction;
+// new requests wait until RESUME), WALK (once only held and waiting transactions are left: flush
+// the directory cache, read every directory line, report lines owned by failed CNs, remove them
+// from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
+// failed CN owns it, or release the transaction held on it), RESUME.
 module dir_ctrl #(
   /// transaction table entries
   parameter int unsigned TxnEntries   = 16,
@@ -53,13 +64,16 @@ module dir_ctrl #(
   parameter int unsigned CrdPerCls    = 4,
   /// largest number of credits per class the link partner may grant
   parameter int unsigned MaxTxCredits = 64,
+  /// directory lines a walk (management port) reads ahead
+  parameter int unsigned WalkReads    = 4,
   localparam int unsigned FlitW  = msg_pkg::FLIT_W,
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
   localparam int unsigned DataW  = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
   localparam int unsigned HdrW   = FlitW - DataW,
   localparam int unsigned AddrW  = msg_pkg::LINE_ADDR_W,
   localparam int unsigned NodeW  = msg_pkg::NODE_ID_W,
-  localparam int unsigned MnIdxW = $clog2(msg_pkg::MAX_MN)
+  localparam int unsigned MnIdxW = $clog2(msg_pkg::MAX_MN),
+  localparam int unsigned CnW    = $clog2(msg_pkg::MAX_CN)
 ) (
   /// controller clock
   input  wire logic                      clk_i,
@@ -127,6 +141,30 @@ module dir_ctrl #(
   output logic      [7:0]                viol_kind_o,
   /// per lane: the offending message's header
   output logic      [2*HdrW-1:0]         viol_hdr_o,
+  /// management port (the MN's recovery handler): a command
+  input  wire logic                      mg_req_valid_i,
+  /// it is taken
+  output logic                           mg_req_ready_o,
+  /// 0 FAIL (mg_req_cn_i failed), 1 WALK, 2 RECOVER (a line owned by a failed CN), 3 RESUME
+  input  wire logic [1:0]                mg_req_op_i,
+  /// FAIL: the CN
+  input  wire logic [CnW-1:0]            mg_req_cn_i,
+  /// RECOVER: the line (global address)
+  input  wire logic [AddrW-1:0]          mg_req_addr_i,
+  /// RECOVER: the words to write (bit i: word i)
+  input  wire logic [msg_pkg::WORDS_PER_LINE-1:0] mg_req_wmask_i,
+  /// RECOVER: their values
+  input  wire logic [DataW-1:0]          mg_req_wdata_i,
+  /// an answer of the management port
+  output logic                           mg_rsp_valid_o,
+  /// it is taken
+  input  wire logic                      mg_rsp_ready_i,
+  /// 0 DONE (FAIL, RESUME), 1 WALKED, 2 OWNED, 3 RECOVERED, 4 NOT_OWNED, 5 REFUSED
+  output logic      [2:0]                mg_rsp_kind_o,
+  /// OWNED, RECOVERED, NOT_OWNED, REFUSED: the line (global address)
+  output logic      [AddrW-1:0]          mg_rsp_line_o,
+  /// WALKED: the walk's cycles (TravDir)
+  output logic      [31:0]               mg_rsp_count_o,
   /// CSR read request
   input  wire logic                      csr_valid_i,
   /// CSR word address
@@ -145,15 +183,20 @@ module dir_ctrl #(
   localparam int unsigned EntW    = 2 + 2 * NumCn;
   localparam int unsigned WordN   = msg_pkg::WORDS_PER_LINE;
   localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN;
-  localparam int unsigned TagQW   = 1 + TW;
-  localparam int unsigned NumEv   = 35;
-  localparam int unsigned CnW     = $clog2(msg_pkg::MAX_CN);
+  localparam int unsigned TagQW   = 2 + TW;   // {walk read, directory line, transaction}
+  localparam int unsigned NumEv   = 42;
+  localparam int unsigned SetW    = $clog2(DcSets);
+  localparam int unsigned WayW    = (DcWays > 1) ? $clog2(DcWays) : 1;
+  localparam int unsigned WOutW   = $clog2(WalkReads + 1);
 
   if (TxnEntries < 2 || TxnEntries > 4096) begin : g_bad_txn
     $error("dir_ctrl: TxnEntries must be in 2..4096 (a snoop's tag names the transaction)");
   end
   if (MemReads < 2) begin : g_bad_reads
     $error("dir_ctrl: MemReads must be at least 2");
+  end
+  if (WalkReads < 1 || WalkReads > MemReads) begin : g_bad_walk
+    $error("dir_ctrl: WalkReads must be in 1..MemReads");
   end
 
   // ---- directory entry states, rows of the state x event table, transaction steps ----
@@ -172,7 +215,13 @@ module dir_ctrl #(
   // Events counted (bit: counter, see the CSR map above).
   localparam int unsigned EV_SNP = 18, EV_BIR = 19, EV_HIT = 20, EV_MISS = 21, EV_WB = 22,
                           EV_STALE = 23, EV_VIOL = 24, EV_FULL = 30, EV_WAITED = 31,
-                          EV_REQS = 32, EV_MRD = 33, EV_MWR = 34;
+                          EV_REQS = 32, EV_MRD = 33, EV_MWR = 34, EV_WLINE = 35, EV_WSH = 36,
+                          EV_OWNED = 37, EV_RECOK = 38, EV_RECNO = 39, EV_PURGED = 40,
+                          EV_VOID = 41;
+  // Management port: commands and answers.
+  localparam logic [1:0] MG_FAIL = 2'd0, MG_WALK = 2'd1, MG_RECOVER = 2'd2, MG_RESUME = 2'd3;
+  localparam logic [2:0] MR_DONE = 3'd0, MR_WALKED = 3'd1, MR_OWNED = 3'd2, MR_RECOVERED = 3'd3,
+                         MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5;
 
   // ---- receive ----
   logic             rx_bad, rx_idle;
@@ -227,6 +276,11 @@ module dir_ctrl #(
   logic             t_viol_q   [TxnEntries], t_viol_d   [TxnEntries];
   logic             t_succ_q   [TxnEntries], t_succ_d   [TxnEntries];
   logic [TW-1:0]    t_pred_q   [TxnEntries], t_pred_d   [TxnEntries];
+  // A RECOVER of the management port (not a CN's request), and a transaction whose FINISH
+  // neither answers nor changes the entry (a RECOVER, or a failed CN's request not yet decided).
+  logic             t_rec_q    [TxnEntries], t_rec_d    [TxnEntries];
+  logic             t_skip_q   [TxnEntries], t_skip_d   [TxnEntries];
+  logic             t_recok_q  [TxnEntries], t_recok_d  [TxnEntries];
 
   logic             td_we;
   logic [TW-1:0]    td_waddr, td_raddr;
@@ -270,8 +324,53 @@ module dir_ctrl #(
     .count_o (sq_cnt_unused), .empty_o (sq_empty)
   );
 
+  // ---- management port: the answers queue (at most one a cycle, from the engine's event) ----
+  localparam int unsigned MrW = 3 + AddrW + 32;
+  logic           mr_push, mr_room, mr_empty;
+  logic [MrW-1:0] mr_in, mr_out;
+  logic [$clog2(3)-1:0] mr_cnt_unused;
+  fifo #(.Depth(2), .Width(MrW)) u_mrq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (mr_push), .in_ready_o (mr_room), .in_data_i (mr_in),
+    .out_valid_o (mg_rsp_valid_o), .out_ready_i (mg_rsp_ready_i), .out_data_o (mr_out),
+    .count_o (mr_cnt_unused), .empty_o (mr_empty)
+  );
+  assign {mg_rsp_kind_o, mg_rsp_line_o, mg_rsp_count_o} = mr_out;
+
+  // ---- recovery state: failed CNs, recovery mode, the directory walk ----
+  // failed_q: CNs the handler declared failed (FAIL); they stay failed until reset. rec_q: from
+  // FAIL to RESUME no new request enters the table. The walk: W_QUIET until every transaction
+  // is held on a failed owner or waits, W_FLUSH writes the directory cache's dirty entries back
+  // and drops them, W_SCAN reads every directory line (WalkReads ahead) and processes its four
+  // entries one a cycle.
+  typedef enum logic [1:0] {W_IDLE, W_QUIET, W_FLUSH, W_SCAN} wph_e;
+  logic [NumCn-1:0] failed_q, failed_d;
+  logic             rec_q, rec_d;
+  wph_e             w_ph_q, w_ph_d;
+  logic [SetW-1:0]  w_set_q, w_set_d;
+  logic [WayW-1:0]  w_way_q, w_way_d;
+  logic [31:0]      w_grp_q, w_grp_d;     // next directory line to read
+  logic [31:0]      w_pgrp_q, w_pgrp_d;   // the directory line at the head of the walk queue
+  logic [1:0]       w_k_q, w_k_d;         // its entry processed next
+  logic [WOutW-1:0] w_out_q, w_out_d;     // directory lines read and not yet processed
+  logic [31:0]      w_cyc_q, w_last_q, w_last_d, w_ngrp;
+  logic             walking, quiet;
+  assign walking = (w_ph_q == W_FLUSH) || (w_ph_q == W_SCAN);
+  assign w_ngrp  = 32'((33'(cfg_lines_i) + 33'd3) >> 2);
+
+  logic             wf_push, wf_pop, wf_v, wf_room_unused, wf_empty_unused;
+  logic [DataW-1:0] wf_out;
+  logic [WOutW-1:0] wf_cnt_unused;
+  fifo #(.Depth(WalkReads), .Width(DataW)) u_walkq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (wf_push), .in_ready_o (wf_room_unused), .in_data_i (mem_rsp_rdata_i),
+    .out_valid_o (wf_v), .out_ready_i (wf_pop), .out_data_o (wf_out),
+    .count_o (wf_cnt_unused), .empty_o (wf_empty_unused)
+  );
+
   // ---- directory cache ----
   logic [31:0]   dc_line;
+  logic          dc_wbsel, dc_clean, dc_inv;
   logic          dc_hit, dc_fill, dc_upd, dc_wb;
   logic [EntW-1:0] dc_ent, dc_fill_ent, dc_upd_ent, dc_wb_ent;
   logic [31:0]   dc_wb_line;
@@ -285,11 +384,11 @@ module dir_ctrl #(
     .fill_entry_i (dc_fill_ent),
     .upd_i        (dc_upd),
     .upd_entry_i  (dc_upd_ent),
-    .wbsel_i      (1'b0),
-    .wbset_i      ('0),
-    .wbway_i      ('0),
-    .clean_i      (1'b0),
-    .inv_i        (1'b0),
+    .wbsel_i      (dc_wbsel),
+    .wbset_i      (w_set_q),
+    .wbway_i      (w_way_q),
+    .clean_i      (dc_clean),
+    .inv_i        (dc_inv),
     .wb_valid_o   (dc_wb),
     .wb_line_o    (dc_wb_line),
     .wb_entry_o   (dc_wb_ent)
@@ -321,7 +420,7 @@ module dir_ctrl #(
   logic             n_here, n_scr;
   logic [NodeW-1:0] n_src;
   msg_pkg::opcode_t n_op;
-  logic             n_is_rwd, n_lnr_op, n_v, n_src_cn;
+  logic             n_is_rwd, n_lnr_op, n_v, n_src_cn, n_mg;
   logic [HdrW-1:0]  n_hdr;
   logic [FlitW-1:0] n_msg;
 
@@ -334,7 +433,10 @@ module dir_ctrl #(
   assign n_hdr    = n_msg[FlitW-1:DataW];
   assign n_op     = n_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
   assign n_src    = n_msg[msg_pkg::FIELD_SRC_LSB +: NodeW];
-  assign n_addr   = n_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
+  // The management port's RECOVER is looked up in the table as a new request would be (it goes
+  // before new messages).
+  assign n_mg     = mg_req_valid_i & (mg_req_op_i == MG_RECOVER) & (w_ph_q == W_IDLE);
+  assign n_addr   = n_mg ? mg_req_addr_i : n_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
   assign n_chunk  = chunk_of(n_addr);
   assign n_mn     = MnIdxW'(n_chunk) & ~(MnIdxW'('1) << cfg_mn_shift_i);
   assign n_lwide  = ((n_chunk >> cfg_mn_shift_i) << cfg_gran_shift_i) |
@@ -379,6 +481,35 @@ module dir_ctrl #(
   prio_enc #(.N(TxnEntries)) u_bm (.req_i (b_match), .onehot_o (b_oh_unused), .idx_o (b_i),
                                    .valid_o (b_any));
 
+  // Transactions that await a failed CN. An owner's answer (EM_RdS, EM_RdOwn) is held: the line's
+  // latest data are in the logs, and the handler's RECOVER of the line releases it. A sharer's
+  // answer is BIRSP_I (a shared copy is clean): the engine answers it itself (EV_PURGE).
+  logic [TxnEntries-1:0] held, pg_v, h_match, pg_oh_unused, h_oh_unused;
+  logic [TW-1:0]         pg_i, h_i;
+  logic                  pg_any, h_any, pg_cn_v_unused;
+  logic [NumCn-1:0]      pg_cn_oh_unused;
+  logic [CnW-1:0]        pg_cn;
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_held
+    logic em_row;
+    assign em_row     = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
+    assign held[t]    = t_valid_q[t] & em_row & ((t_await_q[t] & failed_q) != '0);
+    assign pg_v[t]    = t_valid_q[t] & ~em_row & ((t_await_q[t] & failed_q) != '0);
+    assign h_match[t] = held[t] & same_line[t];
+  end
+  prio_enc #(.N(TxnEntries)) u_pg (.req_i (pg_v), .onehot_o (pg_oh_unused), .idx_o (pg_i),
+                                   .valid_o (pg_any));
+  prio_enc #(.N(NumCn)) u_pgc (.req_i (t_await_q[pg_i] & failed_q), .onehot_o (pg_cn_oh_unused),
+                               .idx_o (pg_cn), .valid_o (pg_cn_v_unused));
+  prio_enc #(.N(TxnEntries)) u_hm (.req_i (h_match), .onehot_o (h_oh_unused), .idx_o (h_i),
+                                   .valid_o (h_any));
+  // The walk begins when nothing but held transactions and those waiting behind them is left.
+  always_comb begin
+    quiet = 1'b1;
+    for (int t = 0; t < TxnEntries; t++) begin
+      if (t_valid_q[t] && !held[t] && t_st_q[t] != ST_WAIT) quiet = 1'b0;
+    end
+  end
+
   // Per step: the lowest transaction at that step.
   localparam int unsigned NumStep = 6;   // END, FINISH, INSTALL, MEMRD, DECIDE, START
   logic [TxnEntries-1:0] at_step [NumStep];
@@ -405,11 +536,11 @@ module dir_ctrl #(
   logic                  s_cn_v_unused;
   logic [FlitW-1:0]      s_msg;
   for (genvar t = 0; t < TxnEntries; t++) begin : g_snp
-    assign snp_v[t] = t_valid_q[t] & (t_snp_q[t] != '0);
+    assign snp_v[t] = t_valid_q[t] & ((t_snp_q[t] & ~failed_q) != '0);
   end
   prio_enc #(.N(TxnEntries)) u_sp (.req_i (snp_v), .onehot_o (snp_oh_unused), .idx_o (s_i),
                                    .valid_o (s_any));
-  prio_enc #(.N(NumCn)) u_sc (.req_i (t_snp_q[s_i]), .onehot_o (s_cn_oh), .idx_o (s_cn),
+  prio_enc #(.N(NumCn)) u_sc (.req_i (t_snp_q[s_i] & ~failed_q), .onehot_o (s_cn_oh), .idx_o (s_cn),
                               .valid_o (s_cn_v_unused));
   always_comb begin
     s_msg = '0;
@@ -442,14 +573,20 @@ module dir_ctrl #(
 
   // ---- the engine: one event per cycle ----
   typedef enum logic [3:0] {
-    EV_NONE, EV_MEMRSP, EV_BIRSP, EV_END, EV_FINISH, EV_INSTALL, EV_MEMRD, EV_DECIDE, EV_START,
-    EV_NEW
+    EV_NONE, EV_MEMRSP, EV_BIRSP, EV_PURGE, EV_END, EV_FINISH, EV_INSTALL, EV_MEMRD, EV_DECIDE,
+    EV_START, EV_WPROC, EV_FLUSH, EV_WRD, EV_WDONE, EV_MG, EV_NEW
   } ev_e;
   ev_e           ev;
   logic [TW-1:0] ei;
   logic          res_ok;   // a memory request and a read tag fit (conservative for every step)
+  logic          mg_ok;    // the management port's command can be carried out this cycle
 
   assign res_ok = mq_room & rq_room;
+  // A RECOVER needs a free entry unless it releases a held transaction or is refused.
+  assign mg_ok  = mr_room & mq_room & (mg_req_op_i != MG_RECOVER || free_any || h_any ||
+                                       !n_here || !n_scr);
+  // While the walk flushes and scans, the transactions' steps wait (only memory responses and
+  // snoop answers, which cannot wait, are taken); no command is taken until it has ended.
   always_comb begin
     ev = EV_NONE;
     ei = '0;
@@ -459,29 +596,46 @@ module dir_ctrl #(
     end else if (bir_v && mq_room) begin
       ev = EV_BIRSP;
       ei = b_i;
-    end else if (step_v[0] && mq_room) begin
+    end else if (!walking && pg_any) begin
+      ev = EV_PURGE;
+      ei = pg_i;
+    end else if (!walking && step_v[0] && mq_room) begin
       ev = EV_END;
       ei = step_i[0];
-    end else if (step_v[1] && sq_room) begin
+    end else if (!walking && step_v[1] && sq_room && mr_room) begin
       ev = EV_FINISH;
       ei = step_i[1];
-    end else if (step_v[2] && mq_room) begin
+    end else if (!walking && step_v[2] && mq_room) begin
       ev = EV_INSTALL;
       ei = step_i[2];
-    end else if (step_v[3] && res_ok) begin
+    end else if (!walking && step_v[3] && res_ok) begin
       ev = EV_MEMRD;
       ei = step_i[3];
-    end else if (step_v[4] && res_ok) begin
+    end else if (!walking && step_v[4] && res_ok) begin
       ev = EV_DECIDE;
       ei = step_i[4];
-    end else if (step_v[5] && res_ok) begin
+    end else if (!walking && step_v[5] && res_ok) begin
       ev = EV_START;
       ei = step_i[5];
-    end else if (n_v) begin
+    end else if (w_ph_q == W_SCAN && wf_v && mq_room && mr_room) begin
+      ev = EV_WPROC;
+    end else if (w_ph_q == W_FLUSH && mq_room) begin
+      ev = EV_FLUSH;
+    end else if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && res_ok) begin
+      ev = EV_WRD;
+    end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
+      ev = EV_WDONE;
+    end else if (mg_req_valid_i && w_ph_q == W_IDLE && mg_ok) begin
+      ev = EV_MG;
+      ei = h_any ? h_i : free_i;
+    end else if (n_v && !rec_q && !n_mg) begin
       ev = EV_NEW;
       ei = free_i;
     end
   end
+  assign mg_req_ready_o = (ev == EV_MG);
+  // The flush looks at its own set and way of the directory cache.
+  assign dc_wbsel       = (ev == EV_FLUSH);
 
   // Fields of the event's transaction.
   logic [EntW-1:0]  e_ent;
@@ -502,6 +656,14 @@ module dir_ctrl #(
   assign r_own   = (e_st == E_EM) && r_sh;
   assign r_stale = (e_stale & r_oh) != '0;
 
+  // The snoop answer the event takes: the link's BIRSP, or (EV_PURGE) a failed sharer's BIRSP_I.
+  msg_pkg::opcode_t a_op;
+  logic [CnW-1:0]   a_cn;
+  logic             a_wrif;
+  assign a_op   = (ev == EV_PURGE) ? msg_pkg::OP_BIRSP_I : b_op;
+  assign a_cn   = (ev == EV_PURGE) ? pg_cn : b_src[CnW-1:0];
+  assign a_wrif = (ev == EV_PURGE) ? 1'b0 : b_wrif;
+
   // The header of the event transaction's request (violations found at DECIDE report it).
   logic [HdrW-1:0] e_hdr;
   always_comb begin
@@ -520,10 +682,10 @@ module dir_ctrl #(
   logic             f_has;
   logic [EntW-1:0]  f_ent;
   always_comb begin
-    f_has = ~t_viol_q[ei];
+    f_has = ~t_viol_q[ei] & ~t_skip_q[ei];
     f_ent = e_ent;
     f_op  = msg_pkg::OP_CMP;
-    unique case (t_tr_q[ei])
+    if (!t_skip_q[ei]) unique case (t_tr_q[ei])
       TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
         f_op  = msg_pkg::OP_DATA_E;
         f_ent = ent_make(E_EM, r_oh, e_stale);
@@ -574,8 +736,25 @@ module dir_ctrl #(
       t_chg_d[t]   = t_chg_q[t];    t_await_d[t] = t_await_q[t]; t_snp_d[t]    = t_snp_q[t];
       t_snpinv_d[t] = t_snpinv_q[t]; t_need_d[t] = t_need_q[t];  t_have_d[t]   = t_have_q[t];
       t_rdis_d[t]  = t_rdis_q[t];   t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t]   = t_viol_q[t];
-      t_succ_d[t]  = t_succ_q[t];   t_pred_d[t]  = t_pred_q[t];
+      t_succ_d[t]  = t_succ_q[t];   t_pred_d[t]  = t_pred_q[t];   t_rec_d[t]   = t_rec_q[t];
+      t_skip_d[t]  = t_skip_q[t];   t_recok_d[t] = t_recok_q[t];
     end
+    failed_d = failed_q;
+    rec_d    = rec_q;
+    w_set_d  = w_set_q;
+    w_way_d  = w_way_q;
+    w_grp_d  = w_grp_q;
+    w_pgrp_d = w_pgrp_q;
+    w_k_d    = w_k_q;
+    w_out_d  = w_out_q;
+    w_last_d = w_last_q;
+    w_ph_d   = (w_ph_q == W_QUIET && quiet) ? W_FLUSH : w_ph_q;
+    mr_push  = 1'b0;
+    mr_in    = '0;
+    wf_push  = 1'b0;
+    wf_pop   = 1'b0;
+    dc_clean = 1'b0;
+    dc_inv   = 1'b0;
     td_we    = 1'b0;
     td_waddr = ei;
     td_wdata = mem_rsp_rdata_i;
@@ -583,7 +762,7 @@ module dir_ctrl #(
     mq_push  = 1'b0;
     mq_in    = '0;
     rq_push  = 1'b0;
-    rq_in    = {1'b0, ei};
+    rq_in    = {2'b00, ei};
     sq_push  = 1'b0;
     dc_line  = t_lline_q[ei];
     dc_fill  = 1'b0;
@@ -600,7 +779,9 @@ module dir_ctrl #(
     unique case (ev)
       // A memory response: a directory line (install the entry next) or data.
       EV_MEMRSP: begin
-        if (rq_out[TW]) begin
+        if (rq_out[TW+1]) begin
+          wf_push = 1'b1;
+        end else if (rq_out[TW]) begin
           t_ent_d[ei] = mem_rsp_rdata_i[t_lline_q[ei][1:0]*128 +: EntW];
           t_st_d[ei]  = ST_INSTALL;
         end else begin
@@ -610,29 +791,32 @@ module dir_ctrl #(
         end
       end
 
-      // A snoop answer: matched to the transaction awaiting its source, or a violation.
-      EV_BIRSP: begin
-        bir_r     = 1'b1;
-        evc[EV_BIR] = 1'b1;
-        v_hdr     = bir_msg[FlitW-1:DataW];
-        if (!b_any) begin
+      // A snoop answer: matched to the transaction awaiting its source, or a violation. A failed
+      // sharer's answer (EV_PURGE) is BIRSP_I, taken the same way.
+      EV_BIRSP, EV_PURGE: begin
+        bir_r          = (ev == EV_BIRSP);
+        evc[EV_BIR]    = (ev == EV_BIRSP);
+        evc[EV_PURGED] = (ev == EV_PURGE);
+        v_hdr          = bir_msg[FlitW-1:DataW];
+        if (ev == EV_BIRSP && !b_any) begin
           v_kind = V_BIRSP;
         end else begin
           logic data, kept, bad;
           logic [NumCn-1:0] left;
-          data = (b_op == msg_pkg::OP_BIRSP_I_DATA) || (b_op == msg_pkg::OP_BIRSP_S_DATA);
-          kept = (b_op == msg_pkg::OP_BIRSP_S) || (b_op == msg_pkg::OP_BIRSP_S_DATA);
+          data = (a_op == msg_pkg::OP_BIRSP_I_DATA) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
+          kept = (a_op == msg_pkg::OP_BIRSP_S) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
           // Only the owner of an EM line may answer with data; only a BISNP_DATA lets it keep S.
           bad  = (data && t_tr_q[ei] != TR_EM_RdS && t_tr_q[ei] != TR_EM_RdOwn) ||
                  (kept && t_snpinv_q[ei]);
-          left = t_await_q[ei] & ~(NumCn'(1) << b_src[CnW-1:0]);
+          left = t_await_q[ei] & ~(NumCn'(1) << a_cn);
           if (bad) begin
             // Dropped like any violation: the transaction still awaits a valid answer.
             v_kind = V_BIRSP;
           end else begin
             t_await_d[ei] = left;
-            if (b_wrif) begin
-              t_ent_d[ei][2 + NumCn + 32'(b_src[CnW-1:0])] = 1'b1;
+            t_snp_d[ei]   = t_snp_q[ei] & ~(NumCn'(1) << a_cn);
+            if (a_wrif) begin
+              t_ent_d[ei][2 + NumCn + 32'(a_cn)] = 1'b1;
               t_chg_d[ei] = 1'b1;
             end
             if (kept) t_kepts_d[ei] = 1'b1;
@@ -678,6 +862,11 @@ module dir_ctrl #(
       // The response, and the line's new entry.
       EV_FINISH: begin
         sq_push = f_has;
+        if (t_rec_q[ei]) begin
+          mr_push = 1'b1;
+          mr_in   = {t_recok_q[ei] ? MR_RECOVERED : MR_NOT_OWNED, t_line_q[ei], 32'd0};
+          evc[t_recok_q[ei] ? EV_RECOK : EV_RECNO] = 1'b1;
+        end
         if (f_ent != e_ent) begin
           t_ent_d[ei] = f_ent;
           t_chg_d[ei] = 1'b1;
@@ -710,133 +899,152 @@ module dir_ctrl #(
 
       // The row of the state x event table.
       EV_DECIDE: begin
-        tr_e          tr;
-        logic         rd, wr, viol_own, snoop, inv;
-        logic [3:0]   vk;
-        logic [NumCn-1:0] targets;
-        tr       = TR_LNR_Rd;
-        rd       = 1'b0;   // read the line's data
-        wr       = 1'b0;   // write the request's words
-        viol_own = 1'b0;   // a write or eviction the state does not allow: stale or a violation
-        vk       = '0;
-        snoop    = 1'b0;
-        inv      = 1'b1;
-        targets  = '0;
-        if (t_lnr_q[ei]) begin
-          tr = (e_op == msg_pkg::OP_LNR_RD) ? TR_LNR_Rd : TR_LNR_Wr;
-          rd = (e_op == msg_pkg::OP_LNR_RD);
-          wr = (e_op == msg_pkg::OP_LNR_WR);
-        end else begin
-          unique case (e_st)
-            E_I: begin
-              unique case (e_op)
-                msg_pkg::OP_RD_SHARED: begin tr = TR_I_RdS; rd = 1'b1; end
-                msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RdOwn; rd = 1'b1; end
-                default: begin tr = TR_I_Evict; viol_own = 1'b1; end
-              endcase
-            end
-            E_S: begin
-              unique case (e_op)
-                msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
-                  // A sharer asks for ownership with RD_UPGRADE only: after RD_OWN it could not
-                  // tell a snoop of its S copy from one of the line granted (section 11c).
-                  targets = e_vec & ~r_oh;
-                  snoop   = targets != '0;
-                  if (r_sh && e_op != msg_pkg::OP_RD_UPGRADE) begin
-                    tr    = TR_S_ReRead;
-                    vk    = V_DUP_REQ;
-                    snoop = 1'b0;
-                  end else if (r_sh) begin
-                    tr = TR_S_Upg;
-                  end else if (e_op == msg_pkg::OP_RD_SHARED) begin
-                    tr    = TR_S_RdS;
-                    rd    = 1'b1;
-                    snoop = 1'b0;
-                  end else begin
-                    tr = TR_S_RdOwn;
-                    rd = 1'b1;
-                  end
-                end
-                msg_pkg::OP_CLEAN_EVICT: begin
-                  if (r_sh) tr = TR_S_CleanEvict;
-                  else begin tr = TR_S_StaleWr; viol_own = 1'b1; end
-                end
-                default: begin tr = TR_S_StaleWr; viol_own = 1'b1; end
-              endcase
-            end
-            default: begin   // E_EM
-              unique case (e_op)
-                msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
-                  if (r_own) begin tr = TR_EM_ReRead; vk = V_DUP_REQ; end
-                  else begin
-                    tr      = (e_op == msg_pkg::OP_RD_SHARED) ? TR_EM_RdS : TR_EM_RdOwn;
-                    targets = e_vec;
-                    snoop   = 1'b1;
-                    inv     = (e_op != msg_pkg::OP_RD_SHARED);
-                  end
-                end
-                msg_pkg::OP_CLEAN_EVICT: begin
-                  if (r_own) tr = TR_EM_CleanEvict;
-                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
-                end
-                msg_pkg::OP_DIRTY_EVICT: begin
-                  if (r_own) begin tr = TR_EM_DirtyEvict; wr = 1'b1; end
-                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
-                end
-                default: begin   // WT_WR
-                  if (r_own) begin tr = TR_EM_WtWr; wr = 1'b1; end
-                  else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
-                end
-              endcase
-            end
-          endcase
-        end
-        // A write the state does not allow: stale if the CN's snoop answer announced it.
-        if (viol_own) begin
-          if (r_stale) evc[EV_STALE] = 1'b1;
-          else         vk = V_NOT_OWNER;
-        end
-        // Every request served clears its CN's stale-write bit: a CN sends a request for a line
-        // only after the CMP of its previous write to it, so none of its writes is on its way.
-        if (vk == '0 && r_stale) begin
-          t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
-          t_chg_d[ei] = 1'b1;
-        end
-        evc[32'(tr)] = 1'b1;
-        t_tr_d[ei]   = tr;
-        v_kind       = vk;
-        t_viol_d[ei] = vk != '0;
-        t_need_d[ei] = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
-        if (vk != '0) begin
+        if (t_rec_q[ei]) begin
+          // The handler's RECOVER: the recovered words to memory and the entry to I, if a failed
+          // CN still owns the line (else nothing: the line has been given away meanwhile).
+          if (e_st == E_EM && (e_vec & failed_q) != '0) begin
+            mq_push = 1'b1;
+            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
+            evc[EV_MWR]  = 1'b1;
+            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q);
+            t_chg_d[ei]  = 1'b1;
+            t_recok_d[ei] = 1'b1;
+          end
           t_st_d[ei] = ST_FINISH;
-        end else if (wr) begin
-          mq_push = 1'b1;
-          mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata,
-                     (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]};
-          evc[EV_MWR] = 1'b1;
-          t_st_d[ei]  = ST_FINISH;
-        end else if (snoop) begin
-          t_snp_d[ei]    = targets;
-          t_await_d[ei]  = targets;
-          t_snpinv_d[ei] = inv;
-          t_st_d[ei]     = ST_SNOOP;
-          // S_RdOwn reads memory while the sharers are invalidated.
-          if (rd) begin
+        end else if (failed_q[e_r[CnW-1:0]]) begin
+          // A failed CN's request not yet decided: dropped, unanswered, the entry unchanged.
+          t_skip_d[ei] = 1'b1;
+          evc[EV_VOID] = 1'b1;
+          t_st_d[ei]   = ST_FINISH;
+        end else begin
+          tr_e          tr;
+          logic         rd, wr, viol_own, snoop, inv;
+          logic [3:0]   vk;
+          logic [NumCn-1:0] targets;
+          tr       = TR_LNR_Rd;
+          rd       = 1'b0;   // read the line's data
+          wr       = 1'b0;   // write the request's words
+          viol_own = 1'b0;   // a write or eviction the state does not allow: stale or a violation
+          vk       = '0;
+          snoop    = 1'b0;
+          inv      = 1'b1;
+          targets  = '0;
+          if (t_lnr_q[ei]) begin
+            tr = (e_op == msg_pkg::OP_LNR_RD) ? TR_LNR_Rd : TR_LNR_Wr;
+            rd = (e_op == msg_pkg::OP_LNR_RD);
+            wr = (e_op == msg_pkg::OP_LNR_WR);
+          end else begin
+            unique case (e_st)
+              E_I: begin
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED: begin tr = TR_I_RdS; rd = 1'b1; end
+                  msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RdOwn; rd = 1'b1; end
+                  default: begin tr = TR_I_Evict; viol_own = 1'b1; end
+                endcase
+              end
+              E_S: begin
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                    // A sharer asks for ownership with RD_UPGRADE only: after RD_OWN it could not
+                    // tell a snoop of its S copy from one of the line granted (section 11c).
+                    targets = e_vec & ~r_oh;
+                    snoop   = targets != '0;
+                    if (r_sh && e_op != msg_pkg::OP_RD_UPGRADE) begin
+                      tr    = TR_S_ReRead;
+                      vk    = V_DUP_REQ;
+                      snoop = 1'b0;
+                    end else if (r_sh) begin
+                      tr = TR_S_Upg;
+                    end else if (e_op == msg_pkg::OP_RD_SHARED) begin
+                      tr    = TR_S_RdS;
+                      rd    = 1'b1;
+                      snoop = 1'b0;
+                    end else begin
+                      tr = TR_S_RdOwn;
+                      rd = 1'b1;
+                    end
+                  end
+                  msg_pkg::OP_CLEAN_EVICT: begin
+                    if (r_sh) tr = TR_S_CleanEvict;
+                    else begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+                  end
+                  default: begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+                endcase
+              end
+              default: begin   // E_EM
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                    if (r_own) begin tr = TR_EM_ReRead; vk = V_DUP_REQ; end
+                    else begin
+                      tr      = (e_op == msg_pkg::OP_RD_SHARED) ? TR_EM_RdS : TR_EM_RdOwn;
+                      targets = e_vec;
+                      snoop   = 1'b1;
+                      inv     = (e_op != msg_pkg::OP_RD_SHARED);
+                    end
+                  end
+                  msg_pkg::OP_CLEAN_EVICT: begin
+                    if (r_own) tr = TR_EM_CleanEvict;
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                  msg_pkg::OP_DIRTY_EVICT: begin
+                    if (r_own) begin tr = TR_EM_DirtyEvict; wr = 1'b1; end
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                  default: begin   // WT_WR
+                    if (r_own) begin tr = TR_EM_WtWr; wr = 1'b1; end
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                endcase
+              end
+            endcase
+          end
+          // A write the state does not allow: stale if the CN's snoop answer announced it.
+          if (viol_own) begin
+            if (r_stale) evc[EV_STALE] = 1'b1;
+            else         vk = V_NOT_OWNER;
+          end
+          // Every request served clears its CN's stale-write bit: a CN sends a request for a line
+          // only after the CMP of its previous write to it, so none of its writes is on its way.
+          if (vk == '0 && r_stale) begin
+            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
+            t_chg_d[ei] = 1'b1;
+          end
+          evc[32'(tr)] = 1'b1;
+          t_tr_d[ei]   = tr;
+          v_kind       = vk;
+          t_viol_d[ei] = vk != '0;
+          t_need_d[ei] = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
+          if (vk != '0) begin
+            t_st_d[ei] = ST_FINISH;
+          end else if (wr) begin
+            mq_push = 1'b1;
+            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata,
+                       (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]};
+            evc[EV_MWR] = 1'b1;
+            t_st_d[ei]  = ST_FINISH;
+          end else if (snoop) begin
+            t_snp_d[ei]    = targets;
+            t_await_d[ei]  = targets;
+            t_snpinv_d[ei] = inv;
+            t_st_d[ei]     = ST_SNOOP;
+            // S_RdOwn reads memory while the sharers are invalidated.
+            if (rd) begin
+              mq_push = 1'b1;
+              mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+              rq_push = 1'b1;
+              evc[EV_MRD]  = 1'b1;
+              t_rdis_d[ei] = 1'b1;
+            end
+          end else if (rd) begin
             mq_push = 1'b1;
             mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
             rq_push = 1'b1;
             evc[EV_MRD]  = 1'b1;
             t_rdis_d[ei] = 1'b1;
+            t_st_d[ei]   = ST_MEMW;
+          end else begin
+            t_st_d[ei] = ST_FINISH;
           end
-        end else if (rd) begin
-          mq_push = 1'b1;
-          mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
-          rq_push = 1'b1;
-          evc[EV_MRD]  = 1'b1;
-          t_rdis_d[ei] = 1'b1;
-          t_st_d[ei]   = ST_MEMW;
-        end else begin
-          t_st_d[ei] = ST_FINISH;
         end
       end
 
@@ -850,11 +1058,173 @@ module dir_ctrl #(
           mq_push = 1'b1;
           mq_in   = {1'b0, 1'b1, 32'(t_lline_q[ei] >> 2), DataW'(0), WordN'(0)};
           rq_push = 1'b1;
-          rq_in   = {1'b1, ei};
+          rq_in   = {2'b01, ei};
           evc[EV_MISS] = 1'b1;
           evc[EV_MRD]  = 1'b1;
           t_st_d[ei]   = ST_FILLW;
         end
+      end
+
+      // The walk's next directory line: read it.
+      EV_WRD: begin
+        mq_push = 1'b1;
+        mq_in   = {1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0)};
+        rq_push = 1'b1;
+        rq_in   = {2'b11, TW'(0)};
+        evc[EV_MRD]   = 1'b1;
+        evc[EV_WLINE] = 1'b1;
+        w_grp_d = w_grp_q + 32'd1;
+        w_out_d = w_out_q + WOutW'(1);
+      end
+
+      // One entry of the directory line at the walk queue's head: a failed owner's line is
+      // reported (OWNED), failed CNs leave sharer and stale-write vectors (the entry rewritten).
+      EV_WPROC: begin
+        logic [31:0]      l;
+        logic [EntW-1:0]  we;
+        logic [1:0]       wst;
+        logic [NumCn-1:0] wvec, wstale, nvec;
+        logic [AddrW-1:0] lchunk, gline;
+        l      = {w_pgrp_q[29:0], w_k_q};
+        we     = wf_out[32'(w_k_q)*128 +: EntW];
+        wst    = we[1:0];
+        wvec   = we[2 +: NumCn];
+        wstale = we[2 + NumCn +: NumCn];
+        nvec   = (wst == E_S) ? wvec & ~failed_q : wvec;
+        // The line's global address (the address map, backwards).
+        lchunk = ((AddrW'(l) >> cfg_gran_shift_i) << cfg_mn_shift_i) | AddrW'(cfg_mn_idx_i);
+        gline  = (lchunk << cfg_gran_shift_i) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift_i));
+        if (l < cfg_lines_i) begin
+          if (wst == E_EM && (wvec & failed_q) != '0) begin
+            mr_push = 1'b1;
+            mr_in   = {MR_OWNED, gline, 32'd0};
+            evc[EV_OWNED] = 1'b1;
+          end else if (nvec != wvec || (wstale & failed_q) != '0) begin
+            mq_push = 1'b1;
+            mq_in   = ent_write(l, ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec,
+                                            wstale & ~failed_q));
+            evc[EV_MWR] = 1'b1;
+            evc[EV_WSH] = nvec != wvec;
+          end
+        end
+        w_k_d = w_k_q + 2'd1;
+        if (w_k_q == 2'd3) begin
+          wf_pop   = 1'b1;
+          w_pgrp_d = w_pgrp_q + 32'd1;
+          w_out_d  = w_out_q - WOutW'(1);
+        end
+      end
+
+      // The flush before the scan: one way of one set a cycle; dirty entries go to DRAM; at the
+      // last one every entry is dropped (the scan reads DRAM, and writes it).
+      EV_FLUSH: begin
+        if (dc_wb) begin
+          dc_clean = 1'b1;
+          mq_push  = 1'b1;
+          mq_in    = ent_write(dc_wb_line, dc_wb_ent);
+          evc[EV_WB]  = 1'b1;
+          evc[EV_MWR] = 1'b1;
+        end
+        if (32'(w_way_q) == DcWays - 1) begin
+          w_way_d = '0;
+          w_set_d = w_set_q + SetW'(1);
+          if (32'(w_set_q) == DcSets - 1) begin
+            dc_inv = 1'b1;
+            w_ph_d = W_SCAN;
+          end
+        end else begin
+          w_way_d = w_way_q + WayW'(1);
+        end
+      end
+
+      // The walk has read and processed every directory line: its time (TravDir) to the handler.
+      EV_WDONE: begin
+        mr_push  = 1'b1;
+        mr_in    = {MR_WALKED, AddrW'(0), w_cyc_q};
+        w_last_d = w_cyc_q;
+        w_ph_d   = W_IDLE;
+      end
+
+      // A management command.
+      EV_MG: begin
+        unique case (mg_req_op_i)
+          MG_FAIL: begin
+            failed_d[mg_req_cn_i] = 1'b1;
+            rec_d   = 1'b1;
+            mr_push = 1'b1;
+            mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+          end
+          MG_RESUME: begin
+            rec_d   = 1'b0;
+            mr_push = 1'b1;
+            mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+          end
+          MG_WALK: begin
+            w_ph_d   = W_QUIET;
+            w_set_d  = '0;
+            w_way_d  = '0;
+            w_grp_d  = '0;
+            w_pgrp_d = '0;
+            w_k_d    = '0;
+          end
+          default: begin   // MG_RECOVER
+            mr_in = {MR_REFUSED, mg_req_addr_i, 32'd0};
+            if (!n_here || !n_scr) begin
+              // Not this MN's line, or not a coherent one: the handler is wrong.
+              mr_push = 1'b1;
+            end else if (h_any) begin
+              // A transaction awaits the failed owner's answer: the words to memory, then the
+              // transaction goes on as if the owner had answered BIRSP_I (it reads memory).
+              mq_push = 1'b1;
+              mq_in   = {1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i};
+              evc[EV_MWR]   = 1'b1;
+              evc[EV_RECOK] = 1'b1;
+              mr_push = 1'b1;
+              mr_in   = {MR_RECOVERED, mg_req_addr_i, 32'd0};
+              t_await_d[ei] = t_await_q[ei] & ~failed_q;
+              t_snp_d[ei]   = t_snp_q[ei] & ~failed_q;
+              if ((t_await_q[ei] & ~failed_q) == '0 && t_st_q[ei] == ST_SNOOP) begin
+                if (!t_need_q[ei] || t_have_q[ei]) t_st_d[ei] = ST_FINISH;
+                else if (t_rdis_q[ei])             t_st_d[ei] = ST_MEMW;
+                else                               t_st_d[ei] = ST_MEMRD;
+              end
+            end else begin
+              // A transaction of its own, in the line's order: the entry decides.
+              t_valid_d[ei]  = 1'b1;
+              t_lnr_d[ei]    = 1'b0;
+              t_line_d[ei]   = mg_req_addr_i;
+              t_lline_d[ei]  = 32'(n_lwide);
+              t_op_d[ei]     = msg_pkg::OP_WT_WR;
+              t_src_d[ei]    = '0;
+              t_core_d[ei]   = '0;
+              t_tag_d[ei]    = '0;
+              t_mask_d[ei]   = mg_req_wmask_i;
+              t_ent_d[ei]    = '0;
+              t_chg_d[ei]    = 1'b0;
+              t_await_d[ei]  = '0;
+              t_snp_d[ei]    = '0;
+              t_snpinv_d[ei] = 1'b0;
+              t_need_d[ei]   = 1'b0;
+              t_have_d[ei]   = 1'b0;
+              t_rdis_d[ei]   = 1'b0;
+              t_kepts_d[ei]  = 1'b0;
+              t_viol_d[ei]   = 1'b0;
+              t_succ_d[ei]   = 1'b0;
+              t_pred_d[ei]   = tail_i;
+              t_rec_d[ei]    = 1'b1;
+              t_skip_d[ei]   = 1'b1;
+              t_recok_d[ei]  = 1'b0;
+              td_we          = 1'b1;
+              td_wdata       = mg_req_wdata_i;
+              if (busy_any) begin
+                t_st_d[ei]       = ST_WAIT;
+                t_succ_d[tail_i] = 1'b1;
+              end else begin
+                t_st_d[ei]       = ST_START;
+              end
+            end
+          end
+        endcase
       end
 
       // A new request: checked, then into the table (behind the youngest of its line, if any).
@@ -863,6 +1233,10 @@ module dir_ctrl #(
         v_hdr = n_hdr;
         take  = 1'b0;
         if (!n_src_cn) begin
+          v_kind = V_BAD_MSG;
+          take   = 1'b1;
+        end else if (failed_q[n_src[CnW-1:0]]) begin
+          // A failed CN's message, left in the receive FIFO: refused.
           v_kind = V_BAD_MSG;
           take   = 1'b1;
         end else if (!n_here) begin
@@ -897,6 +1271,9 @@ module dir_ctrl #(
           t_viol_d[ei]     = 1'b0;
           t_succ_d[ei]     = 1'b0;
           t_pred_d[ei]     = tail_i;
+          t_rec_d[ei]      = 1'b0;
+          t_skip_d[ei]     = 1'b0;
+          t_recok_d[ei]    = 1'b0;
           if (busy_any) begin
             t_st_d[ei]     = ST_WAIT;
             t_succ_d[tail_i] = 1'b1;
@@ -915,9 +1292,9 @@ module dir_ctrl #(
       default: ;
     endcase
 
-    // The snoop sender clears the bit of the BISNP that left (never the event's new targets: a
-    // transaction gets targets only while it has none).
-    if (s_take) t_snp_d[s_i] = t_snp_q[s_i] & ~s_cn_oh;
+    // The snoop sender clears the bit of the BISNP that left, on top of the event's changes (a
+    // transaction gets new targets only while it has none).
+    if (s_take) t_snp_d[s_i] = t_snp_d[s_i] & ~s_cn_oh;
     evc[EV_SNP] = s_take;
     if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;
   end
@@ -943,7 +1320,38 @@ module dir_ctrl #(
       t_await_q[t] <= t_await_d[t]; t_snp_q[t]   <= t_snp_d[t];   t_snpinv_q[t] <= t_snpinv_d[t];
       t_need_q[t]  <= t_need_d[t];  t_have_q[t]  <= t_have_d[t];  t_rdis_q[t]  <= t_rdis_d[t];
       t_kepts_q[t] <= t_kepts_d[t]; t_viol_q[t]  <= t_viol_d[t];  t_succ_q[t]  <= t_succ_d[t];
-      t_pred_q[t]  <= t_pred_d[t];
+      t_pred_q[t]  <= t_pred_d[t];  t_rec_q[t]   <= t_rec_d[t];   t_skip_q[t]  <= t_skip_d[t];
+      t_recok_q[t] <= t_recok_d[t];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      failed_q <= '0;
+      rec_q    <= 1'b0;
+      w_ph_q   <= W_IDLE;
+      w_set_q  <= '0;
+      w_way_q  <= '0;
+      w_grp_q  <= '0;
+      w_pgrp_q <= '0;
+      w_k_q    <= '0;
+      w_out_q  <= '0;
+      w_cyc_q  <= '0;
+      w_last_q <= '0;
+    end else begin
+      failed_q <= failed_d;
+      rec_q    <= rec_d;
+      w_ph_q   <= w_ph_d;
+      w_set_q  <= w_set_d;
+      w_way_q  <= w_way_d;
+      w_grp_q  <= w_grp_d;
+      w_pgrp_q <= w_pgrp_d;
+      w_k_q    <= w_k_d;
+      w_out_q  <= w_out_d;
+      w_last_q <= w_last_d;
+      // TravDir: from the flush's first cycle to the walk's end.
+      if (w_ph_q == W_QUIET) w_cyc_q <= '0;
+      else if (walking)      w_cyc_q <= w_cyc_q + 32'd1;
     end
   end
 
@@ -973,9 +1381,14 @@ module dir_ctrl #(
   always_comb begin
     csr_rdata_d = '0;
     csr_err_d   = 1'b0;
-    if (32'(csr_addr_i) < NumEv)            csr_rdata_d = cnt_q[csr_addr_i[5:0]];
-    else if (32'(csr_addr_i) == NumEv)      csr_rdata_d = 32'(in_use);
-    else                                    csr_err_d   = 1'b1;
+    // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
+    // at 0x25..0x2B and the failed CNs.
+    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[csr_addr_i[5:0]];
+    else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
+    else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = w_last_q;
+    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[csr_addr_i[5:0] - 6'd2];
+    else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_q);
+    else                                          csr_err_d   = 1'b1;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -998,7 +1411,7 @@ module dir_ctrl #(
     any = 1'b0;
     for (int t = 0; t < TxnEntries; t++) any = any | t_valid_q[t];
     idle_o = ~any & rx_idle & tx_idle & mq_empty & rq_empty & sq_empty & ~rx_valid_i &
-             ~mem_rsp_valid_i & ~sw_tx_valid_i;
+             ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
   end
 
   // ---- assertions ----
@@ -1006,8 +1419,14 @@ module dir_ctrl #(
   `ASSERT(rsp_has_tag, !mem_rsp_valid_i || rq_v)
   `ASSERT(push_fits, (!mq_push || mq_room) && (!rq_push || rq_room) && (!sq_push || sq_room))
   // A data response names a transaction that waits for it.
-  `ASSERT(rsp_awaited, !mem_rsp_valid_i || (t_valid_q[rq_out[TW-1:0]] &&
+  `ASSERT(rsp_awaited, !mem_rsp_valid_i || rq_out[TW+1] || (t_valid_q[rq_out[TW-1:0]] &&
           (rq_out[TW] ? t_st_q[rq_out[TW-1:0]] == ST_FILLW : t_rdis_q[rq_out[TW-1:0]])))
+  // The walk never reads more directory lines than its queue holds.
+  `ASSERT(walk_fits, !wf_push || wf_room_unused)
+  // A held transaction awaits its answers (nothing but RECOVER moves it).
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as_held
+    `ASSERT(held_snoops, !held[t] || t_st_q[t] == ST_SNOOP)
+  end
   // An EM entry names exactly one owner.
   for (genvar t = 0; t < TxnEntries; t++) begin : g_as
     `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)

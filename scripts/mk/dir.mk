@@ -1,14 +1,14 @@
 # The directory controller's Verilated models and its own test binary. Included by the Makefile.
 #
 # dir_ctrl        default sizes (16 transactions, 256 x 4 directory cache entries, 4 credits/class)
-# dir_ctrl_small  4 transactions, a 2 x 1 directory cache, 2 reads in flight, 2 credits per class:
+# dir_ctrl_small  4 transactions, a 2 x 1 directory cache, 2 reads in flight (the walk 1), 2 credits per class:
 #                 the table fills and the cache evicts at once
 # Both are linked into the test binary (tb/test_dir_ctrl.c through tb/sb/dir_models.c).
 # `make test-dir` builds and runs only the directory's tests (build/bin/dir_tests), without
 # building the fabric and switch models the whole suite needs.
 
 $(eval $(call vmodel,dir_ctrl,dir_ctrl,,test))
-$(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2,test))
+$(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
 TB_MODELS += dir_ctrl dir_ctrl_small
 
 DIR_TB_SRCS := $(sort $(wildcard tb/test_dir_*.c tb/ref/dir_*.c tb/sb/dir_*.c tb/sb/coh_*.c)) tb/harness/tb_seed.c \
