@@ -292,14 +292,14 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	  exit $${PIPESTATUS[0]}
 
 .PHONY: regress
-regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, longer co-simulations (N=20 seeds)
+regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)
 	bash scripts/regress.sh $(or $(N),20)
 
 # ---------------------------------------------------------------------------------------------
 # Every module is under one of these tops: the system top, the switch (tested on its own until it
-# replaces the loopback), the Logging Unit (on its own until it joins fabric_top), and the test
-# harnesses.
-LINT_TOPS := fabric_top cxl_switch logging_unit $(basename $(notdir $(TB_HDL)))
+# replaces the loopback), the Logging Unit and the directory controller (on their own until they
+# join fabric_top), and the test harnesses.
+LINT_TOPS := fabric_top cxl_switch logging_unit dir_ctrl $(basename $(notdir $(TB_HDL)))
 # Parameter sets that build other modules under a top, linted too (TOP:ARGS, commas for spaces).
 LINT_VARIANTS := cxl_switch:-GVoq=0 logging_unit:-GSramMacro=0
 

@@ -94,9 +94,9 @@ static const cfg_key_t keys[] = {
     {"system", "num_cn", T_UINT, F(system.num_cn), "CNs", U(16), U(2), U(MSG_MAX_CN), 0, NULL,
      "compute nodes (Table II: 16); at most MSG_MAX_CN, fixed by the message format; at least 2, "
      "the switch's smallest shape"},
-    {"system", "num_mn", T_UINT, F(system.num_mn), "MNs", U(16), U(2), U(MSG_MAX_MN), 0, NULL,
-     "memory nodes (Table II: 16); at most MSG_MAX_MN, fixed by the message format; at least 2, "
-     "the switch's smallest shape"},
+    {"system", "num_mn", T_UINT, F(system.num_mn), "MNs", U(16), U(2), U(MSG_MAX_MN), F_POW2, NULL,
+     "memory nodes (Table II: 16); a power of two (the directories' address map) from 2 (the "
+     "switch's smallest shape) to MSG_MAX_MN (the message format)"},
     {"system", "cores_per_cn", T_UINT, F(system.cores_per_cn), "cores", U(4), U(1),
      U(1u << MSG_CORE_ID_W), 0, NULL,
      "out-of-order cores per CN (Table II: 4); at most 2^MSG_CORE_ID_W"},

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Long regression: what `make test` runs once with fixed seeds, run again with many seeds, plus
-# longer co-simulations. Each failure names its seed; rerun one with
+# thousands of seeds of the random coherence tester and longer co-simulations. Each failure names
+# its seed; rerun one with
 #   TB_SEED=<seed> build/bin/run_tests --filter '<suite>/<test>'     or
+#   build/bin/coh_regress --preset <preset> --seed <seed>            or
 #   bash scripts/run_sim.sh <same arguments>
 # Usage: scripts/regress.sh [NUM_SEEDS]   (default 20). Exit status 1 when anything failed.
 set -uo pipefail
@@ -21,6 +23,18 @@ for seed in $(seq 1 "$n"); do
     say "regress: tests with TB_SEED=$seed: FAIL (see $log)"; fail=1
   fi
 done
+
+# The random coherence tester on the reference directory controller (C only, fast): every preset
+# configuration over 25 x N seeds (COH_SEEDS= to change), seeds from 1000 on (the test suite's own
+# runs use small ones). Each failing seed is printed with the commands that replay it.
+coh_seeds=${COH_SEEDS:-$((n * 25))}
+coh_log=build/reports/coh_regress.log
+if build/bin/coh_regress --seeds "$coh_seeds" --first 1000 > "$coh_log" 2>&1; then
+  say "regress: $(tail -n 1 "$coh_log"): pass"
+else
+  grep -A 1 '^coh_regress: FAIL' "$coh_log" | cut -c 1-400 | tee -a "$log"
+  say "regress: $(tail -n 1 "$coh_log"): FAIL (see $coh_log)"; fail=1
+fi
 
 # Co-simulation: loads, link jitter (reorders messages), both fabric clockings.
 for seed in $(seq 1 "$n"); do

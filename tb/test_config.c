@@ -366,6 +366,7 @@ Test(config, out_of_range_says_which_range)
     expect_load_error("[lu]\ndump_period = 0.5us\n",
                       "2: lu.dump_period: 500 ns is out of range 1 us .. 10 s");
     expect_load_error("[mem]\ninterleave = 96\n", "2: mem.interleave: 96 B is not a power of two");
+    expect_load_error("[system]\nnum_mn = 12\n", "2: system.num_mn: 12 is not a power of two");
     expect_load_error("[mem]\nscr_size = 100 B\n",
                       "2: mem.scr_size: 100 B is not a multiple of the 64 B cache line");
 }

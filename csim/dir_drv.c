@@ -1,0 +1,406 @@
+#include "dir_drv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+dir_drv_cfg_t dir_drv_cfg_default(void)
+{
+    return (dir_drv_cfg_t){
+        .node_id = MSG_MN_BASE,
+        .mn_idx = 0,
+        .mn_shift = 0,
+        .gran_shift = 0,
+        .lines = 1u << 20,
+        .scr_lo = 0,
+        .scr_hi = 1ull << MSG_LINE_ADDR_W,
+        .period_ps = 1000,
+        .mem_latency_ps = 45000,
+        .mem_burst_ps = 0,
+        .mem_max_out = 64,
+        .tx_credits = 4,
+        .tx_stall = 0.0,
+        .sw_stall = 0.0,
+    };
+}
+
+typedef struct flight {
+    uint64_t at, seq;
+    msg_t m;
+} flight_t;
+
+typedef struct rsp {
+    bool done;
+    uint64_t line[MSG_WORDS_PER_LINE];
+} rsp_t;
+
+struct dir_drv {
+    const dir_model_ops_t *ops;
+    void *m;
+    dir_drv_cfg_t cfg;
+    uint64_t cyc, seq;
+    dir_in_t in;
+    dir_out_t out;
+    dir_msg_fn on_tx, on_sw;
+    void *ctx;
+    rng_t rng;
+    unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
+    unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
+    flight_t *fl;                      /* min-heap on (at, seq) */
+    size_t nfl, capfl;
+    msg_t *swq; /* the software's messages waiting for the port (ring) */
+    size_t swq_cap, swq_head, swq_n;
+    kernel_t k;
+    stats_t st;
+    dram_t *dram;
+    rsp_t *rq; /* reads in request order (ring) */
+    size_t rq_cap, rq_head, rq_n;
+    dir_viol_rec_t *viol;
+    size_t nviol, capviol;
+    uint64_t mem_stalls;
+    dir_mg_cmd_t *mgq; /* management commands not yet taken (in order) */
+    size_t mgq_head, mgq_n, mgq_cap;
+    dir_mg_rsp_t *mgr; /* its answers */
+    size_t nmgr, capmgr;
+};
+
+static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
+
+static void fl_push(dir_drv_t *d, flight_t f)
+{
+    if (d->nfl == d->capfl) {
+        d->capfl = d->capfl ? 2 * d->capfl : 64;
+        d->fl = realloc(d->fl, d->capfl * sizeof *d->fl);
+        if (!d->fl)
+            abort();
+    }
+    size_t i = d->nfl++;
+    while (i && fl_less(&f, &d->fl[(i - 1) / 2])) {
+        d->fl[i] = d->fl[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    d->fl[i] = f;
+}
+
+static flight_t fl_pop(dir_drv_t *d)
+{
+    flight_t top = d->fl[0], last = d->fl[--d->nfl];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= d->nfl)
+            break;
+        if (c + 1 < d->nfl && fl_less(&d->fl[c + 1], &d->fl[c]))
+            c++;
+        if (!fl_less(&d->fl[c], &last))
+            break;
+        d->fl[i] = d->fl[c];
+        i = c;
+    }
+    if (d->nfl)
+        d->fl[i] = last;
+    return top;
+}
+
+dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
+                          void *ctx)
+{
+    dir_drv_t *d = calloc(1, sizeof *d);
+    if (!d)
+        abort();
+    d->ops = ops;
+    d->cfg = *cfg;
+    if (d->cfg.mem_max_out < 1)
+        d->cfg.mem_max_out = 1;
+    d->on_tx = on_tx;
+    d->ctx = ctx;
+    rng_init_named(&d->rng, seed, "dir_drv.link");
+    kernel_init(&d->k);
+    if (stats_init(&d->st) != 0)
+        abort();
+    dram_params_t dp = {.name = "mn.dram", .latency_ps = cfg->mem_latency_ps, .burst_ps = cfg->mem_burst_ps,
+                        .channels = 1};
+    d->dram = dram_create(&d->k, &dp, &d->st);
+    if (!d->dram)
+        abort();
+    d->rq_cap = 256;
+    d->rq = calloc(d->rq_cap, sizeof *d->rq);
+    d->swq_cap = 64;
+    d->swq = calloc(d->swq_cap, sizeof *d->swq);
+    if (!d->rq || !d->swq)
+        abort();
+    d->m = ops->create(cfg->period_ps, seed);
+    d->cyc = ops->reset(d->m, 0, 2);
+    memset(&d->in, 0, sizeof d->in);
+    d->in.rst_ni = 1;
+    ops->set(d->m, &d->in);
+    ops->get(d->m, &d->out);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        d->tx_owed[c] = cfg->tx_credits; /* granted over the first cycles */
+    return d;
+}
+
+void dir_drv_free(dir_drv_t *d)
+{
+    if (!d)
+        return;
+    d->ops->free(d->m);
+    dram_free(d->dram);
+    stats_free(&d->st);
+    kernel_free(&d->k);
+    free(d->fl);
+    free(d->rq);
+    free(d->swq);
+    free(d->viol);
+    free(d->mgq);
+    free(d->mgr);
+    free(d);
+}
+
+void dir_drv_on_sw(dir_drv_t *d, dir_msg_fn fn) { d->on_sw = fn; }
+uint64_t dir_drv_cycle(const dir_drv_t *d) { return d->cyc; }
+unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
+size_t dir_drv_in_flight(const dir_drv_t *d) { return d->nfl; }
+const dir_out_t *dir_drv_out(const dir_drv_t *d) { return &d->out; }
+uint64_t dir_drv_mem_stalls(const dir_drv_t *d) { return d->mem_stalls; }
+size_t dir_drv_viols(const dir_drv_t *d) { return d->nviol; }
+const dir_viol_rec_t *dir_drv_viol(const dir_drv_t *d, size_t i) { return i < d->nviol ? &d->viol[i] : NULL; }
+
+void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay)
+{
+    msg_class_t c = msg_class(m->opcode);
+    if (d->crd[c] == 0) {
+        fprintf(stderr, "dir_drv: %s sent without a %s credit\n", msg_name(m->opcode), msg_class_name(c));
+        abort();
+    }
+    d->crd[c]--;
+    fl_push(d, (flight_t){.at = d->cyc + (delay ? delay : 1), .seq = d->seq++, .m = *m});
+}
+
+void dir_drv_sw_send(dir_drv_t *d, const msg_t *m)
+{
+    if (d->swq_n == d->swq_cap) {
+        msg_t *n = calloc(2 * d->swq_cap, sizeof *n);
+        if (!n)
+            abort();
+        for (size_t i = 0; i < d->swq_n; i++)
+            n[i] = d->swq[(d->swq_head + i) % d->swq_cap];
+        free(d->swq);
+        d->swq = n;
+        d->swq_head = 0;
+        d->swq_cap *= 2;
+    }
+    d->swq[(d->swq_head + d->swq_n++) % d->swq_cap] = *m;
+}
+
+void dir_drv_mg_send(dir_drv_t *d, const dir_mg_cmd_t *c)
+{
+    if (d->mgq_head + d->mgq_n == d->mgq_cap) {
+        if (d->mgq_head) {
+            memmove(d->mgq, d->mgq + d->mgq_head, d->mgq_n * sizeof *d->mgq);
+            d->mgq_head = 0;
+        } else {
+            d->mgq_cap = d->mgq_cap ? 2 * d->mgq_cap : 16;
+            d->mgq = realloc(d->mgq, d->mgq_cap * sizeof *d->mgq);
+            if (!d->mgq)
+                abort();
+        }
+    }
+    d->mgq[d->mgq_head + d->mgq_n++] = *c;
+}
+
+size_t dir_drv_mg_pending(const dir_drv_t *d) { return d->mgq_n; }
+size_t dir_drv_mg_rsps(const dir_drv_t *d) { return d->nmgr; }
+const dir_mg_rsp_t *dir_drv_mg_rsp(const dir_drv_t *d, size_t i) { return i < d->nmgr ? &d->mgr[i] : NULL; }
+
+static void read_done(void *obj, uint64_t tag, const uint64_t *line)
+{
+    dir_drv_t *d = obj;
+    rsp_t *r = &d->rq[tag % d->rq_cap];
+    memcpy(r->line, line, sizeof r->line);
+    r->done = true;
+}
+
+static void write_done(void *obj, uint64_t tag, const uint64_t *line) { (void)obj, (void)tag, (void)line; }
+
+/* DRAM line address of a request: data line l at l; directory group g after the data. */
+static uint64_t dram_line(const dir_drv_t *d, bool dir, uint32_t addr)
+{
+    return dir ? (uint64_t)d->cfg.lines + addr : addr;
+}
+
+void dir_drv_mem_peek(const dir_drv_t *d, uint32_t l, uint64_t *line) { dram_peek(d->dram, l, line); }
+void dir_drv_mem_poke(dir_drv_t *d, uint32_t l, uint8_t mask, const uint64_t *line) { dram_poke(d->dram, l, mask, line); }
+
+void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e)
+{
+    uint64_t line[MSG_WORDS_PER_LINE];
+    dram_peek(d->dram, dram_line(d, true, l >> 2), line);
+    uint64_t lo = line[2 * (l & 3)], hi = line[2 * (l & 3) + 1];
+    e->state = (unsigned)(lo & 3);
+    e->vec = (uint32_t)(lo >> 2);
+    e->stale = (uint32_t)(lo >> 34) | (uint32_t)(hi << 30);
+}
+
+static void hdr_unpack(const uint32_t *hdr4, msg_t *m)
+{
+    uint32_t flit[MSG_FLIT_WORDS] = {0};
+    memcpy(&flit[MSG_WORDS_PER_LINE * 2], hdr4, 4 * sizeof(uint32_t));
+    msg_unpack(flit, m);
+}
+
+void dir_drv_step(dir_drv_t *d)
+{
+    /* DRAM completions up to this edge. */
+    kernel_run(&d->k, d->cyc * d->cfg.period_ps);
+    dir_in_t *in = &d->in;
+    in->rst_ni = 1;
+    in->node_id_i = d->cfg.node_id;
+    in->cfg_mn_idx_i = d->cfg.mn_idx;
+    in->cfg_mn_shift_i = d->cfg.mn_shift;
+    in->cfg_gran_shift_i = d->cfg.gran_shift;
+    in->cfg_lines_i = d->cfg.lines;
+    in->cfg_scr_lo_i[0] = (uint32_t)d->cfg.scr_lo;
+    in->cfg_scr_lo_i[1] = (uint32_t)(d->cfg.scr_lo >> 32);
+    in->cfg_scr_hi_i[0] = (uint32_t)d->cfg.scr_hi;
+    in->cfg_scr_hi_i[1] = (uint32_t)(d->cfg.scr_hi >> 32);
+    /* Link: the oldest arrived message. */
+    in->rx_valid_i = 0;
+    if (d->nfl && d->fl[0].at <= d->cyc) {
+        flight_t f = fl_pop(d);
+        in->rx_valid_i = 1;
+        msg_pack(&f.m, in->rx_msg_i);
+    }
+    /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
+    in->tx_crd_i = 0;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (d->tx_owed[c] && !(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
+            in->tx_crd_i |= 1u << c;
+            d->tx_owed[c]--;
+        }
+    /* Software port: takes a message unless stalled; offers its oldest queued one. */
+    in->sw_rx_ready_i = !(d->cfg.sw_stall > 0 && rng_chance(&d->rng, d->cfg.sw_stall));
+    in->sw_tx_valid_i = d->swq_n != 0;
+    if (d->swq_n)
+        msg_pack(&d->swq[d->swq_head], in->sw_tx_msg_i);
+    /* Management port: the oldest queued command; answers always taken. */
+    in->mg_req_valid_i = d->mgq_n != 0;
+    in->mg_rsp_ready_i = 1;
+    if (d->mgq_n) {
+        const dir_mg_cmd_t *c = &d->mgq[d->mgq_head];
+        in->mg_req_op_i = c->op;
+        in->mg_req_cn_i = c->cn;
+        in->mg_req_addr_i[0] = (uint32_t)c->line;
+        in->mg_req_addr_i[1] = (uint32_t)(c->line >> 32);
+        in->mg_req_wmask_i = c->wmask;
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+            in->mg_req_wdata_i[2 * w] = (uint32_t)c->data[w];
+            in->mg_req_wdata_i[2 * w + 1] = (uint32_t)(c->data[w] >> 32);
+        }
+    }
+    /* Memory port: ready while fewer than mem_max_out accesses are in flight; the oldest read's
+     * data when it is done. */
+    in->mem_req_ready_i = dram_busy(d->dram) < d->cfg.mem_max_out && d->rq_n < d->rq_cap;
+    in->mem_rsp_valid_i = 0;
+    if (d->rq_n && d->rq[d->rq_head].done) {
+        in->mem_rsp_valid_i = 1;
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+            in->mem_rsp_rdata_i[2 * w] = (uint32_t)d->rq[d->rq_head].line[w];
+            in->mem_rsp_rdata_i[2 * w + 1] = (uint32_t)(d->rq[d->rq_head].line[w] >> 32);
+        }
+        d->rq[d->rq_head].done = false;
+        d->rq_head = (d->rq_head + 1) % d->rq_cap;
+        d->rq_n--;
+    }
+    d->ops->set(d->m, in);
+    d->ops->get(d->m, &d->out);
+    const dir_out_t *o = &d->out;
+    if (o->mem_req_valid_o) {
+        if (!in->mem_req_ready_i)
+            d->mem_stalls++;
+        else {
+            uint64_t a = dram_line(d, o->mem_req_dir_o, o->mem_req_addr_o);
+            if (o->mem_req_write_o) {
+                uint64_t data[MSG_WORDS_PER_LINE];
+                for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+                    data[w] = (uint64_t)o->mem_req_wdata_o[2 * w] | (uint64_t)o->mem_req_wdata_o[2 * w + 1] << 32;
+                dram_write(d->dram, a, (uint8_t)o->mem_req_wmask_o, data, write_done, d, 0);
+            } else {
+                size_t slot = (d->rq_head + d->rq_n) % d->rq_cap;
+                d->rq[slot].done = false;
+                d->rq_n++;
+                dram_read(d->dram, a, read_done, d, slot);
+            }
+        }
+    }
+    if (o->tx_valid_o) {
+        msg_t m;
+        msg_unpack(o->tx_msg_o, &m);
+        d->tx_owed[msg_class(m.opcode)]++;
+        if (d->on_tx)
+            d->on_tx(d->ctx, &m, d->cyc);
+    }
+    if (o->sw_rx_valid_o && in->sw_rx_ready_i) {
+        msg_t m;
+        msg_unpack(o->sw_rx_msg_o, &m);
+        if (d->on_sw)
+            d->on_sw(d->ctx, &m, d->cyc);
+    }
+    if (in->sw_tx_valid_i && o->sw_tx_ready_o) {
+        d->swq_head = (d->swq_head + 1) % d->swq_cap;
+        d->swq_n--;
+    }
+    if (in->mg_req_valid_i && o->mg_req_ready_o) {
+        d->mgq_head++;
+        d->mgq_n--;
+    }
+    if (o->mg_rsp_valid_o) {
+        if (d->nmgr == d->capmgr) {
+            d->capmgr = d->capmgr ? 2 * d->capmgr : 64;
+            d->mgr = realloc(d->mgr, d->capmgr * sizeof *d->mgr);
+            if (!d->mgr)
+                abort();
+        }
+        d->mgr[d->nmgr++] = (dir_mg_rsp_t){.kind = (dir_mg_rsp_e)o->mg_rsp_kind_o,
+                                           .line = (uint64_t)o->mg_rsp_line_o[0] | (uint64_t)o->mg_rsp_line_o[1] << 32,
+                                           .count = o->mg_rsp_count_o,
+                                           .cycle = d->cyc};
+    }
+    for (unsigned lane = 0; lane < 2; lane++) {
+        if (!(o->viol_valid_o >> lane & 1))
+            continue;
+        if (d->nviol == d->capviol) {
+            d->capviol = d->capviol ? 2 * d->capviol : 16;
+            d->viol = realloc(d->viol, d->capviol * sizeof *d->viol);
+            if (!d->viol)
+                abort();
+        }
+        dir_viol_rec_t *v = &d->viol[d->nviol++];
+        v->kind = o->viol_kind_o >> (4 * lane) & 0xf;
+        v->cycle = d->cyc;
+        hdr_unpack(&o->viol_hdr_o[4 * lane], &v->m);
+    }
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        d->crd[c] += o->rx_crd_o >> c & 1;
+    d->ops->tick(d->m, d->cyc++);
+    in->csr_valid_i = 0;
+}
+
+uint32_t dir_drv_csr(dir_drv_t *d, unsigned addr, bool *err)
+{
+    d->in.csr_valid_i = 1;
+    d->in.csr_addr_i = addr;
+    dir_drv_step(d); /* the request at this edge */
+    dir_drv_step(d); /* the answer is seen before the next one */
+    if (err)
+        *err = d->out.csr_err_o;
+    return d->out.csr_rdata_o;
+}
+
+bool dir_drv_idle(const dir_drv_t *d)
+{
+    return d->out.idle_o && d->nfl == 0 && d->swq_n == 0 && d->mgq_n == 0 && dram_busy(d->dram) == 0 &&
+           d->rq_n == 0;
+}
+
+int dir_drv_trace(dir_drv_t *d, const char *path) { return d->ops->trace_open(d->m, path, 0, UINT64_MAX); }

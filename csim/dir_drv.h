@@ -1,0 +1,211 @@
+/* A driver for the Verilated directory controller (rtl/dir/dir_ctrl.sv) on its own: its link
+ * (messages to the controller with seeded jitter, per-class credits both ways), MN DRAM behind its
+ * memory port (csim/mem/dram.c, latency through the kernel: data lines and the directory area), its
+ * software port, its violation port and its CSR read port. Every dir_ctrl model has the same port
+ * names, so one table of functions (dir_model_ops_t, built by DIR_MODEL_OPS in the file that
+ * includes the model's vw header) reaches any parameter set. Used by the directory's tests
+ * (tb/test_dir_ctrl.c).
+ *
+ * Time is counted in controller cycles (the fabric clock); the kernel (DRAM) runs in picoseconds.
+ * A message sent at cycle c with delay d is presented at cycle c + d or later, at most one per
+ * cycle, the oldest arrived first (with jitter, messages overtake each other). A send needs a
+ * credit of the message's class from the controller. */
+#ifndef DIR_DRV_H
+#define DIR_DRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dir_defs.h"
+#include "kernel.h"
+#include "mem/dram.h"
+#include "msg_defs.h"
+#include "rng.h"
+#include "stats.h"
+
+/** The controller's inputs but clk_i, named and laid out as in every vw_dir_ctrl*_in. */
+typedef struct dir_in {
+    uint32_t rst_ni, node_id_i, cfg_mn_idx_i, cfg_mn_shift_i, cfg_gran_shift_i, cfg_lines_i;
+    uint32_t cfg_scr_lo_i[2], cfg_scr_hi_i[2];
+    uint32_t rx_valid_i;
+    uint32_t rx_msg_i[MSG_FLIT_WORDS];
+    uint32_t tx_crd_i;
+    uint32_t sw_rx_ready_i, sw_tx_valid_i;
+    uint32_t sw_tx_msg_i[MSG_FLIT_WORDS];
+    uint32_t mem_req_ready_i, mem_rsp_valid_i;
+    uint32_t mem_rsp_rdata_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t mg_req_valid_i, mg_req_op_i, mg_req_cn_i;
+    uint32_t mg_req_addr_i[2];
+    uint32_t mg_req_wmask_i;
+    uint32_t mg_req_wdata_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t mg_rsp_ready_i;
+    uint32_t csr_valid_i, csr_addr_i;
+} dir_in_t;
+
+/** The controller's outputs. */
+typedef struct dir_out {
+    uint32_t rx_crd_o, tx_valid_o;
+    uint32_t tx_msg_o[MSG_FLIT_WORDS];
+    uint32_t sw_rx_valid_o;
+    uint32_t sw_rx_msg_o[MSG_FLIT_WORDS];
+    uint32_t sw_tx_ready_o;
+    uint32_t mem_req_valid_o, mem_req_write_o, mem_req_dir_o, mem_req_addr_o;
+    uint32_t mem_req_wdata_o[MSG_WORDS_PER_LINE * 2];
+    uint32_t mem_req_wmask_o;
+    uint32_t viol_valid_o, viol_kind_o;
+    uint32_t viol_hdr_o[8];
+    uint32_t mg_req_ready_o, mg_rsp_valid_o, mg_rsp_kind_o;
+    uint32_t mg_rsp_line_o[2];
+    uint32_t mg_rsp_count_o;
+    uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, idle_o;
+} dir_out_t;
+
+/** One Verilated dir_ctrl model. */
+typedef struct dir_model_ops {
+    const char *name;
+    unsigned txn_entries, dc_sets, dc_ways, crd_per_cls;
+    void *(*create)(uint64_t period_ps, uint64_t seed);
+    void (*free)(void *m);
+    uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
+    void (*set)(void *m, const dir_in_t *in);
+    void (*get)(void *m, dir_out_t *out);
+    void (*tick)(void *m, uint64_t cycle);
+    int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
+    void (*trace_close)(void *m);
+} dir_model_ops_t;
+
+#define DIR_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
+#define DIR_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
+/** Defines `const dir_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
+ *  with TXN transaction entries, SETS x WAYS directory cache entries and CRD credits per class. */
+#define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD)                                                          \
+    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");  \
+    _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
+    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
+    static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
+    static uint64_t NAME##_reset(void *m, uint64_t cycle, unsigned n) { return vw_##M##_reset(m, cycle, n); }   \
+    static void NAME##_set(void *m, const dir_in_t *in)                                                         \
+    {                                                                                                           \
+        vw_##M##_in v;                                                                                          \
+        DIR_CP_(v, in, rst_ni); DIR_CP_(v, in, node_id_i); DIR_CP_(v, in, cfg_mn_idx_i);                        \
+        DIR_CP_(v, in, cfg_mn_shift_i); DIR_CP_(v, in, cfg_gran_shift_i); DIR_CP_(v, in, cfg_lines_i);          \
+        DIR_CP_(v, in, cfg_scr_lo_i); DIR_CP_(v, in, cfg_scr_hi_i); DIR_CP_(v, in, rx_valid_i);                 \
+        DIR_CP_(v, in, rx_msg_i); DIR_CP_(v, in, tx_crd_i); DIR_CP_(v, in, sw_rx_ready_i);                      \
+        DIR_CP_(v, in, sw_tx_valid_i); DIR_CP_(v, in, sw_tx_msg_i); DIR_CP_(v, in, mem_req_ready_i);            \
+        DIR_CP_(v, in, mem_rsp_valid_i); DIR_CP_(v, in, mem_rsp_rdata_i); DIR_CP_(v, in, csr_valid_i);          \
+        DIR_CP_(v, in, csr_addr_i); DIR_CP_(v, in, mg_req_valid_i); DIR_CP_(v, in, mg_req_op_i);                \
+        DIR_CP_(v, in, mg_req_cn_i); DIR_CP_(v, in, mg_req_addr_i); DIR_CP_(v, in, mg_req_wmask_i);             \
+        DIR_CP_(v, in, mg_req_wdata_i); DIR_CP_(v, in, mg_rsp_ready_i);                                         \
+        vw_##M##_set(m, &v);                                                                                    \
+    }                                                                                                           \
+    static void NAME##_get(void *m, dir_out_t *out)                                                             \
+    {                                                                                                           \
+        vw_##M##_out v;                                                                                         \
+        vw_##M##_get(m, &v);                                                                                    \
+        DIR_CPO_(out, v, rx_crd_o); DIR_CPO_(out, v, tx_valid_o); DIR_CPO_(out, v, tx_msg_o);                   \
+        DIR_CPO_(out, v, sw_rx_valid_o); DIR_CPO_(out, v, sw_rx_msg_o); DIR_CPO_(out, v, sw_tx_ready_o);        \
+        DIR_CPO_(out, v, mem_req_valid_o); DIR_CPO_(out, v, mem_req_write_o); DIR_CPO_(out, v, mem_req_dir_o);  \
+        DIR_CPO_(out, v, mem_req_addr_o); DIR_CPO_(out, v, mem_req_wdata_o); DIR_CPO_(out, v, mem_req_wmask_o); \
+        DIR_CPO_(out, v, viol_valid_o); DIR_CPO_(out, v, viol_kind_o); DIR_CPO_(out, v, viol_hdr_o);            \
+        DIR_CPO_(out, v, csr_rvalid_o); DIR_CPO_(out, v, csr_rdata_o); DIR_CPO_(out, v, csr_err_o);             \
+        DIR_CPO_(out, v, idle_o); DIR_CPO_(out, v, mg_req_ready_o); DIR_CPO_(out, v, mg_rsp_valid_o);           \
+        DIR_CPO_(out, v, mg_rsp_kind_o); DIR_CPO_(out, v, mg_rsp_line_o); DIR_CPO_(out, v, mg_rsp_count_o);     \
+    }                                                                                                           \
+    static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
+    static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
+    {                                                                                                           \
+        return vw_##M##_trace_open(m, p, a, b);                                                                 \
+    }                                                                                                           \
+    static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
+    const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,               \
+                                  NAME##_create, NAME##_free,  NAME##_reset,  NAME##_set,    NAME##_get,        \
+                                  NAME##_tick,  NAME##_trace_open, NAME##_trace_close}
+
+typedef struct dir_drv_cfg {
+    unsigned node_id;        /* the MN's node id (MSG_MN_BASE + index) */
+    unsigned mn_idx, mn_shift, gran_shift; /* this MN's index; log2 MNs; log2 interleave lines */
+    uint32_t lines;          /* local lines of memory */
+    uint64_t scr_lo, scr_hi; /* the Small Coherent Region (global line addresses) */
+    uint64_t period_ps;      /* controller clock period (1000: 1 GHz) */
+    uint64_t mem_latency_ps; /* DRAM access latency (45 ns) */
+    uint64_t mem_burst_ps;   /* DRAM channel occupancy per access (0: unlimited) */
+    unsigned mem_max_out;    /* accesses in flight before the port says not ready (>= 1) */
+    unsigned tx_credits;     /* credits per class the driver grants the send port */
+    double tx_stall;         /* chance per cycle that a consumed message's credit is held back */
+    double sw_stall;         /* chance per cycle that the software port is not ready */
+} dir_drv_cfg_t;
+
+/** Defaults: MN 0 of one, 1 GHz, 45 ns DRAM, 1 M lines (64 MB), all of it coherent. */
+dir_drv_cfg_t dir_drv_cfg_default(void);
+
+/** A message the controller sent (or, for on_sw, passed to the software). */
+typedef void (*dir_msg_fn)(void *ctx, const msg_t *m, uint64_t cycle);
+
+/** One violation reported. */
+typedef struct dir_viol_rec {
+    unsigned kind;
+    msg_t m; /* the header (data zero) */
+    uint64_t cycle;
+} dir_viol_rec_t;
+
+typedef struct dir_drv dir_drv_t;
+
+dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
+                          void *ctx);
+void dir_drv_free(dir_drv_t *d);
+/** fn(ctx, m, cycle) for every message passed to the MN's software. */
+void dir_drv_on_sw(dir_drv_t *d, dir_msg_fn fn);
+uint64_t dir_drv_cycle(const dir_drv_t *d);
+/** Credits of class cls held toward the controller. */
+unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls);
+/** Sends m (a credit of its class must be held; it is spent); presented delay (>= 1) cycles from
+ *  now or later. */
+void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay);
+/** The software sends m through the MN's port (queued; leaves in order). */
+void dir_drv_sw_send(dir_drv_t *d, const msg_t *m);
+size_t dir_drv_in_flight(const dir_drv_t *d);
+/** One controller cycle. */
+void dir_drv_step(dir_drv_t *d);
+/** Reads a CSR (two cycles); *err set when refused. */
+uint32_t dir_drv_csr(dir_drv_t *d, unsigned addr, bool *err);
+/** The controller reports idle, the link and the software queue hold nothing, DRAM is quiet. */
+bool dir_drv_idle(const dir_drv_t *d);
+/** Violations reported so far. */
+size_t dir_drv_viols(const dir_drv_t *d);
+const dir_viol_rec_t *dir_drv_viol(const dir_drv_t *d, size_t i);
+/** Zero-time access to the data of local line l. */
+void dir_drv_mem_peek(const dir_drv_t *d, uint32_t l, uint64_t *line);
+void dir_drv_mem_poke(dir_drv_t *d, uint32_t l, uint8_t mask, const uint64_t *line);
+/** The directory entry of local line l as stored in DRAM (the cache may hold a newer one). */
+void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e);
+/** Cycles the memory port held a request back (not ready). */
+uint64_t dir_drv_mem_stalls(const dir_drv_t *d);
+const dir_out_t *dir_drv_out(const dir_drv_t *d);
+/* The management port (the MN's recovery handler; docs/architecture.md section 11c). Commands are
+ * queued and presented in order, one at a time; answers are collected in arrival order. */
+typedef struct dir_mg_cmd {
+    dir_mg_op_e op;
+    unsigned cn;      /* FAIL */
+    uint64_t line;    /* RECOVER: global line address */
+    uint8_t wmask;    /* RECOVER: words to write */
+    uint64_t data[MSG_WORDS_PER_LINE];
+} dir_mg_cmd_t;
+typedef struct dir_mg_rsp {
+    dir_mg_rsp_e kind;
+    uint64_t line;   /* OWNED, RECOVERED, NOT_OWNED, REFUSED */
+    uint32_t count;  /* WALKED: TravDir cycles */
+    uint64_t cycle;  /* when it left the port */
+} dir_mg_rsp_t;
+/** Queues a command for the management port. */
+void dir_drv_mg_send(dir_drv_t *d, const dir_mg_cmd_t *c);
+/** Commands queued and not yet taken. */
+size_t dir_drv_mg_pending(const dir_drv_t *d);
+/** Answers received so far (the i-th, or NULL). */
+size_t dir_drv_mg_rsps(const dir_drv_t *d);
+const dir_mg_rsp_t *dir_drv_mg_rsp(const dir_drv_t *d, size_t i);
+
+/** Opens an FST trace of the model. */
+int dir_drv_trace(dir_drv_t *d, const char *path);
+
+#endif

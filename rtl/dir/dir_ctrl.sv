@@ -1,0 +1,1437 @@
+`default_nettype none
+`include "assert.svh"
+
+// The directory controller of one memory node (DIKTAMO sections II-A, IV-D; docs/architecture.md
+// section 11c, which holds the state x event table this file implements): the home of the MN's
+// share of CXL memory. A MESI directory (I; S with a sharer vector over all CNs; EM with an owner:
+// the directory cannot tell E from M) for the Small Coherent Region, back-invalidation snoops
+// (BISNP) to sharers and owners, plain reads and writes for the Large Non-coherent Region.
+//
+//   rx link -> dir_rx (a FIFO and credits per class) -> the engine, one event per cycle, in
+//   priority: a memory response (never held back), a BIRSP, then the transactions' own steps
+//   (end, finish, install a directory line, read memory, decide, start), then a new RWD or REQ
+//   (the two in turn) -> transaction table (TxnEntries; per line one active, the rest waiting in arrival
+//   order) -> memory port (MN DRAM: data lines and directory entries) -> dir_cache (directory
+//   entries on chip) -> responses, snoops and the software's messages -> lu_tx -> tx link.
+//
+// A transaction's steps (t_st): WAIT (behind an older one of its line) -> START (look the entry
+// up in the cache) -> FILLW (directory line read from DRAM) -> INSTALL (into the cache) -> DECIDE
+// (the table's row: snoops, memory read or write, or a violation) -> SNOOP (answers awaited; a
+// memory read may run alongside) / MEMRD (read to issue) / MEMW (data awaited) -> FINISH (the
+// response) -> END (the entry written back, the next waiting transaction of the line started).
+// LNR transactions skip the entry: NEW -> DECIDE.
+//
+// Memory port: 64-byte DRAM lines; mem_req_dir_o selects the directory area, where the 128-bit
+// entry of local line l sits in group l >> 2, words 2(l & 3) and 2(l & 3) + 1. Reads return in
+// request order on mem_rsp_* (at most MemReads outstanding; the port cannot be held back, so every
+// response is taken the cycle it arrives).
+//
+// Directory entry (EntW = 66 bits; bits 127:66 of its DRAM slot are zero):
+//   [1:0] state (0 I, 1 S, 2 EM), [33:2] CN vector (sharers; the owner alone in EM),
+//   [65:34] stale-write vector (CNs whose eviction or write-through crossed a snoop).
+//
+// CSR read port (32-bit registers, word addresses; the data come the cycle after the request):
+//   0x00..0x11 one counter per row of the state x event table (TR_* below)
+//   0x12 BISNP sent            0x13 BIRSP received        0x14 directory cache hits
+//   0x15 directory cache misses                           0x16 directory cache write-backs
+//   0x17 stale writes          0x18..0x1D violations: ADDR, REGION, NOT_OWNER, DUP_REQ, BIRSP,
+//   BAD_MSG                    0x1E cycles a new request found the table full
+//   0x1F requests that waited behind an older one of their line
+//   0x20 requests taken (REQ and RWD)   0x21 memory reads    0x22 memory writes
+//   0x23 transactions in the table now
+//   0x24 cycles of the last walk (TravDir)   0x25 directory lines read by walks
+//   0x26 entries whose sharers lost a failed CN   0x27 OWNED reported   0x28 RECOVERED
+//   0x29 NOT_OWNED             0x2A failed sharers' answers taken as BIRSP_I
+//   0x2B failed CNs' requests dropped        0x2C the failed CNs (bit per CN)
+// Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
+//
+// Management port (the MN's recovery handler, section 11c): FAIL cn (no BISNP to it any more; a
+// failed sharer's awaited answer is taken as BIRSP_I, a failed owner's holds its transaction;
+// new requests wait until RESUME), WALK (once only held and waiting transactions are left: flush
+// the directory cache, read every directory line, report lines owned by failed CNs, remove them
+// from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
+// failed CN owns it, or release the transaction held on it), RESUME.
+module dir_ctrl #(
+  /// transaction table entries
+  parameter int unsigned TxnEntries   = 16,
+  /// directory cache sets (power of two)
+  parameter int unsigned DcSets       = 256,
+  /// directory cache ways
+  parameter int unsigned DcWays       = 4,
+  /// memory reads outstanding at most
+  parameter int unsigned MemReads     = 16,
+  /// receive buffer entries (credits) per message class
+  parameter int unsigned CrdPerCls    = 4,
+  /// largest number of credits per class the link partner may grant
+  parameter int unsigned MaxTxCredits = 64,
+  /// directory lines a walk (management port) reads ahead
+  parameter int unsigned WalkReads    = 4,
+  localparam int unsigned FlitW  = msg_pkg::FLIT_W,
+  localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
+  localparam int unsigned DataW  = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
+  localparam int unsigned HdrW   = FlitW - DataW,
+  localparam int unsigned AddrW  = msg_pkg::LINE_ADDR_W,
+  localparam int unsigned NodeW  = msg_pkg::NODE_ID_W,
+  localparam int unsigned MnIdxW = $clog2(msg_pkg::MAX_MN),
+  localparam int unsigned CnW    = $clog2(msg_pkg::MAX_CN)
+) (
+  /// controller clock
+  input  wire logic                      clk_i,
+  /// synchronous reset, active low: no transaction, the directory cache empty
+  input  wire logic                      rst_ni,
+  /// this MN's node id (source of its messages)
+  input  wire logic [NodeW-1:0]          node_id_i,
+  /// this MN's index among the MNs
+  input  wire logic [MnIdxW-1:0]         cfg_mn_idx_i,
+  /// log2 of the number of MNs
+  input  wire logic [2:0]                cfg_mn_shift_i,
+  /// log2 of the interleave granularity, in lines
+  input  wire logic [4:0]                cfg_gran_shift_i,
+  /// lines of memory this MN holds (local lines at or above are out of range)
+  input  wire logic [31:0]               cfg_lines_i,
+  /// first line address (global) of the Small Coherent Region
+  input  wire logic [AddrW-1:0]          cfg_scr_lo_i,
+  /// line address just past the Small Coherent Region
+  input  wire logic [AddrW-1:0]          cfg_scr_hi_i,
+  /// a message arrives from the link
+  input  wire logic                      rx_valid_i,
+  /// the arriving message (msg_pkg::msg_t)
+  input  wire logic [FlitW-1:0]          rx_msg_i,
+  /// per class: a credit returned to the link partner
+  output logic      [NumCls-1:0]         rx_crd_o,
+  /// a message leaves toward the link
+  output logic                           tx_valid_o,
+  /// the leaving message
+  output logic      [FlitW-1:0]          tx_msg_o,
+  /// per class: a credit returned by the link partner
+  input  wire logic [NumCls-1:0]         tx_crd_i,
+  /// a message for the MN's software (MGREQ, MGRSP, DUMP)
+  output logic                           sw_rx_valid_o,
+  /// the software takes it
+  input  wire logic                      sw_rx_ready_i,
+  /// the message
+  output logic      [FlitW-1:0]          sw_rx_msg_o,
+  /// the software sends a message (MGREQ or MGRSP)
+  input  wire logic                      sw_tx_valid_i,
+  /// it is taken
+  output logic                           sw_tx_ready_o,
+  /// the message
+  input  wire logic [FlitW-1:0]          sw_tx_msg_i,
+  /// MN DRAM access request
+  output logic                           mem_req_valid_o,
+  /// the request is taken
+  input  wire logic                      mem_req_ready_i,
+  /// the request is a write
+  output logic                           mem_req_write_o,
+  /// the request is for the directory area (else data)
+  output logic                           mem_req_dir_o,
+  /// local line (data) or entry group (directory)
+  output logic      [31:0]               mem_req_addr_o,
+  /// data to write
+  output logic      [DataW-1:0]          mem_req_wdata_o,
+  /// words to write (bit i: word i)
+  output logic      [msg_pkg::WORDS_PER_LINE-1:0] mem_req_wmask_o,
+  /// read data returned (in request order)
+  input  wire logic                      mem_rsp_valid_i,
+  /// the line read
+  input  wire logic [DataW-1:0]          mem_rsp_rdata_i,
+  /// per lane: a protocol violation (lane 0 the engine's, lane 1 the receive port's)
+  output logic      [1:0]                viol_valid_o,
+  /// per lane: its kind (1 ADDR, 2 REGION, 3 NOT_OWNER, 4 DUP_REQ, 5 BIRSP, 6 BAD_MSG)
+  output logic      [7:0]                viol_kind_o,
+  /// per lane: the offending message's header
+  output logic      [2*HdrW-1:0]         viol_hdr_o,
+  /// management port (the MN's recovery handler): a command
+  input  wire logic                      mg_req_valid_i,
+  /// it is taken
+  output logic                           mg_req_ready_o,
+  /// 0 FAIL (mg_req_cn_i failed), 1 WALK, 2 RECOVER (a line owned by a failed CN), 3 RESUME
+  input  wire logic [1:0]                mg_req_op_i,
+  /// FAIL: the CN
+  input  wire logic [CnW-1:0]            mg_req_cn_i,
+  /// RECOVER: the line (global address)
+  input  wire logic [AddrW-1:0]          mg_req_addr_i,
+  /// RECOVER: the words to write (bit i: word i)
+  input  wire logic [msg_pkg::WORDS_PER_LINE-1:0] mg_req_wmask_i,
+  /// RECOVER: their values
+  input  wire logic [DataW-1:0]          mg_req_wdata_i,
+  /// an answer of the management port
+  output logic                           mg_rsp_valid_o,
+  /// it is taken
+  input  wire logic                      mg_rsp_ready_i,
+  /// 0 DONE (FAIL, RESUME), 1 WALKED, 2 OWNED, 3 RECOVERED, 4 NOT_OWNED, 5 REFUSED
+  output logic      [2:0]                mg_rsp_kind_o,
+  /// OWNED, RECOVERED, NOT_OWNED, REFUSED: the line (global address)
+  output logic      [AddrW-1:0]          mg_rsp_line_o,
+  /// WALKED: the walk's cycles (TravDir)
+  output logic      [31:0]               mg_rsp_count_o,
+  /// CSR read request
+  input  wire logic                      csr_valid_i,
+  /// CSR word address
+  input  wire logic [7:0]                csr_addr_i,
+  /// CSR response valid (the cycle after the request)
+  output logic                           csr_rvalid_o,
+  /// CSR read data
+  output logic      [31:0]               csr_rdata_o,
+  /// CSR address refused
+  output logic                           csr_err_o,
+  /// nothing in the controller will change until an input changes
+  output logic                           idle_o
+);
+  localparam int unsigned TW      = (TxnEntries > 1) ? $clog2(TxnEntries) : 1;
+  localparam int unsigned NumCn   = msg_pkg::MAX_CN;
+  localparam int unsigned EntW    = 2 + 2 * NumCn;
+  localparam int unsigned WordN   = msg_pkg::WORDS_PER_LINE;
+  localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN;
+  localparam int unsigned TagQW   = 2 + TW;   // {walk read, directory line, transaction}
+  localparam int unsigned NumEv   = 42;
+  localparam int unsigned SetW    = $clog2(DcSets);
+  localparam int unsigned WayW    = (DcWays > 1) ? $clog2(DcWays) : 1;
+  localparam int unsigned WOutW   = $clog2(WalkReads + 1);
+
+  if (TxnEntries < 2 || TxnEntries > 4096) begin : g_bad_txn
+    $error("dir_ctrl: TxnEntries must be in 2..4096 (a snoop's tag names the transaction)");
+  end
+  if (MemReads < 2) begin : g_bad_reads
+    $error("dir_ctrl: MemReads must be at least 2");
+  end
+  if (WalkReads < 1 || WalkReads > MemReads) begin : g_bad_walk
+    $error("dir_ctrl: WalkReads must be in 1..MemReads");
+  end
+
+  // ---- directory entry states, rows of the state x event table, transaction steps ----
+  localparam logic [1:0] E_I = 2'd0, E_S = 2'd1, E_EM = 2'd2;
+  typedef enum logic [4:0] {
+    TR_I_RdS, TR_I_RdOwn, TR_I_Evict, TR_S_RdS, TR_S_ReRead, TR_S_RdOwn, TR_S_Upg,
+    TR_S_CleanEvict, TR_S_StaleWr, TR_EM_RdS, TR_EM_RdOwn, TR_EM_ReRead, TR_EM_CleanEvict,
+    TR_EM_DirtyEvict, TR_EM_WtWr, TR_EM_StaleWr, TR_LNR_Rd, TR_LNR_Wr
+  } tr_e;
+  typedef enum logic [3:0] {
+    ST_WAIT, ST_START, ST_FILLW, ST_INSTALL, ST_DECIDE, ST_SNOOP, ST_MEMRD, ST_MEMW, ST_FINISH,
+    ST_END
+  } st_e;
+  localparam logic [3:0] V_ADDR = 4'd1, V_REGION = 4'd2, V_NOT_OWNER = 4'd3, V_DUP_REQ = 4'd4,
+                         V_BIRSP = 4'd5, V_BAD_MSG = 4'd6;
+  // Events counted (bit: counter, see the CSR map above).
+  localparam int unsigned EV_SNP = 18, EV_BIR = 19, EV_HIT = 20, EV_MISS = 21, EV_WB = 22,
+                          EV_STALE = 23, EV_VIOL = 24, EV_FULL = 30, EV_WAITED = 31,
+                          EV_REQS = 32, EV_MRD = 33, EV_MWR = 34, EV_WLINE = 35, EV_WSH = 36,
+                          EV_OWNED = 37, EV_RECOK = 38, EV_RECNO = 39, EV_PURGED = 40,
+                          EV_VOID = 41;
+  // Management port: commands and answers.
+  localparam logic [1:0] MG_FAIL = 2'd0, MG_WALK = 2'd1, MG_RECOVER = 2'd2, MG_RESUME = 2'd3;
+  localparam logic [2:0] MR_DONE = 3'd0, MR_WALKED = 3'd1, MR_OWNED = 3'd2, MR_RECOVERED = 3'd3,
+                         MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5;
+
+  // ---- receive ----
+  logic             rx_bad, rx_idle;
+  logic [HdrW-1:0]  rx_bad_hdr, req_hdr;
+  logic             req_v, req_r, rwd_v, rwd_r, bir_v, bir_r;
+  logic [FlitW-1:0] rwd_msg, bir_msg;
+
+  dir_rx #(.CrdPerCls(CrdPerCls)) u_rx (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .rx_valid_i  (rx_valid_i),
+    .rx_msg_i    (rx_msg_i),
+    .rx_crd_o    (rx_crd_o),
+    .bad_o       (rx_bad),
+    .bad_hdr_o   (rx_bad_hdr),
+    .req_valid_o (req_v),
+    .req_ready_i (req_r),
+    .req_hdr_o   (req_hdr),
+    .rwd_valid_o (rwd_v),
+    .rwd_ready_i (rwd_r),
+    .rwd_msg_o   (rwd_msg),
+    .bir_valid_o (bir_v),
+    .bir_ready_i (bir_r),
+    .bir_msg_o   (bir_msg),
+    .sw_valid_o  (sw_rx_valid_o),
+    .sw_ready_i  (sw_rx_ready_i),
+    .sw_msg_o    (sw_rx_msg_o),
+    .idle_o      (rx_idle)
+  );
+
+  // ---- transaction table (control in flops, data in a ram_1r1w) ----
+  logic             t_valid_q  [TxnEntries], t_valid_d  [TxnEntries];
+  st_e              t_st_q     [TxnEntries], t_st_d     [TxnEntries];
+  tr_e              t_tr_q     [TxnEntries], t_tr_d     [TxnEntries];
+  logic             t_lnr_q    [TxnEntries], t_lnr_d    [TxnEntries];
+  logic [AddrW-1:0] t_line_q   [TxnEntries], t_line_d   [TxnEntries];
+  logic [31:0]      t_lline_q  [TxnEntries], t_lline_d  [TxnEntries];
+  msg_pkg::opcode_t t_op_q     [TxnEntries], t_op_d     [TxnEntries];
+  logic [NodeW-1:0] t_src_q    [TxnEntries], t_src_d    [TxnEntries];
+  logic [msg_pkg::CORE_ID_W-1:0] t_core_q [TxnEntries], t_core_d [TxnEntries];
+  logic [msg_pkg::TAG_W-1:0]     t_tag_q  [TxnEntries], t_tag_d  [TxnEntries];
+  logic [WordN-1:0] t_mask_q   [TxnEntries], t_mask_d   [TxnEntries];
+  logic [EntW-1:0]  t_ent_q    [TxnEntries], t_ent_d    [TxnEntries];
+  logic             t_chg_q    [TxnEntries], t_chg_d    [TxnEntries];
+  logic [NumCn-1:0] t_await_q  [TxnEntries], t_await_d  [TxnEntries];
+  logic [NumCn-1:0] t_snp_q    [TxnEntries], t_snp_d    [TxnEntries];
+  logic             t_snpinv_q [TxnEntries], t_snpinv_d [TxnEntries];
+  logic             t_need_q   [TxnEntries], t_need_d   [TxnEntries];
+  logic             t_have_q   [TxnEntries], t_have_d   [TxnEntries];
+  logic             t_rdis_q   [TxnEntries], t_rdis_d   [TxnEntries];
+  logic             t_kepts_q  [TxnEntries], t_kepts_d  [TxnEntries];
+  logic             t_viol_q   [TxnEntries], t_viol_d   [TxnEntries];
+  logic             t_succ_q   [TxnEntries], t_succ_d   [TxnEntries];
+  logic [TW-1:0]    t_pred_q   [TxnEntries], t_pred_d   [TxnEntries];
+  // A RECOVER of the management port (not a CN's request), and a transaction whose FINISH
+  // neither answers nor changes the entry (a RECOVER, or a failed CN's request not yet decided).
+  logic             t_rec_q    [TxnEntries], t_rec_d    [TxnEntries];
+  logic             t_skip_q   [TxnEntries], t_skip_d   [TxnEntries];
+  logic             t_recok_q  [TxnEntries], t_recok_d  [TxnEntries];
+
+  logic             td_we;
+  logic [TW-1:0]    td_waddr, td_raddr;
+  logic [DataW-1:0] td_wdata, td_rdata;
+  ram_1r1w #(.Depth(TxnEntries), .Width(DataW)) u_tdata (
+    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (td_we), .waddr_i (td_waddr), .wdata_i (td_wdata),
+    .raddr_i (td_raddr), .rdata_o (td_rdata)
+  );
+
+  // ---- memory request queue and the read tags (which transaction, directory or data) ----
+  logic               mq_push, mq_room, mq_v, mq_empty;
+  logic [MemReqW-1:0] mq_in, mq_out;
+  logic [$clog2(3)-1:0] mq_cnt_unused;
+  fifo #(.Depth(2), .Width(MemReqW)) u_memq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (mq_push), .in_ready_o (mq_room), .in_data_i (mq_in),
+    .out_valid_o (mq_v), .out_ready_i (mem_req_ready_i), .out_data_o (mq_out),
+    .count_o (mq_cnt_unused), .empty_o (mq_empty)
+  );
+  assign mem_req_valid_o = mq_v;
+  assign {mem_req_write_o, mem_req_dir_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wmask_o} = mq_out;
+
+  logic             rq_push, rq_room, rq_v, rq_empty;
+  logic [TagQW-1:0] rq_in, rq_out;
+  logic [$clog2(MemReads + 1)-1:0] rq_cnt_unused;
+  fifo #(.Depth(MemReads), .Width(TagQW)) u_rdq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (rq_push), .in_ready_o (rq_room), .in_data_i (rq_in),
+    .out_valid_o (rq_v), .out_ready_i (mem_rsp_valid_i), .out_data_o (rq_out),
+    .count_o (rq_cnt_unused), .empty_o (rq_empty)
+  );
+
+  // ---- response queue (to the send port) ----
+  logic             sq_push, sq_room, sq_v, sq_r, sq_empty;
+  logic [FlitW-1:0] sq_in, sq_out;
+  logic [$clog2(3)-1:0] sq_cnt_unused;
+  fifo #(.Depth(2), .Width(FlitW)) u_rspq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (sq_push), .in_ready_o (sq_room), .in_data_i (sq_in),
+    .out_valid_o (sq_v), .out_ready_i (sq_r), .out_data_o (sq_out),
+    .count_o (sq_cnt_unused), .empty_o (sq_empty)
+  );
+
+  // ---- management port: the answers queue (at most one a cycle, from the engine's event) ----
+  localparam int unsigned MrW = 3 + AddrW + 32;
+  logic           mr_push, mr_room, mr_empty;
+  logic [MrW-1:0] mr_in, mr_out;
+  logic [$clog2(3)-1:0] mr_cnt_unused;
+  fifo #(.Depth(2), .Width(MrW)) u_mrq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (mr_push), .in_ready_o (mr_room), .in_data_i (mr_in),
+    .out_valid_o (mg_rsp_valid_o), .out_ready_i (mg_rsp_ready_i), .out_data_o (mr_out),
+    .count_o (mr_cnt_unused), .empty_o (mr_empty)
+  );
+  assign {mg_rsp_kind_o, mg_rsp_line_o, mg_rsp_count_o} = mr_out;
+
+  // ---- recovery state: failed CNs, recovery mode, the directory walk ----
+  // failed_q: CNs the handler declared failed (FAIL); they stay failed until reset. rec_q: from
+  // FAIL to RESUME no new request enters the table. The walk: W_QUIET until every transaction
+  // is held on a failed owner or waits, W_FLUSH writes the directory cache's dirty entries back
+  // and drops them, W_SCAN reads every directory line (WalkReads ahead) and processes its four
+  // entries one a cycle.
+  typedef enum logic [1:0] {W_IDLE, W_QUIET, W_FLUSH, W_SCAN} wph_e;
+  logic [NumCn-1:0] failed_q, failed_d;
+  logic             rec_q, rec_d;
+  wph_e             w_ph_q, w_ph_d;
+  logic [SetW-1:0]  w_set_q, w_set_d;
+  logic [WayW-1:0]  w_way_q, w_way_d;
+  logic [31:0]      w_grp_q, w_grp_d;     // next directory line to read
+  logic [31:0]      w_pgrp_q, w_pgrp_d;   // the directory line at the head of the walk queue
+  logic [1:0]       w_k_q, w_k_d;         // its entry processed next
+  logic [WOutW-1:0] w_out_q, w_out_d;     // directory lines read and not yet processed
+  logic [31:0]      w_cyc_q, w_last_q, w_last_d, w_ngrp;
+  logic             walking, quiet;
+  assign walking = (w_ph_q == W_FLUSH) || (w_ph_q == W_SCAN);
+  assign w_ngrp  = 32'((33'(cfg_lines_i) + 33'd3) >> 2);
+
+  logic             wf_push, wf_pop, wf_v, wf_room_unused, wf_empty_unused;
+  logic [DataW-1:0] wf_out;
+  logic [WOutW-1:0] wf_cnt_unused;
+  fifo #(.Depth(WalkReads), .Width(DataW)) u_walkq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (wf_push), .in_ready_o (wf_room_unused), .in_data_i (mem_rsp_rdata_i),
+    .out_valid_o (wf_v), .out_ready_i (wf_pop), .out_data_o (wf_out),
+    .count_o (wf_cnt_unused), .empty_o (wf_empty_unused)
+  );
+
+  // ---- directory cache ----
+  logic [31:0]   dc_line;
+  logic          dc_wbsel, dc_clean, dc_inv;
+  logic          dc_hit, dc_fill, dc_upd, dc_wb;
+  logic [EntW-1:0] dc_ent, dc_fill_ent, dc_upd_ent, dc_wb_ent;
+  logic [31:0]   dc_wb_line;
+  dir_cache #(.Sets(DcSets), .Ways(DcWays), .LineW(32), .EntW(EntW)) u_dc (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .line_i       (dc_line),
+    .hit_o        (dc_hit),
+    .entry_o      (dc_ent),
+    .fill_i       (dc_fill),
+    .fill_entry_i (dc_fill_ent),
+    .upd_i        (dc_upd),
+    .upd_entry_i  (dc_upd_ent),
+    .wbsel_i      (dc_wbsel),
+    .wbset_i      (w_set_q),
+    .wbway_i      (w_way_q),
+    .clean_i      (dc_clean),
+    .inv_i        (dc_inv),
+    .wb_valid_o   (dc_wb),
+    .wb_line_o    (dc_wb_line),
+    .wb_entry_o   (dc_wb_ent)
+  );
+
+  // ---- helpers ----
+  // A directory entry's DRAM write: the 128-bit slot of local line l in its group's line.
+  function automatic logic [MemReqW-1:0] ent_write(logic [31:0] l, logic [EntW-1:0] e);
+    logic [DataW-1:0] d;
+    logic [WordN-1:0] m;
+    d = '0;
+    d[l[1:0]*128 +: 128] = 128'(e);
+    m = WordN'(2'b11) << (2 * l[1:0]);
+    ent_write = {1'b1, 1'b1, 32'(l >> 2), d, m};
+  endfunction
+
+  function automatic logic [EntW-1:0] ent_make(logic [1:0] st, logic [NumCn-1:0] vec,
+                                               logic [NumCn-1:0] stale);
+    ent_make = {stale, vec, st};
+  endfunction
+
+  // Global line address -> (MN index, local line, in this MN's range), and the region.
+  function automatic logic [AddrW-1:0] chunk_of(logic [AddrW-1:0] a);
+    chunk_of = a >> cfg_gran_shift_i;
+  endfunction
+
+  logic [AddrW-1:0] n_addr, n_chunk, n_lwide;
+  logic [MnIdxW-1:0] n_mn;
+  logic             n_here, n_scr;
+  logic [NodeW-1:0] n_src;
+  msg_pkg::opcode_t n_op;
+  logic             n_is_rwd, n_lnr_op, n_v, n_src_cn, n_mg;
+  logic [HdrW-1:0]  n_hdr;
+  logic [FlitW-1:0] n_msg;
+
+  // The new message the engine would take: RWD and REQ in turn (after a cycle that took one of the
+  // two, the other goes first when both wait), so that neither starves the other.
+  logic req_first_q;
+  assign n_is_rwd = rwd_v & ~(req_v & req_first_q);
+  assign n_v      = rwd_v | req_v;
+  assign n_msg    = n_is_rwd ? rwd_msg : {req_hdr, DataW'(0)};
+  assign n_hdr    = n_msg[FlitW-1:DataW];
+  assign n_op     = n_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
+  assign n_src    = n_msg[msg_pkg::FIELD_SRC_LSB +: NodeW];
+  // The management port's RECOVER is looked up in the table as a new request would be (it goes
+  // before new messages).
+  assign n_mg     = mg_req_valid_i & (mg_req_op_i == MG_RECOVER) & (w_ph_q == W_IDLE);
+  assign n_addr   = n_mg ? mg_req_addr_i : n_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
+  assign n_chunk  = chunk_of(n_addr);
+  assign n_mn     = MnIdxW'(n_chunk) & ~(MnIdxW'('1) << cfg_mn_shift_i);
+  assign n_lwide  = ((n_chunk >> cfg_mn_shift_i) << cfg_gran_shift_i) |
+                    (n_addr & ~(AddrW'('1) << cfg_gran_shift_i));
+  assign n_here   = (n_mn == cfg_mn_idx_i) && (n_lwide < AddrW'(cfg_lines_i));
+  assign n_scr    = (n_addr >= cfg_scr_lo_i) && (n_addr < cfg_scr_hi_i);
+  assign n_lnr_op = (n_op == msg_pkg::OP_LNR_RD) || (n_op == msg_pkg::OP_LNR_WR);
+  assign n_src_cn = n_src < NodeW'(NumCn);
+
+  // Table look-ups for a new message: a free entry, the youngest entry of the same line.
+  logic [TxnEntries-1:0] free_v, same_line, tail_v, free_oh_unused, tail_oh_unused;
+  logic [TW-1:0]         free_i, tail_i;
+  logic                  free_any, busy_any;
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_cam
+    assign free_v[t]    = ~t_valid_q[t];
+    assign same_line[t] = t_valid_q[t] & (t_line_q[t] == n_addr);
+    assign tail_v[t]    = same_line[t] & ~t_succ_q[t];
+  end
+  prio_enc #(.N(TxnEntries)) u_free (.req_i (free_v), .onehot_o (free_oh_unused), .idx_o (free_i),
+                                     .valid_o (free_any));
+  prio_enc #(.N(TxnEntries)) u_tail (.req_i (tail_v), .onehot_o (tail_oh_unused), .idx_o (tail_i),
+                                     .valid_o (busy_any));
+
+  // BIRSP head: the transaction awaiting it.
+  msg_pkg::opcode_t      b_op;
+  logic [NodeW-1:0]      b_src;
+  logic [AddrW-1:0]      b_addr;
+  logic                  b_wrif;
+  logic [TxnEntries-1:0] b_match, b_oh_unused;
+  logic [TW-1:0]         b_i;
+  logic                  b_any, b_src_cn;
+  assign b_op     = bir_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
+  assign b_src    = bir_msg[msg_pkg::FIELD_SRC_LSB +: NodeW];
+  assign b_addr   = bir_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
+  assign b_wrif   = bir_msg[msg_pkg::FIELD_FLAGS_LSB + 2];   // WR_IN_FLIGHT
+  assign b_src_cn = b_src < NodeW'(NumCn);
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_bmatch
+    assign b_match[t] = t_valid_q[t] & (t_st_q[t] == ST_SNOOP || t_st_q[t] == ST_MEMW ||
+                                        t_st_q[t] == ST_MEMRD) &
+                        (t_line_q[t] == b_addr) & b_src_cn & t_await_q[t][CnW'(b_src)];
+  end
+  prio_enc #(.N(TxnEntries)) u_bm (.req_i (b_match), .onehot_o (b_oh_unused), .idx_o (b_i),
+                                   .valid_o (b_any));
+
+  // Transactions that await a failed CN. An owner's answer (EM_RdS, EM_RdOwn) is held: the line's
+  // latest data are in the logs, and the handler's RECOVER of the line releases it. A sharer's
+  // answer is BIRSP_I (a shared copy is clean): the engine answers it itself (EV_PURGE).
+  logic [TxnEntries-1:0] held, pg_v, h_match, pg_oh_unused, h_oh_unused;
+  logic [TW-1:0]         pg_i, h_i;
+  logic                  pg_any, h_any, pg_cn_v_unused;
+  logic [NumCn-1:0]      pg_cn_oh_unused;
+  logic [CnW-1:0]        pg_cn;
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_held
+    logic em_row;
+    assign em_row     = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
+    assign held[t]    = t_valid_q[t] & em_row & ((t_await_q[t] & failed_q) != '0);
+    assign pg_v[t]    = t_valid_q[t] & ~em_row & ((t_await_q[t] & failed_q) != '0);
+    assign h_match[t] = held[t] & same_line[t];
+  end
+  prio_enc #(.N(TxnEntries)) u_pg (.req_i (pg_v), .onehot_o (pg_oh_unused), .idx_o (pg_i),
+                                   .valid_o (pg_any));
+  prio_enc #(.N(NumCn)) u_pgc (.req_i (t_await_q[pg_i] & failed_q), .onehot_o (pg_cn_oh_unused),
+                               .idx_o (pg_cn), .valid_o (pg_cn_v_unused));
+  prio_enc #(.N(TxnEntries)) u_hm (.req_i (h_match), .onehot_o (h_oh_unused), .idx_o (h_i),
+                                   .valid_o (h_any));
+  // The walk begins when nothing but held transactions and those waiting behind them is left.
+  always_comb begin
+    quiet = 1'b1;
+    for (int t = 0; t < TxnEntries; t++) begin
+      if (t_valid_q[t] && !held[t] && t_st_q[t] != ST_WAIT) quiet = 1'b0;
+    end
+  end
+
+  // Per step: the lowest transaction at that step.
+  localparam int unsigned NumStep = 6;   // END, FINISH, INSTALL, MEMRD, DECIDE, START
+  logic [TxnEntries-1:0] at_step [NumStep];
+  logic [TW-1:0]         step_i  [NumStep];
+  logic [NumStep-1:0]    step_v;
+  for (genvar k = 0; k < NumStep; k++) begin : g_step
+    st_e want;
+    logic [TxnEntries-1:0] oh_unused;
+    assign want = (k == 0) ? ST_END : (k == 1) ? ST_FINISH : (k == 2) ? ST_INSTALL :
+                  (k == 3) ? ST_MEMRD : (k == 4) ? ST_DECIDE : ST_START;
+    for (genvar t = 0; t < TxnEntries; t++) begin : g_t
+      assign at_step[k][t] = t_valid_q[t] & (t_st_q[t] == want);
+    end
+    prio_enc #(.N(TxnEntries)) u_pick (.req_i (at_step[k]), .onehot_o (oh_unused),
+                                       .idx_o (step_i[k]), .valid_o (step_v[k]));
+  end
+
+  // ---- snoop sender: BISNPs of the lowest transaction with snoops to send, lowest CN first ----
+  logic [TxnEntries-1:0] snp_v, snp_oh_unused;
+  logic [TW-1:0]         s_i;
+  logic                  s_any, s_take;
+  logic [NumCn-1:0]      s_cn_oh;
+  logic [CnW-1:0]        s_cn;
+  logic                  s_cn_v_unused;
+  logic [FlitW-1:0]      s_msg;
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_snp
+    assign snp_v[t] = t_valid_q[t] & ((t_snp_q[t] & ~failed_q) != '0);
+  end
+  prio_enc #(.N(TxnEntries)) u_sp (.req_i (snp_v), .onehot_o (snp_oh_unused), .idx_o (s_i),
+                                   .valid_o (s_any));
+  prio_enc #(.N(NumCn)) u_sc (.req_i (t_snp_q[s_i] & ~failed_q), .onehot_o (s_cn_oh), .idx_o (s_cn),
+                              .valid_o (s_cn_v_unused));
+  always_comb begin
+    s_msg = '0;
+    s_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] =
+      t_snpinv_q[s_i] ? msg_pkg::OP_BISNP_INV : msg_pkg::OP_BISNP_DATA;
+    s_msg[msg_pkg::FIELD_SRC_LSB +: NodeW]             = node_id_i;
+    s_msg[msg_pkg::FIELD_DST_LSB +: NodeW]             = NodeW'(s_cn);
+    s_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]    = msg_pkg::TAG_W'(s_i);
+    s_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW]            = t_line_q[s_i];
+  end
+
+  // ---- send port: responses, snoops, the software's messages ----
+  logic [2:0] tx_ready;
+  logic       tx_idle;
+  lu_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .en_i        (1'b1),
+    .src_valid_i ({sw_tx_valid_i, s_any, sq_v}),
+    .src_msg_i   ({sw_tx_msg_i, s_msg, sq_out}),
+    .src_ready_o (tx_ready),
+    .tx_valid_o  (tx_valid_o),
+    .tx_msg_o    (tx_msg_o),
+    .tx_crd_i    (tx_crd_i),
+    .idle_o      (tx_idle)
+  );
+  assign sq_r          = tx_ready[0];
+  assign s_take        = tx_ready[1];
+  assign sw_tx_ready_o = tx_ready[2];
+
+  // ---- the engine: one event per cycle ----
+  typedef enum logic [3:0] {
+    EV_NONE, EV_MEMRSP, EV_BIRSP, EV_PURGE, EV_END, EV_FINISH, EV_INSTALL, EV_MEMRD, EV_DECIDE,
+    EV_START, EV_WPROC, EV_FLUSH, EV_WRD, EV_WDONE, EV_MG, EV_NEW
+  } ev_e;
+  ev_e           ev;
+  logic [TW-1:0] ei;
+  logic          res_ok;   // a memory request and a read tag fit (conservative for every step)
+  logic          mg_ok;    // the management port's command can be carried out this cycle
+
+  assign res_ok = mq_room & rq_room;
+  // A RECOVER needs a free entry unless it releases a held transaction or is refused.
+  assign mg_ok  = mr_room & mq_room & (mg_req_op_i != MG_RECOVER || free_any || h_any ||
+                                       !n_here || !n_scr);
+  // While the walk flushes and scans, the transactions' steps wait (only memory responses and
+  // snoop answers, which cannot wait, are taken); no command is taken until it has ended.
+  always_comb begin
+    ev = EV_NONE;
+    ei = '0;
+    if (mem_rsp_valid_i) begin
+      ev = EV_MEMRSP;
+      ei = rq_out[TW-1:0];
+    end else if (bir_v && mq_room) begin
+      ev = EV_BIRSP;
+      ei = b_i;
+    end else if (!walking && pg_any) begin
+      ev = EV_PURGE;
+      ei = pg_i;
+    end else if (!walking && step_v[0] && mq_room) begin
+      ev = EV_END;
+      ei = step_i[0];
+    end else if (!walking && step_v[1] && sq_room && mr_room) begin
+      ev = EV_FINISH;
+      ei = step_i[1];
+    end else if (!walking && step_v[2] && mq_room) begin
+      ev = EV_INSTALL;
+      ei = step_i[2];
+    end else if (!walking && step_v[3] && res_ok) begin
+      ev = EV_MEMRD;
+      ei = step_i[3];
+    end else if (!walking && step_v[4] && res_ok) begin
+      ev = EV_DECIDE;
+      ei = step_i[4];
+    end else if (!walking && step_v[5] && res_ok) begin
+      ev = EV_START;
+      ei = step_i[5];
+    end else if (w_ph_q == W_SCAN && wf_v && mq_room && mr_room) begin
+      ev = EV_WPROC;
+    end else if (w_ph_q == W_FLUSH && mq_room) begin
+      ev = EV_FLUSH;
+    end else if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && res_ok) begin
+      ev = EV_WRD;
+    end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
+      ev = EV_WDONE;
+    end else if (mg_req_valid_i && w_ph_q == W_IDLE && mg_ok) begin
+      ev = EV_MG;
+      ei = h_any ? h_i : free_i;
+    end else if (n_v && !rec_q && !n_mg) begin
+      ev = EV_NEW;
+      ei = free_i;
+    end
+  end
+  assign mg_req_ready_o = (ev == EV_MG);
+  // The flush looks at its own set and way of the directory cache.
+  assign dc_wbsel       = (ev == EV_FLUSH);
+
+  // Fields of the event's transaction.
+  logic [EntW-1:0]  e_ent;
+  logic [1:0]       e_st;
+  logic [NumCn-1:0] e_vec, e_stale, r_oh;
+  logic [NodeW-1:0] e_r;
+  logic             r_sh, r_own, r_stale;
+  msg_pkg::opcode_t e_op;
+  assign e_ent   = t_ent_q[ei];
+  assign e_st    = e_ent[1:0];
+  assign e_vec   = e_ent[2 +: NumCn];
+  assign e_stale = e_ent[2 + NumCn +: NumCn];
+  assign e_r     = t_src_q[ei];
+  assign e_op    = t_op_q[ei];
+  // Only CNs' requests enter the table (EV_NEW refuses the others).
+  assign r_oh    = NumCn'(1) << e_r[CnW-1:0];
+  assign r_sh    = (e_vec & r_oh) != '0;
+  assign r_own   = (e_st == E_EM) && r_sh;
+  assign r_stale = (e_stale & r_oh) != '0;
+
+  // The snoop answer the event takes: the link's BIRSP, or (EV_PURGE) a failed sharer's BIRSP_I.
+  msg_pkg::opcode_t a_op;
+  logic [CnW-1:0]   a_cn;
+  logic             a_wrif;
+  assign a_op   = (ev == EV_PURGE) ? msg_pkg::OP_BIRSP_I : b_op;
+  assign a_cn   = (ev == EV_PURGE) ? pg_cn : b_src[CnW-1:0];
+  assign a_wrif = (ev == EV_PURGE) ? 1'b0 : b_wrif;
+
+  // The header of the event transaction's request (violations found at DECIDE report it).
+  logic [HdrW-1:0] e_hdr;
+  always_comb begin
+    e_hdr = '0;
+    e_hdr[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W] = e_op;
+    e_hdr[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW]                = e_r;
+    e_hdr[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = node_id_i;
+    e_hdr[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
+    e_hdr[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W]       = t_tag_q[ei];
+    e_hdr[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW]               = t_line_q[ei];
+    e_hdr[msg_pkg::FIELD_MASK_LSB - DataW +: WordN]               = t_mask_q[ei];
+  end
+
+  // The response of a finished transaction, and its line's new entry.
+  msg_pkg::opcode_t f_op;
+  logic             f_has;
+  logic [EntW-1:0]  f_ent;
+  always_comb begin
+    f_has = ~t_viol_q[ei] & ~t_skip_q[ei];
+    f_ent = e_ent;
+    f_op  = msg_pkg::OP_CMP;
+    if (!t_skip_q[ei]) unique case (t_tr_q[ei])
+      TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
+        f_op  = msg_pkg::OP_DATA_E;
+        f_ent = ent_make(E_EM, r_oh, e_stale);
+      end
+      TR_S_Upg: begin
+        f_op  = msg_pkg::OP_CMP_E;
+        f_ent = ent_make(E_EM, r_oh, e_stale);
+      end
+      TR_S_RdS: begin
+        f_op  = msg_pkg::OP_DATA_S;
+        f_ent = ent_make(E_S, e_vec | r_oh, e_stale);
+      end
+      TR_EM_RdS: begin
+        // The owner kept a shared copy: both share; else the requester alone, granted E.
+        f_op  = t_kepts_q[ei] ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
+        f_ent = t_kepts_q[ei] ? ent_make(E_S, e_vec | r_oh, e_stale) : ent_make(E_EM, r_oh, e_stale);
+      end
+      TR_S_CleanEvict: f_ent = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale);
+      TR_EM_CleanEvict, TR_EM_DirtyEvict: f_ent = ent_make(E_I, '0, e_stale);
+      TR_LNR_Rd: f_op = msg_pkg::OP_DATA_NC;
+      default: ;
+    endcase
+  end
+  always_comb begin
+    logic data;
+    data  = msg_pkg::msg_has_data(f_op);
+    sq_in = '0;
+    sq_in[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] = f_op;
+    sq_in[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id_i;
+    sq_in[msg_pkg::FIELD_DST_LSB +: NodeW]                = e_r;
+    sq_in[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
+    sq_in[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]       = t_tag_q[ei];
+    sq_in[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = t_line_q[ei];
+    sq_in[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
+    sq_in[DataW-1:0]                                      = data ? td_rdata : '0;
+  end
+
+  // Every event's effects.
+  logic [3:0]       v_kind;
+  logic [HdrW-1:0]  v_hdr;
+  logic [NumEv-1:0] evc;
+  always_comb begin
+    for (int t = 0; t < TxnEntries; t++) begin
+      t_valid_d[t] = t_valid_q[t];  t_st_d[t]    = t_st_q[t];    t_tr_d[t]     = t_tr_q[t];
+      t_lnr_d[t]   = t_lnr_q[t];    t_line_d[t]  = t_line_q[t];  t_lline_d[t]  = t_lline_q[t];
+      t_op_d[t]    = t_op_q[t];     t_src_d[t]   = t_src_q[t];   t_core_d[t]   = t_core_q[t];
+      t_tag_d[t]   = t_tag_q[t];    t_mask_d[t]  = t_mask_q[t];  t_ent_d[t]    = t_ent_q[t];
+      t_chg_d[t]   = t_chg_q[t];    t_await_d[t] = t_await_q[t]; t_snp_d[t]    = t_snp_q[t];
+      t_snpinv_d[t] = t_snpinv_q[t]; t_need_d[t] = t_need_q[t];  t_have_d[t]   = t_have_q[t];
+      t_rdis_d[t]  = t_rdis_q[t];   t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t]   = t_viol_q[t];
+      t_succ_d[t]  = t_succ_q[t];   t_pred_d[t]  = t_pred_q[t];   t_rec_d[t]   = t_rec_q[t];
+      t_skip_d[t]  = t_skip_q[t];   t_recok_d[t] = t_recok_q[t];
+    end
+    failed_d = failed_q;
+    rec_d    = rec_q;
+    w_set_d  = w_set_q;
+    w_way_d  = w_way_q;
+    w_grp_d  = w_grp_q;
+    w_pgrp_d = w_pgrp_q;
+    w_k_d    = w_k_q;
+    w_out_d  = w_out_q;
+    w_last_d = w_last_q;
+    w_ph_d   = (w_ph_q == W_QUIET && quiet) ? W_FLUSH : w_ph_q;
+    mr_push  = 1'b0;
+    mr_in    = '0;
+    wf_push  = 1'b0;
+    wf_pop   = 1'b0;
+    dc_clean = 1'b0;
+    dc_inv   = 1'b0;
+    td_we    = 1'b0;
+    td_waddr = ei;
+    td_wdata = mem_rsp_rdata_i;
+    td_raddr = ei;
+    mq_push  = 1'b0;
+    mq_in    = '0;
+    rq_push  = 1'b0;
+    rq_in    = {2'b00, ei};
+    sq_push  = 1'b0;
+    dc_line  = t_lline_q[ei];
+    dc_fill  = 1'b0;
+    dc_fill_ent = e_ent;
+    dc_upd   = 1'b0;
+    dc_upd_ent = e_ent;
+    req_r    = 1'b0;
+    rwd_r    = 1'b0;
+    bir_r    = 1'b0;
+    v_kind   = '0;
+    v_hdr    = e_hdr;
+    evc      = '0;
+
+    unique case (ev)
+      // A memory response: a directory line (install the entry next) or data.
+      EV_MEMRSP: begin
+        if (rq_out[TW+1]) begin
+          wf_push = 1'b1;
+        end else if (rq_out[TW]) begin
+          t_ent_d[ei] = mem_rsp_rdata_i[t_lline_q[ei][1:0]*128 +: EntW];
+          t_st_d[ei]  = ST_INSTALL;
+        end else begin
+          td_we       = 1'b1;
+          t_have_d[ei] = 1'b1;
+          if (t_await_q[ei] == '0) t_st_d[ei] = ST_FINISH;
+        end
+      end
+
+      // A snoop answer: matched to the transaction awaiting its source, or a violation. A failed
+      // sharer's answer (EV_PURGE) is BIRSP_I, taken the same way.
+      EV_BIRSP, EV_PURGE: begin
+        bir_r          = (ev == EV_BIRSP);
+        evc[EV_BIR]    = (ev == EV_BIRSP);
+        evc[EV_PURGED] = (ev == EV_PURGE);
+        v_hdr          = bir_msg[FlitW-1:DataW];
+        if (ev == EV_BIRSP && !b_any) begin
+          v_kind = V_BIRSP;
+        end else begin
+          logic data, kept, bad;
+          logic [NumCn-1:0] left;
+          data = (a_op == msg_pkg::OP_BIRSP_I_DATA) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
+          kept = (a_op == msg_pkg::OP_BIRSP_S) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
+          // Only the owner of an EM line may answer with data; only a BISNP_DATA lets it keep S.
+          bad  = (data && t_tr_q[ei] != TR_EM_RdS && t_tr_q[ei] != TR_EM_RdOwn) ||
+                 (kept && t_snpinv_q[ei]);
+          left = t_await_q[ei] & ~(NumCn'(1) << a_cn);
+          if (bad) begin
+            // Dropped like any violation: the transaction still awaits a valid answer.
+            v_kind = V_BIRSP;
+          end else begin
+            t_await_d[ei] = left;
+            t_snp_d[ei]   = t_snp_q[ei] & ~(NumCn'(1) << a_cn);
+            if (a_wrif) begin
+              t_ent_d[ei][2 + NumCn + 32'(a_cn)] = 1'b1;
+              t_chg_d[ei] = 1'b1;
+            end
+            if (kept) t_kepts_d[ei] = 1'b1;
+          end
+          if (data && !bad) begin
+            // The owner's dirty line: to memory, and kept for the requester.
+            td_we    = 1'b1;
+            td_wdata = bir_msg[DataW-1:0];
+            t_have_d[ei] = 1'b1;
+            mq_push  = 1'b1;
+            mq_in    = {1'b1, 1'b0, t_lline_q[ei], bir_msg[DataW-1:0], WordN'('1)};
+            evc[EV_MWR] = 1'b1;
+          end
+          if (!bad && left == '0 && t_st_q[ei] == ST_SNOOP) begin
+            if (!t_need_q[ei] || t_have_q[ei] || data) t_st_d[ei] = ST_FINISH;
+            else if (t_rdis_q[ei])                               t_st_d[ei] = ST_MEMW;
+            else                                                 t_st_d[ei] = ST_MEMRD;
+          end
+        end
+      end
+
+      // The end: the entry back to the cache (or to DRAM if it left the cache), the transaction
+      // freed, the next one of its line started.
+      EV_END: begin
+        if (!t_lnr_q[ei] && t_chg_q[ei]) begin
+          if (dc_hit) begin
+            dc_upd     = 1'b1;
+            dc_upd_ent = e_ent;
+          end else begin
+            mq_push = 1'b1;
+            mq_in   = ent_write(t_lline_q[ei], e_ent);
+            evc[EV_MWR] = 1'b1;
+          end
+        end
+        t_valid_d[ei] = 1'b0;
+        for (int t = 0; t < TxnEntries; t++) begin
+          if (t_valid_q[t] && t_st_q[t] == ST_WAIT && t_pred_q[t] == ei) begin
+            t_st_d[t] = t_lnr_q[t] ? ST_DECIDE : ST_START;
+          end
+        end
+      end
+
+      // The response, and the line's new entry.
+      EV_FINISH: begin
+        sq_push = f_has;
+        if (t_rec_q[ei]) begin
+          mr_push = 1'b1;
+          mr_in   = {t_recok_q[ei] ? MR_RECOVERED : MR_NOT_OWNED, t_line_q[ei], 32'd0};
+          evc[t_recok_q[ei] ? EV_RECOK : EV_RECNO] = 1'b1;
+        end
+        if (f_ent != e_ent) begin
+          t_ent_d[ei] = f_ent;
+          t_chg_d[ei] = 1'b1;
+        end
+        t_st_d[ei] = ST_END;
+      end
+
+      // A directory line arrived: install its entry (a dirty victim goes back to DRAM).
+      EV_INSTALL: begin
+        dc_fill     = 1'b1;
+        dc_fill_ent = e_ent;
+        if (dc_wb) begin
+          mq_push = 1'b1;
+          mq_in   = ent_write(dc_wb_line, dc_wb_ent);
+          evc[EV_WB]  = 1'b1;
+          evc[EV_MWR] = 1'b1;
+        end
+        t_st_d[ei] = ST_DECIDE;
+      end
+
+      // Read the line's data.
+      EV_MEMRD: begin
+        mq_push = 1'b1;
+        mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+        rq_push = 1'b1;
+        evc[EV_MRD]   = 1'b1;
+        t_rdis_d[ei]  = 1'b1;
+        t_st_d[ei]    = ST_MEMW;
+      end
+
+      // The row of the state x event table.
+      EV_DECIDE: begin
+        if (t_rec_q[ei]) begin
+          // The handler's RECOVER: the recovered words to memory and the entry to I, if a failed
+          // CN still owns the line (else nothing: the line has been given away meanwhile).
+          if (e_st == E_EM && (e_vec & failed_q) != '0) begin
+            mq_push = 1'b1;
+            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
+            evc[EV_MWR]  = 1'b1;
+            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q);
+            t_chg_d[ei]  = 1'b1;
+            t_recok_d[ei] = 1'b1;
+          end
+          t_st_d[ei] = ST_FINISH;
+        end else if (failed_q[e_r[CnW-1:0]]) begin
+          // A failed CN's request not yet decided: dropped, unanswered, the entry unchanged.
+          t_skip_d[ei] = 1'b1;
+          evc[EV_VOID] = 1'b1;
+          t_st_d[ei]   = ST_FINISH;
+        end else begin
+          tr_e          tr;
+          logic         rd, wr, viol_own, snoop, inv;
+          logic [3:0]   vk;
+          logic [NumCn-1:0] targets;
+          tr       = TR_LNR_Rd;
+          rd       = 1'b0;   // read the line's data
+          wr       = 1'b0;   // write the request's words
+          viol_own = 1'b0;   // a write or eviction the state does not allow: stale or a violation
+          vk       = '0;
+          snoop    = 1'b0;
+          inv      = 1'b1;
+          targets  = '0;
+          if (t_lnr_q[ei]) begin
+            tr = (e_op == msg_pkg::OP_LNR_RD) ? TR_LNR_Rd : TR_LNR_Wr;
+            rd = (e_op == msg_pkg::OP_LNR_RD);
+            wr = (e_op == msg_pkg::OP_LNR_WR);
+          end else begin
+            unique case (e_st)
+              E_I: begin
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED: begin tr = TR_I_RdS; rd = 1'b1; end
+                  msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RdOwn; rd = 1'b1; end
+                  default: begin tr = TR_I_Evict; viol_own = 1'b1; end
+                endcase
+              end
+              E_S: begin
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                    // A sharer asks for ownership with RD_UPGRADE only: after RD_OWN it could not
+                    // tell a snoop of its S copy from one of the line granted (section 11c).
+                    targets = e_vec & ~r_oh;
+                    snoop   = targets != '0;
+                    if (r_sh && e_op != msg_pkg::OP_RD_UPGRADE) begin
+                      tr    = TR_S_ReRead;
+                      vk    = V_DUP_REQ;
+                      snoop = 1'b0;
+                    end else if (r_sh) begin
+                      tr = TR_S_Upg;
+                    end else if (e_op == msg_pkg::OP_RD_SHARED) begin
+                      tr    = TR_S_RdS;
+                      rd    = 1'b1;
+                      snoop = 1'b0;
+                    end else begin
+                      tr = TR_S_RdOwn;
+                      rd = 1'b1;
+                    end
+                  end
+                  msg_pkg::OP_CLEAN_EVICT: begin
+                    if (r_sh) tr = TR_S_CleanEvict;
+                    else begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+                  end
+                  default: begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+                endcase
+              end
+              default: begin   // E_EM
+                unique case (e_op)
+                  msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
+                    if (r_own) begin tr = TR_EM_ReRead; vk = V_DUP_REQ; end
+                    else begin
+                      tr      = (e_op == msg_pkg::OP_RD_SHARED) ? TR_EM_RdS : TR_EM_RdOwn;
+                      targets = e_vec;
+                      snoop   = 1'b1;
+                      inv     = (e_op != msg_pkg::OP_RD_SHARED);
+                    end
+                  end
+                  msg_pkg::OP_CLEAN_EVICT: begin
+                    if (r_own) tr = TR_EM_CleanEvict;
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                  msg_pkg::OP_DIRTY_EVICT: begin
+                    if (r_own) begin tr = TR_EM_DirtyEvict; wr = 1'b1; end
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                  default: begin   // WT_WR
+                    if (r_own) begin tr = TR_EM_WtWr; wr = 1'b1; end
+                    else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                  end
+                endcase
+              end
+            endcase
+          end
+          // A write the state does not allow: stale if the CN's snoop answer announced it.
+          if (viol_own) begin
+            if (r_stale) evc[EV_STALE] = 1'b1;
+            else         vk = V_NOT_OWNER;
+          end
+          // Every request served clears its CN's stale-write bit: a CN sends a request for a line
+          // only after the CMP of its previous write to it, so none of its writes is on its way.
+          if (vk == '0 && r_stale) begin
+            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
+            t_chg_d[ei] = 1'b1;
+          end
+          evc[32'(tr)] = 1'b1;
+          t_tr_d[ei]   = tr;
+          v_kind       = vk;
+          t_viol_d[ei] = vk != '0;
+          t_need_d[ei] = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
+          if (vk != '0) begin
+            t_st_d[ei] = ST_FINISH;
+          end else if (wr) begin
+            mq_push = 1'b1;
+            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata,
+                       (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]};
+            evc[EV_MWR] = 1'b1;
+            t_st_d[ei]  = ST_FINISH;
+          end else if (snoop) begin
+            t_snp_d[ei]    = targets;
+            t_await_d[ei]  = targets;
+            t_snpinv_d[ei] = inv;
+            t_st_d[ei]     = ST_SNOOP;
+            // S_RdOwn reads memory while the sharers are invalidated.
+            if (rd) begin
+              mq_push = 1'b1;
+              mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+              rq_push = 1'b1;
+              evc[EV_MRD]  = 1'b1;
+              t_rdis_d[ei] = 1'b1;
+            end
+          end else if (rd) begin
+            mq_push = 1'b1;
+            mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+            rq_push = 1'b1;
+            evc[EV_MRD]  = 1'b1;
+            t_rdis_d[ei] = 1'b1;
+            t_st_d[ei]   = ST_MEMW;
+          end else begin
+            t_st_d[ei] = ST_FINISH;
+          end
+        end
+      end
+
+      // Look the entry up: a hit decides next, a miss reads the directory line.
+      EV_START: begin
+        if (dc_hit) begin
+          t_ent_d[ei] = dc_ent;
+          t_st_d[ei]  = ST_DECIDE;
+          evc[EV_HIT] = 1'b1;
+        end else begin
+          mq_push = 1'b1;
+          mq_in   = {1'b0, 1'b1, 32'(t_lline_q[ei] >> 2), DataW'(0), WordN'(0)};
+          rq_push = 1'b1;
+          rq_in   = {2'b01, ei};
+          evc[EV_MISS] = 1'b1;
+          evc[EV_MRD]  = 1'b1;
+          t_st_d[ei]   = ST_FILLW;
+        end
+      end
+
+      // The walk's next directory line: read it.
+      EV_WRD: begin
+        mq_push = 1'b1;
+        mq_in   = {1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0)};
+        rq_push = 1'b1;
+        rq_in   = {2'b11, TW'(0)};
+        evc[EV_MRD]   = 1'b1;
+        evc[EV_WLINE] = 1'b1;
+        w_grp_d = w_grp_q + 32'd1;
+        w_out_d = w_out_q + WOutW'(1);
+      end
+
+      // One entry of the directory line at the walk queue's head: a failed owner's line is
+      // reported (OWNED), failed CNs leave sharer and stale-write vectors (the entry rewritten).
+      EV_WPROC: begin
+        logic [31:0]      l;
+        logic [EntW-1:0]  we;
+        logic [1:0]       wst;
+        logic [NumCn-1:0] wvec, wstale, nvec;
+        logic [AddrW-1:0] lchunk, gline;
+        l      = {w_pgrp_q[29:0], w_k_q};
+        we     = wf_out[32'(w_k_q)*128 +: EntW];
+        wst    = we[1:0];
+        wvec   = we[2 +: NumCn];
+        wstale = we[2 + NumCn +: NumCn];
+        nvec   = (wst == E_S) ? wvec & ~failed_q : wvec;
+        // The line's global address (the address map, backwards).
+        lchunk = ((AddrW'(l) >> cfg_gran_shift_i) << cfg_mn_shift_i) | AddrW'(cfg_mn_idx_i);
+        gline  = (lchunk << cfg_gran_shift_i) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift_i));
+        if (l < cfg_lines_i) begin
+          if (wst == E_EM && (wvec & failed_q) != '0) begin
+            mr_push = 1'b1;
+            mr_in   = {MR_OWNED, gline, 32'd0};
+            evc[EV_OWNED] = 1'b1;
+          end else if (nvec != wvec || (wstale & failed_q) != '0) begin
+            mq_push = 1'b1;
+            mq_in   = ent_write(l, ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec,
+                                            wstale & ~failed_q));
+            evc[EV_MWR] = 1'b1;
+            evc[EV_WSH] = nvec != wvec;
+          end
+        end
+        w_k_d = w_k_q + 2'd1;
+        if (w_k_q == 2'd3) begin
+          wf_pop   = 1'b1;
+          w_pgrp_d = w_pgrp_q + 32'd1;
+          w_out_d  = w_out_q - WOutW'(1);
+        end
+      end
+
+      // The flush before the scan: one way of one set a cycle; dirty entries go to DRAM; at the
+      // last one every entry is dropped (the scan reads DRAM, and writes it).
+      EV_FLUSH: begin
+        if (dc_wb) begin
+          dc_clean = 1'b1;
+          mq_push  = 1'b1;
+          mq_in    = ent_write(dc_wb_line, dc_wb_ent);
+          evc[EV_WB]  = 1'b1;
+          evc[EV_MWR] = 1'b1;
+        end
+        if (32'(w_way_q) == DcWays - 1) begin
+          w_way_d = '0;
+          w_set_d = w_set_q + SetW'(1);
+          if (32'(w_set_q) == DcSets - 1) begin
+            dc_inv = 1'b1;
+            w_ph_d = W_SCAN;
+          end
+        end else begin
+          w_way_d = w_way_q + WayW'(1);
+        end
+      end
+
+      // The walk has read and processed every directory line: its time (TravDir) to the handler.
+      EV_WDONE: begin
+        mr_push  = 1'b1;
+        mr_in    = {MR_WALKED, AddrW'(0), w_cyc_q};
+        w_last_d = w_cyc_q;
+        w_ph_d   = W_IDLE;
+      end
+
+      // A management command.
+      EV_MG: begin
+        unique case (mg_req_op_i)
+          MG_FAIL: begin
+            failed_d[mg_req_cn_i] = 1'b1;
+            rec_d   = 1'b1;
+            mr_push = 1'b1;
+            mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+          end
+          MG_RESUME: begin
+            rec_d   = 1'b0;
+            mr_push = 1'b1;
+            mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+          end
+          MG_WALK: begin
+            w_ph_d   = W_QUIET;
+            w_set_d  = '0;
+            w_way_d  = '0;
+            w_grp_d  = '0;
+            w_pgrp_d = '0;
+            w_k_d    = '0;
+          end
+          default: begin   // MG_RECOVER
+            mr_in = {MR_REFUSED, mg_req_addr_i, 32'd0};
+            if (!n_here || !n_scr) begin
+              // Not this MN's line, or not a coherent one: the handler is wrong.
+              mr_push = 1'b1;
+            end else if (h_any) begin
+              // A transaction awaits the failed owner's answer: the words to memory, then the
+              // transaction goes on as if the owner had answered BIRSP_I (it reads memory).
+              mq_push = 1'b1;
+              mq_in   = {1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i};
+              evc[EV_MWR]   = 1'b1;
+              evc[EV_RECOK] = 1'b1;
+              mr_push = 1'b1;
+              mr_in   = {MR_RECOVERED, mg_req_addr_i, 32'd0};
+              t_await_d[ei] = t_await_q[ei] & ~failed_q;
+              t_snp_d[ei]   = t_snp_q[ei] & ~failed_q;
+              if ((t_await_q[ei] & ~failed_q) == '0 && t_st_q[ei] == ST_SNOOP) begin
+                if (!t_need_q[ei] || t_have_q[ei]) t_st_d[ei] = ST_FINISH;
+                else if (t_rdis_q[ei])             t_st_d[ei] = ST_MEMW;
+                else                               t_st_d[ei] = ST_MEMRD;
+              end
+            end else begin
+              // A transaction of its own, in the line's order: the entry decides.
+              t_valid_d[ei]  = 1'b1;
+              t_lnr_d[ei]    = 1'b0;
+              t_line_d[ei]   = mg_req_addr_i;
+              t_lline_d[ei]  = 32'(n_lwide);
+              t_op_d[ei]     = msg_pkg::OP_WT_WR;
+              t_src_d[ei]    = '0;
+              t_core_d[ei]   = '0;
+              t_tag_d[ei]    = '0;
+              t_mask_d[ei]   = mg_req_wmask_i;
+              t_ent_d[ei]    = '0;
+              t_chg_d[ei]    = 1'b0;
+              t_await_d[ei]  = '0;
+              t_snp_d[ei]    = '0;
+              t_snpinv_d[ei] = 1'b0;
+              t_need_d[ei]   = 1'b0;
+              t_have_d[ei]   = 1'b0;
+              t_rdis_d[ei]   = 1'b0;
+              t_kepts_d[ei]  = 1'b0;
+              t_viol_d[ei]   = 1'b0;
+              t_succ_d[ei]   = 1'b0;
+              t_pred_d[ei]   = tail_i;
+              t_rec_d[ei]    = 1'b1;
+              t_skip_d[ei]   = 1'b1;
+              t_recok_d[ei]  = 1'b0;
+              td_we          = 1'b1;
+              td_wdata       = mg_req_wdata_i;
+              if (busy_any) begin
+                t_st_d[ei]       = ST_WAIT;
+                t_succ_d[tail_i] = 1'b1;
+              end else begin
+                t_st_d[ei]       = ST_START;
+              end
+            end
+          end
+        endcase
+      end
+
+      // A new request: checked, then into the table (behind the youngest of its line, if any).
+      EV_NEW: begin
+        logic take;
+        v_hdr = n_hdr;
+        take  = 1'b0;
+        if (!n_src_cn) begin
+          v_kind = V_BAD_MSG;
+          take   = 1'b1;
+        end else if (failed_q[n_src[CnW-1:0]]) begin
+          // A failed CN's message, left in the receive FIFO: refused.
+          v_kind = V_BAD_MSG;
+          take   = 1'b1;
+        end else if (!n_here) begin
+          v_kind = V_ADDR;
+          take   = 1'b1;
+        end else if (n_scr == n_lnr_op) begin
+          v_kind = V_REGION;
+          take   = 1'b1;
+        end else if (!free_any) begin
+          evc[EV_FULL] = 1'b1;
+        end else begin
+          take             = 1'b1;
+          evc[EV_REQS]     = 1'b1;
+          t_valid_d[ei]    = 1'b1;
+          t_lnr_d[ei]      = ~n_scr;
+          t_line_d[ei]     = n_addr;
+          t_lline_d[ei]    = 32'(n_lwide);
+          t_op_d[ei]       = n_op;
+          t_src_d[ei]      = n_src;
+          t_core_d[ei]     = n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
+          t_tag_d[ei]      = n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
+          t_mask_d[ei]     = n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
+          t_ent_d[ei]      = '0;
+          t_chg_d[ei]      = 1'b0;
+          t_await_d[ei]    = '0;
+          t_snp_d[ei]      = '0;
+          t_snpinv_d[ei]   = 1'b0;
+          t_need_d[ei]     = 1'b0;
+          t_have_d[ei]     = 1'b0;
+          t_rdis_d[ei]     = 1'b0;
+          t_kepts_d[ei]    = 1'b0;
+          t_viol_d[ei]     = 1'b0;
+          t_succ_d[ei]     = 1'b0;
+          t_pred_d[ei]     = tail_i;
+          t_rec_d[ei]      = 1'b0;
+          t_skip_d[ei]     = 1'b0;
+          t_recok_d[ei]    = 1'b0;
+          if (busy_any) begin
+            t_st_d[ei]     = ST_WAIT;
+            t_succ_d[tail_i] = 1'b1;
+            evc[EV_WAITED] = 1'b1;
+          end else begin
+            t_st_d[ei]     = n_scr ? ST_START : ST_DECIDE;
+          end
+          if (n_is_rwd) begin
+            td_we    = 1'b1;
+            td_wdata = n_msg[DataW-1:0];
+          end
+        end
+        rwd_r = take & n_is_rwd;
+        req_r = take & ~n_is_rwd;
+      end
+      default: ;
+    endcase
+
+    // The snoop sender clears the bit of the BISNP that left, on top of the event's changes (a
+    // transaction gets new targets only while it has none).
+    if (s_take) t_snp_d[s_i] = t_snp_d[s_i] & ~s_cn_oh;
+    evc[EV_SNP] = s_take;
+    if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni)              req_first_q <= 1'b0;
+    else if (rwd_r || req_r)  req_first_q <= rwd_r;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      for (int t = 0; t < TxnEntries; t++) t_valid_q[t] <= 1'b0;
+    end else begin
+      for (int t = 0; t < TxnEntries; t++) t_valid_q[t] <= t_valid_d[t];
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    for (int t = 0; t < TxnEntries; t++) begin
+      t_st_q[t]    <= t_st_d[t];    t_tr_q[t]    <= t_tr_d[t];    t_lnr_q[t]   <= t_lnr_d[t];
+      t_line_q[t]  <= t_line_d[t];  t_lline_q[t] <= t_lline_d[t]; t_op_q[t]    <= t_op_d[t];
+      t_src_q[t]   <= t_src_d[t];   t_core_q[t]  <= t_core_d[t];  t_tag_q[t]   <= t_tag_d[t];
+      t_mask_q[t]  <= t_mask_d[t];  t_ent_q[t]   <= t_ent_d[t];   t_chg_q[t]   <= t_chg_d[t];
+      t_await_q[t] <= t_await_d[t]; t_snp_q[t]   <= t_snp_d[t];   t_snpinv_q[t] <= t_snpinv_d[t];
+      t_need_q[t]  <= t_need_d[t];  t_have_q[t]  <= t_have_d[t];  t_rdis_q[t]  <= t_rdis_d[t];
+      t_kepts_q[t] <= t_kepts_d[t]; t_viol_q[t]  <= t_viol_d[t];  t_succ_q[t]  <= t_succ_d[t];
+      t_pred_q[t]  <= t_pred_d[t];  t_rec_q[t]   <= t_rec_d[t];   t_skip_q[t]  <= t_skip_d[t];
+      t_recok_q[t] <= t_recok_d[t];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      failed_q <= '0;
+      rec_q    <= 1'b0;
+      w_ph_q   <= W_IDLE;
+      w_set_q  <= '0;
+      w_way_q  <= '0;
+      w_grp_q  <= '0;
+      w_pgrp_q <= '0;
+      w_k_q    <= '0;
+      w_out_q  <= '0;
+      w_cyc_q  <= '0;
+      w_last_q <= '0;
+    end else begin
+      failed_q <= failed_d;
+      rec_q    <= rec_d;
+      w_ph_q   <= w_ph_d;
+      w_set_q  <= w_set_d;
+      w_way_q  <= w_way_d;
+      w_grp_q  <= w_grp_d;
+      w_pgrp_q <= w_pgrp_d;
+      w_k_q    <= w_k_d;
+      w_out_q  <= w_out_d;
+      w_last_q <= w_last_d;
+      // TravDir: from the flush's first cycle to the walk's end.
+      if (w_ph_q == W_QUIET) w_cyc_q <= '0;
+      else if (walking)      w_cyc_q <= w_cyc_q + 32'd1;
+    end
+  end
+
+  // ---- violations ----
+  assign viol_valid_o = {rx_bad, v_kind != '0};
+  assign viol_kind_o  = {rx_bad ? V_BAD_MSG : 4'd0, v_kind};
+  assign viol_hdr_o   = {rx_bad_hdr, v_hdr};
+
+  // ---- counters and CSRs ----
+  logic [31:0] cnt_q [NumEv];
+  logic [TW:0] in_use;
+  for (genvar e = 0; e < NumEv; e++) begin : g_cnt
+    logic [1:0] inc;
+    assign inc = (e == EV_VIOL + 5) ? {1'b0, evc[e]} + {1'b0, rx_bad} : {1'b0, evc[e]};
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) cnt_q[e] <= '0;
+      else         cnt_q[e] <= cnt_q[e] + 32'(inc);
+    end
+  end
+  always_comb begin
+    in_use = '0;
+    for (int t = 0; t < TxnEntries; t++) in_use = in_use + (TW + 1)'(t_valid_q[t]);
+  end
+
+  logic        csr_rvalid_q, csr_err_q, csr_err_d;
+  logic [31:0] csr_rdata_q, csr_rdata_d;
+  always_comb begin
+    csr_rdata_d = '0;
+    csr_err_d   = 1'b0;
+    // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
+    // at 0x25..0x2B and the failed CNs.
+    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[csr_addr_i[5:0]];
+    else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
+    else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = w_last_q;
+    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[csr_addr_i[5:0] - 6'd2];
+    else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_q);
+    else                                          csr_err_d   = 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      csr_rvalid_q <= 1'b0;
+      csr_err_q    <= 1'b0;
+      csr_rdata_q  <= '0;
+    end else begin
+      csr_rvalid_q <= csr_valid_i;
+      csr_err_q    <= csr_valid_i & csr_err_d;
+      csr_rdata_q  <= csr_valid_i ? csr_rdata_d : '0;
+    end
+  end
+  assign csr_rvalid_o = csr_rvalid_q;
+  assign csr_rdata_o  = csr_rdata_q;
+  assign csr_err_o    = csr_err_q;
+
+  // Idle: no transaction, nothing queued or arriving.
+  always_comb begin
+    logic any;
+    any = 1'b0;
+    for (int t = 0; t < TxnEntries; t++) any = any | t_valid_q[t];
+    idle_o = ~any & rx_idle & tx_idle & mq_empty & rq_empty & sq_empty & ~rx_valid_i &
+             ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
+  end
+
+  // ---- assertions ----
+  // A memory response always has its read tag; the table never overflows its read tags.
+  `ASSERT(rsp_has_tag, !mem_rsp_valid_i || rq_v)
+  `ASSERT(push_fits, (!mq_push || mq_room) && (!rq_push || rq_room) && (!sq_push || sq_room))
+  // A data response names a transaction that waits for it.
+  `ASSERT(rsp_awaited, !mem_rsp_valid_i || rq_out[TW+1] || (t_valid_q[rq_out[TW-1:0]] &&
+          (rq_out[TW] ? t_st_q[rq_out[TW-1:0]] == ST_FILLW : t_rdis_q[rq_out[TW-1:0]])))
+  // The walk never reads more directory lines than its queue holds.
+  `ASSERT(walk_fits, !wf_push || wf_room_unused)
+  // A held transaction awaits its answers (nothing but RECOVER moves it).
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as_held
+    `ASSERT(held_snoops, !held[t] || t_st_q[t] == ST_SNOOP)
+  end
+  // An EM entry names exactly one owner.
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as
+    `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)
+    `ASSERT(no_state_3, !t_valid_q[t] || t_ent_q[t][1:0] != 2'd3)
+  end
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,28 @@
+# The directory controller's Verilated models and its own test binary. Included by the Makefile.
+#
+# dir_ctrl        default sizes (16 transactions, 256 x 4 directory cache entries, 4 credits/class)
+# dir_ctrl_small  4 transactions, a 2 x 1 directory cache, 2 reads in flight (the walk 1), 2 credits per class:
+#                 the table fills and the cache evicts at once
+# Both are linked into the test binary (tb/test_dir_ctrl.c through tb/sb/dir_models.c).
+# `make test-dir` builds and runs only the directory's tests (build/bin/dir_tests), without
+# building the fabric and switch models the whole suite needs.
+
+$(eval $(call vmodel,dir_ctrl,dir_ctrl,,test))
+$(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
+TB_MODELS += dir_ctrl dir_ctrl_small
+
+DIR_TB_SRCS := $(sort $(wildcard tb/test_dir_*.c tb/ref/dir_*.c tb/sb/dir_*.c tb/sb/coh_*.c)) tb/harness/tb_seed.c \
+               tb/harness/tb_child.c
+DIR_TB_OBJS := $(patsubst %.c,$(OBJ)/dirtb/%.o,$(DIR_TB_SRCS))
+$(OBJ)/dirtb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) | $(SETUP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
+
+$(BIN)/dir_tests: $(DIR_TB_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) \
+                  $(VMODEL_OBJS_dir_ctrl_small) $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
+
+.PHONY: test-dir
+test-dir: $(BIN)/dir_tests ## build and run only the directory controller's tests (TEST_ARGS= for Criterion options)
+	$(BIN)/dir_tests --jobs $(JOBS) $(TEST_ARGS)

@@ -1,0 +1,11 @@
+/* The Verilated dir_ctrl models the tests drive through csim/dir_drv (scripts/mk/dir.mk builds
+ * them): default sizes, and a small table and cache for back-pressure and evictions. */
+#include <string.h>
+
+#include "dir_drv.h"
+#include "dir_models.h"
+#include "vw_dir_ctrl.h"
+#include "vw_dir_ctrl_small.h"
+
+DIR_MODEL_OPS(dir_ops_default, dir_ctrl, 16, 256, 4, 4);
+DIR_MODEL_OPS(dir_ops_small, dir_ctrl_small, 4, 2, 1, 2);
