@@ -10,8 +10,8 @@ $(eval $(call vmodel,logging_unit,logging_unit,,test))
 $(eval $(call vmodel,logging_unit_small,logging_unit,-GEntries=16 -GSlots=4 -GCrdPerCls=2,test))
 TB_MODELS += logging_unit logging_unit_small
 
-LU_TB_SRCS := tb/test_logging_unit.c tb/ref/logging_unit_ref.c tb/sb/lu_models.c tb/harness/tb_seed.c \
-              tb/harness/tb_child.c
+LU_TB_SRCS := tb/test_logging_unit.c tb/ref/logging_unit_ref.c tb/sb/lu_models.c \
+              tb/sb/mn_lu.c tb/harness/tb_seed.c tb/harness/tb_child.c
 LU_TB_OBJS := $(patsubst %.c,$(OBJ)/lutb/%.o,$(LU_TB_SRCS))
 $(OBJ)/lutb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_logging_unit) $(VMODEL_HDR_logging_unit_small) | $(SETUP)
 	@mkdir -p $(@D)
