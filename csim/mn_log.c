@@ -156,7 +156,7 @@ static bool inflate_dump(mn_log_t *l, unsigned src, const msg_t *m, size_t *stre
         abort();
     z.next_in = s->bytes;
     z.avail_in = (uInt)s->n;
-    size_t first = s->nrecs, got = 0;
+    size_t first = s->nrecs;
     uint8_t part[MN_LOG_REC_BYTES]; /* a record split across two output buffers */
     size_t npart = 0;
     uint8_t buf[16 * 1024];
@@ -170,7 +170,6 @@ static bool inflate_dump(mn_log_t *l, unsigned src, const msg_t *m, size_t *stre
         size_t out = sizeof buf - z.avail_out;
         if (rc == Z_OK && out == 0 && z.avail_in == 0)
             break; /* the bytes end before the stream does */
-        got += out;
         for (size_t i = 0; i < out; i++) {
             part[npart++] = buf[i];
             if (npart < MN_LOG_REC_BYTES)
@@ -188,8 +187,8 @@ static bool inflate_dump(mn_log_t *l, unsigned src, const msg_t *m, size_t *stre
                           : rc == Z_OK || rc == Z_BUF_ERROR ? "the stream is cut short"
                           : z.msg                           ? z.msg
                                                             : "zlib error";
-        report(l, MN_LOG_E_INFLATE, m, "the dump of %u (%zu chunks) does not inflate: %s after %zu bytes out", src,
-               s->chunks, why, got);
+        report(l, MN_LOG_E_INFLATE, m, "the dump of %u (%zu chunks) does not inflate: %s after %lu bytes out", src,
+               s->chunks, why, (unsigned long)z.total_out);
         s->nrecs = first;
     } else {
         *stream_bytes = z.total_in;
