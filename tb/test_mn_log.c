@@ -107,16 +107,18 @@ static msg_t flv(uint64_t line, uint8_t mask, unsigned tag, bool last)
                    .flags = last ? 1 : 0, .addr = line, .mask = mask};
 }
 
-/* m is taken without a new error. */
-static void rx_ok(mn_log_t *l, const msg_t *m)
+/* m is taken without a new error (ctx names the run in a failure). */
+static void rx_ok_in(const char *ctx, mn_log_t *l, const msg_t *m)
 {
     size_t before = mn_log_nerrors(l);
     mn_log_rx_e r = mn_log_rx(l, m);
     const mn_log_err_t *e = mn_log_error(l, before);
-    cr_assert(!e, "%s from %u tag %u: %s: %s", msg_name(m->opcode), m->src, m->tag, mn_log_err_name(e->kind),
+    cr_assert(!e, "%s%s from %u tag %u: %s: %s", ctx, msg_name(m->opcode), m->src, m->tag, mn_log_err_name(e->kind),
               e->what);
-    cr_assert_eq(r, MN_LOG_RX_OK, "%s from %u: %d", msg_name(m->opcode), m->src, r);
+    cr_assert_eq(r, MN_LOG_RX_OK, "%s%s from %u: %d", ctx, msg_name(m->opcode), m->src, r);
 }
+
+static void rx_ok(mn_log_t *l, const msg_t *m) { rx_ok_in("", l, m); }
 
 /* m is taken with exactly one new error, of kind k, listing m itself. */
 static void rx_err(mn_log_t *l, const msg_t *m, mn_log_err_kind_t k)
@@ -132,17 +134,22 @@ static void rx_err(mn_log_t *l, const msg_t *m, mn_log_err_kind_t k)
     cr_log_info("%s: %s", mn_log_err_name(e->kind), e->what);
 }
 
-/* Pops the next queued message; it must be op to dst with tag. */
-static msg_t expect_tx(mn_log_t *l, msg_op_t op, unsigned dst, unsigned tag)
+/* Pops the next queued message; it must be op to dst with tag (ctx names the run in a failure). */
+static msg_t expect_tx_in(const char *ctx, mn_log_t *l, msg_op_t op, unsigned dst, unsigned tag)
 {
     msg_t m;
-    cr_assert(mn_log_tx_peek(l, &m), "no message queued, expected %s to %u", msg_name(op), dst);
+    cr_assert(mn_log_tx_peek(l, &m), "%sno message queued, expected %s to %u", ctx, msg_name(op), dst);
     cr_assert(m.opcode == op && m.src == MN_ID && m.dst == dst && m.tag == tag,
-              "queued %s from %u to %u tag %u, expected %s to %u tag %u", msg_name(m.opcode), m.src, m.dst, m.tag,
-              msg_name(op), dst, tag);
+              "%squeued %s from %u to %u tag %u, expected %s to %u tag %u", ctx, msg_name(m.opcode), m.src, m.dst,
+              m.tag, msg_name(op), dst, tag);
     cr_assert_null(msg_check(&m), "the MN sent a malformed %s: %s", msg_name(m.opcode), msg_check(&m));
     mn_log_tx_pop(l);
     return m;
+}
+
+static msg_t expect_tx(mn_log_t *l, msg_op_t op, unsigned dst, unsigned tag)
+{
+    return expect_tx_in("", l, op, dst, tag);
 }
 
 /* One LU's whole dump of an epoch with one LU per epoch: DUMP_REQ, DUMP_GO, chunks, DUMP_DONE. */
@@ -721,7 +728,7 @@ Test(mn_log, an_answer_groups_words_by_ts_with_end_and_last_field_by_field)
 Test(mn_log, random_dumps_and_searches_match_a_reference)
 {
     uint64_t seed = tb_seed(61);
-    char ctx[120];
+    char ctx[120], at[160];
     snprintf(ctx, sizeof ctx, "mn_log random seed=%llu (replay: TB_SEED=%llu)", (unsigned long long)seed,
              (unsigned long long)seed);
     cleanup_set_note(ctx);
@@ -756,7 +763,8 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
         }
         for (unsigned k = 0; k < RND_LUS; k++) {
             msg_t q = dump_req(src[perm[k]], e);
-            rx_ok(&l, &q);
+            snprintf(at, sizeof at, "%s: epoch %u: ", ctx, e);
+            rx_ok_in(at, &l, &q);
             cr_assert_eq(mn_log_tx_pending(&l), k + 1 < RND_LUS ? 0 : RND_LUS, "%s: epoch %u", ctx, e);
         }
         while (mn_log_tx_pending(&l))
@@ -766,7 +774,7 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
             unsigned k = (unsigned)rng_below(&rng, RND_LUS);
             if (next[k] == d[k].n)
                 continue;
-            rx_ok(&l, &d[k].m[next[k]]);
+            rx_ok_in(at, &l, &d[k].m[next[k]]);
             if (++next[k] == d[k].n) {
                 all = realloc(all, (nall + n[k] + 1) * sizeof *all);
                 cr_assert(all);
@@ -777,7 +785,7 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
             cr_assert_eq(mn_log_tx_pending(&l), left ? 0 : RND_LUS, "%s: epoch %u: %u dumps left", ctx, e, left);
         }
         for (unsigned k = 0; k < RND_LUS; k++) { /* to each, in node id order */
-            expect_tx(&l, OP_DUMP_DONE, by_id[k], e);
+            expect_tx_in(at, &l, OP_DUMP_DONE, by_id[k], e);
             free(d[k].m);
             free(r[k]);
         }
@@ -787,7 +795,7 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
         for (unsigned i = 0; i < nq; i++) {
             uint8_t mask = rng_chance(&rng, 0.5) ? 0xff : (uint8_t)rng_next(&rng);
             req[i] = flv(line_addr((unsigned)rng_below(&rng, RND_LINES + 2)), mask, 100 * e + i, i + 1 == nq);
-            rx_ok(&l, &req[i]);
+            rx_ok_in(at, &l, &req[i]);
         }
         size_t ng = 0;
         for (msg_t m; mn_log_tx_peek(&l, &m); mn_log_tx_pop(&l))
