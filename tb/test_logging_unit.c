@@ -21,13 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "cleanup.h"
 #include "lu_drv.h"
+#include "mn_log.h"
 #include "ref/logging_unit_ref.h"
 #include "rng.h"
 #include "sb/lu_models.h"
+#include "sb/mn_lu.h"
 #include "tb_seed.h"
 
 #define LU_NODE 0u
@@ -101,79 +102,6 @@ static void iq_push(iq_t *q, size_t x)
 static size_t iq_front(const iq_t *q) { return q->v[q->head]; }
 static void iq_pop(iq_t *q) { q->head = (q->head + 1) % q->cap, q->n--; }
 
-/* What an MN controller stores of one LU's dumps: the compressed bytes of the dump under way, its
- * chunk count, and the records of every finished dump, decompressed, in order. */
-typedef struct mn_log {
-    uint8_t *bytes;
-    size_t n, cap, chunks;
-    lu_rec_t *recs;
-    size_t nrecs, caprecs;
-} mn_log_t;
-
-static void mn_log_free(mn_log_t *l)
-{
-    free(l->bytes);
-    free(l->recs);
-}
-
-/* Inflates the dump's bytes into records appended to l->recs. */
-static void mn_log_inflate(mn_log_t *l, const char *ctx)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    cr_assert_eq(inflateInit(&z), Z_OK);
-    uint8_t buf[16 * 1024];
-    z.next_in = l->bytes;
-    z.avail_in = (uInt)l->n;
-    int rc;
-    do {
-        z.next_out = buf;
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        cr_assert(rc == Z_OK || rc == Z_STREAM_END, "%s: the dump does not inflate (%d)", ctx, rc);
-        size_t got = sizeof buf - z.avail_out;
-        cr_assert_eq(got % 16, 0);
-        for (size_t i = 0; i < got; i += 16) {
-            if (l->nrecs == l->caprecs) {
-                l->caprecs = l->caprecs ? 2 * l->caprecs : 1024;
-                l->recs = realloc(l->recs, l->caprecs * sizeof *l->recs);
-                cr_assert(l->recs);
-            }
-            uint32_t x[4];
-            memcpy(x, buf + i, 16);
-            lu_rec_unpack(x, &l->recs[l->nrecs++]);
-        }
-    } while (rc != Z_STREAM_END);
-    /* Only zero padding after the stream. */
-    for (size_t i = 0; i < z.avail_in; i++)
-        cr_assert_eq(z.next_in[i], 0, "%s: bytes after the end of the dump's stream", ctx);
-    inflateEnd(&z);
-    l->n = 0;
-    l->chunks = 0;
-}
-
-/* A DUMP_DATA chunk: checked (numbered in order, whole lines), stored; the last one (LAST flag)
- * inflates the dump. Returns true on the last one. */
-static bool mn_log_chunk(mn_log_t *l, const msg_t *m, const char *ctx)
-{
-    cr_assert(m->opcode == OP_DUMP_DATA && m->tag == (l->chunks & (TAGS - 1)) && m->addr == l->chunks &&
-                  m->mask == 0xff,
-              "%s: DUMP_DATA %zu from %u has tag %u addr %llu", ctx, l->chunks, m->src, m->tag,
-              (unsigned long long)m->addr);
-    if (l->n + 64 > l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 4096;
-        l->bytes = realloc(l->bytes, l->cap);
-        cr_assert(l->bytes);
-    }
-    memcpy(l->bytes + l->n, m->data, 64);
-    l->n += 64;
-    l->chunks++;
-    if (!(m->flags & 1))
-        return false;
-    mn_log_inflate(l, ctx);
-    return true;
-}
-
 typedef struct wl {
     wl_cfg_t cfg;
     uint64_t seed;
@@ -195,53 +123,33 @@ typedef struct wl {
     msg_t other[512]; /* messages the LU sent other than REPL_ACKs and dump traffic */
     size_t nother;
     bool stopped; /* no more stores start or commit */
-    /* The MN controller the LU dumps to: the compressed bytes of each dump, its answers waiting for
-     * a credit, the EARLY_FLUSHes seen. */
+    /* The MN the LU dumps to (its log store, csim/mn_log: one LU per epoch), the dumps it stored
+     * and the chunks of the last one; the EARLY_FLUSHes the LU sent. */
     mn_log_t mn;
-    msg_t mn_q[16];
-    size_t mn_nq;
     unsigned dumps, flush_dst_mask, flushes;
-    uint16_t dump_epoch;
-    size_t last_chunks; /* DUMP_DATA chunks of the last dump */
+    size_t last_chunks;
     bool dump_fired;
 } wl_t;
 
-/* The MN controller's side of a dump (and Early Flush) messages; true when m was one. */
+/* Messages for the MN (its log store checks and stores the dump, and synchronizes it: any error it
+ * lists fails the test) and Early Flushes to the other CNs (counted); true when m was one. */
 static bool mn_on_tx(wl_t *w, const msg_t *m)
 {
-    switch (m->opcode) {
-    case OP_DUMP_REQ:
-        cr_assert(m->dst == MSG_MN_BASE + 1 && m->tag == w->dump_epoch, "%s: DUMP_REQ to %u tag %u", w->ctx, m->dst,
-                  m->tag);
-        cr_assert_lt(w->mn_nq, 16);
-        w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_GO, .src = m->dst, .dst = LU_NODE, .tag = m->tag};
-        w->last_chunks = 0;
-        return true;
-    case OP_DUMP_DATA:
-        w->last_chunks++;
-        if (mn_log_chunk(&w->mn, m, w->ctx)) {
-            w->mn_q[w->mn_nq++] = (msg_t){.opcode = OP_DUMP_DONE, .src = m->dst, .dst = LU_NODE,
-                                          .tag = w->dump_epoch};
-            w->dump_epoch++;
-            w->dumps++;
-        }
-        return true;
-    case OP_EARLY_FLUSH:
+    if (m->opcode == OP_EARLY_FLUSH) {
         w->flush_dst_mask |= 1u << m->dst;
         w->flushes++;
         return true;
-    default:
-        return false;
     }
+    if (mn_log_rx(&w->mn, m) == MN_LOG_RX_NOT_MINE)
+        return false;
+    mn_lu_assert_clean(&w->mn, w->ctx);
+    w->dumps = (unsigned)mn_log_stats(&w->mn)->epochs;
+    if (mn_log_ndumps(&w->mn))
+        w->last_chunks = mn_log_dump(&w->mn, mn_log_ndumps(&w->mn) - 1)->chunks;
+    return true;
 }
 
-static void mn_pump(wl_t *w)
-{
-    while (w->mn_nq && lu_drv_credits(w->d, CLS_MGRSP)) {
-        lu_drv_send(w->d, &w->mn_q[0], w->cfg.lat);
-        memmove(w->mn_q, w->mn_q + 1, --w->mn_nq * sizeof w->mn_q[0]);
-    }
-}
+static void mn_pump(wl_t *w) { mn_lu_pump(&w->mn, w->d, w->cfg.lat); }
 
 static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
@@ -316,6 +224,7 @@ static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *nam
     w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
     lu_drv_on_rx(w->d, wl_on_rx);
     lu_ref_init(&w->ref, dc.addr_lim);
+    cr_assert_eq(mn_log_init(&w->mn, &(mn_log_cfg_t){.node_id = dc.mn_id, .lus_per_epoch = 1}), 0);
     w->u = calloc(cfg->nupdates, sizeof *w->u);
     w->tagmap = calloc((size_t)(cfg->ncn + 1) * TAGS, sizeof *w->tagmap);
     w->next_tag = calloc(cfg->ncn + 1, sizeof *w->next_tag);
@@ -549,7 +458,7 @@ static uint64_t wl_run(wl_t *w)
         lu_drv_step(w->d);
         check_logs(w);
         if (w->done == w->cfg.nupdates && !w->bad_q.n && lu_drv_idle(w->d) && lu_ref_undrained(&w->ref) == 0 &&
-            !w->mn_nq)
+            !mn_log_tx_pending(&w->mn))
             break;
         if (lu_drv_log_writes(w->d) != last_logs || w->acks != last_acks) {
             last_logs = lu_drv_log_writes(w->d), last_acks = w->acks, last_progress = now;
@@ -1387,15 +1296,6 @@ static msg_t mgmt(msg_op_t op, unsigned src, unsigned subject)
     return (msg_t){.opcode = op, .src = (uint8_t)src, .dst = LU_NODE, .subject = (uint8_t)subject};
 }
 
-/* Sends m when a credit of its class is there (stepping meanwhile). */
-static void send_when_credit(lu_drv_t *d, const msg_t *m)
-{
-    for (int i = 0; i < 10000 && !lu_drv_credits(d, msg_class(m->opcode)); i++)
-        lu_drv_step(d);
-    cr_assert(lu_drv_credits(d, msg_class(m->opcode)), "no %s credit", msg_class_name(msg_class(m->opcode)));
-    lu_drv_send(d, m, 1);
-}
-
 /* Waits for the workload's LU to send a message with opcode op; returns its index in w->other. */
 static size_t wait_other(wl_t *w, msg_op_t op, size_t from, uint64_t max)
 {
@@ -1419,7 +1319,7 @@ static size_t fetch_and_check(wl_t *w, unsigned first, unsigned n, unsigned mm, 
         msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = (uint8_t)(MSG_MN_BASE + mm), .dst = LU_NODE, .subject = 2,
                    .tag = (uint16_t)(tag0 + i), .flags = i + 1 == n ? 1 : 0, .addr = line_addr(first + i),
                    .mask = 0xff};
-        send_when_credit(w->d, &q);
+        lu_send_when_credit(w->d, &q);
     }
     /* Answers: per request, groups of words (END on the last), LAST with the last request's END. */
     uint64_t got[8] = {0};
@@ -1481,7 +1381,7 @@ Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
     cr_assert_gt(lu_drv_log_writes(w.d), 500, "%s: too few records in the DRAM log", w.ctx);
     /* WHEN the CM interrupts the LU THEN it answers once quiet, and is paused */
     msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
-    send_when_credit(w.d, &irq);
+    lu_send_when_credit(w.d, &irq);
     size_t k = wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
     cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2 && w.other[k].src == LU_NODE);
     cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 1, "%s: not paused after INTERRUPT_RESP", w.ctx);
@@ -1497,7 +1397,7 @@ Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
                  trav, lu_drv_log_writes(w.d));
     /* WHEN recovery ends THEN the LU answers and resumes */
     msg_t end = mgmt(OP_RECOV_END, 5, 2);
-    send_when_credit(w.d, &end);
+    lu_send_when_credit(w.d, &end);
     k = wait_other(&w, OP_RECOV_END_RESP, base, 10000);
     cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2);
     cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 0, "%s: still paused after RECOV_END", w.ctx);
@@ -1579,12 +1479,6 @@ Test(logging_unit, fetch_latest_versions_directed)
 /* ------------------------------------------------------------------------------------------------
  * Dumps */
 
-static bool rec_eq(const lu_rec_t *a, const lu_rec_t *b)
-{
-    return a->value == b->value && a->line == b->line && a->word == b->word && a->ts == b->ts && a->cn == b->cn &&
-           a->core == b->core && a->written == b->written;
-}
-
 /* Steps until the LU is idle and the MN has nothing to answer. */
 static void wl_settle(wl_t *w)
 {
@@ -1593,7 +1487,7 @@ static void wl_settle(wl_t *w)
         mn_pump(w);
         lu_drv_step(w->d);
         check_logs(w);
-    } while (++i < 200000 && !(i > 4 && lu_drv_idle(w->d) && !w->mn_nq));
+    } while (++i < 200000 && !(i > 4 && lu_drv_idle(w->d) && !mn_log_tx_pending(&w->mn)));
     cr_assert(lu_drv_idle(w->d), "%s: the LU did not settle", w->ctx);
 }
 
@@ -1610,16 +1504,17 @@ Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_th
     wl_settle(&w);
     /* THEN the MN got, decompressed, exactly the log's records of lines 0..7, oldest first */
     cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
-    size_t k = 0;
+    const lu_rec_t *mr = mn_log_recs(&w.mn, LU_NODE);
+    size_t mn = mn_log_nrecs(&w.mn, LU_NODE), k = 0;
     for (size_t i = 0; i < n; i++) {
         const lu_rec_t *r = lu_drv_log_write(w.d, i);
         if (r->line < c.range_lo || r->line >= c.range_hi)
             continue;
-        cr_assert_lt(k, w.mn.nrecs, "%s: the dump ends after %zu records", w.ctx, k);
-        cr_assert(rec_eq(r, &w.mn.recs[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
+        cr_assert_lt(k, mn, "%s: the dump ends after %zu records", w.ctx, k);
+        cr_assert(lu_rec_eq(r, &mr[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
         k++;
     }
-    cr_assert_eq(k, w.mn.nrecs, "%s: %zu records dumped, %zu in range", w.ctx, w.mn.nrecs, k);
+    cr_assert_eq(k, mn, "%s: %zu records dumped, %zu in range", w.ctx, mn, k);
     cr_assert_gt(k, 100);
     cr_assert_eq(csr(&w, LU_CSR_DUMP_RECORDS), k);
     cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.last_chunks);
@@ -1645,19 +1540,21 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
     wl_init(&w, &c, tb_seed(32), "search after dump");
     wl_run(&w);
     cr_assert_eq(w.dumps, 1);
-    cr_assert_gt(w.mn.nrecs, 200, "%s: only %zu records dumped", w.ctx, w.mn.nrecs);
+    size_t mn = mn_log_nrecs(&w.mn, LU_NODE);
+    cr_assert_gt(mn, 200, "%s: only %zu records dumped", w.ctx, mn);
     /* Every record is either in the MN log or in the LU's log. */
-    cr_assert_eq(w.mn.nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d));
-    /* WHEN the latest versions are fetched THEN per word: the LU's answer when it has one, else the
-     * MN log's last record of the word, is the latest committed version */
+    cr_assert_eq(mn + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d));
+    /* WHEN the latest versions are fetched from the LU, and the words it has none of from the MN's log
+     * store (the directory handler's two steps) THEN per word: the LU's answer when it has one, else
+     * the MN log's last record of the word, is the latest committed version */
     msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
-    send_when_credit(w.d, &irq);
+    lu_send_when_credit(w.d, &irq);
     wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
     size_t from = w.nother;
     for (unsigned i = 0; i < c.nlines; i++) {
         msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = MSG_MN_BASE + 3, .dst = LU_NODE, .subject = 2,
                    .tag = (uint16_t)i, .flags = (i % 8 == 7) ? 1 : 0, .addr = line_addr(i), .mask = 0xff};
-        send_when_credit(w.d, &q);
+        lu_send_when_credit(w.d, &q);
     }
     uint8_t lu_has[MAX_LINES] = {0};
     uint64_t lu_val[MAX_LINES][8];
@@ -1675,6 +1572,12 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
             ended += (r->flags & 2) != 0;
         }
     }
+    uint64_t lines[MAX_LINES];
+    uint8_t rest[MAX_LINES];
+    for (unsigned i = 0; i < c.nlines; i++)
+        lines[i] = line_addr(i), rest[i] = (uint8_t)~lu_has[i];
+    mn_log_found_t mnf[MAX_LINES];
+    mn_log_search(&w.mn, lines, rest, c.nlines, mnf);
     unsigned from_lu = 0, from_mn = 0;
     for (unsigned i = 0; i < c.nlines; i++)
         for (unsigned wd = 0; wd < 8; wd++) {
@@ -1685,12 +1588,10 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
             bool found = false;
             if (lu_has[i] >> wd & 1) {
                 got = lu_val[i][wd], found = true, from_lu++;
-            } else {
-                for (size_t k = w.mn.nrecs; k-- > 0;)
-                    if (w.mn.recs[k].line == line_addr(i) && w.mn.recs[k].word == wd) {
-                        got = w.mn.recs[k].value, found = true, from_mn++;
-                        break;
-                    }
+            } else if (mnf[i].mask >> wd & 1) {
+                got = mnf[i].value[wd], found = true, from_mn++;
+                cr_assert_eq(mnf[i].ts[wd], ts, "%s: line %u word %u: ts %u in the MN log, latest %u", w.ctx, i, wd,
+                             mnf[i].ts[wd], ts);
             }
             cr_assert_eq(found, has, "%s: line %u word %u: %s", w.ctx, i, wd, has ? "not found" : "found");
             if (has)
@@ -1713,7 +1614,8 @@ Test(logging_unit, high_watermark_sends_early_flush_to_every_other_lu_and_dumps)
     cr_assert_eq(w.flush_dst_mask, 0x1e, "%s: EARLY_FLUSH went to 0x%x", w.ctx, w.flush_dst_mask);
     cr_assert_eq(w.flushes, 4 * w.dumps, "%s: %u EARLY_FLUSH for %u dumps", w.ctx, w.flushes, w.dumps);
     cr_assert_eq(csr(&w, LU_CSR_EARLY_FLUSH_SENT), w.flushes);
-    cr_assert_eq(w.mn.nrecs + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d), "%s: records lost", w.ctx);
+    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE) + csr(&w, LU_CSR_LOG_COUNT), lu_drv_log_writes(w.d),
+                 "%s: records lost", w.ctx);
     wl_check_end(&w);
     wl_free(&w);
 }
@@ -1726,22 +1628,23 @@ Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
     wl_init(&w, &c, tb_seed(34), "early flush received");
     wl_run(&w);
     msg_t f = {.opcode = OP_EARLY_FLUSH, .src = 3, .dst = LU_NODE, .tag = 0};
-    send_when_credit(w.d, &f);
+    lu_send_when_credit(w.d, &f);
     wl_settle(&w);
     cr_assert_eq(w.dumps, 1);
     cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
-    cr_assert_eq(w.mn.nrecs, lu_drv_log_writes(w.d));
+    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), lu_drv_log_writes(w.d));
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
     wl_free(&w);
 }
 
 /* ------------------------------------------------------------------------------------------------
  * A replica group: GRP_N LUs holding the same lines (every store's REPL goes to each of them), each
- * dumping its own range of line addresses to one MN controller, which synchronizes the group's
- * dumps as the MN controllers of DIKTAMO do (DUMP_GO once every LU of the epoch asked, DUMP_DONE
- * once every LU's dump is stored). The stores come from the group's CNs (ids 0 .. GRP_N - 1: the
- * writer is one of its own replicas) and commit when all GRP_N REPL_ACKs are in; their VALs then go
- * to every LU, each with its own jitter. Every LU is checked against its own reference model as in
+ * dumping its own range of line addresses to one MN, whose log store (csim/mn_log, GRP_N LUs per
+ * epoch) synchronizes the group's dumps as the MN controllers of DIKTAMO do (DUMP_GO once every LU
+ * of the epoch asked, DUMP_DONE once every LU's dump is stored; any error it lists fails the test).
+ * The stores come from the group's CNs (ids 0 .. GRP_N - 1: the writer is one of its own replicas)
+ * and commit when all GRP_N REPL_ACKs are in; their VALs then go to every LU, each with its own
+ * jitter. Every LU is checked against its own reference model as in
  * the single-LU workload; at the end, the MN's logs together must hold every committed word once,
  * dumped by the LU in charge of its line, in commit order. */
 #define GRP_N 3
@@ -1760,10 +1663,6 @@ typedef struct grp_lu {
     msg_t q[GRP_Q]; /* messages to this LU waiting for a credit of their class (order kept per class) */
     uint64_t q_delay[GRP_Q];
     size_t nq;
-    mn_log_t mn;   /* what the MN stored of this LU's dumps */
-    bool reqd;     /* asked for a dump in the current epoch */
-    bool go;       /* got its DUMP_GO of the current epoch */
-    bool stored;   /* its dump of the current epoch is stored */
     unsigned flushes_sent;
 } grp_lu_t;
 
@@ -1783,8 +1682,8 @@ struct grp {
     uint32_t tagmap[GRP_N * TAGS]; /* [cn][tag] -> store index + 1 */
     unsigned next_tag[GRP_N];
     uint64_t version[GRP_LINES];
-    uint16_t epoch;
-    unsigned dumps;
+    mn_log_t mn;    /* the MN's log store: what it stored of each LU's dumps */
+    unsigned dumps; /* synchronizations it completed */
 };
 
 static void grp_send(grp_lu_t *l, const msg_t *m, uint64_t delay)
@@ -1853,36 +1752,17 @@ static void grp_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
         return;
     }
     case OP_DUMP_REQ:
-        cr_assert(m->dst == MSG_MN_BASE + 1 && m->tag == g->epoch && !l->reqd,
-                  "%s: LU %u: DUMP_REQ to %u tag %u (epoch %u, asked before: %d)", g->ctx, l->k, m->dst, m->tag,
-                  g->epoch, l->reqd);
-        l->reqd = true;
-        for (unsigned k = 0; k < GRP_N; k++)
-            if (!g->lu[k].reqd)
-                return;
-        for (unsigned k = 0; k < GRP_N; k++) { /* the whole group is ready: the first synchronization */
-            msg_t go = {.opcode = OP_DUMP_GO, .src = MSG_MN_BASE + 1, .dst = (uint8_t)k, .tag = g->epoch};
-            grp_send(&g->lu[k], &go, 20);
-            g->lu[k].go = true;
+    case OP_DUMP_DATA: {
+        mn_log_rx(&g->mn, m);
+        mn_lu_assert_clean(&g->mn, g->ctx);
+        g->dumps = (unsigned)mn_log_stats(&g->mn)->epochs;
+        msg_t a; /* the MN's DUMP_GO and DUMP_DONE, each to its LU */
+        for (; mn_log_tx_peek(&g->mn, &a); mn_log_tx_pop(&g->mn)) {
+            cr_assert_lt(a.dst, GRP_N, "%s: the MN sent %s to %u", g->ctx, msg_name(a.opcode), a.dst);
+            grp_send(&g->lu[a.dst], &a, 20);
         }
         return;
-    case OP_DUMP_DATA:
-        cr_assert(l->go, "%s: LU %u sent DUMP_DATA before its DUMP_GO", g->ctx, l->k);
-        cr_assert(!l->stored, "%s: LU %u sent DUMP_DATA after its last chunk", g->ctx, l->k);
-        if (!mn_log_chunk(&l->mn, m, g->ctx))
-            return;
-        l->stored = true;
-        for (unsigned k = 0; k < GRP_N; k++)
-            if (!g->lu[k].stored)
-                return;
-        for (unsigned k = 0; k < GRP_N; k++) { /* every dump stored: the second synchronization */
-            msg_t done = {.opcode = OP_DUMP_DONE, .src = MSG_MN_BASE + 1, .dst = (uint8_t)k, .tag = g->epoch};
-            grp_send(&g->lu[k], &done, 20);
-            g->lu[k].reqd = g->lu[k].go = g->lu[k].stored = false;
-        }
-        g->epoch++;
-        g->dumps++;
-        return;
+    }
     case OP_EARLY_FLUSH:
         cr_assert(m->dst < GRP_N && m->dst != l->k, "%s: LU %u sent EARLY_FLUSH to %u", g->ctx, l->k, m->dst);
         grp_send(&g->lu[m->dst], m, 20);
@@ -1924,6 +1804,7 @@ static void grp_init(grp_t *g, uint64_t seed, const char *name, size_t nst, cons
         lu_drv_on_rx(l->d, grp_on_rx);
         lu_ref_init(&l->ref, dc.addr_lim);
     }
+    cr_assert_eq(mn_log_init(&g->mn, &(mn_log_cfg_t){.node_id = MSG_MN_BASE + 1, .lus_per_epoch = GRP_N}), 0);
 }
 
 static void grp_free(grp_t *g)
@@ -1931,8 +1812,8 @@ static void grp_free(grp_t *g)
     for (unsigned k = 0; k < GRP_N; k++) {
         lu_drv_free(g->lu[k].d);
         lu_ref_free(&g->lu[k].ref);
-        mn_log_free(&g->lu[k].mn);
     }
+    mn_log_free(&g->mn);
     free(g->st);
 }
 
@@ -2030,16 +1911,17 @@ static void grp_check(grp_t *g)
         grp_lu_t *l = &g->lu[k];
         cr_assert_eq(lu_drv_log_writes(l->d), words, "%s: LU %u logged %zu records of %zu committed words", g->ctx,
                      k, lu_drv_log_writes(l->d), words);
-        size_t j = 0;
+        const lu_rec_t *mr = mn_log_recs(&g->mn, k);
+        size_t mn = mn_log_nrecs(&g->mn, k), j = 0;
         for (size_t i = 0; i < lu_drv_log_writes(l->d); i++) {
             const lu_rec_t *r = lu_drv_log_write(l->d, i);
             if (r->line < l->range_lo || r->line >= l->range_hi)
                 continue;
-            cr_assert_lt(j, l->mn.nrecs, "%s: LU %u: the MN has %zu of its records", g->ctx, k, l->mn.nrecs);
-            cr_assert(rec_eq(r, &l->mn.recs[j]), "%s: LU %u: MN record %zu is not log record %zu", g->ctx, k, j, i);
+            cr_assert_lt(j, mn, "%s: LU %u: the MN has %zu of its records", g->ctx, k, mn);
+            cr_assert(lu_rec_eq(r, &mr[j]), "%s: LU %u: MN record %zu is not log record %zu", g->ctx, k, j, i);
             j++;
         }
-        cr_assert_eq(j, l->mn.nrecs, "%s: LU %u dumped %zu records, %zu in its range", g->ctx, k, l->mn.nrecs, j);
+        cr_assert_eq(j, mn, "%s: LU %u dumped %zu records, %zu in its range", g->ctx, k, mn, j);
         total += j;
         cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMPS), g->dumps, "%s: LU %u: DUMPS", g->ctx, k);
         cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMP_RECORDS), j, "%s: LU %u: DUMP_RECORDS", g->ctx, k);
@@ -2057,7 +1939,8 @@ static void grp_check(grp_t *g)
                 if (a >= g->lu[k].range_lo && a < g->lu[k].range_hi)
                     o = &g->lu[k];
             cr_assert(o);
-            size_t r = 0;
+            const lu_rec_t *mr = mn_log_recs(&g->mn, o->k);
+            size_t mn = mn_log_nrecs(&g->mn, o->k), r = 0;
             for (uint64_t ver = 1; ver <= g->version[ln]; ver++) {
                 const grp_st_t *s = NULL;
                 for (size_t i = 0; i < g->nst && !s; i++)
@@ -2066,14 +1949,13 @@ static void grp_check(grp_t *g)
                 cr_assert(s, "%s: line %u: no store of version %llu", g->ctx, ln, (unsigned long long)ver);
                 if (!(s->mask >> wd & 1))
                     continue;
-                while (r < o->mn.nrecs && !(o->mn.recs[r].line == a && o->mn.recs[r].word == wd))
+                while (r < mn && !(mr[r].line == a && mr[r].word == wd))
                     r++;
-                cr_assert_lt(r, o->mn.nrecs, "%s: line %u word %u version %llu is not in LU %u's MN log", g->ctx, ln,
+                cr_assert_lt(r, mn, "%s: line %u word %u version %llu is not in LU %u's MN log", g->ctx, ln,
                              wd, (unsigned long long)ver, o->k);
-                cr_assert(o->mn.recs[r].value == s->val[wd] && o->mn.recs[r].ts == (ver & 127) &&
-                              o->mn.recs[r].cn == s->cn,
+                cr_assert(mr[r].value == s->val[wd] && mr[r].ts == (ver & 127) && mr[r].cn == s->cn,
                           "%s: line %u word %u: MN record of version %llu has ts %u value 0x%llx", g->ctx, ln, wd,
-                          (unsigned long long)ver, o->mn.recs[r].ts, (unsigned long long)o->mn.recs[r].value);
+                          (unsigned long long)ver, mr[r].ts, (unsigned long long)mr[r].value);
                 r++;
             }
         }

@@ -3,15 +3,16 @@
 # logging_unit        the paper's sizes (256 word entries = 4 KB, 64 REPL slots, 4 credits/class)
 # logging_unit_small  16 entries, 4 slots, 2 credits per class: the buffer fills at once
 # Both are linked into the test binary (tb/test_logging_unit.c through tb/sb/lu_models.c).
-# `make test-lu` builds and runs only the LU's tests (build/bin/lu_tests), without building the
-# fabric and switch models the whole suite needs.
+# `make test-lu` builds and runs only the LU's tests and the MN log store's (tb/test_mn_log.c,
+# which drives the LU too) in build/bin/lu_tests, without building the fabric and switch models
+# the whole suite needs.
 
 $(eval $(call vmodel,logging_unit,logging_unit,,test))
 $(eval $(call vmodel,logging_unit_small,logging_unit,-GEntries=16 -GSlots=4 -GCrdPerCls=2,test))
 TB_MODELS += logging_unit logging_unit_small
 
-LU_TB_SRCS := tb/test_logging_unit.c tb/ref/logging_unit_ref.c tb/sb/lu_models.c tb/harness/tb_seed.c \
-              tb/harness/tb_child.c
+LU_TB_SRCS := tb/test_logging_unit.c tb/test_mn_log.c tb/ref/logging_unit_ref.c tb/sb/lu_models.c \
+              tb/sb/mn_lu.c tb/harness/tb_seed.c tb/harness/tb_child.c
 LU_TB_OBJS := $(patsubst %.c,$(OBJ)/lutb/%.o,$(LU_TB_SRCS))
 $(OBJ)/lutb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_logging_unit) $(VMODEL_HDR_logging_unit_small) | $(SETUP)
 	@mkdir -p $(@D)
