@@ -3,7 +3,7 @@
 # thousands of seeds of the random coherence tester and longer co-simulations. Each failure names
 # its seed; rerun one with
 #   TB_SEED=<seed> build/bin/run_tests --filter '<suite>/<test>'     or
-#   build/bin/coh_regress --preset <preset> --seed <seed>            or
+#   build/bin/coh_regress[_rtl] --preset <preset> --seed <seed>      or
 #   bash scripts/run_sim.sh <same arguments>
 # Usage: scripts/regress.sh [NUM_SEEDS]   (default 20). Exit status 1 when anything failed.
 set -uo pipefail
@@ -34,6 +34,17 @@ if build/bin/coh_regress --seeds "$coh_seeds" --first 1000 > "$coh_log" 2>&1; th
 else
   grep -A 1 '^coh_regress: FAIL' "$coh_log" | cut -c 1-400 | tee -a "$log"
   say "regress: $(tail -n 1 "$coh_log"): FAIL (see $coh_log)"; fail=1
+fi
+
+# The same tester on the RTL directory controller (Verilated, slower): every preset over 2 x N seeds
+# (COH_RTL_SEEDS= to change), seeds from 5000 on.
+coh_rtl_seeds=${COH_RTL_SEEDS:-$((n * 2))}
+coh_rtl_log=build/reports/coh_regress_rtl.log
+if build/bin/coh_regress_rtl --seeds "$coh_rtl_seeds" --first 5000 > "$coh_rtl_log" 2>&1; then
+  say "regress: $(tail -n 1 "$coh_rtl_log"): pass"
+else
+  grep -A 1 '^coh_regress_rtl: FAIL' "$coh_rtl_log" | cut -c 1-400 | tee -a "$log"
+  say "regress: $(tail -n 1 "$coh_rtl_log"): FAIL (see $coh_rtl_log)"; fail=1
 fi
 
 # Co-simulation: loads, link jitter (reorders messages), both fabric clockings.

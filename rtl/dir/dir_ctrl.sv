@@ -626,14 +626,15 @@ module dir_ctrl #(
     end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
       ev = EV_WDONE;
     end else if (mg_req_valid_i && w_ph_q == W_IDLE && mg_ok) begin
-      ev = EV_MG;
+      // A RECOVER that needs a transaction of its own enters the table as a new request would.
+      ev = (n_mg && n_here && n_scr && !h_any) ? EV_NEW : EV_MG;
       ei = h_any ? h_i : free_i;
     end else if (n_v && !rec_q && !n_mg) begin
       ev = EV_NEW;
       ei = free_i;
     end
   end
-  assign mg_req_ready_o = (ev == EV_MG);
+  assign mg_req_ready_o = (ev == EV_MG) || (ev == EV_NEW && n_mg);
   // The flush looks at its own set and way of the directory cache.
   assign dc_wbsel       = (ev == EV_FLUSH);
 
@@ -1188,40 +1189,6 @@ module dir_ctrl #(
                 else if (t_rdis_q[ei])             t_st_d[ei] = ST_MEMW;
                 else                               t_st_d[ei] = ST_MEMRD;
               end
-            end else begin
-              // A transaction of its own, in the line's order: the entry decides.
-              t_valid_d[ei]  = 1'b1;
-              t_lnr_d[ei]    = 1'b0;
-              t_line_d[ei]   = mg_req_addr_i;
-              t_lline_d[ei]  = 32'(n_lwide);
-              t_op_d[ei]     = msg_pkg::OP_WT_WR;
-              t_src_d[ei]    = '0;
-              t_core_d[ei]   = '0;
-              t_tag_d[ei]    = '0;
-              t_mask_d[ei]   = mg_req_wmask_i;
-              t_ent_d[ei]    = '0;
-              t_chg_d[ei]    = 1'b0;
-              t_await_d[ei]  = '0;
-              t_snp_d[ei]    = '0;
-              t_snpinv_d[ei] = 1'b0;
-              t_need_d[ei]   = 1'b0;
-              t_have_d[ei]   = 1'b0;
-              t_rdis_d[ei]   = 1'b0;
-              t_kepts_d[ei]  = 1'b0;
-              t_viol_d[ei]   = 1'b0;
-              t_succ_d[ei]   = 1'b0;
-              t_pred_d[ei]   = tail_i;
-              t_rec_d[ei]    = 1'b1;
-              t_skip_d[ei]   = 1'b1;
-              t_recok_d[ei]  = 1'b0;
-              td_we          = 1'b1;
-              td_wdata       = mg_req_wdata_i;
-              if (busy_any) begin
-                t_st_d[ei]       = ST_WAIT;
-                t_succ_d[tail_i] = 1'b1;
-              end else begin
-                t_st_d[ei]       = ST_START;
-              end
             end
           end
         endcase
@@ -1232,7 +1199,11 @@ module dir_ctrl #(
         logic take;
         v_hdr = n_hdr;
         take  = 1'b0;
-        if (!n_src_cn) begin
+        if (n_mg) begin
+          // The management port's RECOVER (checked already): a transaction of its own, in the
+          // line's order; at its turn the entry decides.
+          take = 1'b1;
+        end else if (!n_src_cn) begin
           v_kind = V_BAD_MSG;
           take   = 1'b1;
         end else if (failed_q[n_src[CnW-1:0]]) begin
@@ -1248,17 +1219,19 @@ module dir_ctrl #(
         end else if (!free_any) begin
           evc[EV_FULL] = 1'b1;
         end else begin
-          take             = 1'b1;
-          evc[EV_REQS]     = 1'b1;
+          take         = 1'b1;
+          evc[EV_REQS] = 1'b1;
+        end
+        if (take && (n_mg || v_kind == '0)) begin
           t_valid_d[ei]    = 1'b1;
           t_lnr_d[ei]      = ~n_scr;
           t_line_d[ei]     = n_addr;
           t_lline_d[ei]    = 32'(n_lwide);
-          t_op_d[ei]       = n_op;
-          t_src_d[ei]      = n_src;
-          t_core_d[ei]     = n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
-          t_tag_d[ei]      = n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
-          t_mask_d[ei]     = n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
+          t_op_d[ei]       = n_mg ? msg_pkg::OP_WT_WR : n_op;
+          t_src_d[ei]      = n_mg ? '0 : n_src;
+          t_core_d[ei]     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
+          t_tag_d[ei]      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
+          t_mask_d[ei]     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
           t_ent_d[ei]      = '0;
           t_chg_d[ei]      = 1'b0;
           t_await_d[ei]    = '0;
@@ -1271,23 +1244,22 @@ module dir_ctrl #(
           t_viol_d[ei]     = 1'b0;
           t_succ_d[ei]     = 1'b0;
           t_pred_d[ei]     = tail_i;
-          t_rec_d[ei]      = 1'b0;
-          t_skip_d[ei]     = 1'b0;
+          t_rec_d[ei]      = n_mg;
+          t_skip_d[ei]     = n_mg;
           t_recok_d[ei]    = 1'b0;
           if (busy_any) begin
             t_st_d[ei]     = ST_WAIT;
             t_succ_d[tail_i] = 1'b1;
-            evc[EV_WAITED] = 1'b1;
+            evc[EV_WAITED] = ~n_mg;
           end else begin
             t_st_d[ei]     = n_scr ? ST_START : ST_DECIDE;
           end
-          if (n_is_rwd) begin
-            td_we    = 1'b1;
-            td_wdata = n_msg[DataW-1:0];
-          end
+          // Data to keep: an RWD's line, a RECOVER's words.
+          td_we    = n_is_rwd | n_mg;
+          td_wdata = n_mg ? mg_req_wdata_i : n_msg[DataW-1:0];
         end
-        rwd_r = take & n_is_rwd;
-        req_r = take & ~n_is_rwd;
+        rwd_r = take & ~n_mg & n_is_rwd;
+        req_r = take & ~n_mg & ~n_is_rwd;
       end
       default: ;
     endcase

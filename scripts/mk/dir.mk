@@ -26,3 +26,19 @@ $(BIN)/dir_tests: $(DIR_TB_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMO
 .PHONY: test-dir
 test-dir: $(BIN)/dir_tests ## build and run only the directory controller's tests (TEST_ARGS= for Criterion options)
 	$(BIN)/dir_tests --jobs $(JOBS) $(TEST_ARGS)
+
+# coh_regress_rtl: the random coherence tester (tb/main/coh_regress.c, built with -DCOH_REGRESS_RTL)
+# on the Verilated directory controller; `make regress` runs it over fewer seeds than the model's.
+$(OBJ)/dirtb/tb/main/coh_regress_rtl.o: tb/main/coh_regress.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) \
+                                        $(VMODEL_HDR_dir_ctrl_small) | $(SETUP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -DCOH_REGRESS_RTL -MMD -MP -c $< -o $@
+
+$(BIN)/coh_regress_rtl: $(OBJ)/dirtb/tb/main/coh_regress_rtl.o $(OBJ)/dirtb/tb/sb/coh_home_rtl.o \
+                        $(OBJ)/dirtb/tb/sb/coh_home_ref.o $(OBJ)/dirtb/tb/sb/coh_tester.o \
+                        $(OBJ)/dirtb/tb/sb/dir_models.o $(OBJ)/dirtb/tb/ref/dir_ctrl_ref.o $(CSIM_OBJS) \
+                        $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) $(VMODEL_OBJS_dir_ctrl_small) $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
+
+regress: $(BIN)/coh_regress_rtl

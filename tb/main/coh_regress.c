@@ -1,6 +1,8 @@
 /* coh_regress: the random coherence tester (tb/sb/coh_tester) on the reference directory
  * controller (tb/ref/dir_ctrl_ref) over many seeds and every preset configuration; `make regress`
  * runs it. Each failing run prints its seed, what failed first, and the commands that replay it.
+ * Built with -DCOH_REGRESS_RTL it is coh_regress_rtl: the same on the Verilated directory
+ * controller (tb/sb/coh_home_rtl; no --mutate, the mutations are the reference model's).
  *
  *   coh_regress [--preset NAME|all] [--seeds N] [--first S] [--seed S] [--mutate BITS]
  *               [--snoop-policy at-once|defer|mixed] [--verbose]
@@ -15,9 +17,20 @@
 #include "../sb/coh_home_ref.h"
 #include "../sb/coh_tester.h"
 
+#ifdef COH_REGRESS_RTL
+#include "../sb/coh_home_rtl.h"
+#define PROG "coh_regress_rtl"
+#define HOME_MAKE coh_home_rtl_make
+#define SUITE "dir_ctrl"
+#else
+#define PROG "coh_regress"
+#define HOME_MAKE coh_home_ref_make
+#define SUITE "dir_ctrl_ref"
+#endif
+
 static void usage(const char *why)
 {
-    fprintf(stderr, "coh_regress: %s\nusage: coh_regress [--preset NAME|all] [--seeds N] [--first S] [--seed S] "
+    fprintf(stderr, PROG ": %s\nusage: " PROG " [--preset NAME|all] [--seeds N] [--first S] [--seed S] "
                     "[--mutate BITS] [--snoop-policy at-once|defer|mixed] [--verbose]\npresets:", why);
     for (const char *const *p = coh_presets; *p; p++)
         fprintf(stderr, " %s", *p);
@@ -68,6 +81,10 @@ int main(int argc, char **argv)
     coh_cfg_t probe;
     if (strcmp(preset, "all") && !coh_cfg_preset(preset, &probe))
         usage("no such preset");
+#ifdef COH_REGRESS_RTL
+    if (mutate)
+        usage("--mutate is for the reference model (coh_regress)");
+#endif
 
     unsigned runs = 0, fails = 0;
     uint64_t ops = 0, cycles = 0;
@@ -88,23 +105,23 @@ int main(int argc, char **argv)
                 snprintf(mut + n, sizeof mut - (size_t)n, " --snoop-policy %s",
                          policy == COH_SNOOP_AT_ONCE ? "at-once" : policy == COH_SNOOP_DEFER ? "defer" : "mixed");
             if (n || policy >= 0) /* the test suite cannot replay a mutation or a policy override */
-                snprintf(replay, sizeof replay, "build/bin/coh_regress --preset %s --seed %" PRIu64 "%s", *p, s, mut);
+                snprintf(replay, sizeof replay, "build/bin/" PROG " --preset %s --seed %" PRIu64 "%s", *p, s, mut);
             else
                 snprintf(replay, sizeof replay,
-                         "build/bin/coh_regress --preset %s --seed %" PRIu64 ", or TB_SEED=%" PRIu64
-                         " build/bin/run_tests --filter 'dir_ctrl_ref/random_%s'",
+                         "build/bin/" PROG " --preset %s --seed %" PRIu64 ", or TB_SEED=%" PRIu64
+                         " build/bin/run_tests --filter '" SUITE "/random_%s'",
                          *p, s, s, *p);
             coh_tester_t t;
-            coh_tester_init(&t, &c, s, coh_home_ref_make, NULL, replay);
+            coh_tester_init(&t, &c, s, HOME_MAKE, NULL, replay);
             bool ok = coh_tester_run(&t);
             runs++;
             ops += t.st.ops_done;
             cycles += t.st.cycles;
             if (!ok) {
                 fails++;
-                printf("coh_regress: FAIL %s seed %" PRIu64 "\n  %s\n", *p, s, t.msg);
+                printf(PROG ": FAIL %s seed %" PRIu64 "\n  %s\n", *p, s, t.msg);
             } else if (verbose) {
-                printf("coh_regress: pass %s seed %" PRIu64 ": %" PRIu64 " ops in %" PRIu64 " cycles; %" PRIu64
+                printf(PROG ": pass %s seed %" PRIu64 ": %" PRIu64 " ops in %" PRIu64 " cycles; %" PRIu64
                        " snoops, %" PRIu64 " WR_IN_FLIGHT, %" PRIu64 " void grants, %" PRIu64
                        " deferred, %" PRIu64 " kept S, %" PRIu64 " reordered; longest op %" PRIu64 "\n",
                        *p, s, t.st.ops_done, t.st.cycles, t.st.snoops, t.st.wif_answers, t.st.voids, t.st.deferred,
@@ -113,6 +130,6 @@ int main(int argc, char **argv)
             coh_tester_free(&t);
         }
     }
-    printf("coh_regress: %u runs, %u failed (%" PRIu64 " operations, %" PRIu64 " cycles)\n", runs, fails, ops, cycles);
+    printf(PROG ": %u runs, %u failed (%" PRIu64 " operations, %" PRIu64 " cycles)\n", runs, fails, ops, cycles);
     return fails ? 1 : 0;
 }

@@ -2,8 +2,9 @@
  * random coherence tester (tb/sb/coh_tester): one model per MN, configured from the tester's cfg
  * (address map, SCR, memory latency). The Verilated shapes are fixed: a cfg with a table of at
  * most 4 entries, a directory cache of at most 2 entries or 2 credits per class gets dir_ctrl_small
- * (4 transactions, 2 x 1 cache, 2 credits), any other dir_ctrl (16, 256 x 4, 4). The tester's
- * directory check is not made (the cache's entries are not visible from outside). */
+ * (4 transactions, 2 x 1 cache, 2 credits), any other dir_ctrl (16, 256 x 4, 4). For the
+ * tester's directory check at the end, the home walks its directory once through the management
+ * port (no CN failed: the walk only writes the directory cache back), then reads DRAM. */
 #ifndef COH_HOME_RTL_H
 #define COH_HOME_RTL_H
 
