@@ -34,8 +34,9 @@
 /** One message on the link. */
 typedef struct dir_scn_msg {
     bool to_dir;    /* a CN sent it to the directory (else the directory sent it) */
-    uint64_t cycle; /* to_dir: the cycle it is presented on rx_valid_i; else the cycle tx_valid_o
-                       shows it (the driver takes it at that cycle's edge) */
+    uint64_t cycle; /* to_dir: the cycle it is presented on rx_valid_i (the edge of that cycle takes
+                       it; the trace shows it from that edge on); else the cycle whose edge the
+                       driver takes it from tx_valid_o at (the trace shows it up to that edge) */
     msg_t m;
 } dir_scn_msg_t;
 
