@@ -1134,6 +1134,83 @@ Test(dir_ctrl, recovery_walk_covers_every_line_with_global_addresses, .timeout =
 Test(dir_ctrl, recovery_walk_with_a_small_table_and_cache, .timeout = 120) { walk_many(&dir_ops_small); }
 
 /* ---------------------------------------------------------------------------------------------
+ * The scenario of the saved GTKWave view (waves/dir_ctrl.gtkw, `make waves-dir`; csim/dir_scn.c,
+ * which the program tracing the view runs too), message by message, so that the view cannot
+ * silently show something else. */
+#include "dir_scn.h"
+
+Test(dir_ctrl, rdx_scenario_of_the_waves_view)
+{
+    static dir_scn_t s;
+    /* GIVEN line 0x2a5 read shared by CNs 1, 2, 3 WHEN CN 4 reads it for ownership */
+    int rc = dir_scn_rdx(&dir_ops_default, NULL, &s);
+    cr_assert_eq(rc, 0, "the scenario did not complete: %s", s.err);
+    static const struct {
+        bool to_dir;
+        msg_op_t op;
+        unsigned src, dst;
+    } want[] = {
+        {true, OP_RD_SHARED, 1, MN},  {false, OP_DATA_E, MN, 1},                                  /* I_RdS */
+        {true, OP_RD_SHARED, 2, MN},  {false, OP_BISNP_DATA, MN, 1}, {true, OP_BIRSP_S, 1, MN}, /* EM_RdS */
+        {false, OP_DATA_S, MN, 2},    {true, OP_RD_SHARED, 3, MN},   {false, OP_DATA_S, MN, 3}, /* S_RdS */
+        {true, OP_RD_OWN, 4, MN},                                                               /* S_RdOwn */
+        {false, OP_BISNP_INV, MN, 1}, {false, OP_BISNP_INV, MN, 2},  {false, OP_BISNP_INV, MN, 3},
+        {true, OP_BIRSP_I, 1, MN},    {true, OP_BIRSP_I, 2, MN},     {true, OP_BIRSP_I, 3, MN},
+        {false, OP_DATA_E, MN, 4},
+    };
+    const size_t n = sizeof want / sizeof want[0];
+    /* THEN the link carries exactly these messages, in this order, all about the line */
+    for (size_t i = 0; i < s.nmsg && i < n; i++) {
+        const dir_scn_msg_t *x = &s.msg[i];
+        cr_assert(x->to_dir == want[i].to_dir && x->m.opcode == want[i].op && x->m.src == want[i].src &&
+                      x->m.dst == want[i].dst,
+                  "message %zu (cycle %llu): %s %s %u -> %u, expected %s %s %u -> %u", i,
+                  (unsigned long long)x->cycle, x->to_dir ? "in" : "out", msg_name(x->m.opcode), x->m.src,
+                  x->m.dst, want[i].to_dir ? "in" : "out", msg_name(want[i].op), want[i].src, want[i].dst);
+        cr_assert_eq(x->m.addr, DIR_SCN_LINE, "message %zu: line 0x%llx", i, (unsigned long long)x->m.addr);
+        if (i)
+            cr_assert_geq(x->cycle, s.msg[i - 1].cycle, "message %zu before message %zu", i, i - 1);
+    }
+    cr_assert_eq(s.nmsg, n, "%zu messages, expected %zu", s.nmsg, n);
+    /* AND each answer echoes its request's tag */
+    cr_assert_eq(s.msg[1].m.tag, s.msg[0].m.tag);
+    cr_assert_eq(s.msg[4].m.tag, s.msg[3].m.tag);
+    cr_assert_eq(s.msg[5].m.tag, s.msg[2].m.tag);
+    cr_assert_eq(s.msg[7].m.tag, s.msg[6].m.tag);
+    cr_assert_eq(s.msg[15].m.tag, s.msg[8].m.tag);
+    /* AND the read for ownership is transaction entry 0 (the entry the view shows: a BISNP's tag is
+     * its transaction's index); its three BISNP_INVs leave on consecutive cycles, lowest CN first,
+     * and each BIRSP_I echoes its snoop's tag */
+    cr_assert_eq(s.rdx, 8);
+    for (unsigned k = 0; k < DIR_SCN_SHARERS; k++) {
+        cr_assert_eq(s.msg[9 + k].m.tag, 0, "BISNP_INV to CN %u names entry %u", k + 1, s.msg[9 + k].m.tag);
+        cr_assert_eq(s.msg[9 + k].cycle, s.msg[9].cycle + k);
+        cr_assert_eq(s.msg[12 + k].m.tag, s.msg[9 + k].m.tag);
+    }
+    /* AND memory is read alongside the snoops: the read leaves before the first answer arrives */
+    cr_assert(s.mem_rd_cycle > s.msg[8].cycle && s.mem_rd_cycle < s.msg[12].cycle,
+              "memory read at cycle %llu, RD_OWN at %llu, first BIRSP_I at %llu", (unsigned long long)s.mem_rd_cycle,
+              (unsigned long long)s.msg[8].cycle, (unsigned long long)s.msg[12].cycle);
+    /* AND the last answer comes after the data (fixed-latency DRAM, presented a cycle later at most):
+     * DATA_E waits for it, and carries memory's line */
+    const uint64_t data_in = s.mem_rd_cycle + DIR_SCN_MEM_PS / s.period_ps + 1;
+    cr_assert_gt(s.msg[14].cycle, data_in, "CN 3's BIRSP_I at cycle %llu, the data at %llu",
+                 (unsigned long long)s.msg[14].cycle, (unsigned long long)data_in);
+    cr_assert_gt(s.msg[15].cycle, s.msg[14].cycle);
+    expect_data(&s.msg[15].m, s.line);
+    /* AND the view's window covers the read for ownership and nothing before it */
+    cr_assert_eq(s.from_cycle, s.msg[8].cycle - 2);
+    cr_assert_eq(s.to_cycle, s.msg[15].cycle + 3);
+    cr_assert_lt(s.msg[7].cycle, s.from_cycle);
+    /* AND the counters: one S_RdOwn, four snoops (one BISNP_DATA, three BISNP_INV) and their answers,
+     * no violation */
+    cr_assert_eq(s.tr_s_rdown, 1);
+    cr_assert_eq(s.snoops, 4);
+    cr_assert_eq(s.birsps, 4);
+    cr_assert_eq(s.viols, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The random coherence tester (tb/sb/coh_tester, section 11c) with the RTL as every home: seeded
  * CN agents with small caches and a jittery link, every load checked against the last completed
  * write, single writer / multiple readers, memory against the shadow at quiescence, no violation.

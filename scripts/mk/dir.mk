@@ -42,3 +42,20 @@ $(BIN)/coh_regress_rtl: $(OBJ)/dirtb/tb/main/coh_regress_rtl.o $(OBJ)/dirtb/tb/s
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
 regress: $(BIN)/coh_regress_rtl
+
+# make waves-dir: trace the directory's read-for-ownership scenario (csim/dir_scn.c: three CNs share
+# a line, a fourth reads it for ownership; csim/main/dir_waves.c, the dir_ctrl model above) and
+# render waves/dir_ctrl.gtkw over the read for ownership's window (about 36 cycles, 2560 pixels wide so
+# that one-cycle messages keep their names) to build/waves/dir.png. The test
+# dir_ctrl/rdx_scenario_of_the_waves_view checks the scenario's messages.
+$(OBJ)/csim/main/dir_waves.o: $(VMODEL_HDR_dir_ctrl)
+$(BIN)/dir_waves: $(OBJ)/csim/main/dir_waves.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) \
+                  $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
+
+.PHONY: waves-dir
+waves-dir: $(BIN)/dir_waves ## trace a read for ownership of a line three CNs share (BISNP_INV, BIRSP_I, DATA_E); render it to build/waves/dir.png
+	@mkdir -p $(B)/waves
+	$(BIN)/dir_waves --trace $(B)/waves/dir.fst --window $(B)/waves/dir.window
+	bash scripts/waves.sh png $(B)/waves/dir.fst $$(cat $(B)/waves/dir.window) --size 2560x1300 $(WAVES_ARGS)
