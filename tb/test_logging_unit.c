@@ -54,6 +54,7 @@ typedef struct wl_cfg {
     uint64_t range_lo, range_hi; /* dump range (range_hi 0: every line) */
     uint64_t dump_at;            /* a dump starts at this cycle (0: none) */
     size_t dump_at_done;         /* a dump starts when this many stores are done (0: none) */
+    int zlib_level;              /* the compression engine's level (0: stored, 16 bytes per record) */
 } wl_cfg_t;
 
 static wl_cfg_t wl_default(void)
@@ -62,7 +63,7 @@ static wl_cfg_t wl_default(void)
         .ops = &lu_ops_default, .ncn = 4, .ncores = 4, .nlines = 16, .nupdates = 3000, .max_out = 48,
         .multi = 0.3, .lat = 20, .jitter = 10, .val_jitter = 60, .early = 80, .think = 20, .xfer = 4,
         .hot = 0.2, .bad = 0.0, .tx_stall = 0.0, .mem_latency_ps = 45000, .mem_max_out = 64,
-        .log_cap = 1u << 20, .hwm = 1u << 19, .window = 48, .max_cycles = 0,
+        .log_cap = 1u << 20, .hwm = 1u << 19, .window = 48, .max_cycles = 0, .zlib_level = 9,
     };
 }
 
@@ -221,6 +222,7 @@ static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *nam
     dc.num_cn = cfg->ncn + 1;
     dc.range_lo = cfg->range_lo;
     dc.range_hi = cfg->range_hi ? cfg->range_hi : 1ull << 40;
+    dc.zlib_level = cfg->zlib_level;
     w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
     lu_drv_on_rx(w->d, wl_on_rx);
     lu_ref_init(&w->ref, dc.addr_lim);
@@ -1528,6 +1530,62 @@ Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_th
                  (unsigned long long)out);
     cr_log_info("dump: %zu records, %llu bytes -> %llu bytes in %zu chunks: factor %.2f", k,
                 (unsigned long long)in, (unsigned long long)out, w.last_chunks, (double)in / (double)out);
+    wl_free(&w);
+}
+
+/* A dump longer than 2^TAG_W chunks: DUMP_DATA's tag is the chunk number mod 2^TAG_W, its addr the
+ * whole chunk number (the byte offset / 64), so the MN log store, which checks both, takes it whole. */
+Test(logging_unit, a_dump_of_more_than_4096_chunks_reaches_the_mn_log_whole)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    /* GIVEN about 17 600 records in the LU's DRAM log (4 400 stores of 4 words on average; the log
+     * holds 2^20), and an engine that stores rather than compresses (level 0: 16 bytes per record,
+     * so the dump is about 4 400 chunks) */
+    c.nupdates = 4400, c.multi = 1.0, c.zlib_level = 0;
+    wl_init(&w, &c, tb_seed(35), "dump of more than 4096 chunks");
+    wl_run(&w);
+    size_t n = lu_drv_log_writes(w.d);
+    cr_assert_lt(n, c.log_cap);
+    cr_assert_gt(n, 16500, "%s: only %zu records: the dump would not pass 4096 chunks", w.ctx, n);
+    /* WHEN the dump period starts a dump (every chunk is checked by the MN log store as it comes:
+     * tag = chunk mod 4096, addr = chunk; any error it lists fails the test) */
+    lu_drv_dump_start(w.d);
+    wl_settle(&w);
+    /* THEN it is stored, in more than 4096 chunks, the LU counted as many */
+    cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert_eq(mn_log_ndumps(&w.mn), 1, "%s: the MN stored no dump", w.ctx);
+    cr_assert_gt(w.last_chunks, 4096, "%s: a dump of only %zu chunks", w.ctx, w.last_chunks);
+    cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.last_chunks);
+    cr_assert_eq(csr(&w, LU_CSR_DUMP_RECORDS), n);
+    /* THEN the MN holds every record of the log, oldest first */
+    const lu_rec_t *mr = mn_log_recs(&w.mn, LU_NODE);
+    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), n, "%s: the MN holds %zu of the log's %zu records", w.ctx,
+                 mn_log_nrecs(&w.mn, LU_NODE), n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(lu_rec_eq(lu_drv_log_write(w.d, i), &mr[i]), "%s: MN record %zu is not log record %zu", w.ctx,
+                  i, i);
+    /* THEN a search of every line finds each word's latest version there, and no other word */
+    uint64_t lines[MAX_LINES];
+    uint8_t masks[MAX_LINES];
+    mn_log_found_t f[MAX_LINES];
+    for (unsigned i = 0; i < c.nlines; i++)
+        lines[i] = line_addr(i), masks[i] = 0xff;
+    mn_log_search(&w.mn, lines, masks, c.nlines, f);
+    for (unsigned i = 0; i < c.nlines; i++)
+        for (unsigned wd = 0; wd < MSG_WORDS_PER_LINE; wd++) {
+            uint64_t want;
+            unsigned ts;
+            bool has = lu_ref_latest(&w.ref, line_addr(i), wd, &want, &ts);
+            cr_assert_eq(f[i].mask >> wd & 1, has, "%s: line %u word %u: %s", w.ctx, i, wd,
+                         has ? "not found" : "found");
+            if (has)
+                cr_assert(f[i].value[wd] == want && f[i].ts[wd] == ts,
+                          "%s: line %u word %u: 0x%llx ts %u in the MN log, latest 0x%llx ts %u", w.ctx, i, wd,
+                          (unsigned long long)f[i].value[wd], f[i].ts[wd], (unsigned long long)want, ts);
+        }
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
+    cr_log_info("%s: %zu records in %zu chunks", w.ctx, n, w.last_chunks);
     wl_free(&w);
 }
 

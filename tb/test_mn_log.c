@@ -24,6 +24,7 @@
 #define MN_ID (MSG_MN_BASE + 2)
 #define DIR_ID (MSG_MN_BASE + 5) /* a directory controller asking for latest versions */
 #define WORDS MSG_WORDS_PER_LINE
+#define TAGS (1u << MSG_TAG_W)
 
 static uint64_t line_addr(unsigned i) { return 0x4000 + (uint64_t)i * 0x111; }
 
@@ -37,17 +38,17 @@ static void mn_init(mn_log_t *l, unsigned lus)
     cr_assert_eq(mn_log_init(l, &(mn_log_cfg_t){.node_id = MN_ID, .lus_per_epoch = lus}), 0);
 }
 
-/* A dump as a LU sends it: the records through the compression engine (level 9), its chunks as
- * DUMP_DATA from src (tag = addr = chunk number, LAST on the last one). */
+/* A dump as a LU sends it: the records through the compression engine (level 9 unless told), its
+ * chunks as DUMP_DATA from src (chunk k: tag = k mod 2^TAG_W, addr = k; LAST on the last one). */
 typedef struct dump {
     msg_t *m;
     size_t n;
 } dump_t;
 
-static dump_t make_dump(unsigned src, const lu_rec_t *r, size_t n)
+static dump_t make_dump_level(unsigned src, const lu_rec_t *r, size_t n, int level)
 {
     lu_zlib_t z;
-    cr_assert_eq(lu_zlib_init(&z, 9), 0);
+    cr_assert_eq(lu_zlib_init(&z, level), 0);
     for (size_t i = 0; i < n; i++) {
         uint32_t w[4];
         lu_rec_pack(&r[i], w);
@@ -61,7 +62,7 @@ static dump_t make_dump(unsigned src, const lu_rec_t *r, size_t n)
         d.m = realloc(d.m, (d.n + 1) * sizeof *d.m);
         cr_assert(d.m);
         msg_t *m = &d.m[d.n];
-        *m = (msg_t){.opcode = OP_DUMP_DATA, .src = (uint8_t)src, .dst = MN_ID, .tag = (uint16_t)d.n,
+        *m = (msg_t){.opcode = OP_DUMP_DATA, .src = (uint8_t)src, .dst = MN_ID, .tag = (uint16_t)(d.n % TAGS),
                      .flags = last ? 1 : 0, .addr = d.n, .mask = 0xff};
         memcpy(m->data, chunk, sizeof m->data);
         d.n++;
@@ -71,6 +72,8 @@ static dump_t make_dump(unsigned src, const lu_rec_t *r, size_t n)
     cr_assert(last && d.n, "the engine did not finish the dump");
     return d;
 }
+
+static dump_t make_dump(unsigned src, const lu_rec_t *r, size_t n) { return make_dump_level(src, r, n, 9); }
 
 /* The length of the zlib stream in a dump's chunks (the rest is padding). */
 static size_t stream_len(const dump_t *d)
@@ -258,6 +261,48 @@ Test(mn_log, chunks_out_of_order_are_reported_and_the_dump_discarded_but_done)
     store_dump(&l, 5, 2, r, 400);
     cr_assert_eq(mn_log_nrecs(&l, 5), 400);
     cr_assert_eq(mn_log_stats(&l)->dumps_discarded, 2);
+    free(d.m);
+    free(r);
+    mn_log_free(&l);
+}
+
+/* Chunk k of a dump is tag k mod 2^TAG_W and addr k (messages.toml: addr = byte offset / 64): past
+ * 4096 chunks the tag wraps and the addr goes on. */
+Test(mn_log, a_dump_of_more_than_4096_chunks_wraps_its_tag_not_its_addr)
+{
+    mn_log_t l;
+    mn_init(&l, 1);
+    /* GIVEN a dump of 16 500 records stored by the engine (level 0: 16 bytes per record) */
+    lu_rec_t *r = some_recs(16500, 12, 7);
+    dump_t d = make_dump_level(5, r, 16500, 0);
+    cr_assert_gt(d.n, TAGS + 1, "only %zu chunks", d.n);
+    cr_assert(d.m[TAGS].tag == 0 && d.m[TAGS].addr == TAGS);
+    /* WHEN it arrives in order THEN it is stored whole */
+    msg_t q = dump_req(5, 0);
+    rx_ok(&l, &q);
+    expect_tx(&l, OP_DUMP_GO, 5, 0);
+    for (size_t i = 0; i < d.n; i++)
+        rx_ok(&l, &d.m[i]);
+    expect_tx(&l, OP_DUMP_DONE, 5, 0);
+    cr_assert_eq(mn_log_ndumps(&l), 1);
+    cr_assert_eq(mn_log_dump(&l, 0)->chunks, d.n);
+    cr_assert_eq(mn_log_nrecs(&l, 5), 16500);
+    /* WHEN the next epoch's dump numbers its addr in TAG_W bits too, wrapping to 0 at chunk 4096
+     * THEN that chunk is out of order, and the dump is discarded */
+    q = dump_req(5, 1);
+    rx_ok(&l, &q);
+    expect_tx(&l, OP_DUMP_GO, 5, 1);
+    for (size_t i = 0; i < d.n; i++) {
+        msg_t m = d.m[i];
+        m.addr %= TAGS;
+        if (i == TAGS)
+            rx_err(&l, &m, MN_LOG_E_ORDER);
+        else
+            rx_ok(&l, &m);
+    }
+    expect_tx(&l, OP_DUMP_DONE, 5, 1);
+    cr_assert_eq(mn_log_ndumps(&l), 1);
+    cr_assert_eq(mn_log_stats(&l)->dumps_discarded, 1);
     free(d.m);
     free(r);
     mn_log_free(&l);

@@ -9,8 +9,9 @@
 //   1. DUMP_REQ (tag = epoch) to the MN controller cfg_mn_i; wait for DUMP_GO (every LU is ready);
 //   2. wait until no record is on its way to the log and hold the drain (active_o); read every
 //      record in order; those of the range go to the dump port; then an end beat (dp_end_o);
-//   3. every compressed chunk leaves as DUMP_DATA (dst cfg_mn_i, tag = chunk number, addr = byte
-//      offset / 64, LAST on the final one);
+//   3. every compressed chunk leaves as DUMP_DATA (dst cfg_mn_i, LAST on the final one): chunk k of
+//      the dump (its byte offset / 64) has tag = k mod 2^TAG_W and addr = k, as messages.toml
+//      defines them (ChunkW below: k never wraps);
 //   4. wait for DUMP_DONE (every dump of the epoch stored), then clear the DRAM log (log_clear_o)
 //      and resume the drain.
 // A dump starts on dump_start_i (the dump period, kept by the platform), on an EARLY_FLUSH from
@@ -110,12 +111,22 @@ module lu_dump #(
   // cycle (45 ns = 23 LU cycles).
   localparam int unsigned Win  = 32;
   localparam int unsigned WinW = $clog2(Win + 1);
+  // Chunks of one dump. A dump holds at most 2^32 - 1 records (log_count_i), 16 bytes each: under
+  // 2^36 bytes go in, and deflate's output at any level stays within zlib's deflateBound (the input
+  // plus under 0.04 %, plus a few bytes), so under 2^31 chunks come out: 32 bits never wrap. (A
+  // TAG_W-bit counter wrapped after 4096 chunks, 256 KB of compressed log.)
+  localparam int unsigned ChunkW = 32;
+
+  if (LineW < ChunkW) begin : g_bad_chunk_w
+    $error("lu_dump: DUMP_DATA's addr (LINE_ADDR_W bits) must hold a chunk number (ChunkW bits)");
+  end
 
   typedef enum logic [2:0] { D_IDLE, D_FLUSH, D_REQ, D_GO, D_HOLD, D_READ, D_SEND, D_DONE } state_e;
   state_e st_q, st_d;
 
   logic                 pend_q, pend_d, hwm_q, own_q, own_d;
-  logic [msg_pkg::TAG_W-1:0] epoch_q, epoch_d, seq_q, seq_d;
+  logic [msg_pkg::TAG_W-1:0] epoch_q, epoch_d;
+  logic [ChunkW-1:0]    chunk_q, chunk_d;  // chunks of this dump sent so far: the next one's number
   logic [NodeW:0]       fcn_q, fcn_d;      // next CN to send EARLY_FLUSH to
   logic [31:0]          iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
   logic                 end_sent_q, end_sent_d;
@@ -170,9 +181,9 @@ module lu_dump #(
       default: begin
         m.opcode = msg_pkg::OP_DUMP_DATA;
         m.dst    = cfg_mn_i;
-        m.tag    = seq_q;
+        m.tag    = chunk_q[msg_pkg::TAG_W-1:0];
         m.flags  = {3'b000, dc_last_i};
-        m.addr   = LineW'(seq_q);
+        m.addr   = LineW'(chunk_q);
         m.mask   = '1;
         m.data   = dc_data_i;
       end
@@ -194,7 +205,7 @@ module lu_dump #(
     pend_d     = pend_q | (en_i & trig);
     own_d      = own_q | (en_i & flush_self);
     epoch_d    = epoch_q;
-    seq_d      = seq_q;
+    chunk_d    = chunk_q;
     fcn_d      = fcn_q;
     iss_d      = iss_q;
     got_d      = got_q;
@@ -214,7 +225,7 @@ module lu_dump #(
       end
       ev_o[1] = rf_pop;
       if (dc_valid_i && dc_ready_o) begin
-        seq_d   = seq_q + 1'b1;
+        chunk_d = chunk_q + 1'b1;
         ev_o[2] = 1'b1;
       end
       unique case (st_q)
@@ -240,7 +251,7 @@ module lu_dump #(
           got_d      = '0;
           out_d      = '0;
           cnt_d      = log_count_i;
-          seq_d      = '0;
+          chunk_d    = '0;
           end_sent_d = 1'b0;
         end
         D_READ: begin
@@ -269,7 +280,7 @@ module lu_dump #(
       own_q   <= 1'b0;
       hwm_q   <= 1'b0;
       epoch_q <= '0;
-      seq_q   <= '0;
+      chunk_q <= '0;
       fcn_q   <= '0;
       iss_q   <= '0;
       got_q   <= '0;
@@ -282,7 +293,7 @@ module lu_dump #(
       own_q   <= own_d;
       if (en_i) hwm_q <= hwm_i;
       epoch_q <= epoch_d;
-      seq_q   <= seq_d;
+      chunk_q <= chunk_d;
       fcn_q   <= fcn_d;
       iss_q   <= iss_d;
       got_q   <= got_d;
