@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "link_q.h"
+
 dir_drv_cfg_t dir_drv_cfg_default(void)
 {
     return (dir_drv_cfg_t){
@@ -24,11 +26,6 @@ dir_drv_cfg_t dir_drv_cfg_default(void)
     };
 }
 
-typedef struct flight {
-    uint64_t at, seq;
-    msg_t m;
-} flight_t;
-
 typedef struct rsp {
     bool done;
     uint64_t line[MSG_WORDS_PER_LINE];
@@ -38,7 +35,7 @@ struct dir_drv {
     const dir_model_ops_t *ops;
     void *m;
     dir_drv_cfg_t cfg;
-    uint64_t cyc, seq;
+    uint64_t cyc;
     dir_in_t in;
     dir_out_t out;
     dir_msg_fn on_tx, on_sw;
@@ -46,8 +43,7 @@ struct dir_drv {
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
     unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
-    flight_t *fl;                      /* min-heap on (at, seq) */
-    size_t nfl, capfl;
+    link_q_t link;                     /* messages on their way in */
     msg_t *swq; /* the software's messages waiting for the port (ring) */
     size_t swq_cap, swq_head, swq_n;
     kernel_t k;
@@ -63,44 +59,6 @@ struct dir_drv {
     dir_mg_rsp_t *mgr; /* its answers */
     size_t nmgr, capmgr;
 };
-
-static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
-
-static void fl_push(dir_drv_t *d, flight_t f)
-{
-    if (d->nfl == d->capfl) {
-        d->capfl = d->capfl ? 2 * d->capfl : 64;
-        d->fl = realloc(d->fl, d->capfl * sizeof *d->fl);
-        if (!d->fl)
-            abort();
-    }
-    size_t i = d->nfl++;
-    while (i && fl_less(&f, &d->fl[(i - 1) / 2])) {
-        d->fl[i] = d->fl[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    d->fl[i] = f;
-}
-
-static flight_t fl_pop(dir_drv_t *d)
-{
-    flight_t top = d->fl[0], last = d->fl[--d->nfl];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= d->nfl)
-            break;
-        if (c + 1 < d->nfl && fl_less(&d->fl[c + 1], &d->fl[c]))
-            c++;
-        if (!fl_less(&d->fl[c], &last))
-            break;
-        d->fl[i] = d->fl[c];
-        i = c;
-    }
-    if (d->nfl)
-        d->fl[i] = last;
-    return top;
-}
 
 dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
                           void *ctx)
@@ -148,7 +106,7 @@ void dir_drv_free(dir_drv_t *d)
     dram_free(d->dram);
     stats_free(&d->st);
     kernel_free(&d->k);
-    free(d->fl);
+    link_q_free(&d->link);
     free(d->rq);
     free(d->swq);
     free(d->viol);
@@ -160,7 +118,7 @@ void dir_drv_free(dir_drv_t *d)
 void dir_drv_on_sw(dir_drv_t *d, dir_msg_fn fn) { d->on_sw = fn; }
 uint64_t dir_drv_cycle(const dir_drv_t *d) { return d->cyc; }
 unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
-size_t dir_drv_in_flight(const dir_drv_t *d) { return d->nfl; }
+size_t dir_drv_in_flight(const dir_drv_t *d) { return d->link.n; }
 const dir_out_t *dir_drv_out(const dir_drv_t *d) { return &d->out; }
 uint64_t dir_drv_mem_stalls(const dir_drv_t *d) { return d->mem_stalls; }
 size_t dir_drv_viols(const dir_drv_t *d) { return d->nviol; }
@@ -174,7 +132,7 @@ void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay)
         abort();
     }
     d->crd[c]--;
-    fl_push(d, (flight_t){.at = d->cyc + (delay ? delay : 1), .seq = d->seq++, .m = *m});
+    link_q_push(&d->link, d->cyc + (delay ? delay : 1), m);
 }
 
 void dir_drv_sw_send(dir_drv_t *d, const msg_t *m)
@@ -266,10 +224,10 @@ void dir_drv_step(dir_drv_t *d)
     in->cfg_scr_hi_i[1] = (uint32_t)(d->cfg.scr_hi >> 32);
     /* Link: the oldest arrived message. */
     in->rx_valid_i = 0;
-    if (d->nfl && d->fl[0].at <= d->cyc) {
-        flight_t f = fl_pop(d);
+    if (link_q_due(&d->link, d->cyc)) {
+        msg_t m = link_q_pop(&d->link);
         in->rx_valid_i = 1;
-        msg_pack(&f.m, in->rx_msg_i);
+        msg_pack(&m, in->rx_msg_i);
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
     in->tx_crd_i = 0;
@@ -399,7 +357,7 @@ uint32_t dir_drv_csr(dir_drv_t *d, unsigned addr, bool *err)
 
 bool dir_drv_idle(const dir_drv_t *d)
 {
-    return d->out.idle_o && d->nfl == 0 && d->swq_n == 0 && d->mgq_n == 0 && dram_busy(d->dram) == 0 &&
+    return d->out.idle_o && d->link.n == 0 && d->swq_n == 0 && d->mgq_n == 0 && dram_busy(d->dram) == 0 &&
            d->rq_n == 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "link_q.h"
 #include "lu_zlib.h"
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)
@@ -41,11 +42,6 @@ lu_drv_cfg_t lu_drv_cfg_default(void)
     };
 }
 
-typedef struct flight {
-    uint64_t at, seq;
-    msg_t m;
-} flight_t;
-
 typedef struct rsp {
     bool done;
     uint32_t rec[4];
@@ -55,7 +51,7 @@ struct lu_drv {
     const lu_model_ops_t *ops;
     void *m;
     lu_drv_cfg_t cfg;
-    uint64_t cyc, seq;
+    uint64_t cyc;
     lu_in_t in;
     lu_out_t out;
     lu_tx_fn on_tx, on_rx;
@@ -63,8 +59,7 @@ struct lu_drv {
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the LU's receive port */
     unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
-    flight_t *fl;                      /* min-heap on (at, seq) */
-    size_t nfl, capfl;
+    link_q_t link;                     /* messages on their way in */
     kernel_t k;
     stats_t st;
     dram_t *dram;
@@ -76,44 +71,6 @@ struct lu_drv {
     bool alive, dump_start;
     lu_zlib_t zl;
 };
-
-static bool fl_less(const flight_t *a, const flight_t *b) { return a->at < b->at || (a->at == b->at && a->seq < b->seq); }
-
-static void fl_push(lu_drv_t *d, flight_t f)
-{
-    if (d->nfl == d->capfl) {
-        d->capfl = d->capfl ? 2 * d->capfl : 64;
-        d->fl = realloc(d->fl, d->capfl * sizeof *d->fl);
-        if (!d->fl)
-            abort();
-    }
-    size_t i = d->nfl++;
-    while (i && fl_less(&f, &d->fl[(i - 1) / 2])) {
-        d->fl[i] = d->fl[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    d->fl[i] = f;
-}
-
-static flight_t fl_pop(lu_drv_t *d)
-{
-    flight_t top = d->fl[0], last = d->fl[--d->nfl];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= d->nfl)
-            break;
-        if (c + 1 < d->nfl && fl_less(&d->fl[c + 1], &d->fl[c]))
-            c++;
-        if (!fl_less(&d->fl[c], &last))
-            break;
-        d->fl[i] = d->fl[c];
-        i = c;
-    }
-    if (d->nfl)
-        d->fl[i] = last;
-    return top;
-}
 
 lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
                         void *ctx)
@@ -161,7 +118,7 @@ void lu_drv_free(lu_drv_t *d)
     dram_free(d->dram);
     stats_free(&d->st);
     kernel_free(&d->k);
-    free(d->fl);
+    link_q_free(&d->link);
     free(d->rq);
     free(d->log);
     lu_zlib_free(&d->zl);
@@ -178,7 +135,7 @@ void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out)
 void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn) { d->on_rx = fn; }
 uint64_t lu_drv_cycle(const lu_drv_t *d) { return d->cyc; }
 unsigned lu_drv_credits(const lu_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
-size_t lu_drv_in_flight(const lu_drv_t *d) { return d->nfl; }
+size_t lu_drv_in_flight(const lu_drv_t *d) { return d->link.n; }
 const lu_out_t *lu_drv_out(const lu_drv_t *d) { return &d->out; }
 uint64_t lu_drv_mem_stalls(const lu_drv_t *d) { return d->mem_stalls; }
 void lu_drv_set_alive(lu_drv_t *d, bool alive) { d->alive = alive; }
@@ -193,7 +150,7 @@ void lu_drv_send(lu_drv_t *d, const msg_t *m, uint64_t delay)
         abort();
     }
     d->crd[c]--;
-    fl_push(d, (flight_t){.at = d->cyc + (delay ? delay : 1), .seq = d->seq++, .m = *m});
+    link_q_push(&d->link, d->cyc + (delay ? delay : 1), m);
 }
 
 static void read_done(void *obj, uint64_t tag, const uint64_t *line)
@@ -251,12 +208,12 @@ void lu_drv_step(lu_drv_t *d)
     /* Link: the oldest arrived messages, up to one per lane, the oldest on lane 0. */
     in->rx_valid_i = 0;
     memset(in->rx_msg_i, 0, sizeof in->rx_msg_i);
-    for (unsigned k = 0; k < LU_RX_LANES && d->nfl && d->fl[0].at <= d->cyc; k++) {
-        flight_t f = fl_pop(d);
+    for (unsigned k = 0; k < LU_RX_LANES && link_q_due(&d->link, d->cyc); k++) {
+        msg_t m = link_q_pop(&d->link);
         in->rx_valid_i |= 1u << k;
-        msg_pack(&f.m, &in->rx_msg_i[k * MSG_FLIT_WORDS]);
+        msg_pack(&m, &in->rx_msg_i[k * MSG_FLIT_WORDS]);
         if (d->on_rx)
-            d->on_rx(d->ctx, &f.m, d->cyc);
+            d->on_rx(d->ctx, &m, d->cyc);
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
     in->tx_crd_i = 0;
@@ -341,7 +298,7 @@ uint32_t lu_drv_csr(lu_drv_t *d, unsigned addr, bool *err)
 
 bool lu_drv_idle(const lu_drv_t *d)
 {
-    return d->out.idle_o && d->nfl == 0 && dram_busy(d->dram) == 0 && d->rq_n == 0;
+    return d->out.idle_o && d->link.n == 0 && dram_busy(d->dram) == 0 && d->rq_n == 0;
 }
 
 int lu_drv_trace(lu_drv_t *d, const char *path) { return d->ops->trace_open(d->m, path, 0, UINT64_MAX); }
