@@ -72,6 +72,8 @@ typedef struct cfg_key {
 } cfg_key_t;
 
 static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel", "proactive", NULL};
+static const char *const workload_names[] = {"ocean", "fluid", "kvs", NULL};
+_Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
 
 #define F(path) offsetof(sim_config_t, path)
@@ -111,6 +113,8 @@ static const cfg_key_t keys[] = {
     {"core", "rob_size", T_UINT, F(core.rob_size), "entries", U(352), U(1), U(4096), 0, NULL,
      "reorder buffer entries per core (assumption, not in Table II: Sunny Cove's 352, the core "
      "whose LQ/SQ sizes Table II gives)"},
+    {"core", "width", T_UINT, F(core.width), "instructions per cycle", U(4), U(1), U(16), 0, NULL,
+     "instructions each core dispatches into and retires from its ROB per cycle (assumption)"},
     {"core", "protocol", T_ENUM, F(core.protocol), NULL, U(CFG_PROTO_WB), U(0),
      U(CFG_PROTO_COUNT - 1), 0, protocol_names,
      "remote-store protocol: wb (not resilient), wt, DIKTAMO baseline, parallel or proactive"},
@@ -145,6 +149,15 @@ static const cfg_key_t keys[] = {
      "granularity at which remote memory is interleaved across the MNs (assumption)"},
     {"mem", "scr_size", T_SIZE, F(mem.scr_size_bytes), NULL, U(0), U(0), U(256 * TIB), F_LINE,
      NULL, "bytes of the Small Coherent Region; 0 = all remote memory is coherent (DIKTAMO)"},
+    {"mem", "mn_size", T_SIZE, F(mem.mn_size_bytes), NULL, U(1 * GIB), U(4 * KIB), U(128 * GIB),
+     F_POW2, NULL, "remote memory on each MN (assumption; a power of two, its lines counted in 32 "
+     "bits by the directory)"},
+    {"mem", "local_size", T_SIZE, F(mem.local_size_bytes), NULL, U(1 * GIB), U(4 * KIB),
+     U(1024 * GIB), F_LINE, NULL, "local memory of each CN, for thread-private data (assumption)"},
+    {"mem", "local_latency", T_TIME, F(mem.local_latency_ps), NULL, U(50 * NS), U(1 * NS),
+     U(10 * US), 0, NULL,
+     "access latency of a CN's local DRAM after an L3 miss (assumption: the 45 ns DRAM plus the "
+     "memory controller)"},
 
     /* [fabric] */
     {"fabric", "freq", T_FREQ, F(fabric.freq_hz), NULL, U(1 * GHZ), U(100 * MHZ), U(5 * GHZ), 0,
@@ -193,6 +206,31 @@ static const cfg_key_t keys[] = {
      D(0.0), D(1.0), 0, NULL, "offered load of the `make run` traffic generator"},
     {"traffic", "messages", T_UINT, F(traffic.messages), "messages per port", U(2000), U(0),
      U(1000000000), 0, NULL, "messages each port's generator sends in `make run`"},
+
+    /* [workload] */
+    {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN), U(0), U(CFG_WL_COUNT - 1),
+     0, workload_names,
+     "the workload a run executes: ocean (red-black stencil, barriers), fluid (lock-protected "
+     "cell updates), kvs (YCSB-like key-value store, 1 KB records)"},
+    {"workload", "threads", T_UINT, F(workload.threads), "threads", U(0), U(0), U(4096), 0, NULL,
+     "simulated threads, one per core, spread round-robin over the CNs; 0 = one on every core"},
+    {"workload", "ocean_grid", T_UINT, F(workload.ocean_grid), "points per side", U(64), U(2),
+     U(8192), 0, NULL, "ocean: interior points per side of the shared grid (a border row and column "
+     "around it)"},
+    {"workload", "ocean_iters", T_UINT, F(workload.ocean_iters), "sweeps", U(4), U(1), U(100000), 0,
+     NULL, "ocean: red-black sweeps (each a red and a black half-sweep, with barriers)"},
+    {"workload", "fluid_cells", T_UINT, F(workload.fluid_cells), "cells", U(1024), U(1),
+     U(1u << 30), 0, NULL, "fluid: shared cells, each with its own lock"},
+    {"workload", "fluid_updates", T_UINT, F(workload.fluid_updates), "updates per thread", U(256),
+     U(1), U(1u << 30), 0, NULL, "fluid: locked cell updates each thread makes"},
+    {"workload", "kvs_records", T_UINT, F(workload.kvs_records), "records", U(4096), U(1),
+     U(1u << 30), 0, NULL, "kvs: records in the store (paper: 1.6 M)"},
+    {"workload", "kvs_record_size", T_SIZE, F(workload.kvs_record_bytes), NULL, U(1 * KIB), U(64),
+     U(1 * MIB), F_LINE, NULL, "kvs: bytes of one record (paper: 1 KB)"},
+    {"workload", "kvs_ops", T_UINT, F(workload.kvs_ops), "operations", U(2048), U(1), U(1ull << 40),
+     0, NULL, "kvs: get and put operations over all threads (paper: 6.4 M)"},
+    {"workload", "kvs_read_pct", T_UINT, F(workload.kvs_read_pct), "%", U(80), U(0), U(100), 0,
+     NULL, "kvs: share of the operations that are gets (paper: 80 %)"},
 };
 
 #define NUM_KEYS (sizeof keys / sizeof keys[0])
@@ -214,6 +252,7 @@ static const section_t sections[] = {
     {"fabric", "The CXL switch clock and the links between nodes and switch ports."},
     {"lu", "The Logging Unit of each CN (paper Table II, Logging Unit)."},
     {"traffic", "The synthetic traffic generator that `make run` drives the fabric with."},
+    {"workload", "The workload the simulated threads run (csim/workloads/)."},
 };
 #define NUM_SECTIONS (sizeof sections / sizeof sections[0])
 
@@ -704,6 +743,11 @@ const char *config_protocol_name(cfg_protocol_e p)
     return (unsigned)p < CFG_PROTO_COUNT ? protocol_names[p] : "?";
 }
 
+const char *config_workload_name(cfg_workload_e w)
+{
+    return (unsigned)w < CFG_WL_COUNT ? workload_names[w] : "?";
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Loading a file.
  *
@@ -1074,6 +1118,24 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                          ln[i + 1], ln[i], describe(c, lat_k[i], d1, sizeof d1),
                          describe(c, lat_k[i + 1], d2, sizeof d2));
         }
+    }
+
+    /* Threads run one per core. */
+    if (c->workload.threads > c->system.num_cn * c->system.cores_per_cn) {
+        size_t b = blame(c, kidx("workload.threads"), kidx("system.cores_per_cn"));
+        b = blame(c, b, kidx("system.num_cn"));
+        return vfail(c, b, err, "%" PRIu64 " threads need as many cores, but %s, %s", c->workload.threads,
+                     describe(c, kidx("system.num_cn"), d1, sizeof d1),
+                     describe(c, kidx("system.cores_per_cn"), d2, sizeof d2));
+    }
+
+    /* The coherent region is part of remote memory. */
+    if (c->mem.scr_size_bytes > c->system.num_mn * c->mem.mn_size_bytes) {
+        size_t b = blame(c, kidx("mem.scr_size"), kidx("mem.mn_size"));
+        return vfail(c, b, err, "the coherent region is larger than remote memory: %s, %s, %s",
+                     describe(c, kidx("mem.scr_size"), d1, sizeof d1),
+                     describe(c, kidx("mem.mn_size"), d2, sizeof d2),
+                     describe(c, kidx("system.num_mn"), d3, sizeof d3));
     }
 
     /* Replication needs Nr distinct CNs (DIKTAMO protocols only; wb and wt do not replicate). */

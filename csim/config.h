@@ -52,6 +52,14 @@ typedef enum cfg_protocol {
     CFG_PROTO_COUNT
 } cfg_protocol_e;
 
+/** The workloads `make run` and the tests run (csim/workloads/). */
+typedef enum cfg_workload {
+    CFG_WL_OCEAN = 0, /* red-black stencil over a shared grid, barriers (ocean-like) */
+    CFG_WL_FLUID = 1, /* lock-protected updates of shared cells (fluidanimate-like) */
+    CFG_WL_KVS = 2,   /* YCSB-like key-value store on CXL memory */
+    CFG_WL_COUNT
+} cfg_workload_e;
+
 /** One cache level of a CN. */
 typedef struct cfg_cache {
     uint64_t size_bytes;     /* capacity (L3: total per CN) */
@@ -90,6 +98,7 @@ typedef struct sim_config {
         uint64_t lq_size;
         uint64_t sq_size;
         uint64_t rob_size;
+        uint64_t width; /* instructions dispatched / retired per cycle */
         cfg_protocol_e protocol;
         bool coalesce;
     } core;
@@ -98,6 +107,9 @@ typedef struct sim_config {
         uint64_t dram_latency_ps;
         uint64_t interleave_bytes;
         uint64_t scr_size_bytes; /* 0: all remote memory is coherent */
+        uint64_t mn_size_bytes;   /* remote memory per MN */
+        uint64_t local_size_bytes; /* local memory per CN */
+        uint64_t local_latency_ps; /* local DRAM access latency */
     } mem;
     struct {
         uint64_t freq_hz;
@@ -121,6 +133,18 @@ typedef struct sim_config {
         double load;
         uint64_t messages;
     } traffic;
+    struct {
+        cfg_workload_e name;
+        uint64_t threads;          /* 0: one per core */
+        uint64_t ocean_grid;       /* interior points per side */
+        uint64_t ocean_iters;      /* red-black sweeps */
+        uint64_t fluid_cells;
+        uint64_t fluid_updates;    /* per thread */
+        uint64_t kvs_records;
+        uint64_t kvs_record_bytes;
+        uint64_t kvs_ops;          /* in all, over the threads */
+        uint64_t kvs_read_pct;
+    } workload;
 
     /* Bookkeeping: where each value came from (indexed like the key table). */
     config_origin_t origin[CONFIG_MAX_KEYS];
@@ -181,5 +205,7 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
+/** Name of a workload ("ocean", "fluid", "kvs"). */
+const char *config_workload_name(cfg_workload_e w);
 
 #endif

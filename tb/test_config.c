@@ -293,7 +293,7 @@ Test(config, unknown_section_even_when_empty)
 {
     expect_load_error("[system]\nnum_cn = 4\n[cache]\n",
                       "3: [cache]: unknown section (known: sim, system, core, l1, l2, l3, mem, "
-                      "fabric, lu, traffic)");
+                      "fabric, lu, traffic, workload)");
 }
 
 Test(config, unknown_key_lists_the_known_ones)
@@ -438,7 +438,7 @@ Test(config, set_overrides_and_records_its_origin)
     config_origin_str(&c, "core.freq", o, sizeof o);
     cr_assert_str_eq(o, "--set core.freq=2.5 GHz");
     config_origin_str(&c, "l2.size", o, sizeof o);
-    cr_assert_str_eq(o, "sim_configs/paper.ini:30");
+    cr_assert_str_eq(o, "sim_configs/paper.ini:31");
     cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
 }
 
@@ -451,7 +451,7 @@ Test(config, malformed_set)
                                 "its section, as in l1.size)");
     expect_set_error("cache.size=1", "--set cache.size=1: cache.size: unknown section [cache] "
                                      "(known: sim, system, core, l1, l2, l3, mem, fabric, lu, "
-                                     "traffic)");
+                                     "traffic, workload)");
     expect_set_error("l1.assoc=4",
                      "--set l1.assoc=4: l1.assoc: unknown key in [l1] (known: size, ways, latency)");
     expect_set_error("system.num_cn=four",
@@ -512,6 +512,43 @@ Test(config, replication_blames_the_explicit_key)
              "core.protocol = baseline (%s:2)",
              path, path, path);
     cr_assert_str_eq(e.msg, want);
+}
+
+Test(config, threads_above_the_cores)
+{
+    /* GIVEN 4 CNs of 2 cores WHEN 9 threads are asked for THEN the thread count is blamed */
+    expect_validate_error((const char *const[]){"system.num_cn=4", "system.cores_per_cn=2", "workload.threads=9", NULL},
+                          "--set workload.threads=9: workload.threads: 9 threads need as many cores, but "
+                          "system.num_cn = 4 (--set system.num_cn=4), system.cores_per_cn = 2 (--set "
+                          "system.cores_per_cn=2)");
+    /* AND 8 threads fit */
+    sim_config_t c;
+    config_err_t e;
+    config_defaults(&c);
+    cr_assert_eq(config_set(&c, "system.num_cn=4", &e), 0);
+    cr_assert_eq(config_set(&c, "system.cores_per_cn=2", &e), 0);
+    cr_assert_eq(config_set(&c, "workload.threads=8", &e), 0);
+    cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
+}
+
+Test(config, coherent_region_beyond_remote_memory)
+{
+    expect_validate_error((const char *const[]){"system.num_mn=2", "mem.mn_size=4MiB", "mem.scr_size=9MiB", NULL},
+                          "--set mem.scr_size=9 MiB: mem.scr_size: the coherent region is larger than remote "
+                          "memory: mem.scr_size = 9 MiB (--set mem.scr_size=9 MiB), mem.mn_size = 4 MiB (--set "
+                          "mem.mn_size=4 MiB), system.num_mn = 2 (--set system.num_mn=2)");
+}
+
+Test(config, unknown_workload_name)
+{
+    sim_config_t c;
+    config_err_t e;
+    config_defaults(&c);
+    cr_assert_neq(config_set(&c, "workload.name=lu_cb", &e), 0);
+    cr_assert(strstr(e.msg, "workload.name") && strstr(e.msg, "ocean") && strstr(e.msg, "kvs"), "%s", e.msg);
+    cr_assert_eq(config_set(&c, "workload.name=kvs", &e), 0, "%s", e.msg);
+    cr_assert_eq(c.workload.name, CFG_WL_KVS);
+    cr_assert_str_eq(config_workload_name(c.workload.name), "kvs");
 }
 
 Test(config, cache_geometry)

@@ -1,0 +1,53 @@
+/* What a core asks of its CN's memory hierarchy. The core (csim/cn/core.c) reaches the hierarchy
+ * only through this table of functions, so that the real one (csim/cn/cn_mem.c: L1, L2, L3, local
+ * directory, local DRAM, CXL port) and test memories (tb/sb/flat_mem.c) plug in the same way.
+ *
+ * Addresses are byte addresses (csim/cn/addr.h); words are 8 bytes and aligned. Every access
+ * completes through the kernel's event queue, never inside the call: a callback runs at the
+ * simulated time the access is performed (never at the time of the call, even for a hit).
+ * `core` is the core's index within its CN. */
+#ifndef CN_MEM_IF_H
+#define CN_MEM_IF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** An access is done: value as the access defines it. */
+typedef void (*mem_done_fn)(void *obj, uint64_t tag, uint64_t value);
+
+typedef enum mem_rmw {
+    MEM_RMW_CAS = 0,  /* if word == a: word = b; value = old word */
+    MEM_RMW_FADD = 1, /* word += a; value = old word */
+    MEM_RMW_SWAP = 2, /* word = a; value = old word */
+} mem_rmw_e;
+
+typedef struct mem_if {
+    void *obj;
+    /** Reads the word at addr. The value is the one the core's L1 holds at the moment the load is
+     *  performed (a hit: at once; a miss: when the line is filled), i.e. what the coherent memory
+     *  system holds then. done(dobj, tag, value) after the hit latency or the miss. */
+    void (*load)(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag);
+    /** Asks for write permission of addr's line in the core's L1 ahead of a store (a store's
+     *  address is known: exclusive prefetch). No answer; may be dropped. */
+    void (*prefetch_x)(void *obj, unsigned core, uint64_t addr);
+    /** Commits a store-buffer entry: obtains write permission for the line (line = byte address of
+     *  the line), then writes the words selected by mask (bit i = word i) into the core's L1 in
+     *  one step: the commit point. committed(dobj, tag, 0) runs at that moment. With wt (write-
+     *  through; remote lines only), the words also go to the MN (WT_WR) and done(dobj, tag, 0)
+     *  runs when the MN has them (its CMP); without wt, done runs right after committed. The
+     *  caller sends at most one store per core at a time (the head of its store buffer). */
+    void (*store)(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+                  mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+    /** Atomic read-modify-write of the word at addr, with write permission held from read to
+     *  write (the caller has drained its store buffer). If it writes, committed(dobj, tag, new
+     *  word) runs at the write; done(dobj, tag, old word) when complete (with wt: after the MN's
+     *  CMP). */
+    void (*rmw)(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+                mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+    /** Writes addr's line back to its memory if any cache of the CN holds it dirty, and drops it
+     *  from every cache of the CN (clflush). done(dobj, tag, 0) when memory has it (for a remote
+     *  line: the MN's CMP; at once after the lookup when nothing was cached). */
+    void (*flush)(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag);
+} mem_if_t;
+
+#endif

@@ -1,0 +1,130 @@
+/* The API simulated threads are written against (workloads in csim/workloads/, litmus tests).
+ *
+ * A workload is C code run as one coroutine per simulated thread (execution-driven): every value
+ * a thread reads is the value the simulated memory system holds at that simulated time. The
+ * thread does its memory accesses and its non-memory work only through these calls; its C locals
+ * are its registers. Two runners implement the calls:
+ *   - the core model (csim/cn/core.c): out-of-order TSO timing over the CN's caches and the RTL
+ *     fabric;
+ *   - the functional runner (tb/harness/wl_func.c): flat memory, no timing, threads interleaved
+ *     at every call in a seeded random order (for testing workloads on their own).
+ * Both provide the same semantics: 8-byte aligned words, x86-TSO (a thread's own stores are
+ * forwarded to its loads; stores become visible in program order; atomics and fences drain the
+ * thread's store buffer).
+ *
+ * Memory for a workload is allocated in its setup (wl_env_t): shared data on CXL memory
+ * (remote), thread-private data in the local memory of the thread's CN, as in the paper. Setup
+ * and the final check access memory at zero simulated time (poke / peek of the coherent value). */
+#ifndef CN_WL_API_H
+#define CN_WL_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cn/mem_if.h"
+
+struct sim_config;
+
+/* ---------------------------------------------------------------------------------------------
+ * Threads */
+
+typedef struct wl_thread wl_thread_t;
+
+typedef struct wl_thread_ops {
+    uint64_t (*ld)(wl_thread_t *t, uint64_t addr);
+    void (*st)(wl_thread_t *t, uint64_t addr, uint64_t v);
+    /** Atomic; returns the old word (see mem_rmw_e). Drains the store buffer first. */
+    uint64_t (*rmw)(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, uint64_t b);
+    /** mfence: waits until every earlier store has committed. */
+    void (*fence)(wl_thread_t *t);
+    /** clflush of addr's line (ordered after earlier stores: drains the store buffer first);
+     *  returns when memory has the line. */
+    void (*flush)(wl_thread_t *t, uint64_t addr);
+    /** n non-memory instructions (CPI 1, as in the paper's methodology); O(1) whatever n. */
+    void (*compute)(wl_thread_t *t, uint64_t n);
+    /** Simulated time now (ps), for workloads that measure themselves. */
+    uint64_t (*now)(wl_thread_t *t);
+} wl_thread_ops_t;
+
+struct wl_thread {
+    const wl_thread_ops_t *ops;
+    void *impl;        /* the runner's own state */
+    unsigned tid;      /* 0 .. nthreads-1 */
+    unsigned nthreads;
+    unsigned cn, core; /* where it runs (functional runner: as the system would place it) */
+    uint64_t seed;     /* this thread's own seed (derived from the run's seed and tid) */
+};
+
+static inline uint64_t wl_ld(wl_thread_t *t, uint64_t a) { return t->ops->ld(t, a); }
+static inline void wl_st(wl_thread_t *t, uint64_t a, uint64_t v) { t->ops->st(t, a, v); }
+static inline uint64_t wl_cas(wl_thread_t *t, uint64_t a, uint64_t expect, uint64_t desired)
+{
+    return t->ops->rmw(t, MEM_RMW_CAS, a, expect, desired);
+}
+static inline uint64_t wl_fadd(wl_thread_t *t, uint64_t a, uint64_t v) { return t->ops->rmw(t, MEM_RMW_FADD, a, v, 0); }
+static inline uint64_t wl_swap(wl_thread_t *t, uint64_t a, uint64_t v) { return t->ops->rmw(t, MEM_RMW_SWAP, a, v, 0); }
+static inline void wl_fence(wl_thread_t *t) { t->ops->fence(t); }
+static inline void wl_flush(wl_thread_t *t, uint64_t a) { t->ops->flush(t, a); }
+static inline void wl_compute(wl_thread_t *t, uint64_t n) { t->ops->compute(t, n); }
+static inline uint64_t wl_now(wl_thread_t *t) { return t->ops->now(t); }
+
+/* Locks and barriers built on the atomics (csim/cn/wl_sync.c). Each is one or two words of
+ * memory the workload allocates (remote, so that threads of every CN share it) and zeroes. */
+/** Test-and-test-and-set spin lock on the word at lock. */
+void wl_lock(wl_thread_t *t, uint64_t lock);
+void wl_unlock(wl_thread_t *t, uint64_t lock);
+/** Sense-reversing barrier over n threads: two words at bar (count, sense), each on its own line
+ *  (bar and bar + 64: allocate WL_BARRIER_BYTES). `sense` is the thread's own local sense
+ *  (start at 0; the call flips it). */
+#define WL_BARRIER_BYTES 128u
+void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *sense);
+
+/* ---------------------------------------------------------------------------------------------
+ * Workloads */
+
+#define WL_ALLOC_FAIL UINT64_MAX
+
+typedef struct wl_env wl_env_t;
+typedef struct wl_env_ops {
+    /** bytes of CXL memory, line-aligned, zeroed; WL_ALLOC_FAIL when it does not fit. */
+    uint64_t (*alloc_cxl)(wl_env_t *e, uint64_t bytes);
+    /** bytes of CN cn's local memory, line-aligned, zeroed; WL_ALLOC_FAIL when it does not fit. */
+    uint64_t (*alloc_local)(wl_env_t *e, unsigned cn, uint64_t bytes);
+    /** Zero-time write of a word (setup): local addresses name CN cn's memory. */
+    void (*poke)(wl_env_t *e, unsigned cn, uint64_t addr, uint64_t v);
+    /** Zero-time read of the coherent value of a word (what a core of CN cn would read now). */
+    uint64_t (*peek)(wl_env_t *e, unsigned cn, uint64_t addr);
+} wl_env_ops_t;
+
+struct wl_env {
+    const wl_env_ops_t *ops;
+    void *obj;                     /* the runner */
+    const struct sim_config *cfg;  /* workload.* keys size the workload */
+    unsigned nthreads;
+    const unsigned *thread_cn;     /* CN of each thread */
+    unsigned num_cn;
+    uint64_t seed;
+};
+
+/** Error text of a failed setup or check (one line, no file prefix). */
+#define WL_ERR_MAX 256
+
+typedef struct workload {
+    const char *name;
+    const char *doc; /* one line */
+    /** Allocates and initializes the workload's memory; *state is the workload's own. Returns 0,
+     *  or -1 with err filled (e.g. it does not fit the configured memory). */
+    int (*setup)(wl_env_t *e, void **state, char *err);
+    /** The body of thread t. */
+    void (*thread)(wl_thread_t *t, void *state);
+    /** After every thread has returned: checks the result. 0, or -1 with err filled. */
+    int (*check)(wl_env_t *e, void *state, char *err);
+    void (*free)(void *state);
+} workload_t;
+
+/** The workloads (csim/workloads/workloads.c), NULL-terminated. */
+extern const workload_t *const workloads[];
+/** The workload called name, or NULL. */
+const workload_t *workload_find(const char *name);
+
+#endif
