@@ -238,10 +238,10 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
     for (uint64_t i = 0; i < np; i++) {
         uint64_t want = i > 0 && p[i - 1].key == p[i].key ? p[i - 1].ver + 1 : 1;
         if (p[i].ver != want) {
-            rc = wl_errf(err, "kvs: key %llu's puts have versions ... %llu, %llu (by thread %llu): want %llu, puts of a "
-                         "key must be serialized", (unsigned long long)p[i].key,
-                         (unsigned long long)(want - 1), (unsigned long long)p[i].ver,
-                         (unsigned long long)(p[i].writer - 1), (unsigned long long)want);
+            rc = wl_errf(err, "kvs: key %llu: a put by thread %llu logged version %llu where %llu was due (the "
+                         "versions of a key's puts must run 1, 2, 3, ...: its puts were not serialized)",
+                         (unsigned long long)p[i].key, (unsigned long long)(p[i].writer - 1),
+                         (unsigned long long)p[i].ver, (unsigned long long)want);
             goto out;
         }
         last[p[i].key] = i + 1;

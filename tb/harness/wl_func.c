@@ -174,10 +174,10 @@ static uint64_t now_ps(const struct wl_func *f) { return f->st.calls * 1000u; }
 
 static void write_word(struct wl_func *f, fthread_t *ft, uint64_t addr, uint64_t v)
 {
-    uint64_t k = key_of(ft->t.cn, addr);
-    if (map_get(&f->mem, k) != v)
-        f->since_write = 0;
-    map_put(&f->mem, k, v);
+    /* Any write is progress (a spinning thread only loads, computes and fails CASes); a sweep
+     * that rewrites converged values unchanged is still progress. */
+    f->since_write = 0;
+    map_put(&f->mem, key_of(ft->t.cn, addr), v);
     if (!addr_is_local(addr))
         oracle_commit(f->oracle, addr, v, now_ps(f), ft->t.cn, ft->t.core);
 }
@@ -335,7 +335,7 @@ wl_func_t *wl_func_create(const workload_t *w, const sim_config_t *cfg, unsigned
         rng_init_named(&r, seed + i, "wl_func.thread");
         f->th[i] = (fthread_t){.t = {.ops = &thread_ops, .impl = f, .tid = i, .nthreads = nthreads,
                                      .cn = i % num_cn, .core = i / num_cn, .seed = rng_next(&r)},
-                               .f = f};
+                               .f = f, .last_op = "start"};
         f->th[i].co = coro_create(thread_main, &f->th[i], STACK_BYTES);
         if (!f->th[i].co) {
             wl_func_free(f);
@@ -453,6 +453,20 @@ void wl_func_oracle_check(wl_func_t *f, FILE *out, size_t max_lines, oracle_repo
     oracle_check(f->oracle, peek_remote, f, out, max_lines, r);
 }
 
+uint64_t wl_func_unrecorded(const wl_func_t *f, uint64_t *first)
+{
+    uint64_t n = 0;
+    oracle_word_t w;
+    for (size_t i = 0; i <= f->mem.mask; i++) {
+        uint64_t k = f->mem.key[i];
+        if (k == EMPTY_KEY || addr_is_local(k) || (k >> 48) || oracle_lookup(f->oracle, k, &w))
+            continue;
+        if (n++ == 0 || k < *first)
+            *first = k;
+    }
+    return n;
+}
+
 wl_env_t *wl_func_env(wl_func_t *f) { return &f->env; }
 oracle_t *wl_func_oracle(wl_func_t *f) { return f->oracle; }
 const wl_func_stats_t *wl_func_stats(const wl_func_t *f) { return &f->st; }
@@ -475,7 +489,11 @@ int wl_func_run(const workload_t *w, const sim_config_t *cfg, unsigned nthreads,
         wl_func_oracle_check(f, m, 1, &r);
         if (m)
             fclose(m);
-        if (r.lost || r.phantom) {
+        uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
+        if (unrec) {
+            errf(err, "%s: %" PRIu64 " remote words written but unknown to the oracle; first: 0x%" PRIx64, w->name,
+                 unrec, first);
+        } else if (r.lost || r.phantom) {
             line[strcspn(line, "\n")] = 0;
             const char *first = strncmp(line, "oracle: ", 8) == 0 ? line + 8 : line;
             errf(err, "%s: oracle: %" PRIu64 " lost, %" PRIu64 " phantom of %" PRIu64 " words; first: %s", w->name,

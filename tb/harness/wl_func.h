@@ -58,6 +58,10 @@ int wl_func_check(wl_func_t *f, char *err);
 /** The oracle's check of every remote word against the flat memory (lines to out, may be NULL). */
 void wl_func_oracle_check(wl_func_t *f, FILE *out, size_t max_lines, oracle_report_t *r);
 
+/** Remote words the flat memory holds that the oracle never heard of (a runner bug: a write it
+ *  did not report); *first = the lowest such address. */
+uint64_t wl_func_unrecorded(const wl_func_t *f, uint64_t *first);
+
 /** The environment the workload sees (peek/poke/alloc); poking a remote word through it sets the
  *  word's initial value in the oracle. */
 wl_env_t *wl_func_env(wl_func_t *f);
@@ -68,7 +72,8 @@ const wl_func_stats_t *wl_func_stats(const wl_func_t *f);
 void wl_func_corrupt(wl_func_t *f, unsigned cn, uint64_t addr, uint64_t v);
 
 /** The whole run: create, setup, threads, check, oracle (any lost or phantom word is an error).
- *  0, or -1 with err (WL_ERR_MAX bytes) filled with one line. */
+ *  Every remote word in memory must be known to the oracle. 0, or -1 with err (WL_ERR_MAX bytes)
+ *  filled with one line. */
 int wl_func_run(const workload_t *w, const struct sim_config *cfg, unsigned nthreads, unsigned num_cn, uint64_t seed,
                 char *err);
 
