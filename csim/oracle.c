@@ -1,10 +1,14 @@
 /* The oracle of committed stores (see oracle.h).
  *
- * Words live in a dense array (first-record order) indexed by an open-addressing hash map of
- * uint32 slots. A word keeps only its initial and last values; every earlier committed value goes
- * into one hash set of (addr, value) pairs shared by all words, so a lock word that alternates
- * 0 / 1 a million times costs two entries, and a counter with a million distinct values costs a
- * million entries but O(1) each (a per-word list would make each commit O(history)). */
+ * Words live in a dense array (first-record order) indexed by an open-addressing hash map whose
+ * slots hold the address too, so that probing stays inside the index (one cache miss) instead of
+ * visiting a word per probe. (Hashing a line's 8 words to 8 neighbouring slots was tried: the
+ * 8-slot runs make linear probing cluster badly, about 5 probes a lookup instead of 1.) A word keeps its initial and last values; each value a commit replaces
+ * is pushed on the word's history, a singly linked list in one append-only arena (12 B an entry):
+ * a commit is a hash lookup and an append, never a search. The history is read only at check
+ * time, and only for a word that does not hold its last value (to tell lost from phantom).
+ * Cheap duplicates are skipped (the replaced value equal to the initial one or to the history's
+ * head), so a lock word alternating 0 / 1 costs one entry, not one per store. */
 #include "oracle.h"
 
 #include <assert.h>
@@ -13,24 +17,28 @@
 #include <string.h>
 
 #define EMPTY_IDX UINT32_MAX
-#define EMPTY_ADDR UINT64_MAX /* never an aligned address */
+#define NO_HIST UINT32_MAX
 
 typedef struct word {
     uint64_t addr, init, last, stores, last_t;
+    uint64_t top;  /* the value of hist (a copy: comparing with it costs no arena miss) */
+    uint32_t hist; /* newest replaced value in the arena, or NO_HIST */
     uint16_t last_cn, last_core;
 } word_t;
 
-typedef struct pair {
-    uint64_t addr, v;
-} pair_t;
+typedef struct slot {
+    uint64_t addr;
+    uint32_t i; /* index into w, or EMPTY_IDX */
+} slot_t;
 
 struct oracle {
     word_t *w;
     size_t nw, capw;
-    uint32_t *idx; /* hash slots: index into w, or EMPTY_IDX */
+    slot_t *idx; /* hash slots */
     size_t idx_mask;
-    pair_t *prev; /* earlier committed values */
-    size_t nprev, prev_mask;
+    uint64_t *hv;   /* history arena: replaced values ... */
+    uint32_t *hnext; /* ... and the next older entry of the same word, or NO_HIST */
+    size_t nh, caph;
     uint64_t stores;
 };
 
@@ -50,15 +58,11 @@ oracle_t *oracle_create(void)
         return NULL;
     o->idx_mask = 1023;
     o->idx = malloc((o->idx_mask + 1) * sizeof *o->idx);
-    o->prev_mask = 1023;
-    o->prev = malloc((o->prev_mask + 1) * sizeof *o->prev);
-    if (!o->idx || !o->prev) {
+    if (!o->idx) {
         oracle_free(o);
         return NULL;
     }
     memset(o->idx, 0xff, (o->idx_mask + 1) * sizeof *o->idx);
-    for (size_t i = 0; i <= o->prev_mask; i++)
-        o->prev[i].addr = EMPTY_ADDR;
     return o;
 }
 
@@ -68,7 +72,8 @@ void oracle_free(oracle_t *o)
         return;
     free(o->w);
     free(o->idx);
-    free(o->prev);
+    free(o->hv);
+    free(o->hnext);
     free(o);
 }
 
@@ -86,7 +91,7 @@ static void *xrealloc(void *p, size_t n)
 static size_t idx_slot(const oracle_t *o, uint64_t addr)
 {
     size_t s = (size_t)mix(addr) & o->idx_mask;
-    while (o->idx[s] != EMPTY_IDX && o->w[o->idx[s]].addr != addr)
+    while (o->idx[s].i != EMPTY_IDX && o->idx[s].addr != addr)
         s = (s + 1) & o->idx_mask;
     return s;
 }
@@ -99,7 +104,7 @@ static void idx_grow(oracle_t *o)
     memset(o->idx, 0xff, n * sizeof *o->idx);
     o->idx_mask = n - 1;
     for (size_t i = 0; i < o->nw; i++)
-        o->idx[idx_slot(o, o->w[i].addr)] = (uint32_t)i;
+        o->idx[idx_slot(o, o->w[i].addr)] = (slot_t){o->w[i].addr, (uint32_t)i};
 }
 
 /* The word at addr, created (initial value 0) when new. */
@@ -107,16 +112,16 @@ static word_t *word_get(oracle_t *o, uint64_t addr)
 {
     assert((addr & 7u) == 0 && "oracle: unaligned word address");
     size_t s = idx_slot(o, addr);
-    if (o->idx[s] != EMPTY_IDX)
-        return &o->w[o->idx[s]];
+    if (o->idx[s].i != EMPTY_IDX)
+        return &o->w[o->idx[s].i];
     assert(o->nw < EMPTY_IDX && "oracle: more than 2^32 - 1 words");
     if (o->nw == o->capw) {
         o->capw = o->capw ? o->capw * 2 : 1024;
         o->w = xrealloc(o->w, o->capw * sizeof *o->w);
     }
     word_t *w = &o->w[o->nw];
-    *w = (word_t){.addr = addr};
-    o->idx[s] = (uint32_t)o->nw++;
+    *w = (word_t){.addr = addr, .hist = NO_HIST};
+    o->idx[s] = (slot_t){addr, (uint32_t)o->nw++};
     if (o->nw * 4 > (o->idx_mask + 1) * 3) {
         idx_grow(o);
         return &o->w[o->nw - 1];
@@ -127,40 +132,31 @@ static word_t *word_get(oracle_t *o, uint64_t addr)
 static const word_t *word_find(const oracle_t *o, uint64_t addr)
 {
     size_t s = idx_slot(o, addr);
-    return o->idx[s] == EMPTY_IDX ? NULL : &o->w[o->idx[s]];
+    return o->idx[s].i == EMPTY_IDX ? NULL : &o->w[o->idx[s].i];
 }
 
-static size_t prev_slot(const pair_t *t, size_t mask, uint64_t addr, uint64_t v)
+static void hist_push(oracle_t *o, word_t *w, uint64_t v)
 {
-    size_t s = (size_t)mix(addr ^ mix(v)) & mask;
-    while (t[s].addr != EMPTY_ADDR && !(t[s].addr == addr && t[s].v == v))
-        s = (s + 1) & mask;
-    return s;
-}
-
-static void prev_add(oracle_t *o, uint64_t addr, uint64_t v)
-{
-    size_t s = prev_slot(o->prev, o->prev_mask, addr, v);
-    if (o->prev[s].addr != EMPTY_ADDR)
+    if (v == w->init || (w->hist != NO_HIST && w->top == v))
         return;
-    o->prev[s] = (pair_t){addr, v};
-    if (++o->nprev * 4 <= (o->prev_mask + 1) * 3)
-        return;
-    size_t n = (o->prev_mask + 1) * 2;
-    pair_t *t = xrealloc(NULL, n * sizeof *t);
-    for (size_t i = 0; i < n; i++)
-        t[i].addr = EMPTY_ADDR;
-    for (size_t i = 0; i <= o->prev_mask; i++)
-        if (o->prev[i].addr != EMPTY_ADDR)
-            t[prev_slot(t, n - 1, o->prev[i].addr, o->prev[i].v)] = o->prev[i];
-    free(o->prev);
-    o->prev = t;
-    o->prev_mask = n - 1;
+    assert(o->nh < NO_HIST && "oracle: more than 2^32 - 1 history entries");
+    if (o->nh == o->caph) {
+        o->caph = o->caph ? o->caph * 2 : 4096;
+        o->hv = xrealloc(o->hv, o->caph * sizeof *o->hv);
+        o->hnext = xrealloc(o->hnext, o->caph * sizeof *o->hnext);
+    }
+    o->hv[o->nh] = v;
+    o->hnext[o->nh] = w->hist;
+    w->hist = (uint32_t)o->nh++;
+    w->top = v;
 }
 
-static bool prev_has(const oracle_t *o, uint64_t addr, uint64_t v)
+static bool hist_has(const oracle_t *o, const word_t *w, uint64_t v)
 {
-    return o->prev[prev_slot(o->prev, o->prev_mask, addr, v)].addr != EMPTY_ADDR;
+    for (uint32_t i = w->hist; i != NO_HIST; i = o->hnext[i])
+        if (o->hv[i] == v)
+            return true;
+    return false;
 }
 
 void oracle_init(oracle_t *o, uint64_t addr, uint64_t v)
@@ -174,8 +170,8 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
 {
     word_t *w = word_get(o, addr);
     assert((w->stores == 0 || t_ps >= w->last_t) && "oracle_commit: commit time went back for a word");
-    if (w->stores)
-        prev_add(o, addr, w->last);
+    if (w->stores && w->last != v)
+        hist_push(o, w, w->last);
     w->last = v;
     w->last_t = t_ps;
     w->last_cn = (uint16_t)cn;
@@ -231,7 +227,7 @@ void oracle_check(const oracle_t *o, oracle_peek_fn peek, void *obj, FILE *f, si
             r->ok++;
             continue;
         }
-        bool lost = v == w->init || (w->stores > 1 && prev_has(o, w->addr, v));
+        bool lost = v == w->init || hist_has(o, w, v);
         if (lost)
             r->lost++;
         else

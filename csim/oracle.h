@@ -1,18 +1,20 @@
 /* The oracle of committed stores (/work/shared/DESIGN.md section 5).
  *
  * It records, for every remote word, its initial value (set at setup) and the committed stores to
- * it in commit order (value, commit time, CN, core). At a quiescent point oracle_check compares
+ * it in commit order: the last one in full (value, commit time, CN, core), the earlier ones by
+ * value (all a check needs to tell lost from phantom). At a quiescent point oracle_check compares
  * the coherent value of every recorded word with the last committed store:
  *   ok       the word holds its last committed value (its initial value when never stored);
  *   lost     it holds an earlier committed value of that word, or its initial value: a committed
  *            store vanished;
  *   phantom  it holds a value never committed to that word (nor its initial value).
  *
- * Cost: one hash-map entry per word (about 48 B) plus one entry per distinct earlier value of a
- * word (16 B), in a second hash set shared by all words; commit and lookup are O(1). Millions of
- * stores fit in tens of MB. Addresses are 8-byte aligned remote byte addresses (csim/cn/addr.h);
- * a word first seen at a commit, without oracle_init, has initial value 0 (memory is zeroed when
- * allocated). */
+ * Cost: one hash-map entry per word (about 90 B) plus 12 B per commit that replaced a value other
+ * than the word's initial value or its previous replaced value (an append-only history); a commit
+ * is O(1), a check O(words) plus a walk of the history of each word that does not hold its last
+ * value. Ten million stores fit in a few hundred MB. Addresses are 8-byte aligned remote byte
+ * addresses (csim/cn/addr.h); a word first seen at a commit, without oracle_init, has initial
+ * value 0 (memory is zeroed when allocated). */
 #ifndef ORACLE_H
 #define ORACLE_H
 
