@@ -1,0 +1,27 @@
+/* The registry of workloads (csim/cn/wl_api.h). */
+#include "workloads/workloads.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* In the order of cfg_workload_e (csim/config.h), so workloads[cfg->workload.name] is the
+ * configured one; tb/test_workloads.c checks that the names agree. */
+const workload_t *const workloads[] = {&wl_ocean, &wl_fluid, &wl_kvs, NULL};
+
+const workload_t *workload_find(const char *name)
+{
+    for (size_t i = 0; workloads[i]; i++)
+        if (strcmp(workloads[i]->name, name) == 0)
+            return workloads[i];
+    return NULL;
+}
+
+int wl_errf(char *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, WL_ERR_MAX, fmt, ap);
+    va_end(ap);
+    return -1;
+}

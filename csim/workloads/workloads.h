@@ -1,0 +1,26 @@
+/* The workloads of csim/workloads/ (registry: workloads[] in csim/cn/wl_api.h) and what they
+ * share. Each workload is described at the top of its own source file. */
+#ifndef WORKLOADS_H
+#define WORKLOADS_H
+
+#include <stdint.h>
+
+#include "cn/wl_api.h"
+
+extern const workload_t wl_ocean; /* ocean.c: red-black SOR stencil over a shared grid */
+extern const workload_t wl_fluid; /* fluid.c: lock-protected exchanges between shared cells */
+extern const workload_t wl_kvs;   /* kvs.c: YCSB-like key-value store on CXL memory */
+
+/** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
+int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** A 64-bit mixing function (splitmix64's finalizer): hashes of keys, payload words. */
+static inline uint64_t wl_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+#endif

@@ -1,0 +1,535 @@
+/* Tests of the workloads (csim/workloads/), their locks and barriers (csim/cn/wl_sync.c) and the
+ * functional runner they are tested on (tb/harness/wl_func.c):
+ * - every workload, under the functional runner with 1, 2, 7 and 16 threads and several seeds,
+ *   passes its own check, and the oracle finds no lost or phantom word;
+ * - every workload's check fails when one word of the final memory is corrupted (shared data, and
+ *   for fluid the log in local memory), with a one-line message naming it; setup refuses sizes
+ *   that do not fit or cannot work;
+ * - locks give mutual exclusion (a counter incremented non-atomically under a lock ends exact)
+ *   while the same workload without the lock loses updates (the runner does expose races);
+ *   barriers never let a thread through early (per-phase counters); both with the lock or
+ *   barrier broken on purpose in the test's own copy, which the tests must catch;
+ * - the runner: same seed, same run; a stall and a bad address are errors, not hangs or crashes;
+ *   the oracle sees a corrupted word end to end.
+ * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter. TB_WL_SEEDS sets
+ * how many seeds the workload runs walk (default 3) for longer campaigns. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cn/addr.h"
+#include "config.h"
+#include "oracle.h"
+#include "rng.h"
+#include "tb_seed.h"
+#include "wl_func.h"
+#include "workloads/workloads.h"
+
+#define NUM_CN 4u
+
+static unsigned num_seeds(void)
+{
+    const char *s = getenv("TB_WL_SEEDS");
+    unsigned n = s ? (unsigned)strtoul(s, NULL, 0) : 0;
+    return n ? n : 3;
+}
+
+/* Sizes small enough for many runs, large enough that threads contend. */
+static sim_config_t small_cfg(void)
+{
+    sim_config_t c;
+    config_defaults(&c);
+    c.workload.ocean_grid = 24;
+    c.workload.ocean_iters = 4;
+    c.workload.fluid_cells = 40;
+    c.workload.fluid_updates = 100;
+    c.workload.kvs_records = 60;
+    c.workload.kvs_record_bytes = 128;
+    c.workload.kvs_ops = 1000;
+    c.workload.kvs_read_pct = 70;
+    return c;
+}
+
+static const workload_t *find(const char *name)
+{
+    const workload_t *w = workload_find(name);
+    cr_assert_not_null(w, "no workload %s", name);
+    return w;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The registry */
+
+Test(workloads, registry_follows_the_config_names)
+{
+    /* GIVEN the configuration's workload enum THEN workloads[] lists the same names in its order */
+    size_t n = 0;
+    while (workloads[n])
+        n++;
+    cr_assert_eq(n, CFG_WL_COUNT);
+    for (unsigned i = 0; i < CFG_WL_COUNT; i++) {
+        cr_assert_str_eq(workloads[i]->name, config_workload_name((cfg_workload_e)i));
+        cr_assert_eq(workload_find(workloads[i]->name), workloads[i]);
+        cr_assert(workloads[i]->doc && workloads[i]->doc[0] && workloads[i]->setup && workloads[i]->thread &&
+                  workloads[i]->check && workloads[i]->free);
+    }
+    cr_assert_null(workload_find("barnes"));
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Each workload passes its check and the oracle */
+
+static void runs_clean(const char *name, const sim_config_t *c, uint64_t dflt_seed)
+{
+    const workload_t *w = find(name);
+    static const unsigned threads[] = {1, 2, 7, 16};
+    uint64_t base = tb_seed(dflt_seed);
+    for (unsigned k = 0; k < num_seeds(); k++)
+        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+            uint64_t seed = base + k;
+            wl_func_t *f = wl_func_create(w, c, threads[i], NUM_CN, seed);
+            char err[WL_ERR_MAX];
+            cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed,
+                         threads[i], err);
+            cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed,
+                         threads[i], err);
+            cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (replay: TB_SEED=%llu --filter 'workloads/%s_*'), %u "
+                         "threads: %s", (unsigned long long)seed, (unsigned long long)base, name, threads[i], err);
+            oracle_report_t r;
+            wl_func_oracle_check(f, stderr, 5, &r);
+            cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
+                      "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed,
+                      threads[i], (unsigned long long)r.lost, (unsigned long long)r.phantom,
+                      (unsigned long long)r.stores);
+            uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
+            cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx",
+                         (unsigned long long)seed, (unsigned long long)unrec, (unsigned long long)first);
+            /* Shared data on CXL memory, private data in local memory, computation counted. */
+            const wl_func_stats_t *s = wl_func_stats(f);
+            cr_assert(s->loads && s->stores && s->local_stores && s->local_bytes && s->instructions,
+                      "seed %llu, %u threads: loads %llu stores %llu local stores %llu instructions %llu",
+                      (unsigned long long)seed, threads[i], (unsigned long long)s->loads,
+                      (unsigned long long)s->stores, (unsigned long long)s->local_stores,
+                      (unsigned long long)s->instructions);
+            cr_assert(threads[i] == 1 || s->switches > 0, "seed %llu: %u threads never interleaved",
+                      (unsigned long long)seed, threads[i]);
+            wl_func_free(f);
+        }
+}
+
+Test(workloads, ocean_passes_its_check_and_the_oracle)
+{
+    /* GIVEN a 24 x 24 grid, 4 sweeps WHEN run on 1..16 threads THEN bit-exact grid, no lost store */
+    sim_config_t c = small_cfg();
+    runs_clean("ocean", &c, 100);
+}
+
+Test(workloads, ocean_odd_sizes_pass)
+{
+    /* GIVEN grids whose rows do not split evenly (7 threads on 9 rows, 1 row per thread) */
+    sim_config_t c = small_cfg();
+    char err[WL_ERR_MAX];
+    unsigned grid[] = {9, 7, 2}, thr[] = {7, 7, 2};
+    for (int i = 0; i < 3; i++) {
+        c.workload.ocean_grid = grid[i];
+        c.workload.ocean_iters = 2;
+        cr_assert_eq(wl_func_run(find("ocean"), &c, thr[i], 3, tb_seed(5), err), 0, "grid %u: %s", grid[i], err);
+    }
+}
+
+Test(workloads, fluid_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 40 cells, 100 moves per thread WHEN run on 1..16 threads THEN conservation and logs agree */
+    sim_config_t c = small_cfg();
+    runs_clean("fluid", &c, 200);
+    /* and with very few cells (every move contends) */
+    c.workload.fluid_cells = 3;
+    runs_clean("fluid", &c, 210);
+}
+
+Test(workloads, kvs_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 60 records of 128 B, 1000 operations, 70 % gets WHEN run on 1..16 threads THEN no torn
+     * read, every record holds its last put */
+    sim_config_t c = small_cfg();
+    runs_clean("kvs", &c, 300);
+    /* and with the paper's 1 KB records, all puts on 4 keys, and all gets */
+    c.workload.kvs_record_bytes = 1024;
+    c.workload.kvs_records = 4;
+    c.workload.kvs_ops = 64;
+    c.workload.kvs_read_pct = 0;
+    runs_clean("kvs", &c, 310);
+    c.workload.kvs_read_pct = 100;
+    runs_clean("kvs", &c, 320);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Each check can fail */
+
+/* Runs w to its end, then corrupts, one at a time, `tries` random remote words the run wrote or
+ * setup initialized whose final value is neither 0 nor 1 (lock, barrier and counter words the
+ * checks need not judge), and wants check() to fail each time naming something, and to pass
+ * again once the word is restored. */
+static void corruption_fails(const char *name, uint64_t dflt_seed, unsigned tries)
+{
+    sim_config_t c = small_cfg();
+    uint64_t seed = tb_seed(dflt_seed);
+    wl_func_t *f = wl_func_create(find(name), &c, 7, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+              "seed %llu: %s", (unsigned long long)seed, err);
+    oracle_t *o = wl_func_oracle(f);
+    rng_t r;
+    rng_init_named(&r, seed, "test.corrupt");
+    size_t n = oracle_num_words(o);
+    for (unsigned k = 0; k < tries;) {
+        oracle_word_t w;
+        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
+        if (w.last <= 1)
+            continue;
+        k++;
+        uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
+        wl_func_corrupt(f, 0, w.addr, bad);
+        int rc = wl_func_check(f, err);
+        cr_assert_eq(rc, -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
+                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
+                     (unsigned long long)bad);
+        cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "one line naming the workload: %s",
+                  err);
+        /* the oracle sees it too (phantom, or lost when the flip gave an earlier value back) */
+        oracle_report_t rep;
+        wl_func_oracle_check(f, NULL, 0, &rep);
+        cr_assert(rep.phantom + rep.lost == 1 && rep.ok == rep.words - 1, "seed %llu: word 0x%llx: %llu lost %llu "
+                  "phantom", (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)rep.lost,
+                  (unsigned long long)rep.phantom);
+        wl_func_corrupt(f, 0, w.addr, w.last);
+        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed,
+                     err);
+    }
+    wl_func_free(f);
+}
+
+Test(workloads, ocean_check_fails_on_a_corrupted_word) { corruption_fails("ocean", 400, 20); }
+Test(workloads, fluid_check_fails_on_a_corrupted_word) { corruption_fails("fluid", 410, 20); }
+Test(workloads, kvs_check_fails_on_a_corrupted_word) { corruption_fails("kvs", 420, 20); }
+
+Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)
+{
+    /* GIVEN finished runs (thread 0 runs on CN 0, whose first local allocation is its log) */
+    sim_config_t c = small_cfg();
+    c.workload.kvs_read_pct = 0; /* every operation a put: thread 0 logged some */
+    const char *names[] = {"fluid", "kvs"};
+    for (int i = 0; i < 2; i++) {
+        wl_func_t *f = wl_func_create(find(names[i]), &c, 4, NUM_CN, tb_seed(7));
+        char err[WL_ERR_MAX];
+        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s",
+                  err);
+        /* WHEN the first log entry's second word (fluid: the mass moved; kvs: the version) changes */
+        uint64_t a = ADDR_LOCAL_BASE + 8, v = wl_func_env(f)->ops->peek(wl_func_env(f), 0, a);
+        wl_func_corrupt(f, 0, a, v + 1);
+        /* THEN the check no longer agrees with memory */
+        cr_assert_eq(wl_func_check(f, err), -1, "%s: a corrupted log passed", names[i]);
+        cr_log_info("%s", err);
+        wl_func_free(f);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Setup refuses what cannot work */
+
+static void setup_refuses(const char *name, const sim_config_t *c, unsigned nthreads, const char *want)
+{
+    char err[WL_ERR_MAX] = "";
+    cr_assert_eq(wl_func_run(find(name), c, nthreads, NUM_CN, 1, err), -1, "%s: setup accepted", name);
+    cr_assert(strstr(err, want) && !strchr(err, '\n'), "%s: '%s' does not say '%s'", name, err, want);
+}
+
+Test(workloads, setup_refuses_what_does_not_fit)
+{
+    /* GIVEN 2 MNs of 4 KiB each (8 KiB of CXL memory), or 4 KiB of local memory per CN */
+    sim_config_t c = small_cfg();
+    c.system.num_mn = 2;
+    c.mem.mn_size_bytes = 4096;
+    c.workload.ocean_grid = 64;    /* 66 x 66 x 8 B = 34 848 B */
+    c.workload.fluid_cells = 200;  /* 12 800 B */
+    c.workload.kvs_records = 100;  /* 256 slots x 128 B = 32 KiB */
+    setup_refuses("ocean", &c, 4, "ocean: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
+    setup_refuses("fluid", &c, 4, "fluid: 200 cells (12800 bytes) do not fit the CXL memory");
+    setup_refuses("kvs", &c, 4, "kvs: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
+    /* the scr_size limit, when set, is the one that counts */
+    c = small_cfg();
+    c.mem.scr_size_bytes = 1024;
+    setup_refuses("fluid", &c, 4, "do not fit the CXL memory");
+    c = small_cfg();
+    c.mem.local_size_bytes = 4096;
+    c.workload.fluid_updates = 200; /* 6 400 B of log */
+    setup_refuses("fluid", &c, 4, "fluid: thread 0's log of 200 moves (6400 bytes) does not fit CN 0's local memory");
+    c.workload.kvs_ops = 4 * 300; /* 300 puts at most per thread: 4 800 B */
+    setup_refuses("kvs", &c, 4, "kvs: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
+}
+
+Test(workloads, setup_refuses_impossible_sizes)
+{
+    sim_config_t c = small_cfg();
+    c.workload.ocean_grid = 4;
+    setup_refuses("ocean", &c, 5, "ocean: 5 threads but only 4 grid rows to share (workload.ocean_grid = 4)");
+    c.workload.fluid_cells = 1;
+    setup_refuses("fluid", &c, 2, "fluid: 1 cell: a move needs a cell and a neighbour");
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Locks and barriers, through small workloads of the test's own */
+
+typedef struct sync_wl {
+    uint64_t lock, counter, inside, bar, arrive, bad;
+    unsigned iters;
+    bool broken; /* the test's mutation: skip the lock / the barrier */
+} sync_wl_t;
+
+static sync_wl_t *sync_proto(void)
+{
+    /* The parameters the setup copies: each test sets them first (Criterion runs each test in
+     * its own process). */
+    static sync_wl_t p;
+    return &p;
+}
+static int sync_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    sync_wl_t *s = malloc(sizeof *s);
+    *s = *sync_proto();
+    s->lock = e->ops->alloc_cxl(e, 64);
+    s->counter = e->ops->alloc_cxl(e, 64);
+    s->inside = e->ops->alloc_cxl(e, 64);
+    s->bar = e->ops->alloc_cxl(e, WL_BARRIER_BYTES);
+    s->arrive = e->ops->alloc_cxl(e, 8 * (uint64_t)s->iters);
+    s->bad = e->ops->alloc_cxl(e, 64);
+    *state = s;
+    return 0;
+}
+
+static void lock_thread(wl_thread_t *t, void *state)
+{
+    const sync_wl_t *s = state;
+    for (unsigned k = 0; k < s->iters; k++) {
+        if (!s->broken)
+            wl_lock(t, s->lock);
+        /* Nobody else inside: the fadd returns 0. Then a non-atomic increment. */
+        if (wl_fadd(t, s->inside, 1) != 0)
+            wl_fadd(t, s->bad, 1);
+        uint64_t v = wl_ld(t, s->counter);
+        wl_compute(t, 3);
+        wl_st(t, s->counter, v + 1);
+        wl_fadd(t, s->inside, (uint64_t)-1);
+        if (!s->broken)
+            wl_unlock(t, s->lock);
+        wl_compute(t, 5);
+    }
+}
+
+static int lock_check(wl_env_t *e, void *state, char *err)
+{
+    const sync_wl_t *s = state;
+    uint64_t n = e->ops->peek(e, 0, s->counter), bad = e->ops->peek(e, 0, s->bad);
+    uint64_t want = (uint64_t)s->iters * e->nthreads;
+    if (n != want || bad)
+        return wl_errf(err, "lock: counter %llu, want %llu; %llu entries found someone inside",
+                       (unsigned long long)n, (unsigned long long)want, (unsigned long long)bad);
+    return 0;
+}
+
+static void barrier_thread(wl_thread_t *t, void *state)
+{
+    const sync_wl_t *s = state;
+    unsigned sense = 0;
+    rng_t r;
+    rng_init(&r, t->seed);
+    for (unsigned p = 0; p < s->iters; p++) {
+        wl_compute(t, rng_below(&r, 50)); /* threads arrive in different orders */
+        wl_fadd(t, s->arrive + 8 * p, 1);
+        if (!s->broken)
+            wl_barrier(t, s->bar, t->nthreads, &sense);
+        /* Through the barrier: everybody has arrived at this phase. */
+        if (wl_ld(t, s->arrive + 8 * p) != t->nthreads)
+            wl_fadd(t, s->bad, 1);
+    }
+}
+
+static int barrier_check(wl_env_t *e, void *state, char *err)
+{
+    const sync_wl_t *s = state;
+    uint64_t bad = e->ops->peek(e, 0, s->bad);
+    if (bad)
+        return wl_errf(err, "barrier: %llu times a thread got through before everyone arrived",
+                       (unsigned long long)bad);
+    for (unsigned p = 0; p < s->iters; p++)
+        if (e->ops->peek(e, 0, s->arrive + 8 * p) != e->nthreads)
+            return wl_errf(err, "barrier: phase %u counted %llu arrivals", p,
+                           (unsigned long long)e->ops->peek(e, 0, s->arrive + 8 * p));
+    return 0;
+}
+
+static const workload_t lock_wl = {"lock", "counter under a lock", sync_setup, lock_thread, lock_check, free};
+static const workload_t barrier_wl = {"barrier", "phases between barriers", sync_setup, barrier_thread,
+                                      barrier_check, free};
+
+Test(workloads, locks_give_mutual_exclusion)
+{
+    /* GIVEN threads incrementing a shared counter non-atomically inside wl_lock / wl_unlock */
+    sim_config_t c = small_cfg();
+    *sync_proto() = (sync_wl_t){.iters = 60};
+    uint64_t base = tb_seed(500);
+    static const unsigned threads[] = {2, 7, 16};
+    for (unsigned k = 0; k < 2 * num_seeds(); k++)
+        for (int i = 0; i < 3; i++) {
+            char err[WL_ERR_MAX];
+            /* WHEN run THEN the counter is exact and nobody was ever inside with another */
+            cr_assert_eq(wl_func_run(&lock_wl, &c, threads[i], NUM_CN, base + k, err), 0, "seed %llu, %u threads: %s",
+                         (unsigned long long)(base + k), threads[i], err);
+        }
+}
+
+Test(workloads, without_the_lock_the_counter_loses_updates)
+{
+    /* GIVEN the same workload without its lock (the runner must expose the race, or the lock test
+     * above proves nothing) WHEN run on 7 threads THEN the check fails, for most seeds */
+    sim_config_t c = small_cfg();
+    *sync_proto() = (sync_wl_t){.iters = 60, .broken = true};
+    uint64_t base = tb_seed(510);
+    unsigned failed = 0;
+    for (unsigned k = 0; k < 4; k++) {
+        char err[WL_ERR_MAX];
+        failed += wl_func_run(&lock_wl, &c, 7, NUM_CN, base + k, err) != 0;
+    }
+    cr_assert_geq(failed, 3, "seeds %llu..+3: only %u of 4 runs without the lock lost an update",
+                  (unsigned long long)base, failed);
+}
+
+Test(workloads, barriers_never_let_a_thread_through_early)
+{
+    /* GIVEN threads that count themselves into each of 40 phases, then wait at one barrier */
+    sim_config_t c = small_cfg();
+    *sync_proto() = (sync_wl_t){.iters = 40};
+    uint64_t base = tb_seed(600);
+    static const unsigned threads[] = {1, 2, 7, 16};
+    for (unsigned k = 0; k < 2 * num_seeds(); k++)
+        for (int i = 0; i < 4; i++) {
+            char err[WL_ERR_MAX];
+            /* WHEN run THEN after each barrier every thread sees all arrivals of that phase */
+            cr_assert_eq(wl_func_run(&barrier_wl, &c, threads[i], NUM_CN, base + k, err), 0,
+                         "seed %llu, %u threads: %s", (unsigned long long)(base + k), threads[i], err);
+        }
+    /* and without the barrier some thread gets through early */
+    sync_proto()->broken = true;
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_run(&barrier_wl, &c, 7, NUM_CN, base, err), -1, "seed %llu: no barrier, no failure",
+                 (unsigned long long)base);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The runner itself */
+
+Test(workloads, the_runner_replays_a_seed_exactly)
+{
+    /* GIVEN two runs of fluid with one seed and one with another */
+    sim_config_t c = small_cfg();
+    wl_func_stats_t st[3];
+    uint64_t seeds[3] = {tb_seed(700), tb_seed(700), tb_seed(700) + 1};
+    uint64_t digest[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        wl_func_t *f = wl_func_create(find("fluid"), &c, 7, NUM_CN, seeds[i]);
+        char err[WL_ERR_MAX];
+        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
+        st[i] = *wl_func_stats(f);
+        /* the final memory, summarized through the oracle's words */
+        oracle_t *o = wl_func_oracle(f);
+        for (size_t k = 0; k < oracle_num_words(o); k++) {
+            oracle_word_t w;
+            oracle_word_at(o, k, &w);
+            digest[i] = digest[i] * 1000003u ^ w.addr ^ w.last * 31 ^ w.last_t_ps;
+        }
+        wl_func_free(f);
+    }
+    /* THEN the same seed gives the same interleaving and memory, another seed another one */
+    cr_assert(memcmp(&st[0], &st[1], sizeof st[0]) == 0 && digest[0] == digest[1], "seed %llu",
+              (unsigned long long)seeds[0]);
+    cr_assert(digest[0] != digest[2], "seeds %llu and %llu ran alike", (unsigned long long)seeds[0],
+              (unsigned long long)seeds[2]);
+}
+
+static void holder_thread(wl_thread_t *t, void *state)
+{
+    const sync_wl_t *s = state;
+    wl_lock(t, s->lock); /* thread 0 never unlocks; the others wait forever */
+}
+
+static int pass_check(wl_env_t *e, void *state, char *err)
+{
+    (void)e, (void)state, (void)err;
+    return 0;
+}
+
+static void wild_thread(wl_thread_t *t, void *state)
+{
+    (void)state;
+    wl_st(t, 1ull << 40, 1); /* far beyond what setup allocated */
+}
+
+Test(workloads, the_runner_reports_a_stall_and_a_bad_address)
+{
+    sim_config_t c = small_cfg();
+    *sync_proto() = (sync_wl_t){.iters = 1};
+    /* GIVEN a thread that keeps a lock and three that want it */
+    const workload_t stuck = {"stuck", "a lock never released", sync_setup, holder_thread, pass_check, free};
+    wl_func_t *f = wl_func_create(&stuck, &c, 4, NUM_CN, 1);
+    wl_func_set_stall_limit(f, 20000);
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_setup(f, err), 0);
+    /* WHEN run THEN a stall, naming who waits on what */
+    cr_assert_eq(wl_func_threads(f, err), -1);
+    cr_assert(strstr(err, "stuck: stall: no thread wrote memory or finished in 20000 calls; waiting: t"), "%s", err);
+    cr_assert(strstr(err, " ld 0x0") || strstr(err, " compute 0x0"), "%s", err);
+    wl_func_free(f);
+    /* GIVEN a thread storing to an address nobody allocated WHEN run THEN an error, no crash */
+    const workload_t wild = {"wild", "a stray store", sync_setup, wild_thread, pass_check, free};
+    cr_assert_eq(wl_func_run(&wild, &c, 2, NUM_CN, 1, err), -1);
+    cr_assert(strstr(err, "wild: thread ") && strstr(err, ": st of not allocated address 0x10000000000"), "%s", err);
+}
+
+Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
+{
+    /* GIVEN a finished kvs run */
+    sim_config_t c = small_cfg();
+    c.workload.kvs_read_pct = 0;
+    wl_func_t *f = wl_func_create(find("kvs"), &c, 7, NUM_CN, tb_seed(800));
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
+    /* WHEN a word stored more than once goes back to its initial value (a store vanished) */
+    oracle_t *o = wl_func_oracle(f);
+    oracle_word_t w = {0};
+    for (size_t k = 0; k < oracle_num_words(o); k++) {
+        oracle_word_at(o, k, &w);
+        if (w.stores >= 2 && w.last != w.init)
+            break;
+    }
+    cr_assert(w.stores >= 2);
+    wl_func_corrupt(f, 0, w.addr, w.init);
+    /* THEN the oracle reports it lost, and the whole run's verdict names it */
+    oracle_report_t r;
+    wl_func_oracle_check(f, NULL, 0, &r);
+    cr_assert(r.lost == 1 && r.phantom == 0 && r.ok == r.words - 1);
+    wl_func_free(f);
+}
+
+Test(workloads, default_sizes_pass_on_64_threads)
+{
+    /* GIVEN the configuration's default sizes (paper.ini's), 64 threads on 16 CNs (the paper's
+     * cluster) WHEN each workload runs THEN it passes its check and the oracle */
+    sim_config_t c;
+    config_defaults(&c);
+    for (unsigned i = 0; workloads[i]; i++) {
+        char err[WL_ERR_MAX];
+        cr_assert_eq(wl_func_run(workloads[i], &c, 64, 16, tb_seed(900), err), 0, "seed %llu: %s",
+                     (unsigned long long)tb_seed(900), err);
+    }
+}
