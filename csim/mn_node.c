@@ -31,7 +31,7 @@ struct mn_node {
     void *sw_obj;
     mn_observe_fn obs;
     void *obs_obj;
-    uint64_t *cycles_clocked, *cycles_skipped, *rx_msgs, *tx_msgs, *sw_msgs, *violations;
+    uint64_t *cycles_clocked, *cycles_skipped, *rx_msgs, *tx_msgs, *sw_msgs, *violations, *rx_held, *tx_starved;
 };
 
 static void edge_event(void *obj, uint64_t cycle);
@@ -140,6 +140,8 @@ static void present(mn_node_t *n, uint64_t cycle)
         for (size_t j = i; j + 1 < n->qn; j++)
             n->q[(n->qhead + j) % n->qcap] = n->q[(n->qhead + j + 1) % n->qcap];
         n->qn--;
+        if (blocked)
+            (*n->rx_held)++;
         dir_drv_send_at(n->d, &m, cycle);
         fabric_release(n->f, n->port, c);
         (*n->rx_msgs)++;
@@ -147,6 +149,8 @@ static void present(mn_node_t *n, uint64_t cycle)
             n->obs(n->obs_obj, cycle, MN_OBS_RX, &m, 0);
         return; /* one a cycle: the controller's link takes one */
     }
+    if (blocked)
+        (*n->rx_held)++;
 }
 
 static void edge_event(void *obj, uint64_t cycle)
@@ -158,6 +162,11 @@ static void edge_event(void *obj, uint64_t cycle)
     *n->cycles_skipped += cycle - dir_drv_cycle(n->d);
     dir_drv_skip_to(n->d, cycle);
     present(n, cycle);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (fabric_credits(n->f, n->port, (msg_class_t)c) == 0) {
+            (*n->tx_starved)++;
+            break;
+        }
     dir_drv_step(n->d);
     n->last_cycle = cycle;
     (*n->cycles_clocked)++;
@@ -270,6 +279,8 @@ mn_node_t *mn_node_create(kernel_t *k, fabric_t *f, unsigned port, const dir_mod
     CNT(tx_msgs, "tx_msgs", "messages the directory controller sent");
     CNT(sw_msgs, "sw_msgs", "messages passed to the MN's software (MGREQ, MGRSP, DUMP)");
     CNT(violations, "violations", "protocol violations the directory controller reported (a failure)");
+    CNT(rx_held, "rx_held", "edges at which the adapter held a message for want of the controller's credit");
+    CNT(tx_starved, "tx_starved", "edges at which a class had no credit toward the switch port");
 #undef CNT
 
     snprintf(n->dram_name, sizeof n->dram_name, "%s.dram", n->name);

@@ -56,8 +56,9 @@ typedef struct mn_node mn_node_t;
 /** Creates the MN on MN port `port` of f (node MSG_MN_BASE + p->mn), with the controller model
  *  ops, resets it and starts its clock at the current time. NULL and one line in err (at least
  *  MN_NODE_ERR_MAX bytes; may be NULL) when the parameters are impossible. Statistics:
- *  <name>.cycles_clocked, .cycles_skipped, .rx_msgs, .tx_msgs, .sw_msgs, .violations, and the
- *  DRAM's under <name>.dram. */
+ *  <name>.cycles_clocked, .cycles_skipped, .rx_msgs, .tx_msgs, .sw_msgs, .violations, .rx_held
+ *  (edges at which the adapter held a message for want of a controller credit), .tx_starved (edges
+ *  at which some class had no credit toward the switch), and the DRAM's under <name>.dram. */
 mn_node_t *mn_node_create(kernel_t *k, fabric_t *f, unsigned port, const dir_model_ops_t *ops,
                           const mn_node_params_t *p, stats_t *st, char *err);
 /** Copies the line at global line address gline from MN DRAM (zero time, memory only: a line a CN

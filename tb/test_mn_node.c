@@ -47,6 +47,7 @@ typedef struct cn {
     bool auto_snoop;
     void (*on_rx)(struct cn *c, const msg_t *m); /* the workload's agent, if any */
     void *agent;
+    uint64_t hold_ps; /* keeps each delivered message's buffer this long before releasing it */
 } cn_t;
 
 typedef struct setup {
@@ -55,6 +56,7 @@ typedef struct setup {
     bool skip;
     uint64_t seed;
     uint64_t scr_lo, scr_hi; /* global lines; scr_hi 0: all coherent */
+    bool small;              /* the MNs are dir_ctrl_small (2 credits per class, 4 transactions) */
 } setup_t;
 
 struct sys {
@@ -110,11 +112,20 @@ static void cn_send(cn_t *c, const msg_t *m)
     cn_flush(c);
 }
 
+static void cn_release(void *obj, uint64_t cls)
+{
+    cn_t *c = obj;
+    fabric_release(c->s->f, c->port, (msg_class_t)cls);
+}
+
 static void cn_deliver(void *obj, unsigned port, const msg_t *m)
 {
     cn_t *c = obj;
     add_rec(c->s, port, 0, 0, m);
-    fabric_release(c->s->f, port, msg_class(m->opcode));
+    if (c->hold_ps)
+        kernel_at(&c->s->k, c->s->k.now + c->hold_ps, cn_release, c, msg_class(m->opcode));
+    else
+        fabric_release(c->s->f, port, msg_class(m->opcode));
     if (c->auto_snoop && msg_class(m->opcode) == CLS_BISNP) {
         msg_t b = {.opcode = m->opcode == OP_BISNP_DATA ? OP_BIRSP_S : OP_BIRSP_I, .src = (uint8_t)port,
                    .dst = m->src, .tag = m->tag, .addr = m->addr};
@@ -184,7 +195,8 @@ static void sys_init(sys_t *s, const setup_t *su)
                                .scr_lo = su->scr_lo, .scr_hi = su->scr_hi, .freq_hz = GHZ,
                                .dram_latency_ps = su->dram_ps ? su->dram_ps : 45000, .name = name,
                                .seed = su->seed + j, .skip_idle = su->skip};
-        s->mn[j] = mn_node_create(&s->k, s->f, su->ncn + j, &dir_ops_default, &mp, &s->st, err);
+        s->mn[j] = mn_node_create(&s->k, s->f, su->ncn + j, su->small ? &dir_ops_small : &dir_ops_default, &mp,
+                                  &s->st, err);
         cr_assert_not_null(s->mn[j], "%s", err);
         s->mnx[j] = (struct mn_ctx){s, j};
         mn_node_observe(s->mn[j], mn_obs, &s->mnx[j]);
@@ -1030,4 +1042,66 @@ Test(mn_node, skipping_idle_cycles_changes_no_message_timing, .timeout = 120)
         free(on.rec);
         free(off.rec);
     }
+}
+
+/* Back-pressure both ways: four CNs flood a small controller (2 credits per class, 4 transactions)
+ * with LNR reads and writes while the fabric grants 4 buffers per class, so the MN's adapter holds
+ * what the controller cannot take yet; CN 1 keeps its receive buffers for 1 us each, so the switch
+ * stops taking the MN's answers and the controller's send credits (the fabric's) run out. Nothing
+ * is lost, every answer is right, the credits all come home. */
+Test(mn_node, floods_and_a_slow_receiver_are_back_pressured_without_loss)
+{
+    /* GIVEN 4 CNs, 2 small MNs, every line LNR, CN 1 slow to release what it receives */
+    setup_t su = {.ncn = 4, .nmn = 2, .dram_ps = 45000, .skip = true, .seed = 13, .scr_lo = 0, .scr_hi = 1,
+                  .small = true};
+    sys_t s;
+    sys_init(&s, &su);
+    s.cn[1].hold_ps = PS_PER_US;
+    enum { PER_CN = 24 };
+    uint64_t want[4][PER_CN][8];
+    /* WHEN each CN writes 12 lines of MN 0, all sent at once, and when all are done reads them, all at
+     * once (a read and a write travel in different classes: only a CMP orders them) */
+    size_t from = s.nrec;
+    for (unsigned round = 0; round < 2; round++) {
+        for (unsigned c = 0; c < 4; c++)
+            for (unsigned i = 0; i < PER_CN / 2; i++) {
+                uint64_t line = 2 + 16 * c + i; /* MN 0, beyond the one-line SCR */
+                msg_t m = mk(&s, round ? OP_LNR_RD : OP_LNR_WR, c, line, 2 * i + round);
+                if (!round) {
+                    m.mask = 0xff;
+                    fill(m.data, 0x1000 * (c + 1) + i);
+                    memcpy(want[c][i], m.data, sizeof m.data);
+                }
+                cn_send(&s.cn[c], &m);
+            }
+        run_idle(&s);
+    }
+    /* THEN every CN got a CMP and the written line for each, in its (CN, line) order */
+    for (unsigned c = 0; c < 4; c++) {
+        cr_assert_eq(count_rx(&s, from, c), PER_CN, "CN %u: %zu answers", c, count_rx(&s, from, c));
+        for (unsigned i = 0; i < PER_CN / 2; i++) {
+            const msg_t *cmp = NULL, *dat = NULL;
+            for (size_t k = from; k < s.nrec; k++) {
+                const rec_t *r = &s.rec[k];
+                if (r->port != c || r->kind != 0)
+                    continue;
+                if (r->m.tag == 2 * i && r->m.opcode == OP_CMP)
+                    cmp = &r->m;
+                if (r->m.tag == 2 * i + 1 && r->m.opcode == OP_DATA_NC)
+                    dat = &r->m;
+            }
+            cr_assert(cmp && dat, "CN %u line %u: CMP %p DATA_NC %p", c, i, (void *)cmp, (void *)dat);
+            check_data(dat, want[c][i], "LNR read after write");
+        }
+    }
+    /* AND the controller held the input (its table and FIFOs full) and waited for send credits */
+    cr_assert_gt(*stats_find_counter(&s.st, "mn0.rx_held"), 0, "the adapter held messages for the controller");
+    cr_assert_gt(*stats_find_counter(&s.st, "mn0.tx_starved"), 0, "the switch port ran out of credits");
+    cr_assert_eq(mn_node_violations(s.mn[0]), 0);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+        cr_assert_eq(fabric_credits(s.f, 4, (msg_class_t)c), 4, "MN 0 holds its 4 %s credits again",
+                     msg_class_name((msg_class_t)c));
+        cr_assert_eq(dir_drv_credits(mn_node_drv(s.mn[0]), (msg_class_t)c), 2, "the adapter holds the controller's 2");
+    }
+    sys_free(&s);
 }
