@@ -129,9 +129,7 @@ static void present(mn_node_t *n, uint64_t cycle)
     for (size_t i = 0; i < n->qn; i++) {
         size_t at = (n->qhead + i) % n->qcap;
         msg_class_t c = msg_class(n->q[at].opcode);
-        if (blocked >> c & 1u)
-            continue;
-        if (dir_drv_credits(n->d, c) == 0) {
+        if (dir_drv_credits(n->d, c) == 0) { /* its later messages too: the class keeps its order */
             blocked |= 1u << c;
             continue;
         }
