@@ -103,4 +103,9 @@ void mn_node_observe(mn_node_t *n, mn_observe_fn fn, void *obj);
 /** The controller's driver (CSR reads are not for a node on the kernel: they step the model). */
 const dir_drv_t *mn_node_drv(const mn_node_t *n);
 
+/** The directory model a program links for its MNs (scripts/mk/dir.mk generates it: the
+ *  dir_ctrl model in $(DIR_SYS_OBJS), the fast flavour in $(DIR_SYS_OBJS_fast)). Declared here,
+ *  defined only in programs that link one of them. */
+extern const dir_model_ops_t dir_ops_sys;
+
 #endif
