@@ -23,7 +23,7 @@ struct mn_node {
     dir_drv_t *d;
     dir_drv_cfg_t cfg;
     uint64_t next_cycle; /* cycle of the pending edge event, or UINT64_MAX asleep */
-    uint64_t last_cycle; /* last cycle clocked (UINT64_MAX: none yet) */
+    uint64_t min_cycle;  /* the first cycle a new edge may have: after the one clocked last or now */
     msg_t *q;            /* the adapter's buffers, in arrival order (ring) */
     size_t qhead, qn, qcap;
     size_t nviol_seen;
@@ -42,13 +42,14 @@ static void die(const mn_node_t *n, const char *what)
     abort();
 }
 
-/* Schedules the edge of cycle (at the earliest the one after the last clocked) unless an earlier
- * one is pending. */
+/* Schedules the edge of cycle (at the earliest the one after the last clocked, or after the one
+ * being clocked: the software may send from inside an edge) unless an earlier one is pending. */
 static void wake(mn_node_t *n, uint64_t cycle)
 {
-    uint64_t first = dir_drv_cycle(n->d);
-    if (cycle < first)
-        cycle = first;
+    if (cycle < n->min_cycle)
+        cycle = n->min_cycle;
+    if (cycle < dir_drv_cycle(n->d))
+        cycle = dir_drv_cycle(n->d);
     uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
     if (cycle < now_cycle)
         cycle = now_cycle;
@@ -157,6 +158,7 @@ static void edge_event(void *obj, uint64_t cycle)
     if (cycle != n->next_cycle)
         return; /* superseded by an earlier wake */
     n->next_cycle = UINT64_MAX;
+    n->min_cycle = cycle + 1;
     *n->cycles_skipped += cycle - dir_drv_cycle(n->d);
     dir_drv_skip_to(n->d, cycle);
     present(n, cycle);
@@ -166,7 +168,6 @@ static void edge_event(void *obj, uint64_t cycle)
             break;
         }
     dir_drv_step(n->d);
-    n->last_cycle = cycle;
     (*n->cycles_clocked)++;
     size_t nv = dir_drv_viols(n->d);
     for (; n->nviol_seen < nv; n->nviol_seen++) {
@@ -245,7 +246,6 @@ mn_node_t *mn_node_create(kernel_t *k, fabric_t *f, unsigned port, const dir_mod
     n->p.name = n->name;
     n->clk = clk;
     n->next_cycle = UINT64_MAX;
-    n->last_cycle = UINT64_MAX;
 
     dir_drv_cfg_t c = dir_drv_cfg_default();
     c.node_id = MSG_MN_BASE + p->mn;

@@ -71,6 +71,7 @@ struct sys {
     size_t nrec, caprec;
     msg_t sw[16];
     size_t nsw;
+    bool sw_answer; /* the MNs' software answers DUMP_REQ with DUMP_GO inside its callback */
     unsigned mn_shift, gran_shift;
 };
 
@@ -150,9 +151,15 @@ static void mn_obs(void *obj, uint64_t cycle, mn_obs_e kind, const msg_t *m, uin
 
 static void on_sw(void *obj, const msg_t *m)
 {
-    sys_t *s = obj;
+    struct mn_ctx *x = obj;
+    sys_t *s = x->s;
     cr_assert_lt(s->nsw, 16);
     s->sw[s->nsw++] = *m;
+    if (s->sw_answer && m->opcode == OP_DUMP_REQ) {
+        /* The software answers at once, from inside the callback. */
+        msg_t go = {.opcode = OP_DUMP_GO, .src = (uint8_t)(MSG_MN_BASE + x->mn), .dst = m->src, .tag = m->tag};
+        mn_node_sw_send(s->mn[x->mn], &go);
+    }
 }
 
 static unsigned home_mn(const sys_t *s, uint64_t line) { return dir_addr_mn(line, s->mn_shift, s->gran_shift); }
@@ -200,7 +207,7 @@ static void sys_init(sys_t *s, const setup_t *su)
         cr_assert_not_null(s->mn[j], "%s", err);
         s->mnx[j] = (struct mn_ctx){s, j};
         mn_node_observe(s->mn[j], mn_obs, &s->mnx[j]);
-        mn_node_on_sw(s->mn[j], on_sw, s);
+        mn_node_on_sw(s->mn[j], on_sw, &s->mnx[j]);
     }
     /* Reset, routes, credits advertised and home: the system is idle after this. */
     kernel_run(&s->k, 2 * PS_PER_US);
@@ -675,6 +682,14 @@ Test(mn_node, software_messages_go_to_the_callback_and_back_out)
     wait_for(&s, from, 0, OP_DUMP_GO, 42, 5 * PS_PER_US);
     /* THEN CN 0 gets it */
     cr_assert(msg_equal(got(&s, from, 0, OP_DUMP_GO, 0), &go));
+    /* WHEN the software answers from inside its callback, in the controller's edge */
+    s.sw_answer = true;
+    from = s.nrec;
+    q.tag = 43;
+    cn_send(&s.cn[0], &q);
+    wait_for(&s, from, 0, OP_DUMP_GO, 43, 5 * PS_PER_US);
+    /* THEN the answer leaves too */
+    cr_assert_eq(s.nsw, 4);
     cr_assert_eq(mn_node_violations(s.mn[1]), 0);
     sys_free(&s);
 }
