@@ -56,7 +56,8 @@ typedef struct setup {
     bool skip;
     uint64_t seed;
     uint64_t scr_lo, scr_hi; /* global lines; scr_hi 0: all coherent */
-    bool small;              /* the MNs are dir_ctrl_small (2 credits per class, 4 transactions) */
+    bool small;              /* the MNs are dir_ctrl_small (2 credits per class, 4 transactions), else
+                                the system's dir_ops_sys (dir_ctrl) */
 } setup_t;
 
 struct sys {
@@ -202,7 +203,7 @@ static void sys_init(sys_t *s, const setup_t *su)
                                .scr_lo = su->scr_lo, .scr_hi = su->scr_hi, .freq_hz = GHZ,
                                .dram_latency_ps = su->dram_ps ? su->dram_ps : 45000, .name = name,
                                .seed = su->seed + j, .skip_idle = su->skip};
-        s->mn[j] = mn_node_create(&s->k, s->f, su->ncn + j, su->small ? &dir_ops_small : &dir_ops_default, &mp,
+        s->mn[j] = mn_node_create(&s->k, s->f, su->ncn + j, su->small ? &dir_ops_small : &dir_ops_sys, &mp,
                                   &s->st, err);
         cr_assert_not_null(s->mn[j], "%s", err);
         s->mnx[j] = (struct mn_ctx){s, j};
@@ -722,7 +723,7 @@ Test(mn_node, impossible_parameters_are_refused)
     bad[6].p.scr_lo = 10, bad[6].p.scr_hi = 5, bad[6].why = "scr_lo <= scr_hi";
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[MN_NODE_ERR_MAX] = "";
-        mn_node_t *n = mn_node_create(&s.k, s.f, bad[i].port, &dir_ops_default, &bad[i].p, &s.st, err);
+        mn_node_t *n = mn_node_create(&s.k, s.f, bad[i].port, &dir_ops_sys, &bad[i].p, &s.st, err);
         cr_assert_null(n, "case %u accepted", i);
         cr_assert(strstr(err, bad[i].why) && !strchr(err, '\n'), "case %u: \"%s\" should say \"%s\"", i, err,
                   bad[i].why);

@@ -65,7 +65,7 @@ waves-dir: $(BIN)/dir_waves ## trace a read for ownership of a line three CNs sh
 # dir_ctrl. csim objects are built without model headers and take the model as a parameter
 # (mn_node_create's ops), so only a program's link line chooses it, as fabric_models[] does for
 # the fabric:
-#   $(DIR_SYS_OBJS)       dir_ctrl, test flavour (assertions on): diktamo_sim and test programs
+#   $(DIR_SYS_OBJS)       dir_ctrl, test flavour (assertions on): diktamo_sim and the test binary
 #   $(DIR_SYS_OBJS_fast)  dir_ctrl_fast, fast flavour: diktamo_bench
 # Both have dir_ctrl.sv's default sizes (16 transactions, 256 x 4 directory cache entries,
 # 4 credits per class), which the generated table states.
@@ -89,3 +89,5 @@ $(eval $(call dir_sys_ops,dir_ctrl))
 $(eval $(call dir_sys_ops,dir_ctrl_fast))
 DIR_SYS_OBJS      := $(OBJ)/gen/dir_ops_sys_dir_ctrl.o $(VMODEL_OBJS_dir_ctrl)
 DIR_SYS_OBJS_fast := $(OBJ)/gen/dir_ops_sys_dir_ctrl_fast.o $(VMODEL_OBJS_dir_ctrl_fast)
+# The test binary has it too (tb/test_mn_node.c puts it on the fabric).
+TB_BIN_DEPS += $(DIR_SYS_OBJS)
