@@ -39,14 +39,17 @@ struct dir_drv {
     dir_in_t in;
     dir_out_t out;
     dir_msg_fn on_tx, on_sw;
+    dir_mem_fn on_mem;
     void *ctx;
+    dir_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
+    bool quiet;        /* the last edge changed nothing (idle, no input) */
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
     unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
     link_q_t link;                     /* messages on their way in */
     msg_t *swq; /* the software's messages waiting for the port (ring) */
     size_t swq_cap, swq_head, swq_n;
-    kernel_t k;
+    kernel_t k;  /* on its own: the driver's kernel (DRAM) and statistics */
     stats_t st;
     dram_t *dram;
     rsp_t *rq; /* reads in request order (ring) */
@@ -60,8 +63,8 @@ struct dir_drv {
     size_t nmgr, capmgr;
 };
 
-dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
-                          void *ctx)
+static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
+                         void *ctx, const dir_drv_sys_t *sys)
 {
     dir_drv_t *d = calloc(1, sizeof *d);
     if (!d)
@@ -78,7 +81,15 @@ dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, 
         abort();
     dram_params_t dp = {.name = "mn.dram", .latency_ps = cfg->mem_latency_ps, .burst_ps = cfg->mem_burst_ps,
                         .channels = 1};
-    d->dram = dram_create(&d->k, &dp, &d->st);
+    if (sys) {
+        d->sys = *sys;
+        dp.name = sys->dram_name;
+        /* The send port's credits are the link partner's; random holding back is the standalone
+         * link's business. */
+        d->cfg.tx_credits = 0;
+        d->cfg.tx_stall = 0.0;
+    }
+    d->dram = sys ? dram_create(sys->k, &dp, sys->st) : dram_create(&d->k, &dp, &d->st);
     if (!d->dram)
         abort();
     d->rq_cap = 256;
@@ -94,8 +105,22 @@ dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, 
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->tx_owed[c] = cfg->tx_credits; /* granted over the first cycles */
+        d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
     return d;
+}
+
+dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
+                          void *ctx)
+{
+    return create(ops, cfg, seed, on_tx, ctx, NULL);
+}
+
+dir_drv_t *dir_drv_create_sys(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed,
+                              dir_msg_fn on_tx, void *ctx, const dir_drv_sys_t *sys)
+{
+    if (!sys || !sys->k || !sys->st || !sys->dram_name)
+        abort();
+    return create(ops, cfg, seed, on_tx, ctx, sys);
 }
 
 void dir_drv_free(dir_drv_t *d)
@@ -116,6 +141,7 @@ void dir_drv_free(dir_drv_t *d)
 }
 
 void dir_drv_on_sw(dir_drv_t *d, dir_msg_fn fn) { d->on_sw = fn; }
+void dir_drv_on_mem(dir_drv_t *d, dir_mem_fn fn) { d->on_mem = fn; }
 uint64_t dir_drv_cycle(const dir_drv_t *d) { return d->cyc; }
 unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
 size_t dir_drv_in_flight(const dir_drv_t *d) { return d->link.n; }
@@ -133,6 +159,29 @@ void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay)
     }
     d->crd[c]--;
     link_q_push(&d->link, d->cyc + (delay ? delay : 1), m);
+}
+
+void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle)
+{
+    msg_class_t c = msg_class(m->opcode);
+    if (d->crd[c] == 0) {
+        fprintf(stderr, "dir_drv: %s sent without a %s credit\n", msg_name(m->opcode), msg_class_name(c));
+        abort();
+    }
+    d->crd[c]--;
+    link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
+}
+
+void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c) { d->tx_owed[c]++; }
+
+void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle)
+{
+    if (cycle < d->cyc) {
+        fprintf(stderr, "dir_drv: skip back from cycle %llu to %llu\n", (unsigned long long)d->cyc,
+                (unsigned long long)cycle);
+        abort();
+    }
+    d->cyc = cycle;
 }
 
 void dir_drv_sw_send(dir_drv_t *d, const msg_t *m)
@@ -177,6 +226,8 @@ static void read_done(void *obj, uint64_t tag, const uint64_t *line)
     rsp_t *r = &d->rq[tag % d->rq_cap];
     memcpy(r->line, line, sizeof r->line);
     r->done = true;
+    if (d->sys.wake)
+        d->sys.wake(d->sys.obj);
 }
 
 static void write_done(void *obj, uint64_t tag, const uint64_t *line) { (void)obj, (void)tag, (void)line; }
@@ -209,8 +260,9 @@ static void hdr_unpack(const uint32_t *hdr4, msg_t *m)
 
 void dir_drv_step(dir_drv_t *d)
 {
-    /* DRAM completions up to this edge. */
-    kernel_run(&d->k, d->cyc * d->cfg.period_ps);
+    /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
+    if (!d->sys.k)
+        kernel_run(&d->k, d->cyc * d->cfg.period_ps);
     dir_in_t *in = &d->in;
     in->rst_ni = 1;
     in->node_id_i = d->cfg.node_id;
@@ -278,6 +330,8 @@ void dir_drv_step(dir_drv_t *d)
             d->mem_stalls++;
         else {
             uint64_t a = dram_line(d, o->mem_req_dir_o, o->mem_req_addr_o);
+            if (d->on_mem)
+                d->on_mem(d->ctx, o->mem_req_write_o, o->mem_req_dir_o, o->mem_req_addr_o, d->cyc);
             if (o->mem_req_write_o) {
                 uint64_t data[MSG_WORDS_PER_LINE];
                 for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
@@ -294,7 +348,8 @@ void dir_drv_step(dir_drv_t *d)
     if (o->tx_valid_o) {
         msg_t m;
         msg_unpack(o->tx_msg_o, &m);
-        d->tx_owed[msg_class(m.opcode)]++;
+        if (!d->sys.k)
+            d->tx_owed[msg_class(m.opcode)]++; /* the standalone link consumes it at once */
         if (d->on_tx)
             d->on_tx(d->ctx, &m, d->cyc);
     }
@@ -340,6 +395,9 @@ void dir_drv_step(dir_drv_t *d)
     }
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         d->crd[c] += o->rx_crd_o >> c & 1;
+    /* idle_o covers every input but the send credits and the CSR port (and the ready inputs, which
+     * matter only with a request pending, i.e. not idle). */
+    d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i;
     d->ops->tick(d->m, d->cyc++);
     in->csr_valid_i = 0;
 }
@@ -361,4 +419,21 @@ bool dir_drv_idle(const dir_drv_t *d)
            d->rq_n == 0;
 }
 
+uint64_t dir_drv_next_cycle(const dir_drv_t *d)
+{
+    bool owed = false;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        owed |= d->tx_owed[c] != 0;
+    if (!d->quiet || owed || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
+        return d->cyc;
+    if (d->link.n)
+        return d->link.v[0].at > d->cyc ? d->link.v[0].at : d->cyc;
+    return UINT64_MAX;
+}
+
 int dir_drv_trace(dir_drv_t *d, const char *path) { return d->ops->trace_open(d->m, path, 0, UINT64_MAX); }
+
+int dir_drv_trace_window(dir_drv_t *d, const char *path, uint64_t start_ps, uint64_t stop_ps)
+{
+    return d->ops->trace_open(d->m, path, start_ps, stop_ps);
+}

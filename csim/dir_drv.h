@@ -4,7 +4,9 @@
  * software port, its violation port and its CSR read port. Every dir_ctrl model has the same port
  * names, so one table of functions (dir_model_ops_t, built by DIR_MODEL_OPS in the file that
  * includes the model's vw header) reaches any parameter set. Used by the directory's tests
- * (tb/test_dir_ctrl.c).
+ * (tb/test_dir_ctrl.c) on its own, and by the memory node on the fabric (csim/mn_node) inside the
+ * system (dir_drv_create_sys: the system's kernel and the fabric's credits, cycles skipped while
+ * dir_drv_next_cycle says nothing can change).
  *
  * Time is counted in controller cycles (the fabric clock); the kernel (DRAM) runs in picoseconds.
  * A message sent at cycle c with delay d is presented at cycle c + d or later, at most one per
@@ -139,6 +141,19 @@ typedef struct dir_drv_cfg {
 /** Defaults: MN 0 of one, 1 GHz, 45 ns DRAM, 1 M lines (64 MB), all of it coherent. */
 dir_drv_cfg_t dir_drv_cfg_default(void);
 
+/** A driver inside the system (csim/mn_node) rather than on its own: its DRAM runs on the system's
+ *  kernel k (the driver never runs a kernel; the caller's events do), its DRAM statistics go to st
+ *  under dram_name, wake(obj) is called when a DRAM read completes (the controller has work at its
+ *  next edge), and the send port's credits come only from dir_drv_tx_credit (a message the
+ *  controller sends does not return its credit by itself: the link partner does). */
+typedef struct dir_drv_sys {
+    kernel_t *k;
+    stats_t *st;
+    const char *dram_name;
+    void (*wake)(void *obj);
+    void *obj;
+} dir_drv_sys_t;
+
 /** A message the controller sent (or, for on_sw, passed to the software). */
 typedef void (*dir_msg_fn)(void *ctx, const msg_t *m, uint64_t cycle);
 
@@ -153,6 +168,10 @@ typedef struct dir_drv dir_drv_t;
 
 dir_drv_t *dir_drv_create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
                           void *ctx);
+/** As dir_drv_create, inside the system (see dir_drv_sys_t); cfg->tx_credits and tx_stall are
+ *  not used. */
+dir_drv_t *dir_drv_create_sys(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed,
+                              dir_msg_fn on_tx, void *ctx, const dir_drv_sys_t *sys);
 void dir_drv_free(dir_drv_t *d);
 /** fn(ctx, m, cycle) for every message passed to the MN's software. */
 void dir_drv_on_sw(dir_drv_t *d, dir_msg_fn fn);
@@ -162,11 +181,30 @@ unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls);
 /** Sends m (a credit of its class must be held; it is spent); presented delay (>= 1) cycles from
  *  now or later. */
 void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay);
+/** As dir_drv_send, presented at cycle (>= dir_drv_cycle: the next edge at the earliest) or later. */
+void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle);
+/** One send credit of class c for the controller, handed over at the next edge (one per class per
+ *  edge; those not yet handed over wait). For a driver made by dir_drv_create_sys. */
+void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c);
 /** The software sends m through the MN's port (queued; leaves in order). */
 void dir_drv_sw_send(dir_drv_t *d, const msg_t *m);
 size_t dir_drv_in_flight(const dir_drv_t *d);
 /** One controller cycle. */
 void dir_drv_step(dir_drv_t *d);
+/** The controller is not clocked before cycle (>= dir_drv_cycle): the next dir_drv_step is the
+ *  edge of cycle. Only when dir_drv_next_cycle is cycle or later does this change nothing. */
+void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle);
+/** The first cycle at which the controller has work: dir_drv_cycle() when its next edge may change
+ *  something (it was busy or had an input at the last one, a send credit, a DRAM answer, a software
+ *  message or a management command waits), the cycle its link presents the next message, or
+ *  UINT64_MAX when nothing changes until a message, credit, DRAM completion or command arrives.
+ *  The last edge counts as quiet when idle_o was high with no input at all (a credit or a CSR read
+ *  is an input idle_o does not see), so such an edge changed no state. */
+uint64_t dir_drv_next_cycle(const dir_drv_t *d);
+/** A memory port request taken at cycle (its address as on the port: local line or entry group). */
+typedef void (*dir_mem_fn)(void *ctx, bool write, bool dir, uint32_t addr, uint64_t cycle);
+/** fn(ctx, ...) for every memory request the port takes. */
+void dir_drv_on_mem(dir_drv_t *d, dir_mem_fn fn);
 /** Reads a CSR (two cycles); *err set when refused. */
 uint32_t dir_drv_csr(dir_drv_t *d, unsigned addr, bool *err);
 /** The controller reports idle, the link and the software queue hold nothing, DRAM is quiet. */
@@ -207,5 +245,7 @@ const dir_mg_rsp_t *dir_drv_mg_rsp(const dir_drv_t *d, size_t i);
 
 /** Opens an FST trace of the model. */
 int dir_drv_trace(dir_drv_t *d, const char *path);
+/** Opens an FST trace of the model dumping from start_ps to stop_ps (edge k at k x period_ps). */
+int dir_drv_trace_window(dir_drv_t *d, const char *path, uint64_t start_ps, uint64_t stop_ps);
 
 #endif
