@@ -196,7 +196,9 @@ struct core {
     uint64_t st_retired;     /* stores retired into the SB so far */
     uint16_t word_cnt[FILTER_BUCKETS], line_cnt[FILTER_BUCKETS];
 
-    sb_entry_t *sb;          /* ring of sq entries */
+    sb_entry_t *sb;          /* ring of sbcap = sq + 1 entries: the head may stay after its stores
+                                left the store queue at commit, until done (WT) */
+    unsigned sbcap;
     uint64_t sb_head;        /* entry number of the head */
     unsigned sb_n;
     bool sb_busy;            /* the head is draining or about to start */
@@ -433,7 +435,7 @@ static bool sq_has_line(core_t *c, uint64_t line)
 /* ---------------------------------------------------------------------------------------------
  * Store buffer */
 
-static sb_entry_t *sb_at(core_t *c, uint64_t n) { return &c->sb[n % c->p.sq]; }
+static sb_entry_t *sb_at(core_t *c, uint64_t n) { return &c->sb[n % c->sbcap]; }
 
 static void sb_start_head(core_t *c)
 {
@@ -545,7 +547,7 @@ static void ev_st_retire(void *obj, uint64_t seq)
             return;
         }
     }
-    assert(c->sb_n < c->p.sq);
+    assert(c->sb_n < c->sbcap);
     sb_entry_t *e = sb_at(c, c->sb_head + c->sb_n++);
     *e = (sb_entry_t){.id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1};
     e->words[addr_word(s->addr)] = s->value;
@@ -1005,7 +1007,8 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
     c->recs = calloc(c->rcap, sizeof *c->recs);
     c->lq_r = calloc(p->lq, sizeof *c->lq_r);
     c->sq = calloc(p->sq, sizeof *c->sq);
-    c->sb = calloc(p->sq, sizeof *c->sb);
+    c->sbcap = p->sq + 1;
+    c->sb = calloc(c->sbcap, sizeof *c->sb);
     if (!c->recs || !c->lq_r || !c->sq || !c->sb) {
         snprintf(err, 256, "core %s: out of memory", nm);
         core_free(c);
@@ -1057,7 +1060,7 @@ void core_dump(const core_t *c, FILE *f)
                "; store queue %u/%u, store buffer %u entries",
             *c->n_instr, c->d_last, c->r_last, c->sq_n, c->p.sq, c->sb_n);
     if (c->sb_n > 0) {
-        const sb_entry_t *e = &c->sb[c->sb_head % c->p.sq];
+        const sb_entry_t *e = &c->sb[c->sb_head % c->sbcap];
         fprintf(f, ", head line 0x%" PRIx64 " mask 0x%02x %s", e->line, e->mask,
                 !e->started ? "waiting to start" : !e->committed ? "waiting for its commit" : "waiting for done");
     }
