@@ -11,7 +11,7 @@
  *     statistics, bad parameters, the deadlock dump.
  *
  * Randomized tests print their seed; replay with TB_SEED=<seed> --filter 'core/<test>'.
- * TB_CORE_ITERS scales the randomized campaigns (runs per litmus test; default 300). */
+ * TB_CORE_ITERS scales the randomized campaigns (runs per litmus test; default 1000). */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -585,48 +585,48 @@ Test(core, litmus_sb_relaxed_outcome_appears)
     /* GIVEN store buffering: each thread stores, then loads the other's variable
      * WHEN run many times with random latencies and delays
      * THEN r0=r1=0 (both loads pass both stores) appears, and nothing non-TSO does */
-    litmus("SB", "x=1;r0=y | y=1;r1=x", NULL, LIST("r0=0,r1=0"), iters(300));
+    litmus("SB", "x=1;r0=y | y=1;r1=x", NULL, LIST("r0=0,r1=0"), iters(1000));
 }
 
 Test(core, litmus_sb_with_mfence_forbids_relaxed)
 {
-    litmus("SB+mfences", "x=1;F;r0=y | y=1;F;r1=x", LIST("r0=0,r1=0"), NULL, iters(300));
+    litmus("SB+mfences", "x=1;F;r0=y | y=1;F;r1=x", LIST("r0=0,r1=0"), NULL, iters(1000));
 }
 
 Test(core, litmus_sb_with_rmw_forbids_relaxed)
 {
     /* a locked instruction on an unrelated variable between the store and the load, and xchg as
      * the store itself, both act as full fences */
-    litmus("SB+lock", "x=1;r2=fadd(z,1);r0=y | y=1;r3=fadd(w,1);r1=x", LIST("r0=0,r1=0"), NULL, iters(300));
-    litmus("SB+xchg", "r2=swap(x,1);r0=y | r3=swap(y,1);r1=x", LIST("r0=0,r1=0"), NULL, iters(300));
+    litmus("SB+lock", "x=1;r2=fadd(z,1);r0=y | y=1;r3=fadd(w,1);r1=x", LIST("r0=0,r1=0"), NULL, iters(1000));
+    litmus("SB+xchg", "r2=swap(x,1);r0=y | r3=swap(y,1);r1=x", LIST("r0=0,r1=0"), NULL, iters(1000));
 }
 
 Test(core, litmus_mp_lb_s_forbidden_never_appear)
 {
-    litmus("MP", "x=1;y=1 | r0=y;r1=x", LIST("r0=1,r1=0"), NULL, iters(300));
-    litmus("LB", "r0=x;y=1 | r1=y;x=1", LIST("r0=1,r1=1"), NULL, iters(300));
-    litmus("S", "x=2;y=1 | r0=y;x=1", LIST("r0=1,x=2"), NULL, iters(300));
+    litmus("MP", "x=1;y=1 | r0=y;r1=x", LIST("r0=1,r1=0"), NULL, iters(1000));
+    litmus("LB", "r0=x;y=1 | r1=y;x=1", LIST("r0=1,r1=1"), NULL, iters(1000));
+    litmus("S", "x=2;y=1 | r0=y;x=1", LIST("r0=1,x=2"), NULL, iters(1000));
 }
 
 Test(core, litmus_iriw_wrc_2plus2w_forbidden_never_appear)
 {
-    litmus("IRIW", "x=1 | y=1 | r0=x;r1=y | r2=y;r3=x", LIST("r0=1,r1=0,r2=1,r3=0"), NULL, iters(300));
-    litmus("WRC", "x=1 | r0=x;y=1 | r1=y;r2=x", LIST("r0=1,r1=1,r2=0"), NULL, iters(300));
-    litmus("2+2W", "x=1;y=2 | y=1;x=2", LIST("x=1,y=1"), NULL, iters(300));
+    litmus("IRIW", "x=1 | y=1 | r0=x;r1=y | r2=y;r3=x", LIST("r0=1,r1=0,r2=1,r3=0"), NULL, iters(1000));
+    litmus("WRC", "x=1 | r0=x;y=1 | r1=y;r2=x", LIST("r0=1,r1=1,r2=0"), NULL, iters(1000));
+    litmus("2+2W", "x=1;y=2 | y=1;x=2", LIST("x=1,y=1"), NULL, iters(1000));
 }
 
 Test(core, litmus_r_relaxed_only_without_fence)
 {
-    litmus("R", "x=1;y=1 | y=2;r0=x", NULL, LIST("y=2,r0=0"), iters(300));
-    litmus("R+mfence", "x=1;y=1 | y=2;F;r0=x", LIST("y=2,r0=0"), NULL, iters(300));
+    litmus("R", "x=1;y=1 | y=2;r0=x", NULL, LIST("y=2,r0=0"), iters(1000));
+    litmus("R+mfence", "x=1;y=1 | y=2;F;r0=x", LIST("y=2,r0=0"), NULL, iters(1000));
 }
 
 Test(core, litmus_forwarding_n5_n6_n4)
 {
     /* a thread reads its own store before the other thread sees it */
-    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), NULL, iters(300));
-    litmus("n5", "x=1;r0=x | x=2;r1=x", LIST("r0=2,r1=1", "r0=0", "r1=0"), NULL, iters(300));
-    litmus("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"), iters(300));
+    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), NULL, iters(1000));
+    litmus("n5", "x=1;r0=x | x=2;r1=x", LIST("r0=2,r1=1", "r0=0", "r1=0"), NULL, iters(1000));
+    litmus("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"), iters(1000));
 }
 
 Test(core, litmus_random_programs_are_tso)
@@ -637,7 +637,7 @@ Test(core, litmus_random_programs_are_tso)
     uint64_t seed = tb_seed(0x7150u);
     rng_t r;
     rng_init_named(&r, seed, "random_litmus");
-    unsigned nprog = iters(300) / 5 + 1;
+    unsigned nprog = iters(1000) / 5 + 1;
     for (unsigned pi = 0; pi < nprog; pi++) {
         litmus_t L;
         memset(&L, 0, sizeof L);
@@ -833,14 +833,22 @@ static void on_trace(void *obj, const core_rec_info_t *r)
     l->r[l->n++] = *r;
 }
 
+/* Random programs; bursts of stores behind long chains build retire backlogs (many instructions
+ * complete long before an older chain ends, then retire `width` per cycle). */
 static void random_prog(rng_t *r, prog_t *p)
 {
     p->n = (size_t)rng_range(r, 1, 60);
     p->ops = calloc(p->n, sizeof *p->ops);
     p->ninstr = 0;
     unsigned big = (unsigned)rng_below(r, 3); /* 0: small computes, 1: medium, 2: some long */
+    unsigned burst = 0;
     for (size_t i = 0; i < p->n; i++) {
         unsigned k = (unsigned)rng_below(r, 100);
+        if (burst > 0) {
+            burst--;
+            k = 70;
+        } else if (k >= 62 && k < 90 && rng_chance(r, 0.3))
+            burst = (unsigned)rng_range(r, 1, 12);
         pop_t *o = &p->ops[i];
         if (k < 40) {
             o->k = PK_COMP;
@@ -864,6 +872,78 @@ static void random_prog(rng_t *r, prog_t *p)
     }
 }
 
+/* A memory interface in front of flat_mem that records when the core calls it. */
+typedef struct spy {
+    mem_if_t in;
+    kernel_t *k;
+    uint64_t load_t[4096];
+    size_t nloads;
+    size_t off_edge; /* calls at a time that is not a core clock edge */
+} spy_t;
+
+static void spy_check(spy_t *s)
+{
+    if (edge_ps(cyc(s->k->now)) != s->k->now)
+        s->off_edge++;
+}
+
+static void spy_load(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    if (s->nloads < 4096)
+        s->load_t[s->nloads++] = s->k->now;
+    s->in.load(s->in.obj, core, addr, done, dobj, tag);
+}
+
+static void spy_prefetch(void *obj, unsigned core, uint64_t addr)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    s->in.prefetch_x(s->in.obj, core, addr);
+}
+
+static void spy_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+                      mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    s->in.store(s->in.obj, core, line, mask, words, wt, committed, done, dobj, tag);
+}
+
+static void spy_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+                    mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    s->in.rmw(s->in.obj, core, addr, op, a, b, wt, committed, done, dobj, tag);
+}
+
+static void spy_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    s->in.flush(s->in.obj, core, addr, done, dobj, tag);
+}
+
+/* Puts a spy between core 0 of s and its memory (re-creating the core with the spy). */
+static void sys_spy(sys_t *s, const core_params_t *cp, spy_t *spy)
+{
+    *spy = (spy_t){.in = *flat_mem_port(s->fm, 0), .k = &s->k};
+    mem_if_t m = {.obj = spy, .load = spy_load, .prefetch_x = spy_prefetch, .store = spy_store, .rmw = spy_rmw,
+                  .flush = spy_flush};
+    core_free(s->c[0]);
+    stats_free(&s->st);
+    stats_init(&s->st);
+    core_params_t p = *cp;
+    p.name = "core0";
+    p.id = 0;
+    char err[256];
+    s->c[0] = core_create(&s->k, &p, &m, &s->st, err);
+    cr_assert_not_null(s->c[0], "%s", err);
+    core_on_commit(s->c[0], on_commit, s);
+}
+
 static const char *const kind_names[] = {"compute", "load", "store", "rmw", "fence", "flush"};
 
 Test(core, timing_matches_brute_force_model_on_random_programs)
@@ -877,7 +957,7 @@ Test(core, timing_matches_brute_force_model_on_random_programs)
     rng_t r;
     rng_init_named(&r, seed, "timing");
     static const unsigned robs[] = {1, 2, 3, 5, 8, 16, 64, 352};
-    unsigned nprog = iters(300) + 100;
+    unsigned nprog = iters(1000) + 100;
     for (unsigned pi = 0; pi < nprog; pi++) {
         core_params_t cp = paper_params(0);
         cp.rob = robs[rng_below(&r, 8)];
@@ -898,6 +978,8 @@ Test(core, timing_matches_brute_force_model_on_random_programs)
         flat_mem_params_t mp = {.lat_min_ps = L, .lat_max_ps = L, .seed = 1};
         sys_t s;
         sys_init(&s, 1, &cp, &mp);
+        static spy_t spy;
+        sys_spy(&s, &cp, &spy);
         trace_log_t log = {0};
         core_on_trace(s.c[0], on_trace, &log);
         void (*body[1])(wl_thread_t *, void *) = {prog_body};
@@ -907,8 +989,17 @@ Test(core, timing_matches_brute_force_model_on_random_programs)
         bf_t bf;
         brute_force(&p, &cp, L, cyc(start_ps), &bf);
         uint64_t seen = 0;
+        size_t nld = 0;
+        cr_assert_eq(spy.off_edge, 0, "%s: %zu memory calls off a core clock edge", ctx, spy.off_edge);
         for (size_t i = 0; i < log.n; i++) {
             const core_rec_info_t *e = &log.r[i];
+            if (e->kind == CORE_REC_LOAD && nld < 4096) {
+                cr_assert_lt(nld, spy.nloads, "%s", ctx);
+                cr_assert_eq(spy.load_t[nld], edge_ps(e->d_first),
+                             "%s: load %zu called at %" PRIu64 " ps, dispatched at cycle %" PRIu64, ctx, nld,
+                             spy.load_t[nld], e->d_first);
+                nld++;
+            }
             cr_assert_eq(e->idx, seen, "%s: record %zu starts at %" PRIu64 ", want %" PRIu64, ctx, i, e->idx, seen);
             uint64_t a = e->idx, z = e->idx + e->n - 1;
             cr_assert(e->d_first == bf.D[a] && e->d_last == bf.D[z] && e->c_last == bf.C[z] &&
