@@ -127,6 +127,9 @@ static void on_exit_cb(void *obj)
     e->s->exit_t[e->i] = e->s->k.now;
 }
 
+/* What a randomized test is running (seed, run): the harness's own assertions print it. */
+static char g_ctx[256];
+
 /* Runs body[i](arg[i]) on core i from start_ps until every thread has exited. */
 static void sys_run(sys_t *s, void (*const *body)(wl_thread_t *, void *), void *const *arg, uint64_t start_ps)
 {
@@ -138,9 +141,9 @@ static void sys_run(sys_t *s, void (*const *body)(wl_thread_t *, void *), void *
         core_run(s->c[i], &s->th[i], body[i], arg[i], start_ps, on_exit_cb, &ctx[i]);
     }
     kernel_run(&s->k, UINT64_MAX);
-    cr_assert_eq(s->exited, s->n, "only %u of %u threads exited", s->exited, s->n);
+    cr_assert_eq(s->exited, s->n, "only %u of %u threads exited; %s", s->exited, s->n, g_ctx);
     for (unsigned i = 0; i < s->n; i++)
-        cr_assert(core_idle(s->c[i]));
+        cr_assert(core_idle(s->c[i]), "core %u not idle after its thread exited; %s", i, g_ctx);
 }
 
 static uint64_t counter(const sys_t *s, unsigned core, const char *leaf)
@@ -551,6 +554,7 @@ static void litmus(const char *name, const char *src, const char *const *forbid,
     rng_init_named(&r, seed, name);
     for (unsigned it = 0; it < n; it++) {
         outcome_t oc;
+        snprintf(g_ctx, sizeof g_ctx, "%s run %u; seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", name, it, seed, seed);
         lm_run_once(&L, &r, &oc);
         if (outset_find(&allowed, &oc) == SIZE_MAX) {
             char buf[160];
@@ -674,6 +678,8 @@ Test(core, litmus_random_programs_are_tso)
         tso_allowed(&L, &allowed);
         for (unsigned it = 0; it < 5; it++) {
             outcome_t oc;
+            snprintf(g_ctx, sizeof g_ctx, "random program %u run %u; seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", pi,
+                     it, seed, seed);
             lm_run_once(&L, &r, &oc);
             cr_assert(outset_find(&allowed, &oc) != SIZE_MAX,
                       "random program %u run %u: outcome not allowed by x86-TSO; seed %" PRIu64
@@ -975,6 +981,7 @@ Test(core, timing_matches_brute_force_model_on_random_programs)
                  " (replay: TB_SEED=%" PRIu64 ")",
                  pi, cp.rob, cp.width, cp.lq, cp.sq, L, start_ps, seed, seed);
 
+        snprintf(g_ctx, sizeof g_ctx, "%s", ctx);
         flat_mem_params_t mp = {.lat_min_ps = L, .lat_max_ps = L, .seed = 1};
         sys_t s;
         sys_init(&s, 1, &cp, &mp);
@@ -1366,6 +1373,7 @@ Test(core, commit_hook_sees_every_store_in_program_order)
     flat_mem_params_t mp = {.lat_min_ps = 1000, .lat_max_ps = 80000, .wt_extra_ps = 30000, .seed = seed};
     sys_t s;
     sys_init(&s, 3, cp, &mp);
+    snprintf(g_ctx, sizeof g_ctx, "seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", seed, seed);
     rand_st_t a[3];
     void (*body[3])(wl_thread_t *, void *);
     void *arg[3];
@@ -1380,7 +1388,7 @@ Test(core, commit_hook_sees_every_store_in_program_order)
     uint64_t last[32] = {0};
     for (size_t i = 0; i < s.ncommits; i++) {
         const commit_rec_t *c = &s.commits[i];
-        cr_assert(i == 0 || c->t >= s.commits[i - 1].t, "seed %" PRIu64, seed);
+        cr_assert(i == 0 || c->t >= s.commits[i - 1].t, "commit %zu goes back in time; %s", i, g_ctx);
         unsigned k = next[c->core]++;
         cr_assert(c->addr == a[c->core].addr[k] && c->value == a[c->core].val[k],
                   "core %u commit %u: 0x%" PRIx64 "=%" PRIx64 ", program 0x%" PRIx64 "=%" PRIx64 "; seed %" PRIu64,
@@ -1389,7 +1397,7 @@ Test(core, commit_hook_sees_every_store_in_program_order)
     }
     for (unsigned w = 0; w < 32; w++)
         cr_assert_eq(flat_mem_peek(s.fm, 0x10000 + 8 * w), last[w], "word %u; seed %" PRIu64, w, seed);
-    cr_assert_gt(counter(&s, 0, "coalesced_stores") + counter(&s, 1, "coalesced_stores"), 0);
+    cr_assert_gt(counter(&s, 0, "coalesced_stores") + counter(&s, 1, "coalesced_stores"), 0, "%s", g_ctx);
     sys_free(&s);
 }
 
