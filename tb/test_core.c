@@ -1442,6 +1442,9 @@ static void body_forward(wl_thread_t *t, void *arg)
     b->v[0] = wl_ld(t, 0x1000);
     b->v[1] = flat_mem_peek(b->s->fm, 0x1000);
     b->v[2] = wl_ld(t, 0x1008);
+    wl_st(t, 0x2000, 1);
+    wl_st(t, 0x2000, 2);
+    b->v[3] = wl_ld(t, 0x2000); /* the youngest of two stores to the word */
 }
 
 Test(core, load_forwards_own_store_before_others_see_it)
@@ -1449,7 +1452,8 @@ Test(core, load_forwards_own_store_before_others_see_it)
     /* GIVEN a store then a load of the same word
      * WHEN run over a 100 ns memory
      * THEN the load returns the store's value while memory still holds 0, one cycle after its
-     *      dispatch; a load of another word of the line goes to memory */
+     *      dispatch; a load of another word of the line goes to memory; of two stores to one word
+     *      the younger is forwarded */
     core_params_t cp = paper_params(0);
     flat_mem_params_t mp = fixed_mem(100000);
     sys_t s;
@@ -1461,8 +1465,9 @@ Test(core, load_forwards_own_store_before_others_see_it)
     cr_assert_eq(b.v[0], 42);
     cr_assert_eq(b.v[1], 0);
     cr_assert_eq(b.v[2], 0);
-    cr_assert_eq(counter(&s, 0, "fwd_loads"), 1);
-    cr_assert_eq(counter(&s, 0, "loads"), 2);
+    cr_assert_eq(b.v[3], 2);
+    cr_assert_eq(counter(&s, 0, "fwd_loads"), 2);
+    cr_assert_eq(counter(&s, 0, "loads"), 3);
     cr_assert_eq(flat_mem_counts(s.fm, 0)->loads, 1);
     cr_assert_eq(log.r[1].kind, CORE_REC_LOAD);
     cr_assert_eq(log.r[1].c_last, log.r[1].d_first + 1);
@@ -1595,4 +1600,40 @@ Test(core, runs_threads_one_after_the_other)
     cr_assert_eq(core_instructions(s.c[0]), 204);
     cr_assert_eq(counter(&s, 0, "cycles"), 2 * c1);
     sys_free(&s);
+}
+
+static void body_rmw_pair(wl_thread_t *t, void *arg)
+{
+    now_box_t *b = arg;
+    b->t[0] = wl_now(t);
+    b->v[0] = wl_fadd(t, 0x1000, 1);
+    b->t[1] = wl_now(t);
+    b->v[1] = wl_swap(t, ADDR_LOCAL_BASE + 0x1000, 7);
+    b->t[2] = wl_now(t);
+}
+
+Test(core, wt_rmw_on_remote_lines_waits_for_the_write_through)
+{
+    /* GIVEN a memory of latency L whose write-through completion takes X more
+     * WHEN an rmw on a remote line and one on a local line run under WB and WT
+     * THEN under WT the remote rmw takes L + X, the local one L; under WB both take L */
+    const uint64_t L = 20000, X = 100000;
+    for (unsigned proto = 0; proto < 2; proto++) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = proto ? CFG_PROTO_WT : CFG_PROTO_WB;
+        flat_mem_params_t mp = fixed_mem(L);
+        mp.wt_extra_ps = X;
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        now_box_t b = {.s = &s};
+        run1(&s, body_rmw_pair, &b);
+        uint64_t remote = b.t[1] - b.t[0], local = b.t[2] - b.t[1];
+        uint64_t want = proto ? L + X : L;
+        cr_assert(remote >= want && remote <= want + 2 * 417, "%s remote rmw took %" PRIu64 " ps", proto ? "WT" : "WB",
+                  remote);
+        cr_assert(local >= L && local <= L + 2 * 417, "%s local rmw took %" PRIu64 " ps", proto ? "WT" : "WB", local);
+        cr_assert_eq(s.ncommits, 2);
+        cr_assert_eq(s.commits[1].value, 7);
+        sys_free(&s);
+    }
 }

@@ -41,8 +41,14 @@
  * R_{b+j-ROB} obeys the same width rule as F (it is a retire sequence), so the max of the two is
  * the least solution of D's recurrence; C rises 1 per instruction, at least as fast as the width
  * rule asks, so likewise for R. C_j = C_0 + j says the ROB never holds the chain back: D_j <=
- * C_{j-1} for j >= 1 (the chain's own retirements free entries no later than it completes, and
- * every older instruction completed by C_0); the brute-force test checks it on random programs.
+ * C_{j-1} for j >= 1. The width term: F_j <= F_0 + j <= C_0 - 1 + j. The ROB term is the
+ * retirement of an instruction ROB positions older; every instruction older than the block
+ * completed by C_0 (loads, rmw, fence, flush before the thread went on, stores one cycle after a
+ * dispatch no later than D_0, older chains by the previous chain's end), the chain's own complete
+ * one per cycle, and retirement drains a backlog at least one per cycle, so that retirement comes
+ * no later than C_{j-1}. tb/test_core.c's brute-force model computes C instruction by instruction
+ * and checks this on random programs (an adversarial search over 4e8 instructions found no
+ * counterexample either).
  * A compute block is therefore ONE record {b, n, P's start, C_0}; R of any instruction in it is
  * one max, and D of any instruction one max and one lookup (a binary search over the records in
  * the window of the last ROB instructions). The ROB-full stall is the ROB term of D: a chain of
@@ -967,8 +973,8 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
                  nm, p->rob, p->lq, p->sq, p->width);
         return NULL;
     }
-    if (p->rob > (1u << 20) || p->lq > (1u << 20) || p->sq > (1u << 16) || p->width > 64) {
-        snprintf(err, 256, "core %s: rob/lq at most 2^20, sq at most 65536, width at most 64", nm);
+    if (p->rob > (1u << 20) || p->lq > (1u << 20) || p->sq > 4096 || p->width > 64) {
+        snprintf(err, 256, "core %s: rob and lq at most 2^20, sq at most 4096, width at most 64", nm);
         return NULL;
     }
     const sb_proto_t *proto = NULL;
@@ -1045,7 +1051,7 @@ uint64_t core_instructions(const core_t *c) { return *c->n_instr; }
 void core_dump(const core_t *c, FILE *f)
 {
     static const char *const thr_names[] = {"no thread", "starting", "running", "blocked", "ending"};
-    fprintf(f, "%s: %s", c->name, thr_names[c->thr]);
+    fprintf(f, "%s (%s): %s", c->name, c->proto->name, thr_names[c->thr]);
     if (c->thr == TH_BLOCKED) {
         fprintf(f, " on %s", wait_names[c->wait]);
         if (c->wait == WAIT_LOAD || c->wait == WAIT_RMW || c->wait == WAIT_FLUSH || c->wait == WAIT_SQ ||
