@@ -1,0 +1,1089 @@
+/* The core model (see core.h): an out-of-order x86-TSO core, timed by closed forms and events.
+ *
+ * THE TIMING MODEL
+ *
+ * Instructions are numbered i = 0, 1, ... in program order. Each has a dispatch cycle D_i (it
+ * enters the ROB), a completion cycle C_i and a retire cycle R_i (it leaves the ROB). The rules,
+ * which tb/test_core.c's brute-force model applies instruction by instruction:
+ *
+ *   D_i = max(ready_i, D_{i-1}, D_{i-W} + 1, R_{i-ROB}, [load: R of the load LQ loads back],
+ *             [store: the cycle the store SQ stores back committed])
+ *   R_i = max(C_i, R_{i-1}, R_{i-W} + 1)
+ *
+ * W = width: at most W dispatches and W retirements per cycle. An entry freed by retirement in
+ * cycle c can be dispatched into in cycle c (retire before dispatch within a cycle, ChampSim's
+ * reverse pipeline order). ready_i is the cycle from which the thread's code can issue i: the
+ * thread waits for every load's value (its code needs it), and for every rmw, fence and flush, so
+ * ready is the completion of the last of those. Completions:
+ *   compute (one dependent chain per compute(n) call, CPI 1): C = max(D, C of the previous
+ *            compute instruction) + 1;
+ *   load:    the cycle its value is back (1 cycle after dispatch when forwarded from the core's
+ *            own store queue / buffer: a fixed forwarding latency, cheaper than an L1 hit);
+ *   store:   D + 1 (address and data are known at dispatch);
+ *   rmw, fence, flush: when their wait (below) and their memory access are over.
+ *
+ * Why these times are computable at dispatch. When instruction i dispatches, every older
+ * instruction has a known completion: loads, rmw, fence and flush completed before the thread
+ * issued i (it waited for them), stores complete at D + 1 and compute chains at known cycles. So
+ * R_i follows from older retire times at dispatch, and so does D_{i+1}: no instruction needs to be
+ * revisited, no cycle needs to be ticked. Only the store buffer's drain depends on the memory
+ * system, and it is driven by the memory's callbacks; the thread synchronizes with the kernel
+ * (suspends its coroutine until the kernel reaches the cycle) only where the memory system is
+ * involved: before a load, a store (store-queue space, prefetch) and an rmw, fence or flush.
+ * compute(n) never does.
+ *
+ * compute(n) in O(1). Both recurrences are max-plus linear; their least solution splits into the
+ * part driven by the state before the block and the part driven by the block's own inputs:
+ *   D_j = max(F_j, R_{b+j-ROB})     F_j: W per cycle from the first free dispatch slot (and ready)
+ *   C_j = C_0 + j                   C_0 = max(D_0, end of the previous chain) + 1
+ *   R_j = max(P_j, C_j)             P_j: W per cycle from the first free retire slot
+ * (block = instructions b .. b+n-1, j = 0 .. n-1). F and P are the "free-running" sequences;
+ * R_{b+j-ROB} obeys the same width rule as F (it is a retire sequence), so the max of the two is
+ * the least solution of D's recurrence; C rises 1 per instruction, at least as fast as the width
+ * rule asks, so likewise for R. C_j = C_0 + j says the ROB never holds the chain back: D_j <=
+ * C_{j-1} for j >= 1. The width term: F_j <= F_0 + j <= C_0 - 1 + j. The ROB term is the
+ * retirement of an instruction ROB positions older; every instruction older than the block
+ * completed by C_0 (loads, rmw, fence, flush before the thread went on, stores one cycle after a
+ * dispatch no later than D_0, older chains by the previous chain's end), the chain's own complete
+ * one per cycle, and retirement drains a backlog at least one per cycle, so that retirement comes
+ * no later than C_{j-1}. tb/test_core.c's brute-force model computes C instruction by instruction
+ * and checks this on random programs (an adversarial search over 4e8 instructions found no
+ * counterexample either).
+ * A compute block is therefore ONE record {b, n, P's start, C_0}; R of any instruction in it is
+ * one max, and D of any instruction one max and one lookup (a binary search over the records in
+ * the window of the last ROB instructions). The ROB-full stall is the ROB term of D: a chain of
+ * n instructions fills the ROB (dispatch W per cycle, completion 1) and then dispatches as the
+ * chain retires, one per cycle, so the next memory instruction dispatches about n - ROB cycles
+ * after the chain started and reaches the ROB head about ROB cycles later.
+ *
+ * TSO. Loads perform in program order at dispatch (the thread waits for each value), stores
+ * become visible in program order (the store buffer drains in order, one entry at a time, the
+ * next after the previous one's done), a load reads the youngest older store to its word from the
+ * core's own queue (forwarding) or else memory; rmw, fence and flush wait for the store buffer to
+ * be empty. Store->load is the only reordering: x86-TSO.
+ *
+ * THE STORE BUFFER AND THE PROTOCOLS
+ *
+ * A store holds a store-queue entry from dispatch until it commits; the store buffer (SB) is the
+ * retired part of the store queue. A store retires into the SB at R (an event): it coalesces into
+ * the youngest SB entry when that entry is to the same line, has not started draining and does
+ * not hold that word yet; otherwise it opens a new entry. The head entry drains: what it does is
+ * the protocol's business (sb_proto_t below: what happens when a store enters the SB and when an
+ * entry reaches the head); the protocol reports the commit point (sb_committed: the words are in
+ * L1, visible, the commit hook runs, store-queue entries are freed) and the end (sb_done: the next
+ * entry may start). WB: mem->store(wt = false). WT: mem->store(wt = true) for remote lines, so the
+ * next entry waits for the MN's CMP (TSO: write-throughs do not overlap). DIKTAMO's designs plug
+ * in here: baseline/parallel send REPLs from on_head, proactive from on_enter.
+ *
+ * Exclusive prefetch: at a store's dispatch, for a remote line, unless a store to the same line is
+ * already in the store queue or buffer (it will bring the line in; a second prefetch is traffic
+ * for nothing). */
+#include "cn/core.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cn/addr.h"
+#include "cn/coro.h"
+
+#define FILTER_BUCKETS 256u /* counting filters of the store queue's words and lines */
+#define DEFAULT_STACK (256u * 1024u)
+
+typedef enum thr_state {
+    TH_NONE,    /* no thread */
+    TH_PENDING, /* core_run called, the start event is scheduled */
+    TH_RUNNING, /* the coroutine is running (we are inside it) */
+    TH_BLOCKED, /* the coroutine waits (wait_e) */
+    TH_ENDING,  /* body returned: waiting for the last retirement and an empty store buffer */
+} thr_state_e;
+
+typedef enum wait_kind {
+    WAIT_NONE,
+    WAIT_TIME,  /* until the kernel reaches the thread's cycle */
+    WAIT_SQ,    /* store queue full */
+    WAIT_LOAD,  /* a load's value */
+    WAIT_DRAIN, /* rmw/fence/flush: older stores to commit */
+    WAIT_RMW,   /* the rmw's old value */
+    WAIT_FLUSH, /* the flush's done */
+} wait_e;
+
+static const char *const wait_names[] = {"nothing", "its dispatch cycle", "a store-queue entry", "a load",
+                                         "the store buffer to drain", "an rmw", "a flush"};
+
+/* A record of the ROB's recent history: instructions idx .. idx+n-1 with retire times
+ * R(j) = max(p0 + (ps + j) / W, c0 + j). A single instruction retiring at r is {p0 = c0 = r, ps = 0}. */
+typedef struct rec {
+    uint64_t idx, n;
+    uint64_t p0, c0;
+    uint32_t ps;
+    bool known; /* retire times final (a load waiting for its value: not yet) */
+} rec_t;
+
+/* A store from dispatch to commit. */
+typedef struct sq_ent {
+    uint64_t addr, value;
+    uint64_t d, r; /* dispatch and retire cycles */
+} sq_ent_t;
+
+/* A store-buffer entry: consecutive stores (store sequence numbers first .. first+nst-1) to one
+ * line, at most one per word. */
+typedef struct sb_entry {
+    uint64_t id; /* tag given to the memory system */
+    uint64_t line;
+    uint8_t mask;
+    uint64_t words[ADDR_WORDS_PER_LINE];
+    uint64_t first;
+    unsigned nst;
+    bool started, committed;
+    uint64_t t_head; /* cycle the entry started draining */
+} sb_entry_t;
+
+/* What a protocol does with the store buffer (see the file comment). */
+typedef struct sb_proto {
+    const char *name;
+    /** A store entered the SB: merged into e, or opened e. NULL: nothing. */
+    void (*on_enter)(core_t *c, sb_entry_t *e, bool merged);
+    /** e became the head and starts draining; the protocol calls sb_committed then sb_done. */
+    void (*on_head)(core_t *c, sb_entry_t *e);
+    /** Whether an rmw on addr writes through. */
+    bool (*rmw_wt)(const core_t *c, uint64_t addr);
+} sb_proto_t;
+
+struct core {
+    kernel_t *k;
+    core_params_t p;
+    char name[96];
+    clock_domain_t clk;
+    mem_if_t mem;
+    const sb_proto_t *proto;
+    unsigned w; /* width */
+
+    core_commit_fn commit_fn;
+    void *commit_obj;
+    core_trace_fn trace_fn;
+    void *trace_obj;
+
+    /* The thread. */
+    thr_state_e thr;
+    wait_e wait;
+    bool wake_scheduled;
+    coro_t *co;
+    wl_thread_t *t;
+    void (*body)(wl_thread_t *, void *);
+    void *body_arg;
+    void (*on_exit)(void *);
+    void *exit_obj;
+    uint64_t start_cycle;
+    bool end_wait_drain;
+    uint64_t wait_addr; /* for core_dump */
+
+    /* Dispatch / retire state (cycles). */
+    uint64_t next_idx;
+    uint64_t ready;          /* the thread's code can issue from this cycle */
+    uint64_t d_last;         /* cycle of the last dispatch */
+    unsigned dc;             /* dispatches in d_last */
+    uint64_t r_last;         /* cycle of the last retirement */
+    unsigned rc;             /* retirements in r_last */
+    uint64_t chain_end;      /* completion of the last compute instruction */
+
+    rec_t *recs;             /* ring of records, oldest first */
+    size_t rcap, rhead, rn;
+
+    uint64_t *lq_r;          /* retire cycle of load number m at [m % lq] */
+    uint64_t nloads;
+
+    /* Store queue (stores by sequence number; the SB is its retired part). */
+    sq_ent_t *sq;
+    uint64_t sq_head;        /* oldest uncommitted store */
+    unsigned sq_n;
+    uint64_t st_next;        /* sequence number of the next store dispatched */
+    uint64_t st_retired;     /* stores retired into the SB so far */
+    uint16_t word_cnt[FILTER_BUCKETS], line_cnt[FILTER_BUCKETS];
+
+    sb_entry_t *sb;          /* ring of sbcap = sq + 1 entries: the head may stay after its stores
+                                left the store queue at commit, until done (WT) */
+    unsigned sbcap;
+    uint64_t sb_head;        /* entry number of the head */
+    unsigned sb_n;
+    bool sb_busy;            /* the head is draining or about to start */
+    uint64_t sb_ids;
+
+    /* The access the thread waits for. */
+    uint64_t io_tag, io_val, io_cycle;
+
+    /* Statistics. */
+    stats_t own_stats;       /* when the caller gave none */
+    bool own_stats_used;
+    uint64_t *n_instr, *n_cycles, *n_loads, *n_stores, *n_rmws, *n_fences, *n_flushes, *n_fwd, *n_coal;
+    uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall;
+    double *g_ipc;
+    stats_hist_t *h_rob, *h_sbwait, *h_drain;
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Helpers: time */
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t edge(const core_t *c, uint64_t cy) { return clock_edge(&c->clk, cy); }
+static uint64_t cyc_now(const core_t *c) { return clock_cycle_at_or_after(&c->clk, c->k->now); }
+
+/* The first free slot of a W-per-cycle sequence whose last member is at `last` with `cnt` members
+ * in that cycle, no earlier than `floor`: slot j is t0 + (s + j) / W. */
+typedef struct slot {
+    uint64_t t0;
+    unsigned s;
+} slot_t;
+
+static slot_t next_slot(uint64_t last, unsigned cnt, unsigned w, uint64_t floor)
+{
+    if (floor > last)
+        return (slot_t){floor, 0};
+    if (cnt < w)
+        return (slot_t){last, cnt};
+    return (slot_t){last + 1, 0};
+}
+
+static uint64_t slot_at(slot_t s, unsigned w, uint64_t j) { return s.t0 + (s.s + j) / w; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Records */
+
+static uint64_t rec_retire(const core_t *c, const rec_t *r, uint64_t j)
+{
+    return max64(r->p0 + (r->ps + j) / c->w, r->c0 + j);
+}
+
+static rec_t *rec_at(core_t *c, size_t k) { return &c->recs[(c->rhead + k) & (c->rcap - 1)]; }
+
+/* Retire cycle of instruction i, which is in the window of records. */
+static uint64_t retire_of(core_t *c, uint64_t i)
+{
+    assert(c->rn > 0 && rec_at(c, 0)->idx <= i);
+    size_t lo = 0, hi = c->rn - 1; /* the record holding i is in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (rec_at(c, mid)->idx <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const rec_t *r = rec_at(c, lo);
+    assert(i < r->idx + r->n && r->known);
+    return rec_retire(c, r, i - r->idx);
+}
+
+/* The ROB term of instruction i's dispatch: it needs the entry of instruction i - ROB. */
+static uint64_t rob_bound(core_t *c, uint64_t i) { return i >= c->p.rob ? retire_of(c, i - c->p.rob) : 0; }
+
+/* Drops the records no dispatch from next_idx on can ask about, then appends one. */
+static rec_t *rec_push(core_t *c, uint64_t idx, uint64_t n)
+{
+    while (c->rn > 0) {
+        const rec_t *f = rec_at(c, 0);
+        if (idx < c->p.rob || f->idx + f->n > idx - c->p.rob)
+            break;
+        c->rhead = (c->rhead + 1) & (c->rcap - 1);
+        c->rn--;
+    }
+    assert(c->rn < c->rcap);
+    rec_t *r = rec_at(c, c->rn++);
+    *r = (rec_t){.idx = idx, .n = n};
+    return r;
+}
+
+static void trace(core_t *c, core_rec_kind_e kind, const rec_t *r, uint64_t d_first, uint64_t d_last,
+                  uint64_t c_last)
+{
+    if (!c->trace_fn)
+        return;
+    core_rec_info_t info = {.kind = kind,
+                            .idx = r->idx,
+                            .n = r->n,
+                            .d_first = d_first,
+                            .d_last = d_last,
+                            .c_last = c_last,
+                            .r_first = rec_retire(c, r, 0),
+                            .r_last = rec_retire(c, r, r->n - 1)};
+    c->trace_fn(c->trace_obj, &info);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The thread: coroutine plumbing */
+
+static void thread_ended(core_t *c);
+
+static void ev_resume(void *obj, uint64_t arg)
+{
+    (void)arg;
+    core_t *c = obj;
+    c->wake_scheduled = false;
+    c->thr = TH_RUNNING;
+    c->wait = WAIT_NONE;
+    coro_resume(c->co);
+    if (coro_done(c->co))
+        thread_ended(c);
+}
+
+/* Resumes the thread at cycle cy (from outside the coroutine). */
+static void wake_at(core_t *c, uint64_t cy)
+{
+    assert(c->thr == TH_BLOCKED && !c->wake_scheduled);
+    c->wake_scheduled = true;
+    kernel_at(c->k, edge(c, cy), ev_resume, c, 0);
+}
+
+/* Inside the thread: waits until woken. */
+static void block(core_t *c, wait_e why)
+{
+    assert(c->thr == TH_RUNNING);
+    c->thr = TH_BLOCKED;
+    c->wait = why;
+    coro_yield(c->co);
+    assert(c->thr == TH_RUNNING);
+}
+
+/* Inside the thread: waits until the kernel reaches cycle cy. */
+static void sync_to(core_t *c, uint64_t cy)
+{
+    uint64_t t = edge(c, cy);
+    assert(t >= c->k->now);
+    if (t == c->k->now)
+        return;
+    assert(!c->wake_scheduled);
+    c->wake_scheduled = true;
+    kernel_at(c->k, t, ev_resume, c, 0);
+    block(c, WAIT_TIME);
+}
+
+static void bad_access(const core_t *c, const char *what, uint64_t addr)
+{
+    fprintf(stderr, "%s: thread %u: %s of an unaligned address 0x%" PRIx64 "\n", c->name, c->t ? c->t->tid : 0,
+            what, addr);
+    abort();
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Dispatch and retirement of one instruction */
+
+/* The earliest dispatch cycle of the next single instruction (width, ready, ROB). */
+static uint64_t dispatch_base(core_t *c)
+{
+    slot_t f = next_slot(c->d_last, c->dc, c->w, c->ready);
+    uint64_t rb = rob_bound(c, c->next_idx);
+    if (rb > f.t0)
+        *c->n_rob_stall += rb - f.t0;
+    return max64(f.t0, rb);
+}
+
+/* Instruction next_idx dispatches at cycle d (>= dispatch_base): book it, open its record. */
+static rec_t *dispatch_one(core_t *c, uint64_t d)
+{
+    assert(d >= c->d_last);
+    if (d == c->d_last && c->next_idx > 0) {
+        assert(c->dc < c->w);
+        c->dc++;
+    } else {
+        c->d_last = d;
+        c->dc = 1;
+    }
+    (*c->n_instr)++;
+    return rec_push(c, c->next_idx++, 1);
+}
+
+/* The single instruction of record r completed at cycle cc: its retire cycle, in order. */
+static uint64_t retire_one(core_t *c, rec_t *r, uint64_t cc)
+{
+    slot_t p = next_slot(c->r_last, c->rc, c->w, 0);
+    uint64_t rr = max64(p.t0, cc);
+    if (rr == c->r_last && r->idx > 0)
+        c->rc++;
+    else {
+        c->r_last = rr;
+        c->rc = 1;
+    }
+    r->p0 = r->c0 = rr;
+    r->ps = 0;
+    r->known = true;
+    return rr;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Store queue: forwarding and the prefetch filter */
+
+static unsigned hash_bucket(uint64_t a) { return (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 56) % FILTER_BUCKETS; }
+static sq_ent_t *sq_ent(core_t *c, uint64_t seq) { return &c->sq[seq % c->p.sq]; }
+
+/* The youngest uncommitted store to addr's word, if any. */
+static bool sq_forward(core_t *c, uint64_t addr, uint64_t *v)
+{
+    if (c->word_cnt[hash_bucket(addr)] == 0)
+        return false;
+    for (uint64_t s = c->sq_head + c->sq_n; s-- > c->sq_head;)
+        if (sq_ent(c, s)->addr == addr) {
+            *v = sq_ent(c, s)->value;
+            return true;
+        }
+    return false;
+}
+
+static bool sq_has_line(core_t *c, uint64_t line)
+{
+    if (c->line_cnt[hash_bucket(line)] == 0)
+        return false;
+    for (uint64_t s = c->sq_head; s < c->sq_head + c->sq_n; s++)
+        if (addr_line(sq_ent(c, s)->addr) == line)
+            return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Store buffer */
+
+static sb_entry_t *sb_at(core_t *c, uint64_t n) { return &c->sb[n % c->sbcap]; }
+
+static void sb_start_head(core_t *c)
+{
+    sb_entry_t *e = sb_at(c, c->sb_head);
+    assert(c->sb_n > 0 && !e->started);
+    e->started = true;
+    e->t_head = cyc_now(c);
+    c->proto->on_head(c, e);
+}
+
+static void ev_sb_next(void *obj, uint64_t arg)
+{
+    (void)arg;
+    sb_start_head(obj);
+}
+
+/* The commit point of the head entry: its words are visible. */
+static void sb_committed(core_t *c, sb_entry_t *e)
+{
+    assert(c->sb_n > 0 && e == sb_at(c, c->sb_head) && e->started && !e->committed);
+    e->committed = true;
+    bool remote = !addr_is_local(e->line);
+    uint64_t now_cy = cyc_now(c);
+    for (unsigned i = 0; i < e->nst; i++) {
+        assert(c->sq_n > 0 && c->sq_head == e->first + i);
+        sq_ent_t *s = sq_ent(c, c->sq_head);
+        if (c->commit_fn)
+            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now);
+        if (remote) {
+            stats_hist_add(c->h_rob, s->r - s->d);
+            stats_hist_add(c->h_sbwait, e->t_head - s->r);
+        }
+        c->word_cnt[hash_bucket(s->addr)]--;
+        c->line_cnt[hash_bucket(addr_line(s->addr))]--;
+        c->sq_head++;
+        c->sq_n--;
+    }
+    if (c->thr == TH_BLOCKED && c->wait == WAIT_SQ && !c->wake_scheduled)
+        wake_at(c, now_cy);
+}
+
+static void ev_end_check(void *obj, uint64_t arg);
+
+/* The head entry is done: the next one may start. */
+static void sb_done(core_t *c, sb_entry_t *e)
+{
+    assert(c->sb_n > 0 && e == sb_at(c, c->sb_head) && e->committed);
+    uint64_t now_cy = cyc_now(c);
+    if (!addr_is_local(e->line))
+        for (unsigned i = 0; i < e->nst; i++)
+            stats_hist_add(c->h_drain, now_cy - e->t_head);
+    c->sb_head++;
+    c->sb_n--;
+    if (c->sb_n > 0) {
+        kernel_at(c->k, edge(c, now_cy), ev_sb_next, c, 0);
+        return;
+    }
+    c->sb_busy = false;
+    if (c->sq_n > 0)
+        return;
+    if (c->thr == TH_BLOCKED && c->wait == WAIT_DRAIN && !c->wake_scheduled)
+        wake_at(c, now_cy);
+    if (c->thr == TH_ENDING && c->end_wait_drain) {
+        c->end_wait_drain = false;
+        kernel_at(c->k, edge(c, now_cy), ev_end_check, c, 0);
+    }
+}
+
+static sb_entry_t *sb_by_tag(core_t *c, uint64_t tag)
+{
+    sb_entry_t *e = sb_at(c, c->sb_head);
+    assert(c->sb_n > 0 && e->id == tag);
+    (void)tag;
+    return e;
+}
+
+static void cb_st_committed(void *obj, uint64_t tag, uint64_t v)
+{
+    (void)v;
+    core_t *c = obj;
+    sb_committed(c, sb_by_tag(c, tag));
+}
+
+static void cb_st_done(void *obj, uint64_t tag, uint64_t v)
+{
+    (void)v;
+    core_t *c = obj;
+    sb_done(c, sb_by_tag(c, tag));
+}
+
+/* A store retires into the SB (event at its retire cycle, in program order). */
+static void ev_st_retire(void *obj, uint64_t seq)
+{
+    core_t *c = obj;
+    assert(seq == c->st_retired);
+    c->st_retired++;
+    const sq_ent_t *s = sq_ent(c, seq);
+    uint64_t line = addr_line(s->addr);
+    uint8_t bit = (uint8_t)(1u << addr_word(s->addr));
+    if (c->p.coalesce && c->sb_n > 0) {
+        sb_entry_t *y = sb_at(c, c->sb_head + c->sb_n - 1);
+        if (!y->started && y->line == line && !(y->mask & bit)) {
+            y->mask |= bit;
+            y->words[addr_word(s->addr)] = s->value;
+            y->nst++;
+            (*c->n_coal)++;
+            if (c->proto->on_enter)
+                c->proto->on_enter(c, y, true);
+            return;
+        }
+    }
+    assert(c->sb_n < c->sbcap);
+    sb_entry_t *e = sb_at(c, c->sb_head + c->sb_n++);
+    *e = (sb_entry_t){.id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1};
+    e->words[addr_word(s->addr)] = s->value;
+    if (c->proto->on_enter)
+        c->proto->on_enter(c, e, false);
+    if (!c->sb_busy) {
+        assert(c->sb_n == 1);
+        c->sb_busy = true;
+        sb_start_head(c);
+    }
+}
+
+static bool sb_empty(const core_t *c) { return c->sq_n == 0 && c->sb_n == 0; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Protocols */
+
+static void store_head(core_t *c, sb_entry_t *e, bool wt)
+{
+    c->mem.store(c->mem.obj, c->p.id, e->line, e->mask, e->words, wt, cb_st_committed, cb_st_done, c, e->id);
+}
+
+static void wb_on_head(core_t *c, sb_entry_t *e) { store_head(c, e, false); }
+static bool wb_rmw_wt(const core_t *c, uint64_t addr)
+{
+    (void)c;
+    (void)addr;
+    return false;
+}
+
+/* WT: remote lines write through; done (the MN's CMP) gates the next entry, so under TSO two
+ * write-throughs of a core never overlap. Local lines are plain. */
+static void wt_on_head(core_t *c, sb_entry_t *e) { store_head(c, e, !addr_is_local(e->line)); }
+static bool wt_rmw_wt(const core_t *c, uint64_t addr)
+{
+    (void)c;
+    return !addr_is_local(addr);
+}
+
+static const sb_proto_t proto_wb = {.name = "wb", .on_head = wb_on_head, .rmw_wt = wb_rmw_wt};
+static const sb_proto_t proto_wt = {.name = "wt", .on_head = wt_on_head, .rmw_wt = wt_rmw_wt};
+
+/* ---------------------------------------------------------------------------------------------
+ * The thread's operations (wl_thread_ops_t) */
+
+static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
+{
+    core_t *c = obj;
+    assert(tag == c->io_tag && c->thr == TH_BLOCKED &&
+           (c->wait == WAIT_LOAD || c->wait == WAIT_RMW || c->wait == WAIT_FLUSH));
+    (void)tag;
+    c->io_val = v;
+    c->io_cycle = cyc_now(c);
+    wake_at(c, c->io_cycle);
+}
+
+static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v)
+{
+    core_t *c = obj;
+    assert(tag == c->io_tag && c->wait == WAIT_RMW);
+    (void)tag;
+    if (c->commit_fn)
+        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now);
+}
+
+static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
+{
+    core_t *c = t->impl;
+    if (!addr_aligned(addr))
+        bad_access(c, "load", addr);
+    uint64_t d = dispatch_base(c);
+    uint64_t lb = c->lq_r[c->nloads % c->p.lq];
+    if (lb > d) {
+        *c->n_lq_stall += lb - d;
+        d = lb;
+    }
+    sync_to(c, d);
+    rec_t *r = dispatch_one(c, d);
+    (*c->n_loads)++;
+    uint64_t v, cc;
+    if (sq_forward(c, addr, &v)) {
+        (*c->n_fwd)++;
+        cc = d + 1;
+    } else {
+        c->wait_addr = addr;
+        c->mem.load(c->mem.obj, c->p.id, addr, cb_io_done, c, ++c->io_tag);
+        block(c, WAIT_LOAD);
+        v = c->io_val;
+        cc = c->io_cycle;
+    }
+    uint64_t rr = retire_one(c, r, cc);
+    c->lq_r[c->nloads++ % c->p.lq] = rr;
+    c->ready = max64(c->ready, cc);
+    trace(c, CORE_REC_LOAD, r, d, d, cc);
+    return v;
+}
+
+static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
+{
+    core_t *c = t->impl;
+    if (!addr_aligned(addr))
+        bad_access(c, "store", addr);
+    uint64_t d = dispatch_base(c);
+    sync_to(c, d);
+    if (c->sq_n == c->p.sq) {
+        c->wait_addr = addr;
+        while (c->sq_n == c->p.sq)
+            block(c, WAIT_SQ);
+        uint64_t d2 = cyc_now(c);
+        *c->n_sq_stall += d2 - d;
+        d = d2;
+    }
+    rec_t *r = dispatch_one(c, d);
+    (*c->n_stores)++;
+    uint64_t line = addr_line(addr);
+    if (!addr_is_local(addr) && !sq_has_line(c, line))
+        c->mem.prefetch_x(c->mem.obj, c->p.id, addr);
+    uint64_t seq = c->st_next++;
+    assert(seq == c->sq_head + c->sq_n);
+    c->sq_n++;
+    c->word_cnt[hash_bucket(addr)]++;
+    c->line_cnt[hash_bucket(line)]++;
+    sq_ent_t *s = sq_ent(c, seq);
+    uint64_t rr = retire_one(c, r, d + 1);
+    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr};
+    kernel_at(c->k, edge(c, rr), ev_st_retire, c, seq);
+    trace(c, CORE_REC_STORE, r, d, d, d + 1);
+}
+
+/* rmw, fence, flush: dispatch, then wait until every older instruction has retired and every older
+ * store has committed (and its protocol is done with it). Returns the cycle it may proceed. */
+static uint64_t serialize(core_t *c, rec_t **rp, uint64_t *dp)
+{
+    uint64_t d = dispatch_base(c);
+    uint64_t older = c->next_idx > 0 ? c->r_last : 0;
+    *rp = dispatch_one(c, d);
+    *dp = d;
+    sync_to(c, max64(d, older));
+    while (!sb_empty(c))
+        block(c, WAIT_DRAIN);
+    return cyc_now(c);
+}
+
+static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, uint64_t b)
+{
+    core_t *c = t->impl;
+    if (!addr_aligned(addr))
+        bad_access(c, "rmw", addr);
+    rec_t *r;
+    uint64_t d;
+    c->wait_addr = addr;
+    serialize(c, &r, &d);
+    (*c->n_rmws)++;
+    c->mem.rmw(c->mem.obj, c->p.id, addr, op, a, b, c->proto->rmw_wt(c, addr), cb_rmw_committed, cb_io_done, c,
+               ++c->io_tag);
+    block(c, WAIT_RMW);
+    uint64_t cc = c->io_cycle;
+    retire_one(c, r, cc);
+    c->ready = max64(c->ready, cc);
+    trace(c, CORE_REC_RMW, r, d, d, cc);
+    return c->io_val;
+}
+
+static void op_fence(wl_thread_t *t)
+{
+    core_t *c = t->impl;
+    rec_t *r;
+    uint64_t d;
+    uint64_t cc = serialize(c, &r, &d);
+    (*c->n_fences)++;
+    retire_one(c, r, cc);
+    c->ready = max64(c->ready, cc);
+    trace(c, CORE_REC_FENCE, r, d, d, cc);
+}
+
+static void op_flush(wl_thread_t *t, uint64_t addr)
+{
+    core_t *c = t->impl;
+    rec_t *r;
+    uint64_t d;
+    c->wait_addr = addr;
+    serialize(c, &r, &d);
+    (*c->n_flushes)++;
+    c->mem.flush(c->mem.obj, c->p.id, addr_line(addr), cb_io_done, c, ++c->io_tag);
+    block(c, WAIT_FLUSH);
+    uint64_t cc = c->io_cycle;
+    retire_one(c, r, cc);
+    c->ready = max64(c->ready, cc);
+    trace(c, CORE_REC_FLUSH, r, d, d, cc);
+}
+
+/* compute(n): one record, closed forms (see the file comment). */
+static void op_compute(wl_thread_t *t, uint64_t n)
+{
+    core_t *c = t->impl;
+    if (n == 0)
+        return;
+    const unsigned w = c->w;
+    const uint64_t b = c->next_idx;
+    slot_t f = next_slot(c->d_last, c->dc, w, c->ready);
+    slot_t p = next_slot(c->r_last, c->rc, w, 0);
+    uint64_t d0 = max64(slot_at(f, w, 0), rob_bound(c, b));
+    uint64_t c0 = max64(d0, c->chain_end) + 1;
+    rec_t *r = rec_push(c, b, n);
+    r->p0 = p.t0;
+    r->ps = p.s;
+    r->c0 = c0;
+    r->known = true;
+    c->next_idx = b + n;
+
+#define D_OF(j) max64(slot_at(f, w, (j)), rob_bound(c, b + (j)))
+    uint64_t dl = D_OF(n - 1);
+    unsigned dcnt = 0;
+    for (uint64_t j = n; j-- > 0;) {
+        if (D_OF(j) != dl)
+            break;
+        dcnt++;
+        if (j == 0 && f.t0 == dl)
+            dcnt += f.s; /* the instructions before the block that dispatched in the same cycle */
+    }
+#undef D_OF
+    uint64_t rl = rec_retire(c, r, n - 1);
+    unsigned rcnt = 0;
+    for (uint64_t j = n; j-- > 0;) {
+        if (rec_retire(c, r, j) != rl)
+            break;
+        rcnt++;
+        if (j == 0 && p.t0 == rl)
+            rcnt += p.s;
+    }
+    assert(dcnt <= w && rcnt <= w);
+    *c->n_rob_stall += dl - slot_at(f, w, n - 1);
+    *c->n_instr += n;
+    c->d_last = dl;
+    c->dc = dcnt;
+    c->r_last = rl;
+    c->rc = rcnt;
+    c->chain_end = c0 + n - 1;
+    trace(c, CORE_REC_COMPUTE, r, d0, dl, c->chain_end);
+}
+
+static uint64_t op_now(wl_thread_t *t)
+{
+    core_t *c = t->impl;
+    return edge(c, next_slot(c->d_last, c->dc, c->w, c->ready).t0);
+}
+
+static const wl_thread_ops_t core_ops = {
+    .ld = op_ld,
+    .st = op_st,
+    .rmw = op_rmw,
+    .fence = op_fence,
+    .flush = op_flush,
+    .compute = op_compute,
+    .now = op_now,
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Thread start and end */
+
+static void thread_main(void *arg)
+{
+    core_t *c = arg;
+    c->body(c->t, c->body_arg);
+}
+
+static void ev_start(void *obj, uint64_t arg)
+{
+    (void)arg;
+    core_t *c = obj;
+    assert(c->thr == TH_PENDING);
+    c->thr = TH_BLOCKED;
+    ev_resume(c, 0);
+}
+
+static void ev_finish(void *obj, uint64_t arg)
+{
+    (void)arg;
+    core_t *c = obj;
+    assert(c->thr == TH_ENDING && sb_empty(c));
+    uint64_t end = cyc_now(c);
+    *c->n_cycles += end - c->start_cycle;
+    *c->g_ipc = *c->n_cycles ? (double)*c->n_instr / (double)*c->n_cycles : 0.0;
+    coro_free(c->co);
+    c->co = NULL;
+    c->thr = TH_NONE;
+    void (*fn)(void *) = c->on_exit;
+    void *obj2 = c->exit_obj;
+    c->on_exit = NULL;
+    if (fn)
+        fn(obj2);
+}
+
+/* At (or after) the last retirement: the thread ends once the store buffer is empty. */
+static void ev_end_check(void *obj, uint64_t arg)
+{
+    (void)arg;
+    core_t *c = obj;
+    if (sb_empty(c))
+        ev_finish(c, 0);
+    else
+        c->end_wait_drain = true;
+}
+
+static void thread_ended(core_t *c)
+{
+    c->thr = TH_ENDING;
+    kernel_at(c->k, edge(c, max64(c->r_last, cyc_now(c))), ev_end_check, c, 0);
+}
+
+void core_run(core_t *c, wl_thread_t *t, void (*body)(wl_thread_t *, void *), void *arg, uint64_t start_ps,
+              void (*on_exit)(void *obj), void *obj)
+{
+    assert(core_idle(c) && body && t);
+    c->co = coro_create(thread_main, c, c->p.stack_bytes ? c->p.stack_bytes : DEFAULT_STACK);
+    if (!c->co) {
+        fprintf(stderr, "%s: out of memory for a thread stack\n", c->name);
+        abort();
+    }
+    t->ops = &core_ops;
+    t->impl = c;
+    t->cn = c->p.cn;
+    t->core = c->p.id;
+    c->t = t;
+    c->body = body;
+    c->body_arg = arg;
+    c->on_exit = on_exit;
+    c->exit_obj = obj;
+    c->thr = TH_PENDING;
+    c->wait = WAIT_NONE;
+    c->end_wait_drain = false;
+    start_ps = max64(start_ps, c->k->now);
+    c->start_cycle = clock_cycle_at_or_after(&c->clk, start_ps);
+    c->next_idx = 0;
+    c->ready = c->start_cycle;
+    c->d_last = c->r_last = c->chain_end = 0;
+    c->dc = c->rc = 0;
+    c->rn = 0;
+    c->nloads = 0;
+    memset(c->lq_r, 0, c->p.lq * sizeof *c->lq_r);
+    kernel_at(c->k, start_ps, ev_start, c, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Life cycle */
+
+static int reg_counter(core_t *c, stats_t *st, uint64_t **dst, const char *leaf, const char *doc, char *err)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", c->name, leaf);
+    *dst = stats_counter(st, name, doc);
+    if (!*dst) {
+        snprintf(err, 256, "core %s: statistics: %s", c->name, stats_error(st));
+        return -1;
+    }
+    return 0;
+}
+
+static int reg_hist(core_t *c, stats_t *st, stats_hist_t **dst, const char *leaf, const char *doc, char *err)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", c->name, leaf);
+    *dst = stats_hist(st, name, doc, (stats_buckets_t){.kind = STATS_LOG2});
+    if (!*dst) {
+        snprintf(err, 256, "core %s: statistics: %s", c->name, stats_error(st));
+        return -1;
+    }
+    return 0;
+}
+
+static int reg_stats(core_t *c, stats_t *st, char *err)
+{
+    char name[160];
+    if (reg_counter(c, st, &c->n_instr, "instructions", "instructions dispatched (memory + compute)", err) ||
+        reg_counter(c, st, &c->n_cycles, "cycles", "core cycles from thread start to thread end", err) ||
+        reg_counter(c, st, &c->n_loads, "loads", "loads", err) ||
+        reg_counter(c, st, &c->n_stores, "stores", "stores", err) ||
+        reg_counter(c, st, &c->n_rmws, "rmws", "atomic read-modify-writes", err) ||
+        reg_counter(c, st, &c->n_fences, "fences", "fences", err) ||
+        reg_counter(c, st, &c->n_flushes, "flushes", "cache-line flushes", err) ||
+        reg_counter(c, st, &c->n_fwd, "fwd_loads", "loads forwarded from the core's own store queue/buffer", err) ||
+        reg_counter(c, st, &c->n_coal, "coalesced_stores", "stores merged into an older store-buffer entry", err) ||
+        reg_counter(c, st, &c->n_sq_stall, "stall.sq_full_cycles", "dispatch cycles lost to a full store queue",
+                    err) ||
+        reg_counter(c, st, &c->n_rob_stall, "stall.rob_full_cycles", "dispatch cycles lost to a full ROB", err) ||
+        reg_counter(c, st, &c->n_lq_stall, "stall.lq_full_cycles", "dispatch cycles lost to a full load queue",
+                    err) ||
+        reg_hist(c, st, &c->h_rob, "remote_st.dispatch_to_rob_head",
+                 "remote stores: cycles from dispatch to retirement (ROB head)", err) ||
+        reg_hist(c, st, &c->h_sbwait, "remote_st.rob_head_to_sb_head",
+                 "remote stores: cycles from retirement to the start of their store-buffer entry's drain", err) ||
+        reg_hist(c, st, &c->h_drain, "remote_st.sb_head_to_commit",
+                 "remote stores: cycles from the start of the drain to commit (WT: to the MN's CMP)", err))
+        return -1;
+    snprintf(name, sizeof name, "%s.ipc", c->name);
+    c->g_ipc = stats_gauge(st, name, "instructions per cycle over the threads run");
+    if (!c->g_ipc) {
+        snprintf(err, 256, "core %s: statistics: %s", c->name, stats_error(st));
+        return -1;
+    }
+    return 0;
+}
+
+core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, stats_t *st, char *err)
+{
+    char dummy[256];
+    if (!err)
+        err = dummy;
+    err[0] = 0;
+    if (!k || !p || !mem) {
+        snprintf(err, 256, "core: missing kernel, parameters or memory interface");
+        return NULL;
+    }
+    const char *nm = p->name && *p->name ? p->name : "core";
+    if (p->rob == 0 || p->lq == 0 || p->sq == 0 || p->width == 0 || p->freq_hz == 0) {
+        snprintf(err, 256, "core %s: rob, lq, sq, width and freq_hz must be at least 1 (rob %u, lq %u, sq %u, width %u)",
+                 nm, p->rob, p->lq, p->sq, p->width);
+        return NULL;
+    }
+    if (p->rob > (1u << 20) || p->lq > (1u << 20) || p->sq > 4096 || p->width > 64) {
+        snprintf(err, 256, "core %s: rob and lq at most 2^20, sq at most 4096, width at most 64", nm);
+        return NULL;
+    }
+    const sb_proto_t *proto = NULL;
+    if (p->protocol == CFG_PROTO_WB)
+        proto = &proto_wb;
+    else if (p->protocol == CFG_PROTO_WT)
+        proto = &proto_wt;
+    else {
+        snprintf(err, 256, "core %s: protocol %s is not supported by the core model yet (wb, wt)", nm,
+                 (unsigned)p->protocol < CFG_PROTO_COUNT ? config_protocol_name(p->protocol) : "(unknown)");
+        return NULL;
+    }
+    if (!mem->load || !mem->prefetch_x || !mem->store || !mem->rmw || !mem->flush) {
+        snprintf(err, 256, "core %s: the memory interface lacks a function", nm);
+        return NULL;
+    }
+    core_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, 256, "core %s: out of memory", nm);
+        return NULL;
+    }
+    c->k = k;
+    c->p = *p;
+    snprintf(c->name, sizeof c->name, "%s", nm);
+    size_t len = strlen(c->name);
+    if (len > 0 && c->name[len - 1] == '.')
+        c->name[len - 1] = 0;
+    c->p.name = c->name;
+    c->clk = (clock_domain_t){.name = c->name, .freq_hz = p->freq_hz};
+    c->mem = *mem;
+    c->proto = proto;
+    c->w = p->width;
+    c->rcap = 4;
+    while (c->rcap < (size_t)p->rob + 2)
+        c->rcap *= 2;
+    c->recs = calloc(c->rcap, sizeof *c->recs);
+    c->lq_r = calloc(p->lq, sizeof *c->lq_r);
+    c->sq = calloc(p->sq, sizeof *c->sq);
+    c->sbcap = p->sq + 1;
+    c->sb = calloc(c->sbcap, sizeof *c->sb);
+    if (!c->recs || !c->lq_r || !c->sq || !c->sb) {
+        snprintf(err, 256, "core %s: out of memory", nm);
+        core_free(c);
+        return NULL;
+    }
+    if (!st) {
+        stats_init(&c->own_stats);
+        c->own_stats_used = true;
+        st = &c->own_stats;
+    }
+    if (reg_stats(c, st, err)) {
+        core_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void core_on_commit(core_t *c, core_commit_fn fn, void *obj)
+{
+    c->commit_fn = fn;
+    c->commit_obj = obj;
+}
+
+void core_on_trace(core_t *c, core_trace_fn fn, void *obj)
+{
+    c->trace_fn = fn;
+    c->trace_obj = obj;
+}
+
+bool core_idle(const core_t *c) { return c->thr == TH_NONE && sb_empty(c); }
+
+uint64_t core_instructions(const core_t *c) { return *c->n_instr; }
+
+void core_dump(const core_t *c, FILE *f)
+{
+    static const char *const thr_names[] = {"no thread", "starting", "running", "blocked", "ending"};
+    fprintf(f, "%s (%s): %s", c->name, c->proto->name, thr_names[c->thr]);
+    if (c->thr == TH_BLOCKED) {
+        fprintf(f, " on %s", wait_names[c->wait]);
+        if (c->wait == WAIT_LOAD || c->wait == WAIT_RMW || c->wait == WAIT_FLUSH || c->wait == WAIT_SQ ||
+            c->wait == WAIT_DRAIN)
+            fprintf(f, " (addr 0x%" PRIx64 ")", c->wait_addr);
+        if (c->wake_scheduled)
+            fprintf(f, ", wake-up scheduled");
+    }
+    if (c->thr == TH_ENDING)
+        fprintf(f, "%s", c->end_wait_drain ? " (waiting for the store buffer)" : " (waiting for retirement)");
+    fprintf(f, "; %" PRIu64 " instructions, last dispatch cycle %" PRIu64 ", last retire cycle %" PRIu64
+               "; store queue %u/%u, store buffer %u entries",
+            *c->n_instr, c->d_last, c->r_last, c->sq_n, c->p.sq, c->sb_n);
+    if (c->sb_n > 0) {
+        const sb_entry_t *e = &c->sb[c->sb_head % c->sbcap];
+        fprintf(f, ", head line 0x%" PRIx64 " mask 0x%02x %s", e->line, e->mask,
+                !e->started ? "waiting to start" : !e->committed ? "waiting for its commit" : "waiting for done");
+    }
+    fprintf(f, "\n");
+}
+
+void core_free(core_t *c)
+{
+    if (!c)
+        return;
+    if (c->co)
+        coro_free(c->co);
+    free(c->recs);
+    free(c->lq_r);
+    free(c->sq);
+    free(c->sb);
+    if (c->own_stats_used)
+        stats_free(&c->own_stats);
+    free(c);
+}
