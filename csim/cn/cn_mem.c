@@ -45,6 +45,7 @@ typedef struct op {
     uint64_t tag;
     uint64_t t_call;
     bool missed; /* counted as a miss (went to memory) */
+    int lvl;     /* level its lookup found (1 L1, 2 L2, 3 L3 or beyond) */
     uint64_t old; /* rmw: the old word, given to done after a write-through's CMP */
 } op_t;
 
@@ -403,6 +404,13 @@ static void pv_inval(cn_mem_t *c, unsigned core, cache_line_t *L)
 
 static void pv_downgrade(cn_mem_t *c, unsigned core, cache_line_t *L)
 {
+    if (c->p.mutate & CN_MUT_DOWNGRADE_LOSES_DATA) {
+        cache_line_t *x = cache_find(c->l1[core], L->key), *y = cache_find(c->l2[core], L->key);
+        if (x)
+            x->dmask = 0;
+        if (y)
+            y->dmask = 0;
+    }
     pv_gather(c, core, L);
     cache_line_t *a = cache_find(c->l1[core], L->key), *b = cache_find(c->l2[core], L->key);
     if (a)
@@ -500,6 +508,14 @@ static void flush_dram_done(void *obj, uint64_t tag, const uint64_t *line)
  * completes later (with the write's CMP or the DRAM write), false when it is complete. */
 static bool l3_evict(cn_mem_t *c, cache_line_t *L, op_t *fop)
 {
+    if (c->p.mutate & CN_MUT_VICTIM_LOSES_DIRTY)
+        for (unsigned i = 0; i < c->p.cores; i++) {
+            cache_line_t *x = cache_find(c->l1[i], L->key), *y = cache_find(c->l2[i], L->key);
+            if (x)
+                x->dmask = 0;
+            if (y)
+                y->dmask = 0;
+        }
     l3_inval_all(c, L);
     uint64_t key = L->key;
     bool later = false;
@@ -518,7 +534,7 @@ static bool l3_evict(cn_mem_t *c, cache_line_t *L, op_t *fop)
             assert(t->out == CN_OUT_NONE);
             t->out = CN_OUT_LNR_EVICT;
             memcpy(t->buf, L->data, sizeof t->buf);
-            t->bmask = L->dmask;
+            t->bmask = c->p.mutate & CN_MUT_LNR_WRITE_ALL ? 0xff : L->dmask;
             send_req(c, t, OP_LNR_WR, fop ? fop->core : 0);
             (*c->s.ev_lnr)++;
             if (fop) {
@@ -532,6 +548,8 @@ static bool l3_evict(cn_mem_t *c, cache_line_t *L, op_t *fop)
         break;
     case CN_L3_S:
     case CN_L3_OWN: {
+        if ((c->p.mutate & CN_MUT_SILENT_CLEAN_DROP) && !L->dmask && !fop)
+            break;
         lt_t *t = lt_get(c, key);
         assert(t->out == CN_OUT_NONE);
         bool dirty = L->dmask != 0;
@@ -668,7 +686,8 @@ static void perform(cn_mem_t *c, op_t *o)
     if (lvl == 3) {
         if (need_x) {
             for (unsigned i = 0; i < c->p.cores; i++)
-                if (i != core && (L->pres >> i & 1))
+                if (i != core && (L->pres >> i & 1) &&
+                    !((c->p.mutate & CN_MUT_STORE_KEEPS_SHARERS) && L->owner != (int)i))
                     pv_inval(c, i, L);
             if (b)
                 (*c->s.upgrades_local)++;
@@ -838,6 +857,23 @@ static void retry_alloc(cn_mem_t *c)
     }
 }
 
+/* The level (1 L1, 2 L2, 3 L3 or beyond) that holds what o needs in its core's own caches. */
+static int own_level(const cn_mem_t *c, const op_t *o)
+{
+    if (o->kind == K_FLUSH)
+        return 3;
+    const cache_line_t *a = cache_find(c->l1[o->core], o->key), *b = cache_find(c->l2[o->core], o->key);
+    bool need_x = o->kind != K_LOAD;
+    return a && (!need_x || a->state == CN_PV_X) ? 1 : b && (!need_x || b->state == CN_PV_X) ? 2 : 3;
+}
+
+static uint64_t level_cycles(const cn_mem_t *c, int lvl)
+{
+    return lvl == 1 ? c->p.l1.latency_cycles : lvl == 2 ? c->p.l2.latency_cycles : c->p.l3.latency_cycles;
+}
+
+static void op_schedule(cn_mem_t *c, op_t *o, uint64_t cycles);
+
 /* An access at its perform moment. */
 static void op_try(cn_mem_t *c, op_t *o)
 {
@@ -866,22 +902,34 @@ static void op_try(cn_mem_t *c, op_t *o)
     line_kick(c, t);
 }
 
-static void ev_try(void *obj, uint64_t arg) { op_try(obj, (op_t *)(uintptr_t)arg); }
-
-/* Schedules o's lookup result: after the round trip of the level that holds what it needs. */
-static void op_schedule(cn_mem_t *c, op_t *o)
+static void ev_try(void *obj, uint64_t arg)
 {
-    const cfg_cache_t *lv = &c->p.l3;
-    if (o->kind != K_FLUSH) {
-        const cache_line_t *a = cache_find(c->l1[o->core], o->key), *b = cache_find(c->l2[o->core], o->key);
-        bool need_x = o->kind != K_LOAD;
-        if (a && (!need_x || a->state == CN_PV_X))
-            lv = &c->p.l1;
-        else if (b && (!need_x || b->state == CN_PV_X))
-            lv = &c->p.l2;
+    cn_mem_t *c = obj;
+    op_t *o = (op_t *)(uintptr_t)arg;
+    /* The core's copy went away (snooped, evicted) since the lookup: the access goes on to the
+     * next level and pays the difference of round trips. */
+    int lvl = own_level(c, o);
+    if (lvl > o->lvl) {
+        uint64_t more = level_cycles(c, lvl) - level_cycles(c, o->lvl);
+        o->lvl = lvl;
+        op_schedule(c, o, more);
+        return;
     }
-    uint64_t t = clock_edge(&c->clk, clock_cycle_at_or_after(&c->clk, c->k->now) + lv->latency_cycles);
+    op_try(c, o);
+}
+
+/* o's lookup is done after the round trip of the level that holds what it needs (the L3's for a
+ * miss, which then goes on to memory). */
+static void op_schedule(cn_mem_t *c, op_t *o, uint64_t cycles)
+{
+    uint64_t t = clock_edge(&c->clk, clock_cycle_at_or_after(&c->clk, c->k->now) + cycles);
     kernel_at(c->k, t, ev_try, c, (uintptr_t)o);
+}
+
+static void op_start(cn_mem_t *c, op_t *o)
+{
+    o->lvl = own_level(c, o);
+    op_schedule(c, o, level_cycles(c, o->lvl));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -892,7 +940,7 @@ static void mi_load(void *obj, unsigned core, uint64_t addr, mem_done_fn done, v
     cn_mem_t *c = obj;
     op_t *o = op_new(c, K_LOAD, core, addr);
     o->done = done, o->dobj = dobj, o->tag = tag;
-    op_schedule(c, o);
+    op_start(c, o);
 }
 
 static void mi_prefetch_x(void *obj, unsigned core, uint64_t addr)
@@ -902,7 +950,7 @@ static void mi_prefetch_x(void *obj, unsigned core, uint64_t addr)
     const cache_line_t *a = cache_find(c->l1[core], addr_line(addr));
     if (a && a->state == CN_PV_X)
         return; /* already there: dropped */
-    op_schedule(c, op_new(c, K_PREFETCH, core, addr));
+    op_start(c, op_new(c, K_PREFETCH, core, addr));
 }
 
 static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
@@ -916,7 +964,7 @@ static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
             o->words[w] = words[w];
     o->wt = wt && !addr_is_local(line);
     o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
-    op_schedule(c, o);
+    op_start(c, o);
 }
 
 static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
@@ -927,7 +975,7 @@ static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64
     o->rop = op, o->a = a, o->b = b;
     o->wt = wt && !addr_is_local(addr);
     o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
-    op_schedule(c, o);
+    op_start(c, o);
 }
 
 static void mi_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
@@ -935,7 +983,7 @@ static void mi_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, 
     cn_mem_t *c = obj;
     op_t *o = op_new(c, K_FLUSH, core, addr & ~(uint64_t)7);
     o->done = done, o->dobj = dobj, o->tag = tag;
-    op_schedule(c, o);
+    op_start(c, o);
 }
 
 const mem_if_t *cn_mem_if(cn_mem_t *c) { return &c->mif; }
@@ -991,7 +1039,8 @@ static void snoop(cn_mem_t *c, const msg_t *m)
             }
         }
     } else if (t && (t->out == CN_OUT_RD_SHARED || t->out == CN_OUT_RD_OWN || t->out == CN_OUT_RD_UPGRADE)) {
-        if (t->out == CN_OUT_RD_UPGRADE && L && L->state == CN_L3_S && inv) {
+        if (t->out == CN_OUT_RD_UPGRADE && L && L->state == CN_L3_S && inv &&
+            !(c->p.mutate & CN_MUT_HOLD_UPG_SNOOP)) {
             /* Possibly about the S copy, from a transaction ahead of the upgrade that waits for
              * this answer: answered at once, the copy dropped; a CMP_E coming now is void. */
             l3_inval_all(c, L);
@@ -1003,6 +1052,12 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         } else if (t->has_held) {
             (*c->s.sn_unexpected)++;
             r.opcode = OP_BIRSP_I;
+        } else if (c->p.mutate & CN_MUT_SNOOP_AT_ONCE_INSTALL) {
+            r.opcode = OP_BIRSP_I;
+            if (L) {
+                l3_inval_all(c, L);
+                L->state = CN_L3_PEND;
+            }
         } else {
             /* About the answer already decided: held until it is in (rule (b)). */
             t->has_held = true;
@@ -1041,6 +1096,8 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         r.mask = 0xff;
     else
         memset(r.data, 0, sizeof r.data);
+    if (c->p.mutate & CN_MUT_NO_WIF)
+        r.flags = 0;
     if (r.flags & WIF)
         (*c->s.sn_wif)++;
     port_send(c, &r);
@@ -1150,7 +1207,7 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
                 fill(c, t, CN_L3_NC, m->data);
                 break;
             case OP_CMP_E:
-                if (t->upg_lost) {
+                if (t->upg_lost && !(c->p.mutate & CN_MUT_CMPE_ALWAYS_VALID)) {
                     /* Granted, then snooped away before it arrived: void; ask again for the
                      * whole line (the CN holds no copy now, so RD_OWN). */
                     (*c->s.sn_void_cmpe)++;
@@ -1164,6 +1221,7 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
                     }
                     line_kick(c, t);
                 } else {
+                    t->upg_lost = false;
                     fill(c, t, CN_L3_OWN, NULL);
                 }
                 break;

@@ -5,16 +5,21 @@
  * Every level holds real data: the value a load returns is the value the hierarchy holds.
  *
  * The cores reach it only through cn_mem_if() (csim/cn/mem_if.h: load, prefetch_x, store, rmw,
- * flush). Timing, in core cycles from the configuration (paper Table II): an access is looked up
- * when it is called and performed l1.latency, l2.latency or l3.latency core cycles later,
- * according to the level that holds the line with the permission it needs; a miss is detected at
- * l3.latency and performed when the line is filled (local DRAM: mem.local_latency; remote: the
- * answer of the line's directory). An access is performed in one step at its moment: it reads the
- * value (load), or writes the core's L1 with write permission held (store, rmw: the commit point,
- * `committed`), after the CN's internal coherence actions, which happen atomically at the L3 at
- * that moment (other cores' copies invalidated or downgraded, dirty data moved to the L3). A line
- * that changed between lookup and perform (snooped away, evicted) sends the access on to the next
- * level from there.
+ * flush). Timing, in core cycles from the configuration (paper Table II): an access looks its
+ * core's L1 and L2 up when it is called and is performed l1.latency, l2.latency or l3.latency core
+ * cycles later (aligned to core clock edges), after the round trip of the level that holds the
+ * line with the permission it needs (a flush: the L3's). If the core's copy went away meanwhile
+ * (snooped, evicted), the access pays the difference to the next level's round trip. At the L3
+ * a miss goes to memory, and the access is performed when the line is filled (local DRAM:
+ * local_latency_ps; remote: the answer of the line's directory). An access is performed in one
+ * step at its moment, which is when its callback runs: a load reads the word from the core's L1
+ * then; a store or rmw writes the core's L1 with write permission held then (the commit point,
+ * `committed`). The CN's internal coherence actions happen atomically at the L3 at that moment,
+ * included in the level's latency: other cores' copies invalidated (store) or the private owner
+ * downgraded (load), dirty data moved to the L3, the line installed in the core's L2 and L1
+ * (their victims leave first; an L3 victim back-invalidates every private copy). A core that
+ * reads a line nobody else in the CN holds gets it exclusively when the CN may write it (MESI's
+ * E). Not modelled: port and bank contention, a limit on MSHRs.
  *
  * The port follows the CN's side of the directory's contract (docs/architecture.md section 11c):
  *   - one outstanding request per line expecting an answer (RD_SHARED, RD_OWN, RD_UPGRADE, LNR_RD,
@@ -76,7 +81,22 @@ typedef struct cn_mem_params {
     uint64_t scr_lo, scr_hi;    /* global line addresses */
     const char *name;           /* statistics prefix, e.g. "cn3.mem" */
     uint64_t seed;
+    unsigned mutate;            /* CN_MUT_* bits: deliberate bugs for the tests; 0 */
 } cn_mem_params_t;
+
+/** Deliberate bugs (cn_mem_params_t.mutate), to show that the tests can fail. Never set in a run. */
+enum {
+    CN_MUT_HOLD_UPG_SNOOP = 1u << 0,    /* a BISNP_INV on an S copy whose upgrade waits is held, not answered */
+    CN_MUT_NO_WIF = 1u << 1,            /* snoop answers never carry WR_IN_FLIGHT */
+    CN_MUT_CMPE_ALWAYS_VALID = 1u << 2, /* a CMP_E after the S copy was snooped away is taken as a grant */
+    CN_MUT_SNOOP_AT_ONCE_INSTALL = 1u << 3, /* a snoop overtaking the answer is answered BIRSP_I at once, and
+                                               the answer is installed all the same */
+    CN_MUT_VICTIM_LOSES_DIRTY = 1u << 4, /* an L3 victim's private copies are dropped without their data */
+    CN_MUT_STORE_KEEPS_SHARERS = 1u << 5, /* a store leaves other cores' shared copies valid */
+    CN_MUT_SILENT_CLEAN_DROP = 1u << 6, /* clean coherent victims leave without CLEAN_EVICT */
+    CN_MUT_LNR_WRITE_ALL = 1u << 7,     /* LNR write-backs carry every word, not only the dirty ones */
+    CN_MUT_DOWNGRADE_LOSES_DATA = 1u << 8, /* a downgrade inside the CN drops the owner's dirty words */
+};
 
 typedef struct cn_mem cn_mem_t;
 
