@@ -831,6 +831,7 @@ static void start_request(cn_mem_t *c, lt_t *t)
     case LK_LOCAL:
         t->out = CN_OUT_LOCAL_RD;
         t->t_out = c->k->now;
+        t->bmask = 0; /* words poked while the read is out (cn_mem_local_poke) */
         dram_read(c->dram, local_dline(t->key), local_fill, c, (uintptr_t)t);
         break;
     case LK_LNR:
@@ -1134,7 +1135,10 @@ static void local_fill(void *obj, uint64_t tag, const uint64_t *line)
 {
     cn_mem_t *c = obj;
     lt_t *t = (lt_t *)(uintptr_t)tag;
-    fill(c, t, CN_L3_LOCAL, line);
+    uint64_t d[W];
+    for (unsigned w = 0; w < W; w++)
+        d[w] = t->bmask >> w & 1 ? t->buf[w] : line[w];
+    fill(c, t, CN_L3_LOCAL, d);
     retry_alloc(c);
 }
 
@@ -1278,6 +1282,11 @@ void cn_mem_local_poke(cn_mem_t *c, uint64_t addr, uint64_t v)
     uint64_t line[W] = {0};
     line[w] = v;
     dram_poke(c->dram, local_dline(key), (uint8_t)(1u << w), line);
+    lt_t *t = lt_find(c, key);
+    if (t && t->out == CN_OUT_LOCAL_RD) { /* the read took DRAM's line before the poke */
+        t->buf[w] = v;
+        t->bmask |= (uint8_t)(1u << w);
+    }
     cache_line_t *L = cache_find(c->l3, key);
     if (!L || L->state < CN_L3_S)
         return;

@@ -68,8 +68,10 @@ typedef struct pend {
     uint64_t t_issue;
 } pend_t;
 
+/* The values written to an LNR word, and by which CN. */
 typedef struct vset {
     uint64_t *v;
+    unsigned *cn;
     size_t n, cap;
 } vset_t;
 
@@ -91,6 +93,7 @@ struct sys {
     uint64_t *sh_scr;          /* nscr * W: last committed value */
     uint64_t *sh_loc;          /* ncn * nlocal * W */
     vset_t *ws_lnr;            /* nlnr * W: values written */
+    uint64_t *own_lnr;         /* (nlnr * W) * ncn: each CN's last value written to the word */
     uint64_t flseq;
     uint64_t *last_due, *last_seq; /* per (src, dst, class) */
     uint64_t outstanding, last_progress;
@@ -373,15 +376,36 @@ static bool vset_has(const vset_t *v, uint64_t x)
     return false;
 }
 
-static void vset_add(vset_t *v, uint64_t x)
+/* May CN cn read x from LNR word i? Without coherence it may read any other CN's value, but of its
+ * own only the last it wrote (its writes reach memory in order, and only its dirty words), and
+ * zero only before it wrote the word. */
+static bool lnr_readable(const sys_t *s, size_t i, unsigned cn, uint64_t x)
 {
+    uint64_t own = s->own_lnr[i * s->ncn + cn];
+    if (x == own)
+        return true;
+    if (x == 0)
+        return false;
+    const vset_t *v = &s->ws_lnr[i];
+    for (size_t k = 0; k < v->n; k++) /* atomics may write one value from several CNs */
+        if (v->v[k] == x && v->cn[k] != cn)
+            return true;
+    return false;
+}
+
+static void lnr_wrote(sys_t *s, size_t i, unsigned cn, uint64_t x)
+{
+    vset_t *v = &s->ws_lnr[i];
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 16;
         v->v = realloc(v->v, v->cap * sizeof *v->v);
-        if (!v->v)
+        v->cn = realloc(v->cn, v->cap * sizeof *v->cn);
+        if (!v->v || !v->cn)
             abort();
     }
+    v->cn[v->n] = cn;
     v->v[v->n++] = x;
+    s->own_lnr[i * s->ncn + cn] = x;
 }
 
 static const char *rname(int r) { return r == R_SCR ? "coherent" : r == R_LNR ? "LNR" : "local"; }
@@ -430,9 +454,9 @@ static void on_load(void *obj, uint64_t tag, uint64_t v)
     sys_t *s = p->a->s;
     p->a->nloads--;
     if (p->region == R_LNR) {
-        if (!vset_has(&s->ws_lnr[(size_t)p->li * W + p->w], v))
-            fail(s, false, "CN %u core %u loads 0x%llx from LNR word 0x%llx: no store wrote that", p->a->cn, p->a->core,
-                 (unsigned long long)v, (unsigned long long)p->addr);
+        if (!lnr_readable(s, (size_t)p->li * W + p->w, p->a->cn, v))
+            fail(s, true, "CN %u core %u loads 0x%llx from LNR word 0x%llx: neither another CN's value nor its own last",
+                 p->a->cn, p->a->core, (unsigned long long)v, (unsigned long long)p->addr);
     } else {
         uint64_t want = shadow(s, p)[p->w];
         if (v != want)
@@ -455,7 +479,8 @@ static void on_committed(void *obj, uint64_t tag, uint64_t v)
         p->wrote = true;
         p->new_val = v;
         if (p->region == R_LNR) {
-            vset_add(&s->ws_lnr[(size_t)p->li * W + p->w], v);
+            p->old_exp = s->own_lnr[((size_t)p->li * W + p->w) * s->ncn + p->a->cn];
+            lnr_wrote(s, (size_t)p->li * W + p->w, p->a->cn, v);
         } else {
             p->old_exp = shadow(s, p)[p->w];
             shadow(s, p)[p->w] = v;
@@ -465,7 +490,7 @@ static void on_committed(void *obj, uint64_t tag, uint64_t v)
     for (unsigned w = 0; w < W; w++)
         if (p->mask >> w & 1) {
             if (p->region == R_LNR)
-                vset_add(&s->ws_lnr[(size_t)p->li * W + w], p->val[w]);
+                lnr_wrote(s, (size_t)p->li * W + w, p->a->cn, p->val[w]);
             else
                 shadow(s, p)[w] = p->val[w];
         }
@@ -505,9 +530,17 @@ static void on_rmw_done(void *obj, uint64_t tag, uint64_t old)
             fail(s, true, "CN %u core %u: %s of %s word 0x%llx returned old 0x%llx; the word held 0x%llx", a->cn,
                  a->core, opn, rname(p->region), (unsigned long long)p->addr, (unsigned long long)old,
                  (unsigned long long)want_old);
-    } else if (!vset_has(&s->ws_lnr[(size_t)p->li * W + p->w], old)) {
-        fail(s, false, "CN %u core %u: %s of LNR word 0x%llx returned 0x%llx: no store wrote that", a->cn, a->core,
-             opn, (unsigned long long)p->addr, (unsigned long long)old);
+    } else {
+        size_t i = (size_t)p->li * W + p->w;
+        /* its own write is now the CN's last: judge the old word against the one before */
+        uint64_t *own = &s->own_lnr[i * s->ncn + a->cn], keep = *own;
+        if (p->wrote)
+            *own = p->old_exp;
+        bool ok = lnr_readable(s, i, a->cn, old) || (p->wrote && old == p->old_exp);
+        *own = keep;
+        if (!ok)
+            fail(s, true, "CN %u core %u: %s of LNR word 0x%llx returned 0x%llx: neither another CN's value nor its own last",
+                 a->cn, a->core, opn, (unsigned long long)p->addr, (unsigned long long)old);
     }
     a->sb_busy = false;
     progress(s, p);
@@ -820,9 +853,10 @@ void cn_sys_run(const cn_sys_cfg_t *cfg, uint64_t seed, const char *replay, cn_s
     s->sh_scr = calloc((size_t)cfg->nscr * W, sizeof *s->sh_scr);
     s->sh_loc = calloc((size_t)cfg->ncn * (cfg->nlocal + 1) * W, sizeof *s->sh_loc);
     s->ws_lnr = calloc((size_t)(cfg->nlnr + 1) * W, sizeof *s->ws_lnr);
+    s->own_lnr = calloc((size_t)(cfg->nlnr + 1) * W * cfg->ncn, sizeof *s->own_lnr);
     s->last_due = calloc((size_t)64 * 64 * MSG_NUM_CLASSES, sizeof *s->last_due);
     s->last_seq = calloc((size_t)64 * 64 * MSG_NUM_CLASSES, sizeof *s->last_seq);
-    if (!s->scr || !s->lnr || !s->loc || !s->sh_scr || !s->sh_loc || !s->ws_lnr || !s->last_due || !s->last_seq)
+    if (!s->scr || !s->lnr || !s->loc || !s->sh_scr || !s->sh_loc || !s->ws_lnr || !s->own_lnr || !s->last_due || !s->last_seq)
         abort();
     pick_lines(s, &rl, s->scr, cfg->nscr, cfg->scr_lo, cfg->scr_hi, false);
     pick_lines(s, &rl, s->lnr, cfg->nlnr, 0, total, true);
@@ -949,8 +983,11 @@ out:
             free(s->homes[h].in[i]);
         free(s->homes[h].in);
     }
-    for (size_t i = 0; i < (size_t)(cfg->nlnr + 1) * W; i++)
+    for (size_t i = 0; i < (size_t)(cfg->nlnr + 1) * W; i++) {
         free(s->ws_lnr[i].v);
+        free(s->ws_lnr[i].cn);
+    }
+    free(s->own_lnr);
     stats_free(&s->st);
     free(s->homes);
     free(s->cn);
