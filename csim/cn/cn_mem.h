@@ -19,7 +19,14 @@
  * downgraded (load), dirty data moved to the L3, the line installed in the core's L2 and L1
  * (their victims leave first; an L3 victim back-invalidates every private copy). A core that
  * reads a line nobody else in the CN holds gets it exclusively when the CN may write it (MESI's
- * E). Not modelled: port and bank contention, a limit on MSHRs.
+ * E). Replacement is LRU at every level; every access touches the L3's LRU too (L1 hits
+ * included), so that a line hot in an L1 is not the inclusive L3's victim. Not modelled: port and
+ * bank contention, a limit on MSHRs, local DRAM bandwidth (one channel, latency only).
+ *
+ * A flush drops the line from every level of the CN: a coherent line leaves with CLEAN_EVICT or
+ * DIRTY_EVICT, a dirty LNR line with LNR_WR, a dirty local line with a DRAM write, and the flush
+ * completes when that is done (its CMP); when the CN holds nothing to write (or no coherent copy)
+ * it completes after the L3's round trip.
  *
  * The port follows the CN's side of the directory's contract (docs/architecture.md section 11c):
  *   - one outstanding request per line expecting an answer (RD_SHARED, RD_OWN, RD_UPGRADE, LNR_RD,
@@ -105,9 +112,12 @@ typedef struct cn_mem cn_mem_t;
 cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *link, stats_t *st, char *err);
 /** The interface the cores use (core index = 0 .. cores-1). */
 const mem_if_t *cn_mem_if(cn_mem_t *c);
-/** A message arrived on the link (NDR, DRS or BISNP for this CN); consumed at once. */
+/** A message arrived on the link (NDR, DRS or BISNP for this CN); consumed at once
+ *  (link->release). Other classes are not the hierarchy's: route them elsewhere (they are counted
+ *  as unexpected and released). */
 void cn_mem_deliver(cn_mem_t *c, const msg_t *m);
-/** A send credit of class cls came back: messages waiting for one leave. */
+/** A send credit of class cls came back (call it after link->credits counts it): messages
+ *  waiting for one leave, in order. */
 void cn_mem_credit(cn_mem_t *c, msg_class_t cls);
 /** Zero time: true and the word at addr when this CN holds the newest copy of the remote word
  *  (its line owned, E or M, anywhere in the CN; an LNR word dirty in it; or a write of it in
