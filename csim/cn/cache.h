@@ -1,0 +1,59 @@
+/* A set-associative cache array with real data and LRU replacement: the storage of one cache level
+ * of a compute node (csim/cn/cn_mem.c uses one per L1, per L2 and one for the L3).
+ *
+ * It only stores: lines are keyed by a 64-bit line key (the byte address of the line), each holds
+ * 8 words, a per-word dirty mask and two fields the owner interprets (state, and for the L3 the
+ * local directory: presence bits and the private owner). Which state a line is in and what moving
+ * it means is the owner's business; the array offers lookup, LRU touch, victim choice (the owner
+ * says which lines may not leave) and installation. The set of a key is (key / 64) mod sets, so a
+ * size that is not a power of two works. */
+#ifndef CN_CACHE_H
+#define CN_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cn/addr.h"
+
+typedef struct cache_line {
+    uint64_t key;   /* line key (byte address of the line) */
+    uint64_t lru;   /* last use (larger = more recent) */
+    bool valid;
+    uint8_t state;  /* the owner's */
+    uint8_t dmask;  /* words newer than the level below (bit i = word i) */
+    int8_t owner;   /* L3: the core holding the line exclusively in its L1/L2, or -1 */
+    uint32_t pres;  /* L3: cores holding the line in their L1/L2 (bit per core) */
+    uint64_t data[ADDR_WORDS_PER_LINE];
+} cache_line_t;
+
+typedef struct cache {
+    unsigned sets, ways;
+    uint64_t stamp; /* LRU clock */
+    cache_line_t *line; /* sets * ways, set-major */
+} cache_t;
+
+/** Says whether line l may not be chosen as a victim (it is busy). */
+typedef bool (*cache_busy_fn)(void *arg, const cache_line_t *l);
+
+/** A cache of size_bytes in ways ways (at least one set: sets = size / 64 / ways, rounded down,
+ *  at least 1); NULL when ways is 0. */
+cache_t *cache_create(uint64_t size_bytes, unsigned ways);
+void cache_free(cache_t *c);
+/** The valid line of key, or NULL. No LRU update. */
+cache_line_t *cache_find(const cache_t *c, uint64_t key);
+/** Marks l most recently used. */
+void cache_touch(cache_t *c, cache_line_t *l);
+/** The way key would go to: an invalid way of its set if there is one, else the least recently
+ *  used line of the set that busy (may be NULL) does not refuse; NULL when every line is busy.
+ *  The caller empties a valid victim (writes it back, invalidates it) before cache_install. */
+cache_line_t *cache_victim(const cache_t *c, uint64_t key, cache_busy_fn busy, void *arg);
+/** Makes l hold key: valid, state 0, dirty mask 0, no owner, no presence, data zero; most
+ *  recently used. */
+void cache_install(cache_t *c, cache_line_t *l, uint64_t key);
+/** Invalidates l (the data are dropped: write them back first). */
+void cache_invalidate(cache_line_t *l);
+/** Line number i (0 .. sets * ways - 1), for dumps and whole-cache walks. */
+static inline cache_line_t *cache_at(const cache_t *c, unsigned i) { return &c->line[i]; }
+static inline unsigned cache_lines(const cache_t *c) { return c->sets * c->ways; }
+
+#endif
