@@ -20,7 +20,7 @@ ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS) $(shell echo "$$MAKEFLAGS")),)
   MAKEFLAGS += -j$(JOBS)
 endif
 
-CONFIG ?= sim_configs/paper.ini
+CONFIG ?= sim_configs/run.ini
 SEED   ?= 1
 ARGS   ?=
 
@@ -195,7 +195,7 @@ SIM_MAIN_OBJS := $(OBJ)/csim/main/diktamo_sim.o
 $(foreach s,$(FABRIC_SHAPES),$(eval $(call fabric_registry,sim_$(s),$(s))))
 $(eval $(call fabric_registry,none,))
 
-$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*) $(VL_RT_OBJS)
+$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*) $$(DIR_SYS_OBJS) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
@@ -206,7 +206,7 @@ $(BIN)/diktamo_cfg: $(OBJ)/csim/main/diktamo_cfg.o $(CSIM_OBJS) $(OBJ)/gen/fabri
 # Benchmarks: the fast flavour of BENCH_FABRIC_SHAPES (set above; BENCH_FABRIC_SHAPES=... to choose).
 $(eval $(call fabric_registry,bench,$(BENCH_FABRIC_SHAPES)))
 $(BIN)/diktamo_bench: $(OBJ)/csim/main/diktamo_bench.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_bench.o \
-                      $$(foreach s,$$(BENCH_FABRIC_SHAPES),$$(FABRIC_OBJS_$$(s))) $(VL_RT_OBJS)
+                      $$(foreach s,$$(BENCH_FABRIC_SHAPES),$$(FABRIC_OBJS_$$(s))) $$(DIR_SYS_OBJS_fast) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
@@ -259,8 +259,11 @@ bench: $(BIN)/diktamo_bench $(BIN)/switch_bench ## run the benchmarks: print tab
 	$(BIN)/diktamo_bench --out $(B)/bench
 	$(BIN)/switch_bench --out $(B)/bench
 
-.PHONY: run
-run: $(BIN)/diktamo_cfg ## build and run the default co-simulation (CONFIG=, SEED=, ARGS= to change it)
+.PHONY: run sim
+run: $(BIN)/diktamo_cfg ## run the workloads under each store protocol, print execution times normalized to WB (CONFIG=, SEED=, ARGS=)
+	+@bash scripts/run_workloads.sh --config $(CONFIG) --seed $(SEED) $(ARGS)
+
+sim: $(BIN)/diktamo_cfg ## build and run one co-simulation (CONFIG=, SEED=, ARGS= to change it)
 	+@bash scripts/run_sim.sh --config $(CONFIG) --seed $(SEED) $(ARGS)
 
 # ---------------------------------------------------------------------------------------------

@@ -93,6 +93,8 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
             o->no_skip = true;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;
+        } else if (!strcmp(a, "--traffic")) {
+            o->traffic = true;
         } else if (!strcmp(a, "--shape")) {
             o->shape = true;
         } else if (!strcmp(a, "--doc")) {

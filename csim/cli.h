@@ -22,10 +22,12 @@ typedef struct cli_opts {
     const char *stats;             /* --stats FILE.json */
     bool no_skip;                  /* --no-skip: clock the fabric every cycle */
     bool quiet;                    /* --quiet: no summary on stdout */
+    bool traffic;                  /* --traffic: the synthetic traffic generator instead of the workload */
     bool shape;                    /* diktamo_cfg --shape */
     bool doc;                      /* diktamo_cfg --doc */
     bool dump;                     /* diktamo_cfg --dump */
     const char *abort_at;          /* --abort-at TIME: abort() there (tests the abort path) */
+    uint64_t abort_at_ps;          /* --abort-at parsed (by the program that takes it) */
     unsigned fail_cn[CLI_MAX_FAILS]; /* --fail CN@TIME: CN fails (fail-stop) at TIME */
     uint64_t fail_ps[CLI_MAX_FAILS];
     unsigned nfails;

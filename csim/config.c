@@ -84,8 +84,9 @@ static const cfg_key_t keys[] = {
     /* [sim] */
     {"sim", "seed", T_UINT, F(sim.seed), "", U(1), U(0), U(UINT64_MAX), 0, NULL,
      "seed of every random stream of a run; same seed, same run"},
-    {"sim", "end_time", T_TIME, F(sim.end_time_ps), NULL, U(100 * US), U(1 * NS), U(1000 * SEC), 0,
-     NULL, "simulated time a `make run` run lasts"},
+    {"sim", "end_time", T_TIME, F(sim.end_time_ps), NULL, U(100 * MS), U(1 * NS), U(1000 * SEC), 0,
+     NULL, "longest simulated time of a run: a workload not finished by then fails; a --traffic run "
+     "stops there"},
     {"sim", "progress", T_BOOL, F(sim.progress), NULL, U(1), U(0), U(1), 0, NULL,
      "show a progress line on stderr during a run (only when stderr is a terminal)"},
     {"sim", "stall_timeout", T_TIME, F(sim.stall_timeout_ps), NULL, U(1 * MS), U(1 * NS),
@@ -119,7 +120,8 @@ static const cfg_key_t keys[] = {
      U(CFG_PROTO_COUNT - 1), 0, protocol_names,
      "remote-store protocol: wb (not resilient), wt, DIKTAMO baseline, parallel or proactive"},
     {"core", "coalesce", T_BOOL, F(core.coalesce), NULL, U(1), U(0), U(1), 0, NULL,
-     "coalesce stores to one line in the store buffer before replicating (used by proactive only)"},
+     "a store retiring into the store buffer merges with the youngest entry when it writes another "
+     "word of the same line and that entry has not started to drain (one commit for both)"},
 
     /* [l1] [l2] [l3] */
     {"l1", "size", T_SIZE, F(l1.size_bytes), NULL, U(48 * KIB), U(1 * KIB), U(1 * GIB), 0, NULL,
@@ -163,10 +165,10 @@ static const cfg_key_t keys[] = {
     {"fabric", "freq", T_FREQ, F(fabric.freq_hz), NULL, U(1 * GHZ), U(100 * MHZ), U(5 * GHZ), 0,
      NULL, "clock of the switch and directories (assumption: 1 GHz, 64 B/cycle/port = 4 TB/s "
      "aggregate with 32 ports, Table II)"},
-    {"fabric", "link_latency", T_TIME, F(fabric.link_latency_ps), NULL, U(35 * NS), U(1 * NS),
+    {"fabric", "link_latency", T_TIME, F(fabric.link_latency_ps), NULL, U(36 * NS), U(1 * NS),
      U(10 * US), 0, NULL,
-     "one-way latency between a node's adapter and its switch port (assumption: 4 crossings x "
-     "35 ns + 45 ns DRAM leave 15 ns of Table II's 200 ns round trip to switch and directory)"},
+     "one-way latency between a node's adapter and its switch port (assumption: 4 x 36 ns + "
+     "45 ns DRAM + 11 switch and directory cycles = Table II's 200 ns round trip)"},
     {"fabric", "link_jitter", T_TIME, F(fabric.link_jitter_ps), NULL, U(0), U(0), U(10 * US), 0,
      NULL, "largest random extra delay per message on a link; nonzero may reorder messages"},
     {"fabric", "link_credits", T_UINT, F(fabric.link_credits), "credits per class", U(4), U(1),
@@ -203,9 +205,9 @@ static const cfg_key_t keys[] = {
 
     /* [traffic] */
     {"traffic", "load", T_REAL, F(traffic.load), "messages per port per fabric cycle", D(0.5),
-     D(0.0), D(1.0), 0, NULL, "offered load of the `make run` traffic generator"},
+     D(0.0), D(1.0), 0, NULL, "offered load of the traffic generator (diktamo_sim --traffic)"},
     {"traffic", "messages", T_UINT, F(traffic.messages), "messages per port", U(2000), U(0),
-     U(1000000000), 0, NULL, "messages each port's generator sends in `make run`"},
+     U(1000000000), 0, NULL, "messages each port's generator sends (diktamo_sim --traffic)"},
 
     /* [workload] */
     {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN), U(0), U(CFG_WL_COUNT - 1),
@@ -251,7 +253,7 @@ static const section_t sections[] = {
     {"mem", "Remote (CXL) memory on the memory nodes."},
     {"fabric", "The CXL switch clock and the links between nodes and switch ports."},
     {"lu", "The Logging Unit of each CN (paper Table II, Logging Unit)."},
-    {"traffic", "The synthetic traffic generator that `make run` drives the fabric with."},
+    {"traffic", "The synthetic traffic generator that `diktamo_sim --traffic` drives the fabric with, instead of the nodes."},
     {"workload", "The workload the simulated threads run (csim/workloads/)."},
 };
 #define NUM_SECTIONS (sizeof sections / sizeof sections[0])

@@ -50,7 +50,7 @@ fi
 # Co-simulation: loads, link jitter (reorders messages), both fabric clockings.
 for seed in $(seq 1 "$n"); do
   for args in "--set traffic.load=1.0" "--set traffic.load=0.2 --set fabric.link_jitter=30ns" "--no-skip"; do
-    if bash scripts/run_sim.sh --config sim_configs/small.ini --seed "$seed" --quiet \
+    if bash scripts/run_sim.sh --traffic --config sim_configs/small.ini --seed "$seed" --quiet \
          --set traffic.messages=3000 $args --stats "build/regress/small-$seed.json" >>"$log" 2>&1; then
       say "regress: small.ini --seed $seed $args: pass"
     else

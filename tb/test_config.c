@@ -595,14 +595,14 @@ Test(config, lu_buffer_and_fabric_timing)
                           "least one fabric cycle (2000 ps): fabric.link_latency = 1 ns (--set "
                           "fabric.link_latency=1 ns), fabric.freq = 500 MHz (--set "
                           "fabric.freq=500 MHz)");
-    expect_validate_error((const char *const[]){"sim.stall_timeout=185ns", NULL},
-                          "--set sim.stall_timeout=185 ns: sim.stall_timeout: must exceed one "
+    expect_validate_error((const char *const[]){"sim.stall_timeout=189ns", NULL},
+                          "--set sim.stall_timeout=189 ns: sim.stall_timeout: must exceed one "
                           "remote round trip, 4 x (link_latency + link_jitter) + dram_latency = "
-                          "185 ns");
+                          "189 ns");
     expect_validate_error((const char *const[]){"fabric.link_jitter=1us", "sim.stall_timeout=4us",
                                                 NULL},
                           "--set sim.stall_timeout=4 us: sim.stall_timeout: must exceed one remote "
-                          "round trip, 4 x (link_latency + link_jitter) + dram_latency = 4.185 us");
+                          "round trip, 4 x (link_latency + link_jitter) + dram_latency = 4.189 us");
 }
 
 Test(config, heartbeat_must_be_shorter_than_the_silence_limit)

@@ -108,7 +108,33 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --fail x@1us", "--fail wants CN@TIME"},
     {NULL, "--config sim_configs/small.ini --fail 1@soon", "--fail: not a time"},
     {NULL, "--config sim_configs/small.ini --fail 40@1us", "--fail wants CN@TIME"},
+    {NULL, "--config sim_configs/small.ini --set workload.name=lu_cb", "workload.name"},
+    {NULL, "--config sim_configs/small.ini --set workload.threads=9", "workload.threads: 9 threads need as many cores"},
 };
+
+/* Bad input only the simulator sees (the workload's setup, options of a run). */
+static const struct {
+    const char *args, *want;
+} bad_run_cases[] = {
+    {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
+     "workload.name: kvs:"},
+    {"--config sim_configs/small.ini --fail 1@1us", "--traffic runs only"},
+};
+
+Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)
+{
+    for (size_t i = 0; i < sizeof bad_run_cases / sizeof bad_run_cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, SIM " %s --quiet --stats %s/stats.json", bad_run_cases[i].args, dir);
+        result_t r;
+        run(cmd, &r);
+        cr_assert(r.exited && r.status == 2, "%s: exit %d, want 2; stderr: %s", cmd, r.status, r.err);
+        cr_assert_eq(lines(r.err), 1, "%s: want one line on stderr, got: %s", cmd, r.err);
+        cr_assert_not_null(strstr(r.err, bad_run_cases[i].want), "%s: message '%s' lacks '%s'", cmd, r.err,
+                           bad_run_cases[i].want);
+        cr_assert(!exists("stats.json"), "%s: bad input must write nothing", cmd);
+    }
+}
 
 static void check_bad(const char *prog)
 {
@@ -159,7 +185,7 @@ Test(sim, a_failed_cn_is_reported_with_its_msi, .init = make_dir, .fini = remove
     result_t r;
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             SIM " --config sim_configs/small.ini --set fabric.heartbeat=50 --set fabric.silence_limit=200 "
+             SIM " --traffic --config sim_configs/small.ini --set fabric.heartbeat=50 --set fabric.silence_limit=200 "
                  "--set traffic.load=0.2 --fail 2@1us --seed 3 --stats %s/f.json",
              dir);
     run(cmd, &r);
@@ -167,7 +193,7 @@ Test(sim, a_failed_cn_is_reported_with_its_msi, .init = make_dir, .fini = remove
     cr_assert_not_null(strstr(r.out, "CN 2 failed at 1.000 us"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, "MSI: CN 2 failed, told to CN 0 (the CM)"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, " 0 wrong"), "live traffic is all right: %s", r.out);
-    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --fail 4@1us --stats %s/g.json", dir);
+    snprintf(cmd, sizeof cmd, SIM " --traffic --config sim_configs/small.ini --fail 4@1us --stats %s/g.json", dir);
     run(cmd, &r);
     cr_assert(r.exited && r.status == 2, "CN 4 of a 4-CN system: exit %d; %s", r.status, r.err);
     cr_assert_eq(lines(r.err), 1, "%s", r.err);
@@ -194,7 +220,7 @@ Test(sim, a_seed_replays_the_run_exactly, .init = make_dir, .fini = remove_dir)
     static char a[1 << 16], b[1 << 16], c[1 << 16];
     char cmd[512], json[128];
     result_t r;
-    const char *base = SIM " --config sim_configs/small.ini --set traffic.messages=300 --set fabric.link_jitter=5ns";
+    const char *base = SIM " --traffic --config sim_configs/small.ini --set traffic.messages=300 --set fabric.link_jitter=5ns";
     for (int i = 0; i < 3; i++) {
         snprintf(json, sizeof json, "%s/run%d.json", dir, i);
         snprintf(cmd, sizeof cmd, "%s --seed %d --stats %s", base, i == 2 ? 8 : 7, json);
@@ -214,7 +240,7 @@ Test(sim, skipping_idle_cycles_changes_no_result, .init = make_dir, .fini = remo
     static char a[1 << 16], b[1 << 16];
     for (int i = 0; i < 2; i++) {
         snprintf(json, sizeof json, "%s/s%d.json", dir, i);
-        snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --set traffic.load=0.05 --seed 4 --stats %s %s",
+        snprintf(cmd, sizeof cmd, SIM " --traffic --config sim_configs/small.ini --set traffic.load=0.05 --seed 4 --stats %s %s",
                  json, i ? "--no-skip" : "");
         run(cmd, &r);
         cr_assert_eq(r.status, 0, "%s", r.err);
@@ -236,7 +262,7 @@ Test(sim, an_aborted_run_still_leaves_a_readable_trace, .init = make_dir, .fini 
 {
     char cmd[512];
     result_t r;
-    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --seed 5 --trace %s/w/t.fst --abort-at 300ns", dir);
+    snprintf(cmd, sizeof cmd, SIM " --traffic --config sim_configs/small.ini --seed 5 --trace %s/w/t.fst --abort-at 300ns", dir);
     run(cmd, &r);
     cr_assert_eq(r.signal, 6, "the run must die of SIGABRT (status %d): %s", r.status, r.err);
     cr_assert_not_null(strstr(r.err, "seed 5"), "the seed is in the failure message: %s", r.err);
@@ -262,7 +288,7 @@ Test(sim, the_trace_window_limits_what_is_dumped, .init = make_dir, .fini = remo
     char cmd[512];
     result_t r;
     snprintf(cmd, sizeof cmd,
-             SIM " --config sim_configs/small.ini --seed 5 --quiet --trace %s/t.fst --trace-start 200ns --trace-stop 400ns",
+             SIM " --traffic --config sim_configs/small.ini --seed 5 --quiet --trace %s/t.fst --trace-start 200ns --trace-stop 400ns",
              dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s", r.err);

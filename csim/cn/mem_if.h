@@ -24,8 +24,9 @@ typedef enum mem_rmw {
 typedef struct mem_if {
     void *obj;
     /** Reads the word at addr. The value is the one the core's L1 holds at the moment the load is
-     *  performed (a hit: at once; a miss: when the line is filled), i.e. what the coherent memory
-     *  system holds then. done(dobj, tag, value) after the hit latency or the miss. */
+     *  performed (after the round trip of the level holding the line, or when a miss is filled),
+     *  i.e. what the coherent memory system holds then; done(dobj, tag, value) runs at that
+     *  moment. */
     void (*load)(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag);
     /** Asks for write permission of addr's line in the core's L1 ahead of a store (a store's
      *  address is known: exclusive prefetch). No answer; may be dropped. */

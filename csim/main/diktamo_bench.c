@@ -1,10 +1,15 @@
-/* diktamo_bench: the speed benchmarks that exist at this stage.
+/* diktamo_bench: the speed benchmarks.
  *   kernel  events per second of the event queue (a few thousand self-rescheduling chains with
  *           random delays: the shape of a simulation's C side);
  *   fabric  cycles per second of each linked fabric_top shape (fast flavour): busy (every port at
  *           full load, every cycle clocked) and light (5 % load, idle cycles skipped: simulated
- *           fabric cycles per wall second).
- * Prints a table and writes build/bench/{kernel,fabric}.{json,csv} (or under --out DIR).
+ *           fabric cycles per wall second);
+ *   system  the whole system (cores, caches, the RTL switch and directories, fast flavour) running
+ *           each workload under WB on sim_configs/small.ini and sim_configs/paper.ini: simulated
+ *           instructions per wall second (all cores together), fabric cycles per wall second
+ *           (simulated and clocked). The goal (DESIGN.md section 7) is 2 M instructions/s for 64
+ *           cores with the full RTL fabric: the paper.ini rows say where it stands.
+ * Prints a table and writes build/bench/{kernel,fabric,system}.{json,csv} (or under --out DIR).
  * Speed is measured here, never asserted in tests. */
 #include <errno.h>
 #include <stdio.h>
@@ -12,11 +17,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cn/wl_api.h"
+#include "config.h"
 #include "fabric.h"
 #include "kernel.h"
+#include "mn_node.h"
 #include "progress.h"
 #include "rng.h"
 #include "stats.h"
+#include "system.h"
 #include "traffic.h"
 
 /* ---- kernel ---- */
@@ -98,6 +107,81 @@ static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, u
     kernel_free(&k);
     stats_free(&st);
     return bad ? -1 : 0;
+}
+
+
+/* ---- system ---- */
+
+typedef struct sys_result {
+    double wall, instr_per_s, cycles_per_s, clocked_per_s, exec_us;
+    uint64_t instr, cycles, clocked;
+    unsigned threads;
+} sys_result_t;
+
+/* Runs workload wname on config path (with the sets) under WB; 0, or -1 with a message. */
+static int bench_system(const char *path, const char *wname, const char *const *sets, sys_result_t *res)
+{
+    sim_config_t c;
+    config_err_t e;
+    config_defaults(&c);
+    if (config_load(&c, path, &e))
+        goto bad_cfg;
+    char w[64];
+    snprintf(w, sizeof w, "workload.name=%s", wname);
+    if (config_set(&c, w, &e) || config_set(&c, "core.protocol=wb", &e) || config_set(&c, "sim.progress=false", &e))
+        goto bad_cfg;
+    for (const char *const *x = sets; *x; x++)
+        if (config_set(&c, *x, &e))
+            goto bad_cfg;
+    if (config_validate(&c, &e))
+        goto bad_cfg;
+    const fabric_model_ops_t *ops = fabric_model_find((unsigned)c.system.num_cn, (unsigned)c.system.num_mn);
+    if (!ops) {
+        fprintf(stderr, "diktamo_bench: %s: no fabric model c%llum%llu linked (BENCH_FABRIC_SHAPES)\n", path,
+                (unsigned long long)c.system.num_cn, (unsigned long long)c.system.num_mn);
+        return -1;
+    }
+    kernel_t k;
+    kernel_init(&k);
+    stats_t st;
+    stats_init(&st);
+    char err[SYSTEM_ERR_MAX];
+    system_t *s = system_create(&k, &c, ops, &dir_ops_sys, true, &st, err);
+    int rc = -1;
+    if (!s || system_load(s, workload_find(wname), 0, NULL, err)) {
+        fprintf(stderr, "diktamo_bench: %s %s: %s\n", path, wname, err);
+        goto out;
+    }
+    double t0 = progress_wall_seconds();
+    run_end_e how = system_run(s, c.sim.end_time_ps, NULL);
+    double dt = progress_wall_seconds() - t0;
+    oracle_report_t rep;
+    if (how != RUN_DONE || system_check(s, NULL, 0, &rep, err)) {
+        fprintf(stderr, "diktamo_bench: %s %s: the run %s\n", path, wname,
+                how != RUN_DONE ? run_end_name(how) : err);
+        goto out;
+    }
+    fabric_t *f = system_fabric(s);
+    *res = (sys_result_t){
+        .wall = dt,
+        .instr = system_instructions(s),
+        .cycles = fabric_cycles(f),
+        .clocked = fabric_cycles_ticked(f),
+        .threads = system_threads(s),
+        .exec_us = (double)system_exec_ps(s) / (double)PS_PER_US,
+    };
+    res->instr_per_s = (double)res->instr / dt;
+    res->cycles_per_s = (double)res->cycles / dt;
+    res->clocked_per_s = (double)res->clocked / dt;
+    rc = 0;
+out:
+    system_free(s);
+    stats_free(&st);
+    kernel_free(&k);
+    return rc;
+bad_cfg:
+    fprintf(stderr, "diktamo_bench: %s\n", e.msg);
+    return -1;
 }
 
 static int write_outputs(const char *dir, const char *name, const stats_t *st, const stats_table_t *tab)
@@ -205,6 +289,53 @@ int main(int argc, char **argv)
         status = 1;
     stats_table_free(ft);
     stats_free(&fs);
-    printf("diktamo_bench: results in %s/{kernel,fabric}.{json,csv}\n", out);
+    /* system */
+    stats_t ss;
+    stats_init(&ss);
+    const char *scols[] = {"config", "workload", "threads", "instructions", "sim_us", "fabric_cycles", "clocked",
+                           "wall_s", "instr_per_s", "sim_cycles_per_s", "clocked_cycles_per_s"};
+    stats_table_t *st = stats_table_new("system: workloads under WB, whole system (fast flavour)", 11, scols);
+    const struct {
+        const char *cfg, *tag;
+        const char *sets[4];
+    } sruns[] = {
+        {"sim_configs/small.ini", "small", {"workload.kvs_ops=256", NULL}},
+        {"sim_configs/paper.ini", "paper", {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", NULL}},
+    };
+    const char *const wls[] = {"ocean", "fluid", "kvs"};
+    for (unsigned i = 0; i < 2; i++)
+        for (unsigned j = 0; j < 3; j++) {
+            sys_result_t r;
+            if (bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &r)) {
+                status = 1;
+                continue;
+            }
+            stats_table_add_row(st);
+            stats_table_set(st, 0, "%s", sruns[i].tag);
+            stats_table_set(st, 1, "%s", wls[j]);
+            stats_table_set(st, 2, "%u", r.threads);
+            stats_table_set(st, 3, "%llu", (unsigned long long)r.instr);
+            stats_table_set(st, 4, "%.1f", r.exec_us);
+            stats_table_set(st, 5, "%llu", (unsigned long long)r.cycles);
+            stats_table_set(st, 6, "%llu", (unsigned long long)r.clocked);
+            stats_table_set(st, 7, "%.2f", r.wall);
+            stats_table_set(st, 8, "%.0f", r.instr_per_s);
+            stats_table_set(st, 9, "%.0f", r.cycles_per_s);
+            stats_table_set(st, 10, "%.0f", r.clocked_per_s);
+            char name[128];
+            snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "simulated instructions (all cores) per wall second") = r.instr_per_s;
+            snprintf(name, sizeof name, "system.%s.%s.sim_cycles_per_s", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "simulated fabric cycles per wall second") = r.cycles_per_s;
+            snprintf(name, sizeof name, "system.%s.%s.clocked_cycles_per_s", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "fabric cycles the RTL was clocked per wall second") = r.clocked_per_s;
+        }
+    stats_table_print(st, stdout);
+    printf("system: goal 2000000 instructions/s for 64 cores with the full RTL fabric (the paper rows)\n");
+    if (write_outputs(out, "system", &ss, st))
+        status = 1;
+    stats_table_free(st);
+    stats_free(&ss);
+    printf("diktamo_bench: results in %s/{kernel,fabric,system}.{json,csv}\n", out);
     return status;
 }

@@ -1,5 +1,8 @@
-/* diktamo_sim: the co-simulation. At this stage: a seeded traffic generator on every port of the
- * Verilated fabric (which loops every message back), checked message by message, with statistics.
+/* diktamo_sim: the co-simulation. By default the whole cluster (csim/system.h): the configured
+ * workload's threads on the compute nodes' cores and caches, the RTL switch, the memory nodes'
+ * Verilated directory controllers; at the end the oracle of committed stores and the workload's own
+ * check. With --traffic: a seeded traffic generator on every port of the Verilated fabric instead
+ * of the nodes, checked message by message (the fabric on its own).
  * Built once per fabric shape (build/bin/diktamo_sim_c16m16); scripts/run_sim.sh picks the shape. */
 #include <errno.h>
 #include <libgen.h>
@@ -16,19 +19,21 @@
 #include "progress.h"
 #include "run.h"
 #include "stats.h"
+#include "system.h"
+#include "mn_node.h"
 #include "traffic.h"
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
-    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--fail CN@TIME]...";
+    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--traffic [--fail CN@TIME]...]";
 
 typedef struct run {
-    kernel_t k;
+    kernel_t *k;
     fabric_t *f;
     traffic_t *t;
 } run_t;
 
-static void on_done(void *obj) { kernel_stop(&((run_t *)obj)->k); }
+static void on_done(void *obj) { kernel_stop(((run_t *)obj)->k); }
 
 static uint64_t received(void *obj) { return traffic_received(obj); }
 
@@ -66,6 +71,204 @@ static int make_parent_dirs(const char *path)
     return 0;
 }
 
+/* The fabric on its own: the traffic generator on every port. Returns the exit status. */
+static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabric_model_ops_t *ops, kernel_t *k,
+                       stats_t *st)
+{
+    const uint64_t seed = cfg->sim.seed;
+    run_t r = {0};
+    r.k = k;
+    fabric_params_t fp = {
+        .freq_hz = cfg->fabric.freq_hz,
+        .link_latency_ps = cfg->fabric.link_latency_ps,
+        .link_jitter_ps = cfg->fabric.link_jitter_ps,
+        .rx_credits = (unsigned)cfg->fabric.link_credits,
+        .skip_idle = !o->no_skip,
+        .seed = seed,
+        .reset_cycles = 4,
+        .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
+        .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
+        .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
+    };
+    r.f = fabric_create(r.k, ops, &fp, st);
+    if (!r.f)
+        return 1;
+    if (o->trace) {
+        if (make_parent_dirs(o->trace) || fabric_trace_open(r.f, o->trace, o->trace_start_ps, o->trace_stop_ps)) {
+            fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o->trace);
+            return 2;
+        }
+        printf("diktamo_sim: tracing to %s\n", o->trace);
+    }
+    traffic_params_t tp = {
+        .load = cfg->traffic.load,
+        .count = cfg->traffic.messages,
+        .seed = seed,
+        .ordered = cfg->fabric.link_jitter_ps == 0,
+    };
+    r.t = traffic_create(r.k, r.f, &tp, st, on_done, &r);
+    if (o->abort_at_ps)
+        kernel_at(r.k, o->abort_at_ps, abort_event, NULL, o->abort_at_ps);
+    for (unsigned i = 0; i < o->nfails; i++)
+        kernel_at(r.k, o->fail_ps[i], fail_event, &r, o->fail_cn[i]);
+
+    progress_t pr;
+    progress_init(&pr, cfg->sim.progress, "events");
+    progress_set_target(&pr, cfg->sim.end_time_ps);
+    const double wall0 = progress_wall_seconds();
+    run_params_t rp = {
+        .end_ps = cfg->sim.end_time_ps,
+        .stall_timeout_ps = cfg->sim.stall_timeout_ps,
+        .progress = received,
+        .obj = r.t,
+        .line = &pr,
+    };
+    const run_end_e how = run_loop(r.k, &rp);
+    progress_finish(&pr);
+    const double wall = progress_wall_seconds() - wall0;
+
+    *stats_gauge(st, "run.sim_time_ns", "simulated time at the end of the run (ns)") =
+        (double)r.k->now / (double)PS_PER_NS;
+    *stats_gauge(st, "run.wall_s", "wall-clock seconds of the simulation loop") = wall;
+    *stats_counter(st, "run.seed", "the run's seed") = seed;
+    *stats_counter(st, "run.kernel_events", "events the kernel ran") = r.k->events;
+    *stats_counter(st, "fabric.cycles", "fabric cycles elapsed (clocked + skipped)") = fabric_cycles(r.f);
+
+    int status = 0;
+    if (how == RUN_STALLED) {
+        fprintf(stderr, "diktamo_sim: seed %llu: no progress for %llu ps at %llu ps; waiting:\n",
+                (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)r.k->now);
+        traffic_dump_waiting(r.t, stderr);
+        status = 1;
+    } else if (how != RUN_DONE) {
+        printf("diktamo_sim: sim.end_time reached with %llu of %llu messages back\n",
+               (unsigned long long)traffic_received(r.t),
+               (unsigned long long)(cfg->traffic.messages * fabric_num_ports(r.f)));
+    }
+    if (traffic_errors(r.t)) {
+        fprintf(stderr, "diktamo_sim: seed %llu: %llu messages came back wrong\n", (unsigned long long)seed,
+                (unsigned long long)traffic_errors(r.t));
+        status = 1;
+    }
+    if (!o->quiet) {
+        const stats_hist_t *lat = stats_find_hist(st, "traffic.latency_ns");
+        printf("diktamo_sim: %llu messages sent, %llu arrived, %llu wrong; simulated %.3f us in %.2f s wall\n",
+               (unsigned long long)traffic_sent(r.t), (unsigned long long)traffic_received(r.t),
+               (unsigned long long)traffic_errors(r.t), (double)r.k->now / (double)PS_PER_US, wall);
+        printf("diktamo_sim: fabric cycles %llu, clocked %llu (%.1f %%), %.0f clocked cycles/s, %.0f events/s\n",
+               (unsigned long long)fabric_cycles(r.f), (unsigned long long)fabric_cycles_ticked(r.f),
+               fabric_cycles(r.f) ? 100.0 * (double)fabric_cycles_ticked(r.f) / (double)fabric_cycles(r.f) : 0.0,
+               wall > 0 ? (double)fabric_cycles_ticked(r.f) / wall : 0.0, wall > 0 ? (double)r.k->events / wall : 0.0);
+        if (lat && lat->count)
+            printf("diktamo_sim: latency (send to delivery) ns: mean %.1f, p50 %.0f, p99 %.0f, max %llu\n",
+                   stats_hist_mean(lat), stats_hist_quantile(lat, 0.5), stats_hist_quantile(lat, 0.99),
+                   (unsigned long long)lat->max);
+        for (unsigned i = 0; i < o->nfails; i++)
+            printf("diktamo_sim: CN %u failed at %.3f us\n", o->fail_cn[i], (double)o->fail_ps[i] / (double)PS_PER_US);
+        unsigned nmsi;
+        const traffic_msi_t *msi = traffic_msis(r.t, &nmsi);
+        for (unsigned i = 0; i < nmsi && i < TRAFFIC_MAX_MSI; i++)
+            printf("diktamo_sim: MSI: CN %u failed, told to CN %u (the CM) at %.3f us\n", msi[i].subject,
+                   msi[i].port, (double)msi[i].t_ps / (double)PS_PER_US);
+    }
+    traffic_free(r.t);
+    fabric_free(r.f);
+    return status;
+}
+
+/* The cluster running the configured workload. Returns the exit status. */
+static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabric_model_ops_t *ops, kernel_t *k,
+                        stats_t *st)
+{
+    const uint64_t seed = cfg->sim.seed;
+    char err[SYSTEM_ERR_MAX];
+    const char *wname = config_workload_name(cfg->workload.name);
+    const workload_t *w = workload_find(wname);
+    if (!w) {
+        fprintf(stderr, "diktamo_sim: workload.name: %s is not linked into this program\n", wname);
+        return 1;
+    }
+    system_t *s = system_create(k, cfg, ops, &dir_ops_sys, !o->no_skip, st, err);
+    if (!s) {
+        fprintf(stderr, "diktamo_sim: %s\n", err);
+        return 1;
+    }
+    if (system_load(s, w, 0, NULL, err)) {
+        /* The workload does not fit what the configuration gives it: bad input. */
+        char origin[CONFIG_PATH_MAX + 64];
+        config_origin_str(cfg, "workload.name", origin, sizeof origin);
+        fprintf(stderr, "%s: workload.name: %s\n", origin, err);
+        system_free(s);
+        return 2;
+    }
+    if (o->trace) {
+        if (make_parent_dirs(o->trace) ||
+            fabric_trace_open(system_fabric(s), o->trace, o->trace_start_ps, o->trace_stop_ps)) {
+            fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o->trace);
+            system_free(s);
+            return 2;
+        }
+        printf("diktamo_sim: tracing to %s\n", o->trace);
+    }
+    if (o->abort_at_ps)
+        kernel_at(k, o->abort_at_ps, abort_event, NULL, o->abort_at_ps);
+    if (!o->quiet) {
+        printf("diktamo_sim: workload %s, protocol %s, %u threads on %llu CNs x %llu cores\n", wname,
+               config_protocol_name(cfg->core.protocol), system_threads(s), (unsigned long long)cfg->system.num_cn,
+               (unsigned long long)cfg->system.cores_per_cn);
+        fflush(stdout);
+    }
+
+    progress_t pr;
+    progress_init(&pr, cfg->sim.progress, "instr");
+    progress_set_target(&pr, cfg->sim.end_time_ps);
+    const double wall0 = progress_wall_seconds();
+    const run_end_e how = system_run(s, cfg->sim.end_time_ps, &pr);
+    progress_finish(&pr);
+    const double wall = progress_wall_seconds() - wall0;
+    fabric_t *f = system_fabric(s);
+    const uint64_t instr = system_instructions(s);
+
+    *stats_gauge(st, "run.sim_time_ns", "simulated time at the end of the run (ns)") = (double)k->now / (double)PS_PER_NS;
+    *stats_gauge(st, "run.wall_s", "wall-clock seconds of the simulation loop") = wall;
+    *stats_counter(st, "run.seed", "the run's seed") = seed;
+    *stats_counter(st, "run.kernel_events", "events the kernel ran") = k->events;
+    *stats_counter(st, "fabric.cycles", "fabric cycles elapsed (clocked + skipped)") = fabric_cycles(f);
+    *stats_gauge(st, "run.instr_per_s", "simulated instructions per wall-clock second") = wall > 0 ? (double)instr / wall : 0;
+
+    int status = 0;
+    if (how == RUN_STALLED) {
+        fprintf(stderr, "diktamo_sim: seed %llu: no instruction for %llu ps at %llu ps; waiting:\n",
+                (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)k->now);
+        system_dump(s, stderr);
+        status = 1;
+    } else if (how != RUN_DONE) {
+        fprintf(stderr, "diktamo_sim: seed %llu: the workload did not finish by sim.end_time (%.3f us)\n",
+                (unsigned long long)seed, (double)cfg->sim.end_time_ps / (double)PS_PER_US);
+        status = 1;
+    } else {
+        oracle_report_t rep;
+        if (system_check(s, stderr, 20, &rep, err)) {
+            fprintf(stderr, "diktamo_sim: seed %llu: %s\n", (unsigned long long)seed, err);
+            status = 1;
+        }
+        if (!o->quiet)
+            printf("diktamo_sim: oracle: %llu remote words, %llu committed stores: %llu ok, %llu lost, %llu phantom\n",
+                   (unsigned long long)rep.words, (unsigned long long)rep.stores, (unsigned long long)rep.ok,
+                   (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+    }
+    if (!o->quiet) {
+        const double exec_us = (double)system_exec_ps(s) / (double)PS_PER_US;
+        printf("diktamo_sim: execution time %.3f us, %llu instructions, %s\n", exec_us, (unsigned long long)instr,
+               status ? "FAILED" : "result checked");
+        printf("diktamo_sim: simulated %.3f us in %.2f s wall: %.0f instructions/s, %.0f clocked fabric cycles/s\n",
+               (double)k->now / (double)PS_PER_US, wall, wall > 0 ? (double)instr / wall : 0.0,
+               wall > 0 ? (double)fabric_cycles_ticked(f) / wall : 0.0);
+    }
+    system_free(s);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     cli_opts_t o;
@@ -81,9 +284,13 @@ int main(int argc, char **argv)
                 o.config, fabric_models[0] ? fabric_models[0]->name : "none", ncn, nmn);
         return 2;
     }
-    uint64_t abort_at = 0;
-    if (o.abort_at && cli_parse_time(o.abort_at, &abort_at)) {
+    if (o.abort_at && cli_parse_time(o.abort_at, &o.abort_at_ps)) {
         fprintf(stderr, "diktamo_sim: --abort-at: not a time with a unit: %s\n", o.abort_at);
+        return 2;
+    }
+    if (o.nfails && !o.traffic) {
+        fprintf(stderr, "diktamo_sim: --fail %u@...: CN failures are injected into --traffic runs only (failure "
+                        "and recovery of a running workload are not built yet)\n", o.fail_cn[0]);
         return 2;
     }
     for (unsigned i = 0; i < o.nfails; i++) {
@@ -102,86 +309,16 @@ int main(int argc, char **argv)
            o.no_skip ? "every cycle clocked" : "idle cycles skipped");
     fflush(stdout);
 
-    run_t r = {0};
-    kernel_init(&r.k);
+    kernel_t k;
+    kernel_init(&k);
     stats_t st;
     if (stats_init(&st)) {
         fprintf(stderr, "diktamo_sim: cannot create the statistics registry\n");
         return 1;
     }
-    fabric_params_t fp = {
-        .freq_hz = cfg->fabric.freq_hz,
-        .link_latency_ps = cfg->fabric.link_latency_ps,
-        .link_jitter_ps = cfg->fabric.link_jitter_ps,
-        .rx_credits = (unsigned)cfg->fabric.link_credits,
-        .skip_idle = !o.no_skip,
-        .seed = seed,
-        .reset_cycles = 4,
-        .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
-        .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
-        .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
-    };
-    r.f = fabric_create(&r.k, ops, &fp, &st);
-    if (!r.f)
-        return 1;
-    if (o.trace) {
-        if (make_parent_dirs(o.trace) || fabric_trace_open(r.f, o.trace, o.trace_start_ps, o.trace_stop_ps)) {
-            fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o.trace);
-            return 2;
-        }
-        printf("diktamo_sim: tracing to %s\n", o.trace);
-    }
-    traffic_params_t tp = {
-        .load = cfg->traffic.load,
-        .count = cfg->traffic.messages,
-        .seed = seed,
-        .ordered = cfg->fabric.link_jitter_ps == 0,
-    };
-    r.t = traffic_create(&r.k, r.f, &tp, &st, on_done, &r);
-    if (abort_at)
-        kernel_at(&r.k, abort_at, abort_event, NULL, abort_at);
-    for (unsigned i = 0; i < o.nfails; i++)
-        kernel_at(&r.k, o.fail_ps[i], fail_event, &r, o.fail_cn[i]);
-
-    progress_t pr;
-    progress_init(&pr, cfg->sim.progress, "events");
-    progress_set_target(&pr, cfg->sim.end_time_ps);
-    const double wall0 = progress_wall_seconds();
-    run_params_t rp = {
-        .end_ps = cfg->sim.end_time_ps,
-        .stall_timeout_ps = cfg->sim.stall_timeout_ps,
-        .progress = received,
-        .obj = r.t,
-        .line = &pr,
-    };
-    const run_end_e how = run_loop(&r.k, &rp);
-    progress_finish(&pr);
-    const double wall = progress_wall_seconds() - wall0;
-    const bool stalled = how == RUN_STALLED;
-
-    double *g = stats_gauge(&st, "run.sim_time_ns", "simulated time at the end of the run (ns)");
-    *g = (double)r.k.now / (double)PS_PER_NS;
-    *stats_gauge(&st, "run.wall_s", "wall-clock seconds of the simulation loop") = wall;
-    *stats_counter(&st, "run.seed", "the run's seed") = seed;
-    *stats_counter(&st, "run.kernel_events", "events the kernel ran") = r.k.events;
-    *stats_counter(&st, "fabric.cycles", "fabric cycles elapsed (clocked + skipped)") = fabric_cycles(r.f);
-
-    int status = 0;
-    if (stalled) {
-        fprintf(stderr, "diktamo_sim: seed %llu: no progress for %llu ps at %llu ps; waiting:\n",
-                (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)r.k.now);
-        traffic_dump_waiting(r.t, stderr);
-        status = 1;
-    } else if (how != RUN_DONE) {
-        printf("diktamo_sim: sim.end_time reached with %llu of %llu messages back\n",
-               (unsigned long long)traffic_received(r.t),
-               (unsigned long long)(cfg->traffic.messages * fabric_num_ports(r.f)));
-    }
-    if (traffic_errors(r.t)) {
-        fprintf(stderr, "diktamo_sim: seed %llu: %llu messages came back wrong\n", (unsigned long long)seed,
-                (unsigned long long)traffic_errors(r.t));
-        status = 1;
-    }
+    int status = o.traffic ? run_traffic(&o, cfg, ops, &k, &st) : run_workload(&o, cfg, ops, &k, &st);
+    if (status == 2)
+        goto out; /* bad input: nothing written */
 
     char stats_path[4096];
     if (o.stats) {
@@ -207,34 +344,11 @@ int main(int argc, char **argv)
         FILE *cf = fopen(ini_path, "w");
         if (!cf || config_write_ini(cfg, cf) || fclose(cf))
             fprintf(stderr, "diktamo_sim: cannot write %s\n", ini_path);
+        else if (!o.quiet)
+            printf("diktamo_sim: statistics in %s (configuration in %s.ini)\n", stats_path, stats_path);
     }
-
-    if (!o.quiet) {
-        const stats_hist_t *lat = stats_find_hist(&st, "traffic.latency_ns");
-        printf("diktamo_sim: %llu messages sent, %llu arrived, %llu wrong; simulated %.3f us in %.2f s wall\n",
-               (unsigned long long)traffic_sent(r.t), (unsigned long long)traffic_received(r.t),
-               (unsigned long long)traffic_errors(r.t), (double)r.k.now / (double)PS_PER_US, wall);
-        printf("diktamo_sim: fabric cycles %llu, clocked %llu (%.1f %%), %.0f clocked cycles/s, %.0f events/s\n",
-               (unsigned long long)fabric_cycles(r.f), (unsigned long long)fabric_cycles_ticked(r.f),
-               fabric_cycles(r.f) ? 100.0 * (double)fabric_cycles_ticked(r.f) / (double)fabric_cycles(r.f) : 0.0,
-               wall > 0 ? (double)fabric_cycles_ticked(r.f) / wall : 0.0, wall > 0 ? (double)r.k.events / wall : 0.0);
-        if (lat && lat->count)
-            printf("diktamo_sim: latency (send to delivery) ns: mean %.1f, p50 %.0f, p99 %.0f, max %llu\n",
-                   stats_hist_mean(lat), stats_hist_quantile(lat, 0.5), stats_hist_quantile(lat, 0.99),
-                   (unsigned long long)lat->max);
-        for (unsigned i = 0; i < o.nfails; i++)
-            printf("diktamo_sim: CN %u failed at %.3f us\n", o.fail_cn[i], (double)o.fail_ps[i] / (double)PS_PER_US);
-        unsigned nmsi;
-        const traffic_msi_t *msi = traffic_msis(r.t, &nmsi);
-        for (unsigned i = 0; i < nmsi && i < TRAFFIC_MAX_MSI; i++)
-            printf("diktamo_sim: MSI: CN %u failed, told to CN %u (the CM) at %.3f us\n", msi[i].subject,
-                   msi[i].port, (double)msi[i].t_ps / (double)PS_PER_US);
-        printf("diktamo_sim: statistics in %s (configuration in %s.ini)\n", stats_path, stats_path);
-    }
-
-    traffic_free(r.t);
-    fabric_free(r.f);
-    kernel_free(&r.k);
+out:
+    kernel_free(&k);
     stats_free(&st);
     free(cfg);
     return status;

@@ -25,7 +25,7 @@ waves-png: | $(SETUP) ## render the newest FST under build/ headless to build/wa
 # leaving on port 0 toward the CM.
 WAVES_FAILURE_FST := $(B)/waves/failure.fst
 waves-failure: | $(SETUP) ## trace a run in which CN 1 fails; render its detection and the MSI to build/waves/failure.png
-	+bash scripts/run_sim.sh --config sim_configs/small.ini --seed 1 --set traffic.load=0.05 \
+	+bash scripts/run_sim.sh --traffic --config sim_configs/small.ini --seed 1 --set traffic.load=0.05 \
 	  --set fabric.heartbeat=50 --set fabric.silence_limit=200 --fail 1@1us \
 	  --trace $(WAVES_FAILURE_FST) --trace-start 0.9us --trace-stop 1.4us --quiet
 	bash scripts/waves.sh png $(WAVES_FAILURE_FST) --from 1.2us --to 1.24us --size 1920x1300 $(WAVES_ARGS)

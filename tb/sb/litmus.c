@@ -305,7 +305,17 @@ void lm_check(const char *name, const char *src, const char *const *forbid, cons
         for (size_t i = 0; i < seen.n; i++)
             if (lm_outcome_matches(&L, &seen.o[i], *m))
                 cnt += seen.count[i];
-        cr_assert_gt(cnt, 0, "%s: allowed outcome %s never seen in %u runs; seed %" PRIu64, name, *m, n, seed);
+        if (!cnt) {
+            char seen_s[1024] = "";
+            size_t k = 0;
+            for (size_t i = 0; i < seen.n && k < sizeof seen_s - 200; i++) {
+                char buf[160];
+                lm_outcome_str(&L, &seen.o[i], buf, sizeof buf);
+                k += (size_t)snprintf(seen_s + k, sizeof seen_s - k, "[%sx%" PRIu64 "] ", buf, seen.count[i]);
+            }
+            cr_assert_fail("%s: allowed outcome %s never seen in %u runs (seen: %s); seed %" PRIu64, name, *m, n,
+                           seen_s, seed);
+        }
     }
     if (verbose_env && getenv(verbose_env))
         for (size_t i = 0; i < seen.n; i++) {

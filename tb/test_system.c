@@ -1,0 +1,437 @@
+/* Tests of the whole system (csim/system.c): compute nodes (cores, caches, CXL port) on the RTL
+ * switch and the memory nodes' Verilated directory controllers, on small fabric shapes.
+ *
+ *   - every workload under WB and WT, with fabric jitter, gives its correct result and the oracle
+ *     of committed stores finds every remote word holding its last committed store;
+ *   - TSO litmus tests on the whole system (threads on different CNs and on one CN, lines moving
+ *     between caches, fabric jitter reordering messages): every outcome allowed by x86-TSO, SB's
+ *     relaxed outcome seen;
+ *   - the oracle can fail: an older value or a value never stored, written behind the system's
+ *     back into MN memory, is reported lost or phantom;
+ *   - the idle round trip of a remote miss (paper Table II: 200 ns);
+ *   - skipping idle fabric cycles changes no result; a seed replays its run exactly.
+ *
+ * Randomized tests print their seed; replay with TB_SEED=<seed> --filter 'system/<test>'.
+ * TB_SYS_ITERS scales the litmus campaigns (iterations per litmus test). */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cn/addr.h"
+#include "cn/wl_api.h"
+#include "config.h"
+#include "fabric.h"
+#include "kernel.h"
+#include "mn_node.h"
+#include "sb/litmus.h"
+#include "stats.h"
+#include "system.h"
+#include "tb_seed.h"
+
+static unsigned iters(unsigned dflt)
+{
+    const char *e = getenv("TB_SYS_ITERS");
+    return e && atoi(e) > 0 ? (unsigned)atoi(e) : dflt;
+}
+
+/* small.ini (4 CNs x 2 cores, 2 MNs) with the given overrides (NULL-terminated). */
+static void small_config(sim_config_t *c, const char *const *sets)
+{
+    config_err_t e;
+    config_defaults(c);
+    cr_assert_eq(config_load(c, "sim_configs/small.ini", &e), 0, "%s", e.msg);
+    for (const char *const *s = sets; s && *s; s++)
+        cr_assert_eq(config_set(c, *s, &e), 0, "%s", e.msg);
+    cr_assert_eq(config_validate(c, &e), 0, "%s", e.msg);
+}
+
+typedef struct sys_run {
+    kernel_t k;
+    stats_t st;
+    system_t *s;
+} sys_run_t;
+
+static void sys_open(sys_run_t *r, const sim_config_t *c, bool skip)
+{
+    char err[SYSTEM_ERR_MAX] = "";
+    kernel_init(&r->k);
+    cr_assert_eq(stats_init(&r->st), 0);
+    const fabric_model_ops_t *ops = fabric_model_find((unsigned)c->system.num_cn, (unsigned)c->system.num_mn);
+    cr_assert_not_null(ops, "no fabric model c%" PRIu64 "m%" PRIu64 " linked", c->system.num_cn, c->system.num_mn);
+    r->s = system_create(&r->k, c, ops, &dir_ops_sys, skip, &r->st, err);
+    cr_assert_not_null(r->s, "%s", err);
+}
+
+static void sys_close(sys_run_t *r)
+{
+    system_free(r->s);
+    stats_free(&r->st);
+    kernel_free(&r->k);
+}
+
+/* Loads w, runs it to the end and checks it; ctx names the run in failure messages. */
+static void run_and_check(sys_run_t *r, const workload_t *w, unsigned nthreads, const char *ctx, oracle_report_t *rep)
+{
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(r->s, w, nthreads, NULL, err), 0, "%s: %s", ctx, err);
+    run_end_e e = system_run(r->s, 50 * PS_PER_MS, NULL);
+    if (e != RUN_DONE) {
+        system_dump(r->s, stderr);
+        cr_assert_fail("%s: the run ended %s at %" PRIu64 " ps", ctx, run_end_name(e), r->k.now);
+    }
+    int rc = system_check(r->s, stderr, 10, rep, err);
+    cr_assert_eq(rc, 0, "%s: %s", ctx, err);
+}
+
+/* =============================================================================================
+ * Workloads under WB and WT */
+
+static void workload_case(const char *wname, const char *proto, uint64_t seed)
+{
+    char sw[64], sp[64], ss[64];
+    snprintf(sw, sizeof sw, "workload.name=%s", wname);
+    snprintf(sp, sizeof sp, "core.protocol=%s", proto);
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
+    const char *sets[] = {sw, sp, ss, "fabric.link_jitter=20ns", "workload.ocean_grid=14", "workload.ocean_iters=2",
+                          "workload.fluid_cells=48", "workload.fluid_updates=24", "workload.kvs_records=48",
+                          "workload.kvs_ops=96", NULL};
+    sim_config_t c;
+    small_config(&c, sets);
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s under %s, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", wname, proto, seed, seed);
+    oracle_report_t rep;
+    run_and_check(&r, workload_find(wname), 0, ctx, &rep);
+    cr_assert_gt(rep.stores, 0, "%s: no remote store committed", ctx);
+    cr_assert_eq(rep.lost + rep.phantom, 0, "%s", ctx);
+    cr_assert_gt(system_exec_ps(r.s), 0, "%s", ctx);
+    sys_close(&r);
+}
+
+Test(system, ocean_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
+{
+    uint64_t seed = tb_seed(11);
+    workload_case("ocean", "wb", seed);
+    workload_case("ocean", "wt", seed);
+}
+
+Test(system, fluid_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
+{
+    uint64_t seed = tb_seed(12);
+    workload_case("fluid", "wb", seed);
+    workload_case("fluid", "wt", seed);
+}
+
+Test(system, kvs_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
+{
+    uint64_t seed = tb_seed(13);
+    workload_case("kvs", "wb", seed);
+    workload_case("kvs", "wt", seed);
+}
+
+/* =============================================================================================
+ * Litmus tests on the whole system: one run executes the program n times; each iteration thread 0
+ * resets the variables, a barrier starts the iteration, every thread runs its part with random
+ * compute() delays, a barrier ends it and thread 0 reads the final values. In half of the
+ * iterations every thread first reads every variable (a shared copy in each CN: loads hit, stores
+ * must invalidate the others: the store buffer's effects show). The lines of the variables stay
+ * in the caches from one iteration to the next, in whatever state the last one left them, so the
+ * iterations see many coherence situations. */
+
+typedef struct lm_sys {
+    const litmus_t *L;
+    unsigned n;
+    uint64_t stride;
+    uint64_t (*delay)[LM_THR][LM_OPS + 1]; /* per iteration */
+    bool *warm;                            /* per iteration: every thread reads every variable first */
+    outcome_t *out;
+    uint64_t vars, bar, start;
+    uint64_t core_hz;
+} lm_sys_t;
+
+/* Litmus7's timebase synchronization: thread 0 publishes a start time before the barrier; after
+ * it, every thread computes until then, so that the threads start their parts within a few cycles
+ * of each other whatever skew the barrier left. */
+static void wait_until(wl_thread_t *t, uint64_t start_ps, uint64_t core_hz)
+{
+    uint64_t now = wl_now(t);
+    if (start_ps > now)
+        wl_compute(t, (start_ps - now) * core_hz / PS_PER_S);
+}
+
+static int lm_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    lm_sys_t *x = *state;
+    x->vars = e->ops->alloc_cxl(e, LM_VARS * 64);
+    x->bar = e->ops->alloc_cxl(e, WL_BARRIER_BYTES);
+    x->start = e->ops->alloc_cxl(e, 64);
+    return x->vars == WL_ALLOC_FAIL || x->bar == WL_ALLOC_FAIL || x->start == WL_ALLOC_FAIL ? -1 : 0;
+}
+
+static void lm_thread(wl_thread_t *t, void *state)
+{
+    lm_sys_t *x = state;
+    const litmus_t *L = x->L;
+    unsigned sense = 0;
+    for (unsigned it = 0; it < x->n; it++) {
+        if (t->tid == 0)
+            for (unsigned v = 0; v < L->nvars; v++)
+                wl_st(t, x->vars + x->stride * v, 0);
+        wl_barrier(t, x->bar, t->nthreads, &sense);
+        if (x->warm[it]) { /* a copy in every thread's caches: loads hit, stores must invalidate */
+            for (unsigned v = 0; v < L->nvars; v++)
+                (void)wl_ld(t, x->vars + x->stride * v);
+        }
+        if (t->tid == 0)
+            wl_st(t, x->start, wl_now(t) + 4 * PS_PER_US);
+        wl_barrier(t, x->bar, t->nthreads, &sense);
+        wait_until(t, wl_ld(t, x->start), x->core_hz);
+        lm_thread_t a = {.L = L, .t = t->tid, .base = x->vars, .stride = x->stride};
+        memcpy(a.delay, x->delay[it][t->tid], sizeof a.delay);
+        lm_body(t, &a);
+        for (unsigned i = 0; i < L->len[t->tid]; i++) {
+            const lm_op_t *o = &L->op[t->tid][i];
+            if (o->kind == LK_LD || o->kind == LK_SWAP || o->kind == LK_FADD) {
+                cr_assert_lt(a.reg[o->reg], 256);
+                x->out[it].v[o->reg] = (uint8_t)a.reg[o->reg];
+            }
+        }
+        wl_barrier(t, x->bar, t->nthreads, &sense);
+        if (t->tid == 0)
+            for (unsigned v = 0; v < L->nvars; v++)
+                x->out[it].v[L->nregs + v] = (uint8_t)wl_ld(t, x->vars + x->stride * v);
+    }
+}
+
+typedef struct lm_cfg {
+    unsigned num_cn;
+    const char *jitter;
+} lm_cfg_t;
+
+static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, outcome_t *out, const char *line)
+{
+    const lm_cfg_t *lc = ctx;
+    static const uint64_t dmax[] = {0, 8, 60, 400, 1000};
+    lm_sys_t x = {.L = L, .n = n, .out = out, .stride = rng_chance(r, 0.25) ? 8 : 64};
+    memset(out, 0, n * sizeof *out);
+    x.delay = calloc(n, sizeof *x.delay);
+    x.warm = calloc(n, sizeof *x.warm);
+    for (unsigned it = 0; it < n; it++) {
+        x.warm[it] = rng_chance(r, 0.5);
+        uint64_t dm = dmax[rng_below(r, 5)];
+        for (unsigned t = 0; t < L->nthr; t++)
+            for (unsigned j = 0; j <= LM_OPS; j++)
+                x.delay[it][t][j] = rng_range(r, 0, dm);
+    }
+    char sn[48], sj[64], ss[64];
+    snprintf(sn, sizeof sn, "system.num_cn=%u", lc->num_cn);
+    snprintf(sj, sizeof sj, "fabric.link_jitter=%s", lc->jitter);
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, rng_next(r));
+    const char *sets[] = {sn, sj, ss, rng_chance(r, 0.5) ? "core.protocol=wt" : "core.protocol=wb", NULL};
+    sim_config_t c;
+    small_config(&c, sets);
+    x.core_hz = c.core.freq_hz;
+    sys_run_t sr;
+    sys_open(&sr, &c, true);
+    workload_t w = {.name = "litmus", .setup = lm_setup, .thread = lm_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(sr.s, &w, L->nthr, &x, err), 0, "%s: %s", line, err);
+    run_end_e e = system_run(sr.s, 200 * PS_PER_MS, NULL);
+    if (e != RUN_DONE) {
+        system_dump(sr.s, stderr);
+        cr_assert_fail("%s: the run ended %s", line, run_end_name(e));
+    }
+    oracle_report_t rep;
+    cr_assert_eq(system_check(sr.s, stderr, 10, &rep, err), 0, "%s: %s", line, err);
+    sys_close(&sr);
+    free(x.delay);
+    free(x.warm);
+}
+
+#define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void litmus(const char *name, const char *src, const char *const *forbid, const char *const *must, unsigned n)
+{
+    uint64_t seed = tb_seed(0x5157E000u + (uint64_t)strlen(src) * 131u + (uint64_t)(unsigned char)name[0]);
+    lm_cfg_t across = {.num_cn = 4, .jitter = "30ns"}; /* every thread on its own CN */
+    lm_check(name, src, forbid, must, n, run_on_system, &across, seed, "TB_SYS_VERBOSE");
+    lm_cfg_t within = {.num_cn = 2, .jitter = "0ns"};  /* 2 CNs: threads 0 and 2 share CN 0 */
+    lm_check(name, src, forbid, must, n, run_on_system, &within, seed + 1, "TB_SYS_VERBOSE");
+}
+
+Test(system, litmus_sb_relaxed_outcome_appears, .timeout = 600)
+{
+    litmus("SB", "x=1;r0=y | y=1;r1=x", NULL, LIST("r0=0,r1=0"), iters(150));
+    litmus("SB+mfences", "x=1;F;r0=y | y=1;F;r1=x", LIST("r0=0,r1=0"), NULL, iters(150));
+}
+
+Test(system, litmus_mp_iriw_2plus2w_forbidden_never_appear, .timeout = 600)
+{
+    litmus("MP", "x=1;y=1 | r0=y;r1=x", LIST("r0=1,r1=0"), NULL, iters(150));
+    litmus("IRIW", "x=1 | y=1 | r0=x;r1=y | r2=y;r3=x", LIST("r0=1,r1=0,r2=1,r3=0"), NULL, iters(100));
+    litmus("2+2W", "x=1;y=2 | y=1;x=2", LIST("x=1,y=1"), NULL, iters(150));
+}
+
+Test(system, litmus_lb_wrc_n6_forbidden_never_appear, .timeout = 600)
+{
+    litmus("LB", "r0=x;y=1 | r1=y;x=1", LIST("r0=1,r1=1"), NULL, iters(150));
+    litmus("WRC", "x=1 | r0=x;y=1 | r1=y;r2=x", LIST("r0=1,r1=1,r2=0"), NULL, iters(100));
+    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), NULL, iters(150));
+}
+
+/* =============================================================================================
+ * The oracle can fail */
+
+typedef struct flushed {
+    uint64_t a[3];
+} flushed_t;
+
+static int flushed_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    flushed_t *x = *state;
+    for (unsigned i = 0; i < 3; i++)
+        x->a[i] = e->ops->alloc_cxl(e, 64);
+    return 0;
+}
+
+static void flushed_thread(wl_thread_t *t, void *state)
+{
+    flushed_t *x = state;
+    for (unsigned i = 0; i < 3; i++) {
+        wl_st(t, x->a[i], 100 + i);
+        wl_st(t, x->a[i], 200 + i);
+        wl_flush(t, x->a[i]); /* the line leaves every cache: its newest copy is in MN memory */
+    }
+}
+
+Test(system, the_oracle_reports_lost_and_phantom_values, .timeout = 120)
+{
+    /* GIVEN a thread that stored 100+i then 200+i to three words and flushed their lines */
+    sim_config_t c;
+    small_config(&c, NULL);
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    flushed_t x;
+    workload_t w = {.name = "flushed", .setup = flushed_setup, .thread = flushed_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(r.s, &w, 1, &x, err), 0, "%s", err);
+    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+    oracle_report_t rep;
+    cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s", err);
+    cr_assert_eq(rep.ok, 3);
+    cr_assert_eq(rep.stores, 6);
+    for (unsigned i = 0; i < 3; i++)
+        cr_assert_eq(system_peek(r.s, 0, x.a[i]), 200 + i);
+    /* WHEN MN memory is made to hold an earlier committed value, and a value never stored */
+    system_mem_poke(r.s, x.a[0], 100);
+    system_mem_poke(r.s, x.a[1], 12345);
+    /* THEN the oracle reports one lost and one phantom word, and the check fails */
+    FILE *f = tmpfile();
+    cr_assert_neq(system_check(r.s, f, 10, &rep, err), 0);
+    cr_assert_eq(rep.ok, 1);
+    cr_assert_eq(rep.lost, 1);
+    cr_assert_eq(rep.phantom, 1);
+    cr_assert(strstr(err, "oracle") && strstr(err, "1 lost") && strstr(err, "1 phantom"), "%s", err);
+    fclose(f);
+    sys_close(&r);
+}
+
+/* =============================================================================================
+ * Skipping idle cycles, seeds */
+
+static void stats_of_run(const char *const *sets, bool skip, uint64_t *exec_ps, uint64_t *instr, uint64_t *words)
+{
+    sim_config_t c;
+    small_config(&c, sets);
+    sys_run_t r;
+    sys_open(&r, &c, skip);
+    oracle_report_t rep;
+    run_and_check(&r, workload_find(config_workload_name(c.workload.name)), 0, "skip/seed run", &rep);
+    *exec_ps = system_exec_ps(r.s);
+    *instr = system_instructions(r.s);
+    *words = rep.stores;
+    sys_close(&r);
+}
+
+Test(system, skipping_idle_cycles_and_replaying_a_seed_change_nothing, .timeout = 300)
+{
+    uint64_t seed = tb_seed(21);
+    char ss[64];
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
+    const char *sets[] = {ss, "workload.name=fluid", "workload.fluid_cells=32", "workload.fluid_updates=16", NULL};
+    uint64_t e1, i1, w1, e2, i2, w2, e3, i3, w3;
+    stats_of_run(sets, true, &e1, &i1, &w1);
+    stats_of_run(sets, false, &e2, &i2, &w2);
+    stats_of_run(sets, true, &e3, &i3, &w3);
+    cr_assert(e1 == e2 && i1 == i2 && w1 == w2,
+              "skipping changed the run: %" PRIu64 " vs %" PRIu64 " ps, %" PRIu64 " vs %" PRIu64
+              " instructions; seed %" PRIu64, e1, e2, i1, i2, seed);
+    cr_assert(e1 == e3 && i1 == i3 && w1 == w3, "the same seed ran differently; seed %" PRIu64, seed);
+}
+
+/* =============================================================================================
+ * The idle round trip (paper Table II: 200 ns, directory lookup included) */
+
+typedef struct rt {
+    uint64_t base;
+    uint64_t t[4];
+    uint64_t v;
+} rt_t;
+
+static int rt_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    rt_t *x = *state;
+    x->base = e->ops->alloc_cxl(e, 64);
+    e->ops->poke(e, 0, x->base, 77);
+    return x->base == WL_ALLOC_FAIL ? -1 : 0;
+}
+
+static void rt_thread(wl_thread_t *t, void *state)
+{
+    rt_t *x = state;
+    wl_compute(t, 10000); /* the fabric has given its link credits (after reset and set-up) */
+    x->t[0] = wl_now(t);
+    (void)wl_ld(t, x->base); /* cold: the directory line is read from DRAM first */
+    x->t[1] = wl_now(t);
+    wl_flush(t, x->base);  /* the line leaves the caches; its entry stays in the directory cache */
+    wl_compute(t, 10000);  /* the system is idle again */
+    x->t[2] = wl_now(t);
+    x->v = wl_ld(t, x->base);
+    x->t[3] = wl_now(t);
+}
+
+Test(system, idle_round_trip_of_a_remote_miss_is_200ns, .timeout = 120)
+{
+    /* GIVEN the paper's fabric timing (36 ns links, 1 GHz, 45 ns DRAM) on an idle system */
+    sim_config_t c;
+    small_config(&c, NULL);
+    cr_assert_eq(c.fabric.link_latency_ps, 36000, "the default link latency changed: update this test");
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    rt_t x = {0};
+    workload_t w = {.name = "round_trip", .setup = rt_setup, .thread = rt_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(r.s, &w, 1, &x, err), 0, "%s", err);
+    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+    /* WHEN a load misses every cache and its directory entry is in the directory cache
+     * THEN it takes the L3's lookup (l3.latency) plus the 200 ns round trip, to within one fabric
+     * cycle (arrivals wait for a fabric edge) and one core cycle each way (a core edge) */
+    const double core_ps = 1e12 / (double)c.core.freq_hz;
+    const double want = (double)c.l3.latency_cycles * core_ps + 200000.0;
+    const double got = (double)(x.t[3] - x.t[2]);
+    cr_assert(got >= want - 2 * core_ps && got <= want + 1000.0 + 2 * core_ps,
+              "warm-directory miss took %.0f ps, want %.0f ps (l3 lookup %.0f ps + 200 ns)", got, want,
+              (double)c.l3.latency_cycles * core_ps);
+    cr_assert_eq(x.v, 77, "the data came back wrong");
+    /* AND a miss whose directory entry must first be read from DRAM takes 45 ns (+ 2 cycles) more */
+    const double cold = (double)(x.t[1] - x.t[0]);
+    cr_assert(cold >= got + 45000.0 && cold <= got + 45000.0 + 3000.0 + 2 * core_ps,
+              "cold miss %.0f ps vs warm %.0f ps", cold, got);
+    sys_close(&r);
+}
