@@ -30,6 +30,7 @@ struct system {
     uint64_t gran_lines;         /* interleave granularity in lines */
     uint64_t scr_lo, scr_hi;     /* the coherent region (global line addresses) */
     uint64_t remote_next;        /* bump allocator of coherent remote memory (bytes) */
+    uint64_t lnr_next, lnr_limit; /* bump allocator of the non-coherent region (bytes) */
 
     const workload_t *wl;
     void *wl_state;
@@ -124,6 +125,17 @@ static uint64_t env_alloc_cxl(wl_env_t *e, uint64_t bytes)
     return a; /* MN DRAM reads zero where never written, and nothing was allocated here before */
 }
 
+static uint64_t env_alloc_lnr(wl_env_t *e, uint64_t bytes)
+{
+    system_t *s = e->obj;
+    uint64_t b = (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES;
+    if (b > s->lnr_limit || s->lnr_next > s->lnr_limit - b)
+        return WL_ALLOC_FAIL;
+    uint64_t a = s->lnr_next;
+    s->lnr_next += b;
+    return a;
+}
+
 static uint64_t env_alloc_local(wl_env_t *e, unsigned cn, uint64_t bytes)
 {
     system_t *s = e->obj;
@@ -157,7 +169,10 @@ static void env_poke(wl_env_t *e, unsigned cn, uint64_t addr, uint64_t v)
 
 static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr) { return system_peek(e->obj, cn, addr); }
 
-static const wl_env_ops_t env_ops = {env_alloc_cxl, env_alloc_local, env_poke, env_peek};
+static const wl_env_ops_t env_ops = {
+    .alloc_cxl = env_alloc_cxl, .alloc_local = env_alloc_local, .poke = env_poke, .peek = env_peek,
+    .alloc_lnr = env_alloc_lnr,
+};
 
 /* ---------------------------------------------------------------------------------------------
  * Creation */
@@ -176,6 +191,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     const uint64_t total_lines = s->nmn * (cfg->mem.mn_size_bytes / ADDR_LINE_BYTES);
     s->scr_lo = 0;
     s->scr_hi = cfg->mem.scr_size_bytes ? cfg->mem.scr_size_bytes / ADDR_LINE_BYTES : total_lines;
+    s->lnr_next = s->scr_hi * ADDR_LINE_BYTES; /* the LNR: every line above the SCR */
+    s->lnr_limit = total_lines * ADDR_LINE_BYTES;
     s->oracle = oracle_create();
     s->commits = stats_counter(st, "system.committed_remote_words", "remote store words committed (oracle records)");
     s->g_exec_ns = stats_gauge(st, "system.exec_time_ns", "simulated time from the threads' start to the last one's end");

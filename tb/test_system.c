@@ -9,6 +9,7 @@
  *   - the oracle can fail: an older value or a value never stored, written behind the system's
  *     back into MN memory, is reported lost or phantom;
  *   - the idle round trip of a remote miss (paper Table II: 200 ns);
+ *   - LNR lines are cached without coherence: a stale copy survives until its reader flushes it;
  *   - skipping idle fabric cycles changes no result; a seed replays its run exactly.
  *
  * Randomized tests print their seed; replay with TB_SEED=<seed> --filter 'system/<test>'.
@@ -433,5 +434,71 @@ Test(system, idle_round_trip_of_a_remote_miss_is_200ns, .timeout = 120)
     const double cold = (double)(x.t[1] - x.t[0]);
     cr_assert(cold >= got + 45000.0 && cold <= got + 45000.0 + 3000.0 + 2 * core_ps,
               "cold miss %.0f ps vs warm %.0f ps", cold, got);
+    sys_close(&r);
+}
+
+/* =============================================================================================
+ * The Large Non-coherent Region */
+
+typedef struct lnr {
+    uint64_t a, flag;
+    uint64_t before[8], stale[8], after[8];
+} lnr_t;
+
+static int lnr_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    lnr_t *x = *state;
+    x->a = e->ops->alloc_lnr(e, 64);
+    x->flag = e->ops->alloc_cxl(e, 64);
+    return x->a == WL_ALLOC_FAIL || x->flag == WL_ALLOC_FAIL ? -1 : 0;
+}
+
+static void lnr_thread(wl_thread_t *t, void *state)
+{
+    lnr_t *x = state;
+    if (t->tid == 0) {
+        wl_compute(t, 2000); /* after thread 1 has cached the line */
+        for (unsigned i = 0; i < 8; i++)
+            wl_st(t, x->a + 8 * i, 1 + i);
+        wl_flush(t, x->a);  /* the writer's words reach the MN */
+        wl_st(t, x->flag, 1); /* coherent: published after the flush */
+        return;
+    }
+    for (unsigned i = 0; i < 8; i++)
+        x->before[i] = wl_ld(t, x->a + 8 * i);
+    while (wl_ld(t, x->flag) == 0)
+        wl_compute(t, 20);
+    for (unsigned i = 0; i < 8; i++)
+        x->stale[i] = wl_ld(t, x->a + 8 * i); /* its own copy: nobody invalidated it */
+    wl_flush(t, x->a);
+    for (unsigned i = 0; i < 8; i++)
+        x->after[i] = wl_ld(t, x->a + 8 * i);
+}
+
+Test(system, lnr_lines_are_cached_without_coherence_until_flushed, .timeout = 120)
+{
+    /* GIVEN half of remote memory coherent, the other half the LNR; a thread of CN 1 caches an LNR
+     * line, a thread of CN 0 writes it, flushes it, then sets a coherent flag */
+    sim_config_t c;
+    small_config(&c, (const char *const[]){"mem.scr_size=1GiB", NULL});
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    lnr_t x = {0};
+    workload_t w = {.name = "lnr", .setup = lnr_setup, .thread = lnr_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
+    cr_assert_geq(x.a, 1ull << 30, "an LNR address lies above the coherent region");
+    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+    oracle_report_t rep;
+    cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s", err);
+    /* THEN CN 1 still reads its stale copy after the flag, and the new words after its own flush */
+    for (unsigned i = 0; i < 8; i++) {
+        cr_assert_eq(x.before[i], 0);
+        cr_assert_eq(x.stale[i], 0, "word %u: a non-coherent copy was updated behind the reader's back", i);
+        cr_assert_eq(x.after[i], 1 + i, "word %u: the flushed words did not reach the reader", i);
+        cr_assert_eq(system_peek(r.s, 0, x.a + 8 * i), 1 + i);
+    }
+    cr_assert_eq(rep.stores, 9, "8 LNR words and the flag");
     sys_close(&r);
 }

@@ -94,6 +94,11 @@ typedef struct wl_env_ops {
     void (*poke)(wl_env_t *e, unsigned cn, uint64_t addr, uint64_t v);
     /** Zero-time read of the coherent value of a word (what a core of CN cn would read now). */
     uint64_t (*peek)(wl_env_t *e, unsigned cn, uint64_t addr);
+    /** bytes of CXL memory in the Large Non-coherent Region (lines above mem.scr_size), line-
+     *  aligned, zeroed: cached without coherence, so a writer flushes its lines for others to see
+     *  them and a reader flushes its stale copies (the Megalon/Prism model). WL_ALLOC_FAIL when
+     *  there is no such region (mem.scr_size = 0: all memory coherent) or it does not fit. */
+    uint64_t (*alloc_lnr)(wl_env_t *e, uint64_t bytes);
 } wl_env_ops_t;
 
 struct wl_env {

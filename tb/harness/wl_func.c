@@ -116,6 +116,7 @@ struct wl_func {
     mem_map_t mem;
     oracle_t *oracle;
     uint64_t remote_limit, remote_top;
+    uint64_t lnr_limit, lnr_top; /* the non-coherent region: [remote_limit, lnr_limit) (flat memory here) */
     uint64_t local_limit, *local_top; /* per CN */
     fthread_t *th;
     rng_t sched;
@@ -142,7 +143,8 @@ static bool addr_ok(struct wl_func *f, unsigned cn, uint64_t addr, const char *o
     const char *why = NULL;
     if (!addr_aligned(addr))
         why = "unaligned";
-    else if (addr_is_local(addr) ? addr - ADDR_LOCAL_BASE >= f->local_top[cn] : addr >= f->remote_top)
+    else if (addr_is_local(addr) ? addr - ADDR_LOCAL_BASE >= f->local_top[cn]
+                                 : addr >= f->remote_top && (addr < f->remote_limit || addr >= f->lnr_top))
         why = "not allocated";
     if (!why)
         return true;
@@ -271,6 +273,20 @@ static uint64_t env_alloc_cxl(wl_env_t *e, uint64_t bytes)
     return a;
 }
 
+/* The runner's memory is one flat, sequentially consistent copy: the non-coherent region is only a
+ * separate range of it (no stale copies to flush). */
+static uint64_t env_alloc_lnr(wl_env_t *e, uint64_t bytes)
+{
+    struct wl_func *f = e->obj;
+    uint64_t n = (bytes + ADDR_LINE_BYTES - 1) & ~(uint64_t)(ADDR_LINE_BYTES - 1);
+    if (n < bytes || n > f->lnr_limit - f->lnr_top)
+        return WL_ALLOC_FAIL;
+    uint64_t a = f->lnr_top;
+    f->lnr_top += n;
+    f->st.remote_bytes += n;
+    return a;
+}
+
 static uint64_t env_alloc_local(wl_env_t *e, unsigned cn, uint64_t bytes)
 {
     struct wl_func *f = e->obj;
@@ -301,6 +317,7 @@ static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr)
 
 static const wl_env_ops_t env_ops = {
     .alloc_cxl = env_alloc_cxl, .alloc_local = env_alloc_local, .poke = env_poke, .peek = env_peek,
+    .alloc_lnr = env_alloc_lnr,
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -328,6 +345,8 @@ wl_func_t *wl_func_create(const workload_t *w, const sim_config_t *cfg, unsigned
         return NULL;
     }
     f->remote_limit = cfg->mem.scr_size_bytes ? cfg->mem.scr_size_bytes : cfg->system.num_mn * cfg->mem.mn_size_bytes;
+    f->lnr_top = f->remote_limit;
+    f->lnr_limit = cfg->system.num_mn * cfg->mem.mn_size_bytes;
     f->local_limit = cfg->mem.local_size_bytes;
     for (unsigned i = 0; i < nthreads; i++) {
         f->thread_cn[i] = i % num_cn;
