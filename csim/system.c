@@ -16,6 +16,8 @@ typedef struct sys_cn {
     cn_mem_t *mem;
     core_t **core;
     uint64_t local_next; /* bump allocator of local memory (offset from ADDR_LOCAL_BASE) */
+    const uint64_t *hits[3], *misses[3]; /* the CN's L1 (all cores), L2 (all cores), L3 counters */
+    double *hit_rate[3];                 /* filled at the end of a run */
 } sys_cn_t;
 
 struct system {
@@ -278,6 +280,19 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         if (!n->mem)
             goto fail;
         fabric_attach(s->f, c, cn_deliver, cn_credit, n);
+        for (unsigned l = 0; l < 3; l++) {
+            char hn[64];
+            snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
+            n->hits[l] = stats_find_counter(st, hn);
+            snprintf(hn, sizeof hn, "cn%u.l%u.misses", c, l + 1);
+            n->misses[l] = stats_find_counter(st, hn);
+            snprintf(hn, sizeof hn, "cn%u.l%u.hit_rate", c, l + 1);
+            n->hit_rate[l] = stats_gauge(st, hn, "hits / (hits + misses) of this level, all its cores");
+            if (!n->hits[l] || !n->misses[l] || !n->hit_rate[l]) {
+                snprintf(err, SYSTEM_ERR_MAX, "statistics: %s: %s", hn, stats_error(st));
+                goto fail;
+            }
+        }
         n->core = calloc(s->cores, sizeof *n->core);
         for (unsigned i = 0; i < s->cores; i++) {
             char cname[48];
@@ -428,6 +443,12 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
         *s->c_threads = s->nthreads;
         double cycles = (double)(s->end_ps - s->start_ps) * (double)s->cfg->core.freq_hz / (double)PS_PER_S;
         *s->g_ipc = cycles > 0 ? (double)system_instructions(s) / cycles / s->nthreads : 0.0;
+        for (unsigned c = 0; c < s->ncn; c++)
+            for (unsigned l = 0; l < 3; l++) {
+                const sys_cn_t *n = &s->cn[c];
+                uint64_t a = *n->hits[l] + *n->misses[l];
+                *n->hit_rate[l] = a ? (double)*n->hits[l] / (double)a : 0.0;
+            }
     }
     return e;
 }

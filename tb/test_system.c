@@ -502,3 +502,40 @@ Test(system, lnr_lines_are_cached_without_coherence_until_flushed, .timeout = 12
     cr_assert_eq(rep.stores, 9, "8 LNR words and the flag");
     sys_close(&r);
 }
+
+Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeout = 120)
+{
+    /* GIVEN fluid on small.ini WHEN it has run THEN the JSON's numbers are there and consistent */
+    sim_config_t c;
+    small_config(&c, (const char *const[]){"workload.name=fluid", "workload.fluid_cells=32",
+                                           "workload.fluid_updates=16", NULL});
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    oracle_report_t rep;
+    run_and_check(&r, workload_find("fluid"), 0, "fluid statistics", &rep);
+    uint64_t instr = 0;
+    for (unsigned cn = 0; cn < 4; cn++) {
+        char n[64];
+        for (unsigned l = 1; l <= 3; l++) {
+            snprintf(n, sizeof n, "cn%u.l%u.hit_rate", cn, l);
+            const double *h = stats_find_gauge(&r.st, n);
+            cr_assert(h && *h >= 0.0 && *h <= 1.0, "%s", n);
+        }
+        snprintf(n, sizeof n, "cn%u.l1.hit_rate", cn);
+        cr_assert_gt(*stats_find_gauge(&r.st, n), 0.5, "the lock and cell lines are reused: %s", n);
+        for (unsigned k = 0; k < 2; k++) {
+            snprintf(n, sizeof n, "cn%u.core%u.instructions", cn, k);
+            instr += *stats_find_counter(&r.st, n);
+            snprintf(n, sizeof n, "cn%u.core%u.ipc", cn, k);
+            const double *ipc = stats_find_gauge(&r.st, n);
+            cr_assert(ipc && *ipc > 0.0 && *ipc <= 4.0, "%s", n);
+            snprintf(n, sizeof n, "cn%u.core%u.remote_st.sb_head_to_commit", cn, k);
+            const stats_hist_t *hs = stats_find_hist(&r.st, n);
+            cr_assert(hs && hs->count > 0, "%s: remote stores were measured", n);
+        }
+    }
+    cr_assert_eq(instr, system_instructions(r.s));
+    cr_assert_eq(*stats_find_counter(&r.st, "system.instructions"), instr);
+    cr_assert_gt(*stats_find_gauge(&r.st, "system.exec_time_ns"), 0.0);
+    sys_close(&r);
+}
