@@ -26,9 +26,11 @@
 // request order on mem_rsp_* (at most MemReads outstanding; the port cannot be held back, so every
 // response is taken the cycle it arrives).
 //
-// Directory entry (EntW = 66 bits; bits 127:66 of its DRAM slot are zero):
+// Directory entry (EntW = 73 bits; bits 127:73 of its DRAM slot are zero):
 //   [1:0] state (0 I, 1 S, 2 EM), [33:2] CN vector (sharers; the owner alone in EM),
-//   [65:34] stale-write vector (CNs whose eviction or write-through crossed a snoop).
+//   [65:34] stale-write vector (CNs whose eviction or write-through crossed a snoop),
+//   [72:66] the line's version mod 2^TS_W (section 11b: taken from the owner's DIRTY_EVICT, WT_WR
+//   and snoop answer with data, sent with DATA_E, DATA_S and CMP_E; 0 for a line never written).
 //
 // CSR read port (32-bit registers, word addresses; the data come the cycle after the request):
 //   0x00..0x11 one counter per row of the state x event table (TR_* below)
@@ -180,7 +182,9 @@ module dir_ctrl #(
 );
   localparam int unsigned TW      = (TxnEntries > 1) ? $clog2(TxnEntries) : 1;
   localparam int unsigned NumCn   = msg_pkg::MAX_CN;
-  localparam int unsigned EntW    = 2 + 2 * NumCn;
+  localparam int unsigned TsW     = msg_pkg::TS_W;
+  localparam int unsigned VerLsb  = 2 + 2 * NumCn;   // the version's place in an entry
+  localparam int unsigned EntW    = VerLsb + TsW;
   localparam int unsigned WordN   = msg_pkg::WORDS_PER_LINE;
   localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN;
   localparam int unsigned TagQW   = 2 + TW;   // {walk read, directory line, transaction}
@@ -189,6 +193,9 @@ module dir_ctrl #(
   localparam int unsigned WayW    = (DcWays > 1) ? $clog2(DcWays) : 1;
   localparam int unsigned WOutW   = $clog2(WalkReads + 1);
 
+  if (EntW > 128) begin : g_bad_ent
+    $error("dir_ctrl: a directory entry must fit its 128-bit DRAM slot");
+  end
   if (TxnEntries < 2 || TxnEntries > 4096) begin : g_bad_txn
     $error("dir_ctrl: TxnEntries must be in 2..4096 (a snoop's tag names the transaction)");
   end
@@ -264,6 +271,7 @@ module dir_ctrl #(
   logic [msg_pkg::CORE_ID_W-1:0] t_core_q [TxnEntries], t_core_d [TxnEntries];
   logic [msg_pkg::TAG_W-1:0]     t_tag_q  [TxnEntries], t_tag_d  [TxnEntries];
   logic [WordN-1:0] t_mask_q   [TxnEntries], t_mask_d   [TxnEntries];
+  logic [TsW-1:0]   t_ts_q     [TxnEntries], t_ts_d     [TxnEntries];   // an RWD's version
   logic [EntW-1:0]  t_ent_q    [TxnEntries], t_ent_d    [TxnEntries];
   logic             t_chg_q    [TxnEntries], t_chg_d    [TxnEntries];
   logic [NumCn-1:0] t_await_q  [TxnEntries], t_await_d  [TxnEntries];
@@ -406,8 +414,8 @@ module dir_ctrl #(
   endfunction
 
   function automatic logic [EntW-1:0] ent_make(logic [1:0] st, logic [NumCn-1:0] vec,
-                                               logic [NumCn-1:0] stale);
-    ent_make = {stale, vec, st};
+                                               logic [NumCn-1:0] stale, logic [TsW-1:0] ver);
+    ent_make = {ver, stale, vec, st};
   endfunction
 
   // Global line address -> (MN index, local line, in this MN's range), and the region.
@@ -642,6 +650,7 @@ module dir_ctrl #(
   logic [EntW-1:0]  e_ent;
   logic [1:0]       e_st;
   logic [NumCn-1:0] e_vec, e_stale, r_oh;
+  logic [TsW-1:0]   e_ver;
   logic [NodeW-1:0] e_r;
   logic             r_sh, r_own, r_stale;
   msg_pkg::opcode_t e_op;
@@ -649,6 +658,7 @@ module dir_ctrl #(
   assign e_st    = e_ent[1:0];
   assign e_vec   = e_ent[2 +: NumCn];
   assign e_stale = e_ent[2 + NumCn +: NumCn];
+  assign e_ver   = e_ent[VerLsb +: TsW];
   assign e_r     = t_src_q[ei];
   assign e_op    = t_op_q[ei];
   // Only CNs' requests enter the table (EV_NEW refuses the others).
@@ -689,23 +699,23 @@ module dir_ctrl #(
     if (!t_skip_q[ei]) unique case (t_tr_q[ei])
       TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
         f_op  = msg_pkg::OP_DATA_E;
-        f_ent = ent_make(E_EM, r_oh, e_stale);
+        f_ent = ent_make(E_EM, r_oh, e_stale, e_ver);
       end
       TR_S_Upg: begin
         f_op  = msg_pkg::OP_CMP_E;
-        f_ent = ent_make(E_EM, r_oh, e_stale);
+        f_ent = ent_make(E_EM, r_oh, e_stale, e_ver);
       end
       TR_S_RdS: begin
         f_op  = msg_pkg::OP_DATA_S;
-        f_ent = ent_make(E_S, e_vec | r_oh, e_stale);
+        f_ent = ent_make(E_S, e_vec | r_oh, e_stale, e_ver);
       end
       TR_EM_RdS: begin
         // The owner kept a shared copy: both share; else the requester alone, granted E.
         f_op  = t_kepts_q[ei] ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
-        f_ent = t_kepts_q[ei] ? ent_make(E_S, e_vec | r_oh, e_stale) : ent_make(E_EM, r_oh, e_stale);
+        f_ent = t_kepts_q[ei] ? ent_make(E_S, e_vec | r_oh, e_stale, e_ver) : ent_make(E_EM, r_oh, e_stale, e_ver);
       end
-      TR_S_CleanEvict: f_ent = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale);
-      TR_EM_CleanEvict, TR_EM_DirtyEvict: f_ent = ent_make(E_I, '0, e_stale);
+      TR_S_CleanEvict: f_ent = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale, e_ver);
+      TR_EM_CleanEvict, TR_EM_DirtyEvict: f_ent = ent_make(E_I, '0, e_stale, e_ver);
       TR_LNR_Rd: f_op = msg_pkg::OP_DATA_NC;
       default: ;
     endcase
@@ -722,6 +732,9 @@ module dir_ctrl #(
     sq_in[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = t_line_q[ei];
     sq_in[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
     sq_in[DataW-1:0]                                      = data ? td_rdata : '0;
+    // Grants carry the line's version (section 11b); DATA_NC and CMP carry none.
+    if (f_op == msg_pkg::OP_DATA_E || f_op == msg_pkg::OP_DATA_S || f_op == msg_pkg::OP_CMP_E)
+      sq_in[msg_pkg::FIELD_TS_LSB +: TsW] = e_ver;
   end
 
   // Every event's effects.
@@ -734,6 +747,7 @@ module dir_ctrl #(
       t_lnr_d[t]   = t_lnr_q[t];    t_line_d[t]  = t_line_q[t];  t_lline_d[t]  = t_lline_q[t];
       t_op_d[t]    = t_op_q[t];     t_src_d[t]   = t_src_q[t];   t_core_d[t]   = t_core_q[t];
       t_tag_d[t]   = t_tag_q[t];    t_mask_d[t]  = t_mask_q[t];  t_ent_d[t]    = t_ent_q[t];
+      t_ts_d[t]    = t_ts_q[t];
       t_chg_d[t]   = t_chg_q[t];    t_await_d[t] = t_await_q[t]; t_snp_d[t]    = t_snp_q[t];
       t_snpinv_d[t] = t_snpinv_q[t]; t_need_d[t] = t_need_q[t];  t_have_d[t]   = t_have_q[t];
       t_rdis_d[t]  = t_rdis_q[t];   t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t]   = t_viol_q[t];
@@ -823,6 +837,9 @@ module dir_ctrl #(
             if (kept) t_kepts_d[ei] = 1'b1;
           end
           if (data && !bad) begin
+            // The owner's version comes with its data: the line's newest.
+            t_ent_d[ei][VerLsb +: TsW] = bir_msg[msg_pkg::FIELD_TS_LSB +: TsW];
+            t_chg_d[ei] = 1'b1;
             // The owner's dirty line: to memory, and kept for the requester.
             td_we    = 1'b1;
             td_wdata = bir_msg[DataW-1:0];
@@ -907,7 +924,7 @@ module dir_ctrl #(
             mq_push = 1'b1;
             mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
             evc[EV_MWR]  = 1'b1;
-            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q);
+            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q, e_ver);
             t_chg_d[ei]  = 1'b1;
             t_recok_d[ei] = 1'b1;
           end
@@ -1007,7 +1024,12 @@ module dir_ctrl #(
           // Every request served clears its CN's stale-write bit: a CN sends a request for a line
           // only after the CMP of its previous write to it, so none of its writes is on its way.
           if (vk == '0 && r_stale) begin
-            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh);
+            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh, e_ver);
+            t_chg_d[ei] = 1'b1;
+          end
+          // The owner's write-back or write-through: its version is the line's newest.
+          if (wr && !t_lnr_q[ei]) begin
+            t_ent_d[ei][VerLsb +: TsW] = t_ts_q[ei];
             t_chg_d[ei] = 1'b1;
           end
           evc[32'(tr)] = 1'b1;
@@ -1085,12 +1107,14 @@ module dir_ctrl #(
         logic [EntW-1:0]  we;
         logic [1:0]       wst;
         logic [NumCn-1:0] wvec, wstale, nvec;
+        logic [TsW-1:0]   wver;
         logic [AddrW-1:0] lchunk, gline;
         l      = {w_pgrp_q[29:0], w_k_q};
         we     = wf_out[32'(w_k_q)*128 +: EntW];
         wst    = we[1:0];
         wvec   = we[2 +: NumCn];
         wstale = we[2 + NumCn +: NumCn];
+        wver   = we[VerLsb +: TsW];
         nvec   = (wst == E_S) ? wvec & ~failed_q : wvec;
         // The line's global address (the address map, backwards).
         lchunk = ((AddrW'(l) >> cfg_gran_shift_i) << cfg_mn_shift_i) | AddrW'(cfg_mn_idx_i);
@@ -1103,7 +1127,7 @@ module dir_ctrl #(
           end else if (nvec != wvec || (wstale & failed_q) != '0) begin
             mq_push = 1'b1;
             mq_in   = ent_write(l, ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec,
-                                            wstale & ~failed_q));
+                                            wstale & ~failed_q, wver));
             evc[EV_MWR] = 1'b1;
             evc[EV_WSH] = nvec != wvec;
           end
@@ -1232,6 +1256,7 @@ module dir_ctrl #(
           t_core_d[ei]     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
           t_tag_d[ei]      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
           t_mask_d[ei]     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
+          t_ts_d[ei]       = n_mg ? '0 : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
           t_ent_d[ei]      = '0;
           t_chg_d[ei]      = 1'b0;
           t_await_d[ei]    = '0;
@@ -1289,6 +1314,7 @@ module dir_ctrl #(
       t_line_q[t]  <= t_line_d[t];  t_lline_q[t] <= t_lline_d[t]; t_op_q[t]    <= t_op_d[t];
       t_src_q[t]   <= t_src_d[t];   t_core_q[t]  <= t_core_d[t];  t_tag_q[t]   <= t_tag_d[t];
       t_mask_q[t]  <= t_mask_d[t];  t_ent_q[t]   <= t_ent_d[t];   t_chg_q[t]   <= t_chg_d[t];
+      t_ts_q[t]    <= t_ts_d[t];
       t_await_q[t] <= t_await_d[t]; t_snp_q[t]   <= t_snp_d[t];   t_snpinv_q[t] <= t_snpinv_d[t];
       t_need_q[t]  <= t_need_d[t];  t_have_q[t]  <= t_have_d[t];  t_rdis_q[t]  <= t_rdis_d[t];
       t_kepts_q[t] <= t_kepts_d[t]; t_viol_q[t]  <= t_viol_d[t];  t_succ_q[t]  <= t_succ_d[t];
