@@ -46,10 +46,13 @@ typedef enum dir_viol {
 enum { DIR_I = 0, DIR_S = 1, DIR_EM = 2 };
 
 /** A directory entry: state, CN vector (sharers in S, the owner's bit alone in EM), stale-write
- *  vector (CNs whose eviction or write-through crossed a snoop of the line). */
+ *  vector (CNs whose eviction or write-through crossed a snoop of the line), the line's version mod
+ *  2^MSG_TS_W (docs/architecture.md section 11b). In DRAM: bits [1:0], [33:2], [65:34], [72:66]
+ *  of the entry's 128-bit slot. */
 typedef struct dir_entry {
     unsigned state;
     uint32_t vec, stale;
+    unsigned ver;
 } dir_entry_t;
 
 /** CSR word addresses of dir_ctrl.sv besides the rows' counters (row r at address r). */

@@ -249,6 +249,7 @@ void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e)
     e->state = (unsigned)(lo & 3);
     e->vec = (uint32_t)(lo >> 2);
     e->stale = (uint32_t)(lo >> 34) | (uint32_t)(hi << 30);
+    e->ver = (unsigned)(hi >> 2) & ((1u << MSG_TS_W) - 1);
 }
 
 static void hdr_unpack(const uint32_t *hdr4, msg_t *m)

@@ -1456,3 +1456,139 @@ Test(dir_ctrl_ref, random_tester_fails_when_a_served_request_keeps_its_stale_bit
 {
     expect_tester_fails(DIR_MUT_KEEP_STALE_BIT, "one_mn", "a stale-write bit kept after a served request");
 }
+Test(dir_ctrl_ref, random_tester_fails_when_a_write_back_loses_its_version)
+{
+    expect_tester_fails(DIR_MUT_WR_NO_VERSION, "one_mn", "a write-back's version not stored");
+}
+Test(dir_ctrl_ref, random_tester_fails_when_a_snoop_answer_loses_its_version)
+{
+    expect_tester_fails(DIR_MUT_SNOOP_NO_VERSION, "one_mn", "a snoop answer's version not stored");
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The line's version (docs/architecture.md section 11b): kept in the entry, taken from the owner's
+ * write-back, write-through and snoop answer with data, sent with every grant. */
+
+static void expect_ver(dt_t *d, uint64_t addr, unsigned ver)
+{
+    dir_entry_t e;
+    cr_assert(dir_ctrl_ref_peek_entry(d->r, addr, &e));
+    cr_assert_eq(e.ver, ver, "the entry of line 0x%llx holds version %u, want %u", (unsigned long long)addr, e.ver, ver);
+}
+
+Test(dir_ctrl_ref, a_line_never_written_is_granted_with_version_0)
+{
+    /* GIVEN a fresh line; WHEN CN 3 reads it; THEN DATA_E carries version 0 */
+    dt_t d;
+    dt_init(&d);
+    msg_t q = req(OP_RD_SHARED, 3, L, 0x11);
+    dt_in(&d, q);
+    dt_settle(&d);
+    msg_t g = next_out(&d, OP_DATA_E, 3, L);
+    cr_assert_eq(g.ts, 0);
+    expect_ver(&d, L, 0);
+    dt_free(&d);
+}
+
+Test(dir_ctrl_ref, a_dirty_evicts_version_comes_back_in_the_next_data_e)
+{
+    /* GIVEN CN 2 owns the line (version 5 stored); WHEN it writes it back with version 9, then
+     * CN 4 reads it for ownership; THEN the entry holds 9 and DATA_E carries 9 */
+    dt_t d;
+    dt_init(&d);
+    dir_entry_t e0 = {.state = DIR_EM, .vec = 1u << 2, .ver = 5};
+    cr_assert(dir_ctrl_ref_poke_entry(d.r, L, &e0));
+    uint64_t nd[MSG_WORDS_PER_LINE];
+    line_data(9, nd);
+    msg_t w = rwd(OP_DIRTY_EVICT, 2, L, 0xb1, 0xff, nd);
+    w.ts = 9;
+    dt_in(&d, w);
+    dt_settle(&d);
+    expect_answer(&d, OP_CMP, &w, -1);
+    cr_assert_eq(d.out[d.seen - 1].ts, 0, "CMP carries no version");
+    expect_ver(&d, L, 9);
+    msg_t q = req(OP_RD_OWN, 4, L, 0x12);
+    dt_in(&d, q);
+    dt_settle(&d);
+    msg_t g = next_out(&d, OP_DATA_E, 4, L);
+    cr_assert_eq(g.ts, 9, "DATA_E carries version %u, the write-back's was 9", g.ts);
+    expect_no_violation(&d);
+    dt_free(&d);
+}
+
+static void snoop_version_case(msg_op_t rd, msg_op_t ans, msg_op_t grant, unsigned want_ver)
+{
+    /* GIVEN CN 2 owns the line, version 126 stored; WHEN CN 5 reads, CN 2 answers (with data:
+     * version 127; else its clean copy, still 126); THEN the grant carries the answer's version,
+     * and the entry holds it */
+    dt_t d;
+    dt_init(&d);
+    dir_entry_t e0 = {.state = DIR_EM, .vec = 1u << 2, .ver = 126};
+    cr_assert(dir_ctrl_ref_poke_entry(d.r, L, &e0));
+    msg_t q = req(rd, 5, L, 0x13);
+    dt_in(&d, q);
+    dt_ticks(&d, 100);
+    msg_t s = next_out(&d, rd == OP_RD_SHARED ? OP_BISNP_DATA : OP_BISNP_INV, 2, L);
+    uint64_t od[MSG_WORDS_PER_LINE];
+    line_data(9, od);
+    bool data = ans == OP_BIRSP_I_DATA || ans == OP_BIRSP_S_DATA;
+    msg_t a = birsp(ans, 2, &s, 0, data ? od : NULL);
+    if (data)
+        a.ts = 127;
+    dt_in(&d, a);
+    dt_settle(&d);
+    msg_t g = next_out(&d, grant, 5, L);
+    cr_assert_eq(g.ts, want_ver, "%s after %s carries version %u, want %u", msg_name(grant), msg_name(ans), g.ts,
+                 want_ver);
+    expect_ver(&d, L, want_ver);
+    expect_no_violation(&d);
+    dt_free(&d);
+}
+
+Test(dir_ctrl_ref, a_snoop_answers_version_is_forwarded_to_the_requester)
+{
+    snoop_version_case(OP_RD_SHARED, OP_BIRSP_S_DATA, OP_DATA_S, 127);
+    snoop_version_case(OP_RD_SHARED, OP_BIRSP_I_DATA, OP_DATA_E, 127);
+    snoop_version_case(OP_RD_OWN, OP_BIRSP_I_DATA, OP_DATA_E, 127);
+    snoop_version_case(OP_RD_SHARED, OP_BIRSP_S, OP_DATA_S, 126); /* clean: the stored one */
+    snoop_version_case(OP_RD_OWN, OP_BIRSP_I, OP_DATA_E, 126);
+}
+
+Test(dir_ctrl_ref, a_write_through_updates_the_version_and_a_stale_one_does_not)
+{
+    /* GIVEN CN 2 owns the line, version 3; WHEN it writes through with version 4; THEN the entry
+     * holds 4. GIVEN CN 6 owns it and CN 2's stale bit is set; WHEN CN 2's late write-through
+     * (version 100) arrives; THEN it is stale and the version stays 4. GIVEN CN 2 shares it; WHEN
+     * it upgrades; THEN CMP_E carries 4. */
+    dt_t d;
+    dt_init(&d);
+    dir_entry_t e0 = {.state = DIR_EM, .vec = 1u << 2, .ver = 3};
+    cr_assert(dir_ctrl_ref_poke_entry(d.r, L, &e0));
+    uint64_t nd[MSG_WORDS_PER_LINE];
+    line_data(9, nd);
+    msg_t w = rwd(OP_WT_WR, 2, L, 0xb2, 0x05, nd);
+    w.ts = 4;
+    dt_in(&d, w);
+    dt_settle(&d);
+    expect_answer(&d, OP_CMP, &w, -1);
+    expect_ver(&d, L, 4);
+    /* a write-through from a CN that is not the owner (stale, its bit set) leaves the version */
+    dir_entry_t e1 = {.state = DIR_EM, .vec = 1u << 6, .stale = 1u << 2, .ver = 4};
+    cr_assert(dir_ctrl_ref_poke_entry(d.r, L, &e1));
+    msg_t w2 = rwd(OP_WT_WR, 2, L, 0xb3, 0x01, nd);
+    w2.ts = 100;
+    dt_in(&d, w2);
+    dt_settle(&d);
+    expect_answer(&d, OP_CMP, &w2, -1);
+    expect_ver(&d, L, 4);
+    /* an upgrade's CMP_E carries the version too */
+    dir_entry_t e2 = {.state = DIR_S, .vec = 1u << 2, .ver = 4};
+    cr_assert(dir_ctrl_ref_poke_entry(d.r, L, &e2));
+    msg_t u = req(OP_RD_UPGRADE, 2, L, 0x14);
+    dt_in(&d, u);
+    dt_settle(&d);
+    msg_t g = next_out(&d, OP_CMP_E, 2, L);
+    cr_assert_eq(g.ts, 4);
+    expect_no_violation(&d);
+    dt_free(&d);
+}

@@ -223,17 +223,30 @@ static void mem_read(dir_ctrl_ref_t *r, bool dir, uint64_t addr, int txn)
     r->c.mem_reads++;
 }
 
+#define VER_MASK ((1u << MSG_TS_W) - 1)
+
 /* Entry of local line l in its 64-byte directory line: words 2(l & 3) and 2(l & 3) + 1, bits
- * [1:0] state, [33:2] CN vector, [65:34] stale-write vector. */
+ * [1:0] state, [33:2] CN vector, [65:34] stale-write vector, [72:66] version. */
 static void ent_encode(const dir_entry_t *e, uint64_t w[2])
 {
     w[0] = (uint64_t)(e->state & 3) | (uint64_t)e->vec << 2 | (uint64_t)e->stale << 34;
-    w[1] = (uint64_t)e->stale >> 30;
+    w[1] = (uint64_t)e->stale >> 30 | (uint64_t)(e->ver & VER_MASK) << 2;
 }
 static dir_entry_t ent_decode(const uint64_t w[2])
 {
     return (dir_entry_t){.state = (unsigned)(w[0] & 3), .vec = (uint32_t)(w[0] >> 2),
-                         .stale = (uint32_t)(w[0] >> 34 | w[1] << 30)};
+                         .stale = (uint32_t)(w[0] >> 34 | w[1] << 30),
+                         .ver = (unsigned)(w[1] >> 2) & VER_MASK};
+}
+
+/* The line's version comes with the owner's data (write-back, write-through, snoop answer): it is
+ * the newest, since only the owner commits stores to the line (section 11b). */
+static void set_version(txn_t *t, unsigned ver)
+{
+    if (t->ent.ver != (ver & VER_MASK)) {
+        t->ent.ver = ver & VER_MASK;
+        t->chg = true;
+    }
 }
 
 /* A write of local line l's entry to the directory area (two words of its group). */
@@ -292,6 +305,9 @@ static msg_t response(const dir_ctrl_ref_t *r, const txn_t *t, msg_op_t op, cons
         m.mask = 0xff;
         memcpy(m.data, data, sizeof m.data);
     }
+    /* Every grant carries the line's version (section 11b). */
+    if (op == OP_DATA_E || op == OP_DATA_S || op == OP_CMP_E)
+        m.ts = (uint8_t)t->ent.ver;
     return m;
 }
 
@@ -564,6 +580,8 @@ static void txn_decide(dir_ctrl_ref_t *r, int i)
                 t->tr = DIR_TR_EM_WtWr;
                 mem_write(r, false, t->lline, t->req.data, t->req.mask);
             }
+            if (op != OP_CLEAN_EVICT && !(r->mutate & DIR_MUT_WR_NO_VERSION))
+                set_version(t, t->req.ts);
             r->c.tr[t->tr]++;
             served(r, t);
             tx_push(r, &m); /* a write's CMP leaves when memory has taken it (the port is in order) */
@@ -654,6 +672,8 @@ static void ev_birsp(dir_ctrl_ref_t *r, const msg_t *m)
         mem_write(r, false, t->lline, m->data, 0xff);
         memcpy(t->data, m->data, sizeof t->data);
         t->have_data = true;
+        if (!(r->mutate & DIR_MUT_SNOOP_NO_VERSION))
+            set_version(t, m->ts);
     }
     if (t->await)
         return;
@@ -887,11 +907,12 @@ void dir_ctrl_ref_dump(const dir_ctrl_ref_t *r, FILE *f)
         const txn_t *t = &r->t[k];
         if (t->st == T_FREE)
             continue;
-        fprintf(f, "    txn %u: %s %s from CN %u line 0x%llx (arrival %llu), %s, entry %s vec 0x%x stale 0x%x, "
-                   "awaiting answers 0x%x%s, next %d\n",
+        fprintf(f, "    txn %u: %s %s from CN %u line 0x%llx (arrival %llu), %s, entry %s vec 0x%x stale 0x%x "
+                   "version %u, awaiting answers 0x%x%s, next %d\n",
                 k, st[t->st], msg_name(t->req.opcode), t->req.src, (unsigned long long)t->req.addr,
                 (unsigned long long)t->seq, t->st == T_RUN ? dir_tr_name(t->tr) : "-",
-                t->ent.state == DIR_I ? "I" : t->ent.state == DIR_S ? "S" : "EM", t->ent.vec, t->ent.stale, t->await,
+                t->ent.state == DIR_I ? "I" : t->ent.state == DIR_S ? "S" : "EM", t->ent.vec, t->ent.stale,
+                t->ent.ver, t->await,
                 t->rd_pending ? ", memory data" : "", t->next);
     }
 }

@@ -40,6 +40,8 @@ enum {
     DIR_MUT_LIFO_WAIT = 1u << 5,       /* a new request of a busy line goes first, not last */
     DIR_MUT_KEEP_OLD_OWNER = 1u << 6,  /* EM_RdS: an owner that answered I stays a sharer */
     DIR_MUT_KEEP_STALE_BIT = 1u << 7,  /* a served request leaves its CN's stale-write bit set */
+    DIR_MUT_WR_NO_VERSION = 1u << 8,   /* EM_DirtyEvict / EM_WtWr keep the old version, not the write's */
+    DIR_MUT_SNOOP_NO_VERSION = 1u << 9, /* an owner's snoop answer with data leaves the version as it was */
 };
 
 typedef struct dir_ctrl_ref dir_ctrl_ref_t;

@@ -45,12 +45,12 @@ static bool hr_peek_line(void *h, uint64_t addr, uint64_t data[MSG_WORDS_PER_LIN
 {
     return dir_ctrl_ref_mem_peek(((home_ref_t *)h)->r, addr, data);
 }
-static bool hr_peek_dir(void *h, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale)
+static bool hr_peek_dir(void *h, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale, unsigned *ver)
 {
     dir_entry_t e;
     if (!dir_ctrl_ref_peek_entry(((home_ref_t *)h)->r, addr, &e))
         return false;
-    *state = e.state, *vec = e.vec, *stale = e.stale;
+    *state = e.state, *vec = e.vec, *stale = e.stale, *ver = e.ver;
     return true;
 }
 static uint64_t hr_violations(void *h)

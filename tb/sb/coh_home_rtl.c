@@ -63,7 +63,7 @@ static bool hr_peek_line(void *hv, uint64_t addr, uint64_t data[MSG_WORDS_PER_LI
 /* The directory entry as DRAM holds it, after a WALK through the management port: with no failed
  * CN the walk changes nothing, but it writes the directory cache back first. One walk serves every
  * look-up until the home runs again. */
-static bool hr_peek_dir(void *hv, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale)
+static bool hr_peek_dir(void *hv, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale, unsigned *ver)
 {
     home_rtl_t *h = hv;
     if (dir_addr_mn(addr, h->cfg.mn_shift, h->cfg.gran_shift) != h->cfg.mn_idx)
@@ -85,7 +85,7 @@ static bool hr_peek_dir(void *hv, uint64_t addr, unsigned *state, uint32_t *vec,
     }
     dir_entry_t e;
     dir_drv_entry_peek(h->d, (uint32_t)l, &e);
-    *state = e.state, *vec = e.vec, *stale = e.stale;
+    *state = e.state, *vec = e.vec, *stale = e.stale, *ver = e.ver;
     return true;
 }
 

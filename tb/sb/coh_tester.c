@@ -9,6 +9,7 @@
 #define W MSG_WORDS_PER_LINE
 #define WIF 0x4u /* flags bit 2 on a BIRSP: WR_IN_FLIGHT */
 #define NEVER UINT64_MAX
+#define VER_MASK ((1u << MSG_TS_W) - 1)
 
 /* Cache states of a line in an agent, and the request it has outstanding for it. */
 enum { CS_I, CS_S, CS_E, CS_M };
@@ -31,6 +32,7 @@ typedef struct cline {
     int st;
     bool dirty;
     uint64_t data[W];
+    uint64_t ver; /* the line's version as this CN holds it (unwrapped; meaningful in S, E, M) */
     int pend;
     bool void_g, keep_s, has_def;
     msg_t def;
@@ -279,7 +281,8 @@ static void agent_send(coh_tester_t *t, coh_agent_t *a, msg_t *m)
     link_push(t, m, true, h);
 }
 
-static void send_req(coh_tester_t *t, coh_agent_t *a, op_t *o, msg_op_t opc, const uint64_t *data, uint8_t mask)
+static void send_req(coh_tester_t *t, coh_agent_t *a, op_t *o, msg_op_t opc, const uint64_t *data, uint8_t mask,
+                     uint64_t ver)
 {
     o->tag = new_tag(t, a);
     o->core = (uint8_t)rng_below(&a->rng, 1u << MSG_CORE_ID_W);
@@ -288,6 +291,8 @@ static void send_req(coh_tester_t *t, coh_agent_t *a, op_t *o, msg_op_t opc, con
         a->wt_wif[o->li] = 0;
     o->t_sent = t->cycle;
     msg_t m = {.opcode = opc, .core = o->core, .tag = o->tag, .addr = o->addr};
+    if (opc == OP_DIRTY_EVICT || (opc == OP_WT_WR && o->cl >= 0))
+        m.ts = (uint8_t)(ver & VER_MASK);
     if (data) {
         m.mask = mask;
         for (unsigned w = 0; w < W; w++)
@@ -325,8 +330,22 @@ static void check_line(coh_tester_t *t, coh_agent_t *a, const cline_t *c, const 
         }
 }
 
-static void install(coh_tester_t *t, coh_agent_t *a, cline_t *c, const uint64_t *data, int st, const char *how)
+/* A grant's version must be the line's true version (mod 2^MSG_TS_W): the home has it from the
+ * last writer's write-back or snoop answer, or kept it since. */
+static void check_grant_ver(coh_tester_t *t, coh_agent_t *a, const cline_t *c, const msg_t *m)
 {
+    uint64_t v = t->sver[c->li];
+    if (m->ts != (v & VER_MASK))
+        fail(t, "%s to CN %u for line 0x%llx carries version %u, the line's true version is %llu (%llu mod %u)",
+             msg_name(m->opcode), a->cn, (unsigned long long)c->addr, m->ts, (unsigned long long)v,
+             (unsigned long long)(v & VER_MASK), VER_MASK + 1);
+}
+
+static void install(coh_tester_t *t, coh_agent_t *a, cline_t *c, const msg_t *m, int st, const char *how)
+{
+    const uint64_t *data = m->data;
+    check_grant_ver(t, a, c, m);
+    c->ver = t->sver[c->li];
     memcpy(c->data, data, sizeof c->data);
     c->st = st;
     c->dirty = false;
@@ -347,6 +366,13 @@ static void do_write(coh_tester_t *t, coh_agent_t *a, cline_t *c, const op_t *o)
             return;
         }
     }
+    /* The writer must hold the line's true version: the commit gets the next one. */
+    if (c->ver != t->sver[c->li]) {
+        fail(t, "CN %u writes line 0x%llx holding version %llu, the line's true version is %llu", a->cn,
+             (unsigned long long)c->addr, (unsigned long long)c->ver, (unsigned long long)t->sver[c->li]);
+        return;
+    }
+    c->ver = ++t->sver[c->li];
     uint64_t *sh = &t->shadow[(size_t)c->li * W];
     for (unsigned w = 0; w < W; w++)
         if (o->mask >> w & 1)
@@ -366,7 +392,7 @@ static void op_step(coh_tester_t *t, coh_agent_t *a, op_t *o)
             op_done(t, a, o);
         } else {
             c->pend = P_RDS;
-            send_req(t, a, o, OP_RD_SHARED, NULL, 0);
+            send_req(t, a, o, OP_RD_SHARED, NULL, 0, 0);
         }
         return;
     case K_STORE:
@@ -375,16 +401,16 @@ static void op_step(coh_tester_t *t, coh_agent_t *a, op_t *o)
             do_write(t, a, c, o);
             if (o->kind == K_WT) {
                 c->pend = P_WT;
-                send_req(t, a, o, OP_WT_WR, o->val, o->mask);
+                send_req(t, a, o, OP_WT_WR, o->val, o->mask, c->ver);
             } else {
                 op_done(t, a, o);
             }
         } else if (c->st == CS_S) { /* never RD_OWN from S (section 11c, the CN's side) */
             c->pend = P_UPG;
-            send_req(t, a, o, OP_RD_UPGRADE, NULL, 0);
+            send_req(t, a, o, OP_RD_UPGRADE, NULL, 0, 0);
         } else {
             c->pend = P_RDOWN;
-            send_req(t, a, o, OP_RD_OWN, NULL, 0);
+            send_req(t, a, o, OP_RD_OWN, NULL, 0, 0);
         }
         return;
     case K_EVICT:
@@ -393,12 +419,12 @@ static void op_step(coh_tester_t *t, coh_agent_t *a, op_t *o)
         } else if (c->dirty) {
             c->pend = P_DIRTY_EV;
             c->st = CS_I; /* the line leaves; its data stays for a snoop that crosses the eviction */
-            send_req(t, a, o, OP_DIRTY_EVICT, c->data, 0xff);
+            send_req(t, a, o, OP_DIRTY_EVICT, c->data, 0xff, c->ver);
             t->st.dirty_evicts++;
         } else {
             c->pend = P_CLEAN_EV;
             c->st = CS_I;
-            send_req(t, a, o, OP_CLEAN_EVICT, NULL, 0);
+            send_req(t, a, o, OP_CLEAN_EVICT, NULL, 0, 0);
         }
         return;
     }
@@ -505,6 +531,7 @@ static void snoop(coh_tester_t *t, coh_agent_t *a, const msg_t *m, bool allow_de
     if (r.opcode == OP_BIRSP_I_DATA || r.opcode == OP_BIRSP_S_DATA) {
         r.mask = 0xff;
         memcpy(r.data, c->data, sizeof r.data);
+        r.ts = (uint8_t)(c->ver & VER_MASK);
         t->st.data_answers++;
     }
     if (r.flags & WIF)
@@ -606,19 +633,24 @@ static void agent_rx(coh_tester_t *t, coh_agent_t *a, const msg_t *m)
         if (ok && v)
             voided = true;
         else if (ok)
-            install(t, a, c, m->data, ks || m->opcode == OP_DATA_S ? CS_S : CS_E, "installs (read)");
+            install(t, a, c, m, ks || m->opcode == OP_DATA_S ? CS_S : CS_E, "installs (read)");
         break;
     case P_RDOWN:
         ok = m->opcode == OP_DATA_E;
         if (ok && v)
             voided = true;
         else if (ok)
-            install(t, a, c, m->data, ks ? CS_S : CS_E, "installs (read for ownership)");
+            install(t, a, c, m, ks ? CS_S : CS_E, "installs (read for ownership)");
         break;
     case P_UPG:
         if (m->opcode == OP_CMP_E) {
             if (c->st == CS_S && !v && !ks) {
                 check_line(t, a, c, "upgrades");
+                check_grant_ver(t, a, c, m);
+                if (c->ver != t->sver[c->li])
+                    fail(t, "CN %u upgrades line 0x%llx holding version %llu in S, the line's true version is %llu",
+                         a->cn, (unsigned long long)c->addr, (unsigned long long)c->ver,
+                         (unsigned long long)t->sver[c->li]);
                 c->st = CS_E;
             } else {
                 if (c->st == CS_I && c->has_def) {
@@ -637,7 +669,7 @@ static void agent_rx(coh_tester_t *t, coh_agent_t *a, const msg_t *m)
             if (v)
                 voided = true;
             else
-                install(t, a, c, m->data, ks ? CS_S : CS_E, "installs (upgrade after losing S)");
+                install(t, a, c, m, ks ? CS_S : CS_E, "installs (upgrade after losing S)");
         } else {
             ok = false;
         }
@@ -702,7 +734,7 @@ static void agent_issue(coh_tester_t *t, coh_agent_t *a)
         if (rng_chance(&a->rng, 0.5)) {
             o->kind = K_LNR_RD;
             t->st.lnr_rds++;
-            send_req(t, a, o, OP_LNR_RD, NULL, 0);
+            send_req(t, a, o, OP_LNR_RD, NULL, 0, 0);
         } else {
             o->kind = K_LNR_WR;
             t->st.lnr_wrs++;
@@ -723,7 +755,7 @@ static void agent_issue(coh_tester_t *t, coh_agent_t *a)
                     o->hidx[w] = x->n;
                     x->w[x->n++] = (lnr_wr_t){.val = o->val[w], .t_issue = t->cycle, .t_done = NEVER};
                 }
-            send_req(t, a, o, OP_LNR_WR, o->val, o->mask);
+            send_req(t, a, o, OP_LNR_WR, o->val, o->mask, 0);
         }
         return;
     }
@@ -820,12 +852,13 @@ void coh_tester_init(coh_tester_t *t, const coh_cfg_t *cfg, uint64_t seed, coh_h
     unsigned n = cfg->nlines + cfg->nlnr;
     t->addr = calloc(n, sizeof *t->addr);
     t->shadow = calloc((size_t)cfg->nlines * W, sizeof *t->shadow);
+    t->sver = calloc(cfg->nlines, sizeof *t->sver);
     t->lnr = calloc((size_t)(cfg->nlnr ? cfg->nlnr : 1) * W, sizeof *t->lnr);
     for (t->hcap = 16; t->hcap < 4 * (size_t)n; t->hcap *= 2)
         ;
     t->hkey = calloc(2 * t->hcap, sizeof *t->hkey);
     t->pair_last = calloc(64 * 64, sizeof *t->pair_last);
-    if (!t->addr || !t->shadow || !t->lnr || !t->hkey || !t->pair_last)
+    if (!t->addr || !t->shadow || !t->sver || !t->lnr || !t->hkey || !t->pair_last)
         abort();
     uint64_t total = cfg->lines_per_mn << cfg->mn_shift;
     for (unsigned i = 0; i < n; i++) {
@@ -893,6 +926,7 @@ void coh_tester_free(coh_tester_t *t)
     free(t->lnr);
     free(t->addr);
     free(t->shadow);
+    free(t->sver);
     free(t->hkey);
     free(t->fl);
     free(t->pair_last);
@@ -1056,6 +1090,11 @@ static void final_checks(coh_tester_t *t)
                 owners |= 1u << i;
             dirty |= c->dirty;
             check_line(t, &t->ag[i], c, "holds at the end");
+            if (c->ver != t->sver[li]) {
+                fail(t, "at the end CN %u holds line 0x%llx with version %llu, the line's true version is %llu", i,
+                     (unsigned long long)addr, (unsigned long long)c->ver, (unsigned long long)t->sver[li]);
+                return;
+            }
         }
         if (owners & (owners - 1) || (owners && sharers)) {
             fail(t, "at the end line 0x%llx has owners 0x%x and sharers 0x%x", (unsigned long long)addr, owners,
@@ -1071,9 +1110,17 @@ static void final_checks(coh_tester_t *t)
                          (unsigned long long)addr, w, (unsigned long long)mem[w], (unsigned long long)sh[w]);
                     return;
                 }
-        unsigned state;
+        unsigned state, ver;
         uint32_t vec, stale;
-        if (h->ops->peek_dir && h->ops->peek_dir(h->h, addr, &state, &vec, &stale)) {
+        if (h->ops->peek_dir && h->ops->peek_dir(h->h, addr, &state, &vec, &stale, &ver)) {
+            /* The home's version is the line's unless a CN holds newer writes (M). */
+            if (!dirty && ver != (t->sver[li] & VER_MASK)) {
+                fail(t, "at the end the directory of line 0x%llx holds version %u, the line's true version is %llu "
+                        "(%llu mod %u) and no CN holds it dirty",
+                     (unsigned long long)addr, ver, (unsigned long long)t->sver[li],
+                     (unsigned long long)(t->sver[li] & VER_MASK), VER_MASK + 1);
+                return;
+            }
             unsigned want = owners ? DIR_EM : sharers ? DIR_S : DIR_I;
             uint32_t wvec = owners | sharers;
             if (state != want || vec != wvec || (stale & ~may_stale)) {

@@ -40,7 +40,13 @@
  *   the last committed store");
  * - when the home can show its directory: the entry says exactly who holds the line (I, S(sharers),
  *   EM(owner)) and no stale-write bit is left;
- * - the homes counted no violation; every LNR word in memory is an allowed final value.
+ * - the homes counted no violation; every LNR word in memory is an allowed final value;
+ * - versions (docs/architecture.md section 11b): every completed write adds one to its line's
+ *   true version; the writing CN must hold the true version when it writes (it came with the
+ *   grant, from the previous writer through the home); every grant a CN installs (DATA_S, DATA_E,
+ *   CMP_E) must carry the true version mod 2^MSG_TS_W; writes and snoop answers with data carry
+ *   the writer's; at quiescence every entry the home shows holds the true version unless a CN
+ *   holds the line in M (its version then is the true one).
  *
  * Replay: everything random is drawn from seeded streams; the same cfg and seed give the same run. */
 #ifndef COH_TESTER_H
@@ -68,8 +74,9 @@ typedef struct coh_home_ops {
     bool (*idle)(void *h);
     /** Memory contents of global line addr (false: not this home's). */
     bool (*peek_line)(void *h, uint64_t addr, uint64_t data[MSG_WORDS_PER_LINE]);
-    /** Optional: the directory entry of global line addr (state 0 I, 1 S, 2 EM). */
-    bool (*peek_dir)(void *h, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale);
+    /** Optional: the directory entry of global line addr (state 0 I, 1 S, 2 EM; ver: the line's
+     *  version mod 2^MSG_TS_W). */
+    bool (*peek_dir)(void *h, uint64_t addr, unsigned *state, uint32_t *vec, uint32_t *stale, unsigned *ver);
     /** Optional: violations the home counted. */
     uint64_t (*violations)(void *h);
     /** Optional: print what the home waits for. */
@@ -139,6 +146,7 @@ typedef struct coh_tester {
     coh_agent_t *ag;
     uint64_t *addr;   /* SCR lines used (nlines), then LNR lines (nlnr) */
     uint64_t *shadow; /* per SCR line used: 8 words, the last completed write */
+    uint64_t *sver;   /* per SCR line used: its true version (completed writes, unwrapped) */
     coh_lnr_hist_t *lnr; /* per LNR line used, per word: its writes */
     uint64_t *hkey;   /* addr -> index + 1, open addressing */
     size_t hcap;
