@@ -27,6 +27,7 @@ enum { R_DONE, R_COMMIT };
 typedef struct rec {
     int what;
     uint64_t tag, v, t;
+    unsigned ver; /* a commit's version */
 } rec_t;
 
 typedef struct fx {
@@ -103,6 +104,11 @@ static void fx_until(fx_t *f, uint64_t t)
     kernel_at(&f->k, t, nop, NULL, 0);
     kernel_run(&f->k, t);
 }
+/* When an access called at t with a round trip of n core cycles is performed. */
+static uint64_t fx_after_from(fx_t *f, uint64_t t, uint64_t n)
+{
+    return clock_edge(&f->clk, clock_cycle_at_or_after(&f->clk, t) + n);
+}
 /* When an access called now with a round trip of n core cycles is performed. */
 static uint64_t fx_after(fx_t *f, uint64_t n)
 {
@@ -122,13 +128,13 @@ static void on_done(void *obj, uint64_t tag, uint64_t v)
 {
     fx_t *f = obj;
     cr_assert_lt(f->nrec, 256);
-    f->rec[f->nrec++] = (rec_t){R_DONE, tag, v, f->k.now};
+    f->rec[f->nrec++] = (rec_t){R_DONE, tag, v, f->k.now, 0};
 }
-static void on_commit(void *obj, uint64_t tag, uint64_t v)
+static void on_commit(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
     fx_t *f = obj;
     cr_assert_lt(f->nrec, 256);
-    f->rec[f->nrec++] = (rec_t){R_COMMIT, tag, v, f->k.now};
+    f->rec[f->nrec++] = (rec_t){R_COMMIT, tag, v, f->k.now, version};
 }
 static const rec_t *fx_rec(const fx_t *f, int what, uint64_t tag)
 {
@@ -1083,6 +1089,7 @@ static cn_sys_result_t random_runs(const cn_sys_cfg_t *cfg, const char *test, ui
         sum.wif += r.wif, sum.upg_lost += r.upg_lost, sum.void_cmp_e += r.void_cmp_e;
         sum.ev_clean += r.ev_clean, sum.ev_dirty += r.ev_dirty, sum.ev_lnr += r.ev_lnr, sum.merges += r.merges;
         sum.alloc_waits += r.alloc_waits, sum.l3_misses += r.l3_misses, sum.stale_wr += r.stale_wr;
+        sum.commits_checked += r.commits_checked;
     }
     return sum;
 }
@@ -1103,6 +1110,8 @@ Test(cn_mem, random_three_cns_one_home)
     cr_assert_gt(s.ev_lnr, 6 * n);
     cr_assert_gt(s.merges, 300 * n);
     cr_assert_gt(s.reordered, 150 * n);
+    cr_assert_gt(s.commits_checked, 500 * n, "commits whose version was checked: %llu",
+                 (unsigned long long)s.commits_checked);
 }
 
 Test(cn_mem, random_two_homes_interleaved_by_line)
@@ -1229,6 +1238,7 @@ Test(cn_mem, random_bench_catches_each_deliberate_bug)
     caught(CN_MUT_SILENT_CLEAN_DROP, "clean coherent victims dropped silently");
     caught(CN_MUT_DOWNGRADE_LOSES_DATA, "a downgrade losing the owner's dirty words");
     caught(CN_MUT_LNR_WRITE_ALL, "LNR write-backs carrying clean (stale) words");
+    caught(CN_MUT_VERSION_NOT_KEPT, "lines' versions neither taken from grants nor counted by commits");
 }
 
 Test(cn_mem, a_random_run_replays_exactly_from_its_seed)
@@ -1245,4 +1255,95 @@ Test(cn_mem, a_random_run_replays_exactly_from_its_seed)
               "two runs of seed 7 differ");
     cn_sys_run(&c, 8, NULL, &b);
     cr_assert(a.sim_ps != b.sim_ps || a.l3_misses != b.l3_misses, "another seed gives the same run");
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Versions (docs/architecture.md section 11b) and acquire */
+
+Test(cn_mem, a_lines_version_comes_with_the_grant_goes_up_per_commit_and_leaves_with_the_data)
+{
+    /* GIVEN a CN with no copy of line 40
+     * WHEN core 0 acquires it (DATA_E with version 126), then core 0 stores two words in one
+     *      entry, core 1 stores (the line moves between the cores' L1s), core 0 does a FADD, and a
+     *      BISNP_INV takes the line
+     * THEN the acquire is done when the DATA_E is in; the commits report 127, 0 (wrapped), 1; the
+     *      snoop answer carries the data and version 1; a local store and an LNR-free check:
+     *      a local line's commit reports 0 */
+    fx_t *f = fx_new(NULL);
+    f->mi->acquire(f->mi->obj, 0, ra(40, 1), on_done, f, 1);
+    fx_run(f);
+    msg_t q = fx_next(f, OP_RD_OWN, 40);
+    fx_not_done(f, 1);
+    uint64_t d[W];
+    line_data(d, 0x500);
+    msg_t g = {.opcode = OP_DATA_E, .src = q.dst, .dst = CN, .core = q.core, .tag = q.tag, .addr = q.addr,
+               .mask = 0xff, .ts = 126};
+    memcpy(g.data, d, sizeof g.data);
+    cr_assert_null(msg_check(&g));
+    cn_mem_deliver(f->c, &g);
+    fx_run(f);
+    cr_assert_not_null(fx_rec(f, R_DONE, 1), "the acquire is done once the grant is in");
+    cr_assert_eq(probe(f, ra(40, 0)).ver, 126);
+    uint64_t w2[W] = {0, 11, 12};
+    st_mask(f, 0, ra(40, 0), 0x06, w2, false, 2);
+    fx_run(f);
+    st(f, 1, ra(40, 3), 13, false, 3);
+    fx_run(f);
+    rmw(f, 0, ra(40, 4), MEM_RMW_FADD, 5, 0, false, 4);
+    fx_run(f);
+    const unsigned want[] = {127, 0, 1};
+    for (unsigned i = 0; i < 3; i++) {
+        const rec_t *r = fx_rec(f, R_COMMIT, 2 + i);
+        cr_assert_not_null(r);
+        cr_assert_eq(r->ver, want[i], "commit %u reports version %u, want %u", i, r->ver, want[i]);
+    }
+    fx_nothing_sent(f);
+    fx_snoop(f, OP_BISNP_INV, 40, 7);
+    msg_t a = fx_next(f, OP_BIRSP_I_DATA, 40);
+    cr_assert_eq(a.ts, 1, "the snoop answer carries version %u, want 1", a.ts);
+    cr_assert_null(msg_check(&a));
+    /* a local line has no version */
+    st(f, 0, la(3, 0), 9, false, 8);
+    fx_run(f);
+    cr_assert_eq(fx_rec(f, R_COMMIT, 8)->ver, 0);
+    /* acquiring a line the L1 already owns: done after the L1's round trip, nothing sent */
+    st(f, 0, la(4, 0), 9, false, 9);
+    fx_run(f);
+    uint64_t t0 = f->k.now;
+    f->mi->acquire(f->mi->obj, 0, la(4, 0), on_done, f, 10);
+    fx_run(f);
+    cr_assert_eq(fx_rec(f, R_DONE, 10)->t, fx_after_from(f, t0, 5));
+    fx_free(f);
+}
+
+Test(cn_mem, a_dirty_eviction_and_a_write_through_carry_the_lines_version)
+{
+    /* GIVEN core 0 owns line 50 (DATA_E, version 9)
+     * WHEN it writes through one word, then stores one word and the line is flushed
+     * THEN WT_WR carries 10 and DIRTY_EVICT carries 11 */
+    fx_t *f = fx_new(NULL);
+    st(f, 0, ra(50, 0), 1, false, 1);
+    fx_run(f);
+    msg_t q = fx_next(f, OP_RD_OWN, 50);
+    uint64_t d[W];
+    line_data(d, 0x600);
+    msg_t g = {.opcode = OP_DATA_E, .src = q.dst, .dst = CN, .core = q.core, .tag = q.tag, .addr = q.addr,
+               .mask = 0xff, .ts = 9};
+    memcpy(g.data, d, sizeof g.data);
+    cn_mem_deliver(f->c, &g);
+    fx_run(f);
+    cr_assert_eq(fx_rec(f, R_COMMIT, 1)->ver, 10);
+    st(f, 0, ra(50, 1), 2, true, 2);
+    fx_run(f);
+    msg_t w = fx_next(f, OP_WT_WR, 50);
+    cr_assert_eq(w.ts, 11, "WT_WR carries version %u, want 11", w.ts);
+    fx_answer(f, &w, OP_CMP, NULL);
+    st(f, 0, ra(50, 2), 3, false, 3);
+    fx_run(f);
+    fl(f, 0, ra(50, 0), 4);
+    fx_run(f);
+    msg_t e = fx_next(f, OP_DIRTY_EVICT, 50);
+    cr_assert_eq(e.ts, 12, "DIRTY_EVICT carries version %u, want 12", e.ts);
+    cr_assert_null(msg_check(&e));
+    fx_free(f);
 }

@@ -573,8 +573,15 @@ static void spy_prefetch(void *obj, unsigned core, uint64_t addr)
     s->in.prefetch_x(s->in.obj, core, addr);
 }
 
+static void spy_acquire(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    spy_t *s = obj;
+    spy_check(s);
+    s->in.acquire(s->in.obj, core, addr, done, dobj, tag);
+}
+
 static void spy_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
-                      mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                      mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     spy_t *s = obj;
     spy_check(s);
@@ -582,7 +589,7 @@ static void spy_store(void *obj, unsigned core, uint64_t line, uint8_t mask, con
 }
 
 static void spy_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
-                    mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                    mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     spy_t *s = obj;
     spy_check(s);
@@ -600,7 +607,8 @@ static void spy_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done,
 static void sys_spy(sys_t *s, const core_params_t *cp, spy_t *spy)
 {
     *spy = (spy_t){.in = *flat_mem_port(s->fm, 0), .k = &s->k};
-    mem_if_t m = {.obj = spy, .load = spy_load, .prefetch_x = spy_prefetch, .store = spy_store, .rmw = spy_rmw,
+    mem_if_t m = {.obj = spy, .load = spy_load, .prefetch_x = spy_prefetch, .acquire = spy_acquire,
+                  .store = spy_store, .rmw = spy_rmw,
                   .flush = spy_flush};
     core_free(s->c[0]);
     stats_free(&s->st);

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "cn/addr.h"
 #include "rng.h"
 #include "sb/flat_mem.h"
 #include "tb_seed.h"
@@ -9,6 +10,7 @@
 typedef struct log {
     kernel_t *k;
     uint64_t t[16], v[16], tag[16];
+    unsigned ver[16]; /* committed: the version reported */
     char what[16];
     unsigned n;
 } log_t;
@@ -22,7 +24,12 @@ static void rec(log_t *l, char what, uint64_t tag, uint64_t v)
     l->v[l->n++] = v;
 }
 static void cb_done(void *obj, uint64_t tag, uint64_t v) { rec(obj, 'd', tag, v); }
-static void cb_committed(void *obj, uint64_t tag, uint64_t v) { rec(obj, 'c', tag, v); }
+static void cb_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
+{
+    log_t *l = obj;
+    l->ver[l->n] = version;
+    rec(l, 'c', tag, v);
+}
 
 Test(flat_mem, accesses_perform_at_their_completion)
 {
@@ -131,5 +138,59 @@ Test(flat_mem, bad_parameters_are_refused)
     cr_assert_null(flat_mem_create(&k, &p));
     p = (flat_mem_params_t){.lat_min_ps = 5, .lat_max_ps = 10, .max_ports = 0};
     cr_assert_null(flat_mem_create(&k, &p));
+    kernel_free(&k);
+}
+
+Test(flat_mem, every_commit_adds_one_to_its_lines_version_and_acquire_answers_after_the_latency)
+{
+    /* GIVEN a memory of latency 100 ps
+     * WHEN a store of three words, a failed CAS, a FADD and another store hit one remote line, a
+     *      store hits another remote line and one a local line, and an acquire is asked
+     * THEN the versions reported are 1, 2, 3 on the first line (the failed CAS adds nothing),
+     *      1 on the second, 0 on the local line; the acquire is done at +100 ps; 200 more commits
+     *      wrap the reported version mod 128 while flat_mem_version counts on */
+    kernel_t k;
+    kernel_init(&k);
+    flat_mem_params_t p = {.lat_min_ps = 100, .lat_max_ps = 100, .seed = 1, .max_ports = 1};
+    flat_mem_t *fm = flat_mem_create(&k, &p);
+    const mem_if_t *m = flat_mem_port(fm, 0);
+    log_t l = {.k = &k};
+    uint64_t w[8] = {1, 2, 3};
+    m->store(m->obj, 0, 0x200, 0x07, w, false, cb_committed, cb_done, &l, 1);
+    kernel_run(&k, UINT64_MAX);
+    m->rmw(m->obj, 0, 0x208, MEM_RMW_CAS, 99, 5, false, cb_committed, cb_done, &l, 2);
+    kernel_run(&k, UINT64_MAX);
+    m->rmw(m->obj, 0, 0x210, MEM_RMW_FADD, 1, 0, false, cb_committed, cb_done, &l, 3);
+    kernel_run(&k, UINT64_MAX);
+    m->store(m->obj, 0, 0x200, 0x80, w, false, cb_committed, cb_done, &l, 4);
+    m->store(m->obj, 0, 0x240, 0x01, w, false, cb_committed, cb_done, &l, 5);
+    m->store(m->obj, 0, ADDR_LOCAL_BASE + 0x40, 0x01, w, false, cb_committed, cb_done, &l, 6);
+    kernel_run(&k, UINT64_MAX);
+    const unsigned want_tag[] = {1, 3, 4, 5, 6}, want_ver[] = {1, 2, 3, 1, 0};
+    unsigned c = 0;
+    for (unsigned i = 0; i < l.n; i++)
+        if (l.what[i] == 'c') {
+            cr_assert_lt(c, 5);
+            cr_assert(l.tag[i] == want_tag[c] && l.ver[i] == want_ver[c], "commit %u: tag %llu version %u, want %u %u",
+                      c, (unsigned long long)l.tag[i], l.ver[i], want_tag[c], want_ver[c]);
+            c++;
+        }
+    cr_assert_eq(c, 5);
+    cr_assert_eq(flat_mem_version(fm, 0x238), 3);
+    cr_assert_eq(flat_mem_version(fm, ADDR_LOCAL_BASE + 0x40), 0);
+    log_t a = {.k = &k};
+    uint64_t t0 = k.now;
+    m->acquire(m->obj, 0, 0x208, cb_done, &a, 7);
+    kernel_run(&k, UINT64_MAX);
+    cr_assert(a.n == 1 && a.what[0] == 'd' && a.tag[0] == 7 && a.t[0] == t0 + 100);
+    cr_assert_eq(flat_mem_counts(fm, 0)->acquires, 1);
+    for (unsigned i = 0; i < 200; i++) {
+        log_t x = {.k = &k};
+        m->store(m->obj, 0, 0x200, 0x01, w, false, cb_committed, cb_done, &x, 8);
+        kernel_run(&k, UINT64_MAX);
+        cr_assert_eq(x.ver[0], (3 + i + 1) % 128);
+    }
+    cr_assert_eq(flat_mem_version(fm, 0x200), 203);
+    flat_mem_free(fm);
     kernel_free(&k);
 }

@@ -40,7 +40,8 @@ typedef struct op {
     bool wt;
     mem_rmw_e rop;
     uint64_t a, b;
-    mem_done_fn done, committed;
+    mem_done_fn done;
+    mem_commit_fn committed;
     void *dobj;
     uint64_t tag;
     uint64_t t_call;
@@ -66,6 +67,7 @@ typedef struct lt {
     msg_t held;
     uint64_t buf[W]; /* eviction buffer, or the words of a write-through */
     uint8_t bmask;
+    uint8_t bver;    /* the line's version sent with a DIRTY_EVICT or WT_WR (section 11b) */
     op_t *wt_op;     /* the store or rmw whose write-through is out */
     op_t *flushers;  /* flushes that complete with this eviction's CMP */
     op_t *wq, *wq_tail; /* accesses waiting for the line, in arrival order */
@@ -97,6 +99,10 @@ struct cn_mem {
     clock_domain_t clk;
     mem_if_t mif;
     cache_t *l1[CN_MEM_MAX_CORES], *l2[CN_MEM_MAX_CORES], *l3;
+    /* The version of each L3 line (docs/architecture.md section 11b), beside the L3's array: an
+     * inclusive L3 holds every line a core holds, so one version per L3 line serves the L3 and
+     * its private copies. Coherent lines only; LNR and local lines keep 0. */
+    uint8_t *l3ver;
     dram_t *dram;
     unsigned mn_shift, gran_shift;
     lt_t *bucket[LT_BUCKETS];
@@ -128,6 +134,23 @@ static cache_line_t *l3_line(const cn_mem_t *c, uint64_t key)
 {
     cache_line_t *L = cache_find(c->l3, key);
     return L && L->state >= CN_L3_S ? L : NULL;
+}
+
+#define VER_MASK ((1u << MSG_TS_W) - 1)
+
+/* The version of L3 line L. */
+static uint8_t *l3_ver(const cn_mem_t *c, const cache_line_t *L) { return &c->l3ver[L - c->l3->line]; }
+
+/* A commit to L (a store entry, whatever its word count, or an rmw that writes): a coherent line's
+ * version goes one up; returns the new one (0 for LNR and local lines, which have none). */
+static unsigned commit_version(const cn_mem_t *c, const cache_line_t *L)
+{
+    if (L->state != CN_L3_OWN)
+        return 0;
+    uint8_t *v = l3_ver(c, L);
+    if (!(c->p.mutate & CN_MUT_VERSION_NOT_KEPT))
+        *v = (uint8_t)((*v + 1) & VER_MASK);
+    return *v;
 }
 
 /* May a core get write permission from this L3 line without asking anyone? */
@@ -329,6 +352,8 @@ static void send_req(cn_mem_t *c, lt_t *t, msg_op_t opc, unsigned core)
     t->t_out = c->k->now;
     msg_t m = {.opcode = opc, .dst = (uint8_t)home_of(c, t->key), .core = (uint8_t)core, .tag = t->tag,
                .addr = addr_gline(t->key)};
+    if (opc == OP_DIRTY_EVICT || opc == OP_WT_WR)
+        m.ts = t->bver;
     if (msg_data_kind(opc) != MSG_DATA_NONE) {
         m.mask = t->bmask;
         for (unsigned w = 0; w < W; w++)
@@ -557,6 +582,7 @@ static bool l3_evict(cn_mem_t *c, cache_line_t *L, op_t *fop)
         t->ev_snooped = false;
         memcpy(t->buf, L->data, sizeof t->buf);
         t->bmask = 0xff;
+        t->bver = *l3_ver(c, L);
         send_req(c, t, dirty ? OP_DIRTY_EVICT : OP_CLEAN_EVICT, fop ? fop->core : 0);
         (*(dirty ? c->s.ev_dirty : c->s.ev_clean))++;
         if (fop) {
@@ -609,6 +635,8 @@ static void start_wt(cn_mem_t *c, op_t *o, uint8_t mask, const uint64_t *vals)
     t->out = CN_OUT_WT;
     t->wt_op = o;
     t->bmask = mask;
+    const cache_line_t *L = l3_line(c, o->key);
+    t->bver = L ? *l3_ver(c, L) : 0;
     memset(t->buf, 0, sizeof t->buf);
     for (unsigned w = 0; w < W; w++)
         if (mask >> w & 1)
@@ -714,8 +742,9 @@ static void perform(cn_mem_t *c, op_t *o)
         return;
     case K_STORE:
         write_words(c, o, a, L, o->mask, o->words, o->wt);
+        unsigned ver = commit_version(c, L);
         if (o->committed)
-            o->committed(o->dobj, o->tag, 0);
+            o->committed(o->dobj, o->tag, 0, ver);
         if (o->wt)
             start_wt(c, o, o->mask, o->words);
         else
@@ -732,8 +761,9 @@ static void perform(cn_mem_t *c, op_t *o)
         uint64_t vals[W] = {0};
         vals[w] = nv;
         write_words(c, o, a, L, (uint8_t)(1u << w), vals, o->wt);
+        unsigned ver = commit_version(c, L);
         if (o->committed)
-            o->committed(o->dobj, o->tag, nv);
+            o->committed(o->dobj, o->tag, nv, ver);
         if (o->wt) {
             o->old = old;
             start_wt(c, o, (uint8_t)(1u << w), vals);
@@ -954,8 +984,18 @@ static void mi_prefetch_x(void *obj, unsigned core, uint64_t addr)
     op_start(c, op_new(c, K_PREFETCH, core, addr));
 }
 
+/* A prefetch_x with an answer: done when the core's L1 holds the line with write permission (an
+ * L1 hit pays the L1's round trip). Counted as a prefetch_x. */
+static void mi_acquire(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    cn_mem_t *c = obj;
+    op_t *o = op_new(c, K_PREFETCH, core, addr & ~(uint64_t)7);
+    o->done = done, o->dobj = dobj, o->tag = tag;
+    op_start(c, o);
+}
+
 static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
-                     mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                     mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     cn_mem_t *c = obj;
     op_t *o = op_new(c, K_STORE, core, addr_line(line));
@@ -969,7 +1009,7 @@ static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
 }
 
 static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
-                   mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     cn_mem_t *c = obj;
     op_t *o = op_new(c, K_RMW, core, addr);
@@ -1013,6 +1053,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         if (t->out == CN_OUT_DIRTY_EVICT) {
             r.mask = 0xff;
             memcpy(r.data, t->buf, sizeof r.data);
+            r.ts = t->bver;
         }
     } else if (t && t->out == CN_OUT_WT) {
         /* A write-through in flight: the CN still holds the line. */
@@ -1024,6 +1065,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
                 l3_downgrade_all(c, L);
             r.opcode = inv ? OP_BIRSP_I_DATA : OP_BIRSP_S_DATA;
             memcpy(r.data, L->data, sizeof r.data);
+            r.ts = *l3_ver(c, L);
             if (inv) {
                 cache_invalidate(L);
             } else {
@@ -1074,6 +1116,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         bool data = L->dmask != 0;
         r.opcode = inv ? (data ? OP_BIRSP_I_DATA : OP_BIRSP_I) : (data ? OP_BIRSP_S_DATA : OP_BIRSP_S);
         memcpy(r.data, L->data, sizeof r.data);
+        r.ts = *l3_ver(c, L);
         if (inv) {
             cache_invalidate(L);
         } else {
@@ -1093,10 +1136,12 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         (*c->s.sn_unexpected)++; /* the CN holds nothing and waits for nothing */
         r.opcode = OP_BIRSP_I;
     }
-    if (r.opcode == OP_BIRSP_I_DATA || r.opcode == OP_BIRSP_S_DATA)
+    if (r.opcode == OP_BIRSP_I_DATA || r.opcode == OP_BIRSP_S_DATA) {
         r.mask = 0xff;
-    else
+    } else {
         memset(r.data, 0, sizeof r.data);
+        r.ts = 0; /* a clean answer: the directory's version is the line's */
+    }
     if (c->p.mutate & CN_MUT_NO_WIF)
         r.flags = 0;
     if (r.flags & WIF)
@@ -1107,12 +1152,14 @@ static void snoop(cn_mem_t *c, const msg_t *m)
 /* ---------------------------------------------------------------------------------------------
  * Answers */
 
-/* The line of t is in (state st, data when not NULL): the waiting accesses are performed, then a
- * held snoop is answered from the cache, then what still waits asks again. */
-static void fill(cn_mem_t *c, lt_t *t, cn_l3_state_e st, const uint64_t *data)
+/* The line of t is in (state st, data when not NULL, the line's version ver): the waiting accesses
+ * are performed, then a held snoop is answered from the cache, then what still waits asks again. */
+static void fill(cn_mem_t *c, lt_t *t, cn_l3_state_e st, const uint64_t *data, unsigned ver)
 {
     cache_line_t *L = cache_find(c->l3, t->key);
     assert(L);
+    if (!(c->p.mutate & CN_MUT_VERSION_NOT_KEPT))
+        *l3_ver(c, L) = (uint8_t)(ver & VER_MASK);
     if (L->state >= CN_L3_S && data)
         l3_inval_all(c, L); /* clean copies: the new data replace them */
     L->state = st;
@@ -1138,7 +1185,7 @@ static void local_fill(void *obj, uint64_t tag, const uint64_t *line)
     uint64_t d[W];
     for (unsigned w = 0; w < W; w++)
         d[w] = t->bmask >> w & 1 ? t->buf[w] : line[w];
-    fill(c, t, CN_L3_LOCAL, d);
+    fill(c, t, CN_L3_LOCAL, d, 0);
     retry_alloc(c);
 }
 
@@ -1201,14 +1248,14 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
             c->by_tag[m->tag] = NULL;
             switch (m->opcode) {
             case OP_DATA_S:
-                fill(c, t, CN_L3_S, m->data);
+                fill(c, t, CN_L3_S, m->data, m->ts);
                 break;
             case OP_DATA_E:
                 t->upg_lost = false;
-                fill(c, t, CN_L3_OWN, m->data);
+                fill(c, t, CN_L3_OWN, m->data, m->ts);
                 break;
             case OP_DATA_NC:
-                fill(c, t, CN_L3_NC, m->data);
+                fill(c, t, CN_L3_NC, m->data, 0);
                 break;
             case OP_CMP_E:
                 if (t->upg_lost && !(c->p.mutate & CN_MUT_CMPE_ALWAYS_VALID)) {
@@ -1226,7 +1273,9 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
                     line_kick(c, t);
                 } else {
                     t->upg_lost = false;
-                    fill(c, t, CN_L3_OWN, NULL);
+                    /* The S copy's version is the line's (nobody wrote it since); CMP_E carries
+                     * it all the same. */
+                    fill(c, t, CN_L3_OWN, NULL, m->ts);
                 }
                 break;
             default: /* CMP */
@@ -1308,6 +1357,7 @@ void cn_mem_probe(const cn_mem_t *c, uint64_t addr, cn_mem_probe_t *p)
     const cache_line_t *L = cache_find(c->l3, key);
     if (L) {
         p->l3 = (cn_l3_state_e)L->state;
+        p->ver = *l3_ver(c, L);
         if (L->state >= CN_L3_S) {
             p->pres = L->pres;
             p->owner = L->owner;
@@ -1518,14 +1568,17 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
         c->l2[i] = cache_create(p->l2.size_bytes, (unsigned)p->l2.ways);
     }
     c->l3 = cache_create(p->l3.size_bytes, (unsigned)p->l3.ways);
+    c->l3ver = calloc(cache_lines(c->l3), sizeof *c->l3ver);
+    if (!c->l3ver)
+        abort();
     make_stats(c, st);
     char dn[128];
     snprintf(dn, sizeof dn, "%s.dram", c->name);
     c->dram = dram_create(k, &(dram_params_t){.name = dn, .latency_ps = p->local_latency_ps, .channels = 1}, st);
     if (!c->dram)
         abort();
-    c->mif = (mem_if_t){.obj = c, .load = mi_load, .prefetch_x = mi_prefetch_x, .store = mi_store, .rmw = mi_rmw,
-                        .flush = mi_flush};
+    c->mif = (mem_if_t){.obj = c, .load = mi_load, .prefetch_x = mi_prefetch_x, .acquire = mi_acquire,
+                        .store = mi_store, .rmw = mi_rmw, .flush = mi_flush};
     return c;
 }
 
@@ -1549,6 +1602,7 @@ void cn_mem_free(cn_mem_t *c)
         cache_free(c->l2[i]);
     }
     cache_free(c->l3);
+    free(c->l3ver);
     dram_free(c->dram);
     for (unsigned i = 0; i < MSG_NUM_CLASSES; i++)
         free(c->q[i].m);

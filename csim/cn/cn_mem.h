@@ -47,6 +47,13 @@
  *   - Large Non-coherent Region lines (outside [scr_lo, scr_hi)) are read with LNR_RD, cached
  *     without directory state, written back with LNR_WR carrying only their dirty words (a
  *     per-word dirty mask at every level), on eviction or flush; a clean one is dropped silently.
+ * Versions (docs/architecture.md section 11b): every coherent line has a version (7 bits, kept with
+ * the L3 line, so the L3 and the cores' copies share it), taken from the grant (DATA_E, DATA_S,
+ * CMP_E), one more at every commit (a store entry whatever its word count, an rmw that writes),
+ * reported to committed(), and sent with the data when ownership or dirty data leaves the CN
+ * (DIRTY_EVICT, WT_WR, BIRSP_*_DATA). LNR and local lines have none: their commits report 0.
+ * acquire() is a prefetch_x that answers when the core's L1 holds write permission.
+ *
  * Local lines (addr_is_local) use the same hierarchy with local DRAM behind the L3, never the
  * fabric.
  *
@@ -103,6 +110,7 @@ enum {
     CN_MUT_SILENT_CLEAN_DROP = 1u << 6, /* clean coherent victims leave without CLEAN_EVICT */
     CN_MUT_LNR_WRITE_ALL = 1u << 7,     /* LNR write-backs carry every word, not only the dirty ones */
     CN_MUT_DOWNGRADE_LOSES_DATA = 1u << 8, /* a downgrade inside the CN drops the owner's dirty words */
+    CN_MUT_VERSION_NOT_KEPT = 1u << 9,  /* grants' versions are not taken and commits do not count */
 };
 
 typedef struct cn_mem cn_mem_t;
@@ -166,6 +174,7 @@ typedef struct cn_mem_probe {
     int owner;                         /* core holding it exclusively, or -1 */
     uint8_t l1[CN_MEM_MAX_CORES], l2[CN_MEM_MAX_CORES]; /* CN_PV_* per core */
     uint64_t data[ADDR_WORDS_PER_LINE]; /* the CN's newest data (when l3 holds the line) */
+    unsigned ver;                      /* the line's version (when l3 holds the line; 0 for LNR, local) */
     cn_out_e out;                      /* what is in flight */
     bool held;                         /* a snoop is held until the answer is in */
     unsigned waiting;                  /* accesses waiting for the line */

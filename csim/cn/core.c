@@ -518,9 +518,10 @@ static sb_entry_t *sb_by_tag(core_t *c, uint64_t tag)
     return e;
 }
 
-static void cb_st_committed(void *obj, uint64_t tag, uint64_t v)
+static void cb_st_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
     (void)v;
+    (void)version; /* the VAL's timestamp: for the DIKTAMO protocols (issue 7) */
     core_t *c = obj;
     sb_committed(c, sb_by_tag(c, tag));
 }
@@ -610,8 +611,9 @@ static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
     wake_at(c, c->io_cycle);
 }
 
-static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v)
+static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
+    (void)version; /* the VAL's timestamp: for the DIKTAMO protocols (issue 7) */
     core_t *c = obj;
     assert(tag == c->io_tag && c->wait == WAIT_RMW);
     (void)tag;

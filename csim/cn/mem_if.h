@@ -15,6 +15,12 @@
 /** An access is done: value as the access defines it. */
 typedef void (*mem_done_fn)(void *obj, uint64_t tag, uint64_t value);
 
+/** A store or rmw committed (its words are in the core's L1): value as the access defines it;
+ *  version = the line's version after this commit, mod 2^MSG_TS_W (docs/architecture.md section
+ *  11b): what the VAL of this commit carries. Every commit to a coherent remote line adds one to
+ *  the line's version, which travels with the line's ownership; local and LNR lines report 0. */
+typedef void (*mem_commit_fn)(void *obj, uint64_t tag, uint64_t value, unsigned version);
+
 typedef enum mem_rmw {
     MEM_RMW_CAS = 0,  /* if word == a: word = b; value = old word */
     MEM_RMW_FADD = 1, /* word += a; value = old word */
@@ -31,20 +37,25 @@ typedef struct mem_if {
     /** Asks for write permission of addr's line in the core's L1 ahead of a store (a store's
      *  address is known: exclusive prefetch). No answer; may be dropped. */
     void (*prefetch_x)(void *obj, unsigned core, uint64_t addr);
+    /** Obtains write permission for addr's line in the core's L1 (as prefetch_x) and runs
+     *  done(dobj, tag, 0) when the L1 holds it (after the L1's round trip when it already does).
+     *  The permission may be lost again to a snoop or an eviction before a store commits; store()
+     *  then obtains it again. (DIKTAMO-baseline replicates after the coherence transaction.) */
+    void (*acquire)(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag);
     /** Commits a store-buffer entry: obtains write permission for the line (line = byte address of
      *  the line), then writes the words selected by mask (bit i = word i) into the core's L1 in
-     *  one step: the commit point. committed(dobj, tag, 0) runs at that moment. With wt (write-
+     *  one step: the commit point. committed(dobj, tag, 0, version) runs at that moment. With wt (write-
      *  through; remote lines only), the words also go to the MN (WT_WR) and done(dobj, tag, 0)
      *  runs when the MN has them (its CMP); without wt, done runs right after committed. The
      *  caller sends at most one store per core at a time (the head of its store buffer). */
     void (*store)(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
-                  mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+                  mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
     /** Atomic read-modify-write of the word at addr, with write permission held from read to
      *  write (the caller has drained its store buffer). If it writes, committed(dobj, tag, new
-     *  word) runs at the write; done(dobj, tag, old word) when complete (with wt: after the MN's
+     *  word, version) runs at the write; done(dobj, tag, old word) when complete (with wt: after the MN's
      *  CMP). */
     void (*rmw)(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
-                mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+                mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
     /** Writes addr's line back to its memory if any cache of the CN holds it dirty, and drops it
      *  from every cache of the CN (clflush). done(dobj, tag, 0) when memory has it (for a remote
      *  line: the MN's CMP; at once after the lookup when nothing was cached). */

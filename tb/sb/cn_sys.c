@@ -91,6 +91,7 @@ struct sys {
     agent_t *ag;
     uint64_t *scr, *lnr, *loc; /* line byte addresses */
     uint64_t *sh_scr;          /* nscr * W: last committed value */
+    uint64_t *ver_scr;         /* nscr: commits so far (the line's true version, unwrapped) */
     uint64_t *sh_loc;          /* ncn * nlocal * W */
     vset_t *ws_lnr;            /* nlnr * W: values written */
     uint64_t *own_lnr;         /* (nlnr * W) * ncn: each CN's last value written to the word */
@@ -469,12 +470,22 @@ static void on_load(void *obj, uint64_t tag, uint64_t v)
     progress(s, p);
 }
 
-static void on_committed(void *obj, uint64_t tag, uint64_t v)
+static void on_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
     (void)tag;
     pend_t *p = obj;
     sys_t *s = p->a->s;
     check_swmr(s, p);
+    /* Versions (section 11b): commits to a line are totally ordered (single writer), each gets the
+     * previous one's version plus one, whichever core or CN made it; LNR and local lines report 0. */
+    unsigned want = 0;
+    if (p->region == R_SCR)
+        want = (unsigned)(++s->ver_scr[p->li] & ((1u << MSG_TS_W) - 1));
+    if (version != want)
+        fail(s, true, "CN %u core %u commits to %s line 0x%llx with version %u, want %u (%llu commits to the line)",
+             p->a->cn, p->a->core, rname(p->region), (unsigned long long)addr_line(p->addr), version, want,
+             p->region == R_SCR ? (unsigned long long)s->ver_scr[p->li] : 0ull);
+    s->res->commits_checked++;
     if (p->kind == A_RMW) {
         p->wrote = true;
         p->new_val = v;
@@ -738,7 +749,21 @@ static void final_checks(sys_t *s)
                      (unsigned long long)(key + 8 * w), (unsigned long long)v, who >= 0 ? "from CN " : "memory, ", who,
                      (unsigned long long)s->sh_scr[li * W + w]);
         }
+        /* Versions: the owner's is the line's; the directory's too when no CN holds it dirty. */
+        unsigned tv = (unsigned)(s->ver_scr[li] & ((1u << MSG_TS_W) - 1));
+        bool dirty_owned = false;
+        for (unsigned c = 0; c < s->ncn; c++) {
+            cn_mem_probe(s->cn[c], key, &pr);
+            if (pr.l3 == CN_L3_OWN && pr.ver != tv)
+                fail(s, false, "at the end CN %u owns line 0x%llx with version %u, the line's is %u", c,
+                     (unsigned long long)key, pr.ver, tv);
+            dirty_owned |= pr.l3 == CN_L3_OWN && pr.dmask;
+        }
         dir_entry_t e;
+        if (dir_ctrl_ref_peek_entry(r, addr_gline(key), &e) && !dirty_owned && e.ver != tv)
+            fail(s, false, "at the end the directory of line 0x%llx holds version %u, the line's is %u (no CN holds it "
+                           "dirty)",
+                 (unsigned long long)key, e.ver, tv);
         if (dir_ctrl_ref_peek_entry(r, addr_gline(key), &e)) {
             unsigned want = owners ? DIR_EM : sharers ? DIR_S : DIR_I;
             if (e.state != want || e.vec != (owners | sharers))
@@ -851,12 +876,13 @@ void cn_sys_run(const cn_sys_cfg_t *cfg, uint64_t seed, const char *replay, cn_s
     s->lnr = calloc(cfg->nlnr + 1, sizeof *s->lnr);
     s->loc = calloc(cfg->nlocal + 1, sizeof *s->loc);
     s->sh_scr = calloc((size_t)cfg->nscr * W, sizeof *s->sh_scr);
+    s->ver_scr = calloc(cfg->nscr, sizeof *s->ver_scr);
     s->sh_loc = calloc((size_t)cfg->ncn * (cfg->nlocal + 1) * W, sizeof *s->sh_loc);
     s->ws_lnr = calloc((size_t)(cfg->nlnr + 1) * W, sizeof *s->ws_lnr);
     s->own_lnr = calloc((size_t)(cfg->nlnr + 1) * W * cfg->ncn, sizeof *s->own_lnr);
     s->last_due = calloc((size_t)64 * 64 * MSG_NUM_CLASSES, sizeof *s->last_due);
     s->last_seq = calloc((size_t)64 * 64 * MSG_NUM_CLASSES, sizeof *s->last_seq);
-    if (!s->scr || !s->lnr || !s->loc || !s->sh_scr || !s->sh_loc || !s->ws_lnr || !s->own_lnr || !s->last_due || !s->last_seq)
+    if (!s->scr || !s->lnr || !s->loc || !s->sh_scr || !s->ver_scr || !s->sh_loc || !s->ws_lnr || !s->own_lnr || !s->last_due || !s->last_seq)
         abort();
     pick_lines(s, &rl, s->scr, cfg->nscr, cfg->scr_lo, cfg->scr_hi, false);
     pick_lines(s, &rl, s->lnr, cfg->nlnr, 0, total, true);
@@ -997,6 +1023,7 @@ out:
     free(s->lnr);
     free(s->loc);
     free(s->sh_scr);
+    free(s->ver_scr);
     free(s->sh_loc);
     free(s->ws_lnr);
     free(s->last_due);

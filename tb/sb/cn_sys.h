@@ -25,13 +25,17 @@
  *   completion), and its new value is the operation applied to it;
  * - single writer / multiple readers: when a store or atomic commits, no other CN holds the
  *   coherent line (S or owned) and no other core of the CN holds it in its L1 or L2;
+ * - versions (docs/architecture.md section 11b): every commit to a coherent line reports the
+ *   previous commit's version plus one, mod 2^MSG_TS_W, whichever core or CN made either (the
+ *   bench counts the commits of each line in their global order); LNR and local commits report 0;
  * - no directory violation; every message a home sends passes msg_check; no CN counts an
  *   unexpected snoop or answer; progress (some access completes every stall_ps).
  * And at quiescence (issue stopped, every access done, link empty, homes and CNs idle):
  * - for every coherent word, the newest value (cn_mem_peek over the CNs, at most one of which may
  *   claim it; else the home's memory) equals the last committed store; every S copy equals it;
  *   at most one CN owns a line and then nobody shares it; the directory entry names exactly the
- *   CNs that hold the line;
+ *   CNs that hold the line; an owner holds the line's true version, and so does the directory
+ *   when no CN holds the line dirty;
  * - every local word (cn_mem_local_peek) equals the CN's last committed store;
  * - after every CN flushes its LNR lines, every LNR word in memory is a value some store wrote;
  * - every credit is back at its CN and every delivered message was released. */
@@ -76,6 +80,7 @@ typedef struct cn_sys_result {
     bool ok;
     char msg[8192];                   /* the first failure, with the seed and a dump */
     uint64_t ops_done, loads, stores, rmws, flushes, prefetches, wts, sim_ps;
+    uint64_t commits_checked;         /* commits whose version was checked */
     uint64_t reordered;               /* messages delivered after a later one of the same pair and class */
     /* Sums over the CNs of some cn_mem counters (what the run exercised). */
     uint64_t held, wif, upg_lost, void_cmp_e, ev_clean, ev_dirty, ev_lnr, merges, alloc_waits, l3_misses;

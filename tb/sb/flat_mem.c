@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "cn/addr.h"
+#include "msg_defs.h"
 #include "rng.h"
 
-typedef enum { OP_LOAD, OP_STORE, OP_RMW, OP_FLUSH } op_kind_e;
+typedef enum { OP_LOAD, OP_STORE, OP_RMW, OP_FLUSH, OP_ACQUIRE } op_kind_e;
 
 typedef struct fm_port fm_port_t;
 
@@ -26,7 +27,8 @@ typedef struct fm_op {
     uint64_t a, b;
     uint64_t words[ADDR_WORDS_PER_LINE];
     uint64_t old; /* rmw: the value done() reports */
-    mem_done_fn committed, done;
+    mem_commit_fn committed;
+    mem_done_fn done;
     void *dobj;
     uint64_t tag;
 } fm_op_t;
@@ -87,16 +89,14 @@ static void grow(flat_mem_t *fm)
     free(ov);
 }
 
-uint64_t flat_mem_peek(const flat_mem_t *fm, uint64_t addr)
+static uint64_t map_get(const flat_mem_t *fm, uint64_t key)
 {
-    assert(addr_aligned(addr));
-    size_t i = find_slot(fm, addr);
+    size_t i = find_slot(fm, key);
     return fm->keys[i] == EMPTY_KEY ? 0 : fm->vals[i];
 }
 
-void flat_mem_poke(flat_mem_t *fm, uint64_t addr, uint64_t v)
+static void map_put(flat_mem_t *fm, uint64_t addr, uint64_t v)
 {
-    assert(addr_aligned(addr));
     if (2 * (fm->used + 1) > fm->cap)
         grow(fm);
     size_t i = find_slot(fm, addr);
@@ -105,6 +105,36 @@ void flat_mem_poke(flat_mem_t *fm, uint64_t addr, uint64_t v)
         fm->used++;
     }
     fm->vals[i] = v;
+}
+
+/* A line's version lives in the same map under the key line + 1: odd, so never a word's. */
+static uint64_t ver_key(uint64_t line) { return addr_line(line) + 1; }
+
+uint64_t flat_mem_peek(const flat_mem_t *fm, uint64_t addr)
+{
+    assert(addr_aligned(addr));
+    return map_get(fm, addr);
+}
+
+void flat_mem_poke(flat_mem_t *fm, uint64_t addr, uint64_t v)
+{
+    assert(addr_aligned(addr));
+    map_put(fm, addr, v);
+}
+
+uint64_t flat_mem_version(const flat_mem_t *fm, uint64_t addr)
+{
+    return addr_is_local(addr) ? 0 : map_get(fm, ver_key(addr));
+}
+
+/* A commit to addr's line: its new version, mod 2^MSG_TS_W (local lines: 0). */
+static unsigned commit_version(flat_mem_t *fm, uint64_t addr)
+{
+    if (addr_is_local(addr))
+        return 0;
+    uint64_t v = map_get(fm, ver_key(addr)) + 1;
+    map_put(fm, ver_key(addr), v);
+    return (unsigned)(v & ((1u << MSG_TS_W) - 1));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -161,6 +191,7 @@ static void ev_perform(void *obj, uint64_t arg)
         return;
     }
     case OP_FLUSH:
+    case OP_ACQUIRE: /* one copy: write permission is always there */
         o->done(o->dobj, o->tag, 0);
         op_free(o);
         return;
@@ -169,7 +200,7 @@ static void ev_perform(void *obj, uint64_t arg)
             if (o->mask >> w & 1u)
                 flat_mem_poke(fm, o->addr + 8u * w, o->words[w]);
         o->port->n.busy_stores--;
-        o->committed(o->dobj, o->tag, 0);
+        o->committed(o->dobj, o->tag, 0, commit_version(fm, o->addr));
         o->old = 0;
         break;
     case OP_RMW: {
@@ -185,8 +216,9 @@ static void ev_perform(void *obj, uint64_t arg)
         }
         if (writes) {
             flat_mem_poke(fm, o->addr, nw);
+            unsigned ver = commit_version(fm, o->addr);
             if (o->committed)
-                o->committed(o->dobj, o->tag, nw);
+                o->committed(o->dobj, o->tag, nw, ver);
         }
         o->old = old;
         break;
@@ -224,8 +256,21 @@ static void fm_prefetch_x(void *obj, unsigned core, uint64_t addr)
     p->n.last_prefetch = addr;
 }
 
+static void fm_acquire(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    (void)core;
+    fm_port_t *p = obj;
+    p->n.acquires++;
+    fm_op_t *o = op_new(p, OP_ACQUIRE);
+    o->addr = addr_line(addr);
+    o->done = done;
+    o->dobj = dobj;
+    o->tag = tag;
+    kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
+}
+
 static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
-                     mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                     mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     (void)core;
     fm_port_t *p = obj;
@@ -248,7 +293,7 @@ static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
 }
 
 static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
-                   mem_done_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     (void)core;
     fm_port_t *p = obj;
@@ -311,6 +356,7 @@ flat_mem_t *flat_mem_create(kernel_t *k, const flat_mem_params_t *p)
         q->mi = (mem_if_t){.obj = q,
                            .load = fm_load,
                            .prefetch_x = fm_prefetch_x,
+                           .acquire = fm_acquire,
                            .store = fm_store,
                            .rmw = fm_rmw,
                            .flush = fm_flush};

@@ -15,6 +15,11 @@
  *               then, or wt_extra_ps later with wt.
  *   flush       done at now + lat; the data is untouched (one copy: nothing to write back).
  *   prefetch_x  counted, nothing else.
+ *   acquire     done at now + lat (one copy: write permission is always there).
+ *
+ * Versions (docs/architecture.md section 11b): every line of remote memory has a version, 0 at
+ * first, one more at every commit (a store, whatever its word count, or an rmw that writes);
+ * committed() reports the new one mod 2^MSG_TS_W. Local lines report 0.
  *
  * Addresses are global: local addresses (addr_is_local) are not separated per CN, so tests give
  * each CN's threads their own local addresses. Per-port counters let tests check what a core
@@ -38,7 +43,7 @@ typedef struct flat_mem_params {
 
 /** What one port (core) asked for. */
 typedef struct flat_mem_counts {
-    uint64_t loads, stores, wt_stores, rmws, flushes, prefetches;
+    uint64_t loads, stores, wt_stores, rmws, flushes, prefetches, acquires;
     uint64_t prefetch_local; /* prefetch_x calls for local addresses */
     uint64_t last_prefetch;  /* address of the last prefetch_x */
     unsigned busy_stores;    /* stores in flight now (the contract says at most 1 per core) */
@@ -53,6 +58,8 @@ const mem_if_t *flat_mem_port(flat_mem_t *fm, unsigned id);
 /** Zero-time read / write of a word (setup and final checks). */
 uint64_t flat_mem_peek(const flat_mem_t *fm, uint64_t addr);
 void flat_mem_poke(flat_mem_t *fm, uint64_t addr, uint64_t v);
+/** Zero time: the version of addr's line (unwrapped: commits so far; 0 for local lines). */
+uint64_t flat_mem_version(const flat_mem_t *fm, uint64_t addr);
 /** Changes the latency range of later accesses (min <= max). */
 void flat_mem_set_latency(flat_mem_t *fm, uint64_t lat_min_ps, uint64_t lat_max_ps);
 /** Counters of port id. */
