@@ -314,9 +314,11 @@ int main(int argc, char **argv)
     snprintf(note, sizeof note, "diktamo_sim: run died; seed %llu (replay: same arguments with --seed %llu)",
              (unsigned long long)seed, (unsigned long long)seed);
     cleanup_set_note(note);
-    printf("diktamo_sim: config %s, seed %llu, fabric %s, %s\n", o.config, (unsigned long long)seed, ops->name,
-           o.no_skip ? "every cycle clocked" : "idle cycles skipped");
-    fflush(stdout);
+    if (!o.quiet) {
+        printf("diktamo_sim: config %s, seed %llu, fabric %s, %s\n", o.config, (unsigned long long)seed, ops->name,
+               o.no_skip ? "every cycle clocked" : "idle cycles skipped");
+        fflush(stdout);
+    }
 
     kernel_t k;
     kernel_init(&k);
