@@ -50,7 +50,10 @@ typedef struct cn_port cn_port_t;
 /** m arrived for this user: consume it now or later, then cn_port_release(p, its class). */
 typedef void (*cn_port_deliver_fn)(void *obj, const msg_t *m);
 /** A send credit of class c came back to this user (a place in its queue, or for the memory
- *  hierarchy the fabric's credit). */
+ *  hierarchy the fabric's credit): once per message of the user forwarded to the fabric, also from
+ *  inside the user's own cn_port_send when the message leaves at once (so a user that counts its
+ *  credits by these calls stays exact; a user that sends from here must not re-enter its own send
+ *  loop). */
 typedef void (*cn_port_credit_fn)(void *obj, msg_class_t c);
 
 /** The port of CN port `port` of f (attaches itself to the fabric): `depth` places per (user,
