@@ -471,9 +471,9 @@ Test(lu_node, replicas_log_every_committed_word_in_per_word_order)
 
 Test(lu_node, dumps_reach_the_mn_stores_and_search_finds_the_latest)
 {
-    /* GIVEN a dump period of 20 us during the run */
+    /* GIVEN a dump period of 4 us during the run (about 15 us) */
     setup_t su = {.skip = true, .seed = tb_seed(12), .updates = env_uint("LU_NODE_UPDATES", 300), .lines = 24,
-                  .dump_period_ps = 20 * PS_PER_US};
+                  .dump_period_ps = 4 * PS_PER_US};
     tsys_t *s = calloc(1, sizeof *s);
     sys_init(s, &su);
     /* WHEN the stores run through several dumps, and a last one follows */
@@ -481,8 +481,8 @@ Test(lu_node, dumps_reach_the_mn_stores_and_search_finds_the_latest)
     s->nu = s->started;
     check_logs(s);
     for (unsigned j = 0; j < NMN; j++)
-        cr_assert_gt(mn_log_stats(lu_store_log(s->store[j]))->dumps, 0, "seed %llu: no dump during the run",
-                     (unsigned long long)su.seed);
+        cr_assert_gt(mn_log_stats(lu_store_log(s->store[j]))->dumps, 0, "seed %llu: no dump during the run (%llu ns)",
+                     (unsigned long long)su.seed, (unsigned long long)(s->k.now / PS_PER_NS));
     /* THEN the stores hold each LU's range, and their search finds every word's last version */
     check_dumps(s);
     sys_free(s);
@@ -533,7 +533,7 @@ Test(lu_node, skipping_idle_cycles_changes_nothing)
 {
     /* GIVEN the same workload with and without idle skipping (a dump period in it) */
     setup_t su = {.skip = true, .seed = tb_seed(14), .updates = env_uint("LU_NODE_UPDATES", 300) / 3, .lines = 12,
-                  .dump_period_ps = 15 * PS_PER_US};
+                  .dump_period_ps = 3 * PS_PER_US};
     tsys_t *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
     sys_init(a, &su);
     su.skip = false;
