@@ -605,3 +605,57 @@ Test(lu_node, replica_map_covers_each_line_once_with_its_owner)
     cr_assert_eq(total, ncn);
     cr_assert_eq(lu_map_lus_of_mn(3, 2, 4), 0);
 }
+
+/* The CN's software floods MGREQ (MSI to MN 0, which its store passes on as not its own) on
+ * every place the port gives it back. */
+typedef struct flood {
+    tsys_t *s;
+    unsigned sent;
+    bool on, in_send;
+} flood_t;
+
+static void flood_fill(flood_t *fl)
+{
+    if (fl->in_send)
+        return;
+    fl->in_send = true;
+    while (fl->on && cn_port_credits(fl->s->port[0], CN_PORT_SW, CLS_MGREQ)) {
+        msg_t m = {.opcode = OP_MSI, .src = 0, .dst = MSG_MN_BASE, .subject = 1};
+        cn_port_send(fl->s->port[0], CN_PORT_SW, &m);
+        fl->sent++;
+    }
+    fl->in_send = false;
+}
+
+static void flood_credit(void *obj, msg_class_t c)
+{
+    (void)c;
+    flood_fill(obj);
+}
+
+Test(lu_node, a_flooding_user_does_not_starve_the_lu_on_a_shared_class)
+{
+    /* GIVEN CN 0's software keeping its MGREQ queue full, for 20 us */
+    setup_t su = {.skip = true, .seed = tb_seed(16), .updates = 1, .lines = 24};
+    tsys_t *s = calloc(1, sizeof *s);
+    sys_init(s, &su);
+    flood_t fl = {.s = s, .on = true};
+    cn_port_attach(s->port[0], CN_PORT_SW, NULL, flood_credit, &fl);
+    flood_fill(&fl);
+    /* WHEN every LU dumps (CN 0's DUMP_REQ is an MGREQ too) */
+    for (unsigned c = 0; c < NCN; c++)
+        lu_node_dump_start(s->lu[c]);
+    kernel_run(&s->k, s->k.now + 20 * PS_PER_US);
+    /* THEN the dumps completed while the flood went on, and the flood was never starved either */
+    uint64_t dumps = 0;
+    for (unsigned j = 0; j < NMN; j++)
+        dumps += mn_log_stats(lu_store_log(s->store[j]))->dumps;
+    cr_assert_eq(dumps, NCN, "seed %llu: %llu of %u dumps stored under the flood (%u MSIs sent)",
+                 (unsigned long long)su.seed, (unsigned long long)dumps, NCN, fl.sent);
+    cr_assert_gt(fl.sent, 1000, "%u", fl.sent);
+    cr_assert_gt(lu_store_others(s->store[0]), 1000);
+    fl.on = false;
+    run_quiet(s, 100 * PS_PER_US);
+    sys_free(s);
+    free(s);
+}
