@@ -70,10 +70,12 @@ struct lu_drv {
     uint64_t mem_stalls;
     bool alive, dump_start;
     lu_zlib_t zl;
+    lu_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
+    bool quiet;       /* the last edge changed nothing (idle, no input) */
 };
 
-lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
-                        void *ctx)
+static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                        void *ctx, const lu_drv_sys_t *sys)
 {
     lu_drv_t *d = calloc(1, sizeof *d);
     if (!d)
@@ -90,7 +92,15 @@ lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     if (stats_init(&d->st) != 0)
         abort();
     dram_params_t dp = {.name = "lu.dram", .latency_ps = cfg->mem_latency_ps, .burst_ps = cfg->mem_burst_ps, .channels = 1};
-    d->dram = dram_create(&d->k, &dp, &d->st);
+    if (sys) {
+        d->sys = *sys;
+        dp.name = sys->dram_name;
+        /* The send port's credits are the link partner's; random holding back is the standalone
+         * link's business. */
+        d->cfg.tx_credits = 0;
+        d->cfg.tx_stall = 0.0;
+    }
+    d->dram = sys ? dram_create(sys->k, &dp, sys->st) : dram_create(&d->k, &dp, &d->st);
     if (!d->dram)
         abort();
     d->rq_cap = 256;
@@ -106,9 +116,70 @@ lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->tx_owed[c] = cfg->tx_credits; /* granted over the first cycles */
+        d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
     return d;
 }
+
+lu_drv_t *lu_drv_create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                        void *ctx)
+{
+    return create(ops, cfg, seed, on_tx, ctx, NULL);
+}
+
+lu_drv_t *lu_drv_create_sys(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                            void *ctx, const lu_drv_sys_t *sys)
+{
+    if (!sys || !sys->k || !sys->st || !sys->dram_name)
+        abort();
+    return create(ops, cfg, seed, on_tx, ctx, sys);
+}
+
+void lu_drv_send_at(lu_drv_t *d, const msg_t *m, uint64_t cycle)
+{
+    msg_class_t c = msg_class(m->opcode);
+    if (d->crd[c] == 0) {
+        fprintf(stderr, "lu_drv: %s sent without a %s credit\n", msg_name(m->opcode), msg_class_name(c));
+        abort();
+    }
+    d->crd[c]--;
+    link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
+}
+
+void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c) { d->tx_owed[c]++; }
+
+void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle)
+{
+    if (cycle < d->cyc) {
+        fprintf(stderr, "lu_drv: skip back from cycle %llu to %llu\n", (unsigned long long)d->cyc,
+                (unsigned long long)cycle);
+        abort();
+    }
+    d->cyc = cycle;
+}
+
+uint64_t lu_drv_next_cycle(const lu_drv_t *d)
+{
+    bool owed = false;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        owed |= d->tx_owed[c] != 0;
+    uint8_t chunk[LU_ZLIB_CHUNK];
+    bool last;
+    if (!d->quiet || owed || d->dump_start || lu_zlib_peek(&d->zl, chunk, &last) ||
+        (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
+        return d->cyc;
+    if (d->link.n)
+        return d->link.v[0].at > d->cyc ? d->link.v[0].at : d->cyc;
+    return UINT64_MAX;
+}
+
+void lu_drv_set_range(lu_drv_t *d, uint64_t lo, uint64_t hi, unsigned mn_id)
+{
+    d->cfg.range_lo = lo;
+    d->cfg.range_hi = hi;
+    d->cfg.mn_id = mn_id;
+}
+
+const lu_drv_cfg_t *lu_drv_cfg(const lu_drv_t *d) { return &d->cfg; }
 
 void lu_drv_free(lu_drv_t *d)
 {
@@ -163,6 +234,8 @@ static void read_done(void *obj, uint64_t tag, const uint64_t *line)
     r->rec[2] = (uint32_t)line[w + 1];
     r->rec[3] = (uint32_t)(line[w + 1] >> 32);
     r->done = true;
+    if (d->sys.wake)
+        d->sys.wake(d->sys.obj);
 }
 
 static void write_done(void *obj, uint64_t tag, const uint64_t *line)
@@ -182,8 +255,9 @@ void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r)
 
 void lu_drv_step(lu_drv_t *d)
 {
-    /* DRAM completions up to this edge. */
-    kernel_run(&d->k, d->cyc * d->cfg.period_ps);
+    /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
+    if (!d->sys.k)
+        kernel_run(&d->k, d->cyc * d->cfg.period_ps);
     lu_in_t *in = &d->in;
     in->rst_ni = 1;
     in->alive_i = d->alive;
@@ -274,12 +348,17 @@ void lu_drv_step(lu_drv_t *d)
     if (o->tx_valid_o) {
         msg_t m;
         msg_unpack(o->tx_msg_o, &m);
-        d->tx_owed[msg_class(m.opcode)]++;
+        if (!d->sys.k)
+            d->tx_owed[msg_class(m.opcode)]++; /* the standalone link consumes it at once */
         if (d->on_tx)
             d->on_tx(d->ctx, &m, d->cyc);
     }
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         d->crd[c] += o->rx_crd_o >> c & 1;
+    /* Credits returned are an output the caller acts on, not state the next edge needs: an edge
+     * with idle_o high and no input changed nothing. */
+    d->quiet = o->idle_o && !in->rx_valid_i && !in->tx_crd_i && !in->csr_valid_i && !in->dump_start_i &&
+               !in->dc_valid_i && !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o;
     d->ops->tick(d->m, d->cyc++);
     in->csr_valid_i = 0;
 }

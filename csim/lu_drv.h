@@ -213,4 +213,44 @@ void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out);
 /** Opens an FST trace of the model. */
 int lu_drv_trace(lu_drv_t *d, const char *path);
 
+/* Inside the system (csim/lu_node), as dir_drv_create_sys is for the directory: the driver runs no
+ * kernel of its own, its link is fed by the caller at given cycles, its send credits come from the
+ * caller, and it can tell the first cycle at which it has work, so idle cycles are skipped. */
+
+/** What the driver needs from the system: the kernel its DRAM log runs on (the driver never runs
+ *  it), the statistics its DRAM reports to under dram_name, and wake(obj), called when a DRAM read
+ *  completes (the LU has work at its next edge). */
+typedef struct lu_drv_sys {
+    kernel_t *k;
+    stats_t *st;
+    const char *dram_name;
+    void (*wake)(void *obj);
+    void *obj;
+} lu_drv_sys_t;
+
+/** As lu_drv_create, inside the system (see lu_drv_sys_t); cfg->tx_credits and tx_stall are not
+ *  used: the send port's credits come only from lu_drv_tx_credit. */
+lu_drv_t *lu_drv_create_sys(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
+                            void *ctx, const lu_drv_sys_t *sys);
+/** As lu_drv_send, presented at cycle (>= lu_drv_cycle: the next edge at the earliest) or later. */
+void lu_drv_send_at(lu_drv_t *d, const msg_t *m, uint64_t cycle);
+/** One send credit of class c for the LU, handed over at the next edge (one per class per edge;
+ *  those not yet handed over wait). */
+void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c);
+/** The LU is not clocked before cycle (>= lu_drv_cycle): the next lu_drv_step is the edge of
+ *  cycle. Changes nothing only when lu_drv_next_cycle is cycle or later. */
+void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle);
+/** The first cycle at which the LU has work: lu_drv_cycle() when its next edge may change
+ *  something (the last edge was not quiet, a send credit, a dump start, a compressed chunk, a DRAM
+ *  answer or a CSR read waits), the cycle its link presents the next message, or UINT64_MAX when
+ *  nothing changes until a message, credit, DRAM completion or dump start arrives. An edge is quiet
+ *  when idle_o was high and it had no input idle_o does not see (a message, a credit, a dump start,
+ *  a chunk, a DRAM answer, a CSR read). */
+uint64_t lu_drv_next_cycle(const lu_drv_t *d);
+/** The dump range (line addresses lo <= line < hi) and the MN node id it dumps to, from the next
+ *  edge on (a recovery reassigns a failed CN's range). */
+void lu_drv_set_range(lu_drv_t *d, uint64_t lo, uint64_t hi, unsigned mn_id);
+/** The configuration in force. */
+const lu_drv_cfg_t *lu_drv_cfg(const lu_drv_t *d);
+
 #endif

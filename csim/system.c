@@ -8,11 +8,13 @@
 #include "cn/addr.h"
 #include "cn/cn_mem.h"
 #include "cn/core.h"
+#include "cn_port.h"
 #include "mn_node.h"
 
 typedef struct sys_cn {
     system_t *s;
     unsigned idx; /* CN index = its fabric port */
+    cn_port_t *port;
     cn_mem_t *mem;
     core_t **core;
     uint64_t local_next; /* bump allocator of local memory (offset from ADDR_LOCAL_BASE) */
@@ -53,37 +55,10 @@ struct system {
 /* ---------------------------------------------------------------------------------------------
  * Links between the CNs' port adapters and the fabric */
 
-static unsigned link_credits(void *obj, msg_class_t c)
-{
-    sys_cn_t *n = obj;
-    return fabric_credits(n->s->f, n->idx, c);
-}
-
-static void link_send(void *obj, const msg_t *m)
-{
-    sys_cn_t *n = obj;
-    fabric_send(n->s->f, n->idx, m);
-}
-
-static void link_release(void *obj, msg_class_t c)
-{
-    sys_cn_t *n = obj;
-    fabric_release(n->s->f, n->idx, c);
-}
-
-static void cn_deliver(void *obj, unsigned port, const msg_t *m)
-{
-    (void)port;
-    sys_cn_t *n = obj;
-    cn_mem_deliver(n->mem, m);
-}
-
-static void cn_credit(void *obj, unsigned port, msg_class_t c)
-{
-    (void)port;
-    sys_cn_t *n = obj;
-    cn_mem_credit(n->mem, c);
-}
+/* The CN's port (csim/cn_port) is shared by the memory hierarchy, the Logging Unit and the
+ * replication engine; the hierarchy keeps its cn_link_t view of it. */
+static void mem_deliver(void *obj, const msg_t *m) { cn_mem_deliver(obj, m); }
+static void mem_credit(void *obj, msg_class_t c) { cn_mem_credit(obj, c); }
 
 static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps)
 {
@@ -275,11 +250,18 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             .name = name,
             .seed = cfg->sim.seed,
         };
-        cn_link_t link = {n, link_credits, link_send, link_release};
+        char pname[48];
+        snprintf(pname, sizeof pname, "cn%u.port", c);
+        n->port = cn_port_create(s->f, c, (unsigned)cfg->fabric.link_credits, pname, st);
+        if (!n->port) {
+            snprintf(err, SYSTEM_ERR_MAX, "cn%u's port: %s", c, stats_error(st));
+            goto fail;
+        }
+        cn_link_t link = cn_port_mem_link(n->port);
         n->mem = cn_mem_create(k, &mp, &link, st, err);
         if (!n->mem)
             goto fail;
-        fabric_attach(s->f, c, cn_deliver, cn_credit, n);
+        cn_port_attach(n->port, CN_PORT_MEM, mem_deliver, mem_credit, n->mem);
         for (unsigned l = 0; l < 3; l++) {
             char hn[64];
             snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
@@ -335,6 +317,7 @@ void system_free(system_t *s)
                     core_free(s->cn[c].core[i]);
             free(s->cn[c].core);
             cn_mem_free(s->cn[c].mem);
+            cn_port_free(s->cn[c].port);
         }
     free(s->cn);
     if (s->mn)

@@ -109,6 +109,7 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --fail 1@soon", "--fail: not a time"},
     {NULL, "--config sim_configs/small.ini --fail 40@1us", "--fail wants CN@TIME"},
     {NULL, "--config sim_configs/small.ini --set workload.name=lu_cb", "workload.name"},
+    {NULL, "--config sim_configs/small.ini --set core.protocol=wbx", "core.protocol"},
     {NULL, "--config sim_configs/small.ini --set workload.threads=9", "workload.threads: 9 threads need as many cores"},
 };
 
@@ -119,6 +120,7 @@ static const struct {
     {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
      "workload.name: kvs:"},
     {"--config sim_configs/small.ini --fail 1@1us", "--traffic runs only"},
+    {"--config sim_configs/small.ini --set core.protocol=proactive", "core.protocol: proactive: the cores run wb and wt"},
 };
 
 Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)

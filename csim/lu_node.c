@@ -1,0 +1,449 @@
+#include "lu_node.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Edges after the fabric's edges and the model events of their time, as csim/mn_node's. */
+#define LU_PHASE_EDGE 2u
+
+struct lu_node {
+    kernel_t *k;
+    cn_port_t *port;
+    lu_node_params_t p;
+    char name[48];
+    char dram_name[64];
+    clock_domain_t clk;
+    lu_drv_t *d;
+    bool alive, frozen;
+    uint64_t next_cycle; /* cycle of the pending edge event, or UINT64_MAX asleep */
+    uint64_t min_cycle;  /* the first cycle a new edge may have */
+    msg_t *q;            /* held for the LU, in arrival order (ring) */
+    size_t qhead, qn, qcap;
+    size_t nlog_seen;
+    lu_observe_fn obs;
+    void *obs_obj;
+    uint64_t *cycles_clocked, *cycles_skipped, *rx_msgs, *tx_msgs, *rx_lost, *dump_starts;
+};
+
+static void edge_event(void *obj, uint64_t cycle);
+
+static void die(const lu_node_t *n, const char *what)
+{
+    fprintf(stderr, "lu_node %s: %s\n", n->name, what);
+    abort();
+}
+
+static void wake(lu_node_t *n, uint64_t cycle)
+{
+    if (n->frozen)
+        return;
+    if (cycle < n->min_cycle)
+        cycle = n->min_cycle;
+    if (cycle < lu_drv_cycle(n->d))
+        cycle = lu_drv_cycle(n->d);
+    uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
+    if (cycle < now_cycle)
+        cycle = now_cycle;
+    if (cycle >= n->next_cycle)
+        return;
+    n->next_cycle = cycle;
+    kernel_at_phase(n->k, clock_edge(&n->clk, cycle), LU_PHASE_EDGE, edge_event, n, cycle);
+}
+
+static void wake_now(void *obj)
+{
+    lu_node_t *n = obj;
+    wake(n, clock_cycle_at_or_after(&n->clk, n->k->now));
+}
+
+static void deliver(void *obj, const msg_t *m)
+{
+    lu_node_t *n = obj;
+    if (!n->alive) {
+        (*n->rx_lost)++;
+        cn_port_release(n->port, msg_class(m->opcode));
+        return;
+    }
+    if (n->qn == n->qcap) {
+        size_t cap = n->qcap ? 2 * n->qcap : 64;
+        msg_t *q = malloc(cap * sizeof *q);
+        if (!q)
+            die(n, "out of memory");
+        for (size_t i = 0; i < n->qn; i++)
+            q[i] = n->q[(n->qhead + i) % n->qcap];
+        free(n->q);
+        n->q = q, n->qhead = 0, n->qcap = cap;
+    }
+    n->q[(n->qhead + n->qn++) % n->qcap] = *m;
+    wake_now(n);
+}
+
+/* A place in the port's LU queue of class c came back: one more send credit for the LU. */
+static void credit(void *obj, msg_class_t c)
+{
+    lu_node_t *n = obj;
+    lu_drv_tx_credit(n->d, c);
+    wake_now(n);
+}
+
+static void on_tx(void *ctx, const msg_t *m, uint64_t cycle)
+{
+    lu_node_t *n = ctx;
+    (*n->tx_msgs)++;
+    if (n->obs)
+        n->obs(n->obs_obj, cycle, 1, m, 0);
+    if (cn_port_credits(n->port, CN_PORT_LU, msg_class(m->opcode)) == 0)
+        die(n, "the LU sent without a place in the port (the credits are out of step)");
+    cn_port_send(n->port, CN_PORT_LU, m);
+}
+
+/* Up to LU_RX_LANES of the held messages, the oldest first, each with a credit of its class; a
+ * class without one keeps its order by holding back its later messages. */
+static void present(lu_node_t *n, uint64_t cycle)
+{
+    uint32_t blocked = 0;
+    unsigned lanes = 0;
+    for (size_t i = 0; i < n->qn && lanes < LU_RX_LANES;) {
+        size_t at = (n->qhead + i) % n->qcap;
+        msg_class_t c = msg_class(n->q[at].opcode);
+        if (blocked >> c & 1u || lu_drv_credits(n->d, c) == 0) {
+            blocked |= 1u << c;
+            i++;
+            continue;
+        }
+        msg_t m = n->q[at];
+        for (size_t j = i; j + 1 < n->qn; j++)
+            n->q[(n->qhead + j) % n->qcap] = n->q[(n->qhead + j + 1) % n->qcap];
+        n->qn--;
+        lu_drv_send_at(n->d, &m, cycle);
+        cn_port_release(n->port, c);
+        (*n->rx_msgs)++;
+        lanes++;
+        if (n->obs)
+            n->obs(n->obs_obj, cycle, 0, &m, 0);
+    }
+}
+
+static void edge_event(void *obj, uint64_t cycle)
+{
+    lu_node_t *n = obj;
+    if (cycle != n->next_cycle || n->frozen)
+        return; /* superseded by an earlier wake */
+    n->next_cycle = UINT64_MAX;
+    n->min_cycle = cycle + 1;
+    *n->cycles_skipped += cycle - lu_drv_cycle(n->d);
+    lu_drv_skip_to(n->d, cycle);
+    if (n->alive)
+        present(n, cycle);
+    lu_drv_step(n->d);
+    (*n->cycles_clocked)++;
+    for (size_t nl = lu_drv_log_writes(n->d); n->nlog_seen < nl; n->nlog_seen++)
+        if (n->obs)
+            n->obs(n->obs_obj, cycle, 2, NULL, n->nlog_seen);
+    if (!n->alive) {
+        n->frozen = true; /* alive_i low reached the LU: it changes nothing from now on */
+        return;
+    }
+    if (!n->p.skip_idle || n->qn) {
+        wake(n, cycle + 1);
+        return;
+    }
+    uint64_t next = lu_drv_next_cycle(n->d);
+    if (next != UINT64_MAX)
+        wake(n, next);
+}
+
+static void dump_tick(void *obj, uint64_t k)
+{
+    lu_node_t *n = obj;
+    if (n->frozen || !n->alive)
+        return;
+    lu_node_dump_start(n);
+    kernel_at(n->k, (k + 1) * n->p.dump_period_ps, dump_tick, n, k + 1);
+}
+
+__attribute__((format(printf, 2, 3))) static lu_node_t *fail(char *err, const char *fmt, ...)
+{
+    if (err) {
+        int l = snprintf(err, LU_NODE_ERR_MAX, "lu_node: ");
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + l, LU_NODE_ERR_MAX - (size_t)l, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *ops, const lu_node_params_t *p,
+                          stats_t *st, char *err)
+{
+    if (!k || !port || !ops || !p || !st)
+        return fail(err, "needs a kernel, a port, a model, parameters and statistics");
+    if (!p->name || !*p->name || strlen(p->name) >= 48)
+        return fail(err, "needs a name (statistics prefix) of 1 to 47 characters");
+    if (p->num_cn == 0 || p->num_cn > MSG_MAX_CN || p->cn >= p->num_cn)
+        return fail(err, "CN %u of %u: out of range", p->cn, p->num_cn);
+    if (p->mn >= MSG_MAX_MN)
+        return fail(err, "MN %u: out of range", p->mn);
+    if (p->freq_hz == 0 || p->dram_latency_ps == 0)
+        return fail(err, "needs a clock and a DRAM latency");
+    /* Only the linked model's buffer exists: the SRAM size is a Verilog parameter (Entries). */
+    if (p->sram_bytes && p->sram_bytes != (uint64_t)ops->entries * 16)
+        return fail(err, "lu.sram_bytes %llu: the linked logging_unit model (%s) has %u entries of 16 bytes (%u bytes)",
+                    (unsigned long long)p->sram_bytes, ops->name, ops->entries, ops->entries * 16);
+    uint64_t cap = p->dram_log_bytes / 16;
+    if (cap == 0 || cap > UINT32_MAX)
+        return fail(err, "lu.dram_log_bytes %llu: 1 to 2^32 - 1 records of 16 bytes",
+                    (unsigned long long)p->dram_log_bytes);
+    if (!(p->high_watermark > 0.0 && p->high_watermark <= 1.0))
+        return fail(err, "lu.high_watermark %g: in (0, 1]", p->high_watermark);
+    if (p->zlib_level < 0 || p->zlib_level > 9)
+        return fail(err, "lu.zlib_level %d: 0 .. 9", p->zlib_level);
+
+    lu_node_t *n = calloc(1, sizeof *n);
+    if (!n)
+        abort();
+    n->k = k;
+    n->port = port;
+    n->p = *p;
+    snprintf(n->name, sizeof n->name, "%s", p->name);
+    n->p.name = n->name;
+    n->clk = (clock_domain_t){"lu", p->freq_hz};
+    n->next_cycle = UINT64_MAX;
+    n->alive = true;
+
+    char name[96];
+#define CNT(field, suffix, doc)                                                 \
+    do {                                                                        \
+        snprintf(name, sizeof name, "%s.%s", n->name, suffix);                  \
+        n->field = stats_counter(st, name, doc);                                \
+        if (!n->field) {                                                        \
+            if (err)                                                            \
+                snprintf(err, LU_NODE_ERR_MAX, "lu_node: %s", stats_error(st)); \
+            free(n);                                                            \
+            return NULL;                                                        \
+        }                                                                       \
+    } while (0)
+    CNT(cycles_clocked, "cycles_clocked", "LU cycles the Logging Unit was clocked");
+    CNT(cycles_skipped, "cycles_skipped", "idle LU cycles the Logging Unit was not clocked");
+    CNT(rx_msgs, "rx_msgs", "messages presented to the Logging Unit");
+    CNT(tx_msgs, "tx_msgs", "messages the Logging Unit sent");
+    CNT(rx_lost, "rx_lost", "messages that arrived after the Logging Unit failed (lost)");
+    CNT(dump_starts, "dump_starts", "dumps started by the dump period (or by hand)");
+#undef CNT
+
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.node_id = p->cn;
+    c.addr_lim = p->addr_lim;
+    c.log_cap = (uint32_t)cap;
+    c.hwm = (uint32_t)(p->high_watermark * (double)cap);
+    if (c.hwm == 0)
+        c.hwm = 1;
+    c.period_ps = clock_period_ps(&n->clk);
+    c.mem_latency_ps = p->dram_latency_ps;
+    c.range_lo = p->range_lo;
+    c.range_hi = p->range_hi;
+    c.mn_id = MSG_MN_BASE + p->mn;
+    c.num_cn = p->num_cn;
+    c.zlib_level = p->zlib_level;
+    snprintf(n->dram_name, sizeof n->dram_name, "%s.dram", n->name);
+    lu_drv_sys_t sys = {.k = k, .st = st, .dram_name = n->dram_name, .wake = wake_now, .obj = n};
+    n->d = lu_drv_create_sys(ops, &c, p->seed, on_tx, n, &sys);
+    /* The LU's send credits: places in the port's LU queues, no more than its counters hold. */
+    for (unsigned cl = 0; cl < MSG_NUM_CLASSES; cl++) {
+        unsigned give = cn_port_credits(port, CN_PORT_LU, (msg_class_t)cl);
+        if (give > ops->crd_per_cls)
+            give = ops->crd_per_cls;
+        for (unsigned i = 0; i < give; i++)
+            lu_drv_tx_credit(n->d, (msg_class_t)cl);
+    }
+    cn_port_attach(port, CN_PORT_LU, deliver, credit, n);
+    if (p->dump_period_ps) {
+        uint64_t kk = k->now / p->dump_period_ps + 1;
+        kernel_at(k, kk * p->dump_period_ps, dump_tick, n, kk);
+    }
+    /* The LU returns its receive credits after reset: it has work from its first edge. */
+    wake_now(n);
+    return n;
+}
+
+void lu_node_free(lu_node_t *n)
+{
+    if (!n)
+        return;
+    lu_drv_free(n->d);
+    free(n->q);
+    free(n);
+}
+
+void lu_node_set_alive(lu_node_t *n, bool alive)
+{
+    if (n->frozen || alive == n->alive)
+        return;
+    n->alive = alive;
+    lu_drv_set_alive(n->d, alive);
+    /* What waits for the LU is lost with it; the port's buffers go back (a dead CN's fabric port
+     * ignores the release). */
+    for (; n->qn; n->qn--, n->qhead = (n->qhead + 1) % n->qcap) {
+        (*n->rx_lost)++;
+        cn_port_release(n->port, msg_class(n->q[n->qhead].opcode));
+    }
+    wake_now(n); /* one edge carries alive_i low to the LU */
+}
+
+bool lu_node_alive(const lu_node_t *n) { return n->alive; }
+
+void lu_node_dump_start(lu_node_t *n)
+{
+    if (!n->alive)
+        return;
+    (*n->dump_starts)++;
+    lu_drv_dump_start(n->d);
+    wake_now(n);
+}
+
+void lu_node_set_range(lu_node_t *n, uint64_t lo, uint64_t hi, unsigned mn)
+{
+    lu_drv_set_range(n->d, lo, hi, MSG_MN_BASE + mn);
+    n->p.range_lo = lo, n->p.range_hi = hi, n->p.mn = mn;
+    wake_now(n);
+}
+
+bool lu_node_idle(const lu_node_t *n)
+{
+    if (n->frozen)
+        return true;
+    return n->qn == 0 && lu_drv_next_cycle(n->d) == UINT64_MAX && lu_drv_idle(n->d);
+}
+
+const lu_drv_t *lu_node_drv(const lu_node_t *n) { return n->d; }
+
+void lu_node_observe(lu_node_t *n, lu_observe_fn fn, void *obj)
+{
+    n->obs = fn;
+    n->obs_obj = obj;
+}
+
+void lu_node_dump(const lu_node_t *n, FILE *f)
+{
+    const lu_out_t *o = lu_drv_out(n->d);
+    fprintf(f, "LU of CN %u (%s) at %llu ps: %s, next edge cycle %llu, ", n->p.cn, n->name,
+            (unsigned long long)n->k->now, n->frozen ? "failed" : "alive", (unsigned long long)lu_drv_cycle(n->d));
+    if (n->next_cycle != UINT64_MAX)
+        fprintf(f, "edge scheduled at cycle %llu", (unsigned long long)n->next_cycle);
+    else
+        fprintf(f, "asleep");
+    fprintf(f, "; %llu cycles clocked, %llu skipped; idle_o %u, early_flush_o %u, %zu log records written\n",
+            (unsigned long long)*n->cycles_clocked, (unsigned long long)*n->cycles_skipped, o->idle_o,
+            o->early_flush_o, lu_drv_log_writes(n->d));
+    fprintf(f, "  held for the LU: %zu; credits toward the LU:", n->qn);
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (lu_drv_credits(n->d, (msg_class_t)c))
+            fprintf(f, " %s %u", msg_class_name((msg_class_t)c), lu_drv_credits(n->d, (msg_class_t)c));
+    fprintf(f, "\n");
+    cn_port_dump(n->port, f);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The mapping */
+
+static uint64_t range_lo(unsigned cn, unsigned num_cn, uint64_t lines)
+{
+    return (uint64_t)((unsigned __int128)lines * cn / num_cn);
+}
+
+void lu_map_range(unsigned cn, unsigned num_cn, uint64_t lines, uint64_t *lo, uint64_t *hi)
+{
+    *lo = range_lo(cn, num_cn, lines);
+    *hi = range_lo(cn + 1, num_cn, lines);
+}
+
+unsigned lu_map_owner(uint64_t line, unsigned num_cn, uint64_t lines)
+{
+    unsigned o = (unsigned)((unsigned __int128)line * num_cn / lines);
+    if (o >= num_cn)
+        o = num_cn - 1;
+    while (o + 1 < num_cn && range_lo(o + 1, num_cn, lines) <= line)
+        o++;
+    while (o > 0 && range_lo(o, num_cn, lines) > line)
+        o--;
+    return o;
+}
+
+unsigned lu_map_replicas(uint64_t line, unsigned num_cn, unsigned nr, uint64_t lines, unsigned *out)
+{
+    if (nr > num_cn)
+        nr = num_cn;
+    unsigned o = lu_map_owner(line, num_cn, lines);
+    for (unsigned k = 0; k < nr; k++)
+        out[k] = (o + k) % num_cn;
+    return nr;
+}
+
+unsigned lu_map_mn(unsigned cn, unsigned num_mn) { return cn % num_mn; }
+
+unsigned lu_map_lus_of_mn(unsigned mn, unsigned num_cn, unsigned num_mn)
+{
+    return mn < num_cn ? (num_cn - 1 - mn) / num_mn + 1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The MN's log store */
+
+struct lu_store {
+    mn_node_t *mn;
+    mn_log_t log;
+    void (*other_fn)(void *obj, const msg_t *m);
+    void *other_obj;
+    uint64_t others;
+};
+
+static void store_sw(void *obj, const msg_t *m)
+{
+    lu_store_t *s = obj;
+    if (mn_log_rx(&s->log, m) == MN_LOG_RX_NOT_MINE) {
+        s->others++;
+        if (s->other_fn)
+            s->other_fn(s->other_obj, m);
+    }
+    /* The store is software without a clock: what it answers leaves through the MN's port now. */
+    msg_t a;
+    while (mn_log_tx_peek(&s->log, &a)) {
+        mn_node_sw_send(s->mn, &a);
+        mn_log_tx_pop(&s->log);
+    }
+}
+
+lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch)
+{
+    lu_store_t *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    s->mn = mn;
+    mn_log_cfg_t c = {.node_id = MSG_MN_BASE + mn_idx, .lus_per_epoch = lus_per_epoch};
+    if (mn_log_init(&s->log, &c) != 0) {
+        mn_log_free(&s->log);
+        free(s);
+        return NULL;
+    }
+    mn_node_on_sw(mn, store_sw, s);
+    return s;
+}
+
+void lu_store_on_other(lu_store_t *s, void (*fn)(void *obj, const msg_t *m), void *obj)
+{
+    s->other_fn = fn;
+    s->other_obj = obj;
+}
+
+void lu_store_free(lu_store_t *s)
+{
+    if (!s)
+        return;
+    mn_log_free(&s->log);
+    free(s);
+}
+
+mn_log_t *lu_store_log(lu_store_t *s) { return &s->log; }
+uint64_t lu_store_others(const lu_store_t *s) { return s->others; }
