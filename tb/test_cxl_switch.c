@@ -631,7 +631,13 @@ Test(cxl_switch, silent_cn_is_detected_at_the_bound_with_one_msi_and_live_traffi
         cr_assert_eq(res.detect_time[0], (uint32_t)(res.last_act[victim] + cfg.silence),
                      "seed=%llu %s: detected exactly SILENCE_LIMIT cycles after the link went quiet",
                      (unsigned long long)seed, models[mi]->name);
-        cr_assert_eq(res.msi[0].cycle, res.detect_time[0] + 2, "the MSI leaves two cycles after the detection (allocation, traversal)");
+        /* Two cycles after the detection (allocation, traversal) when the CM holds an MGREQ credit;
+         * under this random traffic its sink (2 credits, stalling 30 % of cycles) may have none
+         * then, and the MSI waits for one (section 11a). The exact two cycles are checked on the
+         * directed scenario below. */
+        cr_assert(res.msi[0].cycle >= res.detect_time[0] + 2 && res.msi[0].cycle <= res.detect_time[0] + 2 + 32,
+                  "seed=%llu %s: detected at %u, MSI at %llu: not 2 cycles after, nor waiting for a credit",
+                  (unsigned long long)seed, models[mi]->name, res.detect_time[0], (unsigned long long)res.msi[0].cycle);
     }
 }
 
