@@ -1,0 +1,246 @@
+/* The replication engine of one compute node (see cn_repl.h). */
+#include "cn/cn_repl.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lu_node.h"
+
+#define TAGS_PER_CORE 1024u /* > the largest store queue (core.sq_size <= 1024) + 1: never exhausted */
+#define MAX_NR MSG_MAX_CN
+#define QCAP 64u            /* first capacity of a class's send queue (it grows) */
+
+_Static_assert(TAGS_PER_CORE <= (1u << MSG_TAG_W), "a tag must fit the message's tag field");
+
+typedef struct ent {
+    bool busy, acked;
+    unsigned acks, nrep;
+    uint8_t rep[MAX_NR];
+    uint64_t gline;
+    cn_repl_acked_fn fn;
+    void *obj;
+    uint64_t utag;
+    uint64_t t_sent;
+} ent_t;
+
+typedef struct mq {
+    msg_t *v;
+    size_t head, n, cap;
+} mq_t;
+
+struct cn_repl {
+    kernel_t *k;
+    cn_port_t *port;
+    cn_repl_params_t p;
+    ent_t *ent;          /* cores x TAGS_PER_CORE */
+    unsigned *next_tag;  /* per core */
+    unsigned outstanding;
+    mq_t q[MSG_NUM_CLASSES];
+    bool flushing;
+    uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes;
+    stats_hist_t *rtt;
+};
+
+static void mq_push(mq_t *q, const msg_t *m)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : QCAP;
+        msg_t *v = malloc(cap * sizeof *v);
+        if (!v)
+            abort();
+        for (size_t i = 0; i < q->n; i++)
+            v[i] = q->v[(q->head + i) % q->cap];
+        free(q->v);
+        q->v = v, q->cap = cap, q->head = 0;
+    }
+    q->v[(q->head + q->n++) % q->cap] = *m;
+}
+
+/* Sends what the port takes, oldest first per class. The port's credit callback may run inside
+ * cn_port_send (the message left at once): the outer call goes on, the inner one returns. */
+static void flush(cn_repl_t *r)
+{
+    if (r->flushing)
+        return;
+    r->flushing = true;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+        mq_t *q = &r->q[c];
+        while (q->n && cn_port_credits(r->port, CN_PORT_REPL, (msg_class_t)c)) {
+            msg_t m = q->v[q->head];
+            q->head = (q->head + 1) % q->cap;
+            q->n--;
+            cn_port_send(r->port, CN_PORT_REPL, &m);
+        }
+    }
+    r->flushing = false;
+}
+
+static void send(cn_repl_t *r, const msg_t *m)
+{
+    mq_push(&r->q[msg_class(m->opcode)], m);
+    flush(r);
+}
+
+static void on_credit(void *obj, msg_class_t c)
+{
+    (void)c;
+    flush(obj);
+}
+
+static void on_deliver(void *obj, const msg_t *m)
+{
+    cn_repl_t *r = obj;
+    cn_port_release(r->port, msg_class(m->opcode));
+    /* The port routes only REPL_ACKs of DKRSP here (cn_port_route). */
+    assert(m->opcode == OP_REPL_ACK);
+    if (m->core >= r->p.cores || m->tag >= TAGS_PER_CORE)
+        abort(); /* no REPL of ours had that core or tag: the LU broke the protocol */
+    ent_t *e = &r->ent[m->core * TAGS_PER_CORE + m->tag];
+    if (!e->busy || e->acked || e->gline != m->addr)
+        abort(); /* an acknowledgement of nothing outstanding */
+    (*r->repl_acks)++;
+    if (++e->acks < e->nrep)
+        return;
+    e->acked = true;
+    stats_hist_add(r->rtt, (r->k->now - e->t_sent) / PS_PER_NS);
+    e->fn(e->obj, e->utag);
+}
+
+static int reg(cn_repl_t *r, stats_t *st, uint64_t **dst, const char *leaf, const char *doc, char *err)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", r->p.name, leaf);
+    *dst = stats_counter(st, name, doc);
+    if (!*dst) {
+        snprintf(err, CN_REPL_ERR_MAX, "%s: statistics: %s", r->p.name, stats_error(st));
+        return -1;
+    }
+    return 0;
+}
+
+cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *p, stats_t *st, char *err)
+{
+    if (p->num_cn < 1 || p->cn >= p->num_cn || p->nr < 1 || p->nr > p->num_cn || p->nr > MAX_NR || !p->lines ||
+        p->cores < 1 || p->cores > (1u << MSG_CORE_ID_W)) {
+        snprintf(err, CN_REPL_ERR_MAX,
+                 "cn_repl: impossible parameters (CN %u of %u, %u cores, Nr %u, %" PRIu64 " lines): Nr must be "
+                 "1 .. num_cn, cores 1 .. %u",
+                 p->cn, p->num_cn, p->cores, p->nr, p->lines, 1u << MSG_CORE_ID_W);
+        return NULL;
+    }
+    cn_repl_t *r = calloc(1, sizeof *r);
+    r->k = k;
+    r->port = port;
+    r->p = *p;
+    r->ent = calloc((size_t)p->cores * TAGS_PER_CORE, sizeof *r->ent);
+    r->next_tag = calloc(p->cores, sizeof *r->next_tag);
+    if (!r->ent || !r->next_tag || reg(r, st, &r->repl_msgs, "repl_msgs", "REPL messages sent", err) ||
+        reg(r, st, &r->repl_bytes, "repl_bytes", "bytes of the REPLs on the link", err) ||
+        reg(r, st, &r->repl_acks, "repl_acks", "REPL_ACKs received", err) ||
+        reg(r, st, &r->val_msgs, "val_msgs", "VAL messages sent", err) ||
+        reg(r, st, &r->val_bytes, "val_bytes", "bytes of the VALs on the link", err)) {
+        cn_repl_free(r);
+        return NULL;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "%s.repl_rtt_ns", p->name);
+    r->rtt = stats_hist(st, name, "first REPL sent to last REPL_ACK in (ns)", (stats_buckets_t){.kind = STATS_LOG2});
+    if (!r->rtt) {
+        snprintf(err, CN_REPL_ERR_MAX, "%s: statistics: %s", p->name, stats_error(st));
+        cn_repl_free(r);
+        return NULL;
+    }
+    cn_port_attach(port, CN_PORT_REPL, on_deliver, on_credit, r);
+    return r;
+}
+
+void cn_repl_free(cn_repl_t *r)
+{
+    if (!r)
+        return;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        free(r->q[c].v);
+    free(r->ent);
+    free(r->next_tag);
+    free(r);
+}
+
+unsigned cn_repl_replicas(const cn_repl_t *r, uint64_t gline, unsigned *out)
+{
+    return lu_map_replicas(gline, r->p.num_cn, r->p.nr, r->p.lines, out);
+}
+
+uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words,
+                      cn_repl_acked_fn acked, void *obj, uint64_t tag)
+{
+    assert(core < r->p.cores && mask);
+    unsigned t = r->next_tag[core];
+    ent_t *e = NULL;
+    for (unsigned i = 0; i < TAGS_PER_CORE; i++, t = (t + 1) % TAGS_PER_CORE)
+        if (!r->ent[core * TAGS_PER_CORE + t].busy) {
+            e = &r->ent[core * TAGS_PER_CORE + t];
+            break;
+        }
+    if (!e)
+        abort(); /* more entries outstanding than any store queue holds */
+    r->next_tag[core] = (t + 1) % TAGS_PER_CORE;
+    unsigned rep[MAX_NR];
+    *e = (ent_t){.busy = true, .gline = gline, .fn = acked, .obj = obj, .utag = tag, .t_sent = r->k->now};
+    e->nrep = cn_repl_replicas(r, gline, rep);
+    msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .core = (uint8_t)core, .tag = (uint16_t)t,
+               .addr = gline, .mask = mask};
+    for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+        if (mask >> w & 1u)
+            m.data[w] = words[w];
+    for (unsigned i = 0; i < e->nrep; i++) {
+        e->rep[i] = (uint8_t)rep[i];
+        m.dst = (uint8_t)rep[i];
+        (*r->repl_msgs)++;
+        *r->repl_bytes += msg_bytes(&m);
+        send(r, &m);
+    }
+    r->outstanding++;
+    return core * TAGS_PER_CORE + t;
+}
+
+void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
+{
+    assert(h < r->p.cores * TAGS_PER_CORE);
+    ent_t *e = &r->ent[h];
+    assert(e->busy && e->acked);
+    msg_t m = {.opcode = OP_VAL, .src = (uint8_t)r->p.cn, .core = (uint8_t)(h / TAGS_PER_CORE),
+               .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline,
+               .ts = (uint8_t)(version & ((1u << MSG_TS_W) - 1))};
+    for (unsigned i = 0; i < e->nrep; i++) {
+        m.dst = e->rep[i];
+        (*r->val_msgs)++;
+        *r->val_bytes += msg_bytes(&m);
+        send(r, &m);
+    }
+    e->busy = false;
+    r->outstanding--;
+}
+
+bool cn_repl_idle(const cn_repl_t *r)
+{
+    if (r->outstanding)
+        return false;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (r->q[c].n)
+            return false;
+    return true;
+}
+
+void cn_repl_dump(const cn_repl_t *r, FILE *f)
+{
+    fprintf(f, "%s: %u entries outstanding, queued REPL %zu, VAL %zu\n", r->p.name, r->outstanding,
+            r->q[CLS_DKREQ].n, r->q[CLS_DKRSP].n);
+    for (unsigned h = 0; h < r->p.cores * TAGS_PER_CORE; h++) {
+        const ent_t *e = &r->ent[h];
+        if (e->busy)
+            fprintf(f, "  core %u tag %u line 0x%" PRIx64 ": %u of %u REPL_ACKs%s\n", h / TAGS_PER_CORE,
+                    h % TAGS_PER_CORE, e->gline, e->acks, e->nrep, e->acked ? ", waiting for its commit" : "");
+    }
+}

@@ -1,0 +1,66 @@
+/* The replication engine of one compute node (DIKTAMO §IV-A, §IV-C): what the CN's cores ask when
+ * a store-buffer entry must be replicated before it commits. One entry's replication is
+ *   REPL   (class DKREQ) with the entry's words to each replica LU of its line, then
+ *   REPL_ACK from every one of them (the words are in the replica's log buffer): acked(),
+ *   VAL    (class DKRSP) to the same replicas once the entry has committed, with the line's version
+ *          after the commit (the TS, docs/architecture.md section 11b).
+ * The replica set of a line is lu_map_replicas() (csim/lu_node.h, section 11f): the owner of the
+ * line's range and the Nr - 1 CNs after it; the writer may be one of them (its own LU gets the
+ * REPL through the switch like any other). Messages go out through the CN's shared port
+ * (csim/cn_port, user CN_PORT_REPL), in order per class, waiting there for credits.
+ *
+ * Tags. The LU matches a VAL to its REPL by (requester CN, core, tag, line), so a tag is unique per
+ * (CN, core) while its entry is outstanding (REPL sent, VAL not yet): each core has its own tag
+ * space of 2^MSG_TAG_W tags, handed out round-robin (a core has at most its store queue's entries
+ * outstanding, far fewer).
+ *
+ * Statistics under the name: repl_msgs, repl_bytes, repl_acks, val_msgs, val_bytes (bytes as a link
+ * carries them: msg_bytes), and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
+#ifndef CN_REPL_H
+#define CN_REPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cn_port.h"
+#include "kernel.h"
+#include "stats.h"
+
+#define CN_REPL_ERR_MAX 256
+
+typedef struct cn_repl_params {
+    unsigned cn;      /* this CN (node id) */
+    unsigned num_cn;  /* CNs in the system */
+    unsigned cores;   /* cores of this CN (1 .. 2^MSG_CORE_ID_W) */
+    unsigned nr;      /* replicas per line, 1 .. num_cn */
+    uint64_t lines;   /* remote lines in the system (the replica map's ranges) */
+    const char *name; /* statistics prefix, e.g. "cn3.repl" */
+} cn_repl_params_t;
+
+typedef struct cn_repl cn_repl_t;
+
+/** Every REPL_ACK of entry `tag` (the caller's) is in. */
+typedef void (*cn_repl_acked_fn)(void *obj, uint64_t tag);
+
+/** The engine of CN p->cn on its port (attaches itself as CN_PORT_REPL). NULL and one line in err
+ *  (CN_REPL_ERR_MAX bytes) when the parameters are impossible. */
+cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *p, stats_t *st, char *err);
+void cn_repl_free(cn_repl_t *r);
+
+/** Replicates one store-buffer entry of `core`: the words of mask (bit i = word i of words) of the
+ *  global line `gline`. acked(obj, tag) runs once every replica has acknowledged (from a kernel
+ *  event, never inside this call). Returns the entry's handle for cn_repl_val. */
+uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words,
+                      cn_repl_acked_fn acked, void *obj, uint64_t tag);
+/** Entry h has committed; version is the line's version after the commit (its low MSG_TS_W bits
+ *  are the VAL's TS). Sends the VALs; h is free afterwards. Only after acked(). */
+void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version);
+/** The replicas of gline into out[] (nr of them); returns nr. */
+unsigned cn_repl_replicas(const cn_repl_t *r, uint64_t gline, unsigned *out);
+/** Nothing outstanding and nothing waiting to be sent. */
+bool cn_repl_idle(const cn_repl_t *r);
+/** Outstanding entries and queued messages, one paragraph. */
+void cn_repl_dump(const cn_repl_t *r, FILE *f);
+
+#endif

@@ -1,0 +1,265 @@
+/* Tests of csim/cn/cn_repl: the CN's replication engine, on a real fabric (c4m2) with a Logging
+ * Unit on every CN's port (csim/lu_node) and the MN nodes on the MN ports.
+ *
+ * A seeded sequence of store-buffer entries from every core of every CN, on a few lines spread over
+ * every LU's range: each entry is replicated (cn_repl_send), and when it is acknowledged it
+ * "commits" with its line's next version and is validated (cn_repl_val). One entry per line is in
+ * flight at a time, so the test knows every line's true version. At the end every replica LU's DRAM
+ * log must hold, per word, every committed value once, in version order; no other LU may hold the
+ * line; the message counts are Nr per entry each way. Replay: TB_SEED=<seed>. */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cn/cn_repl.h"
+#include "cn_port.h"
+#include "fabric.h"
+#include "kernel.h"
+#include "lu_node.h"
+#include "mn_node.h"
+#include "rng.h"
+#include "sb/lu_models.h"
+#include "stats.h"
+#include "tb_seed.h"
+
+#define NCN 4u
+#define NMN 2u
+#define CORES 2u
+#define NLINES 12u
+#define LINES (NMN * (1u << 20) / 64u)
+
+typedef struct entry {
+    unsigned cn, core, li;
+    uint8_t mask;
+    uint64_t val[8];
+    uint32_t h;
+} entry_t;
+
+typedef struct rsys {
+    uint64_t seed;
+    kernel_t k;
+    stats_t st;
+    rng_t rng;
+    fabric_t *f;
+    mn_node_t *mn[NMN];
+    cn_port_t *port[NCN];
+    lu_node_t *lu[NCN];
+    cn_repl_t *repl[NCN];
+    entry_t *e;
+    unsigned n, started, committed;
+    uint64_t line[NLINES];
+    bool busy[NLINES];
+    unsigned version[NLINES];
+    /* per line and word: the committed values in version order */
+    uint64_t *hist[NLINES][8];
+    unsigned nhist[NLINES][8];
+} rsys_t;
+
+static void start_one(void *obj, uint64_t arg);
+
+static void on_acked(void *obj, uint64_t tag)
+{
+    rsys_t *s = obj;
+    entry_t *e = &s->e[tag];
+    unsigned v = ++s->version[e->li];
+    for (unsigned w = 0; w < 8; w++)
+        if (e->mask >> w & 1u)
+            s->hist[e->li][w][s->nhist[e->li][w]++] = e->val[w];
+    cn_repl_val(s->repl[e->cn], e->h, v);
+    s->committed++;
+    s->busy[e->li] = false;
+    kernel_after(&s->k, rng_below(&s->rng, 100) * 1000, start_one, s, 0);
+}
+
+static void start_one(void *obj, uint64_t arg)
+{
+    (void)arg;
+    rsys_t *s = obj;
+    if (s->started == s->n)
+        return;
+    unsigned li = (unsigned)rng_below(&s->rng, NLINES), k;
+    for (k = 0; k < NLINES && s->busy[li]; k++)
+        li = (li + 1) % NLINES;
+    if (k == NLINES)
+        return;
+    s->busy[li] = true;
+    entry_t *e = &s->e[s->started];
+    *e = (entry_t){.cn = (unsigned)rng_below(&s->rng, NCN), .core = (unsigned)rng_below(&s->rng, CORES), .li = li,
+                   .mask = (uint8_t)(rng_below(&s->rng, 255) + 1)};
+    for (unsigned w = 0; w < 8; w++)
+        e->val[w] = rng_next(&s->rng);
+    e->h = cn_repl_send(s->repl[e->cn], e->core, s->line[li], e->mask, e->val, on_acked, s, s->started);
+    s->started++;
+}
+
+static void rsys_init(rsys_t *s, unsigned n, uint64_t seed)
+{
+    memset(s, 0, sizeof *s);
+    s->seed = seed;
+    s->n = n;
+    kernel_init(&s->k);
+    cr_assert_eq(stats_init(&s->st), 0);
+    rng_init_named(&s->rng, seed, "test_cn_repl");
+    const fabric_model_ops_t *ops = fabric_model_find(NCN, NMN);
+    cr_assert_not_null(ops);
+    fabric_params_t fp = {.freq_hz = 1000000000ull, .link_latency_ps = 36000, .link_jitter_ps = 20000,
+                          .rx_credits = 4, .skip_idle = true, .seed = seed, .reset_cycles = 4,
+                          .heartbeat_cycles = 256, .silence_cycles = 4096, .accept_cycles = 65536};
+    s->f = fabric_create(&s->k, ops, &fp, &s->st);
+    cr_assert_not_null(s->f);
+    char err[512];
+    for (unsigned j = 0; j < NMN; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "mn%u", j);
+        mn_node_params_t mp = {.mn = j, .num_mn = NMN, .mn_bytes = 1u << 20, .interleave_bytes = 4096,
+                               .freq_hz = 1000000000ull, .dram_latency_ps = 45000, .name = name, .seed = seed + j,
+                               .skip_idle = true};
+        s->mn[j] = mn_node_create(&s->k, s->f, NCN + j, &dir_ops_sys, &mp, &s->st, err);
+        cr_assert_not_null(s->mn[j], "%s", err);
+    }
+    for (unsigned c = 0; c < NCN; c++) {
+        char name[32];
+        snprintf(name, sizeof name, "cn%u.port", c);
+        s->port[c] = cn_port_create(s->f, c, 4, name, &s->st);
+        cr_assert_not_null(s->port[c]);
+        snprintf(name, sizeof name, "cn%u.lu", c);
+        lu_node_params_t lp = {.cn = c, .num_cn = NCN, .freq_hz = 500000000ull, .sram_bytes = 4096,
+                               .dram_log_bytes = 18ull << 20, .high_watermark = 0.9, .dump_period_ps = 0,
+                               .zlib_level = 9, .dram_latency_ps = 45000, .addr_lim = LINES,
+                               .mn = lu_map_mn(c, NMN), .name = name, .seed = seed + 100 + c, .skip_idle = true};
+        lu_map_range(c, NCN, LINES, &lp.range_lo, &lp.range_hi);
+        s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
+        cr_assert_not_null(s->lu[c], "%s", err);
+        snprintf(name, sizeof name, "cn%u.repl", c);
+        cn_repl_params_t rp = {.cn = c, .num_cn = NCN, .cores = CORES, .nr = 3, .lines = LINES, .name = name};
+        s->repl[c] = cn_repl_create(&s->k, s->port[c], &rp, &s->st, err);
+        cr_assert_not_null(s->repl[c], "%s", err);
+    }
+    for (unsigned i = 0; i < NLINES; i++) {
+        s->line[i] = (uint64_t)i * (LINES / NLINES) + (i % 3) * 64 + i;
+        for (unsigned w = 0; w < 8; w++)
+            s->hist[i][w] = calloc(n, sizeof(uint64_t));
+    }
+    s->e = calloc(n, sizeof *s->e);
+    kernel_run(&s->k, 2 * PS_PER_US);
+}
+
+static void rsys_free(rsys_t *s)
+{
+    for (unsigned c = 0; c < NCN; c++) {
+        cn_repl_free(s->repl[c]);
+        lu_node_free(s->lu[c]);
+        cn_port_free(s->port[c]);
+    }
+    for (unsigned j = 0; j < NMN; j++)
+        mn_node_free(s->mn[j]);
+    fabric_free(s->f);
+    for (unsigned i = 0; i < NLINES; i++)
+        for (unsigned w = 0; w < 8; w++)
+            free(s->hist[i][w]);
+    free(s->e);
+    kernel_free(&s->k);
+    stats_free(&s->st);
+}
+
+static bool rsys_quiet(rsys_t *s)
+{
+    if (!fabric_quiet(s->f))
+        return false;
+    for (unsigned c = 0; c < NCN; c++)
+        if (!cn_repl_idle(s->repl[c]) || !lu_node_idle(s->lu[c]) || cn_port_queued(s->port[c]))
+            return false;
+    return true;
+}
+
+static uint64_t counter(rsys_t *s, unsigned cn, const char *leaf)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cn%u.repl.%s", cn, leaf);
+    const uint64_t *v = stats_find_counter(&s->st, name);
+    cr_assert_not_null(v, "%s", name);
+    return *v;
+}
+
+Test(cn_repl, replicas_log_every_committed_word_in_version_order, .timeout = 120)
+{
+    /* GIVEN 4 CNs of 2 cores with an LU each, Nr = 3, 20 ns of link jitter */
+    uint64_t seed = tb_seed(0x4e11);
+    rsys_t s;
+    rsys_init(&s, 300, seed);
+    /* WHEN 300 entries are replicated, acknowledged, committed and validated, 6 lines at a time */
+    for (unsigned i = 0; i < 6; i++)
+        start_one(&s, 0);
+    uint64_t limit = s.k.now + 10 * PS_PER_MS;
+    while (s.k.now < limit && !(s.committed == s.n && rsys_quiet(&s))) {
+        kernel_run(&s.k, s.k.now + PS_PER_US);
+        if (s.started < s.n)
+            start_one(&s, 0);
+    }
+    if (s.committed < s.n || !rsys_quiet(&s)) {
+        for (unsigned c = 0; c < NCN; c++)
+            cn_repl_dump(s.repl[c], stderr);
+        cr_assert_fail("seed %" PRIu64 ": %u of %u committed, not quiet (replay: TB_SEED=%" PRIu64 ")", seed,
+                       s.committed, s.n, seed);
+    }
+    /* THEN each replica's DRAM log holds every committed value of each word once, in order, with
+     * the version as its TS; non-replicas hold nothing of the line */
+    for (unsigned c = 0; c < NCN; c++) {
+        const lu_drv_t *d = lu_node_drv(s.lu[c]);
+        unsigned seen[NLINES][8] = {{0}};
+        for (size_t i = 0; i < lu_drv_log_writes(d); i++) {
+            const lu_rec_t *r = lu_drv_log_write(d, i);
+            unsigned li = 0;
+            while (li < NLINES && s.line[li] != r->line)
+                li++;
+            cr_assert_lt(li, NLINES, "seed %" PRIu64 ": LU %u logged line 0x%" PRIx64 ", which nobody wrote", seed,
+                         c, r->line);
+            unsigned rep[3];
+            cn_repl_replicas(s.repl[0], s.line[li], rep);
+            cr_assert(rep[0] == c || rep[1] == c || rep[2] == c, "seed %" PRIu64 ": LU %u is no replica of line %u",
+                      seed, c, li);
+            unsigned k = seen[li][r->word]++;
+            cr_assert_lt(k, s.nhist[li][r->word], "seed %" PRIu64 ": LU %u logged line %u word %u too often", seed, c,
+                         li, r->word);
+            cr_assert_eq(r->value, s.hist[li][r->word][k],
+                         "seed %" PRIu64 ": LU %u line %u word %u: record %u out of commit order", seed, c, li,
+                         r->word, k);
+        }
+        for (unsigned li = 0; li < NLINES; li++) {
+            unsigned rep[3];
+            cn_repl_replicas(s.repl[0], s.line[li], rep);
+            bool is_rep = rep[0] == c || rep[1] == c || rep[2] == c;
+            for (unsigned w = 0; w < 8; w++)
+                cr_assert_eq(seen[li][w], is_rep ? s.nhist[li][w] : 0,
+                             "seed %" PRIu64 ": LU %u line %u word %u: %u of %u committed values logged", seed, c, li,
+                             w, seen[li][w], s.nhist[li][w]);
+        }
+    }
+    /* AND Nr REPLs, REPL_ACKs and VALs per entry */
+    uint64_t repl = 0, acks = 0, vals = 0;
+    for (unsigned c = 0; c < NCN; c++) {
+        repl += counter(&s, c, "repl_msgs");
+        acks += counter(&s, c, "repl_acks");
+        vals += counter(&s, c, "val_msgs");
+    }
+    cr_assert(repl == 3 * s.n && acks == 3 * s.n && vals == 3 * s.n,
+              "%" PRIu64 " REPLs, %" PRIu64 " REPL_ACKs, %" PRIu64 " VALs for %u entries", repl, acks, vals, s.n);
+    rsys_free(&s);
+}
+
+Test(cn_repl, impossible_parameters_are_refused)
+{
+    rsys_t s;
+    rsys_init(&s, 1, 1);
+    char err[CN_REPL_ERR_MAX] = "";
+    cn_repl_params_t p = {.cn = 0, .num_cn = NCN, .cores = CORES, .nr = NCN + 1, .lines = LINES, .name = "x"};
+    cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
+    cr_assert(strstr(err, "Nr must be 1 .. num_cn"), "%s", err);
+    p.nr = 0;
+    cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
+    p.nr = 2, p.cores = 0;
+    cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
+    rsys_free(&s);
+}
