@@ -195,7 +195,8 @@ SIM_MAIN_OBJS := $(OBJ)/csim/main/diktamo_sim.o
 $(foreach s,$(FABRIC_SHAPES),$(eval $(call fabric_registry,sim_$(s),$(s))))
 $(eval $(call fabric_registry,none,))
 
-$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*) $$(DIR_SYS_OBJS) $(VL_RT_OBJS)
+$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*) $$(DIR_SYS_OBJS) \
+                      $$(LU_SYS_OBJS) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
@@ -206,7 +207,8 @@ $(BIN)/diktamo_cfg: $(OBJ)/csim/main/diktamo_cfg.o $(CSIM_OBJS) $(OBJ)/gen/fabri
 # Benchmarks: the fast flavour of BENCH_FABRIC_SHAPES (set above; BENCH_FABRIC_SHAPES=... to choose).
 $(eval $(call fabric_registry,bench,$(BENCH_FABRIC_SHAPES)))
 $(BIN)/diktamo_bench: $(OBJ)/csim/main/diktamo_bench.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_bench.o \
-                      $$(foreach s,$$(BENCH_FABRIC_SHAPES),$$(FABRIC_OBJS_$$(s))) $$(DIR_SYS_OBJS_fast) $(VL_RT_OBJS)
+                      $$(foreach s,$$(BENCH_FABRIC_SHAPES),$$(FABRIC_OBJS_$$(s))) $$(DIR_SYS_OBJS_fast) \
+                      $$(LU_SYS_OBJS_fast) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 

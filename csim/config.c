@@ -120,8 +120,8 @@ static const cfg_key_t keys[] = {
      U(CFG_PROTO_COUNT - 1), 0, protocol_names,
      "remote-store protocol: wb (not resilient), wt, DIKTAMO baseline, parallel or proactive"},
     {"core", "coalesce", T_BOOL, F(core.coalesce), NULL, U(1), U(0), U(1), 0, NULL,
-     "a store retiring into the store buffer merges with the youngest entry when it writes another "
-     "word of the same line and that entry has not started to drain (one commit for both)"},
+     "a retiring store merges into the youngest not-draining store-buffer entry of its line when it "
+     "writes another word (one commit); false with proactive: DIKTAMO-proactive-noC"},
 
     /* [l1] [l2] [l3] */
     {"l1", "size", T_SIZE, F(l1.size_bytes), NULL, U(48 * KIB), U(1 * KIB), U(1 * GIB), 0, NULL,

@@ -34,8 +34,7 @@ lu_drv_cfg_t lu_drv_cfg_default(void)
         .tx_credits = 4,
         .tx_stall = 0.0,
         .log_base_line = 0,
-        .range_lo = 0,
-        .range_hi = 1ull << 36,
+        .own = ~0ull,
         .mn_id = MSG_MN_BASE,
         .num_cn = 16,
         .zlib_level = 9,
@@ -67,6 +66,7 @@ struct lu_drv {
     size_t rq_cap, rq_head, rq_n;
     lu_rec_t *log;
     size_t nlog, caplog;
+    uint32_t max_idx1; /* highest log index written + 1: the largest log between clears */
     uint64_t mem_stalls;
     bool alive, dump_start;
     lu_zlib_t zl;
@@ -172,10 +172,9 @@ uint64_t lu_drv_next_cycle(const lu_drv_t *d)
     return UINT64_MAX;
 }
 
-void lu_drv_set_range(lu_drv_t *d, uint64_t lo, uint64_t hi, unsigned mn_id)
+void lu_drv_set_own(lu_drv_t *d, uint64_t own, unsigned mn_id)
 {
-    d->cfg.range_lo = lo;
-    d->cfg.range_hi = hi;
+    d->cfg.own = own;
     d->cfg.mn_id = mn_id;
 }
 
@@ -211,6 +210,7 @@ const lu_out_t *lu_drv_out(const lu_drv_t *d) { return &d->out; }
 uint64_t lu_drv_mem_stalls(const lu_drv_t *d) { return d->mem_stalls; }
 void lu_drv_set_alive(lu_drv_t *d, bool alive) { d->alive = alive; }
 size_t lu_drv_log_writes(const lu_drv_t *d) { return d->nlog; }
+uint32_t lu_drv_log_max(const lu_drv_t *d) { return d->max_idx1; }
 const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i) { return i < d->nlog ? &d->log[i] : NULL; }
 
 void lu_drv_send(lu_drv_t *d, const msg_t *m, uint64_t delay)
@@ -266,10 +266,8 @@ void lu_drv_step(lu_drv_t *d)
     in->cfg_addr_lim_i[1] = (uint32_t)(d->cfg.addr_lim >> 32);
     in->cfg_log_cap_i = d->cfg.log_cap;
     in->cfg_hwm_i = d->cfg.hwm;
-    in->cfg_range_lo_i[0] = (uint32_t)d->cfg.range_lo;
-    in->cfg_range_lo_i[1] = (uint32_t)(d->cfg.range_lo >> 32);
-    in->cfg_range_hi_i[0] = (uint32_t)d->cfg.range_hi;
-    in->cfg_range_hi_i[1] = (uint32_t)(d->cfg.range_hi >> 32);
+    in->cfg_own_i[0] = (uint32_t)d->cfg.own;
+    in->cfg_own_i[1] = (uint32_t)(d->cfg.own >> 32);
     in->cfg_mn_i = d->cfg.mn_id;
     in->cfg_num_cn_i = d->cfg.num_cn;
     in->dump_start_i = d->dump_start;
@@ -337,6 +335,8 @@ void lu_drv_step(lu_drv_t *d)
                         abort();
                 }
                 lu_rec_unpack(o->mem_req_wdata_o, &d->log[d->nlog++]);
+                if (idx + 1 > d->max_idx1)
+                    d->max_idx1 = idx + 1;
             } else {
                 size_t slot = (d->rq_head + d->rq_n) % d->rq_cap;
                 d->rq[slot].done = false;

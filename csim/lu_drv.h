@@ -32,7 +32,7 @@ typedef struct lu_in {
     uint32_t rst_ni, alive_i, node_id_i;
     uint32_t cfg_addr_lim_i[2];
     uint32_t cfg_log_cap_i, cfg_hwm_i;
-    uint32_t cfg_range_lo_i[2], cfg_range_hi_i[2];
+    uint32_t cfg_own_i[2];
     uint32_t cfg_mn_i, cfg_num_cn_i, dump_start_i, dp_ready_i, dc_valid_i;
     uint32_t dc_data_i[MSG_WORDS_PER_LINE * 2];
     uint32_t dc_last_i;
@@ -87,7 +87,7 @@ typedef struct lu_model_ops {
         LU_CP_(v, in, rx_valid_i); LU_CP_(v, in, rx_msg_i); LU_CP_(v, in, tx_crd_i);                            \
         LU_CP_(v, in, mem_req_ready_i); LU_CP_(v, in, mem_rsp_valid_i); LU_CP_(v, in, mem_rsp_rdata_i);         \
         LU_CP_(v, in, csr_valid_i); LU_CP_(v, in, csr_addr_i);                                                  \
-        LU_CP_(v, in, cfg_range_lo_i); LU_CP_(v, in, cfg_range_hi_i); LU_CP_(v, in, cfg_mn_i);                  \
+        LU_CP_(v, in, cfg_own_i); LU_CP_(v, in, cfg_mn_i);                                                      \
         LU_CP_(v, in, cfg_num_cn_i); LU_CP_(v, in, dump_start_i); LU_CP_(v, in, dp_ready_i);                    \
         LU_CP_(v, in, dc_valid_i); LU_CP_(v, in, dc_data_i); LU_CP_(v, in, dc_last_i);                          \
         vw_##M##_set(m, &v);                                                                                    \
@@ -160,7 +160,7 @@ typedef struct lu_drv_cfg {
     unsigned tx_credits;     /* credits per class the driver grants the LU's send port */
     double tx_stall;         /* chance per cycle that a consumed message's credit is held back */
     uint64_t log_base_line;  /* DRAM line address of record 0 */
-    uint64_t range_lo, range_hi; /* the line addresses this LU dumps */
+    uint64_t own;            /* the hash buckets of line addresses this LU dumps (bit b: bucket b) */
     unsigned mn_id;          /* the MN controller it dumps to */
     unsigned num_cn;         /* CNs of the system (Early Flush goes to the others) */
     int zlib_level;          /* compression engine level (0..9) */
@@ -200,6 +200,9 @@ bool lu_drv_idle(const lu_drv_t *d);
 /** Records written to the DRAM log so far (in write order), and record i. */
 size_t lu_drv_log_writes(const lu_drv_t *d);
 const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i);
+/** The largest the log has been: records (16 bytes each) at the fullest, over every epoch (the
+ *  log restarts at index 0 after each dump clears it). */
+uint32_t lu_drv_log_max(const lu_drv_t *d);
 /** Record at log index idx as stored in the DRAM model. */
 void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r);
 /** The last outputs seen. */
@@ -247,9 +250,9 @@ void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle);
  *  when idle_o was high and it had no input idle_o does not see (a message, a credit, a dump start,
  *  a chunk, a DRAM answer, a CSR read). */
 uint64_t lu_drv_next_cycle(const lu_drv_t *d);
-/** The dump range (line addresses lo <= line < hi) and the MN node id it dumps to, from the next
- *  edge on (a recovery reassigns a failed CN's range). */
-void lu_drv_set_range(lu_drv_t *d, uint64_t lo, uint64_t hi, unsigned mn_id);
+/** The buckets it dumps (bit b: bucket b of lu_map_bucket) and the MN node id it dumps to, from
+ *  the next edge on (a recovery reassigns a failed CN's buckets). */
+void lu_drv_set_own(lu_drv_t *d, uint64_t own, unsigned mn_id);
 /** The configuration in force. */
 const lu_drv_cfg_t *lu_drv_cfg(const lu_drv_t *d);
 

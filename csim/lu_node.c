@@ -1,5 +1,6 @@
 #include "lu_node.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,8 +243,7 @@ lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *op
         c.hwm = 1;
     c.period_ps = clock_period_ps(&n->clk);
     c.mem_latency_ps = p->dram_latency_ps;
-    c.range_lo = p->range_lo;
-    c.range_hi = p->range_hi;
+    c.own = p->own;
     c.mn_id = MSG_MN_BASE + p->mn;
     c.num_cn = p->num_cn;
     c.zlib_level = p->zlib_level;
@@ -303,10 +303,10 @@ void lu_node_dump_start(lu_node_t *n)
     wake_now(n);
 }
 
-void lu_node_set_range(lu_node_t *n, uint64_t lo, uint64_t hi, unsigned mn)
+void lu_node_set_own(lu_node_t *n, uint64_t own, unsigned mn)
 {
-    lu_drv_set_range(n->d, lo, hi, MSG_MN_BASE + mn);
-    n->p.range_lo = lo, n->p.range_hi = hi, n->p.mn = mn;
+    lu_drv_set_own(n->d, own, MSG_MN_BASE + mn);
+    n->p.own = own, n->p.mn = mn;
     wake_now(n);
 }
 
@@ -318,6 +318,8 @@ bool lu_node_idle(const lu_node_t *n)
 }
 
 const lu_drv_t *lu_node_drv(const lu_node_t *n) { return n->d; }
+
+uint32_t lu_node_csr(lu_node_t *n, unsigned addr, bool *err) { return lu_drv_csr(n->d, addr, err); }
 
 void lu_node_observe(lu_node_t *n, lu_observe_fn fn, void *obj)
 {
@@ -348,36 +350,57 @@ void lu_node_dump(const lu_node_t *n, FILE *f)
 /* ---------------------------------------------------------------------------------------------
  * The mapping */
 
-static uint64_t range_lo(unsigned cn, unsigned num_cn, uint64_t lines)
+unsigned lu_map_bucket(uint64_t line)
 {
-    return (uint64_t)((unsigned __int128)lines * cn / num_cn);
+    unsigned b = 0;
+    for (unsigned i = 0; i < MSG_LINE_ADDR_W / 6; i++)
+        b ^= (unsigned)(line >> (6 * i)) & 63u;
+    return b;
 }
 
-void lu_map_range(unsigned cn, unsigned num_cn, uint64_t lines, uint64_t *lo, uint64_t *hi)
+void lu_map_init(lu_map_t *m, unsigned num_cn, uint32_t live)
 {
-    *lo = range_lo(cn, num_cn, lines);
-    *hi = range_lo(cn + 1, num_cn, lines);
+    assert(num_cn >= 1 && num_cn <= MSG_MAX_CN && num_cn <= 32);
+    m->num_cn = num_cn;
+    m->live = live & (num_cn == 32 ? ~0u : (1u << num_cn) - 1);
+    unsigned ids[32], n = 0;
+    for (unsigned c = 0; c < num_cn; c++)
+        if (m->live >> c & 1u)
+            ids[n++] = c;
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        m->owner[b] = (uint8_t)(n ? ids[b % n] : 0);
 }
 
-unsigned lu_map_owner(uint64_t line, unsigned num_cn, uint64_t lines)
+unsigned lu_map_live(const lu_map_t *m)
 {
-    unsigned o = (unsigned)((unsigned __int128)line * num_cn / lines);
-    if (o >= num_cn)
-        o = num_cn - 1;
-    while (o + 1 < num_cn && range_lo(o + 1, num_cn, lines) <= line)
-        o++;
-    while (o > 0 && range_lo(o, num_cn, lines) > line)
-        o--;
-    return o;
+    return (unsigned)__builtin_popcount(m->live);
 }
 
-unsigned lu_map_replicas(uint64_t line, unsigned num_cn, unsigned nr, uint64_t lines, unsigned *out)
+uint64_t lu_map_own(const lu_map_t *m, unsigned cn)
 {
-    if (nr > num_cn)
-        nr = num_cn;
-    unsigned o = lu_map_owner(line, num_cn, lines);
-    for (unsigned k = 0; k < nr; k++)
-        out[k] = (o + k) % num_cn;
+    uint64_t own = 0;
+    if (!(m->live >> cn & 1u))
+        return 0;
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        if (m->owner[b] == cn)
+            own |= 1ull << b;
+    return own;
+}
+
+unsigned lu_map_owner(const lu_map_t *m, uint64_t line) { return m->owner[lu_map_bucket(line)]; }
+
+unsigned lu_map_replicas(const lu_map_t *m, uint64_t line, unsigned nr, unsigned *out)
+{
+    unsigned live = lu_map_live(m);
+    if (nr > live)
+        nr = live;
+    unsigned c = lu_map_owner(m, line);
+    for (unsigned k = 0; k < nr; k++) {
+        out[k] = c;
+        do
+            c = (c + 1) % m->num_cn;
+        while (!(m->live >> c & 1u));
+    }
     return nr;
 }
 

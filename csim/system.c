@@ -7,8 +7,10 @@
 
 #include "cn/addr.h"
 #include "cn/cn_mem.h"
+#include "cn/cn_repl.h"
 #include "cn/core.h"
 #include "cn_port.h"
+#include "lu_node.h"
 #include "mn_node.h"
 
 typedef struct sys_cn {
@@ -16,6 +18,8 @@ typedef struct sys_cn {
     unsigned idx; /* CN index = its fabric port */
     cn_port_t *port;
     cn_mem_t *mem;
+    lu_node_t *lu;    /* DIKTAMO: its Logging Unit and replication engine */
+    cn_repl_t *repl;
     core_t **core;
     uint64_t local_next; /* bump allocator of local memory (offset from ADDR_LOCAL_BASE) */
     const uint64_t *hits[3], *misses[3]; /* the CN's L1 (all cores), L2 (all cores), L3 counters */
@@ -29,8 +33,16 @@ struct system {
     fabric_t *f;
     unsigned ncn, nmn, cores;
     mn_node_t **mn;
+    lu_store_t **store; /* DIKTAMO: each MN's log store */
     sys_cn_t *cn;
+    bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
+    lu_map_t map;       /* the replica map */
     oracle_t *oracle;
+    /* DIKTAMO: every remote word's store-buffer commits in commit order, for system_check_logs */
+    uint64_t *hkeys;    /* open addressing: word address + 1, 0 = empty */
+    uint32_t *hidx;
+    size_t hcap, hn;
+    struct hword { uint64_t addr; uint64_t *v; uint32_t n, cap; } *hw;
     uint64_t gran_lines;         /* interleave granularity in lines */
     uint64_t scr_lo, scr_hi;     /* the coherent region (global line addresses) */
     uint64_t remote_next;        /* bump allocator of coherent remote memory (bytes) */
@@ -50,6 +62,44 @@ struct system {
     double *g_exec_ns, *g_ipc;
     uint64_t *c_instr, *c_threads;
     uint64_t *c_or_words, *c_or_stores, *c_or_ok, *c_or_lost, *c_or_phantom;
+    double *g_split[4];          /* mean remote-store latency split (ns), Fig. 16 */
+    /* DIKTAMO totals (filled at the end of a run) */
+    uint64_t *c_repl_sets, *c_repl_msgs, *c_repl_bytes, *c_repl_acks, *c_val_msgs, *c_val_bytes;
+    uint64_t *c_log_max_bytes, *c_dump_in, *c_dump_out;
+    double *g_at_head, *g_dump_gbps, *g_compress;
+    uint64_t **c_lu_csr;         /* per CN, lu_csrs[] of its LU, read at the check */
+};
+
+/* The LU counters a check reads (name, CSR, whether a correct system keeps it at 0). */
+static const struct {
+    const char *name;
+    unsigned csr;
+    bool error;
+    const char *doc;
+} lu_csrs[] = {
+    {"repls", LU_CSR_REPLS, false, "REPLs the LU took"},
+    {"words", LU_CSR_WORDS, false, "words it wrote into its buffer"},
+    {"vals", LU_CSR_VALS, false, "VALs it matched"},
+    {"drained", LU_CSR_DRAINED, false, "words it moved to its DRAM log"},
+    {"stall_cycles", LU_CSR_STALLS, false, "cycles a REPL waited for a slot or entries (full buffer)"},
+    {"log_full_cycles", LU_CSR_LOG_FULL, false, "cycles a validated word waited for room in the DRAM log"},
+    {"err_val_no_repl", LU_CSR_ERR_VAL_NO_REPL, true, "VALs without their REPL (must be 0)"},
+    {"err_zero_mask", LU_CSR_ERR_ZERO_MASK, true, "REPLs without a word (must be 0)"},
+    {"err_addr_range", LU_CSR_ERR_ADDR_RANGE, true, "REPLs beyond remote memory (must be 0)"},
+    {"err_bad_msg", LU_CSR_ERR_BAD_MSG, true, "messages of a class or opcode it does not take (must be 0)"},
+    {"err_dup_repl", LU_CSR_ERR_DUP_REPL, true, "a second REPL with an outstanding tag (must be 0)"},
+    {"ts_clash", LU_CSR_TS_CLASH, true, "two validated updates of a word with one TS (must be 0)"},
+};
+#define N_LU_CSRS (sizeof lu_csrs / sizeof lu_csrs[0])
+
+/* The Fig. 16 components: the cores' histograms (cycles) and the gauges (ns). */
+static const char *const split_hist[4] = {"remote_st.dispatch_to_rob_head", "remote_st.rob_head_to_sb_head",
+                                          "remote_st.sb_head_to_coh_end", "remote_st.replication"};
+static const char *const split_gauge[4][2] = {
+    {"system.remote_st_ns.rob", "mean remote-store time from dispatch to the ROB head (Fig. 16 ROB->ROBHead)"},
+    {"system.remote_st_ns.rob_head_to_sb_head", "mean time from retirement to the SB head (ROBHead->SBHead)"},
+    {"system.remote_st_ns.sb_head_to_coh_end", "mean time from the SB head to write permission (SBHead->CohEnd)"},
+    {"system.remote_st_ns.replication", "mean time from write permission to the commit (Replication Time)"},
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -60,13 +110,56 @@ struct system {
 static void mem_deliver(void *obj, const msg_t *m) { cn_mem_deliver(obj, m); }
 static void mem_credit(void *obj, msg_class_t c) { cn_mem_credit(obj, c); }
 
-static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps)
+static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
+{
+    if (2 * (s->hn + 1) > s->hcap) {
+        size_t cap = s->hcap ? 2 * s->hcap : 1024;
+        uint64_t *k = calloc(cap, sizeof *k);
+        uint32_t *x = calloc(cap, sizeof *x);
+        struct hword *w = realloc(s->hw, cap / 2 * sizeof *w);
+        if (!k || !x || !w)
+            abort();
+        for (size_t i = 0; i < s->hcap; i++)
+            if (s->hkeys[i]) {
+                size_t j = (size_t)((s->hkeys[i] * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+                while (k[j])
+                    j = (j + 1) & (cap - 1);
+                k[j] = s->hkeys[i], x[j] = s->hidx[i];
+            }
+        free(s->hkeys);
+        free(s->hidx);
+        s->hkeys = k, s->hidx = x, s->hw = w, s->hcap = cap;
+    }
+    size_t j = (size_t)(((addr + 1) * 0x9e3779b97f4a7c15ull) >> 20) & (s->hcap - 1);
+    while (s->hkeys[j] && s->hkeys[j] != addr + 1)
+        j = (j + 1) & (s->hcap - 1);
+    if (s->hkeys[j])
+        return &s->hw[s->hidx[j]];
+    if (!add)
+        return NULL;
+    s->hkeys[j] = addr + 1;
+    s->hidx[j] = (uint32_t)s->hn;
+    s->hw[s->hn] = (struct hword){.addr = addr};
+    return &s->hw[s->hn++];
+}
+
+static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps, bool rmw)
 {
     system_t *s = obj;
     if (addr_is_local(addr))
         return;
     oracle_commit(s->oracle, addr, value, t_ps, cn, core);
     (*s->commits)++;
+    if (s->dk && !rmw) {
+        struct hword *w = hist_word(s, addr, true);
+        if (w->n == w->cap) {
+            w->cap = w->cap ? 2 * w->cap : 4;
+            w->v = realloc(w->v, w->cap * sizeof *w->v);
+            if (!w->v)
+                abort();
+        }
+        w->v[w->n++] = value;
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -155,9 +248,16 @@ static const wl_env_ops_t env_ops = {
  * Creation */
 
 system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model_ops_t *fops,
-                        const dir_model_ops_t *dops, bool skip_idle, stats_t *st, char *err)
+                        const dir_model_ops_t *dops, const lu_model_ops_t *lops, bool skip_idle, stats_t *st,
+                        char *err)
 {
     system_t *s = calloc(1, sizeof *s);
+    s->dk = cfg->core.protocol >= CFG_PROTO_BASELINE;
+    if (s->dk && !lops) {
+        snprintf(err, SYSTEM_ERR_MAX, "protocol %s needs a Logging Unit model", config_protocol_name(cfg->core.protocol));
+        free(s);
+        return NULL;
+    }
     s->k = k;
     s->cfg = cfg;
     s->st = st;
@@ -181,8 +281,40 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->c_or_ok = stats_counter(st, "oracle.ok", "words holding their last committed store");
     s->c_or_lost = stats_counter(st, "oracle.lost", "words holding an older value: a committed store was lost");
     s->c_or_phantom = stats_counter(st, "oracle.phantom", "words holding a value never committed to them");
+    for (unsigned i = 0; i < 4; i++)
+        s->g_split[i] = stats_gauge(st, split_gauge[i][0], split_gauge[i][1]);
+    bool dk_ok = true;
+    if (s->dk) {
+        s->c_repl_sets = stats_counter(st, "system.repl.sets", "REPL sets sent (one per replicated store-buffer entry)");
+        s->g_at_head = stats_gauge(st, "system.repl.sets_at_head_frac",
+                                   "fraction of the REPL sets sent at the store buffer's head (Fig. 11)");
+        s->c_repl_msgs = stats_counter(st, "system.repl.repl_msgs", "REPL messages (Nr per set)");
+        s->c_repl_bytes = stats_counter(st, "system.repl.repl_bytes", "bytes of the REPLs on the links");
+        s->c_repl_acks = stats_counter(st, "system.repl.repl_acks", "REPL_ACK messages");
+        s->c_val_msgs = stats_counter(st, "system.repl.val_msgs", "VAL messages");
+        s->c_val_bytes = stats_counter(st, "system.repl.val_bytes", "bytes of the VALs on the links");
+        s->c_log_max_bytes = stats_counter(st, "system.lu.max_log_bytes",
+                                           "largest uncompressed DRAM log of any LU between dumps (Fig. 13)");
+        s->c_dump_in = stats_counter(st, "system.lu.dump_in_bytes", "log bytes the LUs' dumps compressed");
+        s->c_dump_out = stats_counter(st, "system.lu.dump_out_bytes", "compressed bytes the dumps sent to the MNs");
+        s->g_dump_gbps = stats_gauge(st, "system.lu.dump_gbps",
+                                     "compressed dump bytes per second of execution, all LUs (GB/s, Fig. 14)");
+        s->g_compress = stats_gauge(st, "system.lu.compression", "dump_in_bytes / dump_out_bytes");
+        s->c_lu_csr = calloc(s->ncn * N_LU_CSRS, sizeof *s->c_lu_csr);
+        for (unsigned c = 0; dk_ok && c < s->ncn; c++)
+            for (unsigned i = 0; dk_ok && i < N_LU_CSRS; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "cn%u.lu.csr.%s", c, lu_csrs[i].name);
+                s->c_lu_csr[c * N_LU_CSRS + i] = stats_counter(st, name, lu_csrs[i].doc);
+                dk_ok = s->c_lu_csr[c * N_LU_CSRS + i] != NULL;
+            }
+        dk_ok = dk_ok && s->c_repl_sets && s->g_at_head && s->c_repl_msgs && s->c_repl_bytes && s->c_repl_acks &&
+                s->c_val_msgs && s->c_val_bytes && s->c_log_max_bytes && s->c_dump_in && s->c_dump_out &&
+                s->g_dump_gbps && s->g_compress;
+    }
     if (!s->commits || !s->g_exec_ns || !s->c_instr || !s->c_threads || !s->g_ipc || !s->c_or_words ||
-        !s->c_or_stores || !s->c_or_ok || !s->c_or_lost || !s->c_or_phantom) {
+        !s->c_or_stores || !s->c_or_ok || !s->c_or_lost || !s->c_or_phantom || !s->g_split[0] || !s->g_split[1] ||
+        !s->g_split[2] || !s->g_split[3] || !dk_ok) {
         snprintf(err, SYSTEM_ERR_MAX, "statistics: %s", stats_error(st));
         goto fail;
     }
@@ -226,6 +358,25 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         if (!s->mn[m])
             goto fail;
     }
+    lu_map_init(&s->map, s->ncn, s->ncn == 32 ? ~0u : (1u << s->ncn) - 1);
+    if (s->dk) {
+        s->store = calloc(s->nmn, sizeof *s->store);
+        for (unsigned m = 0; m < s->nmn; m++) {
+            s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn));
+            if (!s->store[m]) {
+                snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
+                goto fail;
+            }
+        }
+    }
+    /* Early REPL sets (proactive): each CN's share of every LU's buffer beyond one full set per
+     * core of the system (csim/cn/cn_repl.h). */
+    const unsigned all_cores = s->ncn * s->cores;
+    unsigned early_sets = 0, early_words = 0;
+    if (lops) {
+        early_sets = lops->slots > all_cores ? (lops->slots - all_cores) / s->ncn : 0;
+        early_words = lops->entries > 8 * all_cores ? (lops->entries - 8 * all_cores) / s->ncn : 0;
+    }
 
     s->cn = calloc(s->ncn, sizeof *s->cn);
     for (unsigned c = 0; c < s->ncn; c++) {
@@ -262,6 +413,44 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         if (!n->mem)
             goto fail;
         cn_port_attach(n->port, CN_PORT_MEM, mem_deliver, mem_credit, n->mem);
+        if (s->dk) {
+            char lname[48];
+            snprintf(lname, sizeof lname, "cn%u.lu", c);
+            lu_node_params_t lp = {
+                .cn = c,
+                .num_cn = s->ncn,
+                .freq_hz = cfg->lu.freq_hz,
+                .sram_bytes = cfg->lu.sram_bytes,
+                .dram_log_bytes = cfg->lu.dram_log_bytes,
+                .high_watermark = cfg->lu.high_watermark,
+                .dump_period_ps = cfg->lu.dump_period_ps,
+                .zlib_level = (int)cfg->lu.zlib_level,
+                .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
+                .addr_lim = total_lines,
+                .own = lu_map_own(&s->map, c),
+                .mn = lu_map_mn(c, s->nmn),
+                .name = lname,
+                .seed = cfg->sim.seed,
+                .skip_idle = skip_idle,
+            };
+            n->lu = lu_node_create(k, n->port, lops, &lp, st, err);
+            if (!n->lu)
+                goto fail;
+            snprintf(lname, sizeof lname, "cn%u.repl", c);
+            cn_repl_params_t rp = {
+                .cn = c,
+                .num_cn = s->ncn,
+                .cores = s->cores,
+                .nr = (unsigned)cfg->lu.nr,
+                .map = &s->map,
+                .early_sets = early_sets,
+                .early_words = early_words,
+                .name = lname,
+            };
+            n->repl = cn_repl_create(k, n->port, &rp, st, err);
+            if (!n->repl)
+                goto fail;
+        }
         for (unsigned l = 0; l < 3; l++) {
             char hn[64];
             snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
@@ -289,6 +478,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 .width = (unsigned)cfg->core.width,
                 .protocol = cfg->core.protocol,
                 .coalesce = cfg->core.coalesce,
+                .repl = n->repl ? cn_repl_if(n->repl) : NULL,
                 .name = cname,
             };
             n->core[i] = core_create(k, &cp, cn_mem_if(n->mem), st, err);
@@ -316,10 +506,22 @@ void system_free(system_t *s)
                 for (unsigned i = 0; i < s->cores; i++)
                     core_free(s->cn[c].core[i]);
             free(s->cn[c].core);
+            cn_repl_free(s->cn[c].repl);
+            lu_node_free(s->cn[c].lu);
             cn_mem_free(s->cn[c].mem);
             cn_port_free(s->cn[c].port);
         }
     free(s->cn);
+    if (s->store)
+        for (unsigned m = 0; m < s->nmn; m++)
+            lu_store_free(s->store[m]);
+    free(s->store);
+    for (size_t i = 0; i < s->hn; i++)
+        free(s->hw[i].v);
+    free(s->hw);
+    free(s->hkeys);
+    free(s->hidx);
+    free(s->c_lu_csr);
     if (s->mn)
         for (unsigned m = 0; m < s->nmn; m++)
             mn_node_free(s->mn[m]);
@@ -373,7 +575,8 @@ static void quiet_poll(void *obj, uint64_t arg)
     system_t *s = obj;
     bool quiet = fabric_quiet(s->f);
     for (unsigned c = 0; quiet && c < s->ncn; c++)
-        quiet = cn_mem_idle(s->cn[c].mem);
+        quiet = cn_mem_idle(s->cn[c].mem) && (!s->dk || (lu_node_idle(s->cn[c].lu) && cn_repl_idle(s->cn[c].repl))) &&
+                !cn_port_queued(s->cn[c].port);
     for (unsigned m = 0; quiet && m < s->nmn; m++)
         quiet = mn_node_idle(s->mn[m]);
     if (quiet) {
@@ -394,6 +597,61 @@ static void thread_exit(void *obj)
 }
 
 static uint64_t progress_measure(void *obj) { return system_instructions(obj); }
+
+static uint64_t counter_of(const system_t *s, const char *fmt, unsigned a, unsigned b)
+{
+    char name[96];
+    snprintf(name, sizeof name, fmt, a, b);
+    const uint64_t *v = stats_find_counter(s->st, name);
+    return v ? *v : 0;
+}
+
+/* The run's totals over cores, CNs and LUs (the paper's figures read them). */
+static void run_totals(system_t *s)
+{
+    const double ns_per_cycle = (double)PS_PER_S / (double)s->cfg->core.freq_hz / (double)PS_PER_NS;
+    for (unsigned i = 0; i < 4; i++) {
+        double sum = 0, cnt = 0;
+        for (unsigned c = 0; c < s->ncn; c++)
+            for (unsigned k = 0; k < s->cores; k++) {
+                char name[96];
+                snprintf(name, sizeof name, "cn%u.core%u.%s", c, k, split_hist[i]);
+                const stats_hist_t *h = stats_find_hist(s->st, name);
+                if (h)
+                    sum += (double)h->sum, cnt += (double)h->count;
+            }
+        *s->g_split[i] = cnt > 0 ? sum / cnt * ns_per_cycle : 0.0;
+    }
+    if (!s->dk)
+        return;
+    uint64_t sets = 0, head = 0, in = 0, out = 0, lmax = 0;
+    *s->c_repl_msgs = *s->c_repl_bytes = *s->c_repl_acks = *s->c_val_msgs = *s->c_val_bytes = 0;
+    for (unsigned c = 0; c < s->ncn; c++) {
+        for (unsigned k = 0; k < s->cores; k++) {
+            sets += counter_of(s, "cn%u.core%u.repl_sets", c, k);
+            head += counter_of(s, "cn%u.core%u.repl_sets_at_head", c, k);
+        }
+        *s->c_repl_msgs += counter_of(s, "cn%u.repl.repl_msgs", c, 0);
+        *s->c_repl_bytes += counter_of(s, "cn%u.repl.repl_bytes", c, 0);
+        *s->c_repl_acks += counter_of(s, "cn%u.repl.repl_acks", c, 0);
+        *s->c_val_msgs += counter_of(s, "cn%u.repl.val_msgs", c, 0);
+        *s->c_val_bytes += counter_of(s, "cn%u.repl.val_bytes", c, 0);
+        const lu_drv_t *d = lu_node_drv(s->cn[c].lu);
+        uint64_t zi, zo;
+        lu_drv_zlib_bytes(d, &zi, &zo);
+        in += zi, out += zo;
+        uint64_t m = (uint64_t)lu_drv_log_max(d) * 16u;
+        lmax = m > lmax ? m : lmax;
+    }
+    *s->c_repl_sets = sets;
+    *s->g_at_head = sets ? (double)head / (double)sets : 0.0;
+    *s->c_log_max_bytes = lmax;
+    *s->c_dump_in = in;
+    *s->c_dump_out = out;
+    double secs = (double)(s->end_ps - s->start_ps) / (double)PS_PER_S;
+    *s->g_dump_gbps = secs > 0 ? (double)out / secs / 1e9 : 0.0;
+    *s->g_compress = out ? (double)in / (double)out : 0.0;
+}
 
 run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
 {
@@ -432,6 +690,7 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
                 uint64_t a = *n->hits[l] + *n->misses[l];
                 *n->hit_rate[l] = a ? (double)*n->hits[l] / (double)a : 0.0;
             }
+        run_totals(s);
     }
     return e;
 }
@@ -451,6 +710,18 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
         snprintf(err, SYSTEM_ERR_MAX, "the directories reported %zu protocol violations", viol);
         return -1;
     }
+    /* The LUs' own counters: what they saw malformed (a correct system sends nothing of it). */
+    for (unsigned c = 0; s->dk && c < s->ncn; c++)
+        for (unsigned i = 0; i < N_LU_CSRS; i++) {
+            bool e = false;
+            uint32_t v = lu_node_csr(s->cn[c].lu, lu_csrs[i].csr, &e);
+            *s->c_lu_csr[c * N_LU_CSRS + i] = v;
+            if (!e && lu_csrs[i].error && v) {
+                snprintf(err, SYSTEM_ERR_MAX, "the LU of CN %u counted %" PRIu32 " %s: %s", c, v, lu_csrs[i].name,
+                         lu_csrs[i].doc);
+                return -1;
+            }
+        }
     if (r->lost || r->phantom) {
         snprintf(err, SYSTEM_ERR_MAX, "oracle: %" PRIu64 " of %" PRIu64 " words wrong (%" PRIu64 " lost, %" PRIu64
                  " phantom)", r->lost + r->phantom, r->words, r->lost, r->phantom);
@@ -464,6 +735,64 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
         }
     }
     return 0;
+}
+
+/* Every LU's log history against the store-buffer commits (system.h). pos[w * ncn + c]: how many
+ * of word w's commits LU c has logged so far. */
+size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked)
+{
+    *checked = 0;
+    if (!s->dk)
+        return 0;
+    size_t faults = 0;
+#define FAULT(...)                                                                                                   \
+    do {                                                                                                             \
+        if (faults++ < max_lines && f)                                                                               \
+            fprintf(f, __VA_ARGS__);                                                                                 \
+    } while (0)
+    uint32_t *pos = calloc(s->hn * s->ncn + 1, sizeof *pos);
+    if (!pos)
+        abort();
+    for (unsigned c = 0; c < s->ncn; c++) {
+        const lu_drv_t *d = lu_node_drv(s->cn[c].lu);
+        for (size_t i = 0; i < lu_drv_log_writes(d); i++) {
+            const lu_rec_t *r = lu_drv_log_write(d, i);
+            uint64_t addr = r->line * ADDR_LINE_BYTES + (uint64_t)r->word * ADDR_WORD_BYTES;
+            struct hword *w = hist_word(s, addr, false);
+            if (!w) {
+                FAULT("LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 ", a word no store committed to\n", c, addr, r->value);
+                continue;
+            }
+            unsigned rep[MSG_MAX_CN], nr = lu_map_replicas(&s->map, r->line, (unsigned)s->cfg->lu.nr, rep), k = 0;
+            while (k < nr && rep[k] != c)
+                k++;
+            if (k == nr) {
+                FAULT("LU %u logged 0x%" PRIx64 ", a word of a line it does not replicate\n", c, addr);
+                continue;
+            }
+            uint32_t *p = &pos[(size_t)(w - s->hw) * s->ncn + c];
+            if (!r->written)
+                FAULT("LU %u: record %zu (0x%" PRIx64 ") is not marked validated\n", c, i, addr);
+            if (*p >= w->n)
+                FAULT("LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 " after all its %u commits\n", c, addr, r->value, w->n);
+            else if (w->v[*p] != r->value)
+                FAULT("LU %u: 0x%" PRIx64 "'s record %u is 0x%" PRIx64 ", commit %u wrote 0x%" PRIx64 "\n", c, addr,
+                      *p, r->value, *p, w->v[*p]);
+            (*p)++;
+        }
+    }
+    for (size_t i = 0; i < s->hn; i++) {
+        const struct hword *w = &s->hw[i];
+        unsigned rep[MSG_MAX_CN], nr = lu_map_replicas(&s->map, addr_gline(w->addr), (unsigned)s->cfg->lu.nr, rep);
+        for (unsigned k = 0; k < nr; k++)
+            if (pos[i * s->ncn + rep[k]] != w->n)
+                FAULT("replica LU %u logged %u of the %u commits to 0x%" PRIx64 "\n", rep[k], pos[i * s->ncn + rep[k]],
+                      w->n, w->addr);
+        *checked += w->n;
+    }
+#undef FAULT
+    free(pos);
+    return faults;
 }
 
 uint64_t system_exec_ps(const system_t *s) { return s->end_ps ? s->end_ps - s->start_ps : 0; }
@@ -498,6 +827,10 @@ void system_dump(const system_t *s, FILE *f)
                 core_dump(s->cn[c].core[i], f);
         if (!cn_mem_idle(s->cn[c].mem))
             cn_mem_dump(s->cn[c].mem, f);
+        if (s->dk && !cn_repl_idle(s->cn[c].repl))
+            cn_repl_dump(s->cn[c].repl, f);
+        if (s->dk && !lu_node_idle(s->cn[c].lu))
+            lu_node_dump(s->cn[c].lu, f);
     }
     for (unsigned m = 0; m < s->nmn; m++)
         if (!mn_node_idle(s->mn[m]) || mn_node_violations(s->mn[m]))

@@ -21,6 +21,7 @@
 #include "dir_drv.h"
 #include "fabric.h"
 #include "kernel.h"
+#include "lu_drv.h"
 #include "oracle.h"
 #include "progress.h"
 #include "run.h"
@@ -30,10 +31,13 @@
 
 typedef struct system system_t;
 
-/** Builds the cluster of cfg (validated) around the fabric model fops and the directory model
- *  dops. skip_idle: clock the RTL only while it has work. NULL and err (one line) on failure. */
+/** Builds the cluster of cfg (validated) around the fabric model fops, the directory model dops
+ *  and, under a DIKTAMO protocol, the Logging Unit model lops (one LU per CN, an mn_log store per
+ *  MN, a replication engine per CN; lops may be NULL under WB and WT, which have none). skip_idle:
+ *  clock the RTL only while it has work. NULL and err (one line) on failure. */
 system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model_ops_t *fops,
-                        const dir_model_ops_t *dops, bool skip_idle, stats_t *st, char *err);
+                        const dir_model_ops_t *dops, const lu_model_ops_t *lops, bool skip_idle, stats_t *st,
+                        char *err);
 void system_free(system_t *s);
 
 /** Sets the workload up: nthreads (0: cfg workload.threads, whose 0 means one per core) threads
@@ -50,6 +54,12 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line);
  *  quiet), then the workload's check. Prints up to max_lines mismatches to f. 0 when both pass;
  *  -1 with err (one line) otherwise. */
 int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err);
+
+/** DIKTAMO, the system quiet: every replica's DRAM log (what it wrote, dumped or not) holds each
+ *  store-buffer commit of every remote word of the lines it replicates, validated, exactly once
+ *  and in commit order, and nothing else. Prints up to max_lines faults to f; returns their
+ *  number (0 under WB and WT) and sets *checked to the committed words checked. */
+size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked);
 
 /** The coherent value of a word now (zero time): for a remote word the newest copy in a CN's
  *  caches, else its MN's memory; for a local word (addr_is_local) CN cn's memory. */

@@ -19,6 +19,7 @@ pkgs=(
   xvfb              # make waves-png (headless GTKWave)
   imagemagick       # make waves-png (screenshot of the headless window)
   z3                # formal proofs (yosys-smtbmc back end)
+  gnuplot-nox       # make run: the chart of execution times (build/results/run/fig10.svg)
 )
 
 missing=()

@@ -49,6 +49,7 @@ typedef struct rsys {
     cn_repl_t *repl[NCN];
     entry_t *e;
     unsigned n, started, committed;
+    lu_map_t map; /* every CN alive */
     uint64_t line[NLINES];
     bool busy[NLINES];
     unsigned version[NLINES];
@@ -90,7 +91,7 @@ static void start_one(void *obj, uint64_t arg)
                    .mask = (uint8_t)(rng_below(&s->rng, 255) + 1)};
     for (unsigned w = 0; w < 8; w++)
         e->val[w] = rng_next(&s->rng);
-    e->h = cn_repl_send(s->repl[e->cn], e->core, s->line[li], e->mask, e->val, on_acked, s, s->started);
+    e->h = cn_repl_send(s->repl[e->cn], e->core, s->line[li], e->mask, e->val, false, on_acked, s, s->started);
     s->started++;
 }
 
@@ -110,6 +111,7 @@ static void rsys_init(rsys_t *s, unsigned n, uint64_t seed)
     s->f = fabric_create(&s->k, ops, &fp, &s->st);
     cr_assert_not_null(s->f);
     char err[512];
+    lu_map_init(&s->map, NCN, (1u << NCN) - 1);
     for (unsigned j = 0; j < NMN; j++) {
         char name[16];
         snprintf(name, sizeof name, "mn%u", j);
@@ -129,11 +131,11 @@ static void rsys_init(rsys_t *s, unsigned n, uint64_t seed)
                                .dram_log_bytes = 18ull << 20, .high_watermark = 0.9, .dump_period_ps = 0,
                                .zlib_level = 9, .dram_latency_ps = 45000, .addr_lim = LINES,
                                .mn = lu_map_mn(c, NMN), .name = name, .seed = seed + 100 + c, .skip_idle = true};
-        lu_map_range(c, NCN, LINES, &lp.range_lo, &lp.range_hi);
+        lp.own = lu_map_own(&s->map, c);
         s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
         cr_assert_not_null(s->lu[c], "%s", err);
         snprintf(name, sizeof name, "cn%u.repl", c);
-        cn_repl_params_t rp = {.cn = c, .num_cn = NCN, .cores = CORES, .nr = 3, .lines = LINES, .name = name};
+        cn_repl_params_t rp = {.cn = c, .num_cn = NCN, .cores = CORES, .nr = 3, .map = &s->map, .name = name};
         s->repl[c] = cn_repl_create(&s->k, s->port[c], &rp, &s->st, err);
         cr_assert_not_null(s->repl[c], "%s", err);
     }
@@ -254,12 +256,15 @@ Test(cn_repl, impossible_parameters_are_refused)
     rsys_t s;
     rsys_init(&s, 1, 1);
     char err[CN_REPL_ERR_MAX] = "";
-    cn_repl_params_t p = {.cn = 0, .num_cn = NCN, .cores = CORES, .nr = NCN + 1, .lines = LINES, .name = "x"};
+    cn_repl_params_t p = {.cn = 0, .num_cn = NCN, .cores = CORES, .nr = NCN + 1, .map = &s.map, .name = "x"};
     cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
     cr_assert(strstr(err, "Nr must be 1 .. num_cn"), "%s", err);
     p.nr = 0;
     cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
     p.nr = 2, p.cores = 0;
     cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
+    p.cores = CORES, p.map = NULL;
+    cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
+    cr_assert(strstr(err, "no replica map"), "%s", err);
     rsys_free(&s);
 }

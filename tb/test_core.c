@@ -60,10 +60,80 @@ typedef struct commit_rec {
     uint64_t addr, value, t;
 } commit_rec_t;
 
+/* A replication engine for the DIKTAMO protocols without a fabric: every REPL set is acknowledged
+ * after a seeded random delay in [lat_min, lat_max]; early sets are refused with probability
+ * refuse. It checks the core's side of the contract: a VAL only for an acknowledged set, once. */
+#define FREP_MAX 4096
+typedef struct frep_ent {
+    bool busy, acked;
+    unsigned core;
+    uint64_t gline;
+    uint8_t mask;
+    repl_acked_fn fn;
+    void *aobj;
+    uint64_t tag;
+} frep_ent_t;
+
+typedef struct frep {
+    kernel_t *k;
+    rng_t rng;
+    uint64_t lat_min, lat_max;
+    double refuse;
+    frep_ent_t e[FREP_MAX];
+    unsigned next;
+    uint64_t sets, early, refused, vals, bad;
+    uint8_t log_mask[64]; /* the first 64 sets: mask, early */
+    bool log_early[64];
+    repl_if_t rif;
+} frep_t;
+
+static void frep_ev_ack(void *obj, uint64_t h)
+{
+    frep_t *f = obj;
+    frep_ent_t *e = &f->e[h];
+    e->acked = true;
+    e->fn(e->aobj, e->tag);
+}
+
+static uint32_t frep_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
+                          repl_acked_fn acked, void *aobj, uint64_t tag)
+{
+    (void)words;
+    frep_t *f = obj;
+    if (early && rng_chance(&f->rng, f->refuse)) {
+        f->refused++;
+        return REPL_REFUSED;
+    }
+    unsigned h = f->next;
+    while (f->e[h].busy)
+        h = (h + 1) % FREP_MAX;
+    f->next = (h + 1) % FREP_MAX;
+    f->e[h] = (frep_ent_t){.busy = true, .core = core, .gline = gline, .mask = mask, .fn = acked, .aobj = aobj,
+                           .tag = tag};
+    if (f->sets < 64)
+        f->log_mask[f->sets] = mask, f->log_early[f->sets] = early;
+    f->sets++;
+    f->early += early;
+    kernel_after(f->k, rng_range(&f->rng, f->lat_min, f->lat_max), frep_ev_ack, f, h);
+    return h;
+}
+
+static void frep_val(void *obj, uint32_t h, unsigned version)
+{
+    (void)version;
+    frep_t *f = obj;
+    if (h >= FREP_MAX || !f->e[h].busy || !f->e[h].acked)
+        f->bad++;
+    else
+        f->e[h].busy = false;
+    f->vals++;
+}
+
 typedef struct sys {
     kernel_t k;
     stats_t st;
     flat_mem_t *fm;
+    frep_t *rep;
     core_t *c[MAXC];
     wl_thread_t th[MAXC];
     unsigned n, exited;
@@ -77,10 +147,11 @@ typedef struct exit_ctx {
     unsigned i;
 } exit_ctx_t;
 
-static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t)
+static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t, bool rmw)
 {
     (void)cn;
     sys_t *s = obj;
+    (void)rmw;
     if (s->ncommits == s->capcommits) {
         s->capcommits = s->capcommits ? 2 * s->capcommits : 64;
         s->commits = realloc(s->commits, s->capcommits * sizeof *s->commits);
@@ -98,6 +169,11 @@ static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_m
     m.max_ports = n;
     s->fm = flat_mem_create(&s->k, &m);
     cr_assert_not_null(s->fm);
+    s->rep = calloc(1, sizeof *s->rep);
+    cr_assert_not_null(s->rep);
+    *s->rep = (frep_t){.k = &s->k, .lat_min = mp->lat_min_ps, .lat_max = 3 * mp->lat_max_ps, .refuse = 0.2};
+    rng_init_named(&s->rep->rng, mp->seed, "test_core.frep");
+    s->rep->rif = (repl_if_t){.obj = s->rep, .send = frep_send, .val = frep_val};
     s->n = n;
     for (unsigned i = 0; i < n; i++) {
         core_params_t p = cp[i];
@@ -105,6 +181,7 @@ static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_m
         snprintf(name, sizeof name, "core%u", i);
         p.name = name;
         p.id = i;
+        p.repl = &s->rep->rif;
         s->c[i] = core_create(&s->k, &p, flat_mem_port(s->fm, i), &s->st, err);
         cr_assert_not_null(s->c[i], "core_create: %s", err);
         core_on_commit(s->c[i], on_commit, s);
@@ -119,6 +196,7 @@ static void sys_free(sys_t *s)
     stats_free(&s->st);
     kernel_free(&s->k);
     free(s->commits);
+    free(s->rep);
 }
 
 static void on_exit_cb(void *obj)
@@ -199,7 +277,7 @@ static void lm_run_once(const litmus_t *L, rng_t *r, outcome_t *oc)
             cp[i].width = (unsigned)rng_range(r, 1, 4);
         }
         cp[i].coalesce = rng_chance(r, 0.5);
-        cp[i].protocol = rng_chance(r, 0.3) ? CFG_PROTO_WT : CFG_PROTO_WB;
+        cp[i].protocol = (cfg_protocol_e)rng_below(r, CFG_PROTO_COUNT); /* WB, WT and DIKTAMO's three */
     }
     sys_t s;
     sys_init(&s, L->nthr, cp, &mp);
@@ -216,6 +294,9 @@ static void lm_run_once(const litmus_t *L, rng_t *r, outcome_t *oc)
         arg[i] = &a[i];
     }
     sys_run(&s, body, arg, 0);
+    cr_assert_eq(s.rep->bad, 0, "%s: %" PRIu64 " VALs of sets not acknowledged", g_ctx, s.rep->bad);
+    cr_assert_eq(s.rep->vals, s.rep->sets, "%s: %" PRIu64 " VALs for %" PRIu64 " REPL sets", g_ctx, s.rep->vals,
+                 s.rep->sets);
     memset(oc, 0, sizeof *oc);
     for (unsigned i = 0; i < L->nthr; i++)
         for (unsigned j = 0; j < L->len[i]; j++) {
@@ -795,7 +876,7 @@ Test(core, store_behind_compute_reaches_rob_head_rob_cycles_later)
     cr_assert_eq(h->count, 1);
     cr_assert_eq(h->sum, 351);
     cr_assert_eq(hist(&s, 0, "remote_st.rob_head_to_sb_head")->sum, 0);
-    cr_assert_eq(hist(&s, 0, "remote_st.sb_head_to_commit")->sum, cyc(edge_ps(1000) + 10000) - 1000);
+    cr_assert_eq(hist(&s, 0, "remote_st.sb_head_to_done")->sum, cyc(edge_ps(1000) + 10000) - 1000);
     free(log.r);
     sys_free(&s);
 }
@@ -1002,9 +1083,112 @@ Test(core, wt_commits_one_store_per_round_trip)
             cr_assert(total >= 20 * gap && total < 20 * (gap + P) + 10 * P, "total %" PRIu64, total);
             cr_assert_eq(flat_mem_counts(s.fm, 0)->wt_stores, proto && !local ? 20u : 0u);
             if (proto && !local)
-                cr_assert_geq(stats_hist_mean(hist(&s, 0, "remote_st.sb_head_to_commit")), (double)(L + X) / P - 1);
+                cr_assert_geq(stats_hist_mean(hist(&s, 0, "remote_st.sb_head_to_done")), (double)(L + X) / P - 1);
             sys_free(&s);
         }
+}
+
+static void body_one_store(wl_thread_t *t, void *arg) { wl_st(t, *(const uint64_t *)arg, 42); }
+
+/* X, then three stores to three words of line A, then one to line B. */
+static void body_coalesce_repl(wl_thread_t *t, void *arg)
+{
+    (void)arg;
+    wl_st(t, 0x1000, 1);
+    wl_st(t, 0x2000, 2);
+    wl_st(t, 0x2008, 3);
+    wl_st(t, 0x2010, 4);
+    wl_st(t, 0x3000, 5);
+}
+
+Test(core, proactive_sends_one_repl_set_per_coalesced_entry)
+{
+    /* GIVEN a store to X (at the head at once), three to words of line A, one to line B
+     * WHEN run under DIKTAMO-proactive with coalescing, and without (proactive-noC)
+     * THEN with coalescing: three REPL sets: X's at the head; A's one set of the three words, early,
+     *      when B opened an entry behind it; B's, waiting for a partner that never comes, at the
+     *      head. Without: five sets, each sent at retirement, X's at the head. Every set is
+     *      validated once, after its acknowledgement */
+    for (int on = 1; on >= 0; on--) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = CFG_PROTO_PROACTIVE;
+        cp.coalesce = on;
+        flat_mem_params_t mp = fixed_mem(100000);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        s.rep->refuse = 0;
+        run1(&s, body_coalesce_repl, NULL);
+        cr_assert_eq(s.ncommits, 5);
+        cr_assert_eq(s.rep->bad, 0);
+        cr_assert_eq(s.rep->vals, s.rep->sets);
+        if (on) {
+            cr_assert_eq(s.rep->sets, 3);
+            cr_assert(s.rep->log_mask[0] == 0x01 && !s.rep->log_early[0], "X: mask %#x", s.rep->log_mask[0]);
+            cr_assert(s.rep->log_mask[1] == 0x07 && s.rep->log_early[1], "A: mask %#x early %d", s.rep->log_mask[1],
+                      s.rep->log_early[1]);
+            cr_assert(s.rep->log_mask[2] == 0x01 && !s.rep->log_early[2], "B: early %d", s.rep->log_early[2]);
+            cr_assert_eq(counter(&s, 0, "repl_sets_at_head"), 2);
+        } else {
+            cr_assert_eq(s.rep->sets, 5);
+            for (unsigned i = 1; i < 5; i++)
+                cr_assert(__builtin_popcount(s.rep->log_mask[i]) == 1 && s.rep->log_early[i], "set %u: mask %#x early %d", i,
+                          s.rep->log_mask[i], s.rep->log_early[i]);
+            cr_assert_eq(counter(&s, 0, "repl_sets_at_head"), 1);
+        }
+        cr_assert_eq(counter(&s, 0, "repl_sets"), s.rep->sets);
+        sys_free(&s);
+    }
+}
+
+Test(core, diktamo_protocols_order_coherence_and_replication)
+{
+    /* GIVEN a memory of latency L = 100 ns and replication round trips of R = 300 ns
+     * WHEN one remote store runs under each DIKTAMO protocol
+     * THEN baseline commits after L + R (replication after coherence), parallel and proactive
+     *      after max(L, R); the replication time (coherence end to commit) is R, resp. R - L
+     * AND WHEN 20 stores to distinct lines run
+     * THEN parallel drains one entry per R, proactive-noC overlaps the round trips: under half the
+     *      time; WB one entry per L */
+    const uint64_t L = 100000, R = 300000, P = 417;
+    for (cfg_protocol_e pr = CFG_PROTO_BASELINE; pr <= CFG_PROTO_PROACTIVE; pr++) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = pr;
+        flat_mem_params_t mp = fixed_mem(L);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        s.rep->lat_min = s.rep->lat_max = R;
+        uint64_t base = 0x1000;
+        run1(&s, body_one_store, &base);
+        cr_assert_eq(s.ncommits, 1);
+        uint64_t want = pr == CFG_PROTO_BASELINE ? L + R : R;
+        uint64_t t = s.commits[0].t;
+        cr_assert(t >= want && t < want + 4 * P, "%s: commit at %" PRIu64 " ps, want %" PRIu64,
+                  config_protocol_name(pr), t, want);
+        double repl = stats_hist_mean(hist(&s, 0, "remote_st.replication"));
+        double want_repl = (double)(pr == CFG_PROTO_BASELINE ? R : R - L) / P;
+        cr_assert(repl > want_repl - 3 && repl < want_repl + 3, "%s: replication %.1f cycles, want %.1f",
+                  config_protocol_name(pr), repl, want_repl);
+        sys_free(&s);
+    }
+    uint64_t total[3];
+    for (unsigned v = 0; v < 3; v++) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = v == 0 ? CFG_PROTO_WB : v == 1 ? CFG_PROTO_PARALLEL : CFG_PROTO_PROACTIVE;
+        cp.coalesce = false;
+        flat_mem_params_t mp = fixed_mem(L);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        s.rep->lat_min = s.rep->lat_max = R;
+        s.rep->refuse = 0;
+        uint64_t base = 0x1000;
+        run1(&s, body_n_stores, &base);
+        cr_assert_eq(s.ncommits, 20);
+        total[v] = s.exit_t[0];
+        sys_free(&s);
+    }
+    cr_assert(total[0] >= 20 * L && total[0] < 20 * L + 40 * P, "WB %" PRIu64, total[0]);
+    cr_assert(total[1] >= 20 * R && total[1] < 20 * R + 40 * P, "parallel %" PRIu64, total[1]);
+    cr_assert_lt(2 * total[2], total[1], "proactive-noC %" PRIu64 " vs parallel %" PRIu64, total[2], total[1]);
 }
 
 typedef struct rand_st {
@@ -1102,7 +1286,7 @@ Test(core, prefetch_only_for_remote_lines_without_a_store_in_flight)
     cr_assert_eq(n->last_prefetch, 0x1010);
     cr_assert_eq(hist(&s, 0, "remote_st.dispatch_to_rob_head")->count, 4);
     cr_assert_eq(hist(&s, 0, "remote_st.rob_head_to_sb_head")->count, 4);
-    cr_assert_eq(hist(&s, 0, "remote_st.sb_head_to_commit")->count, 4);
+    cr_assert_eq(hist(&s, 0, "remote_st.sb_head_to_done")->count, 4);
     cr_assert_eq(counter(&s, 0, "stores"), 6);
     sys_free(&s);
 }
@@ -1175,13 +1359,13 @@ Test(core, bad_parameters_give_a_clear_error)
         p.name = "c";
         p.protocol = pr;
         cr_assert_null(core_create(&k, &p, flat_mem_port(fm, 0), &st, err));
-        cr_assert(strstr(err, config_protocol_name(pr)) && strstr(err, "not supported"), "%s", err);
+        cr_assert(strstr(err, config_protocol_name(pr)) && strstr(err, "needs a replication engine"), "%s", err);
     }
     p = paper_params(0);
     p.name = "c";
     p.protocol = (cfg_protocol_e)77;
     cr_assert_null(core_create(&k, &p, flat_mem_port(fm, 0), &st, err));
-    cr_assert(strstr(err, "not supported"), "%s", err);
+    cr_assert(strstr(err, "unknown protocol"), "%s", err);
     p = paper_params(0);
     p.name = "c.";
     core_t *c = core_create(&k, &p, flat_mem_port(fm, 0), &st, err);

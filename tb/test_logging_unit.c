@@ -24,6 +24,7 @@
 
 #include "cleanup.h"
 #include "lu_drv.h"
+#include "lu_node.h"
 #include "mn_log.h"
 #include "ref/logging_unit_ref.h"
 #include "rng.h"
@@ -51,7 +52,7 @@ typedef struct wl_cfg {
     uint32_t log_cap, hwm;
     unsigned window; /* a commit waits while its line's oldest undrained version is this far back */
     uint64_t max_cycles; /* 0: 400 per store */
-    uint64_t range_lo, range_hi; /* dump range (range_hi 0: every line) */
+    uint64_t own;                /* buckets dumped (lu_map_bucket; 0: every one) */
     uint64_t dump_at;            /* a dump starts at this cycle (0: none) */
     size_t dump_at_done;         /* a dump starts when this many stores are done (0: none) */
     int zlib_level;              /* the compression engine's level (0: stored, 16 bytes per record) */
@@ -220,8 +221,7 @@ static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *nam
     dc.tx_stall = cfg->tx_stall;
     dc.mn_id = MSG_MN_BASE + 1;
     dc.num_cn = cfg->ncn + 1;
-    dc.range_lo = cfg->range_lo;
-    dc.range_hi = cfg->range_hi ? cfg->range_hi : 1ull << 40;
+    dc.own = cfg->own ? cfg->own : ~0ull;
     dc.zlib_level = cfg->zlib_level;
     w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
     lu_drv_on_rx(w->d, wl_on_rx);
@@ -1493,31 +1493,36 @@ static void wl_settle(wl_t *w)
     cr_assert(lu_drv_idle(w->d), "%s: the LU did not settle", w->ctx);
 }
 
-Test(logging_unit, dump_extracts_its_range_oldest_first_compressed_and_clears_the_log)
+Test(logging_unit, dump_extracts_its_buckets_oldest_first_compressed_and_clears_the_log)
 {
     wl_t w;
     wl_cfg_t c = wl_default();
-    c.nupdates = 2000, c.range_lo = line_addr(0), c.range_hi = line_addr(8);
+    c.nupdates = 2000;
+    for (unsigned i = 0; i < 8; i++)
+        c.own |= 1ull << lu_map_bucket(line_addr(i));
     wl_init(&w, &c, tb_seed(31), "dump");
     wl_run(&w);
     size_t n = lu_drv_log_writes(w.d);
     /* WHEN the dump period starts a dump */
     lu_drv_dump_start(w.d);
     wl_settle(&w);
-    /* THEN the MN got, decompressed, exactly the log's records of lines 0..7, oldest first */
+    /* THEN the MN got, decompressed, exactly the log's records of the buckets of lines 0..7, oldest
+     * first */
     cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
     const lu_rec_t *mr = mn_log_recs(&w.mn, LU_NODE);
     size_t mn = mn_log_nrecs(&w.mn, LU_NODE), k = 0;
     for (size_t i = 0; i < n; i++) {
         const lu_rec_t *r = lu_drv_log_write(w.d, i);
-        if (r->line < c.range_lo || r->line >= c.range_hi)
+        if (!(c.own >> lu_map_bucket(r->line) & 1u))
             continue;
         cr_assert_lt(k, mn, "%s: the dump ends after %zu records", w.ctx, k);
         cr_assert(lu_rec_eq(r, &mr[k]), "%s: dump record %zu is not log record %zu", w.ctx, k, i);
         k++;
     }
-    cr_assert_eq(k, mn, "%s: %zu records dumped, %zu in range", w.ctx, mn, k);
+    cr_assert_eq(k, mn, "%s: %zu records dumped, %zu in its buckets", w.ctx, mn, k);
     cr_assert_gt(k, 100);
+    cr_assert_lt(k + 100, n, "%s: only %zu of %zu records outside its buckets: the filter is not tested", w.ctx,
+                 n - k, n);
     cr_assert_eq(csr(&w, LU_CSR_DUMP_RECORDS), k);
     cr_assert_eq(csr(&w, LU_CSR_DUMP_CHUNKS), w.last_chunks);
     cr_assert_eq(csr(&w, LU_CSR_DUMPS), 1);
@@ -1697,7 +1702,7 @@ Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
 
 /* ------------------------------------------------------------------------------------------------
  * A replica group: GRP_N LUs holding the same lines (every store's REPL goes to each of them), each
- * dumping its own range of line addresses to one MN, whose log store (csim/mn_log, GRP_N LUs per
+ * dumping the lines of its own hash buckets to one MN, whose log store (csim/mn_log, GRP_N LUs per
  * epoch) synchronizes the group's dumps as the MN controllers of DIKTAMO do (DUMP_GO once every LU
  * of the epoch asked, DUMP_DONE once every LU's dump is stored; any error it lists fails the test).
  * The stores come from the group's CNs (ids 0 .. GRP_N - 1: the writer is one of its own replicas)
@@ -1716,7 +1721,7 @@ typedef struct grp_lu {
     unsigned k;
     lu_drv_t *d;
     lu_ref_t ref;
-    uint64_t range_lo, range_hi;
+    uint64_t own; /* the buckets it dumps */
     size_t logs_seen;
     msg_t q[GRP_Q]; /* messages to this LU waiting for a credit of their class (order kept per class) */
     uint64_t q_delay[GRP_Q];
@@ -1847,8 +1852,9 @@ static void grp_init(grp_t *g, uint64_t seed, const char *name, size_t nst, cons
     for (unsigned k = 0; k < GRP_N; k++) {
         grp_lu_t *l = &g->lu[k];
         l->g = g, l->k = k;
-        l->range_lo = k ? line_addr(k * GRP_LINES / GRP_N) : 0;
-        l->range_hi = k + 1 < GRP_N ? line_addr((k + 1) * GRP_LINES / GRP_N) : 1ull << 40;
+        lu_map_t map;
+        lu_map_init(&map, GRP_N, (1u << GRP_N) - 1);
+        l->own = lu_map_own(&map, k);
         lu_drv_cfg_t dc = lu_drv_cfg_default();
         dc.node_id = k;
         dc.addr_lim = 1ull << 30;
@@ -1856,8 +1862,7 @@ static void grp_init(grp_t *g, uint64_t seed, const char *name, size_t nst, cons
         dc.hwm = hwm[k];
         dc.mn_id = MSG_MN_BASE + 1;
         dc.num_cn = GRP_N;
-        dc.range_lo = l->range_lo;
-        dc.range_hi = l->range_hi;
+        dc.own = l->own;
         l->d = lu_drv_create(&lu_ops_default, &dc, seed * GRP_N + k, grp_on_tx, l);
         lu_drv_on_rx(l->d, grp_on_rx);
         lu_ref_init(&l->ref, dc.addr_lim);
@@ -1957,7 +1962,7 @@ static void grp_run(grp_t *g, const uint64_t *dump_at, size_t ndump)
 }
 
 /* Every LU logged every committed word; what the MN stored of LU k is exactly LU k's DRAM log
- * records of its range, in log order; together the MN's logs hold each committed word once per
+ * records of its buckets, in log order; together the MN's logs hold each committed word once per
  * store, in commit order, with its value; the LUs' counters agree. */
 static void grp_check(grp_t *g)
 {
@@ -1973,13 +1978,13 @@ static void grp_check(grp_t *g)
         size_t mn = mn_log_nrecs(&g->mn, k), j = 0;
         for (size_t i = 0; i < lu_drv_log_writes(l->d); i++) {
             const lu_rec_t *r = lu_drv_log_write(l->d, i);
-            if (r->line < l->range_lo || r->line >= l->range_hi)
+            if (!(l->own >> lu_map_bucket(r->line) & 1u))
                 continue;
             cr_assert_lt(j, mn, "%s: LU %u: the MN has %zu of its records", g->ctx, k, mn);
             cr_assert(lu_rec_eq(r, &mr[j]), "%s: LU %u: MN record %zu is not log record %zu", g->ctx, k, j, i);
             j++;
         }
-        cr_assert_eq(j, mn, "%s: LU %u dumped %zu records, %zu in its range", g->ctx, k, mn, j);
+        cr_assert_eq(j, mn, "%s: LU %u dumped %zu records, %zu in its buckets", g->ctx, k, mn, j);
         total += j;
         cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMPS), g->dumps, "%s: LU %u: DUMPS", g->ctx, k);
         cr_assert_eq(csr_of(l->d, g->ctx, LU_CSR_DUMP_RECORDS), j, "%s: LU %u: DUMP_RECORDS", g->ctx, k);
@@ -1994,7 +1999,7 @@ static void grp_check(grp_t *g)
             uint64_t a = line_addr(ln);
             const grp_lu_t *o = NULL;
             for (unsigned k = 0; k < GRP_N; k++)
-                if (a >= g->lu[k].range_lo && a < g->lu[k].range_hi)
+                if (g->lu[k].own >> lu_map_bucket(a) & 1u)
                     o = &g->lu[k];
             cr_assert(o);
             const lu_rec_t *mr = mn_log_recs(&g->mn, o->k);

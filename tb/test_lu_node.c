@@ -10,7 +10,7 @@
  * Checked: every replica's DRAM log holds every committed version of each word it replicates,
  * once, in version order (per-word order), with its value; the dumps (dump period, Early Flush at
  * the high watermark, a final one) reach the MN stores without an error, each LU's stored records
- * are exactly its log's records of its range in log order, and the stores' search (the FETCH path)
+ * are exactly its log's records of the buckets it owns in log order, and the stores' search (the FETCH path)
  * returns every written word's last committed value and TS; the LUs see the same inputs at the same
  * cycles with and without idle skipping; a failed LU logs and answers nothing. */
 #include <criterion/criterion.h>
@@ -88,6 +88,7 @@ struct tsys {
     lu_store_t *store[NMN];
     cn_port_t *port[NCN];
     lu_node_t *lu[NCN];
+    lu_map_t map; /* every CN alive */
     eng_t eng[NCN];
     lu_ctx_t luc[NCN];
     upd_t *u;
@@ -161,7 +162,7 @@ static void eng_ack(void *obj, const msg_t *m)
         }
     s->committed++;
     unsigned rep[NR];
-    lu_map_replicas(u->line, NCN, NR, LINES, rep);
+    lu_map_replicas(&s->map, u->line, NR, rep);
     for (unsigned r = 0; r < NR; r++) {
         msg_t v = {.opcode = OP_VAL, .src = (uint8_t)u->writer, .dst = (uint8_t)rep[r], .core = (uint8_t)u->core,
                    .tag = (uint16_t)u->tag, .addr = u->line, .ts = (uint8_t)(u->version & 127)};
@@ -197,7 +198,7 @@ static void start_one(void *obj, uint64_t arg)
     cr_assert_eq(e->by_tag[u->tag], 0);
     e->by_tag[u->tag] = (int)(u - s->u) + 1;
     unsigned rep[NR];
-    lu_map_replicas(u->line, NCN, NR, LINES, rep);
+    lu_map_replicas(&s->map, u->line, NR, rep);
     for (unsigned r = 0; r < NR; r++) {
         msg_t m = {.opcode = OP_REPL, .src = (uint8_t)u->writer, .dst = (uint8_t)rep[r], .core = (uint8_t)u->core,
                    .tag = (uint16_t)u->tag, .addr = u->line, .mask = u->mask};
@@ -228,6 +229,7 @@ static void sys_init(tsys_t *s, const setup_t *su)
     memset(s, 0, sizeof *s);
     s->su = *su;
     kernel_init(&s->k);
+    lu_map_init(&s->map, NCN, (1u << NCN) - 1);
     cr_assert_eq(stats_init(&s->st), 0);
     rng_init_named(&s->rng, su->seed, "test_lu_node.workload");
     const fabric_model_ops_t *ops = fabric_model_find(NCN, NMN);
@@ -263,13 +265,13 @@ static void sys_init(tsys_t *s, const setup_t *su)
                                .zlib_level = 9, .dram_latency_ps = 45000, .addr_lim = LINES,
                                .mn = lu_map_mn(c, NMN), .name = name, .seed = su->seed + 100 + c,
                                .skip_idle = su->skip};
-        lu_map_range(c, NCN, LINES, &lp.range_lo, &lp.range_hi);
+        lp.own = lu_map_own(&s->map, c);
         s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
         cr_assert_not_null(s->lu[c], "%s", err);
         s->luc[c] = (lu_ctx_t){.s = s, .cn = c};
         lu_node_observe(s->lu[c], lu_obs, &s->luc[c]);
     }
-    /* Lines spread over every LU's range and both MNs. */
+    /* Lines spread over every LU's buckets and both MNs. */
     for (unsigned i = 0; i < su->lines; i++)
         s->line[i] = (uint64_t)i * (LINES / su->lines) + (i % 5) * 64 + (i % 7);
     s->u = calloc(su->updates, sizeof *s->u);
@@ -356,7 +358,7 @@ static void check_logs(tsys_t *s)
             const lu_rec_t *r = lu_drv_log_write(d, i);
             unsigned li = line_ix(s, r->line);
             unsigned rep[NR];
-            lu_map_replicas(r->line, NCN, NR, LINES, rep);
+            lu_map_replicas(&s->map, r->line, NR, rep);
             cr_assert(rep[0] == c || rep[1] == c || rep[2] == c, "seed %llu: LU %u logged line 0x%llx, not a replica",
                       (unsigned long long)s->su.seed, c, (unsigned long long)r->line);
             /* The next version of this word that wrote it. */
@@ -385,7 +387,7 @@ static void check_logs(tsys_t *s)
         /* Every committed version of every word it replicates is there. */
         for (unsigned li = 0; li < s->su.lines; li++) {
             unsigned rep[NR];
-            lu_map_replicas(s->line[li], NCN, NR, LINES, rep);
+            lu_map_replicas(&s->map, s->line[li], NR, rep);
             if (rep[0] != c && rep[1] != c && rep[2] != c)
                 continue;
             for (unsigned w = 0; w < 8; w++)
@@ -397,7 +399,7 @@ static void check_logs(tsys_t *s)
 }
 
 /* A final dump of every LU, then: no store error; LU c's stored records are its log's records of
- * its range, in order; the stores' search gives each written word's last committed version. */
+ * its buckets, in order; the stores' search gives each written word's last committed version. */
 static void check_dumps(tsys_t *s)
 {
     for (unsigned c = 0; c < NCN; c++)
@@ -417,7 +419,7 @@ static void check_dumps(tsys_t *s)
         size_t k = 0;
         for (size_t i = 0; i < lu_drv_log_writes(d); i++) {
             const lu_rec_t *r = lu_drv_log_write(d, i);
-            if (r->line < cfg->range_lo || r->line >= cfg->range_hi)
+            if (!(cfg->own >> lu_map_bucket(r->line) & 1u))
                 continue;
             cr_assert_lt(k, mn_log_nrecs(l, c), "seed %llu: LU %u: the MN has %zu records, the log more",
                          (unsigned long long)s->su.seed, c, mn_log_nrecs(l, c));
@@ -429,7 +431,7 @@ static void check_dumps(tsys_t *s)
         cr_assert_eq(k, mn_log_nrecs(l, c), "seed %llu: LU %u", (unsigned long long)s->su.seed, c);
     }
     for (unsigned li = 0; li < s->su.lines; li++) {
-        unsigned owner = lu_map_owner(s->line[li], NCN, LINES);
+        unsigned owner = lu_map_owner(&s->map, s->line[li]);
         mn_log_found_t f;
         uint8_t all = 0xff;
         mn_log_search(lu_store_log(s->store[lu_map_mn(owner, NMN)]), &s->line[li], &all, 1, &f);
@@ -483,7 +485,7 @@ Test(lu_node, dumps_reach_the_mn_stores_and_search_finds_the_latest)
     for (unsigned j = 0; j < NMN; j++)
         cr_assert_gt(mn_log_stats(lu_store_log(s->store[j]))->dumps, 0, "seed %llu: no dump during the run (%llu ns)",
                      (unsigned long long)su.seed, (unsigned long long)(s->k.now / PS_PER_NS));
-    /* THEN the stores hold each LU's range, and their search finds every word's last version */
+    /* THEN the stores hold each LU's buckets, and their search finds every word's last version */
     check_dumps(s);
     sys_free(s);
     free(s);
@@ -576,29 +578,53 @@ Test(lu_node, a_failed_lu_logs_and_answers_nothing)
 
 Test(lu_node, replica_map_covers_each_line_once_with_its_owner)
 {
-    /* GIVEN 16 CNs, Nr 3, an odd number of lines */
+    /* GIVEN 16 CNs, Nr 3; all alive, then 6, 7 and 13 failed */
     const unsigned ncn = 16;
-    const uint64_t lines = 100003;
-    uint64_t prev_hi = 0;
-    for (unsigned c = 0; c < ncn; c++) {
-        uint64_t lo, hi;
-        lu_map_range(c, ncn, lines, &lo, &hi);
-        /* THEN the ranges tile the lines */
-        cr_assert_eq(lo, prev_hi);
-        cr_assert_lt(lo, hi);
-        prev_hi = hi;
+    const uint32_t lives[2] = {0xffffu, 0xffffu & ~(1u << 6 | 1u << 7 | 1u << 13)};
+    for (unsigned v = 0; v < 2; v++) {
+        lu_map_t m;
+        lu_map_init(&m, ncn, lives[v]);
+        unsigned n = lu_map_live(&m);
+        cr_assert_eq(n, (unsigned)__builtin_popcount(lives[v]));
+        /* THEN the live CNs' buckets tile the 64 buckets, fairly; a failed CN owns none */
+        uint64_t all = 0;
+        for (unsigned c = 0; c < ncn; c++) {
+            uint64_t own = lu_map_own(&m, c);
+            cr_assert_eq(own & all, 0, "CN %u owns a bucket twice", c);
+            all |= own;
+            unsigned k = (unsigned)__builtin_popcountll(own);
+            if (lives[v] >> c & 1u)
+                cr_assert(k == 64 / n || k == 64 / n + 1, "CN %u owns %u of 64 buckets, %u live", c, k, n);
+            else
+                cr_assert_eq(k, 0);
+        }
+        cr_assert_eq(all, ~0ull);
+        unsigned per_cn[16] = {0};
+        for (uint64_t l = 0; l < 100003; l++) {
+            unsigned rep[3], o = lu_map_owner(&m, l);
+            /* AND each line's owner owns its bucket and is its first replica; the others are live,
+             * distinct, the next live CNs after it */
+            cr_assert(lu_map_own(&m, o) >> lu_map_bucket(l) & 1u);
+            cr_assert_eq(lu_map_replicas(&m, l, 3, rep), 3);
+            cr_assert_eq(rep[0], o);
+            for (unsigned i = 0; i < 3; i++) {
+                cr_assert(lives[v] >> rep[i] & 1u);
+                per_cn[rep[i]]++;
+            }
+            cr_assert(rep[1] != rep[0] && rep[2] != rep[0] && rep[1] != rep[2]);
+            for (unsigned c = (rep[0] + 1) % ncn; c != rep[1]; c = (c + 1) % ncn)
+                cr_assert(!(lives[v] >> c & 1u), "a live CN skipped between replicas");
+        }
+        /* AND consecutive lines spread over the live CNs: no CN replicates over twice its share */
+        for (unsigned c = 0; c < ncn; c++)
+            cr_assert_leq(per_cn[c], 2 * 3 * 100003 / n, "CN %u replicates %u lines", c, per_cn[c]);
     }
-    cr_assert_eq(prev_hi, lines);
-    for (uint64_t l = 0; l < lines; l += 97) {
-        unsigned rep[3], o = lu_map_owner(l, ncn, lines);
-        uint64_t lo, hi;
-        lu_map_range(o, ncn, lines, &lo, &hi);
-        /* AND each line's owner holds it in range, and is its first replica, the others distinct */
-        cr_assert(lo <= l && l < hi);
-        cr_assert_eq(lu_map_replicas(l, ncn, 3, lines, rep), 3);
-        cr_assert_eq(rep[0], o);
-        cr_assert(rep[1] != rep[0] && rep[2] != rep[0] && rep[1] != rep[2]);
-    }
+    /* AND the bucket is the XOR fold of 6-bit chunks (the RTL's line_bucket) */
+    cr_assert_eq(lu_map_bucket(0), 0);
+    cr_assert_eq(lu_map_bucket(5), 5);
+    cr_assert_eq(lu_map_bucket(64 + 5), 4);
+    cr_assert_eq(lu_map_bucket(1ull << 41), 1u << 5);
+    cr_assert_eq(lu_map_bucket(63ull << 36 | 63), 0);
     unsigned total = 0;
     for (unsigned j = 0; j < 4; j++)
         total += lu_map_lus_of_mn(j, ncn, 4);

@@ -120,7 +120,8 @@ static const struct {
     {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
      "workload.name: kvs:"},
     {"--config sim_configs/small.ini --fail 1@1us", "--traffic runs only"},
-    {"--config sim_configs/small.ini --set core.protocol=proactive", "core.protocol: proactive: the cores run wb and wt"},
+    {"--config sim_configs/small.ini --set core.protocol=proactive --set lu.sram_bytes=8KiB",
+     "lu.sram_bytes: 8192, but the linked logging_unit model has 256 entries"},
 };
 
 Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)

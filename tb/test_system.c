@@ -25,6 +25,7 @@
 #include "config.h"
 #include "fabric.h"
 #include "kernel.h"
+#include "lu_node.h"
 #include "mn_node.h"
 #include "sb/litmus.h"
 #include "stats.h"
@@ -61,7 +62,7 @@ static void sys_open(sys_run_t *r, const sim_config_t *c, bool skip)
     cr_assert_eq(stats_init(&r->st), 0);
     const fabric_model_ops_t *ops = fabric_model_find((unsigned)c->system.num_cn, (unsigned)c->system.num_mn);
     cr_assert_not_null(ops, "no fabric model c%" PRIu64 "m%" PRIu64 " linked", c->system.num_cn, c->system.num_mn);
-    r->s = system_create(&r->k, c, ops, &dir_ops_sys, skip, &r->st, err);
+    r->s = system_create(&r->k, c, ops, &dir_ops_sys, &lu_ops_sys, skip, &r->st, err);
     cr_assert_not_null(r->s, "%s", err);
 }
 
@@ -529,7 +530,7 @@ Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeo
             snprintf(n, sizeof n, "cn%u.core%u.ipc", cn, k);
             const double *ipc = stats_find_gauge(&r.st, n);
             cr_assert(ipc && *ipc > 0.0 && *ipc <= 4.0, "%s", n);
-            snprintf(n, sizeof n, "cn%u.core%u.remote_st.sb_head_to_commit", cn, k);
+            snprintf(n, sizeof n, "cn%u.core%u.remote_st.sb_head_to_done", cn, k);
             const stats_hist_t *hs = stats_find_hist(&r.st, n);
             cr_assert(hs && hs->count > 0, "%s: remote stores were measured", n);
         }

@@ -42,10 +42,12 @@ typedef struct op {
     uint64_t a, b;
     mem_done_fn done;
     mem_commit_fn committed;
+    mem_gate_fn gate; /* store_gated: asked before the commit until store_go */
     void *dobj;
     uint64_t tag;
     uint64_t t_call;
-    bool missed; /* counted as a miss (went to memory) */
+    bool missed;  /* counted as a miss (went to memory) */
+    bool counted; /* counted in the level statistics (a parked store goes on without a second count) */
     int lvl;     /* level its lookup found (1 L1, 2 L2, 3 L3 or beyond) */
     uint64_t old; /* rmw: the old word, given to done after a write-through's CMP */
 } op_t;
@@ -98,6 +100,7 @@ struct cn_mem {
     char name[96];
     clock_domain_t clk;
     mem_if_t mif;
+    op_t **parked; /* per core: its store_gated whose gate said wait */
     cache_t *l1[CN_MEM_MAX_CORES], *l2[CN_MEM_MAX_CORES], *l3;
     /* The version of each L3 line (docs/architecture.md section 11b), beside the L3's array: an
      * inclusive L3 holds every line a core holds, so one version per L3 line serves the L3 and
@@ -709,8 +712,9 @@ static void perform(cn_mem_t *c, op_t *o)
     cache_line_t *a = cache_find(c->l1[core], o->key), *b = cache_find(c->l2[core], o->key);
     bool need_x = o->kind != K_LOAD;
     int lvl = a && (!need_x || a->state == CN_PV_X) ? 1 : b && (!need_x || b->state == CN_PV_X) ? 2 : 3;
-    if (!o->missed)
+    if (!o->missed && !o->counted)
         count_level(c, core, lvl);
+    o->counted = true;
     if (lvl == 3) {
         if (need_x) {
             for (unsigned i = 0; i < c->p.cores; i++)
@@ -741,6 +745,11 @@ static void perform(cn_mem_t *c, op_t *o)
         op_done(c, o, 0);
         return;
     case K_STORE:
+        if (o->gate && !o->gate(o->dobj, o->tag)) {
+            assert(!c->parked[core]);
+            c->parked[core] = o; /* the permission stays in L1 but is not held: snoops take it */
+            return;
+        }
         write_words(c, o, a, L, o->mask, o->words, o->wt);
         unsigned ver = commit_version(c, L);
         if (o->committed)
@@ -923,7 +932,9 @@ static void op_try(cn_mem_t *c, op_t *o)
     }
     if (!o->missed) {
         o->missed = true;
-        count_level(c, o->core, 4);
+        if (!o->counted)
+            count_level(c, o->core, 4);
+        o->counted = true;
     }
     if (!t)
         t = lt_get(c, o->key);
@@ -1006,6 +1017,33 @@ static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
     o->wt = wt && !addr_is_local(line);
     o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
     op_start(c, o);
+}
+
+static void mi_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
+                           mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    cn_mem_t *c = obj;
+    op_t *o = op_new(c, K_STORE, core, addr_line(line));
+    o->mask = mask;
+    for (unsigned w = 0; w < W; w++)
+        if (mask >> w & 1)
+            o->words[w] = words[w];
+    o->gate = gate;
+    o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
+    op_start(c, o);
+}
+
+/* The parked store goes on at the next edge: at once if its L1 still holds the line with write
+ * permission (ev_try finds level 1), else it pays the way to the level that has it, or misses. */
+static void mi_store_go(void *obj, unsigned core)
+{
+    cn_mem_t *c = obj;
+    op_t *o = c->parked[core];
+    assert(o && o->gate);
+    c->parked[core] = NULL;
+    o->gate = NULL;
+    o->lvl = 1;
+    op_schedule(c, o, 0);
 }
 
 static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
@@ -1418,6 +1456,10 @@ void cn_mem_dump(const cn_mem_t *c, FILE *f)
             for (const op_t *o = t->flushers; o; o = o->next)
                 fprintf(f, "      flush of core %u waits for the CMP\n", o->core);
         }
+    for (unsigned i = 0; i < c->p.cores; i++)
+        if (c->parked[i])
+            fprintf(f, "    core %u's store to line 0x%llx is parked: its gate (replication) has not let it commit\n", i,
+                    (unsigned long long)c->parked[i]->key);
     for (unsigned i = 0; i < MSG_NUM_CLASSES; i++)
         if (c->q[i].n)
             fprintf(f, "    %zu %s messages wait for a credit (%u held), the first %s line 0x%llx\n", c->q[i].n,
@@ -1569,7 +1611,8 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     }
     c->l3 = cache_create(p->l3.size_bytes, (unsigned)p->l3.ways);
     c->l3ver = calloc(cache_lines(c->l3), sizeof *c->l3ver);
-    if (!c->l3ver)
+    c->parked = calloc(p->cores, sizeof *c->parked);
+    if (!c->l3ver || !c->parked)
         abort();
     make_stats(c, st);
     char dn[128];
@@ -1578,7 +1621,8 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     if (!c->dram)
         abort();
     c->mif = (mem_if_t){.obj = c, .load = mi_load, .prefetch_x = mi_prefetch_x, .acquire = mi_acquire,
-                        .store = mi_store, .rmw = mi_rmw, .flush = mi_flush};
+                        .store = mi_store, .store_gated = mi_store_gated, .store_go = mi_store_go,
+                        .rmw = mi_rmw, .flush = mi_flush};
     return c;
 }
 
@@ -1603,6 +1647,7 @@ void cn_mem_free(cn_mem_t *c)
     }
     cache_free(c->l3);
     free(c->l3ver);
+    free(c->parked);
     dram_free(c->dram);
     for (unsigned i = 0; i < MSG_NUM_CLASSES; i++)
         free(c->q[i].m);

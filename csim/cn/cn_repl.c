@@ -15,11 +15,12 @@
 _Static_assert(TAGS_PER_CORE <= (1u << MSG_TAG_W), "a tag must fit the message's tag field");
 
 typedef struct ent {
-    bool busy, acked;
+    bool busy, acked, early;
+    uint8_t words; /* words of its REPL set */
     unsigned acks, nrep;
     uint8_t rep[MAX_NR];
     uint64_t gline;
-    cn_repl_acked_fn fn;
+    repl_acked_fn fn;
     void *obj;
     uint64_t utag;
     uint64_t t_sent;
@@ -39,7 +40,9 @@ struct cn_repl {
     unsigned outstanding;
     mq_t q[MSG_NUM_CLASSES];
     bool flushing;
-    uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes;
+    unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
+    repl_if_t rif;
+    uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused;
     stats_hist_t *rtt;
 };
 
@@ -120,14 +123,18 @@ static int reg(cn_repl_t *r, stats_t *st, uint64_t **dst, const char *leaf, cons
     return 0;
 }
 
+static uint32_t rif_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
+                         repl_acked_fn acked, void *aobj, uint64_t tag);
+static void rif_val(void *obj, uint32_t h, unsigned version);
+
 cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *p, stats_t *st, char *err)
 {
-    if (p->num_cn < 1 || p->cn >= p->num_cn || p->nr < 1 || p->nr > p->num_cn || p->nr > MAX_NR || !p->lines ||
-        p->cores < 1 || p->cores > (1u << MSG_CORE_ID_W)) {
+    if (p->num_cn < 1 || p->cn >= p->num_cn || p->nr < 1 || p->nr > p->num_cn || p->nr > MAX_NR || !p->map ||
+        p->map->num_cn != p->num_cn || p->cores < 1 || p->cores > (1u << MSG_CORE_ID_W)) {
         snprintf(err, CN_REPL_ERR_MAX,
-                 "cn_repl: impossible parameters (CN %u of %u, %u cores, Nr %u, %" PRIu64 " lines): Nr must be "
-                 "1 .. num_cn, cores 1 .. %u",
-                 p->cn, p->num_cn, p->cores, p->nr, p->lines, 1u << MSG_CORE_ID_W);
+                 "cn_repl: impossible parameters (CN %u of %u, %u cores, Nr %u, %s replica map): Nr must be "
+                 "1 .. num_cn, cores 1 .. %u, the map of num_cn CNs",
+                 p->cn, p->num_cn, p->cores, p->nr, p->map ? "a" : "no", 1u << MSG_CORE_ID_W);
         return NULL;
     }
     cn_repl_t *r = calloc(1, sizeof *r);
@@ -136,11 +143,15 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
     r->p = *p;
     r->ent = calloc((size_t)p->cores * TAGS_PER_CORE, sizeof *r->ent);
     r->next_tag = calloc(p->cores, sizeof *r->next_tag);
-    if (!r->ent || !r->next_tag || reg(r, st, &r->repl_msgs, "repl_msgs", "REPL messages sent", err) ||
+    r->early_sets = calloc(p->num_cn, sizeof *r->early_sets);
+    r->early_words = calloc(p->num_cn, sizeof *r->early_words);
+    if (!r->ent || !r->next_tag || !r->early_sets || !r->early_words || reg(r, st, &r->repl_msgs, "repl_msgs", "REPL messages sent", err) ||
         reg(r, st, &r->repl_bytes, "repl_bytes", "bytes of the REPLs on the link", err) ||
         reg(r, st, &r->repl_acks, "repl_acks", "REPL_ACKs received", err) ||
         reg(r, st, &r->val_msgs, "val_msgs", "VAL messages sent", err) ||
-        reg(r, st, &r->val_bytes, "val_bytes", "bytes of the VALs on the link", err)) {
+        reg(r, st, &r->val_bytes, "val_bytes", "bytes of the VALs on the link", err) ||
+        reg(r, st, &r->refused, "early_refused", "early REPL sets refused (the CN's share of a replica in use)",
+            err)) {
         cn_repl_free(r);
         return NULL;
     }
@@ -152,6 +163,7 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
         cn_repl_free(r);
         return NULL;
     }
+    r->rif = (repl_if_t){.obj = r, .send = rif_send, .val = rif_val};
     cn_port_attach(port, CN_PORT_REPL, on_deliver, on_credit, r);
     return r;
 }
@@ -164,18 +176,28 @@ void cn_repl_free(cn_repl_t *r)
         free(r->q[c].v);
     free(r->ent);
     free(r->next_tag);
+    free(r->early_sets);
+    free(r->early_words);
     free(r);
 }
 
 unsigned cn_repl_replicas(const cn_repl_t *r, uint64_t gline, unsigned *out)
 {
-    return lu_map_replicas(gline, r->p.num_cn, r->p.nr, r->p.lines, out);
+    return lu_map_replicas(r->p.map, gline, r->p.nr, out);
 }
 
-uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words,
-                      cn_repl_acked_fn acked, void *obj, uint64_t tag)
+uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
+                      repl_acked_fn acked, void *obj, uint64_t tag)
 {
     assert(core < r->p.cores && mask);
+    unsigned rep[MAX_NR], nrep = cn_repl_replicas(r, gline, rep);
+    unsigned nw = (unsigned)__builtin_popcount(mask);
+    if (early)
+        for (unsigned i = 0; i < nrep; i++)
+            if (r->early_sets[rep[i]] + 1 > r->p.early_sets || r->early_words[rep[i]] + nw > r->p.early_words) {
+                (*r->refused)++;
+                return REPL_REFUSED;
+            }
     unsigned t = r->next_tag[core];
     ent_t *e = NULL;
     for (unsigned i = 0; i < TAGS_PER_CORE; i++, t = (t + 1) % TAGS_PER_CORE)
@@ -186,9 +208,9 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
     if (!e)
         abort(); /* more entries outstanding than any store queue holds */
     r->next_tag[core] = (t + 1) % TAGS_PER_CORE;
-    unsigned rep[MAX_NR];
-    *e = (ent_t){.busy = true, .gline = gline, .fn = acked, .obj = obj, .utag = tag, .t_sent = r->k->now};
-    e->nrep = cn_repl_replicas(r, gline, rep);
+    *e = (ent_t){.busy = true, .early = early, .words = (uint8_t)nw, .gline = gline, .fn = acked, .obj = obj,
+                 .utag = tag, .t_sent = r->k->now};
+    e->nrep = nrep;
     msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .core = (uint8_t)core, .tag = (uint16_t)t,
                .addr = gline, .mask = mask};
     for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
@@ -196,6 +218,8 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
             m.data[w] = words[w];
     for (unsigned i = 0; i < e->nrep; i++) {
         e->rep[i] = (uint8_t)rep[i];
+        if (early)
+            r->early_sets[rep[i]]++, r->early_words[rep[i]] += nw;
         m.dst = (uint8_t)rep[i];
         (*r->repl_msgs)++;
         *r->repl_bytes += msg_bytes(&m);
@@ -215,6 +239,8 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
                .ts = (uint8_t)(version & ((1u << MSG_TS_W) - 1))};
     for (unsigned i = 0; i < e->nrep; i++) {
         m.dst = e->rep[i];
+        if (e->early)
+            r->early_sets[e->rep[i]]--, r->early_words[e->rep[i]] -= e->words;
         (*r->val_msgs)++;
         *r->val_bytes += msg_bytes(&m);
         send(r, &m);
@@ -222,6 +248,16 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
     e->busy = false;
     r->outstanding--;
 }
+
+static uint32_t rif_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
+                         repl_acked_fn acked, void *aobj, uint64_t tag)
+{
+    return cn_repl_send(obj, core, gline, mask, words, early, acked, aobj, tag);
+}
+
+static void rif_val(void *obj, uint32_t h, unsigned version) { cn_repl_val(obj, h, version); }
+
+const repl_if_t *cn_repl_if(cn_repl_t *r) { return &r->rif; }
 
 bool cn_repl_idle(const cn_repl_t *r)
 {

@@ -5,7 +5,7 @@
  *   VAL    (class DKRSP) to the same replicas once the entry has committed, with the line's version
  *          after the commit (the TS, docs/architecture.md section 11b).
  * The replica set of a line is lu_map_replicas() (csim/lu_node.h, section 11f): the owner of the
- * line's range and the Nr - 1 CNs after it; the writer may be one of them (its own LU gets the
+ * line's hash bucket and the Nr - 1 live CNs after it; the writer may be one of them (its own LU gets the
  * REPL through the switch like any other). Messages go out through the CN's shared port
  * (csim/cn_port, user CN_PORT_REPL), in order per class, waiting there for credits.
  *
@@ -14,8 +14,18 @@
  * space of 2^MSG_TAG_W tags, handed out round-robin (a core has at most its store queue's entries
  * outstanding, far fewer).
  *
+ * Early REPL sets (proactive: an entry not yet at its core's store-buffer head) hold places in the
+ * replicas' buffers while older stores still have to commit. A replica's full buffer holds back
+ * every later REPL, also a head's, and a head that cannot be acknowledged keeps the younger entries
+ * of its core from committing, so early sets could fill a buffer with entries that wait for a head
+ * the buffer refuses (docs/architecture.md section 11b). The engine therefore gives each CN a share
+ * of every replica's buffer for early sets (early_sets slots and early_words word entries, what
+ * the buffer has beyond one full REPL set per core of the system, split over the CNs: the system
+ * computes it) and refuses an early set that would exceed it on any of its replicas; the entry then
+ * sends at the head, where sets are never refused.
+ *
  * Statistics under the name: repl_msgs, repl_bytes, repl_acks, val_msgs, val_bytes (bytes as a link
- * carries them: msg_bytes), and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
+ * carries them: msg_bytes), early_refused, and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
 #ifndef CN_REPL_H
 #define CN_REPL_H
 
@@ -23,8 +33,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cn/repl_if.h"
 #include "cn_port.h"
 #include "kernel.h"
+#include "lu_node.h"
 #include "stats.h"
 
 #define CN_REPL_ERR_MAX 256
@@ -34,14 +46,14 @@ typedef struct cn_repl_params {
     unsigned num_cn;  /* CNs in the system */
     unsigned cores;   /* cores of this CN (1 .. 2^MSG_CORE_ID_W) */
     unsigned nr;      /* replicas per line, 1 .. num_cn */
-    uint64_t lines;   /* remote lines in the system (the replica map's ranges) */
+    const lu_map_t *map; /* the replica map (csim/lu_node.h; the caller's, read at every send) */
+    unsigned early_sets, early_words; /* per replica LU: early REPL sets (and their words) this CN may
+                                         have not yet validated; 0: no early sets */
     const char *name; /* statistics prefix, e.g. "cn3.repl" */
 } cn_repl_params_t;
 
 typedef struct cn_repl cn_repl_t;
 
-/** Every REPL_ACK of entry `tag` (the caller's) is in. */
-typedef void (*cn_repl_acked_fn)(void *obj, uint64_t tag);
 
 /** The engine of CN p->cn on its port (attaches itself as CN_PORT_REPL). NULL and one line in err
  *  (CN_REPL_ERR_MAX bytes) when the parameters are impossible. */
@@ -51,11 +63,13 @@ void cn_repl_free(cn_repl_t *r);
 /** Replicates one store-buffer entry of `core`: the words of mask (bit i = word i of words) of the
  *  global line `gline`. acked(obj, tag) runs once every replica has acknowledged (from a kernel
  *  event, never inside this call). Returns the entry's handle for cn_repl_val. */
-uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words,
-                      cn_repl_acked_fn acked, void *obj, uint64_t tag);
+uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
+                      repl_acked_fn acked, void *obj, uint64_t tag);
 /** Entry h has committed; version is the line's version after the commit (its low MSG_TS_W bits
  *  are the VAL's TS). Sends the VALs; h is free afterwards. Only after acked(). */
 void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version);
+/** The engine as the cores see it (valid until cn_repl_free). */
+const repl_if_t *cn_repl_if(cn_repl_t *r);
 /** The replicas of gline into out[] (nr of them); returns nr. */
 unsigned cn_repl_replicas(const cn_repl_t *r, uint64_t gline, unsigned *out);
 /** Nothing outstanding and nothing waiting to be sent. */

@@ -138,6 +138,10 @@ typedef struct sb_entry {
     unsigned nst;
     bool started, committed;
     uint64_t t_head; /* cycle the entry started draining */
+    uint64_t t_coh;  /* cycle its coherence transaction ended (write permission in L1); 0: not yet */
+    /* DIKTAMO: the entry's replication (REPL set sent, every REPL_ACK in, its handle) */
+    bool rsent, racked, parked; /* parked: its gated store waits for the REPL_ACKs */
+    uint32_t rh;
 } sb_entry_t;
 
 /* What a protocol does with the store buffer (see the file comment). */
@@ -158,6 +162,7 @@ struct core {
     clock_domain_t clk;
     mem_if_t mem;
     const sb_proto_t *proto;
+    repl_if_t repl; /* DIKTAMO protocols */
     unsigned w; /* width */
 
     core_commit_fn commit_fn;
@@ -219,7 +224,8 @@ struct core {
     uint64_t *n_instr, *n_cycles, *n_loads, *n_stores, *n_rmws, *n_fences, *n_flushes, *n_fwd, *n_coal;
     uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall;
     double *g_ipc;
-    stats_hist_t *h_rob, *h_sbwait, *h_drain;
+    stats_hist_t *h_rob, *h_sbwait, *h_coh, *h_repl, *h_drain;
+    uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -465,14 +471,18 @@ static void sb_committed(core_t *c, sb_entry_t *e)
     e->committed = true;
     bool remote = !addr_is_local(e->line);
     uint64_t now_cy = cyc_now(c);
+    if (!e->t_coh)
+        e->t_coh = now_cy; /* committed as soon as it had write permission: no replication time */
     for (unsigned i = 0; i < e->nst; i++) {
         assert(c->sq_n > 0 && c->sq_head == e->first + i);
         sq_ent_t *s = sq_ent(c, c->sq_head);
         if (c->commit_fn)
-            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now);
+            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, false);
         if (remote) {
             stats_hist_add(c->h_rob, s->r - s->d);
             stats_hist_add(c->h_sbwait, e->t_head - s->r);
+            stats_hist_add(c->h_coh, e->t_coh - e->t_head);
+            stats_hist_add(c->h_repl, now_cy - e->t_coh);
         }
         c->word_cnt[hash_bucket(s->addr)]--;
         c->line_cnt[hash_bucket(addr_line(s->addr))]--;
@@ -521,9 +531,13 @@ static sb_entry_t *sb_by_tag(core_t *c, uint64_t tag)
 static void cb_st_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
     (void)v;
-    (void)version; /* the VAL's timestamp: for the DIKTAMO protocols (issue 7) */
     core_t *c = obj;
-    sb_committed(c, sb_by_tag(c, tag));
+    sb_entry_t *e = sb_by_tag(c, tag);
+    if (e->rsent) {
+        assert(e->racked);
+        c->repl.val(c->repl.obj, e->rh, version);
+    }
+    sb_committed(c, e);
 }
 
 static void cb_st_done(void *obj, uint64_t tag, uint64_t v)
@@ -597,6 +611,120 @@ static bool wt_rmw_wt(const core_t *c, uint64_t addr)
 static const sb_proto_t proto_wb = {.name = "wb", .on_head = wb_on_head, .rmw_wt = wb_rmw_wt};
 static const sb_proto_t proto_wt = {.name = "wt", .on_head = wt_on_head, .rmw_wt = wt_rmw_wt};
 
+/* DIKTAMO (§IV-C, §IV-D). A remote entry commits when its coherence transaction has ended (the
+ * gated store holds write permission: dk_gate) and every replica has acknowledged its REPL set
+ * (cb_acked), whichever comes last; the VALs leave at the commit, with the line's version
+ * (cb_st_committed). Local entries are plain WB stores. What differs is when the REPL set leaves:
+ *   baseline   at the end of the coherence transaction (the gate's first call);
+ *   parallel   when the entry reaches the head, together with the coherence transaction;
+ *   proactive  when the entry can no longer grow: at once without coalescing (proactive-noC), else
+ *              when the next store opens a new entry behind it (§IV-D.5), or at the head if it got
+ *              there first. The engine may refuse an early REPL set (its share of the replica's
+ *              buffer is in use, csim/cn/cn_repl.h): it then leaves at the head.
+ * A store reaches the store buffer only when it retires, so no REPL is ever sent for a store that
+ * could still be squashed (this core model does not speculate past anything it would squash).
+ * An rmw to a remote line writes through to its MN (as under WT): it is not replicated. */
+static sb_entry_t *sb_by_id(core_t *c, uint64_t id)
+{
+    assert(c->sb_n > 0);
+    uint64_t k = id - sb_at(c, c->sb_head)->id; /* entries hold consecutive ids */
+    assert(k < c->sb_n);
+    sb_entry_t *e = sb_at(c, c->sb_head + k);
+    assert(e->id == id);
+    return e;
+}
+
+static void cb_acked(void *obj, uint64_t tag)
+{
+    core_t *c = obj;
+    sb_entry_t *e = sb_by_id(c, tag);
+    assert(e->rsent && !e->racked);
+    e->racked = true;
+    if (e->parked) {
+        e->parked = false;
+        c->mem.store_go(c->mem.obj, c->p.id);
+    }
+}
+
+/* Sends e's REPL set; an early one may be refused (false). */
+static bool dk_send(core_t *c, sb_entry_t *e, bool early)
+{
+    assert(!e->rsent && !addr_is_local(e->line));
+    uint32_t h = c->repl.send(c->repl.obj, c->p.id, addr_gline(e->line), e->mask, e->words, early, cb_acked, c,
+                              e->id);
+    if (h == REPL_REFUSED) {
+        assert(early);
+        (*c->n_repl_refused)++;
+        return false;
+    }
+    e->rsent = true;
+    e->rh = h;
+    (*c->n_repl_sets)++;
+    if (!early)
+        (*c->n_repl_head)++; /* Fig. 11: sent while at the head */
+    return true;
+}
+
+static void ev_dk_send(void *obj, uint64_t id)
+{
+    core_t *c = obj;
+    sb_entry_t *e = sb_by_id(c, id);
+    if (!e->rsent)
+        dk_send(c, e, false);
+}
+
+static bool dk_gate(void *obj, uint64_t tag)
+{
+    core_t *c = obj;
+    sb_entry_t *e = sb_by_tag(c, tag);
+    if (!e->t_coh)
+        e->t_coh = cyc_now(c);
+    if (c->p.protocol == CFG_PROTO_BASELINE && !e->rsent)
+        kernel_at(c->k, c->k->now, ev_dk_send, c, e->id); /* not from inside the memory system */
+    if (e->racked)
+        return true;
+    e->parked = true;
+    return false;
+}
+
+static void dk_on_head(core_t *c, sb_entry_t *e)
+{
+    if (addr_is_local(e->line)) {
+        store_head(c, e, false);
+        return;
+    }
+    if (c->p.protocol != CFG_PROTO_BASELINE && !e->rsent)
+        dk_send(c, e, false);
+    c->mem.store_gated(c->mem.obj, c->p.id, e->line, e->mask, e->words, dk_gate, cb_st_committed, cb_st_done, c,
+                       e->id);
+}
+
+/* Proactive: a store entered the SB, merged into e or opening e. */
+static void proactive_on_enter(core_t *c, sb_entry_t *e, bool merged)
+{
+    if (merged)
+        return; /* e may grow further: it waits */
+    sb_entry_t *y = e;
+    if (c->p.coalesce) {
+        if (c->sb_n < 2)
+            return;
+        y = sb_at(c, c->sb_head + c->sb_n - 2); /* can no longer grow: e opened behind it */
+    }
+    if (!y->started && !y->rsent && !addr_is_local(y->line))
+        dk_send(c, y, y != sb_at(c, c->sb_head)); /* at the head already (about to start): not early */
+}
+
+static bool dk_rmw_wt(const core_t *c, uint64_t addr)
+{
+    (void)c;
+    return !addr_is_local(addr);
+}
+
+static const sb_proto_t proto_baseline = {.name = "baseline", .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
+static const sb_proto_t proto_parallel = {.name = "parallel", .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
+static const sb_proto_t proto_proactive = {
+    .name = "proactive", .on_enter = proactive_on_enter, .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
+
 /* ---------------------------------------------------------------------------------------------
  * The thread's operations (wl_thread_ops_t) */
 
@@ -618,7 +746,7 @@ static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned versi
     assert(tag == c->io_tag && c->wait == WAIT_RMW);
     (void)tag;
     if (c->commit_fn)
-        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now);
+        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now, true);
 }
 
 static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
@@ -947,8 +1075,21 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
                  "remote stores: cycles from dispatch to retirement (ROB head)", err) ||
         reg_hist(c, st, &c->h_sbwait, "remote_st.rob_head_to_sb_head",
                  "remote stores: cycles from retirement to the start of their store-buffer entry's drain", err) ||
-        reg_hist(c, st, &c->h_drain, "remote_st.sb_head_to_commit",
-                 "remote stores: cycles from the start of the drain to commit (WT: to the MN's CMP)", err))
+        reg_hist(c, st, &c->h_coh, "remote_st.sb_head_to_coh_end",
+                 "remote stores: cycles from the start of the drain to the end of the coherence transaction "
+                 "(write permission in L1; WB, WT: the commit)", err) ||
+        reg_hist(c, st, &c->h_repl, "remote_st.replication",
+                 "remote stores: cycles from the end of the coherence transaction to the commit (waiting for "
+                 "REPL_ACKs; 0 under WB and WT)", err) ||
+        reg_hist(c, st, &c->h_drain, "remote_st.sb_head_to_done",
+                 "remote stores: cycles from the start of the drain to the entry's end (the commit; WT: the "
+                 "MN's CMP)", err) ||
+        reg_counter(c, st, &c->n_repl_sets, "repl_sets", "DIKTAMO: REPL sets sent (one per store-buffer entry)",
+                    err) ||
+        reg_counter(c, st, &c->n_repl_head, "repl_sets_at_head",
+                    "DIKTAMO: REPL sets sent when their entry was at the store buffer's head (Fig. 11)", err) ||
+        reg_counter(c, st, &c->n_repl_refused, "repl_early_refused",
+                    "proactive: early REPL sets the engine refused (its share of a replica's buffer in use)", err))
         return -1;
     snprintf(name, sizeof name, "%s.ipc", c->name);
     c->g_ipc = stats_gauge(st, name, "instructions per cycle over the threads run");
@@ -979,18 +1120,21 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
         snprintf(err, 256, "core %s: rob and lq at most 2^20, sq at most 4096, width at most 64", nm);
         return NULL;
     }
-    const sb_proto_t *proto = NULL;
-    if (p->protocol == CFG_PROTO_WB)
-        proto = &proto_wb;
-    else if (p->protocol == CFG_PROTO_WT)
-        proto = &proto_wt;
-    else {
-        snprintf(err, 256, "core %s: protocol %s is not supported by the core model yet (wb, wt)", nm,
-                 (unsigned)p->protocol < CFG_PROTO_COUNT ? config_protocol_name(p->protocol) : "(unknown)");
+    static const sb_proto_t *const protos[CFG_PROTO_COUNT] = {
+        [CFG_PROTO_WB] = &proto_wb, [CFG_PROTO_WT] = &proto_wt, [CFG_PROTO_BASELINE] = &proto_baseline,
+        [CFG_PROTO_PARALLEL] = &proto_parallel, [CFG_PROTO_PROACTIVE] = &proto_proactive};
+    if ((unsigned)p->protocol >= CFG_PROTO_COUNT) {
+        snprintf(err, 256, "core %s: unknown protocol %u", nm, (unsigned)p->protocol);
         return NULL;
     }
+    const sb_proto_t *proto = protos[p->protocol];
     if (!mem->load || !mem->prefetch_x || !mem->store || !mem->rmw || !mem->flush) {
         snprintf(err, 256, "core %s: the memory interface lacks a function", nm);
+        return NULL;
+    }
+    bool dk = p->protocol >= CFG_PROTO_BASELINE;
+    if (dk && (!p->repl || !p->repl->send || !p->repl->val || !mem->store_gated || !mem->store_go)) {
+        snprintf(err, 256, "core %s: protocol %s needs a replication engine and gated stores", nm, proto->name);
         return NULL;
     }
     core_t *c = calloc(1, sizeof *c);
@@ -1008,6 +1152,9 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
     c->clk = (clock_domain_t){.name = c->name, .freq_hz = p->freq_hz};
     c->mem = *mem;
     c->proto = proto;
+    if (dk)
+        c->repl = *p->repl;
+    c->p.repl = NULL; /* copied: the caller's table need not outlive the call */
     c->w = p->width;
     c->rcap = 4;
     while (c->rcap < (size_t)p->rob + 2)

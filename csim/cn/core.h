@@ -13,7 +13,8 @@
  *     which drains in order one entry at a time (TSO); a retiring store coalesces into the
  *     youngest not-yet-draining entry of the same line when it writes a different word.
  *   - The drain of the store buffer's head is the protocol's business (one small internal table
- *     of functions per protocol): WB and WT now; DIKTAMO's three designs plug in there later.
+ *     of functions per protocol): WB, WT, and DIKTAMO's baseline, parallel and proactive, which
+ *     replicate remote entries through repl_if (core.c says when each sends its REPL set).
  *   - rmw and fence wait until every older instruction has retired and the store buffer is empty
  *     (x86 locked instructions, mfence); flush (clflush) too, then flushes.
  *
@@ -27,8 +28,10 @@
  *   stall.sq_full_cycles, stall.rob_full_cycles, stall.lq_full_cycles (cycles by which each
  *   structure pushed the dispatch of an instruction later than it would otherwise have been),
  *   and for remote stores the latency split in core cycles (histograms, LOG2 buckets):
- *   remote_st.dispatch_to_rob_head, remote_st.rob_head_to_sb_head, remote_st.sb_head_to_commit
- *   (for WT: to done, the MN's CMP). */
+ *   remote_st.dispatch_to_rob_head, remote_st.rob_head_to_sb_head, remote_st.sb_head_to_coh_end,
+ *   remote_st.replication (the paper's Fig. 16: end of coherence to commit), and
+ *   remote_st.sb_head_to_done (WT: to the MN's CMP); DIKTAMO: repl_sets, repl_sets_at_head (Fig. 11),
+ *   repl_early_refused. */
 #ifndef CN_CORE_H
 #define CN_CORE_H
 
@@ -37,6 +40,7 @@
 #include <stdio.h>
 
 #include "cn/mem_if.h"
+#include "cn/repl_if.h"
 #include "cn/wl_api.h"
 #include "config.h"
 #include "kernel.h"
@@ -48,15 +52,19 @@ typedef struct core_params {
     unsigned cn, id;          /* CN, and the core's index within it (mem_if's `core`) */
     uint64_t freq_hz;         /* core clock */
     unsigned rob, lq, sq, width;
-    cfg_protocol_e protocol;  /* CFG_PROTO_WB or CFG_PROTO_WT for now */
+    cfg_protocol_e protocol;  /* any: the DIKTAMO ones need repl */
+    const repl_if_t *repl;    /* the CN's replication engine (copied at creation) */
     const char *name;         /* stats prefix, e.g. "cn3.core1" (a trailing '.' is ignored) */
-    bool coalesce;            /* store coalescing in the store buffer (cfg core.coalesce) */
+    bool coalesce;            /* store coalescing in the store buffer (cfg core.coalesce; proactive
+                                 without it is the paper's DIKTAMO-proactive-noC) */
     size_t stack_bytes;       /* the thread's coroutine stack; 0: 256 KiB */
 } core_params_t;
 
 /** A committed store word (the oracle of committed stores records these): t_ps is the commit
- *  point. An rmw that writes reports its new value. */
-typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps);
+ *  point. An rmw that writes reports its new value, with rmw set (its write is not a store-buffer
+ *  commit: DIKTAMO does not replicate it). */
+typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
+                               bool rmw);
 
 /** A core on kernel k, reaching memory only through mem (copied; mem->obj must outlive the core),
  *  registering its statistics in st under p->name. NULL with err (256 bytes, one line) on a bad

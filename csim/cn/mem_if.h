@@ -21,6 +21,10 @@ typedef void (*mem_done_fn)(void *obj, uint64_t tag, uint64_t value);
  *  the line's version, which travels with the line's ownership; local and LNR lines report 0. */
 typedef void (*mem_commit_fn)(void *obj, uint64_t tag, uint64_t value, unsigned version);
 
+/** A gated store holds write permission and would commit now: true commits it at once; false
+ *  parks it (see mem_if.store_gated). Runs inside the memory system: it must not call into it. */
+typedef bool (*mem_gate_fn)(void *obj, uint64_t tag);
+
 typedef enum mem_rmw {
     MEM_RMW_CAS = 0,  /* if word == a: word = b; value = old word */
     MEM_RMW_FADD = 1, /* word += a; value = old word */
@@ -50,6 +54,18 @@ typedef struct mem_if {
      *  caller sends at most one store per core at a time (the head of its store buffer). */
     void (*store)(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+    /** store() (never write-through) whose commit the caller gates, for the DIKTAMO protocols,
+     *  where a store commits only when both its coherence transaction (write permission) and its
+     *  replication (every REPL_ACK) are done. When the store holds write permission and would
+     *  commit, gate(dobj, tag) runs (that moment is the end of the coherence transaction): true
+     *  commits now, as store() would; false parks the store, holding nothing against snoops and
+     *  evictions, until the caller's store_go(core). Then it commits at once if the L1 still holds
+     *  the line with write permission, or obtains it again first (without asking the gate again).
+     *  The caller's one store at a time includes a parked one. */
+    void (*store_gated)(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
+                        mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+    /** Releases core's parked store (only after its gate returned false, never inside the gate). */
+    void (*store_go)(void *obj, unsigned core);
     /** Atomic read-modify-write of the word at addr, with write permission held from read to
      *  write (the caller has drained its store buffer). If it writes, committed(dobj, tag, new
      *  word, version) runs at the write; done(dobj, tag, old word) when complete (with wt: after the MN's

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "fabric.h"
 #include "kernel.h"
+#include "lu_node.h"
 #include "mn_node.h"
 #include "progress.h"
 #include "rng.h"
@@ -146,7 +147,7 @@ static int bench_system(const char *path, const char *wname, const char *const *
     stats_t st;
     stats_init(&st);
     char err[SYSTEM_ERR_MAX];
-    system_t *s = system_create(&k, &c, ops, &dir_ops_sys, true, &st, err);
+    system_t *s = system_create(&k, &c, ops, &dir_ops_sys, &lu_ops_sys, true, &st, err);
     int rc = -1;
     if (!s || system_load(s, workload_find(wname), 0, NULL, err)) {
         fprintf(stderr, "diktamo_bench: %s %s: %s\n", path, wname, err);

@@ -20,6 +20,7 @@
 #include "run.h"
 #include "stats.h"
 #include "system.h"
+#include "lu_node.h"
 #include "mn_node.h"
 #include "traffic.h"
 
@@ -188,16 +189,16 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
         fprintf(stderr, "diktamo_sim: workload.name: %s is not linked into this program\n", wname);
         return 1;
     }
-    if (cfg->core.protocol > CFG_PROTO_WT) {
-        /* DIKTAMO's replication (REPL / REPL_ACK / VAL around the store buffer's drain) is not built
-         * into the cores yet: refuse the configuration rather than run it as something else. */
+    const bool dk = cfg->core.protocol >= CFG_PROTO_BASELINE;
+    if (dk && cfg->lu.sram_bytes != (uint64_t)lu_ops_sys.entries * 16) {
+        /* The LU's buffer is the linked RTL model's: a size it does not have is bad input. */
         char origin[CONFIG_PATH_MAX + 64];
-        config_origin_str(cfg, "core.protocol", origin, sizeof origin);
-        fprintf(stderr, "%s: core.protocol: %s: the cores run wb and wt so far (DIKTAMO's replication is not built "
-                        "into them yet)\n", origin, config_protocol_name(cfg->core.protocol));
+        config_origin_str(cfg, "lu.sram_bytes", origin, sizeof origin);
+        fprintf(stderr, "%s: lu.sram_bytes: %llu, but the linked logging_unit model has %u entries of 16 bytes (%u)\n",
+                origin, (unsigned long long)cfg->lu.sram_bytes, lu_ops_sys.entries, lu_ops_sys.entries * 16);
         return 2;
     }
-    system_t *s = system_create(k, cfg, ops, &dir_ops_sys, !o->no_skip, st, err);
+    system_t *s = system_create(k, cfg, ops, &dir_ops_sys, dk ? &lu_ops_sys : NULL, !o->no_skip, st, err);
     if (!s) {
         fprintf(stderr, "diktamo_sim: %s\n", err);
         return 1;
@@ -265,6 +266,15 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
             printf("diktamo_sim: oracle: %llu remote words, %llu committed stores: %llu ok, %llu lost, %llu phantom\n",
                    (unsigned long long)rep.words, (unsigned long long)rep.stores, (unsigned long long)rep.ok,
                    (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        uint64_t checked;
+        size_t bad = system_check_logs(s, stderr, 20, &checked);
+        if (bad) {
+            fprintf(stderr, "diktamo_sim: seed %llu: %zu faults in the replicas' logs\n", (unsigned long long)seed, bad);
+            status = 1;
+        }
+        if (dk && !o->quiet)
+            printf("diktamo_sim: replicas: %llu store-buffer commits, each logged by its %llu replicas in commit "
+                   "order: %s\n", (unsigned long long)checked, (unsigned long long)cfg->lu.nr, bad ? "NO" : "yes");
     }
     if (!o->quiet) {
         const double exec_us = (double)system_exec_ps(s) / (double)PS_PER_US;

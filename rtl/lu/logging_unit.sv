@@ -73,10 +73,8 @@ module logging_unit #(
   input  wire logic [31:0]                     cfg_log_cap_i,
   /// DRAM log high watermark in records: at or above it the LU requests an Early Flush
   input  wire logic [31:0]                     cfg_hwm_i,
-  /// first line address of this LU's dump range (its share of its replica group's lines)
-  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_range_lo_i,
-  /// line address just past its dump range
-  input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_range_hi_i,
+  /// the hash buckets of line addresses this LU dumps (lu_dump: bit b owns bucket b)
+  input  wire logic [63:0]                     cfg_own_i,
   /// node id of the MN controller the LU dumps to (and synchronizes with)
   input  wire logic [msg_pkg::NODE_ID_W-1:0]   cfg_mn_i,
   /// number of CNs (Early Flush goes to every other one)
@@ -242,7 +240,7 @@ module logging_unit #(
   logic [3:0]       d_ev;
   lu_dump u_dump (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .allow_i (~paused), .node_id_i (node_id_i),
-    .cfg_range_lo_i (cfg_range_lo_i), .cfg_range_hi_i (cfg_range_hi_i), .cfg_mn_i (cfg_mn_i),
+    .cfg_own_i (cfg_own_i), .cfg_mn_i (cfg_mn_i),
     .cfg_num_cn_i (cfg_num_cn_i), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
     .rsp_valid_i (dr_v), .rsp_done_i (dr_done), .rsp_tag_i (dr_tag), .rsp_ready_o (dr_r),
     .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),

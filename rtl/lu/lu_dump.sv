@@ -2,8 +2,9 @@
 `include "assert.svh"
 
 // Log dumps of the Logging Unit (DIKTAMO §IV-E): at a dump the LU extracts, oldest first, the DRAM
-// log records of its own range of line addresses (cfg_range_lo_i <= line < cfg_range_hi_i: in a
-// replica group each LU dumps one range), streams them through the dump port into the compression
+// log records of the lines it owns (cfg_own_i: one bit per hash bucket of line addresses,
+// line_bucket below; every bucket is owned by one live LU of its replica group, so each logged
+// line is dumped by exactly one LU, docs/architecture.md section 11f), streams them through the dump port into the compression
 // engine (a C model of a zlib block, level configurable), and sends the compressed bytes to its MN
 // as 64-byte DUMP_DATA messages, synchronizing through the MN controller:
 //   1. DUMP_REQ (tag = epoch) to the MN controller cfg_mn_i; wait for DUMP_GO (every LU is ready);
@@ -35,10 +36,8 @@ module lu_dump #(
   input  wire logic              allow_i,
   /// this CN's node id
   input  wire logic [NodeW-1:0]  node_id_i,
-  /// first line address of this LU's dump range
-  input  wire logic [LineW-1:0]  cfg_range_lo_i,
-  /// line address just past the range
-  input  wire logic [LineW-1:0]  cfg_range_hi_i,
+  /// the buckets of line addresses this LU dumps (bit b: bucket b, line_bucket below)
+  input  wire logic [63:0]       cfg_own_i,
   /// node id of the MN controller (synchronization, and where the dump goes)
   input  wire logic [NodeW-1:0]  cfg_mn_i,
   /// number of CNs (EARLY_FLUSH goes to CN ids 0 .. cfg_num_cn_i - 1 but this one)
@@ -140,7 +139,15 @@ module lu_dump #(
   logic            rf_empty;
   logic [LineW-1:0] r_line;
   assign r_line  = rd_rsp_rec_i[64 +: LineW];
-  assign rf_push = en_i & (st_q == D_READ) & rd_rsp_valid_i & (r_line >= cfg_range_lo_i) & (r_line < cfg_range_hi_i);
+
+  // The bucket of a line address: its 6-bit chunks folded by XOR (LineW = 42: seven whole chunks;
+  // csim/lu_node.c lu_map_bucket computes the same), so consecutive lines fall in different buckets.
+  function automatic logic [5:0] line_bucket(input logic [LineW-1:0] l);
+    line_bucket = '0;
+    for (int i = 0; i < LineW / 6; i++) line_bucket = line_bucket ^ l[6*i +: 6];
+  endfunction
+
+  assign rf_push = en_i & (st_q == D_READ) & rd_rsp_valid_i & cfg_own_i[line_bucket(r_line)];
   fifo #(.Depth(Win), .Width(RecW)) u_rf (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (rf_push), .in_ready_o (rf_in_ready), .in_data_i (rd_rsp_rec_i),

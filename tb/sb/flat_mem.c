@@ -28,6 +28,7 @@ typedef struct fm_op {
     uint64_t words[ADDR_WORDS_PER_LINE];
     uint64_t old; /* rmw: the value done() reports */
     mem_commit_fn committed;
+    mem_gate_fn gate;
     mem_done_fn done;
     void *dobj;
     uint64_t tag;
@@ -39,6 +40,7 @@ struct fm_port {
     rng_t rng;
     mem_if_t mi;
     flat_mem_counts_t n;
+    fm_op_t *parked; /* a gated store its gate holds back */
 };
 
 struct flat_mem {
@@ -50,6 +52,7 @@ struct flat_mem {
     uint64_t *keys, *vals;
     size_t cap, used;
     fm_op_t *free_ops;
+    fm_op_t *last_op; /* the last op_new gave */
     uint64_t in_flight;
 };
 
@@ -152,6 +155,7 @@ static fm_op_t *op_new(fm_port_t *p, op_kind_e kind)
     o->port = p;
     o->kind = kind;
     fm->in_flight++;
+    fm->last_op = o;
     return o;
 }
 
@@ -196,6 +200,11 @@ static void ev_perform(void *obj, uint64_t arg)
         op_free(o);
         return;
     case OP_STORE:
+        if (o->gate && !o->gate(o->dobj, o->tag)) {
+            assert(!o->port->parked);
+            o->port->parked = o;
+            return;
+        }
         for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
             if (o->mask >> w & 1u)
                 flat_mem_poke(fm, o->addr + 8u * w, o->words[w]);
@@ -292,6 +301,29 @@ static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
 }
 
+static void fm_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
+                           mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    fm_port_t *p = obj;
+    fm_store(obj, core, line, mask, words, false, committed, done, dobj, tag);
+    p->n.gated_stores++;
+    /* the op fm_store just took from the free list */
+    fm_op_t *o = p->fm->last_op;
+    o->gate = gate;
+}
+
+/* The parked store commits at once: one copy, write permission never goes away. */
+static void fm_store_go(void *obj, unsigned core)
+{
+    (void)core;
+    fm_port_t *p = obj;
+    fm_op_t *o = p->parked;
+    assert(o);
+    p->parked = NULL;
+    o->gate = NULL;
+    kernel_after(p->fm->k, 0, ev_perform, o, 0);
+}
+
 static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
                    mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
@@ -358,6 +390,8 @@ flat_mem_t *flat_mem_create(kernel_t *k, const flat_mem_params_t *p)
                            .prefetch_x = fm_prefetch_x,
                            .acquire = fm_acquire,
                            .store = fm_store,
+                           .store_gated = fm_store_gated,
+                           .store_go = fm_store_go,
                            .rmw = fm_rmw,
                            .flush = fm_flush};
     }
