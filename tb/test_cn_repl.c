@@ -135,7 +135,8 @@ static void rsys_init(rsys_t *s, unsigned n, uint64_t seed)
         s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
         cr_assert_not_null(s->lu[c], "%s", err);
         snprintf(name, sizeof name, "cn%u.repl", c);
-        cn_repl_params_t rp = {.cn = c, .num_cn = NCN, .cores = CORES, .nr = 3, .map = &s->map, .name = name};
+        cn_repl_params_t rp = {.cn = c, .num_cn = NCN, .cores = CORES, .nr = 3, .map = &s->map,
+                               .early_sets = 2, .early_words = 10, .name = name};
         s->repl[c] = cn_repl_create(&s->k, s->port[c], &rp, &s->st, err);
         cr_assert_not_null(s->repl[c], "%s", err);
     }
@@ -266,5 +267,44 @@ Test(cn_repl, impossible_parameters_are_refused)
     p.cores = CORES, p.map = NULL;
     cr_assert_null(cn_repl_create(&s.k, s.port[0], &p, &s.st, err));
     cr_assert(strstr(err, "no replica map"), "%s", err);
+    rsys_free(&s);
+}
+
+static void count_acked(void *obj, uint64_t tag)
+{
+    unsigned *n = obj;
+    (void)tag;
+    (*n)++;
+}
+
+Test(cn_repl, early_sets_stay_within_their_share_of_each_replica, .timeout = 60)
+{
+    /* GIVEN CN 0 may have 2 early sets and 10 early words outstanding toward each replica LU */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x4e12));
+    cn_repl_t *r = s.repl[0];
+    uint64_t w[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    unsigned acked = 0;
+    /* WHEN two early sets of 4 words of one line go, THEN both are sent */
+    uint32_t h1 = cn_repl_send(r, 0, s.line[0], 0x0f, w, true, count_acked, &acked, 1);
+    uint32_t h2 = cn_repl_send(r, 1, s.line[0], 0xf0, w, true, count_acked, &acked, 2);
+    cr_assert(h1 != REPL_REFUSED && h2 != REPL_REFUSED);
+    /* AND a third early set (a third set) is refused, nothing sent; a head set is not */
+    cr_assert_eq(cn_repl_send(r, 0, s.line[0], 0x01, w, true, count_acked, &acked, 3), REPL_REFUSED);
+    uint32_t h3 = cn_repl_send(r, 0, s.line[0], 0x01, w, false, count_acked, &acked, 3);
+    cr_assert_neq(h3, REPL_REFUSED);
+    while (acked < 3)
+        kernel_run(&s.k, s.k.now + PS_PER_US);
+    /* WHEN the first is validated, THEN one set of up to 6 words fits again, not one of 8 */
+    cn_repl_val(r, h1, 1);
+    cr_assert_eq(cn_repl_send(r, 0, s.line[0], 0xff, w, true, count_acked, &acked, 4), REPL_REFUSED);
+    uint32_t h4 = cn_repl_send(r, 0, s.line[0], 0x3f, w, true, count_acked, &acked, 4);
+    cr_assert_neq(h4, REPL_REFUSED);
+    cr_assert_eq(*stats_find_counter(&s.st, "cn0.repl.early_refused"), 2);
+    while (acked < 4)
+        kernel_run(&s.k, s.k.now + PS_PER_US);
+    cn_repl_val(r, h2, 2);
+    cn_repl_val(r, h3, 3);
+    cn_repl_val(r, h4, 4);
     rsys_free(&s);
 }

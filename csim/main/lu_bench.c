@@ -140,7 +140,7 @@ static void run(unsigned words, uint64_t seed, double *logged, double *drained, 
     expect_csr(&b, LU_CSR_ERR_VAL_NO_REPL, "ERR_VAL_NO_REPL", 0);
     expect_csr(&b, LU_CSR_ERR_BAD_MSG, "ERR_BAD_MSG", 0);
     if (dr) {
-        /* Then a dump of the whole log (every line in range) through the level-9 engine. */
+        /* Then a dump of the whole log (every bucket owned) through the level-9 engine. */
         uint64_t t0 = lu_drv_cycle(b.d);
         dr->records = csr(b.d, LU_CSR_LOG_COUNT);
         lu_drv_dump_start(b.d);
