@@ -1005,32 +1005,30 @@ static void mi_acquire(void *obj, unsigned core, uint64_t addr, mem_done_fn done
     op_start(c, o);
 }
 
-static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
-                     mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+static void store_op(cn_mem_t *c, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+                     mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
-    cn_mem_t *c = obj;
     op_t *o = op_new(c, K_STORE, core, addr_line(line));
     o->mask = mask;
     for (unsigned w = 0; w < W; w++)
         if (mask >> w & 1)
             o->words[w] = words[w];
     o->wt = wt && !addr_is_local(line);
+    o->gate = gate;
     o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
     op_start(c, o);
+}
+
+static void mi_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+                     mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    store_op(obj, core, line, mask, words, wt, NULL, committed, done, dobj, tag);
 }
 
 static void mi_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
                            mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
-    cn_mem_t *c = obj;
-    op_t *o = op_new(c, K_STORE, core, addr_line(line));
-    o->mask = mask;
-    for (unsigned w = 0; w < W; w++)
-        if (mask >> w & 1)
-            o->words[w] = words[w];
-    o->gate = gate;
-    o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
-    op_start(c, o);
+    store_op(obj, core, line, mask, words, false, gate, committed, done, dobj, tag);
 }
 
 /* The parked store goes on at the next edge: at once if its L1 still holds the line with write
