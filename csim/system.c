@@ -38,7 +38,8 @@ struct system {
     bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
     lu_map_t map;       /* the replica map */
     oracle_t *oracle;
-    /* DIKTAMO: every remote word's store-buffer commits in commit order, for system_check_logs */
+    /* DIKTAMO: every remote word's commits (store-buffer entries and rmws) in commit order, for
+     * system_check_logs */
     uint64_t *hkeys;    /* open addressing: word address + 1, 0 = empty */
     uint32_t *hidx;
     size_t hcap, hn;
@@ -143,14 +144,14 @@ static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
     return &s->hw[s->hn++];
 }
 
-static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps, bool rmw)
+static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps)
 {
     system_t *s = obj;
     if (addr_is_local(addr))
         return;
     oracle_commit(s->oracle, addr, value, t_ps, cn, core);
     (*s->commits)++;
-    if (s->dk && !rmw) {
+    if (s->dk) {
         struct hword *w = hist_word(s, addr, true);
         if (w->n == w->cap) {
             w->cap = w->cap ? 2 * w->cap : 4;
@@ -737,7 +738,7 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
     return 0;
 }
 
-/* Every LU's log history against the store-buffer commits (system.h). pos[w * ncn + c]: how many
+/* Every LU's log history against the commits (system.h). pos[w * ncn + c]: how many
  * of word w's commits LU c has logged so far. */
 size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked)
 {

@@ -56,7 +56,7 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line);
 int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err);
 
 /** DIKTAMO, the system quiet: every replica's DRAM log (what it wrote, dumped or not) holds each
- *  store-buffer commit of every remote word of the lines it replicates, validated, exactly once
+ *  commit (store-buffer entry or rmw) to every remote word of the lines it replicates, validated, exactly once
  *  and in commit order, and nothing else. Prints up to max_lines faults to f; returns their
  *  number (0 under WB and WT) and sets *checked to the committed words checked. */
 size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked);

@@ -1347,3 +1347,58 @@ Test(cn_mem, a_dirty_eviction_and_a_write_through_carry_the_lines_version)
     cr_assert_null(msg_check(&e));
     fx_free(f);
 }
+
+/* A gate that says wait and remembers what the rmw would write. */
+static uint64_t g_gate_nv;
+static unsigned g_gates;
+static bool gate_wait(void *obj, uint64_t tag, uint64_t nv)
+{
+    (void)obj;
+    (void)tag;
+    g_gate_nv = nv;
+    g_gates++;
+    return false;
+}
+
+Test(cn_mem, a_gated_rmw_pins_its_line_so_snoops_and_other_cores_wait_for_its_write)
+{
+    /* GIVEN core 0's gated FADD(+2) on remote word (16, 1), the line coming with DATA_E */
+    fx_t *f = fx_new(NULL);
+    g_gates = 0;
+    uint64_t d[W];
+    line_data(d, 0x1600);
+    f->mi->rmw_gated(f->mi->obj, 0, ra(16, 1), MEM_RMW_FADD, 2, 0, gate_wait, on_commit, on_done, f, 1);
+    fx_run(f);
+    msg_t q = fx_next(f, OP_RD_OWN, 16);
+    fx_answer(f, &q, OP_DATA_E, d);
+    /* THEN the gate sees the new word; nothing is written or done yet */
+    cr_assert_eq(g_gates, 1);
+    cr_assert_eq(g_gate_nv, 0x1603);
+    cr_assert_null(fx_rec(f, R_COMMIT, 1));
+    fx_not_done(f, 1);
+    cr_assert_eq(ctr(f, "rmw_pins"), 1);
+    /* WHEN core 1 loads the word and the MN snoops the line meanwhile */
+    ld(f, 1, ra(16, 1), 2);
+    fx_run(f);
+    fx_snoop(f, OP_BISNP_INV, 16, 0x31);
+    fx_until(f, f->k.now + 50000);
+    /* THEN both wait: no answer, no request, the load not done */
+    fx_nothing_sent(f);
+    fx_not_done(f, 2);
+    cr_assert_eq(ctr(f, "snoop.held_by_pin"), 1);
+    cr_assert(!cn_mem_idle(f->c));
+    /* WHEN the gate's owner lets it go */
+    f->mi->store_go(f->mi->obj, 0);
+    fx_run(f);
+    /* THEN the word is written (the commit), the rmw returns the old word, the held snoop takes
+     * the dirty line with the new word, and core 1's load asks for the line again and reads it */
+    cr_assert_eq(fx_rec(f, R_COMMIT, 1)->v, 0x1603);
+    fx_done(f, 1, UINT64_MAX, 0x1601);
+    d[1] = 0x1603;
+    fx_birsp(f, OP_BIRSP_I_DATA, 16, 0x31, 0, d);
+    msg_t r = fx_next(f, OP_RD_SHARED, 16);
+    fx_answer(f, &r, OP_DATA_S, d);
+    fx_done(f, 2, UINT64_MAX, 0x1603);
+    cr_assert(cn_mem_idle(f->c));
+    fx_free(f);
+}

@@ -147,11 +147,10 @@ typedef struct exit_ctx {
     unsigned i;
 } exit_ctx_t;
 
-static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t, bool rmw)
+static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t)
 {
     (void)cn;
     sys_t *s = obj;
-    (void)rmw;
     if (s->ncommits == s->capcommits) {
         s->capcommits = s->capcommits ? 2 * s->capcommits : 64;
         s->commits = realloc(s->commits, s->capcommits * sizeof *s->commits);

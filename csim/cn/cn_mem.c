@@ -43,6 +43,8 @@ typedef struct op {
     mem_done_fn done;
     mem_commit_fn committed;
     mem_gate_fn gate; /* store_gated: asked before the commit until store_go */
+    mem_rmw_gate_fn rgate; /* rmw_gated: asked before the write */
+    uint64_t nv;      /* rmw_gated, pinned: the word it will write */
     void *dobj;
     uint64_t tag;
     uint64_t t_call;
@@ -63,7 +65,8 @@ typedef struct lt {
     uint8_t core;
     uint64_t t_out;
     bool upg_lost;   /* the S copy was snooped away while the upgrade waited: a CMP_E is void */
-    bool has_held;   /* a snoop held until the answer to the read is in */
+    bool has_held;   /* a snoop held until the answer to the read is in, or until the pin ends */
+    bool pinned;     /* an rmw_gated holds the line between its read and its write */
     bool ev_snooped; /* a snoop was answered from the eviction buffer: memory has the data */
     bool alloc_wait; /* waits for an L3 way (every way of the set busy) */
     msg_t held;
@@ -86,6 +89,7 @@ typedef struct cn_stats {
     uint64_t *c_l1_hits[CN_MEM_MAX_CORES], *c_l1_misses[CN_MEM_MAX_CORES];
     uint64_t *c_l2_hits[CN_MEM_MAX_CORES], *c_l2_misses[CN_MEM_MAX_CORES];
     uint64_t *tx[MSG_NUM_MSGS], *rx[MSG_NUM_MSGS];
+    uint64_t *pins, *sn_pinned;
     uint64_t *sn_held, *sn_wif, *sn_upg_lost, *sn_void_cmpe, *sn_unexpected, *rx_unexpected;
     uint64_t *ev_clean, *ev_dirty, *ev_lnr, *ev_lnr_silent, *ev_local, *ev_l1, *ev_l2;
     uint64_t *wts, *merges, *alloc_waits, *upgrades_local;
@@ -100,7 +104,7 @@ struct cn_mem {
     char name[96];
     clock_domain_t clk;
     mem_if_t mif;
-    op_t **parked; /* per core: its store_gated whose gate said wait */
+    op_t **parked; /* per core: its store_gated whose gate said wait, or its pinned rmw_gated */
     cache_t *l1[CN_MEM_MAX_CORES], *l2[CN_MEM_MAX_CORES], *l3;
     /* The version of each L3 line (docs/architecture.md section 11b), beside the L3's array: an
      * inclusive L3 holds every line a core holds, so one version per L3 line serves the L3 and
@@ -211,7 +215,7 @@ static lt_t *lt_get(cn_mem_t *c, uint64_t key)
 
 static void lt_maybe_free(cn_mem_t *c, lt_t *t)
 {
-    if (t->out != CN_OUT_NONE || t->wq || t->has_held || t->alloc_wait || t->flushers || t->wt_op)
+    if (t->out != CN_OUT_NONE || t->wq || t->has_held || t->alloc_wait || t->flushers || t->wt_op || t->pinned)
         return;
     lt_t **pp = &c->bucket[lt_hash(t->key)];
     while (*pp != t)
@@ -609,7 +613,7 @@ static bool l3_busy(void *arg, const cache_line_t *l)
     if (l->state == CN_L3_PEND)
         return true;
     const lt_t *t = lt_find(c, l->key);
-    return t && (t->out != CN_OUT_NONE || t->wq || t->has_held);
+    return t && (t->out != CN_OUT_NONE || t->wq || t->has_held || t->pinned);
 }
 
 /* A way of the L3 for line t (its own if it has one), or NULL when every way of the set is busy. */
@@ -693,14 +697,32 @@ static void count_level(cn_mem_t *c, unsigned core, int lvl)
 static bool can_perform(const cn_mem_t *c, const op_t *o, const lt_t *t)
 {
     const cache_line_t *L = l3_line(c, o->key);
-    if (!L)
-        return false;
+    if (!L || (t && t->pinned))
+        return false; /* absent, or another core's rmw holds it between its read and its write */
     if (o->kind == K_LOAD)
         return true;
     if (!ownable(L))
         return false;
     /* One write-through per line at a time: a second waits for the first one's CMP. */
     return !(o->wt && t && t->out != CN_OUT_NONE);
+}
+
+/* The write of an rmw o that read old and writes nv into the core's L1 line a (L3 line L). */
+static void rmw_write(cn_mem_t *c, op_t *o, cache_line_t *a, cache_line_t *L, uint64_t old, uint64_t nv)
+{
+    unsigned w = addr_word(o->addr);
+    uint64_t vals[W] = {0};
+    vals[w] = nv;
+    write_words(c, o, a, L, (uint8_t)(1u << w), vals, o->wt);
+    unsigned ver = commit_version(c, L);
+    if (o->committed)
+        o->committed(o->dobj, o->tag, nv, ver);
+    if (o->wt) {
+        o->old = old;
+        start_wt(c, o, (uint8_t)(1u << w), vals);
+    } else {
+        op_done(c, o, old);
+    }
 }
 
 /* Performs o (can_perform holds): the CN's internal coherence actions at the L3, then the access
@@ -767,18 +789,17 @@ static void perform(cn_mem_t *c, op_t *o)
             op_done(c, o, old);
             return;
         }
-        uint64_t vals[W] = {0};
-        vals[w] = nv;
-        write_words(c, o, a, L, (uint8_t)(1u << w), vals, o->wt);
-        unsigned ver = commit_version(c, L);
-        if (o->committed)
-            o->committed(o->dobj, o->tag, nv, ver);
-        if (o->wt) {
+        if (o->rgate && !o->rgate(o->dobj, o->tag, nv)) {
+            /* Pinned until store_go: snoops held, the line kept, the other cores wait. */
+            lt_get(c, o->key)->pinned = true;
+            assert(!c->parked[core]);
+            c->parked[core] = o;
             o->old = old;
-            start_wt(c, o, (uint8_t)(1u << w), vals);
-        } else {
-            op_done(c, o, old);
+            o->nv = nv;
+            (*c->s.pins)++;
+            return;
         }
+        rmw_write(c, o, a, L, old, nv);
         return;
     }
     default:
@@ -805,7 +826,7 @@ static void run_waiters(cn_mem_t *c, lt_t *t, bool with_flush)
     while (o) {
         op_t *next = o->next;
         o->next = NULL;
-        bool go = o->kind == K_FLUSH ? with_flush && t->out == CN_OUT_NONE : can_perform(c, o, t);
+        bool go = o->kind == K_FLUSH ? with_flush && t->out == CN_OUT_NONE && !t->pinned : can_perform(c, o, t);
         if (go && o->kind == K_FLUSH)
             do_flush(c, o);
         else if (go)
@@ -831,7 +852,7 @@ static void run_waiters(cn_mem_t *c, lt_t *t, bool with_flush)
 /* Something changed for line t: perform what can be, then ask memory for what the rest needs. */
 static void line_kick(cn_mem_t *c, lt_t *t)
 {
-    if (t->out == CN_OUT_NONE && !t->alloc_wait) {
+    if (t->out == CN_OUT_NONE && !t->alloc_wait && !t->pinned) {
         run_waiters(c, t, true);
         if (t->out == CN_OUT_NONE && t->wq)
             start_request(c, t);
@@ -918,6 +939,10 @@ static void op_schedule(cn_mem_t *c, op_t *o, uint64_t cycles);
 static void op_try(cn_mem_t *c, op_t *o)
 {
     lt_t *t = lt_find(c, o->key);
+    if (t && t->pinned) {
+        lt_enqueue(t, o); /* another core's rmw holds the line: after its write */
+        return;
+    }
     if (o->kind == K_FLUSH) {
         if (t && (t->out != CN_OUT_NONE || t->alloc_wait || t->wq)) {
             lt_enqueue(t, o);
@@ -1031,28 +1056,67 @@ static void mi_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask
     store_op(obj, core, line, mask, words, false, gate, committed, done, dobj, tag);
 }
 
+static void snoop(cn_mem_t *c, const msg_t *m);
+
+/* A pinned rmw writes at the next edge (the line never left its L1), then the line is released:
+ * a held snoop is answered, the waiting accesses go on. */
+static void ev_unpin(void *obj, uint64_t arg)
+{
+    cn_mem_t *c = obj;
+    op_t *o = (op_t *)(uintptr_t)arg;
+    lt_t *t = lt_find(c, o->key);
+    cache_line_t *L = l3_line(c, o->key), *a = cache_find(c->l1[o->core], o->key);
+    assert(t && t->pinned && L && a && a->state == CN_PV_X);
+    t->pinned = false;
+    rmw_write(c, o, a, L, o->old, o->nv);
+    if (t->has_held) {
+        t->has_held = false;
+        msg_t h = t->held;
+        snoop(c, &h);
+    }
+    line_kick(c, t);
+}
+
 /* The parked store goes on at the next edge: at once if its L1 still holds the line with write
- * permission (ev_try finds level 1), else it pays the way to the level that has it, or misses. */
+ * permission (ev_try finds level 1), else it pays the way to the level that has it, or misses. A
+ * pinned rmw writes at the next edge. */
 static void mi_store_go(void *obj, unsigned core)
 {
     cn_mem_t *c = obj;
     op_t *o = c->parked[core];
-    assert(o && o->gate);
+    assert(o && (o->gate || o->rgate));
     c->parked[core] = NULL;
+    if (o->kind == K_RMW) {
+        kernel_at(c->k, clock_edge(&c->clk, clock_cycle_at_or_after(&c->clk, c->k->now)), ev_unpin, c,
+                  (uintptr_t)o);
+        return;
+    }
     o->gate = NULL;
     o->lvl = 1;
     op_schedule(c, o, 0);
 }
 
-static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
-                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+static void rmw_op(cn_mem_t *c, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+                   mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
-    cn_mem_t *c = obj;
     op_t *o = op_new(c, K_RMW, core, addr);
     o->rop = op, o->a = a, o->b = b;
     o->wt = wt && !addr_is_local(addr);
+    o->rgate = gate;
     o->committed = committed, o->done = done, o->dobj = dobj, o->tag = tag;
     op_start(c, o);
+}
+
+static void mi_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    rmw_op(obj, core, addr, op, a, b, wt, NULL, committed, done, dobj, tag);
+}
+
+static void mi_rmw_gated(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b,
+                         mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    rmw_op(obj, core, addr, op, a, b, false, gate, committed, done, dobj, tag);
 }
 
 static void mi_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
@@ -1076,6 +1140,16 @@ static void snoop(cn_mem_t *c, const msg_t *m)
     cache_line_t *L = l3_line(c, key);
     bool inv = m->opcode == OP_BISNP_INV;
     msg_t r = {.dst = m->src, .tag = m->tag, .addr = m->addr};
+    if (t && t->pinned && line_kind(c, key) == LK_SCR) {
+        /* An rmw holds the line between its read and its write: the answer waits for the write
+         * (ev_unpin); the directory sends one snoop of a line at a time. */
+        if (t->has_held)
+            abort();
+        t->has_held = true;
+        t->held = *m;
+        (*c->s.sn_pinned)++;
+        return;
+    }
     if (line_kind(c, key) != LK_SCR) {
         (*c->s.sn_unexpected)++;
         r.opcode = OP_BIRSP_I;
@@ -1456,8 +1530,9 @@ void cn_mem_dump(const cn_mem_t *c, FILE *f)
         }
     for (unsigned i = 0; i < c->p.cores; i++)
         if (c->parked[i])
-            fprintf(f, "    core %u's store to line 0x%llx is parked: its gate (replication) has not let it commit\n", i,
-                    (unsigned long long)c->parked[i]->key);
+            fprintf(f, "    core %u's %s to line 0x%llx is %s: its gate (replication) has not let it commit\n", i,
+                    k_name[c->parked[i]->kind], (unsigned long long)c->parked[i]->key,
+                    c->parked[i]->kind == K_RMW ? "pinned" : "parked");
     for (unsigned i = 0; i < MSG_NUM_CLASSES; i++)
         if (c->q[i].n)
             fprintf(f, "    %zu %s messages wait for a credit (%u held), the first %s line 0x%llx\n", c->q[i].n,
@@ -1521,6 +1596,8 @@ static void make_stats(cn_mem_t *c, stats_t *st)
     for (size_t i = 0; i < sizeof rxo / sizeof *rxo; i++)
         s->rx[rxo[i]] = ctr(c, st, "messages received", "port.rx.%s", msg_name(rxo[i]));
     s->sn_held = ctr(c, st, "snoops held until the answer to the CN's own read was in", "snoop.held");
+    s->sn_pinned = ctr(c, st, "snoops held until a gated rmw's write (the line pinned)", "snoop.held_by_pin");
+    s->pins = ctr(c, st, "gated rmws that pinned their line until their replication was done", "rmw_pins");
     s->sn_wif = ctr(c, st, "snoops answered with WR_IN_FLIGHT (an eviction or write-through in flight)",
                     "snoop.wr_in_flight");
     s->sn_upg_lost = ctr(c, st, "BISNP_INV on an S copy answered at once while its upgrade waited",
@@ -1620,7 +1697,7 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
         abort();
     c->mif = (mem_if_t){.obj = c, .load = mi_load, .prefetch_x = mi_prefetch_x, .acquire = mi_acquire,
                         .store = mi_store, .store_gated = mi_store_gated, .store_go = mi_store_go,
-                        .rmw = mi_rmw, .flush = mi_flush};
+                        .rmw = mi_rmw, .rmw_gated = mi_rmw_gated, .flush = mi_flush};
     return c;
 }
 

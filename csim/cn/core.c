@@ -217,6 +217,10 @@ struct core {
 
     /* The access the thread waits for. */
     uint64_t io_tag, io_val, io_cycle;
+    /* DIKTAMO: the rmw's replication (its new word, handle; in flight) */
+    uint64_t rmw_nv;
+    uint32_t rmw_h;
+    bool rmw_repl;
 
     /* Statistics. */
     stats_t own_stats;       /* when the caller gave none */
@@ -477,7 +481,7 @@ static void sb_committed(core_t *c, sb_entry_t *e)
         assert(c->sq_n > 0 && c->sq_head == e->first + i);
         sq_ent_t *s = sq_ent(c, c->sq_head);
         if (c->commit_fn)
-            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, false);
+            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now);
         if (remote) {
             stats_hist_add(c->h_rob, s->r - s->d);
             stats_hist_add(c->h_sbwait, e->t_head - s->r);
@@ -623,7 +627,7 @@ static const sb_proto_t proto_wt = {.name = "wt", .on_head = wt_on_head, .rmw_wt
  *              buffer is in use, csim/cn/cn_repl.h): it then leaves at the head.
  * A store reaches the store buffer only when it retires, so no REPL is ever sent for a store that
  * could still be squashed (this core model does not speculate past anything it would squash).
- * An rmw to a remote line writes through to its MN (as under WT): it is not replicated. */
+ * An rmw to a remote line is replicated too (op_rmw, cb_rmw_gate). */
 static sb_entry_t *sb_by_id(core_t *c, uint64_t id)
 {
     assert(c->sb_n > 0);
@@ -714,16 +718,10 @@ static void proactive_on_enter(core_t *c, sb_entry_t *e, bool merged)
         dk_send(c, y, y != sb_at(c, c->sb_head)); /* at the head already (about to start): not early */
 }
 
-static bool dk_rmw_wt(const core_t *c, uint64_t addr)
-{
-    (void)c;
-    return !addr_is_local(addr);
-}
-
-static const sb_proto_t proto_baseline = {.name = "baseline", .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
-static const sb_proto_t proto_parallel = {.name = "parallel", .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
+static const sb_proto_t proto_baseline = {.name = "baseline", .on_head = dk_on_head, .rmw_wt = wb_rmw_wt};
+static const sb_proto_t proto_parallel = {.name = "parallel", .on_head = dk_on_head, .rmw_wt = wb_rmw_wt};
 static const sb_proto_t proto_proactive = {
-    .name = "proactive", .on_enter = proactive_on_enter, .on_head = dk_on_head, .rmw_wt = dk_rmw_wt};
+    .name = "proactive", .on_enter = proactive_on_enter, .on_head = dk_on_head, .rmw_wt = wb_rmw_wt};
 
 /* ---------------------------------------------------------------------------------------------
  * The thread's operations (wl_thread_ops_t) */
@@ -741,12 +739,49 @@ static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
 
 static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
-    (void)version; /* the VAL's timestamp: for the DIKTAMO protocols (issue 7) */
     core_t *c = obj;
     assert(tag == c->io_tag && c->wait == WAIT_RMW);
     (void)tag;
+    if (c->rmw_repl) {
+        c->rmw_repl = false;
+        c->repl.val(c->repl.obj, c->rmw_h, version);
+    }
     if (c->commit_fn)
-        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now, true);
+        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now);
+}
+
+/* DIKTAMO: an rmw's write is a remote store, replicated before it commits like a store-buffer
+ * entry of one word; the memory system pins the line between the read and the write
+ * (mem_if.rmw_gated), so that the rmw stays atomic while the REPL_ACKs come. Its REPL set counts
+ * as sent at the head (the store buffer is empty). */
+static void cb_rmw_acked(void *obj, uint64_t tag)
+{
+    core_t *c = obj;
+    assert(tag == c->io_tag && c->rmw_repl);
+    (void)tag;
+    c->mem.store_go(c->mem.obj, c->p.id);
+}
+
+static void ev_rmw_send(void *obj, uint64_t tag)
+{
+    core_t *c = obj;
+    assert(tag == c->io_tag && c->rmw_repl);
+    uint64_t words[ADDR_WORDS_PER_LINE] = {0};
+    unsigned w = addr_word(c->wait_addr);
+    words[w] = c->rmw_nv;
+    c->rmw_h = c->repl.send(c->repl.obj, c->p.id, addr_gline(c->wait_addr), (uint8_t)(1u << w), words, false,
+                            cb_rmw_acked, c, tag);
+    (*c->n_repl_sets)++;
+    (*c->n_repl_head)++;
+}
+
+static bool cb_rmw_gate(void *obj, uint64_t tag, uint64_t nv)
+{
+    core_t *c = obj;
+    c->rmw_nv = nv;
+    c->rmw_repl = true;
+    kernel_at(c->k, c->k->now, ev_rmw_send, c, tag); /* not from inside the memory system */
+    return false;
 }
 
 static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
@@ -837,8 +872,12 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
     c->wait_addr = addr;
     serialize(c, &r, &d);
     (*c->n_rmws)++;
-    c->mem.rmw(c->mem.obj, c->p.id, addr, op, a, b, c->proto->rmw_wt(c, addr), cb_rmw_committed, cb_io_done, c,
-               ++c->io_tag);
+    if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr))
+        c->mem.rmw_gated(c->mem.obj, c->p.id, addr, op, a, b, cb_rmw_gate, cb_rmw_committed, cb_io_done, c,
+                         ++c->io_tag);
+    else
+        c->mem.rmw(c->mem.obj, c->p.id, addr, op, a, b, c->proto->rmw_wt(c, addr), cb_rmw_committed, cb_io_done,
+                   c, ++c->io_tag);
     block(c, WAIT_RMW);
     uint64_t cc = c->io_cycle;
     retire_one(c, r, cc);
@@ -1133,7 +1172,8 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
         return NULL;
     }
     bool dk = p->protocol >= CFG_PROTO_BASELINE;
-    if (dk && (!p->repl || !p->repl->send || !p->repl->val || !mem->store_gated || !mem->store_go)) {
+    if (dk && (!p->repl || !p->repl->send || !p->repl->val || !mem->store_gated || !mem->rmw_gated ||
+               !mem->store_go)) {
         snprintf(err, 256, "core %s: protocol %s needs a replication engine and gated stores", nm, proto->name);
         return NULL;
     }

@@ -61,10 +61,8 @@ typedef struct core_params {
 } core_params_t;
 
 /** A committed store word (the oracle of committed stores records these): t_ps is the commit
- *  point. An rmw that writes reports its new value, with rmw set (its write is not a store-buffer
- *  commit: DIKTAMO does not replicate it). */
-typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
-                               bool rmw);
+ *  point. An rmw that writes reports its new value. */
+typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps);
 
 /** A core on kernel k, reaching memory only through mem (copied; mem->obj must outlive the core),
  *  registering its statistics in st under p->name. NULL with err (256 bytes, one line) on a bad

@@ -24,6 +24,9 @@ typedef void (*mem_commit_fn)(void *obj, uint64_t tag, uint64_t value, unsigned 
 /** A gated store holds write permission and would commit now: true commits it at once; false
  *  parks it (see mem_if.store_gated). Runs inside the memory system: it must not call into it. */
 typedef bool (*mem_gate_fn)(void *obj, uint64_t tag);
+/** A gated rmw has read its word and would write new_word: true writes it at once; false pins the
+ *  line (see mem_if.rmw_gated). Runs inside the memory system: it must not call into it. */
+typedef bool (*mem_rmw_gate_fn)(void *obj, uint64_t tag, uint64_t new_word);
 
 typedef enum mem_rmw {
     MEM_RMW_CAS = 0,  /* if word == a: word = b; value = old word */
@@ -64,7 +67,8 @@ typedef struct mem_if {
      *  The caller's one store at a time includes a parked one. */
     void (*store_gated)(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
                         mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
-    /** Releases core's parked store (only after its gate returned false, never inside the gate). */
+    /** Releases core's parked store or pinned rmw (only after its gate returned false, never
+     *  inside the gate). */
     void (*store_go)(void *obj, unsigned core);
     /** Atomic read-modify-write of the word at addr, with write permission held from read to
      *  write (the caller has drained its store buffer). If it writes, committed(dobj, tag, new
@@ -72,6 +76,16 @@ typedef struct mem_if {
      *  CMP). */
     void (*rmw)(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
                 mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
+    /** rmw() (never write-through) whose write the caller gates, for the DIKTAMO protocols, where
+     *  an rmw's write is a store that must be replicated before it commits. With write permission,
+     *  the word is read and the new word computed; if the rmw writes, gate(dobj, tag, new word)
+     *  runs: true writes (commits) at once, as rmw() would; false *pins* the line in the core's L1
+     *  until the caller's store_go(core): the CN holds every snoop to the line, keeps the line in
+     *  its caches and makes its other cores' accesses to it wait, so that nothing can come between
+     *  the read and the write (x86's cache locking). At store_go the new word is written (the
+     *  commit), then the line is released. An rmw that does not write completes as rmw(). */
+    void (*rmw_gated)(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b,
+                      mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag);
     /** Writes addr's line back to its memory if any cache of the CN holds it dirty, and drops it
      *  from every cache of the CN (clflush). done(dobj, tag, 0) when memory has it (for a remote
      *  line: the MN's CMP; at once after the lookup when nothing was cached). */

@@ -273,7 +273,7 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
             status = 1;
         }
         if (dk && !o->quiet)
-            printf("diktamo_sim: replicas: %llu store-buffer commits, each logged by its %llu replicas in commit "
+            printf("diktamo_sim: replicas: %llu committed remote words, each logged by its %llu replicas in commit "
                    "order: %s\n", (unsigned long long)checked, (unsigned long long)cfg->lu.nr, bad ? "NO" : "yes");
     }
     if (!o->quiet) {

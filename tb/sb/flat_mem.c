@@ -29,6 +29,8 @@ typedef struct fm_op {
     uint64_t old; /* rmw: the value done() reports */
     mem_commit_fn committed;
     mem_gate_fn gate;
+    mem_rmw_gate_fn rgate;
+    uint64_t nv; /* a pinned rmw: the word it will write */
     mem_done_fn done;
     void *dobj;
     uint64_t tag;
@@ -40,7 +42,9 @@ struct fm_port {
     rng_t rng;
     mem_if_t mi;
     flat_mem_counts_t n;
-    fm_op_t *parked; /* a gated store its gate holds back */
+    fm_op_t *parked; /* a gated store its gate holds back, or a pinned rmw */
+    bool pinned;     /* its rmw holds line pin_line between read and write */
+    uint64_t pin_line;
 };
 
 struct flat_mem {
@@ -182,11 +186,27 @@ static void ev_wt_done(void *obj, uint64_t arg)
     op_free(o);
 }
 
+/* Another port's rmw holds o's line (between its read and its write). */
+static bool line_pinned_by_other(const fm_op_t *o)
+{
+    const flat_mem_t *fm = o->port->fm;
+    for (unsigned i = 0; i < fm->p.max_ports; i++) {
+        const fm_port_t *q = &fm->ports[i];
+        if (q != o->port && q->pinned && q->pin_line == addr_line(o->addr))
+            return true;
+    }
+    return false;
+}
+
 static void ev_perform(void *obj, uint64_t arg)
 {
     (void)arg;
     fm_op_t *o = obj;
     flat_mem_t *fm = o->port->fm;
+    if (line_pinned_by_other(o)) {
+        kernel_after(fm->k, 1000, ev_perform, o, 0); /* tries again after the write, 1 ns at a time */
+        return;
+    }
     switch (o->kind) {
     case OP_LOAD: {
         uint64_t v = flat_mem_peek(fm, o->addr);
@@ -222,6 +242,15 @@ static void ev_perform(void *obj, uint64_t arg)
             break;
         case MEM_RMW_FADD: nw = old + o->a; break;
         case MEM_RMW_SWAP: nw = o->a; break;
+        }
+        if (writes && o->rgate && !o->rgate(o->dobj, o->tag, nw)) {
+            assert(!o->port->parked);
+            o->port->parked = o;
+            o->port->pinned = true;
+            o->port->pin_line = addr_line(o->addr);
+            o->old = old;
+            o->nv = nw;
+            return;
         }
         if (writes) {
             flat_mem_poke(fm, o->addr, nw);
@@ -307,12 +336,26 @@ static void fm_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask
     fm_port_t *p = obj;
     fm_store(obj, core, line, mask, words, false, committed, done, dobj, tag);
     p->n.gated_stores++;
-    /* the op fm_store just took from the free list */
-    fm_op_t *o = p->fm->last_op;
-    o->gate = gate;
+    p->fm->last_op->gate = gate; /* the op fm_store just took */
 }
 
-/* The parked store commits at once: one copy, write permission never goes away. */
+/* A pinned rmw writes now and releases its line. */
+static void ev_unpin(void *obj, uint64_t arg)
+{
+    (void)arg;
+    fm_op_t *o = obj;
+    flat_mem_t *fm = o->port->fm;
+    o->port->pinned = false;
+    flat_mem_poke(fm, o->addr, o->nv);
+    unsigned ver = commit_version(fm, o->addr);
+    if (o->committed)
+        o->committed(o->dobj, o->tag, o->nv, ver);
+    o->done(o->dobj, o->tag, o->old);
+    op_free(o);
+}
+
+/* The parked store commits at once: one copy, write permission never goes away; a pinned rmw
+ * writes at once. */
 static void fm_store_go(void *obj, unsigned core)
 {
     (void)core;
@@ -320,6 +363,10 @@ static void fm_store_go(void *obj, unsigned core)
     fm_op_t *o = p->parked;
     assert(o);
     p->parked = NULL;
+    if (o->kind == OP_RMW) {
+        kernel_after(p->fm->k, 0, ev_unpin, o, 0);
+        return;
+    }
     o->gate = NULL;
     kernel_after(p->fm->k, 0, ev_perform, o, 0);
 }
@@ -342,6 +389,15 @@ static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64
     o->dobj = dobj;
     o->tag = tag;
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
+}
+
+static void fm_rmw_gated(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b,
+                         mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    fm_port_t *p = obj;
+    fm_rmw(obj, core, addr, op, a, b, false, committed, done, dobj, tag);
+    p->n.gated_rmws++;
+    p->fm->last_op->rgate = gate; /* the op fm_rmw just took */
 }
 
 static void fm_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
@@ -393,6 +449,7 @@ flat_mem_t *flat_mem_create(kernel_t *k, const flat_mem_params_t *p)
                            .store_gated = fm_store_gated,
                            .store_go = fm_store_go,
                            .rmw = fm_rmw,
+                           .rmw_gated = fm_rmw_gated,
                            .flush = fm_flush};
     }
     return fm;

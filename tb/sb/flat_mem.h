@@ -14,6 +14,9 @@
  *   store_gated as store (never write-through), but at the completion event the gate decides:
  *               when it says wait, the store is parked until store_go, then performed at once
  *               (one copy: write permission never goes away).
+ *   rmw_gated   as rmw (never write-through), but when it writes the gate decides: when it says
+ *               wait, the line is pinned (other ports' accesses to it wait, retried every ns)
+ *               until store_go, when the new word is written at once.
  *   rmw         reads, modifies and writes at now + lat (committed(new) when it writes), done(old)
  *               then, or wt_extra_ps later with wt.
  *   flush       done at now + lat; the data is untouched (one copy: nothing to write back).
@@ -46,7 +49,7 @@ typedef struct flat_mem_params {
 
 /** What one port (core) asked for. */
 typedef struct flat_mem_counts {
-    uint64_t loads, stores, wt_stores, gated_stores, rmws, flushes, prefetches, acquires;
+    uint64_t loads, stores, wt_stores, gated_stores, gated_rmws, rmws, flushes, prefetches, acquires;
     uint64_t prefetch_local; /* prefetch_x calls for local addresses */
     uint64_t last_prefetch;  /* address of the last prefetch_x */
     unsigned busy_stores;    /* stores in flight now (the contract says at most 1 per core) */
