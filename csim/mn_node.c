@@ -27,6 +27,9 @@ struct mn_node {
     msg_t *q;            /* the adapter's buffers, in arrival order (ring) */
     size_t qhead, qn, qcap;
     size_t nviol_seen;
+    size_t nmg_seen;     /* management answers passed on */
+    void (*mg_fn)(void *obj, const dir_mg_rsp_t *r);
+    void *mg_obj;
     void (*sw_fn)(void *obj, const msg_t *m);
     void *sw_obj;
     mn_observe_fn obs;
@@ -176,6 +179,9 @@ static void edge_event(void *obj, uint64_t cycle)
         if (n->obs)
             n->obs(n->obs_obj, v->cycle, MN_OBS_VIOL, &v->m, v->kind);
     }
+    for (; n->nmg_seen < dir_drv_mg_rsps(n->d); n->nmg_seen++)
+        if (n->mg_fn)
+            n->mg_fn(n->mg_obj, dir_drv_mg_rsp(n->d, n->nmg_seen));
     if (!n->p.skip_idle || n->qn) {
         wake(n, cycle + 1);
         return;
@@ -343,6 +349,18 @@ void mn_node_sw_send(mn_node_t *n, const msg_t *m)
         die(n, "the software sends only MGREQ and MGRSP messages");
     dir_drv_sw_send(n->d, m);
     wake_now(n);
+}
+
+void mn_node_mg_send(mn_node_t *n, const dir_mg_cmd_t *c)
+{
+    dir_drv_mg_send(n->d, c);
+    wake_now(n);
+}
+
+void mn_node_on_mg(mn_node_t *n, void (*fn)(void *obj, const dir_mg_rsp_t *r), void *obj)
+{
+    n->mg_fn = fn;
+    n->mg_obj = obj;
 }
 
 int mn_node_trace_open(mn_node_t *n, const char *path, uint64_t start_ps, uint64_t stop_ps)

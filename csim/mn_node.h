@@ -82,6 +82,12 @@ void mn_node_on_sw(mn_node_t *n, void (*fn)(void *obj, const msg_t *m), void *ob
 /** The MN's software sends m (MGREQ or MGRSP) through the controller's software port (queued,
  *  leaves in order). */
 void mn_node_sw_send(mn_node_t *n, const msg_t *m);
+/** The MN's recovery handler gives the controller's management port a command (FAIL, WALK,
+ *  RECOVER, RESUME: docs/architecture.md section 11c; queued, taken in order, one a cycle at most);
+ *  the node wakes for it. */
+void mn_node_mg_send(mn_node_t *n, const dir_mg_cmd_t *c);
+/** fn(obj, r) for every answer of the management port, in order, at the edge it leaves the port. */
+void mn_node_on_mg(mn_node_t *n, void (*fn)(void *obj, const dir_mg_rsp_t *r), void *obj);
 /** Opens an FST trace of the controller, dumping from start_ps to stop_ps. 0 on success. */
 int mn_node_trace_open(mn_node_t *n, const char *path, uint64_t start_ps, uint64_t stop_ps);
 /** Frees the node. Call after the kernel has stopped for good (DRAM events refer to it). */

@@ -1121,3 +1121,127 @@ Test(mn_node, floods_and_a_slow_receiver_are_back_pressured_without_loss)
     }
     sys_free(&s);
 }
+
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The management port's answers, as the MN's recovery handler receives them. */
+typedef struct mg_log {
+    dir_mg_rsp_t r[32];
+    size_t n;
+} mg_log_t;
+
+static void on_mg(void *obj, const dir_mg_rsp_t *r)
+{
+    mg_log_t *l = obj;
+    cr_assert_lt(l->n, 32);
+    l->r[l->n++] = *r;
+}
+
+/* Runs until the log holds want answers (fails after limit_ps). */
+static void wait_mg(sys_t *s, const mg_log_t *l, size_t want, uint64_t limit_ps)
+{
+    uint64_t end = s->k.now + limit_ps;
+    while (l->n < want && s->k.now < end)
+        kernel_run(&s->k, s->k.now + 100 * PS_PER_NS);
+    if (l->n < want) {
+        sys_dump(s);
+        cr_assert_fail("%zu management answers, want %zu", l->n, want);
+    }
+}
+
+static void mg(sys_t *s, unsigned mn, dir_mg_op_e op, unsigned cn, uint64_t line, uint8_t mask, const uint64_t *w)
+{
+    dir_mg_cmd_t c = {.op = op, .cn = cn, .line = line, .wmask = mask};
+    if (w)
+        memcpy(c.data, w, sizeof c.data);
+    mn_node_mg_send(s->mn[mn], &c);
+}
+
+Test(mn_node, the_management_port_recovers_the_lines_a_failed_owner_held, .timeout = 60)
+{
+    /* GIVEN CN 0 owns lines A and B of MN 0 (RD_OWN, DATA_E), then fails (answers no snoop), and
+     *       CN 1's RD_SHARED of A waits for CN 0's answer to its BISNP_DATA */
+    setup_t su = {.ncn = 4, .nmn = 2, .skip = true, .seed = tb_seed(0x3c1)};
+    sys_t s;
+    sys_init(&s, &su);
+    const uint64_t A = 0x10, B = 0x11, C = 0x12;
+    cr_assert(home_mn(&s, A) == 0 && home_mn(&s, B) == 0 && home_mn(&s, C) == 0);
+    uint64_t mem[3][8];
+    for (unsigned i = 0; i < 3; i++) {
+        fill(mem[i], 0x100 + i);
+        mn_node_poke(s.mn[0], A + i, 0xff, mem[i]);
+    }
+    mg_log_t lg = {0};
+    mn_node_on_mg(s.mn[0], on_mg, &lg);
+    msg_t ra = mk(&s, OP_RD_OWN, 0, A, 1), rb = mk(&s, OP_RD_OWN, 0, B, 2);
+    cn_send(&s.cn[0], &ra);
+    cn_send(&s.cn[0], &rb);
+    wait_for(&s, 0, 0, OP_DATA_E, 1, 5 * PS_PER_US);
+    wait_for(&s, 0, 0, OP_DATA_E, 2, 5 * PS_PER_US);
+    s.cn[0].auto_snoop = false;
+    size_t from = s.nrec;
+    msg_t r1 = mk(&s, OP_RD_SHARED, 1, A, 3);
+    cn_send(&s.cn[1], &r1);
+    kernel_run(&s.k, s.k.now + 2 * PS_PER_US);
+    cr_assert_not_null(got(&s, from, 0, OP_BISNP_DATA, 0), "the directory did not snoop the owner");
+    cr_assert_null(got(&s, from, 1, OP_DATA_S, 0));
+    cr_assert_null(got(&s, from, 1, OP_DATA_E, 0));
+    /* WHEN the handler sends FAIL 0 and WALK */
+    mg(&s, 0, DIR_MG_FAIL, 0, 0, 0, NULL);
+    mg(&s, 0, DIR_MG_WALK, 0, 0, 0, NULL);
+    wait_mg(&s, &lg, 4, 500 * PS_PER_US); /* the walk reads all 4 096 directory lines of the 1 MiB MN */
+    /* THEN DONE, both owned lines reported, then WALKED with its cycles; CN 1 still waits */
+    cr_assert_eq(lg.r[0].kind, DIR_MR_DONE);
+    uint64_t owned[2] = {lg.r[1].line, lg.r[2].line};
+    cr_assert(lg.r[1].kind == DIR_MR_OWNED && lg.r[2].kind == DIR_MR_OWNED);
+    cr_assert((owned[0] == A && owned[1] == B) || (owned[0] == B && owned[1] == A), "owned 0x%llx, 0x%llx",
+              (unsigned long long)owned[0], (unsigned long long)owned[1]);
+    cr_assert_eq(lg.r[3].kind, DIR_MR_WALKED);
+    cr_assert_gt(lg.r[3].count, 0);
+    cr_assert_null(got(&s, from, 1, OP_DATA_S, 0));
+    /* WHEN it recovers words 0-3 of A and all of B (what the logs held) and asks for C (not owned);
+     * the answers may come in any order: RESUME only after all three (Algorithm 1) */
+    uint64_t ra_w[8], rb_w[8];
+    fill(ra_w, 0xa11);
+    fill(rb_w, 0xb22);
+    mg(&s, 0, DIR_MG_RECOVER, 0, A, 0x0f, ra_w);
+    mg(&s, 0, DIR_MG_RECOVER, 0, B, 0xff, rb_w);
+    mg(&s, 0, DIR_MG_RECOVER, 0, C, 0xff, rb_w);
+    wait_mg(&s, &lg, 7, 50 * PS_PER_US);
+    mg(&s, 0, DIR_MG_RESUME, 0, 0, 0, NULL);
+    wait_mg(&s, &lg, 8, 50 * PS_PER_US);
+    run_idle(&s);
+    /* THEN A and B are RECOVERED, C NOT_OWNED, then DONE */
+    unsigned rec = 0, notown = 0;
+    for (size_t i = 4; i < 7; i++) {
+        if (lg.r[i].kind == DIR_MR_RECOVERED) {
+            rec++;
+            cr_assert(lg.r[i].line == A || lg.r[i].line == B);
+        }
+        if (lg.r[i].kind == DIR_MR_NOT_OWNED) {
+            notown++;
+            cr_assert_eq(lg.r[i].line, C);
+        }
+    }
+    cr_assert(rec == 2 && notown == 1, "%u RECOVERED, %u NOT_OWNED", rec, notown);
+    cr_assert_eq(lg.r[7].kind, DIR_MR_DONE);
+    /* AND CN 1's held read got A with the recovered words 0-3 and memory's 4-7; memory has them */
+    uint64_t want_a[8];
+    for (unsigned w = 0; w < 8; w++)
+        want_a[w] = w < 4 ? ra_w[w] : mem[0][w];
+    const msg_t *d1 = got(&s, from, 1, OP_DATA_E, 0) ? got(&s, from, 1, OP_DATA_E, 0) : got(&s, from, 1, OP_DATA_S, 0);
+    cr_assert_not_null(d1, "CN 1's read of A was not answered after the recovery");
+    check_answer(&s, d1, &r1);
+    check_data(d1, want_a, "A after recovery");
+    check_mem(&s, A, want_a, "A");
+    check_mem(&s, B, rb_w, "B");
+    check_mem(&s, C, mem[2], "C (not owned: untouched)");
+    /* AND B, no longer owned, is granted to CN 1 without a snoop of CN 0 */
+    size_t from2 = s.nrec;
+    msg_t r2 = mk(&s, OP_RD_SHARED, 1, B, 4);
+    cn_send(&s.cn[1], &r2);
+    size_t i = wait_for(&s, from2, 1, OP_DATA_E, 4, 5 * PS_PER_US);
+    check_data(&s.rec[i].m, rb_w, "B after recovery");
+    cr_assert_null(got(&s, from2, 0, OP_BISNP_DATA, 0), "a failed CN was snooped");
+    sys_free(&s);
+}
