@@ -22,6 +22,8 @@ typedef struct sys_cn {
     cn_repl_t *repl;
     core_t **core;
     uint64_t local_next; /* bump allocator of local memory (offset from ADDR_LOCAL_BASE) */
+    bool failed;         /* fail-stop (system_fail_cn) */
+    uint64_t t_failed;
     const uint64_t *hits[3], *misses[3]; /* the CN's L1 (all cores), L2 (all cores), L3 counters */
     double *hit_rate[3];                 /* filled at the end of a run */
 } sys_cn_t;
@@ -56,9 +58,10 @@ struct system {
     unsigned *thread_cn;
     wl_thread_t *threads;
     bool loaded, started, quiet;
-    unsigned finished;
+    unsigned finished, lost;     /* threads that returned; threads lost with a failed CN */
     uint64_t start_ps, end_ps;
     uint64_t *commits;           /* counter: committed remote store words */
+    uint64_t *c_failures, *c_late_commits;
     /* statistics filled at the end of a run and by a check (registered once, at creation) */
     double *g_exec_ns, *g_ipc;
     uint64_t *c_instr, *c_threads;
@@ -149,6 +152,8 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
     system_t *s = obj;
     if (addr_is_local(addr))
         return;
+    if (s->cn[cn].failed)
+        (*s->c_late_commits)++; /* a failed CN's core committed: fail-stop broken */
     oracle_commit(s->oracle, addr, value, t_ps, cn, core);
     (*s->commits)++;
     if (s->dk) {
@@ -273,6 +278,9 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->lnr_limit = total_lines * ADDR_LINE_BYTES;
     s->oracle = oracle_create();
     s->commits = stats_counter(st, "system.committed_remote_words", "remote store words committed (oracle records)");
+    s->c_failures = stats_counter(st, "system.failures", "CNs that failed (fail-stop)");
+    s->c_late_commits = stats_counter(st, "system.commits_after_failure",
+                                      "commits by a CN after it failed (a correct fail-stop makes none)");
     s->g_exec_ns = stats_gauge(st, "system.exec_time_ns", "simulated time from the threads' start to the last one's end");
     s->c_instr = stats_counter(st, "system.instructions", "instructions the threads executed");
     s->c_threads = stats_counter(st, "system.threads", "simulated threads");
@@ -313,7 +321,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 s->c_val_msgs && s->c_val_bytes && s->c_log_max_bytes && s->c_dump_in && s->c_dump_out &&
                 s->g_dump_gbps && s->g_compress;
     }
-    if (!s->commits || !s->g_exec_ns || !s->c_instr || !s->c_threads || !s->g_ipc || !s->c_or_words ||
+    if (!s->commits || !s->c_failures || !s->c_late_commits || !s->g_exec_ns || !s->c_instr || !s->c_threads || !s->g_ipc || !s->c_or_words ||
         !s->c_or_stores || !s->c_or_ok || !s->c_or_lost || !s->c_or_phantom || !s->g_split[0] || !s->g_split[1] ||
         !s->g_split[2] || !s->g_split[3] || !dk_ok) {
         snprintf(err, SYSTEM_ERR_MAX, "statistics: %s", stats_error(st));
@@ -576,8 +584,9 @@ static void quiet_poll(void *obj, uint64_t arg)
     system_t *s = obj;
     bool quiet = fabric_quiet(s->f);
     for (unsigned c = 0; quiet && c < s->ncn; c++)
-        quiet = cn_mem_idle(s->cn[c].mem) && (!s->dk || (lu_node_idle(s->cn[c].lu) && cn_repl_idle(s->cn[c].repl))) &&
-                !cn_port_queued(s->cn[c].port);
+        quiet = s->cn[c].failed ||
+                (cn_mem_idle(s->cn[c].mem) &&
+                 (!s->dk || (lu_node_idle(s->cn[c].lu) && cn_repl_idle(s->cn[c].repl))) && !cn_port_queued(s->cn[c].port));
     for (unsigned m = 0; quiet && m < s->nmn; m++)
         quiet = mn_node_idle(s->mn[m]);
     if (quiet) {
@@ -591,13 +600,42 @@ static void quiet_poll(void *obj, uint64_t arg)
 static void thread_exit(void *obj)
 {
     system_t *s = obj;
-    if (++s->finished == s->nthreads) {
+    if (++s->finished + s->lost == s->nthreads) {
         s->end_ps = s->k->now;
         quiet_poll(s, 0);
     }
 }
 
 static uint64_t progress_measure(void *obj) { return system_instructions(obj); }
+
+void system_fail_cn(system_t *s, unsigned cn)
+{
+    sys_cn_t *n = &s->cn[cn];
+    if (n->failed)
+        return;
+    n->failed = true;
+    n->t_failed = s->k->now;
+    (*s->c_failures)++;
+    fabric_fail_node(s->f, cn);
+    cn_mem_fail(n->mem);
+    for (unsigned i = 0; i < s->cores; i++) {
+        if (s->started && i * s->ncn + cn < s->nthreads && !core_idle(n->core[i]))
+            s->lost++; /* its thread is still running: lost with the CN */
+        core_fail(n->core[i]);
+    }
+    if (n->lu)
+        lu_node_set_alive(n->lu, false);
+    if (s->started && s->finished + s->lost == s->nthreads && !s->end_ps) {
+        s->end_ps = s->k->now;
+        quiet_poll(s, 0);
+    }
+}
+
+static void ev_fail(void *obj, uint64_t cn) { system_fail_cn(obj, (unsigned)cn); }
+
+void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps) { kernel_at(s->k, t_ps, ev_fail, s, cn); }
+
+bool system_cn_failed(const system_t *s, unsigned cn) { return s->cn[cn].failed; }
 
 static uint64_t counter_of(const system_t *s, const char *fmt, unsigned a, unsigned b)
 {

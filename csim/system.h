@@ -61,6 +61,16 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
  *  number (0 under WB and WT) and sets *checked to the committed words checked. */
 size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked);
 
+/** CN cn fails now (fail-stop, DIKTAMO §III-B): its port stops (fabric_fail_node: nothing sent,
+ *  nothing received, no heartbeat, so the switch detects it and tells a live CN's Configuration
+ *  Manager with an MSI), its cores stop where they are (their threads are lost), its caches' contents
+ *  are lost, its Logging Unit freezes. The run then ends when every thread on a live CN has
+ *  finished. Recovery (issue 8) is not built yet: the survivors may wait for the failed CN. */
+void system_fail_cn(system_t *s, unsigned cn);
+/** system_fail_cn(s, cn) at time t_ps (a kernel event). */
+void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps);
+bool system_cn_failed(const system_t *s, unsigned cn);
+
 /** The coherent value of a word now (zero time): for a remote word the newest copy in a CN's
  *  caches, else its MN's memory; for a local word (addr_is_local) CN cn's memory. */
 uint64_t system_peek(system_t *s, unsigned cn, uint64_t addr);

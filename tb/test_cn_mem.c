@@ -1402,3 +1402,35 @@ Test(cn_mem, a_gated_rmw_pins_its_line_so_snoops_and_other_cores_wait_for_its_wr
     cr_assert(cn_mem_idle(f->c));
     fx_free(f);
 }
+
+Test(cn_mem, a_failed_hierarchy_does_nothing_more_and_its_contents_are_lost)
+{
+    /* GIVEN core 0 holds remote line 16 dirty (a committed store) and waits for line 17 (RD_SHARED
+     *       sent) */
+    fx_t *f = fx_new(NULL);
+    uint64_t d[W];
+    line_data(d, 0x1600);
+    st(f, 0, ra(16, 2), 0x77, false, 1);
+    fx_run(f);
+    msg_t q = fx_next(f, OP_RD_OWN, 16);
+    fx_answer(f, &q, OP_DATA_E, d);
+    fx_done(f, 1, UINT64_MAX, 0);
+    ld(f, 0, ra(17, 0), 2);
+    fx_run(f);
+    msg_t q2 = fx_next(f, OP_RD_SHARED, 17);
+    uint64_t v;
+    cr_assert(cn_mem_peek(f->c, ra(16, 2), &v) && v == 0x77);
+    /* WHEN the CN fails, then the answer to the read and a snoop arrive, and a core asks again */
+    cn_mem_fail(f->c);
+    fx_answer(f, &q2, OP_DATA_S, d);
+    fx_snoop(f, OP_BISNP_INV, 16, 0x40);
+    st(f, 1, ra(18, 0), 5, false, 3);
+    fx_until(f, f->k.now + 2 * PS_PER_US);
+    /* THEN nothing is done or sent, its caches hold nothing, and it is idle */
+    fx_not_done(f, 2);
+    fx_not_done(f, 3);
+    fx_nothing_sent(f);
+    cr_assert(!cn_mem_peek(f->c, ra(16, 2), &v), "a failed CN's cache still answers");
+    cr_assert(cn_mem_idle(f->c));
+    fx_free(f);
+}

@@ -1492,3 +1492,54 @@ Test(core, wt_rmw_on_remote_lines_waits_for_the_write_through)
         sys_free(&s);
     }
 }
+
+static void ev_core_fail(void *obj, uint64_t arg)
+{
+    (void)arg;
+    core_fail(obj);
+}
+
+static void body_many_stores(wl_thread_t *t, void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; i < 200; i++) {
+        wl_st(t, 0x4000 + 64 * (i % 16), i);
+        wl_compute(t, 20);
+    }
+}
+
+Test(core, a_failed_core_stops_at_once_and_its_thread_never_exits)
+{
+    /* GIVEN a thread storing to remote lines over a memory that keeps answering, under WB and
+     *       under proactive
+     * WHEN its core fails (fail-stop) in the middle
+     * THEN nothing commits after that moment, no instruction is dispatched, no REPL set leaves,
+     *      the thread never exits, and the core reports idle (failed) */
+    for (unsigned v = 0; v < 2; v++) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB;
+        flat_mem_params_t mp = fixed_mem(20000);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        s.rep->refuse = 0;
+        static exit_ctx_t ctx;
+        ctx = (exit_ctx_t){&s, 0};
+        s.th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
+        core_run(s.c[0], &s.th[0], body_many_stores, NULL, 0, on_exit_cb, &ctx);
+        const uint64_t t_fail = 3 * PS_PER_US;
+        kernel_at(&s.k, t_fail, ev_core_fail, s.c[0], 0);
+        kernel_run(&s.k, t_fail);
+        uint64_t instr = core_instructions(s.c[0]), sets = s.rep->sets;
+        cr_assert_gt(s.ncommits, 0, "nothing committed before the failure");
+        cr_assert_lt(s.ncommits, 200, "everything committed before the failure");
+        kernel_run(&s.k, UINT64_MAX);
+        for (size_t i = 0; i < s.ncommits; i++)
+            cr_assert_leq(s.commits[i].t, t_fail, "commit %zu at %" PRIu64 " ps, after the failure", i,
+                          s.commits[i].t);
+        cr_assert_eq(core_instructions(s.c[0]), instr);
+        cr_assert_eq(s.rep->sets, sets, "a REPL set left after the failure");
+        cr_assert_eq(s.exited, 0, "the failed core's thread exited");
+        cr_assert(core_failed(s.c[0]) && core_idle(s.c[0]));
+        sys_free(&s);
+    }
+}

@@ -540,3 +540,71 @@ Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeo
     cr_assert_gt(*stats_find_gauge(&r.st, "system.exec_time_ns"), 0.0);
     sys_close(&r);
 }
+
+/* =============================================================================================
+ * Fail-stop (issue 8's injection; recovery is not built yet) */
+
+/* Messages port p carried: from its node into the switch (in) or out to its node. */
+static uint64_t port_msgs(sys_run_t *r, unsigned p, bool in, int only_class)
+{
+    uint64_t n = 0;
+    char name[96];
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+        if (only_class >= 0 && (int)c != only_class)
+            continue;
+        snprintf(name, sizeof name, "fabric.port%u.%s.%s", p, msg_class_name((msg_class_t)c), in ? "in_msgs" : "out_msgs");
+        const uint64_t *v = stats_find_counter(&r->st, name);
+        cr_assert_not_null(v, "%s", name);
+        n += *v;
+    }
+    return n;
+}
+
+Test(system, a_failed_cn_stops_at_once_and_the_switch_tells_a_live_cn, .timeout = 300)
+{
+    /* GIVEN ocean on small.ini (4 CNs x 2 cores) under WB and under DIKTAMO-proactive, and CN 1
+     *       failing 8 us into the run */
+    const char *protos[] = {"wb", "proactive"};
+    for (unsigned v = 0; v < 2; v++) {
+        char sp[48];
+        snprintf(sp, sizeof sp, "core.protocol=%s", protos[v]);
+        const char *sets[] = {"workload.name=ocean", sp, "workload.ocean_grid=14", "workload.ocean_iters=4", NULL};
+        sim_config_t c;
+        small_config(&c, sets);
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, workload_find("ocean"), 0, NULL, err), 0, "%s", err);
+        uint64_t t_fail = r.k.now + 8 * PS_PER_US;
+        system_fail_at(r.s, 1, t_fail);
+        /* WHEN the run goes on to 1 us after the failure (messages on CN 1's link arrive), then
+         * 40 us more */
+        system_run(r.s, t_fail + PS_PER_US, NULL);
+        cr_assert(system_cn_failed(r.s, 1), "%s: CN 1 has not failed", protos[v]);
+        uint64_t in1 = port_msgs(&r, 1, true, -1), mg_live = 0;
+        uint64_t instr1 = *stats_find_counter(&r.st, "cn1.core0.instructions") +
+                          *stats_find_counter(&r.st, "cn1.core1.instructions");
+        for (unsigned p = 0; p < 4; p++)
+            if (p != 1)
+                mg_live += port_msgs(&r, p, false, CLS_MGREQ);
+        system_run(r.s, t_fail + 41 * PS_PER_US, NULL);
+        /* THEN CN 1 sent nothing more, committed nothing more, and nothing aborted */
+        cr_assert_eq(port_msgs(&r, 1, true, -1), in1, "%s: the failed CN kept sending", protos[v]);
+        cr_assert_eq(*stats_find_counter(&r.st, "cn1.core0.instructions") +
+                         *stats_find_counter(&r.st, "cn1.core1.instructions"),
+                     instr1, "%s: the failed CN's cores kept executing", protos[v]);
+        cr_assert_eq(*stats_find_counter(&r.st, "system.commits_after_failure"), 0, "%s", protos[v]);
+        cr_assert_eq(*stats_find_counter(&r.st, "system.failures"), 1);
+        /* AND under WB (no other MGREQ traffic) the switch's MSI reached a live CN after the
+         * silence limit (4 us) */
+        uint64_t mg_after = 0;
+        for (unsigned p = 0; p < 4; p++)
+            if (p != 1)
+                mg_after += port_msgs(&r, p, false, CLS_MGREQ);
+        if (v == 0) {
+            cr_assert_eq(mg_live, 0, "MGREQ before the silence limit");
+            cr_assert_eq(mg_after, 1, "%" PRIu64 " MGREQ to live CNs, want the one MSI", mg_after);
+        }
+        sys_close(&r);
+    }
+}

@@ -105,6 +105,7 @@ struct cn_mem {
     clock_domain_t clk;
     mem_if_t mif;
     op_t **parked; /* per core: its store_gated whose gate said wait, or its pinned rmw_gated */
+    bool failed;   /* fail-stop (cn_mem_fail) */
     cache_t *l1[CN_MEM_MAX_CORES], *l2[CN_MEM_MAX_CORES], *l3;
     /* The version of each L3 line (docs/architecture.md section 11b), beside the L3's array: an
      * inclusive L3 holds every line a core holds, so one version per L3 line serves the L3 and
@@ -324,6 +325,8 @@ static void port_send(cn_mem_t *c, msg_t *m)
 
 void cn_mem_credit(cn_mem_t *c, msg_class_t cls)
 {
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     sendq_t *q = &c->q[cls];
     while (q->n && c->link.credits(c->link.obj, cls) > 0) {
         msg_t m = q->m[q->head++];
@@ -532,7 +535,10 @@ static void nop_dram_done(void *obj, uint64_t tag, const uint64_t *line)
 static void flush_dram_done(void *obj, uint64_t tag, const uint64_t *line)
 {
     (void)line;
-    op_done(obj, (op_t *)(uintptr_t)tag, 0);
+    cn_mem_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
+    op_done(c, (op_t *)(uintptr_t)tag, 0);
 }
 
 /* Line L leaves the L3 (a victim, or flushed by fop): private copies first (inclusion), then the
@@ -972,6 +978,8 @@ static void op_try(cn_mem_t *c, op_t *o)
 static void ev_try(void *obj, uint64_t arg)
 {
     cn_mem_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     op_t *o = (op_t *)(uintptr_t)arg;
     /* The core's copy went away (snooped, evicted) since the lookup: the access goes on to the
      * next level and pays the difference of round trips. */
@@ -1063,6 +1071,8 @@ static void snoop(cn_mem_t *c, const msg_t *m);
 static void ev_unpin(void *obj, uint64_t arg)
 {
     cn_mem_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     op_t *o = (op_t *)(uintptr_t)arg;
     lt_t *t = lt_find(c, o->key);
     cache_line_t *L = l3_line(c, o->key), *a = cache_find(c->l1[o->core], o->key);
@@ -1128,6 +1138,8 @@ static void mi_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, 
 }
 
 const mem_if_t *cn_mem_if(cn_mem_t *c) { return &c->mif; }
+
+void cn_mem_fail(cn_mem_t *c) { c->failed = true; }
 
 /* ---------------------------------------------------------------------------------------------
  * Snoops */
@@ -1291,6 +1303,8 @@ static void fill(cn_mem_t *c, lt_t *t, cn_l3_state_e st, const uint64_t *data, u
 static void local_fill(void *obj, uint64_t tag, const uint64_t *line)
 {
     cn_mem_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     lt_t *t = (lt_t *)(uintptr_t)tag;
     uint64_t d[W];
     for (unsigned w = 0; w < W; w++)
@@ -1343,6 +1357,8 @@ static bool answer_fits(const lt_t *t, msg_op_t op)
 
 void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
 {
+    if (c->failed)
+        return; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     msg_class_t cls = msg_class(m->opcode);
     if (m->opcode < MSG_NUM_MSGS)
         (*c->s.rx[m->opcode])++;
@@ -1402,6 +1418,8 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
 
 bool cn_mem_peek(const cn_mem_t *c, uint64_t addr, uint64_t *v)
 {
+    if (c->failed)
+        return false; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     uint64_t key = addr_line(addr);
     unsigned w = addr_word(addr);
     const cache_line_t *L = l3_line(c, key);
@@ -1491,6 +1509,8 @@ void cn_mem_probe(const cn_mem_t *c, uint64_t addr, cn_mem_probe_t *p)
 
 bool cn_mem_idle(const cn_mem_t *c)
 {
+    if (c->failed)
+        return true; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
     if (c->nops || c->nlt || dram_busy(c->dram))
         return false;
     for (unsigned i = 0; i < MSG_NUM_CLASSES; i++)

@@ -120,6 +120,10 @@ typedef struct cn_mem cn_mem_t;
 cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *link, stats_t *st, char *err);
 /** The interface the cores use (core index = 0 .. cores-1). */
 const mem_if_t *cn_mem_if(cn_mem_t *c);
+/** Fail-stop (its CN failed): from now on the hierarchy does nothing (no access goes on, nothing is
+ *  sent, deliveries are ignored) and what its caches held is lost: cn_mem_peek finds nothing,
+ *  cn_mem_idle is true. Its memory stays allocated until cn_mem_free. */
+void cn_mem_fail(cn_mem_t *c);
 /** A message arrived on the link (NDR, DRS or BISNP for this CN); consumed at once
  *  (link->release). Other classes are not the hierarchy's: route them elsewhere (they are counted
  *  as unexpected and released). */

@@ -215,6 +215,8 @@ struct core {
     bool sb_busy;            /* the head is draining or about to start */
     uint64_t sb_ids;
 
+    bool failed;             /* fail-stop (core_fail): nothing happens any more */
+
     /* The access the thread waits for. */
     uint64_t io_tag, io_val, io_cycle;
     /* DIKTAMO: the rmw's replication (its new word, handle; in flight) */
@@ -328,6 +330,8 @@ static void ev_resume(void *obj, uint64_t arg)
 {
     (void)arg;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     c->wake_scheduled = false;
     c->thr = TH_RUNNING;
     c->wait = WAIT_NONE;
@@ -465,7 +469,10 @@ static void sb_start_head(core_t *c)
 static void ev_sb_next(void *obj, uint64_t arg)
 {
     (void)arg;
-    sb_start_head(obj);
+    core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
+    sb_start_head(c);
 }
 
 /* The commit point of the head entry: its words are visible. */
@@ -536,6 +543,8 @@ static void cb_st_committed(void *obj, uint64_t tag, uint64_t v, unsigned versio
 {
     (void)v;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     sb_entry_t *e = sb_by_tag(c, tag);
     if (e->rsent) {
         assert(e->racked);
@@ -548,6 +557,8 @@ static void cb_st_done(void *obj, uint64_t tag, uint64_t v)
 {
     (void)v;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     sb_done(c, sb_by_tag(c, tag));
 }
 
@@ -555,6 +566,8 @@ static void cb_st_done(void *obj, uint64_t tag, uint64_t v)
 static void ev_st_retire(void *obj, uint64_t seq)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     assert(seq == c->st_retired);
     c->st_retired++;
     const sq_ent_t *s = sq_ent(c, seq);
@@ -641,6 +654,8 @@ static sb_entry_t *sb_by_id(core_t *c, uint64_t id)
 static void cb_acked(void *obj, uint64_t tag)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     sb_entry_t *e = sb_by_id(c, tag);
     assert(e->rsent && !e->racked);
     e->racked = true;
@@ -672,6 +687,8 @@ static bool dk_send(core_t *c, sb_entry_t *e, bool early)
 static void ev_dk_send(void *obj, uint64_t id)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     sb_entry_t *e = sb_by_id(c, id);
     if (!e->rsent)
         dk_send(c, e, false);
@@ -680,6 +697,8 @@ static void ev_dk_send(void *obj, uint64_t id)
 static bool dk_gate(void *obj, uint64_t tag)
 {
     core_t *c = obj;
+    if (c->failed)
+        return false; /* fail-stop: what the memory or the replication engine answers is lost */
     sb_entry_t *e = sb_by_tag(c, tag);
     if (!e->t_coh)
         e->t_coh = cyc_now(c);
@@ -729,6 +748,8 @@ static const sb_proto_t proto_proactive = {
 static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     assert(tag == c->io_tag && c->thr == TH_BLOCKED &&
            (c->wait == WAIT_LOAD || c->wait == WAIT_RMW || c->wait == WAIT_FLUSH));
     (void)tag;
@@ -740,6 +761,8 @@ static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
 static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned version)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     assert(tag == c->io_tag && c->wait == WAIT_RMW);
     (void)tag;
     if (c->rmw_repl) {
@@ -757,6 +780,8 @@ static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned versi
 static void cb_rmw_acked(void *obj, uint64_t tag)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
     assert(tag == c->io_tag && c->rmw_repl);
     (void)tag;
     c->mem.store_go(c->mem.obj, c->p.id);
@@ -765,6 +790,8 @@ static void cb_rmw_acked(void *obj, uint64_t tag)
 static void ev_rmw_send(void *obj, uint64_t tag)
 {
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     assert(tag == c->io_tag && c->rmw_repl);
     uint64_t words[ADDR_WORDS_PER_LINE] = {0};
     unsigned w = addr_word(c->wait_addr);
@@ -778,6 +805,8 @@ static void ev_rmw_send(void *obj, uint64_t tag)
 static bool cb_rmw_gate(void *obj, uint64_t tag, uint64_t nv)
 {
     core_t *c = obj;
+    if (c->failed)
+        return false; /* fail-stop: what the memory or the replication engine answers is lost */
     c->rmw_nv = nv;
     c->rmw_repl = true;
     kernel_at(c->k, c->k->now, ev_rmw_send, c, tag); /* not from inside the memory system */
@@ -993,6 +1022,8 @@ static void ev_start(void *obj, uint64_t arg)
 {
     (void)arg;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     assert(c->thr == TH_PENDING);
     c->thr = TH_BLOCKED;
     ev_resume(c, 0);
@@ -1002,6 +1033,8 @@ static void ev_finish(void *obj, uint64_t arg)
 {
     (void)arg;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     assert(c->thr == TH_ENDING && sb_empty(c));
     uint64_t end = cyc_now(c);
     *c->n_cycles += end - c->start_cycle;
@@ -1021,6 +1054,8 @@ static void ev_end_check(void *obj, uint64_t arg)
 {
     (void)arg;
     core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
     if (sb_empty(c))
         ev_finish(c, 0);
     else
@@ -1233,7 +1268,10 @@ void core_on_trace(core_t *c, core_trace_fn fn, void *obj)
     c->trace_obj = obj;
 }
 
-bool core_idle(const core_t *c) { return c->thr == TH_NONE && sb_empty(c); }
+bool core_idle(const core_t *c) { return c->failed || (c->thr == TH_NONE && sb_empty(c)); }
+
+void core_fail(core_t *c) { c->failed = true; }
+bool core_failed(const core_t *c) { return c->failed; }
 
 uint64_t core_instructions(const core_t *c) { return *c->n_instr; }
 

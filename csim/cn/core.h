@@ -78,8 +78,12 @@ void core_on_commit(core_t *c, core_commit_fn fn, void *obj);
  *  other. */
 void core_run(core_t *c, wl_thread_t *t, void (*body)(wl_thread_t *, void *), void *arg, uint64_t start_ps,
               void (*on_exit)(void *obj), void *obj);
-/** No thread running or pending, nothing in flight (store buffer empty). */
+/** No thread running or pending, nothing in flight (store buffer empty); or failed. */
 bool core_idle(const core_t *c);
+/** Fail-stop (its CN failed): from now on the core does nothing; its thread is abandoned where it
+ *  is (its on_exit never runs), its store buffer's stores never commit, no hook runs. */
+void core_fail(core_t *c);
+bool core_failed(const core_t *c);
 /** Instructions dispatched so far (memory operations + compute). */
 uint64_t core_instructions(const core_t *c);
 /** What the core waits for, one or a few lines (deadlock dumps). */
