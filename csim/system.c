@@ -114,6 +114,9 @@ static const char *const split_gauge[4][2] = {
 static void mem_deliver(void *obj, const msg_t *m) { cn_mem_deliver(obj, m); }
 static void mem_credit(void *obj, msg_class_t c) { cn_mem_credit(obj, c); }
 
+/* The first slot of key k (a word address + 1) in a table of cap slots (a power of two). */
+static size_t hslot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
 static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
 {
     if (2 * (s->hn + 1) > s->hcap) {
@@ -125,7 +128,7 @@ static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
             abort();
         for (size_t i = 0; i < s->hcap; i++)
             if (s->hkeys[i]) {
-                size_t j = (size_t)((s->hkeys[i] * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+                size_t j = hslot(s->hkeys[i], cap);
                 while (k[j])
                     j = (j + 1) & (cap - 1);
                 k[j] = s->hkeys[i], x[j] = s->hidx[i];
@@ -134,7 +137,7 @@ static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
         free(s->hidx);
         s->hkeys = k, s->hidx = x, s->hw = w, s->hcap = cap;
     }
-    size_t j = (size_t)(((addr + 1) * 0x9e3779b97f4a7c15ull) >> 20) & (s->hcap - 1);
+    size_t j = hslot(addr + 1, s->hcap);
     while (s->hkeys[j] && s->hkeys[j] != addr + 1)
         j = (j + 1) & (s->hcap - 1);
     if (s->hkeys[j])

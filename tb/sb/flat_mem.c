@@ -56,7 +56,6 @@ struct flat_mem {
     uint64_t *keys, *vals;
     size_t cap, used;
     fm_op_t *free_ops;
-    fm_op_t *last_op; /* the last op_new gave */
     uint64_t in_flight;
 };
 
@@ -159,7 +158,6 @@ static fm_op_t *op_new(fm_port_t *p, op_kind_e kind)
     o->port = p;
     o->kind = kind;
     fm->in_flight++;
-    fm->last_op = o;
     return o;
 }
 
@@ -307,11 +305,9 @@ static void fm_acquire(void *obj, unsigned core, uint64_t addr, mem_done_fn done
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
 }
 
-static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+static void store_op(fm_port_t *p, uint64_t line, uint8_t mask, const uint64_t *words, bool wt, mem_gate_fn gate,
                      mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
-    (void)core;
-    fm_port_t *p = obj;
     assert(addr_line(line) == line && mask != 0);
     p->n.stores++;
     p->n.wt_stores += wt;
@@ -323,6 +319,7 @@ static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
     o->wt = wt;
     for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
         o->words[w] = mask >> w & 1u ? words[w] : 0;
+    o->gate = gate;
     o->committed = committed;
     o->done = done;
     o->dobj = dobj;
@@ -330,13 +327,20 @@ static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, cons
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
 }
 
+static void fm_store(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words, bool wt,
+                     mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    (void)core;
+    store_op(obj, line, mask, words, wt, NULL, committed, done, dobj, tag);
+}
+
 static void fm_store_gated(void *obj, unsigned core, uint64_t line, uint8_t mask, const uint64_t *words,
                            mem_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
+    (void)core;
     fm_port_t *p = obj;
-    fm_store(obj, core, line, mask, words, false, committed, done, dobj, tag);
     p->n.gated_stores++;
-    p->fm->last_op->gate = gate; /* the op fm_store just took */
+    store_op(p, line, mask, words, false, gate, committed, done, dobj, tag);
 }
 
 /* A pinned rmw writes now and releases its line. */
@@ -371,11 +375,9 @@ static void fm_store_go(void *obj, unsigned core)
     kernel_after(p->fm->k, 0, ev_perform, o, 0);
 }
 
-static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+static void rmw_op(fm_port_t *p, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt, mem_rmw_gate_fn gate,
                    mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
-    (void)core;
-    fm_port_t *p = obj;
     assert(addr_aligned(addr));
     p->n.rmws++;
     fm_op_t *o = op_new(p, OP_RMW);
@@ -384,6 +386,7 @@ static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64
     o->a = a;
     o->b = b;
     o->wt = wt;
+    o->rgate = gate;
     o->committed = committed;
     o->done = done;
     o->dobj = dobj;
@@ -391,13 +394,20 @@ static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
 }
 
+static void fm_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b, bool wt,
+                   mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
+{
+    (void)core;
+    rmw_op(obj, addr, op, a, b, wt, NULL, committed, done, dobj, tag);
+}
+
 static void fm_rmw_gated(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint64_t a, uint64_t b,
                          mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
+    (void)core;
     fm_port_t *p = obj;
-    fm_rmw(obj, core, addr, op, a, b, false, committed, done, dobj, tag);
     p->n.gated_rmws++;
-    p->fm->last_op->rgate = gate; /* the op fm_rmw just took */
+    rmw_op(p, addr, op, a, b, false, gate, committed, done, dobj, tag);
 }
 
 static void fm_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
