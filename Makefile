@@ -296,6 +296,11 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
 	  exit $${PIPESTATUS[0]}
 
+.PHONY: faults
+faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_configs/run.ini (RUNS=40, SEED=1): lost and phantom must be 0
+	$(MAKE) SIM_SHAPE=c4m2 $(BIN)/diktamo_sim_c4m2
+	python3 scripts/faults.py --runs $(or $(RUNS),40) --seed $(or $(SEED),1) --jobs $(JOBS)
+
 .PHONY: regress
 regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)
 	bash scripts/regress.sh $(or $(N),20)

@@ -25,6 +25,8 @@ struct cn_port {
     unsigned queued;
     bool draining; /* a user's credit callback may send: forward from the outer call only */
     uint64_t *rx_dropped, *tx_waits;
+    cn_port_deliver_fn tap; /* sees every INTERRUPT and RECOV_END (cn_port_on_cores) */
+    void *tap_obj;
 };
 
 static const char *const user_names[CN_PORT_USERS] = {"mem", "lu", "repl", "sw"};
@@ -47,6 +49,12 @@ bool cn_port_sends(cn_port_user_e u, msg_class_t c)
     default:
         return false;
     }
+}
+
+void cn_port_on_cores(cn_port_t *p, cn_port_deliver_fn fn, void *obj)
+{
+    p->tap = fn;
+    p->tap_obj = obj;
 }
 
 cn_port_user_e cn_port_route(const msg_t *m)
@@ -111,6 +119,13 @@ static void port_deliver(void *obj, unsigned port, const msg_t *m)
     (void)port;
     cn_port_t *p = obj;
     cn_port_user_e u = cn_port_route(m);
+    const bool cores = m->opcode == OP_INTERRUPT || m->opcode == OP_RECOV_END;
+    if (cores && p->tap)
+        p->tap(p->tap_obj, m);
+    if (cores && p->tap && !p->u[u].deliver) {
+        fabric_release(p->f, p->port, msg_class(m->opcode)); /* no LU: the cores were its users */
+        return;
+    }
     if (u == CN_PORT_USERS || !p->u[u].deliver) {
         (*p->rx_dropped)++;
         fabric_release(p->f, p->port, msg_class(m->opcode));

@@ -63,6 +63,11 @@ cn_port_t *cn_port_create(fabric_t *f, unsigned port, unsigned depth, const char
 void cn_port_free(cn_port_t *p);
 /** Connects user u (either callback may be NULL). */
 void cn_port_attach(cn_port_t *p, cn_port_user_e u, cn_port_deliver_fn deliver, cn_port_credit_fn credit, void *obj);
+/** Recovery's INTERRUPT and RECOV_END are for the CN's cores and its LU (DIKTAMO §V-B): fn(obj, m)
+ *  sees each of them as it arrives (the CN's interrupt controller, which pauses or resumes the
+ *  cores; it does not release m), then m goes to the LU as routed, or, with no LU attached, its
+ *  buffer goes back at once. */
+void cn_port_on_cores(cn_port_t *p, cn_port_deliver_fn fn, void *obj);
 /** Which user a message arriving at a CN goes to, or CN_PORT_USERS for none. */
 cn_port_user_e cn_port_route(const msg_t *m);
 /** True when user u may send class c. */

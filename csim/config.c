@@ -203,6 +203,19 @@ static const cfg_key_t keys[] = {
      D(0.05), D(1.0), 0, NULL,
      "DRAM log fill level that triggers an early dump (assumption)"},
 
+    /* [recovery] */
+    {"recovery", "rec_search", T_TIME, F(recovery.rec_search_ps), NULL, U(1 * NS), U(0), U(1 * US), 0, NULL,
+     "an MN recovery handler's search time per log record its store holds (MNMerge; assumption: "
+     "16-byte records streamed from MN DRAM)"},
+
+    /* [fail] */
+    {"fail", "cn", T_UINT, F(fail.cn), "CN", U(0), U(0), U(MSG_MAX_CN - 1), 0, NULL,
+     "the CN that fails (fail-stop) when fail.at or fail.after_commits is set"},
+    {"fail", "at", T_TIME, F(fail.at_ps), NULL, U(0), U(0), U(10 * SEC), 0, NULL,
+     "fail CN fail.cn this long after the threads start (0: not by time)"},
+    {"fail", "after_commits", T_UINT, F(fail.after_commits), "words", U(0), U(0), U(1000000000000ull), 0, NULL,
+     "fail CN fail.cn once this many remote store words have committed (0: not by count)"},
+
     /* [traffic] */
     {"traffic", "load", T_REAL, F(traffic.load), "messages per port per fabric cycle", D(0.5),
      D(0.0), D(1.0), 0, NULL, "offered load of the traffic generator (diktamo_sim --traffic)"},
@@ -253,6 +266,8 @@ static const section_t sections[] = {
     {"mem", "Remote (CXL) memory on the memory nodes."},
     {"fabric", "The CXL switch clock and the links between nodes and switch ports."},
     {"lu", "The Logging Unit of each CN (paper Table II, Logging Unit)."},
+    {"recovery", "The recovery software's costs (DIKTAMO section V; Table III)."},
+    {"fail", "A CN failure injected into a workload run (fail-stop, DIKTAMO section III-B), then recovered."},
     {"traffic", "The synthetic traffic generator that `diktamo_sim --traffic` drives the fabric with, instead of the nodes."},
     {"workload", "The workload the simulated threads run (csim/workloads/)."},
 };
@@ -1167,6 +1182,24 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("fabric.freq"), d2, sizeof d2));
     }
 
+    /* A failure names a CN of the system, and one moment. */
+    if ((c->fail.at_ps || c->fail.after_commits) && c->fail.cn >= c->system.num_cn) {
+        size_t b = blame(c, kidx("fail.cn"), kidx("system.num_cn"));
+        return vfail(c, b, err, "the failing CN must be one of the system's: %s, %s",
+                     describe(c, kidx("fail.cn"), d1, sizeof d1), describe(c, kidx("system.num_cn"), d2, sizeof d2));
+    }
+    if (c->fail.at_ps && c->fail.after_commits) {
+        size_t b = blame(c, kidx("fail.at"), kidx("fail.after_commits"));
+        return vfail(c, b, err, "a failure has one moment: set fail.at or fail.after_commits, not both: %s, %s",
+                     describe(c, kidx("fail.at"), d1, sizeof d1),
+                     describe(c, kidx("fail.after_commits"), d2, sizeof d2));
+    }
+    if ((c->fail.at_ps || c->fail.after_commits) && c->fabric.silence_cycles == 0 && c->fabric.accept_cycles == 0) {
+        size_t b = blame(c, kidx("fabric.silence_limit"), kidx("fail.cn"));
+        return vfail(c, b, err, "a failure must be detected: the switch's silence and accept rules are both off: %s",
+                     describe(c, kidx("fabric.silence_limit"), d1, sizeof d1));
+    }
+
     /* Heartbeats keep idle live CNs from being declared failed by the silence rule. */
     if (c->fabric.silence_cycles &&
         (c->fabric.heartbeat_cycles == 0 || c->fabric.heartbeat_cycles >= c->fabric.silence_cycles)) {
@@ -1300,6 +1333,9 @@ int config_write_doc(FILE *f)
           "- `fabric.link_latency` >= one fabric clock period.\n"
           "- `sim.stall_timeout` > 4 x (`fabric.link_latency` + `fabric.link_jitter`) + "
           "`mem.dram_latency` (one remote round trip).\n"
+          "- A failure (`fail.at` or `fail.after_commits` set) names a CN of the system (`fail.cn` < "
+          "`system.num_cn`), has one moment (not both keys), and must be detectable (`fabric.silence_limit` "
+          "or `fabric.accept_limit` not 0).\n"
           "\n"
           "## Keys\n",
           f);

@@ -130,6 +130,14 @@ typedef struct sim_config {
         double high_watermark;
     } lu;
     struct {
+        uint64_t rec_search_ps;    /* an MN log store's search time per stored record */
+    } recovery;
+    struct {
+        uint64_t cn;               /* the CN that fails */
+        uint64_t at_ps;            /* when, after the threads' start (0: not by time) */
+        uint64_t after_commits;    /* or once this many remote store words have committed (0: not) */
+    } fail;
+    struct {
         double load;
         uint64_t messages;
     } traffic;

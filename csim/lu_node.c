@@ -371,6 +371,22 @@ void lu_map_init(lu_map_t *m, unsigned num_cn, uint32_t live)
         m->owner[b] = (uint8_t)(n ? ids[b % n] : 0);
 }
 
+void lu_map_fail(lu_map_t *m, unsigned cn)
+{
+    if (cn >= m->num_cn || !(m->live >> cn & 1u))
+        return;
+    m->live &= ~(1u << cn);
+    if (!m->live)
+        return;
+    unsigned next = cn;
+    do
+        next = (next + 1) % m->num_cn;
+    while (!(m->live >> next & 1u));
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        if (m->owner[b] == cn)
+            m->owner[b] = (uint8_t)next;
+}
+
 unsigned lu_map_live(const lu_map_t *m)
 {
     return (unsigned)__builtin_popcount(m->live);
@@ -422,6 +438,16 @@ struct lu_store {
     uint64_t others;
 };
 
+/* The store is software without a clock: what it answers leaves through the MN's port now. */
+static void store_send(lu_store_t *s)
+{
+    msg_t a;
+    while (mn_log_tx_peek(&s->log, &a)) {
+        mn_node_sw_send(s->mn, &a);
+        mn_log_tx_pop(&s->log);
+    }
+}
+
 static void store_sw(void *obj, const msg_t *m)
 {
     lu_store_t *s = obj;
@@ -430,12 +456,13 @@ static void store_sw(void *obj, const msg_t *m)
         if (s->other_fn)
             s->other_fn(s->other_obj, m);
     }
-    /* The store is software without a clock: what it answers leaves through the MN's port now. */
-    msg_t a;
-    while (mn_log_tx_peek(&s->log, &a)) {
-        mn_node_sw_send(s->mn, &a);
-        mn_log_tx_pop(&s->log);
-    }
+    store_send(s);
+}
+
+void lu_store_drop_lu(lu_store_t *s, unsigned cn)
+{
+    mn_log_drop_lu(&s->log, cn);
+    store_send(s);
 }
 
 lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch)

@@ -41,9 +41,9 @@
  *   - LU i dumps to MN i mod num_mn; MN j's store synchronizes the LUs that dump to it
  *     (lu_map_lus_of_mn of them per epoch). Every LU dumps in every epoch (the dump period and
  *     Early Flush reach them all), so every store's epoch completes.
- * Live CNs: after a failure, lu_map_init over the survivors moves the failed owner's buckets to
- * live CNs (lu_node_set_own, for issue 8's recovery); the failed LU's MN store must then expect one
- * LU less, which is not done here. */
+ * Live CNs: after a failure, lu_map_fail moves the failed owner's buckets to the next live CN (the
+ * recovery then calls lu_node_set_own on every live LU), and the failed LU's MN store expects one
+ * LU less (lu_store_drop_lu). docs/architecture.md 11g. */
 #ifndef LU_NODE_H
 #define LU_NODE_H
 
@@ -130,6 +130,11 @@ unsigned lu_map_bucket(uint64_t line);
 /** Buckets dealt to the live CNs of live (bit c: CN c; num_cn <= 32) in turn: bucket b to the
  *  (b mod n)-th of the n live ones. */
 void lu_map_init(lu_map_t *m, unsigned num_cn, uint32_t live);
+/** CN cn failed (recovery, docs/architecture.md 11f): it leaves the live set and its buckets go
+ *  to the next live CN after it, its replica sets' second member, which holds every record of
+ *  them since the last dump (nr >= 2); no other bucket changes owner, and a replica set only loses
+ *  cn and gains the next live CN after its last member. */
+void lu_map_fail(lu_map_t *m, unsigned cn);
 /** Live CNs. */
 unsigned lu_map_live(const lu_map_t *m);
 /** The buckets CN cn owns (bit b: bucket b); 0 for a failed CN. */
@@ -149,6 +154,8 @@ typedef struct lu_store lu_store_t;
  *  LUs. Messages that are not the store's (recovery's) are counted and passed to other_fn if set. */
 lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch);
 void lu_store_on_other(lu_store_t *s, void (*fn)(void *obj, const msg_t *m), void *obj);
+/** The LU of CN cn failed: the store synchronizes one LU less (mn_log_drop_lu). */
+void lu_store_drop_lu(lu_store_t *s, unsigned cn);
 void lu_store_free(lu_store_t *s);
 mn_log_t *lu_store_log(lu_store_t *s);
 /** Messages the store did not take. */

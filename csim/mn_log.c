@@ -117,6 +117,61 @@ const mn_log_err_t *mn_log_error(const mn_log_t *l, size_t i) { return i < l->ne
 /* ------------------------------------------------------------------------------------------------
  * Dumps */
 
+/* The first synchronization: once every LU of the epoch has asked, DUMP_GO to each. */
+static void sync_go(mn_log_t *l)
+{
+    if (l->asked == 0 || l->asked < l->cfg.lus_per_epoch)
+        return;
+    for (unsigned k = 0; k < MN_LOG_NODES; k++)
+        if (l->src[k].asked && !l->src[k].go) {
+            l->src[k].go = true;
+            queue_tx(l, &(msg_t){.opcode = OP_DUMP_GO, .src = (uint8_t)l->cfg.node_id, .dst = (uint8_t)k,
+                             .tag = l->epoch});
+        }
+}
+
+/* The second synchronization: once every dump of the epoch is stored, DUMP_DONE to each, and the
+ * next epoch. */
+static void sync_done(mn_log_t *l)
+{
+    bool any = false;
+    for (unsigned k = 0; k < MN_LOG_NODES; k++) {
+        if (l->src[k].go && !l->src[k].ended)
+            return;
+        any = any || l->src[k].go;
+    }
+    if (!any)
+        return;
+    for (unsigned k = 0; k < MN_LOG_NODES; k++) {
+        mn_log_src_t *x = &l->src[k];
+        if (x->go)
+            queue_tx(l, &(msg_t){.opcode = OP_DUMP_DONE, .src = (uint8_t)l->cfg.node_id, .dst = (uint8_t)k,
+                             .tag = l->epoch});
+        x->asked = x->go = x->ended = false;
+    }
+    l->asked = 0;
+    l->epoch = (uint16_t)((l->epoch + 1) % TAGS);
+    l->st.epochs++;
+}
+
+void mn_log_drop_lu(mn_log_t *l, unsigned src)
+{
+    if (src >= MN_LOG_NODES || l->cfg.lus_per_epoch == 0)
+        return;
+    mn_log_src_t *s = &l->src[src];
+    l->cfg.lus_per_epoch--;
+    if (s->asked)
+        l->asked--;
+    if (s->chunks)
+        l->st.dumps_discarded++;
+    free(s->bytes);
+    s->bytes = NULL;
+    s->n = s->cap = s->chunks = 0;
+    s->asked = s->go = s->ended = s->broken = false;
+    sync_go(l);
+    sync_done(l);
+}
+
 static void dump_req(mn_log_t *l, const msg_t *m)
 {
     mn_log_src_t *s = &l->src[m->src];
@@ -134,15 +189,8 @@ static void dump_req(mn_log_t *l, const msg_t *m)
         return;
     }
     s->asked = true;
-    if (++l->asked < l->cfg.lus_per_epoch)
-        return;
-    /* Every LU of the epoch is ready: the first synchronization. */
-    for (unsigned k = 0; k < MN_LOG_NODES; k++)
-        if (l->src[k].asked) {
-            l->src[k].go = true;
-            queue_tx(l, &(msg_t){.opcode = OP_DUMP_GO, .src = (uint8_t)l->cfg.node_id, .dst = (uint8_t)k,
-                             .tag = l->epoch});
-        }
+    l->asked++;
+    sync_go(l);
 }
 
 /* Inflates the dump under way of source s (its LAST chunk is m) into records appended to s->recs.
@@ -236,20 +284,7 @@ static void end_dump(mn_log_t *l, unsigned src, const msg_t *m)
     s->n = s->chunks = 0;
     s->broken = false;
     s->ended = true;
-    for (unsigned k = 0; k < MN_LOG_NODES; k++)
-        if (l->src[k].go && !l->src[k].ended)
-            return;
-    /* Every dump of the epoch is stored: the second synchronization. */
-    for (unsigned k = 0; k < MN_LOG_NODES; k++) {
-        mn_log_src_t *x = &l->src[k];
-        if (x->go)
-            queue_tx(l, &(msg_t){.opcode = OP_DUMP_DONE, .src = (uint8_t)l->cfg.node_id, .dst = (uint8_t)k,
-                             .tag = l->epoch});
-        x->asked = x->go = x->ended = false;
-    }
-    l->asked = 0;
-    l->epoch = (uint16_t)((l->epoch + 1) % TAGS);
-    l->st.epochs++;
+    sync_done(l);
 }
 
 static void dump_data(mn_log_t *l, const msg_t *m)

@@ -157,6 +157,10 @@ void mn_log_free(mn_log_t *l);
  *  MN_LOG_RX_NOT_MINE. What it answers is queued (mn_log_tx_*). */
 mn_log_rx_e mn_log_rx(mn_log_t *l, const msg_t *m);
 
+/** LU src failed (recovery): it leaves the group the store synchronizes (one LU less per epoch);
+ *  its dump under way, if any, is discarded, and the epoch's synchronizations go on without it (what
+ *  its DUMP_GO or DUMP_DONE waited for may be complete now: queued). */
+void mn_log_drop_lu(mn_log_t *l, unsigned src);
 /** Messages queued to send, the oldest first: DUMP_GO, DUMP_DONE, FETCH_LATEST_VERS_RESP. */
 size_t mn_log_tx_pending(const mn_log_t *l);
 /** The oldest queued message (false when none); mn_log_tx_pop removes it (it was sent). */

@@ -24,6 +24,9 @@ typedef struct word {
     uint64_t top;  /* the value of hist (a copy: comparing with it costs no arena miss) */
     uint32_t hist; /* newest replaced value in the arena, or NO_HIST */
     uint16_t last_cn, last_core;
+    uint64_t prev;  /* the value the last commit replaced */
+    uint64_t dbase; /* the value before the commits in doubt (oracle_doubt) */
+    uint8_t doubt;  /* the last commits that are in doubt */
 } word_t;
 
 typedef struct slot {
@@ -172,12 +175,25 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
     assert((w->stores == 0 || t_ps >= w->last_t) && "oracle_commit: commit time went back for a word");
     if (w->stores && w->last != v)
         hist_push(o, w, w->last);
+    w->prev = w->last;
+    w->doubt = 0; /* a later commit: whatever was in doubt was seen by its committer */
     w->last = v;
     w->last_t = t_ps;
     w->last_cn = (uint16_t)cn;
     w->last_core = (uint16_t)core;
     w->stores++;
     o->stores++;
+}
+
+void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
+{
+    word_t *w = (word_t *)word_find(o, addr);
+    if (!w || !w->stores || w->last_cn != cn || w->last_core != core)
+        return; /* a later commit by another core superseded it */
+    if (w->doubt == 0)
+        w->dbase = w->prev;
+    if (w->doubt < UINT8_MAX)
+        w->doubt++;
 }
 
 static void fill(const word_t *w, oracle_word_t *out)
@@ -227,7 +243,12 @@ void oracle_check(const oracle_t *o, oracle_peek_fn peek, void *obj, FILE *f, si
             r->ok++;
             continue;
         }
-        bool lost = v == w->init || hist_has(o, w, v);
+        bool older = v == w->init || hist_has(o, w, v);
+        if (w->doubt && (w->doubt == 1 ? v == w->dbase : older)) {
+            r->undurable++;
+            continue;
+        }
+        bool lost = older;
         if (lost)
             r->lost++;
         else

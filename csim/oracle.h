@@ -36,6 +36,14 @@ void oracle_init(oracle_t *o, uint64_t addr, uint64_t v);
  *  Commits to one word come in time order (asserted: t_ps never goes back for a word). */
 void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsigned cn, unsigned core);
 
+/** The last commit to addr, by core `core` of CN cn, is in doubt: its CN failed before the commit
+ *  was durable (DIKTAMO: before any of its VALs left the CN for a live replica, so no log can ever
+ *  validate it; docs/architecture.md 11g). The check then also accepts the value the doubted
+ *  commit replaced; when several commits of the word are in doubt (one call each), any earlier
+ *  value of the word. Nothing happens when the word's last commit is another core's (the doubted
+ *  one was superseded: its value was seen). A commit after the call ends the doubt. */
+void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core);
+
 /** The coherent value of the word at addr now (what a core would read). */
 typedef uint64_t (*oracle_peek_fn)(void *obj, uint64_t addr);
 
@@ -43,6 +51,8 @@ typedef struct oracle_report {
     uint64_t words;   /* words recorded (initialized or stored) */
     uint64_t stores;  /* committed stores recorded */
     uint64_t ok, lost, phantom;
+    uint64_t undurable; /* words holding the value before their last commit(s), which were in doubt
+                           (oracle_doubt): allowed, not lost */
 } oracle_report_t;
 
 /** Checks every recorded word against peek(obj, addr) and fills *r. Prints up to max_lines

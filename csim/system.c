@@ -12,6 +12,8 @@
 #include "cn_port.h"
 #include "lu_node.h"
 #include "mn_node.h"
+#include "sw/cm.h"
+#include "sw/mn_recov.h"
 
 typedef struct sys_cn {
     system_t *s;
@@ -20,6 +22,7 @@ typedef struct sys_cn {
     cn_mem_t *mem;
     lu_node_t *lu;    /* DIKTAMO: its Logging Unit and replication engine */
     cn_repl_t *repl;
+    cm_t *cm;         /* its recovery software (the CM when the switch's MSI comes to it) */
     core_t **core;
     uint64_t local_next; /* bump allocator of local memory (offset from ADDR_LOCAL_BASE) */
     bool failed;         /* fail-stop (system_fail_cn) */
@@ -36,6 +39,17 @@ struct system {
     unsigned ncn, nmn, cores;
     mn_node_t **mn;
     lu_store_t **store; /* DIKTAMO: each MN's log store */
+    mn_recov_t **rec;   /* each MN's recovery handler */
+    uint8_t own_hist[LU_MAP_BUCKETS][MSG_MAX_CN]; /* each bucket's owners, the newest first */
+    unsigned own_nhist[LU_MAP_BUCKETS];
+    uint64_t live_threads;       /* the threads' membership (wl_thread_t.live) */
+    unsigned fail_cn_now;        /* the CN failing (system_fail_cn) */
+    uint32_t unrecoverable;      /* the CNs whose concurrent failure could not be recovered */
+    /* recoveries: the MNs' reports of the one running, and the totals */
+    mn_recov_report_t *mrep;
+    unsigned mrep_n;
+    uint64_t *c_recoveries, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
+    double *g_rec[9];
     sys_cn_t *cn;
     bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
     lu_map_t map;       /* the replica map */
@@ -65,7 +79,7 @@ struct system {
     /* statistics filled at the end of a run and by a check (registered once, at creation) */
     double *g_exec_ns, *g_ipc;
     uint64_t *c_instr, *c_threads;
-    uint64_t *c_or_words, *c_or_stores, *c_or_ok, *c_or_lost, *c_or_phantom;
+    uint64_t *c_or_words, *c_or_stores, *c_or_ok, *c_or_lost, *c_or_phantom, *c_or_undurable;
     double *g_split[4];          /* mean remote-store latency split (ns), Fig. 16 */
     /* DIKTAMO totals (filled at the end of a run) */
     uint64_t *c_repl_sets, *c_repl_msgs, *c_repl_bytes, *c_repl_acks, *c_val_msgs, *c_val_bytes;
@@ -105,6 +119,163 @@ static const char *const split_gauge[4][2] = {
     {"system.remote_st_ns.sb_head_to_coh_end", "mean time from the SB head to write permission (SBHead->CohEnd)"},
     {"system.remote_st_ns.replication", "mean time from write permission to the commit (Replication Time)"},
 };
+
+
+/* ---------------------------------------------------------------------------------------------
+ * Recovery (DIKTAMO §V): the CNs' software (csim/sw/cm), the MNs' handlers (csim/sw/mn_recov) */
+
+static const char *const rec_gauge[9][2] = {
+    {"recovery.detect_ns", "failure to the MSI at the CM (the switch's detection), summed over recoveries"},
+    {"recovery.rec_begin_ns", "RecBegin: MSI to the last InterruptResp (Table III), summed over recoveries"},
+    {"recovery.cm_mn_ns", "CM<->MN: InitRecov to the last InitRecovResp, less the slowest MN's steps below"},
+    {"recovery.trav_dir_ns", "TravDir: the slowest MN's directory walk"},
+    {"recovery.mn_lu_ns", "MN<->LU: FetchLatestVers to the LUs' last answer, less TravLU"},
+    {"recovery.trav_lu_ns", "TravLU: the longest LU log search (the LUs' TRAV_CYCLES)"},
+    {"recovery.mn_merge_ns", "MNMerge: the log stores' answers and search, and the RECOVER writes"},
+    {"recovery.rec_end_ns", "RecEnd: RecovEnd to the last RecovEndResp"},
+    {"recovery.total_ns", "MSI to the last RecovEndResp, summed over recoveries"},
+};
+enum { RG_DETECT, RG_BEGIN, RG_CM_MN, RG_DIR, RG_MN_LU, RG_LU, RG_MERGE, RG_END, RG_TOTAL };
+
+/* The configuration without CN f, from the first INTERRUPT of its recovery on: its buckets go to
+ * their next live replica (lu_map_fail), every live LU dumps the buckets it now owns (LUs are paused:
+ * no dump starts before RECOV_END), and new replica sets skip it. */
+static void map_without(system_t *s, unsigned f)
+{
+    if (!s->dk || !(s->map.live >> f & 1u))
+        return;
+    lu_map_fail(&s->map, f);
+    lu_store_drop_lu(s->store[lu_map_mn(f, s->nmn)], f);
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        if (s->own_hist[b][0] != s->map.owner[b] && s->own_nhist[b] < MSG_MAX_CN) {
+            memmove(&s->own_hist[b][1], &s->own_hist[b][0], s->own_nhist[b]);
+            s->own_hist[b][0] = s->map.owner[b];
+            s->own_nhist[b]++;
+        }
+    for (unsigned c = 0; c < s->ncn; c++)
+        if (!s->cn[c].failed)
+            lu_node_set_own(s->cn[c].lu, lu_map_own(&s->map, c), lu_map_mn(c, s->nmn));
+}
+
+/* A CN's software took an INTERRUPT (pause) or a RECOV_END: its cores stop or go on; on the
+ * INTERRUPT its replication engine replaces the failed replica in what it has outstanding (a store
+ * waiting for the failed LU's REPL_ACK would otherwise never commit, and the directory's walk would
+ * wait for it when it pins a line). */
+static void hook_pause(void *obj, unsigned cn, bool pause, unsigned failed)
+{
+    system_t *s = obj;
+    if (pause && s->dk && failed < s->ncn) {
+        map_without(s, failed);
+        cn_repl_lost(s->cn[cn].repl, failed);
+    }
+    for (unsigned i = 0; i < s->cores; i++)
+        (pause ? core_pause : core_resume)(s->cn[cn].core[i]);
+}
+
+/* Every MN has recovered from CN f's failure: its threads leave the membership (the survivors'
+ * barriers and locks stop waiting for them). */
+static void hook_reconfigure(void *obj, unsigned f)
+{
+    system_t *s = obj;
+    for (unsigned i = 0; i < s->nthreads; i++)
+        if (s->thread_cn[i] == f)
+            s->live_threads &= ~(1ull << i);
+    map_without(s, f);
+}
+
+static void hook_cm_done(void *obj, const cm_recovery_t *r)
+{
+    system_t *s = obj;
+    const mn_recov_report_t *slow = NULL;
+    for (unsigned i = 0; i < s->mrep_n; i++)
+        if (s->mrep[i].failed == r->failed &&
+            (!slow || s->mrep[i].t_resp - s->mrep[i].t_init > slow->t_resp - slow->t_init))
+            slow = &s->mrep[i];
+    const double ns = (double)PS_PER_NS;
+    uint64_t mn_steps = 0;
+    if (slow) {
+        *s->g_rec[RG_DIR] += (double)(slow->t_walked - slow->t_walk) / ns;
+        *s->g_rec[RG_MN_LU] += (double)(slow->t_lu_done - slow->t_walked) / ns; /* less TravLU at the end */
+        *s->g_rec[RG_MERGE] += (double)(slow->t_recovered - slow->t_lu_done) / ns;
+        mn_steps = slow->t_recovered - slow->t_walk;
+    }
+    for (unsigned i = 0; i < s->mrep_n; i++)
+        if (s->mrep[i].failed == r->failed) {
+            *s->c_rec_owned += s->mrep[i].owned;
+            *s->c_rec_words_lu += s->mrep[i].words_lu;
+            *s->c_rec_words_mn += s->mrep[i].words_mn;
+        }
+    s->mrep_n = 0;
+    const sys_cn_t *n = &s->cn[r->failed];
+    *s->g_rec[RG_DETECT] += n->t_failed && r->t_msi > n->t_failed ? (double)(r->t_msi - n->t_failed) / ns : 0.0;
+    *s->g_rec[RG_BEGIN] += (double)(r->t_int_done - r->t_msi) / ns;
+    *s->g_rec[RG_CM_MN] += (double)(r->t_init_done - r->t_int_done - mn_steps) / ns;
+    *s->g_rec[RG_END] += (double)(r->t_end_done - r->t_init_done) / ns;
+    *s->g_rec[RG_TOTAL] += (double)(r->t_end_done - r->t_msi) / ns;
+    (*s->c_recoveries)++;
+}
+
+static void hook_unrecoverable(void *obj, uint32_t failed)
+{
+    system_t *s = obj;
+    s->unrecoverable |= failed; /* reported by system_check; the oracle counts what was lost */
+}
+
+static void hook_mn_done(void *obj, const mn_recov_report_t *r)
+{
+    system_t *s = obj;
+    s->mrep = realloc(s->mrep, (s->mrep_n + 1) * sizeof *s->mrep);
+    if (!s->mrep)
+        abort();
+    s->mrep[s->mrep_n++] = *r;
+}
+
+/* The live LUs that may hold records of a line: its replica set less the failed CNs (the set still
+ * counts the CN being recovered: its replacement joins only afterwards, with no records). */
+static unsigned hook_lus(void *obj, uint64_t line, unsigned *out)
+{
+    system_t *s = obj;
+    if (!s->dk)
+        return 0;
+    unsigned rep[MSG_MAX_CN], nr = lu_map_replicas(&s->map, line, (unsigned)s->cfg->lu.nr, rep), n = 0;
+    for (unsigned k = 0; k < nr; k++)
+        if (!s->cn[rep[k]].failed)
+            out[n++] = rep[k];
+    return n;
+}
+
+/* The MNs whose stores may hold dumps of a line: those its bucket's owners dumped to, newest first. */
+static unsigned hook_stores(void *obj, uint64_t line, unsigned *out)
+{
+    system_t *s = obj;
+    if (!s->dk)
+        return 0;
+    unsigned b = lu_map_bucket(line), n = 0;
+    for (unsigned i = 0; i < s->own_nhist[b]; i++) {
+        unsigned mn = lu_map_mn(s->own_hist[b][i], s->nmn), k = 0;
+        while (k < n && out[k] != mn)
+            k++;
+        if (k == n)
+            out[n++] = mn;
+    }
+    return n;
+}
+
+static uint32_t hook_failed(void *obj)
+{
+    system_t *s = obj;
+    uint32_t m = 0;
+    for (unsigned c = 0; c < s->ncn; c++)
+        if (s->cn[c].failed)
+            m |= 1u << c;
+    return m;
+}
+
+static uint64_t hook_store_records(void *obj, unsigned mn)
+{
+    system_t *s = obj;
+    return s->dk ? mn_log_stats(lu_store_log(s->store[mn]))->records : 0;
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Links between the CNs' port adapters and the fabric */
@@ -159,6 +330,8 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
         (*s->c_late_commits)++; /* a failed CN's core committed: fail-stop broken */
     oracle_commit(s->oracle, addr, value, t_ps, cn, core);
     (*s->commits)++;
+    if (s->cfg->fail.after_commits && *s->commits == s->cfg->fail.after_commits)
+        system_fail_at(s, (unsigned)s->cfg->fail.cn, s->k->now); /* not from inside the core */
     if (s->dk) {
         struct hword *w = hist_word(s, addr, true);
         if (w->n == w->cap) {
@@ -293,9 +466,21 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->c_or_ok = stats_counter(st, "oracle.ok", "words holding their last committed store");
     s->c_or_lost = stats_counter(st, "oracle.lost", "words holding an older value: a committed store was lost");
     s->c_or_phantom = stats_counter(st, "oracle.phantom", "words holding a value never committed to them");
+    s->c_or_undurable = stats_counter(st, "oracle.undurable",
+                                      "words holding the value before a failed CN's last commit to them, which was "
+                                      "not durable (its VALs never left the CN)");
     for (unsigned i = 0; i < 4; i++)
         s->g_split[i] = stats_gauge(st, split_gauge[i][0], split_gauge[i][1]);
-    bool dk_ok = true;
+    bool rec_ok = true;
+    for (unsigned i = 0; i < 9; i++)
+        rec_ok = rec_ok && (s->g_rec[i] = stats_gauge(st, rec_gauge[i][0], rec_gauge[i][1])) != NULL;
+    s->c_recoveries = stats_counter(st, "recovery.count", "recoveries completed (RecovEnd answered by every live CN)");
+    s->c_rec_owned = stats_counter(st, "recovery.lines_owned", "lines the failed CNs owned (the MNs' Owned lists, Fig. 15)");
+    s->c_rec_words_lu = stats_counter(st, "recovery.words_from_lus", "words recovered from LU logs");
+    s->c_rec_words_mn = stats_counter(st, "recovery.words_from_mns", "words recovered from the MNs' log stores");
+    s->c_threads_lost = stats_counter(st, "system.threads_lost", "threads lost with a failed CN");
+    rec_ok = rec_ok && s->c_recoveries && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn && s->c_threads_lost;
+    bool dk_ok = rec_ok;
     if (s->dk) {
         s->c_repl_sets = stats_counter(st, "system.repl.sets", "REPL sets sent (one per replicated store-buffer entry)");
         s->g_at_head = stats_gauge(st, "system.repl.sets_at_head_frac",
@@ -325,7 +510,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 s->g_dump_gbps && s->g_compress;
     }
     if (!s->commits || !s->c_failures || !s->c_late_commits || !s->g_exec_ns || !s->c_instr || !s->c_threads || !s->g_ipc || !s->c_or_words ||
-        !s->c_or_stores || !s->c_or_ok || !s->c_or_lost || !s->c_or_phantom || !s->g_split[0] || !s->g_split[1] ||
+        !s->c_or_stores || !s->c_or_ok || !s->c_or_lost || !s->c_or_phantom || !s->c_or_undurable || !s->g_split[0] || !s->g_split[1] ||
         !s->g_split[2] || !s->g_split[3] || !dk_ok) {
         snprintf(err, SYSTEM_ERR_MAX, "statistics: %s", stats_error(st));
         goto fail;
@@ -379,6 +564,27 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
                 goto fail;
             }
+        }
+    }
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++) {
+        s->own_hist[b][0] = s->map.owner[b];
+        s->own_nhist[b] = 1;
+    }
+    s->rec = calloc(s->nmn, sizeof *s->rec);
+    const mn_recov_hooks_t rh = {.obj = s,
+                                 .lus = hook_lus,
+                                 .stores = hook_stores,
+                                 .store_records = hook_store_records,
+                                 .failed = hook_failed,
+                                 .done = hook_mn_done};
+    for (unsigned m = 0; m < s->nmn; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "mn%u.recov", m);
+        mn_recov_params_t rp = {.mn = m, .rec_search_ps = cfg->recovery.rec_search_ps, .name = name};
+        s->rec[m] = mn_recov_create(k, s->mn[m], s->dk ? s->store[m] : NULL, &rp, &rh, st);
+        if (!s->rec[m]) {
+            snprintf(err, SYSTEM_ERR_MAX, "mn%u's recovery handler: %s", m, stats_error(st));
+            goto fail;
         }
     }
     /* Early REPL sets (proactive): each CN's share of every LU's buffer beyond one full set per
@@ -463,6 +669,19 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             if (!n->repl)
                 goto fail;
         }
+        {
+            char sname[48];
+            snprintf(sname, sizeof sname, "cn%u.sw", c);
+            cm_params_t cp = {.cn = c, .num_cn = s->ncn, .num_mn = s->nmn, .lu = s->dk,
+                              .nr = s->dk ? (unsigned)cfg->lu.nr : 0, .name = sname};
+            cm_hooks_t ch = {.obj = s, .pause = hook_pause, .reconfigure = hook_reconfigure, .done = hook_cm_done,
+                             .unrecoverable = hook_unrecoverable};
+            n->cm = cm_create(k, n->port, s->f, &cp, &ch, st);
+            if (!n->cm) {
+                snprintf(err, SYSTEM_ERR_MAX, "cn%u's software: %s", c, stats_error(st));
+                goto fail;
+            }
+        }
         for (unsigned l = 0; l < 3; l++) {
             char hn[64];
             snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
@@ -499,7 +718,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             core_on_commit(n->core[i], on_commit, s);
         }
     }
-    s->env = (wl_env_t){.ops = &env_ops, .obj = s, .cfg = cfg, .num_cn = s->ncn, .seed = cfg->sim.seed};
+    s->env = (wl_env_t){.ops = &env_ops, .obj = s, .cfg = cfg, .num_cn = s->ncn, .seed = cfg->sim.seed,
+                        .live = &s->live_threads};
     return s;
 fail:
     system_free(s);
@@ -519,6 +739,7 @@ void system_free(system_t *s)
                     core_free(s->cn[c].core[i]);
             free(s->cn[c].core);
             cn_repl_free(s->cn[c].repl);
+            cm_free(s->cn[c].cm);
             lu_node_free(s->cn[c].lu);
             cn_mem_free(s->cn[c].mem);
             cn_port_free(s->cn[c].port);
@@ -528,6 +749,11 @@ void system_free(system_t *s)
         for (unsigned m = 0; m < s->nmn; m++)
             lu_store_free(s->store[m]);
     free(s->store);
+    if (s->rec)
+        for (unsigned m = 0; m < s->nmn; m++)
+            mn_recov_free(s->rec[m]);
+    free(s->rec);
+    free(s->mrep);
     for (size_t i = 0; i < s->hn; i++)
         free(s->hw[i].v);
     free(s->hw);
@@ -563,6 +789,7 @@ int system_load(system_t *s, const workload_t *w, unsigned nthreads, void *arg, 
         return -1;
     }
     s->nthreads = nthreads;
+    s->live_threads = nthreads >= 64 ? ~0ull : (1ull << nthreads) - 1;
     s->thread_cn = calloc(nthreads, sizeof *s->thread_cn);
     s->threads = calloc(nthreads, sizeof *s->threads);
     /* Round-robin over the CNs: thread i on CN i mod num_cn, core i / num_cn. */
@@ -589,9 +816,10 @@ static void quiet_poll(void *obj, uint64_t arg)
     for (unsigned c = 0; quiet && c < s->ncn; c++)
         quiet = s->cn[c].failed ||
                 (cn_mem_idle(s->cn[c].mem) &&
-                 (!s->dk || (lu_node_idle(s->cn[c].lu) && cn_repl_idle(s->cn[c].repl))) && !cn_port_queued(s->cn[c].port));
+                 (!s->dk || (lu_node_idle(s->cn[c].lu) && cn_repl_idle(s->cn[c].repl))) && !cn_port_queued(s->cn[c].port) &&
+                 cm_idle(s->cn[c].cm));
     for (unsigned m = 0; quiet && m < s->nmn; m++)
-        quiet = mn_node_idle(s->mn[m]);
+        quiet = mn_node_idle(s->mn[m]) && mn_recov_idle(s->rec[m]);
     if (quiet) {
         s->quiet = true;
         kernel_stop(s->k);
@@ -609,7 +837,33 @@ static void thread_exit(void *obj)
     }
 }
 
-static uint64_t progress_measure(void *obj) { return system_instructions(obj); }
+static uint64_t counter_of(const system_t *s, const char *fmt, unsigned a, unsigned b)
+{
+    char name[96];
+    snprintf(name, sizeof name, fmt, a, b);
+    const uint64_t *v = stats_find_counter(s->st, name);
+    return v ? *v : 0;
+}
+
+/* Useful work: instructions, and the MNs' DRAM accesses (a recovery's directory walk retires no
+ * instruction for a long while, but reads its MN's DRAM all along; a deadlock does neither). */
+static uint64_t progress_measure(void *obj)
+{
+    system_t *s = obj;
+    uint64_t n = system_instructions(s);
+    for (unsigned m = 0; m < s->nmn; m++)
+        n += counter_of(s, "mn%u.dram.reads", m, 0) + counter_of(s, "mn%u.dram.writes", m, 0);
+    return n;
+}
+
+/* A commit of the failing CN whose VALs never left it (cn_repl_unsent): in doubt. */
+static void doubt_entry(void *obj, unsigned core, uint64_t gline, uint8_t mask)
+{
+    system_t *s = obj;
+    for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+        if (mask >> w & 1u)
+            oracle_doubt(s->oracle, gline * ADDR_LINE_BYTES + (uint64_t)w * ADDR_WORD_BYTES, s->fail_cn_now, core);
+}
 
 void system_fail_cn(system_t *s, unsigned cn)
 {
@@ -619,11 +873,18 @@ void system_fail_cn(system_t *s, unsigned cn)
     n->failed = true;
     n->t_failed = s->k->now;
     (*s->c_failures)++;
+    if (n->repl) {
+        s->fail_cn_now = cn;
+        cn_repl_unsent(n->repl, doubt_entry, s);
+    }
     fabric_fail_node(s->f, cn);
+    cm_fail(n->cm);
     cn_mem_fail(n->mem);
     for (unsigned i = 0; i < s->cores; i++) {
-        if (s->started && i * s->ncn + cn < s->nthreads && !core_idle(n->core[i]))
+        if (s->started && i * s->ncn + cn < s->nthreads && !core_idle(n->core[i])) {
             s->lost++; /* its thread is still running: lost with the CN */
+            (*s->c_threads_lost)++;
+        }
         core_fail(n->core[i]);
     }
     if (n->lu)
@@ -640,13 +901,6 @@ void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps) { kernel_at(s->k, t
 
 bool system_cn_failed(const system_t *s, unsigned cn) { return s->cn[cn].failed; }
 
-static uint64_t counter_of(const system_t *s, const char *fmt, unsigned a, unsigned b)
-{
-    char name[96];
-    snprintf(name, sizeof name, fmt, a, b);
-    const uint64_t *v = stats_find_counter(s->st, name);
-    return v ? *v : 0;
-}
 
 /* The run's totals over cores, CNs and LUs (the paper's figures read them). */
 static void run_totals(system_t *s)
@@ -685,6 +939,19 @@ static void run_totals(system_t *s)
         uint64_t m = (uint64_t)lu_drv_log_max(d) * 16u;
         lmax = m > lmax ? m : lmax;
     }
+    /* TravLU: the longest LU search time of the run's recoveries (the LUs' TRAV_CYCLES), taken out
+     * of MN<->LU, which measured it with the messages around it. */
+    if (*s->c_recoveries) {
+        uint32_t trav = 0;
+        for (unsigned c = 0; c < s->ncn; c++) {
+            bool e = false;
+            uint32_t v = s->cn[c].failed ? 0 : lu_node_csr(s->cn[c].lu, LU_CSR_TRAV_CYCLES, &e);
+            trav = !e && v > trav ? v : trav;
+        }
+        double ns = (double)trav * 1e9 / (double)s->cfg->lu.freq_hz;
+        *s->g_rec[RG_LU] = ns;
+        *s->g_rec[RG_MN_LU] = *s->g_rec[RG_MN_LU] > ns ? *s->g_rec[RG_MN_LU] - ns : 0.0;
+    }
     *s->c_repl_sets = sets;
     *s->g_at_head = sets ? (double)head / (double)sets : 0.0;
     *s->c_log_max_bytes = lmax;
@@ -706,8 +973,11 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
             t->tid = i;
             t->nthreads = s->nthreads;
             t->seed = s->cfg->sim.seed * 0x9e3779b97f4a7c15ull + i;
+            t->live = &s->live_threads;
             core_run(s->cn[cn].core[core], t, s->wl->thread, s->wl_state, s->start_ps, thread_exit, s);
         }
+        if (s->cfg->fail.at_ps)
+            system_fail_at(s, (unsigned)s->cfg->fail.cn, s->start_ps + s->cfg->fail.at_ps);
     }
     run_params_t rp = {
         .end_ps = end_ps,
@@ -718,7 +988,7 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
     };
     run_end_e e = run_loop(s->k, &rp);
     if (e == RUN_DONE && !s->quiet)
-        e = RUN_IDLE; /* stopped by someone else */
+        e = RUN_IDLE; /* stopped by someone else (or an unrecoverable failure: system_unrecoverable) */
 
     if (s->end_ps) {
         *s->g_exec_ns = (double)(s->end_ps - s->start_ps) / (double)PS_PER_NS;
@@ -747,6 +1017,13 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
     *s->c_or_ok = r->ok;
     *s->c_or_lost = r->lost;
     *s->c_or_phantom = r->phantom;
+    *s->c_or_undurable = r->undurable;
+    if (s->unrecoverable) {
+        snprintf(err, SYSTEM_ERR_MAX, "unrecoverable: %d CNs (mask 0x%x) failed before a recovery, and each store "
+                 "has lu.nr = %llu replicas (the oracle: %llu words lost)", __builtin_popcount(s->unrecoverable),
+                 s->unrecoverable, (unsigned long long)s->cfg->lu.nr, (unsigned long long)r->lost);
+        return -1;
+    }
     size_t viol = system_violations(s);
     if (viol) {
         snprintf(err, SYSTEM_ERR_MAX, "the directories reported %zu protocol violations", viol);
@@ -784,8 +1061,8 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
 size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *checked)
 {
     *checked = 0;
-    if (!s->dk)
-        return 0;
+    if (!s->dk || *s->c_failures)
+        return 0; /* replica sets changed with the failure: the oracle judges (system.h) */
     size_t faults = 0;
 #define FAULT(...)                                                                                                   \
     do {                                                                                                             \
@@ -864,6 +1141,10 @@ void system_dump(const system_t *s, FILE *f)
 {
     fprintf(f, "system at %" PRIu64 " ps: %u of %u threads finished\n", s->k->now, s->finished, s->nthreads);
     for (unsigned c = 0; c < s->ncn; c++) {
+        if (s->cn[c].failed) {
+            fprintf(f, "cn%u failed at %" PRIu64 " ps\n", c, s->cn[c].t_failed);
+            continue;
+        }
         for (unsigned i = 0; i < s->cores; i++)
             if (!core_idle(s->cn[c].core[i]))
                 core_dump(s->cn[c].core[i], f);
@@ -873,8 +1154,35 @@ void system_dump(const system_t *s, FILE *f)
             cn_repl_dump(s->cn[c].repl, f);
         if (s->dk && !lu_node_idle(s->cn[c].lu))
             lu_node_dump(s->cn[c].lu, f);
+        if (!cm_idle(s->cn[c].cm))
+            cm_dump(s->cn[c].cm, f);
     }
+    for (unsigned m = 0; m < s->nmn; m++)
+        if (!mn_recov_idle(s->rec[m]))
+            mn_recov_dump(s->rec[m], f);
     for (unsigned m = 0; m < s->nmn; m++)
         if (!mn_node_idle(s->mn[m]) || mn_node_violations(s->mn[m]))
             mn_node_dump(s->mn[m], f);
 }
+
+unsigned system_failures(const system_t *s) { return (unsigned)*s->c_failures; }
+
+void system_print_recovery(const system_t *s, FILE *f, const char *prefix)
+{
+    if (!*s->c_failures)
+        return;
+    fprintf(f, "%s: %u CN failure(s), %llu recovered; %llu threads lost; %llu lines owned by the failed CNs, "
+               "%llu words recovered from LU logs, %llu from MN log stores\n",
+            prefix, (unsigned)*s->c_failures, (unsigned long long)*s->c_recoveries,
+            (unsigned long long)*s->c_threads_lost, (unsigned long long)*s->c_rec_owned,
+            (unsigned long long)*s->c_rec_words_lu, (unsigned long long)*s->c_rec_words_mn);
+    if (!*s->c_recoveries)
+        return;
+    static const char *const short_names[9] = {"detection", "RecBegin", "CM<->MN", "TravDir", "MN<->LU",
+                                               "TravLU",    "MNMerge",  "RecEnd",  "total"};
+    fprintf(f, "%s: recovery (ns):", prefix);
+    for (unsigned i = 0; i < 9; i++)
+        fprintf(f, " %s %.0f%s", short_names[i], *s->g_rec[i], i < 8 ? "," : "\n");
+}
+
+uint32_t system_unrecoverable(const system_t *s) { return s->unrecoverable; }

@@ -55,7 +55,17 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line);
  *  -1 with err (one line) otherwise. */
 int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err);
 
-/** DIKTAMO, the system quiet: every replica's DRAM log (what it wrote, dumped or not) holds each
+/** The CNs whose failures, Nr or more before a recovery, the CM found unrecoverable (bit c: CN c;
+ *  0: none). The recovery still restores what the logs hold; system_check fails, naming them. */
+uint32_t system_unrecoverable(const system_t *s);
+/** CN failures so far. */
+unsigned system_failures(const system_t *s);
+/** After a run with failures: one line of what was lost and recovered, one of the recovery time
+ *  split into Table III's steps (summed over the recoveries), each starting with prefix. */
+void system_print_recovery(const system_t *s, FILE *f, const char *prefix);
+
+/** DIKTAMO, the system quiet, no CN failed (a failure changes replica sets, and the oracle judges
+ *  the recovery; returns 0 with *checked 0 then): every replica's DRAM log (what it wrote, dumped or not) holds each
  *  commit (store-buffer entry or rmw) to every remote word of the lines it replicates, validated, exactly once
  *  and in commit order, and nothing else. Prints up to max_lines faults to f; returns their
  *  number (0 under WB and WT) and sets *checked to the committed words checked. */
@@ -65,7 +75,10 @@ size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *check
  *  nothing received, no heartbeat, so the switch detects it and tells a live CN's Configuration
  *  Manager with an MSI), its cores stop where they are (their threads are lost), its caches' contents
  *  are lost, its Logging Unit freezes. The run then ends when every thread on a live CN has
- *  finished. Recovery (issue 8) is not built yet: the survivors may wait for the failed CN. */
+ *  finished. The switch detects it and tells a live CN's Configuration Manager, which runs the
+ *  recovery (csim/sw/cm.h, csim/sw/mn_recov.h; docs/architecture.md 11g); the survivors then go on
+ *  without the failed CN's threads. Commits of the CN whose VALs never left it are put in doubt
+ *  (oracle_doubt): they were not durable. */
 void system_fail_cn(system_t *s, unsigned cn);
 /** system_fail_cn(s, cn) at time t_ps (a kernel event). */
 void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps);

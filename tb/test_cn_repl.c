@@ -308,3 +308,58 @@ Test(cn_repl, early_sets_stay_within_their_share_of_each_replica, .timeout = 60)
     cn_repl_val(r, h4, 4);
     rsys_free(&s);
 }
+
+static void note_acked(void *obj, uint64_t tag) { *(uint64_t *)obj |= 1ull << tag; }
+
+typedef struct unsent {
+    unsigned n, core;
+    uint64_t line;
+    uint8_t mask;
+} unsent_t;
+
+static void note_unsent(void *obj, unsigned core, uint64_t gline, uint8_t mask)
+{
+    unsent_t *u = obj;
+    u->n++, u->core = core, u->line = gline, u->mask = mask;
+}
+
+Test(cn_repl, a_failed_replica_is_replaced_and_unsent_vals_are_found, .timeout = 60)
+{
+    /* GIVEN 4 CNs with an LU each, Nr = 3, and a line whose replicas include CN 2 but not CN 0 */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x10a7));
+    uint64_t line = 0;
+    unsigned rep[3];
+    for (;; line++) {
+        cn_repl_replicas(s.repl[0], line, rep);
+        if ((rep[0] == 2 || rep[1] == 2 || rep[2] == 2) && rep[0] != 0 && rep[1] != 0 && rep[2] != 0)
+            break;
+    }
+    /* WHEN CN 2's LU fails and CN 0 replicates two words of the line */
+    lu_node_set_alive(s.lu[2], false);
+    uint64_t acked = 0, w[8] = {11, 22};
+    uint32_t h = cn_repl_send(s.repl[0], 1, line, 0x03, w, false, note_acked, &acked, 0);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    /* THEN it waits for the failed LU's REPL_ACK */
+    cr_assert_eq(acked, 0, "acknowledged without the failed replica");
+    /* WHEN the map drops CN 2 and the engine hears of it */
+    lu_map_fail(&s.map, 2);
+    cn_repl_lost(s.repl[0], 2);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    /* THEN the REPL went to the line's new member (CN 0 itself: the only live CN outside the old
+     * set), whose REPL_ACK completed the entry */
+    cr_assert_eq(acked, 1, "not acknowledged after the replacement");
+    cr_assert_eq(counter(&s, 0, "repl_msgs"), 4);
+    unsigned nrep[3];
+    cn_repl_replicas(s.repl[0], line, nrep);
+    cr_assert(nrep[0] == 0 || nrep[1] == 0 || nrep[2] == 0);
+    /* WHEN the entry commits while CN 0's link is down (its port cannot forward the VALs) */
+    fabric_fail_node(s.f, 0);
+    cn_repl_val(s.repl[0], h, 1);
+    /* THEN the engine reports it unsent: its commit was not durable */
+    unsent_t u = {0};
+    cn_repl_unsent(s.repl[0], note_unsent, &u);
+    cr_assert(u.n == 1 && u.core == 1 && u.line == line && u.mask == 0x03, "%u unsent, core %u line 0x%llx mask 0x%x",
+              u.n, u.core, (unsigned long long)u.line, u.mask);
+    rsys_free(&s);
+}

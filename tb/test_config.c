@@ -293,7 +293,7 @@ Test(config, unknown_section_even_when_empty)
 {
     expect_load_error("[system]\nnum_cn = 4\n[cache]\n",
                       "3: [cache]: unknown section (known: sim, system, core, l1, l2, l3, mem, "
-                      "fabric, lu, traffic, workload)");
+                      "fabric, lu, recovery, fail, traffic, workload)");
 }
 
 Test(config, unknown_key_lists_the_known_ones)
@@ -451,7 +451,7 @@ Test(config, malformed_set)
                                 "its section, as in l1.size)");
     expect_set_error("cache.size=1", "--set cache.size=1: cache.size: unknown section [cache] "
                                      "(known: sim, system, core, l1, l2, l3, mem, fabric, lu, "
-                                     "traffic, workload)");
+                                     "recovery, fail, traffic, workload)");
     expect_set_error("l1.assoc=4",
                      "--set l1.assoc=4: l1.assoc: unknown key in [l1] (known: size, ways, latency)");
     expect_set_error("system.num_cn=four",

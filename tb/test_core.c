@@ -1543,3 +1543,47 @@ Test(core, a_failed_core_stops_at_once_and_its_thread_never_exits)
         sys_free(&s);
     }
 }
+
+static void ev_core_pause(void *obj, uint64_t pause)
+{
+    if (pause)
+        core_pause(obj);
+    else
+        core_resume(obj);
+}
+
+Test(core, a_paused_core_dispatches_nothing_until_resumed)
+{
+    /* GIVEN a thread storing to remote lines, under WB and under proactive
+     * WHEN its core is paused at 1 us (recovery's Interrupt) and resumed at 40 us
+     * THEN from just after the pause to the resume no instruction is dispatched (what was in
+     *      flight, the store buffer, drains: nothing is held), and after the resume the thread runs
+     *      to its end with every store committed */
+    for (unsigned v = 0; v < 2; v++) {
+        core_params_t cp = paper_params(0);
+        cp.protocol = v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB;
+        flat_mem_params_t mp = fixed_mem(20000);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        s.rep->refuse = 0;
+        static exit_ctx_t ctx;
+        ctx = (exit_ctx_t){&s, 0};
+        s.th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
+        core_run(s.c[0], &s.th[0], body_many_stores, NULL, 0, on_exit_cb, &ctx);
+        kernel_at(&s.k, 1 * PS_PER_US, ev_core_pause, s.c[0], 1);
+        kernel_at(&s.k, 40 * PS_PER_US, ev_core_pause, s.c[0], 0);
+        kernel_run(&s.k, 2 * PS_PER_US);
+        cr_assert(core_paused(s.c[0]));
+        uint64_t instr = core_instructions(s.c[0]);
+        cr_assert_lt(instr, 200 * 21, "the thread finished before the pause");
+        kernel_run(&s.k, 39 * PS_PER_US);
+        cr_assert_eq(core_instructions(s.c[0]), instr, "instructions dispatched while paused");
+        cr_assert(core_idle(s.c[0]) == false);
+        kernel_run(&s.k, UINT64_MAX);
+        cr_assert(!core_paused(s.c[0]));
+        cr_assert_eq(s.exited, 1, "the thread did not end after the resume");
+        cr_assert_eq(s.ncommits, 200);
+        cr_assert_eq(core_instructions(s.c[0]), 200 * 21);
+        sys_free(&s);
+    }
+}

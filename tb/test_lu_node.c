@@ -632,6 +632,46 @@ Test(lu_node, replica_map_covers_each_line_once_with_its_owner)
     cr_assert_eq(lu_map_lus_of_mn(3, 2, 4), 0);
 }
 
+Test(lu_node, a_failed_cns_buckets_go_to_its_successor_which_holds_their_records)
+{
+    /* GIVEN 8 CNs, all alive, Nr 3 */
+    const unsigned ncn = 8;
+    lu_map_t m, before;
+    lu_map_init(&m, ncn, 0xffu);
+    before = m;
+    /* WHEN CN 5 fails, then CN 6 (its successor) */
+    lu_map_fail(&m, 5);
+    /* THEN 5 owns nothing; its buckets went to 6, the second member of their old sets; no other
+     * bucket moved */
+    cr_assert_eq(lu_map_own(&m, 5), 0);
+    cr_assert_eq(lu_map_live(&m), 7);
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        cr_assert_eq(m.owner[b], before.owner[b] == 5 ? 6 : before.owner[b], "bucket %u", b);
+    /* AND every line's new set is its old set without 5, plus the next live CN after it: every old
+     * live member is still in, so the records since the last dump are all still replicated */
+    for (uint64_t l = 0; l < 4096; l++) {
+        unsigned o[3], n[3];
+        lu_map_replicas(&before, l, 3, o);
+        cr_assert_eq(lu_map_replicas(&m, l, 3, n), 3);
+        for (unsigned i = 0; i < 3; i++) {
+            bool in = o[i] == 5;
+            for (unsigned j = 0; j < 3; j++)
+                in = in || n[j] == o[i];
+            cr_assert(in, "line %llu: live replica %u left its set", (unsigned long long)l, o[i]);
+            cr_assert_neq(n[i], 5);
+        }
+    }
+    lu_map_fail(&m, 6);
+    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
+        if (before.owner[b] == 5 || before.owner[b] == 6)
+            cr_assert_eq(m.owner[b], 7, "bucket %u", b);
+    /* AND failing a CN twice, or one out of range, changes nothing */
+    lu_map_t again = m;
+    lu_map_fail(&m, 6);
+    lu_map_fail(&m, 40);
+    cr_assert_eq(memcmp(&again, &m, sizeof m), 0);
+}
+
 /* The CN's software floods MGREQ (MSI to MN 0, which its store passes on as not its own) on
  * every place the port gives it back. */
 typedef struct flood {

@@ -386,6 +386,41 @@ Test(mn_log, dump_done_only_after_every_dump_of_the_epoch_is_stored)
     mn_log_free(&l);
 }
 
+Test(mn_log, a_failed_lu_leaves_the_group_and_the_epoch_goes_on_without_it)
+{
+    mn_log_t l;
+    mn_init(&l, 3);
+    /* GIVEN three LUs per epoch, two of which asked */
+    msg_t a = dump_req(9, 0), b = dump_req(4, 0);
+    rx_ok(&l, &a);
+    rx_ok(&l, &b);
+    cr_assert_eq(mn_log_tx_pending(&l), 0);
+    /* WHEN the third fails THEN the two that asked get their DUMP_GO */
+    mn_log_drop_lu(&l, 1);
+    cr_assert_eq(mn_log_tx_pending(&l), 2);
+    expect_tx(&l, OP_DUMP_GO, 4, 0);
+    expect_tx(&l, OP_DUMP_GO, 9, 0);
+    /* WHEN 9 stores its dump and 4, which had a dump under way, fails THEN 9 gets its DUMP_DONE,
+     * 4's partial dump is discarded, and the next epoch has one LU */
+    lu_rec_t *r9 = some_recs(40, 8, 3), *r4 = some_recs(300, 8, 4);
+    dump_t d9 = make_dump(9, r9, 40), d4 = make_dump(4, r4, 300);
+    cr_assert_gt(d4.n, 1);
+    rx_ok(&l, &d4.m[0]);
+    for (size_t i = 0; i < d9.n; i++)
+        rx_ok(&l, &d9.m[i]);
+    cr_assert_eq(mn_log_tx_pending(&l), 0, "DUMP_DONE while 4's dump is under way");
+    mn_log_drop_lu(&l, 4);
+    cr_assert_eq(mn_log_tx_pending(&l), 1);
+    expect_tx(&l, OP_DUMP_DONE, 9, 0);
+    cr_assert_eq(mn_log_ndumps(&l), 1);
+    cr_assert_eq(mn_log_stats(&l)->dumps_discarded, 1);
+    msg_t c = dump_req(9, 1);
+    rx_ok(&l, &c);
+    expect_tx(&l, OP_DUMP_GO, 9, 1);
+    free(d9.m), free(d4.m), free(r9), free(r4);
+    mn_log_free(&l);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Errors: each listed with the message that showed it */
 

@@ -78,6 +78,59 @@ Test(oracle, classifies_ok_lost_and_phantom)
     oracle_free(o);
 }
 
+Test(oracle, a_commit_in_doubt_may_be_missing_and_nothing_else)
+{
+    /* GIVEN word 0: 100 -> 1 (CN 0) -> 2 (CN 1 core 1); word 8: 101 -> 5 -> 6 -> 7 (CN 1 core 1,
+     *       three commits); word 16: 102 -> 3 (CN 1 core 1) -> 4 (CN 2) */
+    oracle_t *o = oracle_create();
+    uint64_t mem[3];
+    arr_t a = {mem, 3};
+    for (unsigned i = 0; i < 3; i++)
+        oracle_init(o, 8 * i, 100 + i);
+    oracle_commit(o, 0, 1, 10, 0, 0);
+    oracle_commit(o, 0, 2, 20, 1, 1);
+    oracle_commit(o, 8, 5, 11, 1, 1);
+    oracle_commit(o, 8, 6, 12, 1, 1);
+    oracle_commit(o, 8, 7, 13, 1, 1);
+    oracle_commit(o, 16, 3, 14, 1, 1);
+    oracle_commit(o, 16, 4, 15, 2, 0);
+    /* WHEN CN 1 core 1's last commit to word 0 is in doubt, two to word 8, and one to word 16 */
+    oracle_doubt(o, 0, 1, 1);
+    oracle_doubt(o, 8, 1, 1);
+    oracle_doubt(o, 8, 1, 1);
+    oracle_doubt(o, 16, 1, 1); /* superseded by CN 2's commit: no doubt */
+    oracle_doubt(o, 0, 1, 0);  /* another core's: no doubt */
+    struct {
+        uint64_t m[3];
+        uint64_t ok, undurable, lost, phantom;
+    } cases[] = {
+        {{2, 7, 4}, 3, 0, 0, 0},   /* every last value */
+        {{1, 6, 4}, 1, 2, 0, 0},   /* the values before the doubted commits */
+        {{1, 5, 4}, 1, 2, 0, 0},   /* two in doubt on word 8: any earlier value of it */
+        {{100, 7, 4}, 2, 0, 1, 0}, /* word 0: before the doubted commit's predecessor: lost */
+        {{2, 7, 3}, 2, 0, 1, 0},   /* word 16: its last commit was another CN's: lost */
+        {{9, 7, 4}, 2, 0, 0, 1},   /* never committed: phantom, doubt or not */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(mem, cases[c].m, sizeof mem);
+        oracle_report_t r;
+        oracle_check(o, arr_peek, &a, NULL, 0, &r);
+        /* THEN a doubted commit may be missing, with only the value it replaced in its place */
+        cr_assert(r.ok == cases[c].ok && r.undurable == cases[c].undurable && r.lost == cases[c].lost &&
+                      r.phantom == cases[c].phantom,
+                  "case %zu: ok %llu undurable %llu lost %llu phantom %llu", c, (unsigned long long)r.ok,
+                  (unsigned long long)r.undurable, (unsigned long long)r.lost, (unsigned long long)r.phantom);
+    }
+    /* WHEN word 0 is committed again THEN its doubt is over */
+    oracle_commit(o, 0, 11, 30, 3, 0);
+    uint64_t m2[3] = {2, 7, 4};
+    memcpy(mem, m2, sizeof mem);
+    oracle_report_t r;
+    oracle_check(o, arr_peek, &a, NULL, 0, &r);
+    cr_assert_eq(r.lost, 1);
+    oracle_free(o);
+}
+
 Test(oracle, a_value_committed_again_is_the_last_one)
 {
     /* GIVEN a lock word: 0 -> 1 -> 0 -> 1 -> 0 */

@@ -111,6 +111,12 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --set workload.name=lu_cb", "workload.name"},
     {NULL, "--config sim_configs/small.ini --set core.protocol=wbx", "core.protocol"},
     {NULL, "--config sim_configs/small.ini --set workload.threads=9", "workload.threads: 9 threads need as many cores"},
+    {NULL, "--config sim_configs/small.ini --set fail.cn=5 --set fail.at=2us", "fail.cn"},
+    {NULL, "--config sim_configs/small.ini --set fail.at=2us --set fail.after_commits=10", "one moment"},
+    {NULL, "--config sim_configs/small.ini --set fail.at=2us --set fabric.silence_limit=0 --set fabric.accept_limit=0",
+     "must be detected"},
+    {"[fail]\nat = soon\n", "--config DIR/bad.ini", "bad.ini:2: fail.at:"},
+    {"[recovery]\nrec_search = 2 s\n", "--config DIR/bad.ini", "bad.ini:2: recovery.rec_search:"},
 };
 
 /* Bad input only the simulator sees (the workload's setup, options of a run). */
@@ -119,7 +125,7 @@ static const struct {
 } bad_run_cases[] = {
     {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
      "workload.name: kvs:"},
-    {"--config sim_configs/small.ini --fail 1@1us", "--traffic runs only"},
+    {"--config sim_configs/small.ini --fail 9@1us", "--fail 9@...: sim_configs/small.ini: system.num_cn = "},
     {"--config sim_configs/small.ini --set core.protocol=proactive --set lu.sram_bytes=8KiB",
      "lu.sram_bytes: 8192, but the linked logging_unit model has 256 entries"},
 };

@@ -860,7 +860,8 @@ static void line_kick(cn_mem_t *c, lt_t *t)
 {
     if (t->out == CN_OUT_NONE && !t->alloc_wait && !t->pinned) {
         run_waiters(c, t, true);
-        if (t->out == CN_OUT_NONE && t->wq)
+        /* An rmw among the waiters may have pinned the line: the rest wait for its unpin. */
+        if (t->out == CN_OUT_NONE && t->wq && !t->pinned)
             start_request(c, t);
     }
     lt_maybe_free(c, t);

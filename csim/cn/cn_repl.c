@@ -17,7 +17,13 @@ _Static_assert(TAGS_PER_CORE <= (1u << MSG_TAG_W), "a tag must fit the message's
 typedef struct ent {
     bool busy, acked, early;
     uint8_t words; /* words of its REPL set */
+    uint8_t mask;  /* its REPL (kept to send it again to a replacement replica) */
+    uint64_t w[MSG_WORDS_PER_LINE];
     unsigned acks, nrep;
+    uint32_t acked_by; /* the replicas whose REPL_ACK came */
+    bool valed;        /* committed: its VALs are on their way out of the CN */
+    uint8_t vals_unsent; /* VALs not yet forwarded to the fabric by the port */
+    uint32_t val_out;  /* the replicas whose VAL left */
     uint8_t rep[MAX_NR];
     uint64_t gline;
     repl_acked_fn fn;
@@ -35,10 +41,13 @@ struct cn_repl {
     kernel_t *k;
     cn_port_t *port;
     cn_repl_params_t p;
+    char name[64];
     ent_t *ent;          /* cores x TAGS_PER_CORE */
     unsigned *next_tag;  /* per core */
     unsigned outstanding;
     mq_t q[MSG_NUM_CLASSES];
+    uint32_t *inport;    /* the VALs in the port's queue, oldest first: entry << 8 | destination */
+    size_t in_head, in_n, in_cap;
     bool flushing;
     unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
     repl_if_t rif;
@@ -74,6 +83,21 @@ static void flush(cn_repl_t *r)
             msg_t m = q->v[q->head];
             q->head = (q->head + 1) % q->cap;
             q->n--;
+            if (m.opcode == OP_VAL) {
+                /* before the send: the port may forward it, and say so, from inside */
+                if (r->in_n == r->in_cap) {
+                    size_t cap = r->in_cap ? 2 * r->in_cap : QCAP;
+                    uint32_t *v = malloc(cap * sizeof *v);
+                    if (!v)
+                        abort();
+                    for (size_t i = 0; i < r->in_n; i++)
+                        v[i] = r->inport[(r->in_head + i) % r->in_cap];
+                    free(r->inport);
+                    r->inport = v, r->in_cap = cap, r->in_head = 0;
+                }
+                r->inport[(r->in_head + r->in_n++) % r->in_cap] =
+                    (uint32_t)(m.core * TAGS_PER_CORE + m.tag) << 8 | m.dst;
+            }
             cn_port_send(r->port, CN_PORT_REPL, &m);
         }
     }
@@ -86,10 +110,24 @@ static void send(cn_repl_t *r, const msg_t *m)
     flush(r);
 }
 
+/* The port forwarded one of this engine's messages of class c to the fabric. A VAL's entry is done
+ * once all its VALs left: only then is its commit durable (docs/architecture.md 11g). */
 static void on_credit(void *obj, msg_class_t c)
 {
-    (void)c;
-    flush(obj);
+    cn_repl_t *r = obj;
+    if (c == CLS_DKRSP && r->in_n) {
+        uint32_t x = r->inport[r->in_head];
+        r->in_head = (r->in_head + 1) % r->in_cap;
+        r->in_n--;
+        ent_t *e = &r->ent[x >> 8];
+        assert(e->busy && e->valed && e->vals_unsent);
+        e->val_out |= 1u << (x & 0xffu);
+        if (--e->vals_unsent == 0) {
+            e->busy = false;
+            r->outstanding--;
+        }
+    }
+    flush(r);
 }
 
 static void on_deliver(void *obj, const msg_t *m)
@@ -101,9 +139,15 @@ static void on_deliver(void *obj, const msg_t *m)
     if (m->core >= r->p.cores || m->tag >= TAGS_PER_CORE)
         abort(); /* no REPL of ours had that core or tag: the LU broke the protocol */
     ent_t *e = &r->ent[m->core * TAGS_PER_CORE + m->tag];
-    if (!e->busy || e->acked || e->gline != m->addr)
+    bool replica = false;
+    for (unsigned i = 0; i < e->nrep; i++)
+        replica = replica || e->rep[i] == m->src;
+    if (e->busy && !replica)
+        return; /* a replica that failed and was replaced answered before it failed */
+    if (!e->busy || e->acked || e->gline != m->addr || (e->acked_by >> m->src & 1u))
         abort(); /* an acknowledgement of nothing outstanding */
     (*r->repl_acks)++;
+    e->acked_by |= 1u << m->src;
     if (++e->acks < e->nrep)
         return;
     e->acked = true;
@@ -141,6 +185,8 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
     r->k = k;
     r->port = port;
     r->p = *p;
+    snprintf(r->name, sizeof r->name, "%s", p->name);
+    r->p.name = r->name;
     r->ent = calloc((size_t)p->cores * TAGS_PER_CORE, sizeof *r->ent);
     r->next_tag = calloc(p->cores, sizeof *r->next_tag);
     r->early_sets = calloc(p->num_cn, sizeof *r->early_sets);
@@ -174,6 +220,7 @@ void cn_repl_free(cn_repl_t *r)
         return;
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         free(r->q[c].v);
+    free(r->inport);
     free(r->ent);
     free(r->next_tag);
     free(r->early_sets);
@@ -208,14 +255,14 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
     if (!e)
         abort(); /* more entries outstanding than any store queue holds */
     r->next_tag[core] = (t + 1) % TAGS_PER_CORE;
-    *e = (ent_t){.busy = true, .early = early, .words = (uint8_t)nw, .gline = gline, .fn = acked, .obj = obj,
-                 .utag = tag, .t_sent = r->k->now};
+    *e = (ent_t){.busy = true, .early = early, .words = (uint8_t)nw, .mask = mask, .gline = gline, .fn = acked,
+                 .obj = obj, .utag = tag, .t_sent = r->k->now};
     e->nrep = nrep;
     msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .core = (uint8_t)core, .tag = (uint16_t)t,
                .addr = gline, .mask = mask};
     for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
         if (mask >> w & 1u)
-            m.data[w] = words[w];
+            m.data[w] = e->w[w] = words[w];
     for (unsigned i = 0; i < e->nrep; i++) {
         e->rep[i] = (uint8_t)rep[i];
         if (early)
@@ -237,6 +284,13 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
     msg_t m = {.opcode = OP_VAL, .src = (uint8_t)r->p.cn, .core = (uint8_t)(h / TAGS_PER_CORE),
                .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline,
                .ts = (uint8_t)(version & ((1u << MSG_TS_W) - 1))};
+    e->valed = true;
+    e->vals_unsent = (uint8_t)e->nrep;
+    if (!e->nrep) {
+        e->busy = false;
+        r->outstanding--;
+        return;
+    }
     for (unsigned i = 0; i < e->nrep; i++) {
         m.dst = e->rep[i];
         if (e->early)
@@ -245,8 +299,67 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
         *r->val_bytes += msg_bytes(&m);
         send(r, &m);
     }
-    e->busy = false;
-    r->outstanding--;
+}
+
+void cn_repl_unsent(const cn_repl_t *r, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
+                    void *obj)
+{
+    for (unsigned h = 0; h < r->p.cores * TAGS_PER_CORE; h++) {
+        const ent_t *e = &r->ent[h];
+        if (e->busy && e->valed && !(e->val_out & ~(1u << r->p.cn)))
+            fn(obj, h / TAGS_PER_CORE, e->gline, e->mask);
+    }
+}
+
+void cn_repl_lost(cn_repl_t *r, unsigned f)
+{
+    for (unsigned h = 0; h < r->p.cores * TAGS_PER_CORE; h++) {
+        ent_t *e = &r->ent[h];
+        unsigned k = 0;
+        while (e->busy && k < e->nrep && e->rep[k] != f)
+            k++;
+        if (!e->busy || e->valed || k == e->nrep)
+            continue; /* committed ones only wait for their VALs to leave */
+        if (e->early)
+            r->early_sets[f]--, r->early_words[f] -= e->words;
+        bool had = e->acked_by >> f & 1u;
+        memmove(&e->rep[k], &e->rep[k + 1], e->nrep - k - 1);
+        e->nrep--;
+        if (had)
+            e->acks--;
+        if (e->acked) {
+            /* Every REPL_ACK was in: the store may commit now, and its VAL must not overtake a REPL
+             * to a newcomer (another class); it keeps Nr - 1 copies. */
+            continue;
+        }
+        /* The line's set without f: the member it lacks gets the REPL. */
+        unsigned rep[MAX_NR], n = cn_repl_replicas(r, e->gline, rep), add = MAX_NR;
+        for (unsigned i = 0; i < n && add == MAX_NR; i++) {
+            bool in = false;
+            for (unsigned j = 0; j < e->nrep; j++)
+                in = in || e->rep[j] == rep[i];
+            if (!in && rep[i] != f)
+                add = rep[i];
+        }
+        if (add != MAX_NR) {
+            e->rep[e->nrep++] = (uint8_t)add;
+            if (e->early)
+                r->early_sets[add]++, r->early_words[add] += e->words;
+            msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)add,
+                       .core = (uint8_t)(h / TAGS_PER_CORE), .tag = (uint16_t)(h % TAGS_PER_CORE),
+                       .addr = e->gline, .mask = e->mask};
+            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+                if (e->mask >> w & 1u)
+                    m.data[w] = e->w[w];
+            (*r->repl_msgs)++;
+            *r->repl_bytes += msg_bytes(&m);
+            send(r, &m);
+        } else if (e->acks == e->nrep) {
+            e->acked = true;
+            stats_hist_add(r->rtt, (r->k->now - e->t_sent) / PS_PER_NS);
+            e->fn(e->obj, e->utag);
+        }
+    }
 }
 
 static uint32_t rif_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
@@ -275,8 +388,12 @@ void cn_repl_dump(const cn_repl_t *r, FILE *f)
             r->q[CLS_DKREQ].n, r->q[CLS_DKRSP].n);
     for (unsigned h = 0; h < r->p.cores * TAGS_PER_CORE; h++) {
         const ent_t *e = &r->ent[h];
-        if (e->busy)
-            fprintf(f, "  core %u tag %u line 0x%" PRIx64 ": %u of %u REPL_ACKs%s\n", h / TAGS_PER_CORE,
-                    h % TAGS_PER_CORE, e->gline, e->acks, e->nrep, e->acked ? ", waiting for its commit" : "");
+        if (e->busy) {
+            fprintf(f, "  core %u tag %u line 0x%" PRIx64 ": %u of %u REPL_ACKs (replicas", h / TAGS_PER_CORE,
+                    h % TAGS_PER_CORE, e->gline, e->acks, e->nrep);
+            for (unsigned i = 0; i < e->nrep; i++)
+                fprintf(f, " %u%s", e->rep[i], e->acked_by >> e->rep[i] & 1u ? "+" : "");
+            fprintf(f, ")%s\n", e->valed ? ", committed, its VALs leaving" : e->acked ? ", waiting for its commit" : "");
+        }
     }
 }

@@ -77,4 +77,16 @@ bool cn_repl_idle(const cn_repl_t *r);
 /** Outstanding entries and queued messages, one paragraph. */
 void cn_repl_dump(const cn_repl_t *r, FILE *f);
 
+/** CN f failed and the map (params.map) no longer has it (recovery, on the INTERRUPT): every
+ *  outstanding entry with f among its replicas drops it; one still waiting for REPL_ACKs sends its
+ *  REPL to the member its line's set gained instead (lu_map_fail), one already acknowledged keeps
+ *  Nr - 1 copies (its VAL, which may leave at any time, must not overtake a REPL of another class). */
+void cn_repl_lost(cn_repl_t *r, unsigned f);
+
+/** The committed entries none of whose VALs has left the CN for a replica other than this CN
+ *  (they wait in the engine's or the port's queue): fn(obj, core, line, word mask) each. If the CN
+ *  fails now, no live log can validate them: their commits were not durable. */
+void cn_repl_unsent(const cn_repl_t *r, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
+                    void *obj);
+
 #endif

@@ -107,10 +107,12 @@ typedef enum wait_kind {
     WAIT_DRAIN, /* rmw/fence/flush: older stores to commit */
     WAIT_RMW,   /* the rmw's old value */
     WAIT_FLUSH, /* the flush's done */
+    WAIT_PAUSE, /* paused by recovery (core_pause) until core_resume */
 } wait_e;
 
 static const char *const wait_names[] = {"nothing", "its dispatch cycle", "a store-queue entry", "a load",
-                                         "the store buffer to drain", "an rmw", "a flush"};
+                                         "the store buffer to drain", "an rmw", "a flush",
+                                         "the end of a recovery (paused)"};
 
 /* A record of the ROB's recent history: instructions idx .. idx+n-1 with retire times
  * R(j) = max(p0 + (ps + j) / W, c0 + j). A single instruction retiring at r is {p0 = c0 = r, ps = 0}. */
@@ -216,6 +218,7 @@ struct core {
     uint64_t sb_ids;
 
     bool failed;             /* fail-stop (core_fail): nothing happens any more */
+    bool paused;             /* recovery (core_pause): the thread dispatches nothing more */
 
     /* The access the thread waits for. */
     uint64_t io_tag, io_val, io_cycle;
@@ -369,6 +372,16 @@ static void sync_to(core_t *c, uint64_t cy)
     c->wake_scheduled = true;
     kernel_at(c->k, t, ev_resume, c, 0);
     block(c, WAIT_TIME);
+}
+
+/* Inside the thread, before each instruction: a paused core's thread waits here until
+ * core_resume, and dispatches nothing before the resume's cycle. */
+static void pause_point(core_t *c)
+{
+    if (!c->paused)
+        return;
+    block(c, WAIT_PAUSE);
+    c->ready = max64(c->ready, cyc_now(c));
 }
 
 static void bad_access(const core_t *c, const char *what, uint64_t addr)
@@ -816,6 +829,7 @@ static bool cb_rmw_gate(void *obj, uint64_t tag, uint64_t nv)
 static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
 {
     core_t *c = t->impl;
+    pause_point(c);
     if (!addr_aligned(addr))
         bad_access(c, "load", addr);
     uint64_t d = dispatch_base(c);
@@ -848,6 +862,7 @@ static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
 static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
 {
     core_t *c = t->impl;
+    pause_point(c);
     if (!addr_aligned(addr))
         bad_access(c, "store", addr);
     uint64_t d = dispatch_base(c);
@@ -894,6 +909,7 @@ static uint64_t serialize(core_t *c, rec_t **rp, uint64_t *dp)
 static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, uint64_t b)
 {
     core_t *c = t->impl;
+    pause_point(c);
     if (!addr_aligned(addr))
         bad_access(c, "rmw", addr);
     rec_t *r;
@@ -918,6 +934,7 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
 static void op_fence(wl_thread_t *t)
 {
     core_t *c = t->impl;
+    pause_point(c);
     rec_t *r;
     uint64_t d;
     uint64_t cc = serialize(c, &r, &d);
@@ -930,6 +947,7 @@ static void op_fence(wl_thread_t *t)
 static void op_flush(wl_thread_t *t, uint64_t addr)
 {
     core_t *c = t->impl;
+    pause_point(c);
     rec_t *r;
     uint64_t d;
     c->wait_addr = addr;
@@ -947,6 +965,7 @@ static void op_flush(wl_thread_t *t, uint64_t addr)
 static void op_compute(wl_thread_t *t, uint64_t n)
 {
     core_t *c = t->impl;
+    pause_point(c);
     if (n == 0)
         return;
     const unsigned w = c->w;
@@ -1271,6 +1290,17 @@ void core_on_trace(core_t *c, core_trace_fn fn, void *obj)
 bool core_idle(const core_t *c) { return c->failed || (c->thr == TH_NONE && sb_empty(c)); }
 
 void core_fail(core_t *c) { c->failed = true; }
+
+void core_pause(core_t *c) { c->paused = true; }
+
+void core_resume(core_t *c)
+{
+    c->paused = false;
+    if (!c->failed && c->thr == TH_BLOCKED && c->wait == WAIT_PAUSE && !c->wake_scheduled)
+        wake_at(c, cyc_now(c));
+}
+
+bool core_paused(const core_t *c) { return c->paused; }
 bool core_failed(const core_t *c) { return c->failed; }
 
 uint64_t core_instructions(const core_t *c) { return *c->n_instr; }

@@ -84,6 +84,13 @@ bool core_idle(const core_t *c);
  *  is (its on_exit never runs), its store buffer's stores never commit, no hook runs. */
 void core_fail(core_t *c);
 bool core_failed(const core_t *c);
+/** Recovery's Interrupt (DIKTAMO §V-B): the thread dispatches nothing from its next instruction on
+ *  (an instruction under way, a compute block included, completes) until core_resume, which lets
+ *  it go on at the resume's cycle. What the core has in flight (loads, the store buffer, its
+ *  replication) goes on: some of it may wait for lines only the recovery releases. */
+void core_pause(core_t *c);
+void core_resume(core_t *c);
+bool core_paused(const core_t *c);
 /** Instructions dispatched so far (memory operations + compute). */
 uint64_t core_instructions(const core_t *c);
 /** What the core waits for, one or a few lines (deadlock dumps). */

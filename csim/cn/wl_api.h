@@ -53,7 +53,14 @@ struct wl_thread {
     unsigned nthreads;
     unsigned cn, core; /* where it runs (functional runner: as the system would place it) */
     uint64_t seed;     /* this thread's own seed (derived from the run's seed and tid) */
+    /* The runtime's membership (NULL: every thread lives): bit i set while thread i lives. A
+     * recovery clears the bits of the threads lost with a failed CN before the survivors resume
+     * (docs/architecture.md 11g); the barriers and locks below read it. */
+    const uint64_t *live;
 };
+
+/** Thread tid still lives (the membership; always without one). */
+static inline bool wl_alive(const wl_thread_t *t, unsigned tid) { return !t->live || (*t->live >> tid & 1u); }
 
 static inline uint64_t wl_ld(wl_thread_t *t, uint64_t a) { return t->ops->ld(t, a); }
 static inline void wl_st(wl_thread_t *t, uint64_t a, uint64_t v) { t->ops->st(t, a, v); }
@@ -70,14 +77,20 @@ static inline uint64_t wl_now(wl_thread_t *t) { return t->ops->now(t); }
 
 /* Locks and barriers built on the atomics (csim/cn/wl_sync.c). Each is one or two words of
  * memory the workload allocates (remote, so that threads of every CN share it) and zeroes. */
-/** Test-and-test-and-set spin lock on the word at lock. */
-void wl_lock(wl_thread_t *t, uint64_t lock);
+/** Test-and-test-and-set spin lock on the word at lock (it holds the owner's tid + 1). A lock whose
+ *  owner was lost with a failed CN is taken over (CAS from the dead owner's value): whatever the
+ *  dead owner left half-done in its critical section is the workload's to tolerate. */
+bool wl_lock(wl_thread_t *t, uint64_t lock); /* true: taken over from a lost owner */
 void wl_unlock(wl_thread_t *t, uint64_t lock);
-/** Sense-reversing barrier over n threads: two words at bar (count, sense), each on its own line
- *  (bar and bar + 64: allocate WL_BARRIER_BYTES). `sense` is the thread's own local sense
- *  (start at 0; the call flips it). */
-#define WL_BARRIER_BYTES 128u
-void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *sense);
+/** Barrier over threads 0 .. n - 1 (n <= 64) that survives their loss: four words at bar, each on
+ *  its own line (allocate WL_BARRIER_BYTES): the phase released last, and three arrival masks used
+ *  in turn. A thread adds its bit to its phase's mask; the phase is released when the mask holds
+ *  every *live* thread (wl_alive), by whoever sees it first: it zeroes the mask of the phase after
+ *  next, then moves the phase on by CAS. So a failure never leaves the barrier half-released: a
+ *  releaser lost before its CAS is replaced by the next waiter to look. `phase` is the thread's
+ *  own count of phases (start at 0; the call increments it). */
+#define WL_BARRIER_BYTES 256u
+void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase);
 
 /* ---------------------------------------------------------------------------------------------
  * Workloads */
@@ -109,7 +122,21 @@ struct wl_env {
     const unsigned *thread_cn;     /* CN of each thread */
     unsigned num_cn;
     uint64_t seed;
+    /* The threads' membership at the check (NULL: all lived), as wl_thread_t.live. A failed CN's
+     * threads are lost, and so is its local memory (their logs and counters). */
+    const uint64_t *live;
 };
+
+/** Thread tid lived to the end (always when the run had no failure). */
+static inline bool wl_env_alive(const wl_env_t *e, unsigned tid) { return !e->live || (*e->live >> tid & 1u); }
+/** Threads lost with a failed CN. */
+static inline unsigned wl_env_lost(const wl_env_t *e)
+{
+    unsigned n = 0;
+    for (unsigned t = 0; t < e->nthreads; t++)
+        n += !wl_env_alive(e, t);
+    return n;
+}
 
 /** Error text of a failed setup or check (one line, no file prefix). */
 #define WL_ERR_MAX 256

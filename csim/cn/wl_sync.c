@@ -8,17 +8,18 @@
 #define SPIN_MIN 4u
 #define SPIN_MAX 64u
 
-void wl_lock(wl_thread_t *t, uint64_t lock)
+bool wl_lock(wl_thread_t *t, uint64_t lock)
 {
     uint64_t backoff = SPIN_MIN;
     /* Test-and-test-and-set: spin on plain loads (a shared copy in the cache, no traffic while the
-     * lock is held), try the CAS only when the lock looks free. The owner's tid + 1 is written so
-     * that a lock word's history (oracle, waves) shows who held it. */
+     * lock is held), try the CAS only when the lock looks free, or held by a lost thread. The
+     * owner's tid + 1 is written so that a lock word's history (oracle, waves) shows who held it. */
     for (;;) {
-        while (wl_ld(t, lock) != 0)
+        uint64_t v;
+        while ((v = wl_ld(t, lock)) != 0 && wl_alive(t, (unsigned)(v - 1)))
             wl_compute(t, backoff);
-        if (wl_cas(t, lock, 0, (uint64_t)t->tid + 1) == 0)
-            return;
+        if (wl_cas(t, lock, v, (uint64_t)t->tid + 1) == v)
+            return v != 0;
         if (backoff < SPIN_MAX)
             backoff *= 2;
     }
@@ -30,19 +31,30 @@ void wl_unlock(wl_thread_t *t, uint64_t lock)
     wl_st(t, lock, 0);
 }
 
-void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *sense)
+void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
 {
-    const uint64_t count = bar, flag = bar + WL_BARRIER_BYTES / 2;
-    *sense ^= 1u;
+    const uint64_t line = WL_BARRIER_BYTES / 4;
+    const uint64_t released = bar; /* phases released so far */
+    const unsigned p = (*phase)++;
+    const uint64_t mine = bar + line * (1 + p % 3), after_next = bar + line * (1 + (p + 2) % 3);
+    const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;
     /* The fadd drains this thread's store buffer: its stores of the phase are visible before it
      * counts itself in. */
-    if (wl_fadd(t, count, 1) + 1 == n) {
-        /* Last arriver: reset the count before flipping the sense (TSO keeps the two stores in
-         * order), so that nobody released can count into the next phase before the reset. */
-        wl_st(t, count, 0);
-        wl_st(t, flag, *sense);
-        return;
-    }
-    while (wl_ld(t, flag) != *sense)
+    uint64_t a = wl_fadd(t, mine, 1ull << t->tid) | 1ull << t->tid;
+    for (;;) {
+        if (wl_ld(t, released) != p)
+            return;
+        uint64_t need = group & (t->live ? *t->live : ~0ull);
+        if ((a & need) == need) {
+            /* Everyone alive is in: release. The mask of phase p + 2 is zeroed first (its last use,
+             * phase p - 1, is over; its next, p + 2, cannot start before p + 1 is released, which
+             * needs this thread); TSO keeps the store before the CAS, which moves the phase on
+             * once, whoever else tries it too. */
+            wl_st(t, after_next, 0);
+            wl_cas(t, released, p, (uint64_t)p + 1);
+            return;
+        }
         wl_compute(t, SPIN_MIN);
+        a = wl_ld(t, mine);
+    }
 }

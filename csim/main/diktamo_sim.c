@@ -26,7 +26,7 @@
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
-    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--traffic [--fail CN@TIME]...]";
+    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--traffic] [--fail CN@TIME]...";
 
 typedef struct run {
     kernel_t *k;
@@ -233,6 +233,11 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
     progress_init(&pr, cfg->sim.progress, "instr");
     progress_set_target(&pr, cfg->sim.end_time_ps);
     const double wall0 = progress_wall_seconds();
+    for (unsigned i = 0; i < o->nfails; i++) {
+        system_fail_at(s, o->fail_cn[i], o->fail_ps[i]);
+        if (!o->quiet)
+            printf("diktamo_sim: CN %u fails at %.3f us (--fail)\n", o->fail_cn[i], (double)o->fail_ps[i] / (double)PS_PER_US);
+    }
     const run_end_e how = system_run(s, cfg->sim.end_time_ps, &pr);
     progress_finish(&pr);
     const double wall = progress_wall_seconds() - wall0;
@@ -266,15 +271,20 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
             printf("diktamo_sim: oracle: %llu remote words, %llu committed stores: %llu ok, %llu lost, %llu phantom\n",
                    (unsigned long long)rep.words, (unsigned long long)rep.stores, (unsigned long long)rep.ok,
                    (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        if (!o->quiet && rep.undurable)
+            printf("diktamo_sim: oracle: %llu words hold the value before a failed CN's last commit, whose VALs never "
+                   "left it (not durable, allowed)\n", (unsigned long long)rep.undurable);
         uint64_t checked;
         size_t bad = system_check_logs(s, stderr, 20, &checked);
         if (bad) {
             fprintf(stderr, "diktamo_sim: seed %llu: %zu faults in the replicas' logs\n", (unsigned long long)seed, bad);
             status = 1;
         }
-        if (dk && !o->quiet)
+        if (dk && !o->quiet && !system_failures(s))
             printf("diktamo_sim: replicas: %llu committed remote words, each logged by its %llu replicas in commit "
                    "order: %s\n", (unsigned long long)checked, (unsigned long long)cfg->lu.nr, bad ? "NO" : "yes");
+        if (!o->quiet)
+            system_print_recovery(s, stdout, "diktamo_sim");
     }
     if (!o->quiet) {
         const double exec_us = (double)system_exec_ps(s) / (double)PS_PER_US;
@@ -305,11 +315,6 @@ int main(int argc, char **argv)
     }
     if (o.abort_at && cli_parse_time(o.abort_at, &o.abort_at_ps)) {
         fprintf(stderr, "diktamo_sim: --abort-at: not a time with a unit: %s\n", o.abort_at);
-        return 2;
-    }
-    if (o.nfails && !o.traffic) {
-        fprintf(stderr, "diktamo_sim: --fail %u@...: CN failures are injected into --traffic runs only (failure "
-                        "and recovery of a running workload are not built yet)\n", o.fail_cn[0]);
         return 2;
     }
     for (unsigned i = 0; i < o.nfails; i++) {

@@ -171,6 +171,9 @@ static void ocean_thread(wl_thread_t *t, void *state)
 static int ocean_check(wl_env_t *e, void *state, char *err)
 {
     const ocean_t *o = state;
+    if (wl_env_lost(e))
+        return 0; /* the lost threads' bands were not swept: no reference to compare with (the oracle
+                     still judges every word) */
     const uint64_t m = o->n + 2;
     double *g = malloc(m * m * sizeof *g), *part = malloc(o->nthreads * sizeof *part);
     uint64_t *resid = calloc(o->iters, sizeof *resid);

@@ -189,7 +189,7 @@ module logging_unit #(
   logic [msg_pkg::WORD_W-1:0]           s_value;
   logic d_clear, d_active, d_reading;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~paused & ~d_active),
+    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~d_active),
     .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
     .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
     .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),

@@ -1,0 +1,82 @@
+/* The recovery software of a compute node (DIKTAMO §V-B, Fig. 9, Table I): one per CN, user
+ * CN_PORT_SW of its port.
+ *
+ * Every CN runs it as its interrupt handler: an INTERRUPT (seen through cn_port_on_cores) pauses the
+ * CN's cores (core_pause: they dispatch nothing more; what they have in flight goes on) and is
+ * answered INTERRUPT_RESP; a RECOV_END resumes them and is answered RECOV_END_RESP. The CN's LU
+ * answers the same two messages on its own.
+ *
+ * The CN the switch sends an MSI to is the Configuration Manager (CM) of that failure. It reads the
+ * switch's Viral_Status and fence registers (CSR reads through the fabric), takes the lowest CN
+ * whose Viral_Status bit is set as the failed CN F, and runs the protocol:
+ *   1. INTERRUPT (subject F) to every live CN, itself included; waits for every INTERRUPT_RESP (the
+ *      cores' and, under DIKTAMO, the LU's: two per live CN)                         -> RecBegin
+ *   2. INIT_RECOV (subject F) to every MN; waits for every INIT_RECOV_RESP            -> CM<->MN
+ *   3. the new configuration: hooks.reconfigure (the replica map without F, each LU's buckets, the
+ *      threads' membership; configuration writes, zero time)
+ *   4. RECOV_END (subject F) to every live CN; waits for every RECOV_END_RESP         -> RecEnd
+ * When Nr CNs or more have their Viral_Status set at once (DIKTAMO), a committed store may have
+ * lost all its replicas: the CM reports the failure as unrecoverable (hooks.unrecoverable), then
+ * recovers what the surviving logs hold.
+ *   5. clears F's Viral_Status bit (CSR write), reports the recovery (hooks.done), and looks at the
+ *      Viral_Status again: a CN that failed meanwhile (its MSI came while this one ran) is recovered
+ *      next, one at a time.
+ * Timestamps of every step are in cm_recovery_t. */
+#ifndef SW_CM_H
+#define SW_CM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cn_port.h"
+#include "fabric.h"
+#include "kernel.h"
+#include "stats.h"
+
+/** One recovery as the CM saw it (ps). */
+typedef struct cm_recovery {
+    unsigned cm, failed;    /* the CM's CN, the failed CN */
+    uint32_t live;          /* the CNs it interrupted (bit c) */
+    uint64_t t_msi;         /* the MSI reached the CM (or the previous recovery ended) */
+    uint64_t t_int_sent;    /* INTERRUPTs sent (after the CSR reads) */
+    uint64_t t_int_done;    /* the last INTERRUPT_RESP */
+    uint64_t t_init_done;   /* the last INIT_RECOV_RESP (INIT_RECOVs sent at t_int_done) */
+    uint64_t t_end_done;    /* the last RECOV_END_RESP (RECOV_ENDs sent at t_init_done) */
+} cm_recovery_t;
+
+typedef struct cm_hooks {
+    void *obj;
+    /** Pause (true) or resume the cores of CN cn (the CN this software runs on), for the failure of
+     *  CN failed (the INTERRUPT's subject). */
+    void (*pause)(void *obj, unsigned cn, bool pause, unsigned failed);
+    /** Every MN has recovered from CN failed's failure: the configuration without it. */
+    void (*reconfigure)(void *obj, unsigned failed);
+    /** A recovery ended (RECOV_END answered by all). */
+    void (*done)(void *obj, const cm_recovery_t *r);
+    /** As many CNs as the replication factor failed before a recovery (bit c: CN c): some committed
+     *  stores may have lost every replica. The recovery goes on with what is left. */
+    void (*unrecoverable)(void *obj, uint32_t failed);
+} cm_hooks_t;
+
+typedef struct cm_params {
+    unsigned cn, num_cn, num_mn;
+    bool lu;          /* the live CNs have Logging Units (DIKTAMO), which answer too */
+    unsigned nr;      /* DIKTAMO's replication factor: Nr failures before a recovery are unrecoverable
+                         (0: no bound, as under WB and WT) */
+    const char *name; /* statistics prefix, e.g. "cn0.sw" */
+} cm_params_t;
+
+typedef struct cm cm_t;
+
+/** Attaches to port as CN_PORT_SW and as its cores' tap. Statistics: <name>.interrupts (INTERRUPTs
+ *  this CN took), .recoveries (recoveries it ran as CM), .msis. NULL when statistics fail. */
+cm_t *cm_create(kernel_t *k, cn_port_t *port, fabric_t *f, const cm_params_t *p, const cm_hooks_t *h, stats_t *st);
+/** Fail-stop with its CN: it does nothing more. */
+void cm_fail(cm_t *c);
+void cm_free(cm_t *c);
+/** Nothing to do: no recovery running, nothing queued to send. */
+bool cm_idle(const cm_t *c);
+/** What it waits for (deadlock dumps). */
+void cm_dump(const cm_t *c, FILE *f);
+
+#endif

@@ -1,0 +1,391 @@
+/* The recovery handler of a memory node (see mn_recov.h). */
+#include "sw/mn_recov.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dir_drv.h"
+
+#define FLV_LAST 1u
+#define NODES 64u /* node ids are 6 bits */
+
+typedef enum rv_phase {
+    RV_IDLE,
+    RV_FAIL,    /* FAIL given */
+    RV_WALK,    /* WALK given: collecting the Owned list */
+    RV_LU,      /* FETCH_LATEST_VERS out to the LUs */
+    RV_MN,      /* ... to the log stores */
+    RV_SEARCH,  /* the stores' search time */
+    RV_RECOVER, /* RECOVERs given */
+    RV_RESUME,  /* RESUME given */
+} rv_phase_e;
+
+static const char *const rv_names[] = {"idle", "FAIL", "the walk", "the LUs' answers", "the log stores' answers",
+                                       "the log stores' search", "the RECOVERs", "RESUME"};
+
+typedef struct owned {
+    uint64_t line;
+    uint8_t found;    /* words found so far */
+    uint8_t from_lu;  /* of those, from an LU */
+    int8_t rank[MSG_WORDS_PER_LINE]; /* store answers: rank of the store a word came from */
+    uint8_t ts[MSG_WORDS_PER_LINE];
+    uint64_t v[MSG_WORDS_PER_LINE];
+} owned_t;
+
+struct mn_recov {
+    kernel_t *k;
+    mn_node_t *n;
+    mn_recov_params_t p;
+    char name[64];
+    mn_recov_hooks_t h;
+    rv_phase_e ph;
+    unsigned queue[MSG_MAX_CN]; /* INIT_RECOVs waiting: (subject, requester) */
+    unsigned qsrc[MSG_MAX_CN];
+    unsigned qn;
+    unsigned cm;                /* the running recovery's requester */
+    owned_t *o;
+    size_t on, ocap;
+    unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
+    mn_recov_report_t r;
+    uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn;
+};
+
+/* a is after b in 7-bit serial arithmetic */
+static bool ts_after(uint8_t a, uint8_t b)
+{
+    unsigned d = (unsigned)(a - b) & 127u;
+    return d >= 1 && d <= 63;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    const owned_t *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static owned_t *find(mn_recov_t *r, uint64_t line)
+{
+    owned_t key = {.line = line};
+    return bsearch(&key, r->o, r->on, sizeof *r->o, cmp_line);
+}
+
+static void mg(mn_recov_t *r, dir_mg_op_e op, unsigned cn, const owned_t *o)
+{
+    dir_mg_cmd_t c = {.op = op, .cn = cn};
+    if (o) {
+        c.line = o->line;
+        c.wmask = o->found;
+        memcpy(c.data, o->v, sizeof c.data);
+    }
+    mn_node_mg_send(r->n, &c);
+}
+
+static void sw_send(mn_recov_t *r, msg_op_t op, unsigned dst, uint16_t tag, uint8_t flags, uint64_t line, uint8_t mask)
+{
+    msg_t m = {.opcode = op,
+               .src = (uint8_t)(MSG_MN_BASE + r->p.mn),
+               .dst = (uint8_t)dst,
+               .subject = (uint8_t)r->r.failed,
+               .tag = tag,
+               .flags = flags,
+               .addr = line,
+               .mask = mask};
+    mn_node_sw_send(r->n, &m);
+}
+
+static void start(mn_recov_t *r)
+{
+    unsigned f = r->queue[0], src = r->qsrc[0];
+    r->qn--;
+    memmove(r->queue, r->queue + 1, r->qn * sizeof *r->queue);
+    memmove(r->qsrc, r->qsrc + 1, r->qn * sizeof *r->qsrc);
+    r->cm = src;
+    r->r = (mn_recov_report_t){.mn = r->p.mn, .failed = f, .t_init = r->k->now};
+    r->on = 0;
+    r->ph = RV_FAIL;
+    /* Every CN known to have failed is marked in the directory before the walk (a second CN that
+     * failed meanwhile would otherwise hold the walk up with a transaction waiting for it). */
+    uint32_t failed = (r->h.failed ? r->h.failed(r->h.obj) : 0) | 1u << f;
+    r->pending = 0;
+    for (unsigned c = 0; c < MSG_MAX_CN; c++)
+        if (failed >> c & 1u) {
+            r->pending++;
+            mg(r, DIR_MG_FAIL, c, NULL);
+        }
+}
+
+static void recover_all(mn_recov_t *r)
+{
+    r->r.t_mn_done = r->k->now;
+    r->ph = RV_RECOVER;
+    r->pending = (unsigned)r->on;
+    for (size_t i = 0; i < r->on; i++) {
+        owned_t *o = &r->o[i];
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+            if (o->found >> w & 1u) {
+                if (o->from_lu >> w & 1u)
+                    r->r.words_lu++;
+                else
+                    r->r.words_mn++;
+            }
+        mg(r, DIR_MG_RECOVER, 0, o);
+    }
+    if (!r->on) {
+        r->r.t_recovered = r->k->now;
+        r->ph = RV_RESUME;
+        mg(r, DIR_MG_RESUME, 0, NULL);
+    }
+}
+
+static void ev_searched(void *obj, uint64_t arg)
+{
+    (void)arg;
+    recover_all(obj);
+}
+
+/* The LUs have answered: ask the stores for what they did not have. */
+static void ask_stores(mn_recov_t *r)
+{
+    r->r.t_lu_done = r->k->now;
+    r->ph = RV_MN;
+    /* one list per store MN: the lines with words missing */
+    unsigned nst = 0;
+    size_t last[NODES] = {0}; /* index + 1 of the last line asked of each MN */
+    uint64_t recs = 0;
+    for (size_t i = 0; i < r->on; i++) {
+        owned_t *o = &r->o[i];
+        if (o->found == 0xff || !r->h.stores)
+            continue;
+        r->r.lines_lu_miss++;
+        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
+        for (unsigned k = 0; k < n; k++) {
+            if (!last[ms[k]]) {
+                nst++;
+                if (r->h.store_records) {
+                    uint64_t sr = r->h.store_records(r->h.obj, ms[k]);
+                    recs = sr > recs ? sr : recs;
+                }
+            }
+            last[ms[k]] = i + 1;
+        }
+    }
+    /* second pass: send, LAST on each store's last line; a word's rank is its store's place */
+    for (size_t i = 0; i < r->on; i++) {
+        owned_t *o = &r->o[i];
+        if (o->found == 0xff || !r->h.stores)
+            continue;
+        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
+        for (unsigned k = 0; k < n; k++) {
+            sw_send(r, OP_FETCH_LATEST_VERS, MSG_MN_BASE + ms[k], (uint16_t)(i & ((1u << MSG_TAG_W) - 1)),
+                    last[ms[k]] == i + 1 ? FLV_LAST : 0, o->line, (uint8_t)~o->found);
+            r->r.flv_mn++;
+        }
+    }
+    r->r.store_records = recs;
+    r->pending = nst;
+    if (!nst)
+        recover_all(r);
+}
+
+static void walked(mn_recov_t *r)
+{
+    r->r.t_walked = r->k->now;
+    qsort(r->o, r->on, sizeof *r->o, cmp_line);
+    r->r.owned = r->on;
+    r->ph = RV_LU;
+    unsigned nlu = 0;
+    size_t last[MSG_MAX_CN] = {0};
+    bool asked[MSG_MAX_CN] = {false};
+    for (size_t i = 0; i < r->on && r->h.lus; i++) {
+        unsigned l[MSG_MAX_CN], n = r->h.lus(r->h.obj, r->o[i].line, l);
+        for (unsigned k = 0; k < n; k++) {
+            if (!asked[l[k]])
+                asked[l[k]] = true, nlu++;
+            last[l[k]] = i + 1;
+        }
+    }
+    for (size_t i = 0; i < r->on && r->h.lus; i++) {
+        unsigned l[MSG_MAX_CN], n = r->h.lus(r->h.obj, r->o[i].line, l);
+        for (unsigned k = 0; k < n; k++) {
+            sw_send(r, OP_FETCH_LATEST_VERS, l[k], (uint16_t)(i & ((1u << MSG_TAG_W) - 1)),
+                    last[l[k]] == i + 1 ? FLV_LAST : 0, r->o[i].line, 0xff);
+            r->r.flv_lu++;
+        }
+    }
+    r->pending = nlu;
+    if (!nlu)
+        ask_stores(r);
+}
+
+static void on_mg(void *obj, const dir_mg_rsp_t *m)
+{
+    mn_recov_t *r = obj;
+    switch (m->kind) {
+    case DIR_MR_DONE:
+        if (r->ph == RV_FAIL) {
+            if (--r->pending)
+                break;
+            r->ph = RV_WALK;
+            r->r.t_walk = r->k->now;
+            mg(r, DIR_MG_WALK, 0, NULL);
+        } else if (r->ph == RV_RESUME) {
+            r->r.t_resp = r->k->now;
+            msg_t a = {.opcode = OP_INIT_RECOV_RESP,
+                       .src = (uint8_t)(MSG_MN_BASE + r->p.mn),
+                       .dst = (uint8_t)r->cm,
+                       .subject = (uint8_t)r->r.failed};
+            mn_node_sw_send(r->n, &a);
+            (*r->n_rec)++;
+            *r->n_owned += r->r.owned;
+            *r->n_wlu += r->r.words_lu;
+            *r->n_wmn += r->r.words_mn;
+            r->ph = RV_IDLE;
+            if (r->h.done)
+                r->h.done(r->h.obj, &r->r);
+            if (r->qn)
+                start(r);
+        }
+        break;
+    case DIR_MR_OWNED:
+        if (r->on == r->ocap) {
+            r->ocap = r->ocap ? 2 * r->ocap : 256;
+            r->o = realloc(r->o, r->ocap * sizeof *r->o);
+            if (!r->o)
+                abort();
+        }
+        r->o[r->on++] = (owned_t){.line = m->line};
+        break;
+    case DIR_MR_WALKED:
+        r->r.travdir_cycles = m->count;
+        walked(r);
+        break;
+    case DIR_MR_RECOVERED:
+    case DIR_MR_NOT_OWNED:
+    case DIR_MR_REFUSED:
+        if (m->kind == DIR_MR_RECOVERED)
+            r->r.recovered++;
+        else
+            r->r.not_owned++;
+        if (r->ph == RV_RECOVER && --r->pending == 0) {
+            r->r.t_recovered = r->k->now;
+            r->ph = RV_RESUME;
+            mg(r, DIR_MG_RESUME, 0, NULL);
+        }
+        break;
+    }
+}
+
+/* A FETCH_LATEST_VERS_RESP from an LU (src a CN) or a store (src an MN). */
+static void on_flv(mn_recov_t *r, const msg_t *m)
+{
+    owned_t *o = find(r, m->addr);
+    const bool lu = m->src < MSG_MN_BASE;
+    if (o && m->mask) {
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+            if (!(m->mask >> w & 1u))
+                continue;
+            bool have = o->found >> w & 1u;
+            bool take;
+            if (lu)
+                take = !have || ts_after(m->ts, o->ts[w]);
+            else {
+                /* stores: the newest dump owner's store wins (rank = place in hooks.stores' order) */
+                unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms), rank = 0;
+                while (rank < n && MSG_MN_BASE + ms[rank] != m->src)
+                    rank++;
+                take = !have || (int)rank < o->rank[w];
+                if (take)
+                    o->rank[w] = (int8_t)rank;
+            }
+            if (take) {
+                o->found |= (uint8_t)(1u << w);
+                if (lu)
+                    o->from_lu |= (uint8_t)(1u << w);
+                o->ts[w] = m->ts;
+                o->v[w] = m->data[w];
+            }
+        }
+    }
+    if (!(m->flags & FLV_LAST) || !r->pending)
+        return;
+    if (--r->pending)
+        return;
+    if (r->ph == RV_LU)
+        ask_stores(r);
+    else if (r->ph == RV_MN) {
+        r->ph = RV_SEARCH;
+        kernel_after(r->k, r->r.store_records * r->p.rec_search_ps, ev_searched, r, 0);
+    }
+}
+
+static void on_sw(void *obj, const msg_t *m)
+{
+    mn_recov_t *r = obj;
+    switch (m->opcode) {
+    case OP_INIT_RECOV:
+        if (r->qn < MSG_MAX_CN) {
+            r->queue[r->qn] = m->subject;
+            r->qsrc[r->qn++] = m->src;
+        }
+        if (r->ph == RV_IDLE)
+            start(r);
+        break;
+    case OP_FETCH_LATEST_VERS_RESP:
+        if (r->ph == RV_LU || r->ph == RV_MN)
+            on_flv(r, m);
+        break;
+    default:
+        break;
+    }
+}
+
+mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const mn_recov_params_t *p,
+                            const mn_recov_hooks_t *h, stats_t *st)
+{
+    mn_recov_t *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->k = k, r->n = n, r->p = *p;
+    snprintf(r->name, sizeof r->name, "%s", p->name);
+    r->p.name = r->name;
+    if (h)
+        r->h = *h;
+    char name[96];
+    snprintf(name, sizeof name, "%s.recoveries", p->name);
+    r->n_rec = stats_counter(st, name, "recoveries this MN's handler ran");
+    snprintf(name, sizeof name, "%s.owned", p->name);
+    r->n_owned = stats_counter(st, name, "lines a failed CN owned here (Owned lists)");
+    snprintf(name, sizeof name, "%s.words_lu", p->name);
+    r->n_wlu = stats_counter(st, name, "words recovered from LU logs");
+    snprintf(name, sizeof name, "%s.words_mn", p->name);
+    r->n_wmn = stats_counter(st, name, "words recovered from MN log stores");
+    if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn) {
+        free(r);
+        return NULL;
+    }
+    if (store)
+        lu_store_on_other(store, on_sw, r);
+    else
+        mn_node_on_sw(n, on_sw, r);
+    mn_node_on_mg(n, on_mg, r);
+    return r;
+}
+
+void mn_recov_free(mn_recov_t *r)
+{
+    if (!r)
+        return;
+    free(r->o);
+    free(r);
+}
+
+bool mn_recov_idle(const mn_recov_t *r) { return r->ph == RV_IDLE && r->qn == 0; }
+
+void mn_recov_dump(const mn_recov_t *r, FILE *f)
+{
+    fprintf(f, "%s: waiting for %s", r->p.name, rv_names[r->ph]);
+    if (r->ph != RV_IDLE)
+        fprintf(f, " (CN %u failed; %zu Owned lines; %u answers due)", r->r.failed, r->on, r->pending);
+    fprintf(f, "; %u INIT_RECOVs queued\n", r->qn);
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""`make faults`: a seeded campaign of CN failures and recoveries (docs/architecture.md 11g).
+
+Each run is one diktamo_sim co-simulation of a workload (ocean, fluid, kvs) under WT or a DIKTAMO
+variant (baseline, parallel, proactive, proactive-noC) with Nr 2 or 3, and a CN failing at a moment
+drawn from the campaign's seed:
+  commits   after a random number of committed remote store words (REPLs and VALs in flight);
+  time      at a random time;
+  dump      a few ns after a log dump starts (every LU dumping);
+  second    a random CN early, then another one after the first recovery has ended.
+Every run must complete on the survivors with the oracle finding no committed store lost and no
+phantom value, and the workload's own check passing. Prints the failures injected, the
+recoveries completed, the committed stores checked, the stores lost and phantom values (both must
+be 0), and the recovery latency (MSI to the last RecovEndResp) min / median / p99 / max; every
+failing run with the command that replays it. Writes build/results/faults/summary.json.
+
+Usage: scripts/faults.py [--runs N] [--seed S] [--jobs J] [--config FILE] [--shape SHAPE]
+Exit status: 0 when every run passed, 1 otherwise, 2 on bad arguments."""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+VARIANTS = [
+    ("wt", ["--set", "core.protocol=wt"]),
+    ("baseline", ["--set", "core.protocol=baseline"]),
+    ("parallel", ["--set", "core.protocol=parallel"]),
+    ("proactive", ["--set", "core.protocol=proactive"]),
+    ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
+]
+WORKLOADS = ["ocean", "fluid", "kvs"]
+KINDS = ["commits", "time", "dump", "second"]
+NUM_CN = 4
+DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
+RECOVERY_US = 165       # a recovery on run.ini's 2 MiB MNs ends 140 to 160 us after the failure
+# The window in which a failure lands while the workload runs (run.ini, failure-free: ocean about
+# 65 us, fluid and kvs about 350 us), in us.
+WINDOW_US = {"ocean": 45, "fluid": 250, "kvs": 250}
+
+
+def plan(runs, seed):
+    """The campaign's runs: (name, arguments) drawn from the seed, every combination in turn."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(runs):
+        vname, vargs = VARIANTS[i % len(VARIANTS)]
+        nr = 2 + (i // len(VARIANTS)) % 2
+        wl = WORKLOADS[(i // (2 * len(VARIANTS))) % len(WORKLOADS)]
+        kind = KINDS[i % len(KINDS)]
+        run_seed = rng.randrange(1, 1 << 31)
+        cn = rng.randrange(NUM_CN)
+        args = ["--seed", str(run_seed), "--set", "workload.name=" + wl, "--set", "lu.nr=%d" % nr] + vargs
+        if kind == "commits":
+            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]
+        elif kind == "time":
+            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.at=%dns" % rng.randrange(500, WINDOW_US[wl] * 1000)]
+        elif kind == "dump":
+            k = rng.randrange(1, WINDOW_US[wl] // DUMP_PERIOD_US + 1)
+            args += ["--fail", "%d@%dns" % (cn, k * DUMP_PERIOD_US * 1000 + rng.randrange(1, 200))]
+        else:
+            t1 = rng.randrange(500, 10000)
+            cn2 = (cn + 1 + rng.randrange(NUM_CN - 1)) % NUM_CN
+            args += ["--fail", "%d@%dns" % (cn, t1),
+                     "--fail", "%d@%dns" % (cn2, t1 + RECOVERY_US * 1000 + rng.randrange(1, 15000))]
+        name = "%03d-%s-%s-nr%d-%s" % (i, wl, vname, nr, kind)
+        out.append((name, args))
+    return out
+
+
+def stat(d, key):
+    """A statistic of a diktamo_sim --stats file (nested by the dots of its name)."""
+    for part in key.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return 0
+        d = d[part]
+    return d if isinstance(d, (int, float)) else 0
+
+
+def percentile(xs, p):
+    if not xs:
+        return 0.0
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100.0 * len(xs)))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--config", default="sim_configs/run.ini")
+    ap.add_argument("--shape", default="c4m2")
+    ap.add_argument("--out", default="build/results/faults")
+    a = ap.parse_args()
+    if a.runs < 1 or a.jobs < 1:
+        print("faults: --runs and --jobs must be at least 1", file=sys.stderr)
+        return 2
+    sim = "build/bin/diktamo_sim_" + a.shape
+    os.makedirs(a.out, exist_ok=True)
+    runs = plan(a.runs, a.seed)
+    print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
+
+    def one(run):
+        name, args = run
+        stats = os.path.join(a.out, name + ".json")
+        cmd = [sim, "--config", a.config, "--quiet", "--stats", stats] + args
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        d = {}
+        if os.path.exists(stats):
+            with open(stats) as f:
+                d = json.load(f)
+        return name, cmd, p.returncode, p.stderr, d
+
+    with ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        results = list(ex.map(one, runs))
+
+    injected = recovered = stores = lost = phantom = undurable = 0
+    lat = []
+    bad = []
+    for name, cmd, rc, err, d in results:
+        f, r = int(stat(d, "system.failures")), int(stat(d, "recovery.count"))
+        injected += f
+        recovered += r
+        stores += int(stat(d, "oracle.stores"))
+        lost += int(stat(d, "oracle.lost"))
+        phantom += int(stat(d, "oracle.phantom"))
+        undurable += int(stat(d, "oracle.undurable"))
+        if r:
+            lat.append(stat(d, "recovery.total_ns") / r)
+        if rc != 0 or r != f or f == 0:
+            first = (err.strip().splitlines() or [""])[-1]
+            if not first:
+                first = "the workload ended before the failure" if f == 0 else "%d failures, %d recovered" % (f, r)
+            bad.append((name, " ".join(cmd), rc, first))
+    summary = {
+        "runs": a.runs, "seed": a.seed, "failures_injected": injected, "recoveries_completed": recovered,
+        "committed_stores_checked": stores, "stores_lost": lost, "phantom_values": phantom,
+        "undurable_words": undurable,
+        "recovery_ns": {"min": min(lat) if lat else 0, "median": percentile(lat, 50), "p99": percentile(lat, 99),
+                        "max": max(lat) if lat else 0},
+        "failed_runs": [{"name": n, "command": c, "status": s, "message": m} for n, c, s, m in bad],
+    }
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    print("failures injected      %d" % injected)
+    print("recoveries completed   %d" % recovered)
+    print("committed stores       %d checked" % stores)
+    print("stores lost            %d (must be 0)" % lost)
+    print("phantom values         %d (must be 0)" % phantom)
+    print("not durable at failure %d words (their VALs never left the failed CN: allowed)" % undurable)
+    print("recovery latency (us)  min %.1f  median %.1f  p99 %.1f  max %.1f" % tuple(
+        x / 1000.0 for x in (summary["recovery_ns"]["min"], summary["recovery_ns"]["median"],
+                             summary["recovery_ns"]["p99"], summary["recovery_ns"]["max"])))
+    for name, cmd, rc, msg in bad:
+        print("FAILED %s (exit %d): %s\n  replay: %s" % (name, rc, msg, cmd))
+    print("make faults: %s (%s)" % ("PASS" if not bad else "FAIL: %d of %d runs" % (len(bad), a.runs),
+                                   os.path.join(a.out, "summary.json")))
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+/* CN failure and recovery on the whole system (DIKTAMO section V; docs/architecture.md 11g): the
+ * switch detects the failed CN and sends an MSI to a live CN's Configuration Manager (csim/sw/cm),
+ * which interrupts the survivors, has every MN's handler (csim/sw/mn_recov) walk its directory and
+ * merge the latest logged words of the lines the failed CN owned, and resumes the survivors.
+ *
+ *   - every DIKTAMO variant and WT, on each workload, with a CN failing at a seeded random moment
+ *     (a seeded random CN, after a seeded number of committed remote words, Nr 2 or 3): the
+ *     workload completes on the survivors (barriers release the lost threads, locks they held are
+ *     taken over), its check passes, and the oracle finds no committed store lost and no phantom;
+ *     the recovery's steps are measured;
+ *   - the check can fail: under WB a failure loses committed data and the oracle says so; with
+ *     Nr = 1 the failed CN's lines had their only replica in its own LU: reported unrecoverable,
+ *     the oracle counting what was lost; two CNs failing at once with Nr = 2, likewise;
+ *   - a second failure after the first recovery is recovered too (replica sets without the first).
+ *
+ * Randomized: replay with TB_SEED=<seed> --filter 'recovery/<test>'. */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "fabric.h"
+#include "kernel.h"
+#include "lu_node.h"
+#include "mn_node.h"
+#include "rng.h"
+#include "stats.h"
+#include "system.h"
+#include "tb_seed.h"
+
+typedef struct rec_run {
+    kernel_t k;
+    stats_t st;
+    sim_config_t c;
+    system_t *s;
+    char ctx[200];
+} rec_run_t;
+
+/* small.ini (4 CNs x 2 cores, 2 MNs) with small workloads, dumps every 20 us and the overrides. */
+static void rec_open(rec_run_t *r, const char *wname, const char *proto, const char *const *extra, uint64_t seed)
+{
+    char sw[64], sp[64], ss[64];
+    snprintf(sw, sizeof sw, "workload.name=%s", wname);
+    snprintf(sp, sizeof sp, "core.protocol=%s", proto);
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
+    const char *base[] = {sw, sp, ss, "lu.dump_period=20us", "workload.ocean_grid=14", "workload.ocean_iters=3",
+                          "workload.fluid_cells=48", "workload.fluid_updates=24", "workload.kvs_records=48",
+                          "workload.kvs_ops=128", NULL};
+    config_err_t e;
+    config_defaults(&r->c);
+    cr_assert_eq(config_load(&r->c, "sim_configs/small.ini", &e), 0, "%s", e.msg);
+    for (const char *const *x = base; *x; x++)
+        cr_assert_eq(config_set(&r->c, *x, &e), 0, "%s", e.msg);
+    for (const char *const *x = extra; x && *x; x++)
+        cr_assert_eq(config_set(&r->c, *x, &e), 0, "%s", e.msg);
+    cr_assert_eq(config_validate(&r->c, &e), 0, "%s", e.msg);
+    kernel_init(&r->k);
+    cr_assert_eq(stats_init(&r->st), 0);
+    const fabric_model_ops_t *ops = fabric_model_find((unsigned)r->c.system.num_cn, (unsigned)r->c.system.num_mn);
+    cr_assert_not_null(ops);
+    char err[SYSTEM_ERR_MAX] = "";
+    r->s = system_create(&r->k, &r->c, ops, &dir_ops_sys, &lu_ops_sys, true, &r->st, err);
+    cr_assert_not_null(r->s, "%s", err);
+    cr_assert_eq(system_load(r->s, workload_find(wname), 0, NULL, err), 0, "%s", err);
+}
+
+static void rec_close(rec_run_t *r)
+{
+    system_free(r->s);
+    stats_free(&r->st);
+    kernel_free(&r->k);
+}
+
+static uint64_t counter(const rec_run_t *r, const char *name)
+{
+    const uint64_t *v = stats_find_counter(&r->st, name);
+    cr_assert_not_null(v, "%s", name);
+    return *v;
+}
+
+static double gauge(const rec_run_t *r, const char *name)
+{
+    const double *v = stats_find_gauge(&r->st, name);
+    cr_assert_not_null(v, "%s", name);
+    return *v;
+}
+
+/* Runs to the end (it must end: the survivors complete); returns system_check's verdict. */
+static int rec_finish(rec_run_t *r, oracle_report_t *rep, char *err)
+{
+    run_end_e how = system_run(r->s, 20 * PS_PER_MS, NULL);
+    if (how != RUN_DONE) {
+        system_dump(r->s, stderr);
+        cr_assert_fail("%s: the run ended %s at %" PRIu64 " ps", r->ctx, run_end_name(how), r->k.now);
+    }
+    return system_check(r->s, stderr, 10, rep, err);
+}
+
+/* =============================================================================================
+ * Nothing committed is lost */
+
+static const struct {
+    const char *name, *protocol, *coalesce;
+} variants[] = {
+    {"wt", "wt", "true"},           {"baseline", "baseline", "true"},    {"parallel", "parallel", "true"},
+    {"proactive", "proactive", "true"}, {"proactive-noC", "proactive", "false"},
+};
+#define NVAR (sizeof variants / sizeof variants[0])
+
+static void survive(const char *wname, unsigned wi)
+{
+    const uint64_t seed = tb_seed(0x5ec0 + wi);
+    rng_t g;
+    rng_init(&g, seed);
+    for (unsigned v = 0; v < NVAR; v++) {
+        unsigned cn = (unsigned)rng_below(&g, 4), nr = 2 + (unsigned)((v + wi) % 2);
+        uint64_t after = 20 + rng_below(&g, 150);
+        char sc[32], sa[48], sn[32], sco[48];
+        snprintf(sc, sizeof sc, "fail.cn=%u", cn);
+        snprintf(sa, sizeof sa, "fail.after_commits=%" PRIu64, after);
+        snprintf(sn, sizeof sn, "lu.nr=%u", nr);
+        snprintf(sco, sizeof sco, "core.coalesce=%s", variants[v].coalesce);
+        const char *extra[] = {sc, sa, sn, sco, "fabric.link_jitter=10ns", NULL};
+        rec_run_t r;
+        rec_open(&r, wname, variants[v].protocol, extra, seed + v);
+        snprintf(r.ctx, sizeof r.ctx, "%s under %s, Nr %u, CN %u failing after %" PRIu64 " commits, seed %" PRIu64
+                 " (replay: TB_SEED=%" PRIu64 ")", wname, variants[v].name, nr, cn, after, seed + v, seed);
+        oracle_report_t rep;
+        char err[SYSTEM_ERR_MAX] = "";
+        int rc = rec_finish(&r, &rep, err);
+        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
+        /* THEN the failure was recovered, nothing committed is lost or made up, the survivors
+         * completed (the run ended) and the workload's own check passed (rc) */
+        cr_assert_eq(counter(&r, "system.failures"), 1, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "recovery.count"), 1, "%s: the failure was not recovered", r.ctx);
+        cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
+        cr_assert_gt(rep.stores, after, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "system.commits_after_failure"), 0, "%s", r.ctx);
+        /* AND the recovery's steps were measured (Table III) */
+        cr_assert_gt(gauge(&r, "recovery.rec_begin_ns"), 0.0, "%s", r.ctx);
+        cr_assert_gt(gauge(&r, "recovery.trav_dir_ns"), 0.0, "%s", r.ctx);
+        cr_assert_gt(gauge(&r, "recovery.rec_end_ns"), 0.0, "%s", r.ctx);
+        cr_assert_gt(gauge(&r, "recovery.detect_ns"), 0.0, "%s", r.ctx);
+        cr_assert_geq(gauge(&r, "recovery.total_ns"),
+                      gauge(&r, "recovery.rec_begin_ns") + gauge(&r, "recovery.trav_dir_ns") +
+                          gauge(&r, "recovery.rec_end_ns"),
+                      "%s: the steps add up to more than the whole", r.ctx);
+        rec_close(&r);
+    }
+}
+
+Test(recovery, ocean_survives_a_failure_under_wt_and_every_diktamo_variant, .timeout = 900) { survive("ocean", 0); }
+Test(recovery, fluid_survives_a_failure_under_wt_and_every_diktamo_variant, .timeout = 900) { survive("fluid", 1); }
+Test(recovery, kvs_keeps_every_acknowledged_put_through_a_failure, .timeout = 900) { survive("kvs", 2); }
+
+/* =============================================================================================
+ * The check can fail */
+
+Test(recovery, a_failure_under_wb_loses_committed_stores_and_the_oracle_says_so, .timeout = 300)
+{
+    /* GIVEN ocean under WB (dirty lines live only in the caches), CN 2 failing after 60 commits */
+    const char *extra[] = {"fail.cn=2", "fail.after_commits=60", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean", "wb", extra, 7);
+    snprintf(r.ctx, sizeof r.ctx, "ocean under wb");
+    oracle_report_t rep;
+    char err[SYSTEM_ERR_MAX] = "";
+    int rc = rec_finish(&r, &rep, err);
+    /* THEN the recovery resets the directory, but the failed CN's dirty words are gone: the oracle
+     * reports them lost and the check fails */
+    cr_assert_eq(counter(&r, "recovery.count"), 1);
+    cr_assert_gt(counter(&r, "recovery.lines_owned"), 0);
+    cr_assert_neq(rc, 0, "the check passed");
+    cr_assert_gt(rep.lost, 0, "no committed store reported lost");
+    cr_assert(strstr(err, "lost"), "%s", err);
+    rec_close(&r);
+}
+
+Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeout = 300)
+{
+    /* GIVEN proactive with Nr = 1 (each line's only replica is its bucket owner's LU), CN 2 failing */
+    const char *extra[] = {"lu.nr=1", "fail.cn=2", "fail.after_commits=400", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean", "proactive", extra, 9);
+    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 1");
+    oracle_report_t rep;
+    char err[SYSTEM_ERR_MAX] = "";
+    int rc = rec_finish(&r, &rep, err);
+    /* THEN the check fails as unrecoverable, naming CN 2, and the oracle counts the words lost */
+    cr_assert_eq(system_unrecoverable(r.s), 1u << 2);
+    cr_assert_neq(rc, 0);
+    cr_assert(strstr(err, "unrecoverable"), "%s", err);
+    cr_assert_gt(rep.lost, 0, "the lines whose only replica was CN 2's LU lost nothing (ok %llu lost %llu phantom %llu undurable %llu: %s)", (unsigned long long)rep.ok, (unsigned long long)rep.lost, (unsigned long long)rep.phantom, (unsigned long long)rep.undurable, err);
+    rec_close(&r);
+
+    /* GIVEN Nr = 2 and CNs 1 and 3 failing at the same moment */
+    const char *extra2[] = {"lu.nr=2", NULL};
+    rec_open(&r, "ocean", "proactive", extra2, 11);
+    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 2, two failures at once");
+    system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
+    system_fail_at(r.s, 3, r.k.now + 6 * PS_PER_US);
+    rc = rec_finish(&r, &rep, err);
+    /* THEN both are reported unrecoverable */
+    cr_assert_eq(system_unrecoverable(r.s), 1u << 1 | 1u << 3);
+    cr_assert_neq(rc, 0);
+    rec_close(&r);
+}
+
+/* =============================================================================================
+ * One failure after another */
+
+Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout = 600)
+{
+    /* GIVEN ocean under proactive, Nr 3, CN 1 failing at 6 us */
+    const uint64_t seed = tb_seed(21);
+    const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean", "proactive", extra, seed);
+    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", seed, seed);
+    system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
+    /* WHEN the first recovery ends, CN 3 fails 3 us later */
+    while (counter(&r, "recovery.count") == 0) {
+        run_end_e how = system_run(r.s, r.k.now + PS_PER_US, NULL);
+        cr_assert(how == RUN_IDLE || how == RUN_END_TIME, "%s: the run ended %s before the first recovery", r.ctx,
+                  run_end_name(how));
+    }
+    cr_assert(!system_cn_failed(r.s, 3));
+    system_fail_at(r.s, 3, r.k.now + 3 * PS_PER_US);
+    oracle_report_t rep;
+    char err[SYSTEM_ERR_MAX] = "";
+    int rc = rec_finish(&r, &rep, err);
+    /* THEN both were recovered and nothing committed is lost */
+    cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
+    cr_assert_eq(counter(&r, "recovery.count"), 2, "%s", r.ctx);
+    cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
+    rec_close(&r);
+}
