@@ -304,6 +304,8 @@ void dir_drv_step(dir_drv_t *d)
         in->mg_req_addr_i[0] = (uint32_t)c->line;
         in->mg_req_addr_i[1] = (uint32_t)(c->line >> 32);
         in->mg_req_wmask_i = c->wmask;
+        in->mg_req_tsv_i = c->set_ts;
+        in->mg_req_ts_i = c->ts & ((1u << MSG_TS_W) - 1);
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
             in->mg_req_wdata_i[2 * w] = (uint32_t)c->data[w];
             in->mg_req_wdata_i[2 * w + 1] = (uint32_t)(c->data[w] >> 32);

@@ -41,6 +41,7 @@ typedef struct dir_in {
     uint32_t mg_req_addr_i[2];
     uint32_t mg_req_wmask_i;
     uint32_t mg_req_wdata_i[MSG_WORDS_PER_LINE * 2];
+    uint32_t mg_req_tsv_i, mg_req_ts_i;
     uint32_t mg_rsp_ready_i;
     uint32_t csr_valid_i, csr_addr_i;
 } dir_in_t;
@@ -98,7 +99,8 @@ typedef struct dir_model_ops {
         DIR_CP_(v, in, mem_rsp_valid_i); DIR_CP_(v, in, mem_rsp_rdata_i); DIR_CP_(v, in, csr_valid_i);          \
         DIR_CP_(v, in, csr_addr_i); DIR_CP_(v, in, mg_req_valid_i); DIR_CP_(v, in, mg_req_op_i);                \
         DIR_CP_(v, in, mg_req_cn_i); DIR_CP_(v, in, mg_req_addr_i); DIR_CP_(v, in, mg_req_wmask_i);             \
-        DIR_CP_(v, in, mg_req_wdata_i); DIR_CP_(v, in, mg_rsp_ready_i);                                         \
+        DIR_CP_(v, in, mg_req_wdata_i); DIR_CP_(v, in, mg_req_tsv_i); DIR_CP_(v, in, mg_req_ts_i);              \
+        DIR_CP_(v, in, mg_rsp_ready_i);                                                                         \
         vw_##M##_set(m, &v);                                                                                    \
     }                                                                                                           \
     static void NAME##_get(void *m, dir_out_t *out)                                                             \
@@ -228,6 +230,8 @@ typedef struct dir_mg_cmd {
     uint64_t line;    /* RECOVER: global line address */
     uint8_t wmask;    /* RECOVER: words to write */
     uint64_t data[MSG_WORDS_PER_LINE];
+    bool set_ts;      /* RECOVER: the line's version becomes ts (else the entry keeps its own) */
+    uint8_t ts;       /* RECOVER: the failed owner's last version of the line (mod 2^MSG_TS_W) */
 } dir_mg_cmd_t;
 typedef struct dir_mg_rsp {
     dir_mg_rsp_e kind;

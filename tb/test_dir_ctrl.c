@@ -74,6 +74,7 @@ static void line_fill(uint64_t *v, uint64_t seed)
 
 static void send_full(tctx_t *t, msg_op_t op, unsigned src, uint64_t addr, uint8_t mask, const uint64_t *data,
                       unsigned flags, unsigned tag);
+static void send_msg(tctx_t *t, const msg_t *m);
 
 /* One cycle; with auto_snoop, the snoops sent so far are answered (as credits allow). */
 static void step(tctx_t *t)
@@ -111,15 +112,22 @@ static void send_full(tctx_t *t, msg_op_t op, unsigned src, uint64_t addr, uint8
         m.mask = mask;
         memcpy(m.data, data, sizeof m.data);
     }
-    for (int i = 0; i < 1000 && dir_drv_credits(t->d, msg_class(op)) == 0; i++)
+    send_msg(t, &m);
+}
+
+/* Sends m (waiting for a credit of its class). */
+static void send_msg(tctx_t *t, const msg_t *m)
+{
+    msg_class_t c = msg_class(m->opcode);
+    for (int i = 0; i < 1000 && dir_drv_credits(t->d, c) == 0; i++)
         step(t);
-    if (dir_drv_credits(t->d, msg_class(op)) == 0) {
+    if (dir_drv_credits(t->d, c) == 0) {
         bool e;
         uint32_t used = dir_drv_csr(t->d, DIR_CSR_IN_USE, &e), reqs = dir_drv_csr(t->d, DIR_CSR_REQS, &e);
         cr_assert_fail("no %s credit after 1000 cycles (%u transactions in the table, %u requests taken, %zu "
-                       "messages sent)", msg_class_name(msg_class(op)), used, reqs, t->nrx);
+                       "messages sent)", msg_class_name(c), used, reqs, t->nrx);
     }
-    dir_drv_send(t->d, &m, 1);
+    dir_drv_send(t->d, m, 1);
 }
 
 static void req(tctx_t *t, msg_op_t op, unsigned src, uint64_t addr) { send_full(t, op, src, addr, 0, NULL, 0, 7); }
@@ -864,6 +872,30 @@ static void expect_entry(tctx_t *t, uint32_t l, unsigned st, uint32_t vec, uint3
               st, vec, stale);
 }
 
+/* RECOVER line with the words of wmask and, with set_ts, version ts. */
+static void mg_recover(tctx_t *t, uint64_t line, uint8_t wmask, const uint64_t *data, bool set_ts, unsigned ts)
+{
+    dir_mg_cmd_t c = {.op = DIR_MG_RECOVER, .line = line, .wmask = wmask, .set_ts = set_ts, .ts = (uint8_t)ts};
+    memcpy(c.data, data, sizeof c.data);
+    dir_drv_mg_send(t->d, &c);
+}
+
+/* GIVEN helper: CN o owns line a, granted with version ver (its write-back with ver, then RD_OWN). */
+static void own_at_version(tctx_t *t, unsigned o, uint64_t a, unsigned ver)
+{
+    make_em(t, o, a);
+    msg_t wb = {.opcode = OP_DIRTY_EVICT, .src = (uint8_t)o, .dst = (uint8_t)t->cfg.node_id, .core = 1, .tag = 3,
+                .addr = a, .mask = 0xff, .ts = (uint8_t)ver};
+    line_fill(wb.data, 0x900 + a);
+    send_msg(t, &wb);
+    expect(t, OP_CMP, o);
+    settle(t);
+    req(t, OP_RD_OWN, o, a);
+    msg_t g = expect(t, OP_DATA_E, o);
+    cr_assert_eq(g.ts, ver, "line %llu granted with version %u, expected %u", (unsigned long long)a, g.ts, ver);
+    settle(t);
+}
+
 Test(dir_ctrl, recovery_walk_removes_a_failed_sharer_and_reports_its_owned_lines)
 {
     tctx_t *t = mk_rec(&dir_ops_default, 64);
@@ -940,8 +972,9 @@ Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_reco
     tctx_t *t = mk_rec(&dir_ops_default, 64);
     uint64_t rec[8];
     line_fill(rec, 0x5a);
-    make_em(t, 1, 8);
-    /* GIVEN EM(1) and CN 2's read of line 8 snooping CN 1, and CN 3's read for ownership behind it */
+    own_at_version(t, 1, 8, 5);
+    /* GIVEN EM(1), granted with version 5, and CN 2's read of line 8 snooping CN 1, and CN 3's read
+     * for ownership behind it */
     req(t, OP_RD_SHARED, 2, 8);
     expect(t, OP_BISNP_DATA, 1);
     req(t, OP_RD_OWN, 3, 8);
@@ -961,8 +994,11 @@ Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_reco
     /* WHEN the handler recovers the line */
     mg_cmd(t, DIR_MG_RECOVER, 0, 8, 0xff, rec);
     cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 8);
-    /* THEN CN 2's read goes on as if CN 1 had answered I: the recovered line, granted E */
-    expect_data((msg_t[]){expect(t, OP_DATA_E, 2)}, rec);
+    /* THEN CN 2's read goes on as if CN 1 had answered I: the recovered line, granted E, with the
+     * entry's version (the RECOVER carried none) */
+    msg_t g = expect(t, OP_DATA_E, 2);
+    expect_data(&g, rec);
+    cr_assert_eq(g.ts, 5, "granted with version 0x%x, expected the entry's 5", g.ts);
     /* AND CN 3's waiting read for ownership comes next and snoops CN 2, the new owner */
     msg_t s = expect(t, OP_BISNP_INV, 2);
     send_full(t, OP_BIRSP_I, 2, 8, 0, NULL, 0, s.tag);
@@ -1069,6 +1105,88 @@ Test(dir_ctrl, recovery_recover_of_a_line_no_failed_cn_owns_changes_nothing)
     send_full(t, OP_BIRSP_I, 2, 18, 0, NULL, 0, s.tag);
     expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, v);
     settle(t);
+    done(t);
+}
+
+/* RECOVER with a version (section 11b, 11c): the failed owner's commits advanced the line's version
+ * past the one it was granted, and the logs hold those versions; the handler passes the newest, and
+ * the line's next owner must build on it. */
+Test(dir_ctrl, recovery_recover_with_a_version_sets_an_owned_lines_version)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t rec[8], rec2[8];
+    line_fill(rec, 0x71);
+    line_fill(rec2, 0x72);
+    /* GIVEN lines 8 and 13 owned by CN 1, both granted with version 5; CN 1's commits to line 8
+     * went on up to version 0x6d (in the logs) */
+    own_at_version(t, 1, 8, 5);
+    own_at_version(t, 1, 13, 5);
+    /* WHEN CN 1 fails, the handler walks, recovers line 8 with version 0x6d and line 13 without
+     * one, and resumes */
+    mg_fail(t, 1);
+    uint64_t owned[4];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 4, &cyc), 2);
+    mg_recover(t, 8, 0xff, rec, true, 0x6d);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 8);
+    mg_recover(t, 13, 0xff, rec2, false, 0x22);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 13);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    /* THEN line 8's next grant carries version 0x6d with the recovered line (the new owner's first
+     * commit is 0x6e, newer than every version the logs hold) */
+    req(t, OP_RD_OWN, 3, 8);
+    msg_t g = expect(t, OP_DATA_E, 3);
+    expect_data(&g, rec);
+    cr_assert_eq(g.ts, 0x6d, "line 8 granted with version 0x%x after RECOVER with 0x6d", g.ts);
+    /* AND line 13, recovered without a version, keeps the entry's (the one CN 1 was granted) */
+    req(t, OP_RD_SHARED, 3, 13);
+    g = expect(t, OP_DATA_E, 3);
+    expect_data(&g, rec2);
+    cr_assert_eq(g.ts, 5, "line 13 granted with version 0x%x after RECOVER without one", g.ts);
+    settle(t);
+    cr_assert_eq(csr(t, DIR_CSR_RECOVERED), 2);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_recover_with_a_version_releases_a_held_read_with_it)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t rec[8];
+    line_fill(rec, 0x4a);
+    /* GIVEN line 8 owned by CN 1, granted with version 5, CN 2's read of it snooping CN 1, and CN 3's
+     * read for ownership behind it; CN 1 fails before it answers, the walk reports line 8 */
+    own_at_version(t, 1, 8, 5);
+    req(t, OP_RD_SHARED, 2, 8);
+    expect(t, OP_BISNP_DATA, 1);
+    req(t, OP_RD_OWN, 3, 8);
+    for (int i = 0; i < 200; i++)
+        step(t);
+    mg_fail(t, 1);
+    uint64_t owned[4];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 4, &cyc), 1);
+    cr_assert_eq(owned[0], 8);
+    /* WHEN the handler recovers the line with version 0x4a (CN 1's last commit) */
+    mg_recover(t, 8, 0xff, rec, true, 0x4a);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 8);
+    /* THEN CN 2's held read is granted E with the recovered line and that version */
+    msg_t g = expect(t, OP_DATA_E, 2);
+    expect_data(&g, rec);
+    cr_assert_eq(g.ts, 0x4a, "the held read granted with version 0x%x after RECOVER with 0x4a", g.ts);
+    /* AND the entry keeps it: CN 2 answers CN 3's snoop without data (no commit), and CN 3's grant
+     * carries 0x4a too */
+    msg_t s = expect(t, OP_BISNP_INV, 2);
+    send_full(t, OP_BIRSP_I, 2, 8, 0, NULL, 0, s.tag);
+    g = expect(t, OP_DATA_E, 3);
+    expect_data(&g, rec);
+    cr_assert_eq(g.ts, 0x4a, "the next grant carries version 0x%x, expected 0x4a", g.ts);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    expect_mem(t, 8, rec);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
 }
 

@@ -1157,6 +1157,14 @@ static void mg(sys_t *s, unsigned mn, dir_mg_op_e op, unsigned cn, uint64_t line
     mn_node_mg_send(s->mn[mn], &c);
 }
 
+/* RECOVER with the line's version ts (the newest the logs hold for it). */
+static void mg_recover_ts(sys_t *s, unsigned mn, uint64_t line, uint8_t mask, const uint64_t *w, unsigned ts)
+{
+    dir_mg_cmd_t c = {.op = DIR_MG_RECOVER, .line = line, .wmask = mask, .set_ts = true, .ts = (uint8_t)ts};
+    memcpy(c.data, w, sizeof c.data);
+    mn_node_mg_send(s->mn[mn], &c);
+}
+
 Test(mn_node, the_management_port_recovers_the_lines_a_failed_owner_held, .timeout = 60)
 {
     /* GIVEN CN 0 owns lines A and B of MN 0 (RD_OWN, DATA_E), then fails (answers no snoop), and
@@ -1199,13 +1207,14 @@ Test(mn_node, the_management_port_recovers_the_lines_a_failed_owner_held, .timeo
     cr_assert_eq(lg.r[3].kind, DIR_MR_WALKED);
     cr_assert_gt(lg.r[3].count, 0);
     cr_assert_null(got(&s, from, 1, OP_DATA_S, 0));
-    /* WHEN it recovers words 0-3 of A and all of B (what the logs held) and asks for C (not owned);
-     * the answers may come in any order: RESUME only after all three (Algorithm 1) */
+    /* WHEN it recovers words 0-3 of A and all of B (what the logs held) with the newest versions
+     * the logs hold (CN 0 committed to both after its DATA_E with version 0), and asks for C (not
+     * owned); the answers may come in any order: RESUME only after all three (Algorithm 1) */
     uint64_t ra_w[8], rb_w[8];
     fill(ra_w, 0xa11);
     fill(rb_w, 0xb22);
-    mg(&s, 0, DIR_MG_RECOVER, 0, A, 0x0f, ra_w);
-    mg(&s, 0, DIR_MG_RECOVER, 0, B, 0xff, rb_w);
+    mg_recover_ts(&s, 0, A, 0x0f, ra_w, 0x21);
+    mg_recover_ts(&s, 0, B, 0xff, rb_w, 0x5e);
     mg(&s, 0, DIR_MG_RECOVER, 0, C, 0xff, rb_w);
     wait_mg(&s, &lg, 7, 50 * PS_PER_US);
     mg(&s, 0, DIR_MG_RESUME, 0, 0, 0, NULL);
@@ -1225,7 +1234,8 @@ Test(mn_node, the_management_port_recovers_the_lines_a_failed_owner_held, .timeo
     }
     cr_assert(rec == 2 && notown == 1, "%u RECOVERED, %u NOT_OWNED", rec, notown);
     cr_assert_eq(lg.r[7].kind, DIR_MR_DONE);
-    /* AND CN 1's held read got A with the recovered words 0-3 and memory's 4-7; memory has them */
+    /* AND CN 1's held read got A with the recovered words 0-3 and memory's 4-7, and A's recovered
+     * version; memory has them */
     uint64_t want_a[8];
     for (unsigned w = 0; w < 8; w++)
         want_a[w] = w < 4 ? ra_w[w] : mem[0][w];
@@ -1233,15 +1243,17 @@ Test(mn_node, the_management_port_recovers_the_lines_a_failed_owner_held, .timeo
     cr_assert_not_null(d1, "CN 1's read of A was not answered after the recovery");
     check_answer(&s, d1, &r1);
     check_data(d1, want_a, "A after recovery");
+    cr_assert_eq(d1->ts, 0x21, "A granted with version 0x%x after RECOVER with 0x21", d1->ts);
     check_mem(&s, A, want_a, "A");
     check_mem(&s, B, rb_w, "B");
     check_mem(&s, C, mem[2], "C (not owned: untouched)");
-    /* AND B, no longer owned, is granted to CN 1 without a snoop of CN 0 */
+    /* AND B, no longer owned, is granted to CN 1 without a snoop of CN 0, with B's recovered version */
     size_t from2 = s.nrec;
     msg_t r2 = mk(&s, OP_RD_SHARED, 1, B, 4);
     cn_send(&s.cn[1], &r2);
     size_t i = wait_for(&s, from2, 1, OP_DATA_E, 4, 5 * PS_PER_US);
     check_data(&s.rec[i].m, rb_w, "B after recovery");
+    cr_assert_eq(s.rec[i].m.ts, 0x5e, "B granted with version 0x%x after RECOVER with 0x5e", s.rec[i].m.ts);
     cr_assert_null(got(&s, from2, 0, OP_BISNP_DATA, 0), "a failed CN was snooped");
     sys_free(&s);
 }

@@ -30,7 +30,8 @@
 //   [1:0] state (0 I, 1 S, 2 EM), [33:2] CN vector (sharers; the owner alone in EM),
 //   [65:34] stale-write vector (CNs whose eviction or write-through crossed a snoop),
 //   [72:66] the line's version mod 2^TS_W (section 11b: taken from the owner's DIRTY_EVICT, WT_WR
-//   and snoop answer with data, sent with DATA_E, DATA_S and CMP_E; 0 for a line never written).
+//   and snoop answer with data, and from a RECOVER that carries one; sent with DATA_E, DATA_S and
+//   CMP_E; 0 for a line never written).
 //
 // CSR read port (32-bit registers, word addresses; the data come the cycle after the request):
 //   0x00..0x11 one counter per row of the state x event table (TR_* below)
@@ -52,7 +53,8 @@
 // new requests wait until RESUME), WALK (once only held and waiting transactions are left: flush
 // the directory cache, read every directory line, report lines owned by failed CNs, remove them
 // from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
-// failed CN owns it, or release the transaction held on it), RESUME.
+// failed CN owns it, or release the transaction held on it; with mg_req_tsv_i, the line's version
+// becomes mg_req_ts_i, the failed owner's last commit), RESUME.
 module dir_ctrl #(
   /// transaction table entries
   parameter int unsigned TxnEntries   = 16,
@@ -157,6 +159,10 @@ module dir_ctrl #(
   input  wire logic [msg_pkg::WORDS_PER_LINE-1:0] mg_req_wmask_i,
   /// RECOVER: their values
   input  wire logic [DataW-1:0]          mg_req_wdata_i,
+  /// RECOVER: set the line's version to mg_req_ts_i (else the entry keeps its own)
+  input  wire logic                      mg_req_tsv_i,
+  /// RECOVER: the line's version mod 2^TS_W (the newest TS the logs hold for the line)
+  input  wire logic [msg_pkg::TS_W-1:0]  mg_req_ts_i,
   /// an answer of the management port
   output logic                           mg_rsp_valid_o,
   /// it is taken
@@ -271,7 +277,7 @@ module dir_ctrl #(
   logic [msg_pkg::CORE_ID_W-1:0] t_core_q [TxnEntries], t_core_d [TxnEntries];
   logic [msg_pkg::TAG_W-1:0]     t_tag_q  [TxnEntries], t_tag_d  [TxnEntries];
   logic [WordN-1:0] t_mask_q   [TxnEntries], t_mask_d   [TxnEntries];
-  logic [TsW-1:0]   t_ts_q     [TxnEntries], t_ts_d     [TxnEntries];   // an RWD's version
+  logic [TsW-1:0]   t_ts_q     [TxnEntries], t_ts_d     [TxnEntries];   // an RWD's, a RECOVER's version
   logic [EntW-1:0]  t_ent_q    [TxnEntries], t_ent_d    [TxnEntries];
   logic             t_chg_q    [TxnEntries], t_chg_d    [TxnEntries];
   logic [NumCn-1:0] t_await_q  [TxnEntries], t_await_d  [TxnEntries];
@@ -289,6 +295,8 @@ module dir_ctrl #(
   logic             t_rec_q    [TxnEntries], t_rec_d    [TxnEntries];
   logic             t_skip_q   [TxnEntries], t_skip_d   [TxnEntries];
   logic             t_recok_q  [TxnEntries], t_recok_d  [TxnEntries];
+  // A RECOVER that sets the line's version to t_ts (mg_req_tsv_i).
+  logic             t_setv_q   [TxnEntries], t_setv_d   [TxnEntries];
 
   logic             td_we;
   logic [TW-1:0]    td_waddr, td_raddr;
@@ -752,7 +760,7 @@ module dir_ctrl #(
       t_snpinv_d[t] = t_snpinv_q[t]; t_need_d[t] = t_need_q[t];  t_have_d[t]   = t_have_q[t];
       t_rdis_d[t]  = t_rdis_q[t];   t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t]   = t_viol_q[t];
       t_succ_d[t]  = t_succ_q[t];   t_pred_d[t]  = t_pred_q[t];   t_rec_d[t]   = t_rec_q[t];
-      t_skip_d[t]  = t_skip_q[t];   t_recok_d[t] = t_recok_q[t];
+      t_skip_d[t]  = t_skip_q[t];   t_recok_d[t] = t_recok_q[t];  t_setv_d[t]  = t_setv_q[t];
     end
     failed_d = failed_q;
     rec_d    = rec_q;
@@ -919,12 +927,14 @@ module dir_ctrl #(
       EV_DECIDE: begin
         if (t_rec_q[ei]) begin
           // The handler's RECOVER: the recovered words to memory and the entry to I, if a failed
-          // CN still owns the line (else nothing: the line has been given away meanwhile).
+          // CN still owns the line (else nothing: the line has been given away meanwhile). With a
+          // version, the line's becomes the failed owner's last commit's: the entry's is the one
+          // the owner was granted, and the next owner must build on the versions the logs hold.
           if (e_st == E_EM && (e_vec & failed_q) != '0) begin
             mq_push = 1'b1;
             mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
             evc[EV_MWR]  = 1'b1;
-            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q, e_ver);
+            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q, t_setv_q[ei] ? t_ts_q[ei] : e_ver);
             t_chg_d[ei]  = 1'b1;
             t_recok_d[ei] = 1'b1;
           end
@@ -1199,7 +1209,13 @@ module dir_ctrl #(
               mr_push = 1'b1;
             end else if (h_any) begin
               // A transaction awaits the failed owner's answer: the words to memory, then the
-              // transaction goes on as if the owner had answered BIRSP_I (it reads memory).
+              // transaction goes on as if the owner had answered BIRSP_I (it reads memory); with
+              // a version, as if the answer had carried it, as one with data does: the grant
+              // carries it and the entry keeps it.
+              if (mg_req_tsv_i) begin
+                t_ent_d[ei][VerLsb +: TsW] = mg_req_ts_i;
+                t_chg_d[ei] = 1'b1;
+              end
               mq_push = 1'b1;
               mq_in   = {1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i};
               evc[EV_MWR]   = 1'b1;
@@ -1256,7 +1272,7 @@ module dir_ctrl #(
           t_core_d[ei]     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
           t_tag_d[ei]      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
           t_mask_d[ei]     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
-          t_ts_d[ei]       = n_mg ? '0 : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
+          t_ts_d[ei]       = n_mg ? mg_req_ts_i : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
           t_ent_d[ei]      = '0;
           t_chg_d[ei]      = 1'b0;
           t_await_d[ei]    = '0;
@@ -1272,6 +1288,7 @@ module dir_ctrl #(
           t_rec_d[ei]      = n_mg;
           t_skip_d[ei]     = n_mg;
           t_recok_d[ei]    = 1'b0;
+          t_setv_d[ei]     = n_mg & mg_req_tsv_i;
           if (busy_any) begin
             t_st_d[ei]     = ST_WAIT;
             t_succ_d[tail_i] = 1'b1;
@@ -1319,7 +1336,7 @@ module dir_ctrl #(
       t_need_q[t]  <= t_need_d[t];  t_have_q[t]  <= t_have_d[t];  t_rdis_q[t]  <= t_rdis_d[t];
       t_kepts_q[t] <= t_kepts_d[t]; t_viol_q[t]  <= t_viol_d[t];  t_succ_q[t]  <= t_succ_d[t];
       t_pred_q[t]  <= t_pred_d[t];  t_rec_q[t]   <= t_rec_d[t];   t_skip_q[t]  <= t_skip_d[t];
-      t_recok_q[t] <= t_recok_d[t];
+      t_recok_q[t] <= t_recok_d[t]; t_setv_q[t]  <= t_setv_d[t];
     end
   end
 
@@ -1425,6 +1442,14 @@ module dir_ctrl #(
   for (genvar t = 0; t < TxnEntries; t++) begin : g_as_held
     `ASSERT(held_snoops, !held[t] || t_st_q[t] == ST_SNOOP)
   end
+  // Only a RECOVER sets a line's version from the management port.
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as_setv
+    `ASSERT(setv_is_recover, !t_valid_q[t] || !t_setv_q[t] || t_rec_q[t])
+  end
+  // A RECOVER releases only a transaction of a line that a failed CN owns: the version it sets
+  // replaces that owner's.
+  `ASSERT(release_failed_owner, !(ev == EV_MG && mg_req_op_i == MG_RECOVER && h_any) ||
+          (e_st == E_EM && (e_vec & failed_q) != '0))
   // An EM entry names exactly one owner.
   for (genvar t = 0; t < TxnEntries; t++) begin : g_as
     `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)
