@@ -191,7 +191,9 @@ module lu_slots #(
     assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
     // Words of s held back by another slot of the line that precedes s or may precede it: the
     // slots o of hold, as one vector per slot (no per-pair processes: see the pair matrices below).
-    // A slot marked for purge holds nothing back: its store is known never to commit.
+    // A slot marked for purge holds nothing back: its store is known never to commit. (lu_log
+    // also holds the drain while a purge runs, so this keeps readiness exact without relying on
+    // that: removing it fails no test.)
     // bef_col[o] = bef_q[o*Slots + s]: "o precedes s" (a local 64-bit column per slot, not one
     // Slots x Slots transpose, which Verilator would build as one wide concatenation).
     logic [Slots-1:0] hold, bef_col;
