@@ -138,6 +138,7 @@ enum lu_csr {
     LU_CSR_DUMP_RECORDS = 0x14,
     LU_CSR_DUMP_CHUNKS = 0x15,
     LU_CSR_EARLY_FLUSH_SENT = 0x16,
+    LU_CSR_PURGED_SLOTS = 0x17,
 };
 
 /** One DRAM log record, unpacked (lu_log.sv's 128-bit layout). */

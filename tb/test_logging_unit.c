@@ -125,6 +125,8 @@ typedef struct wl {
     msg_t other[512]; /* messages the LU sent other than REPL_ACKs and dump traffic */
     size_t nother;
     bool stopped; /* no more stores start or commit */
+    uint64_t buf_words, buf_groups, log_groups; /* FETCH_LATEST_VERS answers: words and groups with BUF,
+                                                 * groups without */
     /* The MN the LU dumps to (its log store, csim/mn_log: one LU per epoch), the dumps it stored
      * and the chunks of the last one; the EARLY_FLUSHes the LU sent. */
     mn_log_t mn;
@@ -161,6 +163,8 @@ static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
     if (m->opcode != OP_REPL_ACK) {
         cr_assert_lt(w->nother, sizeof w->other / sizeof w->other[0], "%s: too many management messages", w->ctx);
         w->other[w->nother++] = *m;
+        if (m->opcode == OP_INTERRUPT_RESP) /* the failed CN's unvalidated REPLs are purged */
+            lu_ref_interrupt_resp(&w->ref);
         return;
     }
     const char *e = lu_ref_ack(&w->ref, m, LU_NODE);
@@ -529,6 +533,7 @@ static void wl_check_end(wl_t *w)
         {LU_CSR_SLOTS_USED, 0, "SLOTS_USED"},
         {LU_CSR_LOG_COUNT, w->dumps ? csr(w, LU_CSR_LOG_COUNT) : words, "LOG_COUNT"},
         {LU_CSR_DUMPS, w->dumps, "DUMPS"},
+        {LU_CSR_PURGED_SLOTS, c->purged, "PURGED_SLOTS"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         uint32_t v = csr(w, k[i].a);
@@ -1306,6 +1311,7 @@ static size_t wait_other(wl_t *w, msg_op_t op, size_t from, uint64_t max)
             if (w->other[k].opcode == op)
                 return k;
         lu_drv_step(w->d);
+        check_logs(w); /* the model follows the drain (until the LU pauses, words may still drain) */
     }
     cr_assert_fail("%s: no %s within %llu cycles", w->ctx, msg_name(op), (unsigned long long)max);
     return 0;
@@ -1336,6 +1342,7 @@ static size_t fetch_and_check(wl_t *w, unsigned first, unsigned n, unsigned mm, 
             unsigned i = r->tag - tag0;
             cr_assert_lt(i, n, "%s: response with tag %u", w->ctx, r->tag);
             cr_assert_eq(r->addr, line_addr(first + i));
+            bool buf_want = false; /* BUF: a word of the group is still in the SRAM buffer */
             for (unsigned wd = 0; wd < MSG_WORDS_PER_LINE; wd++) {
                 if (!(r->mask >> wd & 1))
                     continue;
@@ -1343,20 +1350,29 @@ static size_t fetch_and_check(wl_t *w, unsigned first, unsigned n, unsigned mm, 
                 got[i] |= 1ull << wd;
                 uint64_t v;
                 unsigned ts;
-                cr_assert(lu_ref_latest(&w->ref, r->addr, wd, &v, &ts),
+                bool buf;
+                cr_assert(lu_ref_latest_buf(&w->ref, r->addr, wd, &v, &ts, &buf),
                           "%s: line %u word %u: a version returned, but none was validated", w->ctx, first + i, wd);
                 cr_assert(v == r->data[wd] && ts == r->ts,
                           "%s: line %u word %u: returned value 0x%llx ts %u, latest validated 0x%llx ts %u", w->ctx,
                           first + i, wd, (unsigned long long)r->data[wd], r->ts, (unsigned long long)v, ts);
+                buf_want |= buf;
+                w->buf_words += buf;
             }
+            cr_assert_eq((r->flags & 4) != 0, buf_want, "%s: line %u mask 0x%x ts %u: BUF flag %u, want %u", w->ctx,
+                         first + i, r->mask, r->ts, (r->flags & 4) != 0, buf_want);
+            w->buf_groups += (r->flags & 4) != 0;
+            w->log_groups += r->mask && !(r->flags & 4);
             if (r->flags & 2) {
                 cr_assert_eq(i, ended, "%s: requests answered out of order", w->ctx);
                 cr_assert_eq(r->flags & 1, i + 1 == n, "%s: LAST flag on request %u", w->ctx, i);
                 ended++;
             }
         }
-        if (ended < n)
+        if (ended < n) {
             lu_drv_step(w->d);
+            check_logs(w);
+        }
     }
     /* Every word with a validated version was answered. */
     for (unsigned i = 0; i < n; i++)
@@ -1375,34 +1391,75 @@ Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
     wl_t w;
     wl_cfg_t c = wl_default();
     c.nupdates = 100000, c.nlines = 16, c.hot = 0.3, c.mem_latency_ps = 45000;
+    c.think = 400; /* stores wait long between REPL_ACK and commit: many are left uncommitted */
     wl_init(&w, &c, tb_seed(21), "recovery");
     /* GIVEN a workload stopped mid-run: words in the DRAM log, validated words still in the buffer
      * behind REPLs of stores that never committed, and those REPLs' words */
     wl_run_then_stop(&w, 6000);
     cr_assert_gt(lu_ref_unvalidated(&w.ref), 0, "%s: no unvalidated word left to ignore", w.ctx);
     cr_assert_gt(lu_drv_log_writes(w.d), 500, "%s: too few records in the DRAM log", w.ctx);
-    /* WHEN the CM interrupts the LU THEN it answers once quiet, and is paused */
-    msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
+    /* WHEN the CM interrupts the LU for a failed CN (the one with the most REPLs never validated)
+     * THEN it answers once quiet, and is paused; the failed CN's REPLs that were never validated are
+     * purged (PURGED_SLOTS: the model's count, taken at the INTERRUPT_RESP) */
+    unsigned fail = 1;
+    for (unsigned cn = 2; cn <= c.ncn; cn++)
+        if (lu_ref_unvalidated_repls(&w.ref, cn) > lu_ref_unvalidated_repls(&w.ref, fail))
+            fail = cn;
+    size_t want = lu_ref_unvalidated_repls(&w.ref, fail);
+    cr_assert_gt(want, 0, "%s: no CN has an unvalidated REPL", w.ctx);
+    msg_t irq = mgmt(OP_INTERRUPT, 5, fail);
     lu_send_when_credit(w.d, &irq);
     size_t k = wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
-    cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2 && w.other[k].src == LU_NODE);
+    cr_assert(w.other[k].dst == 5 && w.other[k].subject == fail && w.other[k].src == LU_NODE);
     cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 1, "%s: not paused after INTERRUPT_RESP", w.ctx);
+    cr_assert_eq(w.ref.c.purged, want);
+    uint32_t purged = csr(&w, LU_CSR_PURGED_SLOTS);
+    cr_assert_eq(purged, want, "%s: PURGED_SLOTS %u, model %zu", w.ctx, purged, want);
+    cr_assert_eq(lu_ref_unvalidated_repls(&w.ref, fail), 0);
     /* WHEN a directory asks for the latest versions of every line, in two lists THEN each word gets
-     * its latest validated version, from the log or the buffer, and none that was not validated */
+     * its latest validated version, from the log or the buffer (BUF on a group with a buffered
+     * word), and none that was not validated */
     size_t base = w.nother;
     fetch_and_check(&w, 0, 8, 3, 100);
     fetch_and_check(&w, 8, 8, 4, 200);
     cr_assert_gt(w.nother - base, 16, "%s: too few responses", w.ctx);
+    cr_assert(w.buf_groups > 0 && w.log_groups > 0, "%s: %llu answers with BUF, %llu without", w.ctx,
+              (unsigned long long)w.buf_groups, (unsigned long long)w.log_groups);
     cr_assert_eq(csr(&w, LU_CSR_FLV_REQS), 16);
     uint32_t trav = csr(&w, LU_CSR_TRAV_CYCLES);
     cr_assert_geq(trav, 2 * lu_drv_log_writes(w.d), "%s: TravLU %u cycles for two traversals of %zu records", w.ctx,
                  trav, lu_drv_log_writes(w.d));
+    /* WHEN the other CNs of the workload are interrupted as failed too, while the LU is paused THEN
+     * each INTERRUPT is answered and their unvalidated REPLs are purged */
+    for (unsigned cn = 1; cn <= c.ncn; cn++) {
+        if (cn == fail)
+            continue;
+        size_t from = w.nother;
+        msg_t irq2 = mgmt(OP_INTERRUPT, 5, cn);
+        lu_send_when_credit(w.d, &irq2);
+        k = wait_other(&w, OP_INTERRUPT_RESP, from, 10000);
+        cr_assert(w.other[k].subject == cn);
+    }
+    cr_assert_eq(csr(&w, LU_CSR_PURGED_SLOTS), w.ref.c.purged);
+    cr_assert_eq(lu_ref_unvalidated(&w.ref), 0, "%s: unvalidated words left after every CN's purge", w.ctx);
     /* WHEN recovery ends THEN the LU answers and resumes */
-    msg_t end = mgmt(OP_RECOV_END, 5, 2);
+    msg_t end = mgmt(OP_RECOV_END, 5, fail);
     lu_send_when_credit(w.d, &end);
     k = wait_other(&w, OP_RECOV_END_RESP, base, 10000);
-    cr_assert(w.other[k].dst == 5 && w.other[k].subject == 2);
+    cr_assert(w.other[k].dst == 5 && w.other[k].subject == fail);
     cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 0, "%s: still paused after RECOV_END", w.ctx);
+    /* THEN every validated word drains (none waits behind a purged REPL, each record checked by the
+     * model: no purged word among them), and the buffer is empty */
+    for (int i = 0; i < 200000 && !lu_drv_idle(w.d); i++) {
+        lu_drv_step(w.d);
+        check_logs(&w);
+    }
+    cr_assert(lu_drv_idle(w.d), "%s: the LU did not settle after RECOV_END", w.ctx);
+    cr_assert_eq(lu_ref_undrained(&w.ref), 0, "%s: %zu validated words never drained", w.ctx,
+                 lu_ref_undrained(&w.ref));
+    cr_assert_eq(csr(&w, LU_CSR_DRAINED), w.ref.c.drained);
+    cr_assert_eq(csr(&w, LU_CSR_ENTRIES_USED), 0);
+    cr_assert_eq(csr(&w, LU_CSR_SLOTS_USED), 0);
     wl_free(&w);
 }
 
@@ -1466,17 +1523,206 @@ Test(logging_unit, fetch_latest_versions_directed)
     lu_drv_send(t.d, &q1, 1);
     lu_drv_send(t.d, &q2, 2);
     run(&t, 400);
-    /* THEN word 1 is version 2 from the buffer (value 201, ts 2); word 2 (only unvalidated) is not
-     * returned; the untouched line gets mask 0; END on each request's last, LAST on the list's */
+    /* THEN word 1 is version 2 from the buffer (value 201, ts 2, BUF); word 2 (only unvalidated) is
+     * not returned; the untouched line gets mask 0; END on each request's last, LAST on the list's */
     cr_assert_eq(t.ntx, 5, "%zu messages", t.ntx); /* three REPL_ACKs, two answers */
     const msg_t *a = &t.tx[3], *b = &t.tx[4];
     cr_assert(a->opcode == OP_FETCH_LATEST_VERS_RESP && a->dst == 40 && a->tag == 7 && a->mask == 0x02 &&
-                  a->ts == 2 && a->data[1] == 201 && a->flags == 2,
+                  a->ts == 2 && a->data[1] == 201 && a->flags == 6,
               "first answer: mask 0x%x ts %u data[1] %llu flags %u", a->mask, a->ts, (unsigned long long)a->data[1],
               a->flags);
     cr_assert(b->opcode == OP_FETCH_LATEST_VERS_RESP && b->tag == 8 && b->mask == 0 && b->flags == 3,
               "second answer: mask 0x%x flags %u", b->mask, b->flags);
     cr_assert_gt(dcsr(&t, LU_CSR_TRAV_CYCLES), 20);
+    dut_free(&t);
+}
+
+/* Steps until the LU has sent a message with opcode op (index from on in t->tx); its index. */
+static size_t wait_tx(dut_t *t, msg_op_t op, size_t from, unsigned max)
+{
+    for (unsigned i = 0; i < max; i++) {
+        for (size_t k = from; k < t->ntx; k++)
+            if (t->tx[k].opcode == op)
+                return k;
+        lu_drv_step(t->d);
+    }
+    cr_assert_fail("%s: no %s within %u cycles", t->ctx, msg_name(op), max);
+    return 0;
+}
+
+/* The DRAM log records of line, in log order: their values (up to max), their count. */
+static size_t log_values(const dut_t *t, uint64_t line, uint64_t *v, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lu_drv_log_writes(t->d); i++)
+        if (lu_drv_log_write(t->d, i)->line == line) {
+            if (n < max)
+                v[n] = lu_drv_log_write(t->d, i)->value;
+            n++;
+        }
+    return n;
+}
+
+Test(logging_unit, interrupt_purges_the_failed_cns_unvalidated_repls)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN word 2 of line 0xc00 replicated by CN 1 (A), then by CN 2 (B); B's store commits (VAL,
+     * ts 5), A's never does: B's word waits behind A's REPL, which may be older */
+    msg_t ra = repl(1, 0, 3, 0xc00, 0x04, 100), rb = repl(2, 0, 4, 0xc00, 0x04, 200);
+    msg_t vb = val(2, 0, 4, 0xc00, 5);
+    /* AND a committed store of A (words 0 and 1 of line 0xd00, ts 9) waiting behind an unvalidated
+     * REPL of the same words by CN 3 (C), which arrived first */
+    msg_t rc = repl(3, 0, 6, 0xd00, 0x03, 400), rk = repl(1, 1, 5, 0xd00, 0x03, 300);
+    msg_t vk = val(1, 1, 5, 0xd00, 9), vc = val(3, 0, 6, 0xd00, 8);
+    lu_drv_send(t.d, &ra, 1);
+    lu_drv_send(t.d, &rb, 2);
+    lu_drv_send(t.d, &rc, 3);
+    lu_drv_send(t.d, &rk, 4);
+    run(&t, 20);
+    cr_assert_eq(t.ntx, 4, "%zu messages", t.ntx);
+    lu_drv_send(t.d, &vb, 1);
+    lu_drv_send(t.d, &vk, 1);
+    run(&t, 100);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "a word drained past an unvalidated REPL that may be older");
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 4);
+    /* WHEN the CM interrupts the LU for failed CN 1 */
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 1);
+    lu_drv_send(t.d, &irq, 1);
+    size_t k = wait_tx(&t, OP_INTERRUPT_RESP, 0, 200);
+    cr_assert(t.tx[k].dst == 6 && t.tx[k].subject == 1);
+    /* THEN A's unvalidated slot is purged (counted), its validated one kept with B's and C's */
+    cr_assert_eq(dcsr(&t, LU_CSR_PURGED_SLOTS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) >> 2 & 1, 1, "not paused");
+    run(&t, 50);
+    /* (B's word was free to drain from the purge on, until the pause took effect) */
+    size_t b_drained = lu_drv_log_writes(t.d);
+    cr_assert_leq(b_drained, 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 3 - b_drained);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 5 - b_drained);
+    /* WHEN the latest versions of lines 0xc00 and 0xd00 are fetched */
+    msg_t q1 = {.opcode = OP_FETCH_LATEST_VERS, .src = 40, .dst = LU_NODE, .subject = 1, .tag = 1, .addr = 0xc00,
+                .mask = 0xff};
+    msg_t q2 = q1;
+    q2.tag = 2, q2.addr = 0xd00, q2.flags = 1;
+    size_t from = t.ntx;
+    lu_drv_send(t.d, &q1, 1);
+    lu_drv_send(t.d, &q2, 2);
+    run(&t, 400);
+    /* THEN word 2 of 0xc00 is B's (A's was never validated); 0xd00's words 0 and 1 are A's committed
+     * store, from the buffer (BUF); C's unvalidated words are not returned */
+    cr_assert_eq(t.ntx, from + 2, "%zu answers", t.ntx - from);
+    const msg_t *a = &t.tx[from], *b = &t.tx[from + 1];
+    cr_assert(a->tag == 1 && a->mask == 0x04 && a->ts == 5 && a->data[2] == 202 &&
+                  a->flags == (b_drained ? 2 : 6),
+              "0xc00: mask 0x%x ts %u data[2] %llu flags %u", a->mask, a->ts, (unsigned long long)a->data[2],
+              a->flags);
+    cr_assert(b->tag == 2 && b->mask == 0x03 && b->ts == 9 && b->data[0] == 300 && b->data[1] == 301 && b->flags == 7,
+              "0xd00: mask 0x%x ts %u flags %u", b->mask, b->ts, b->flags);
+    /* WHEN recovery ends, and C's store commits (ts 8, older than A's 9) */
+    msg_t end = mgmt(OP_RECOV_END, 6, 1);
+    lu_drv_send(t.d, &end, 1);
+    wait_tx(&t, OP_RECOV_END_RESP, from + 2, 100);
+    run(&t, 50);
+    lu_drv_send(t.d, &vc, 1);
+    run(&t, 100);
+    /* THEN B's word is in the log and A's unvalidated one never is; on 0xd00, per word, C's then A's */
+    uint64_t v[4];
+    cr_assert_eq(log_values(&t, 0xc00, v, 4), 1);
+    cr_assert_eq(v[0], 202, "0xc00: value %llu in the log, want B's 202", (unsigned long long)v[0]);
+    cr_assert_eq(log_values(&t, 0xd00, v, 4), 4);
+    unsigned at[4] = {0}; /* position + 1 of values 400, 401 (C) and 300, 301 (A) */
+    for (unsigned i = 0; i < 4; i++)
+        at[(v[i] >= 400 ? 0 : 2) + (unsigned)(v[i] % 100)] = i + 1;
+    cr_assert(at[0] && at[1] && at[2] && at[3] && at[0] < at[2] && at[1] < at[3],
+              "0xd00: %llu %llu %llu %llu: per word, C's version (ts 8) must come before A's (ts 9)",
+              (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3]);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 0);
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 0);
+    cr_assert_eq(dcsr(&t, LU_CSR_PURGED_SLOTS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_VAL_NO_REPL), 0);
+    cr_assert(lu_drv_idle(t.d));
+    dut_free(&t);
+}
+
+Test(logging_unit, interrupt_sends_no_repl_ack_to_the_failed_cn_and_purges_its_repls)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN an INTERRUPT naming CN 1 and, in the same cycle behind it, a REPL of eight words of CN 1
+     * (not acknowledged yet when the INTERRUPT is taken); a cycle later a REPL of CN 1 and one of
+     * CN 3 */
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 1);
+    msg_t r1 = repl(1, 0, 1, 0xe00, 0xff, 10), r2 = repl(1, 2, 2, 0xe40, 0x01, 20), r3 = repl(3, 0, 3, 0xe80, 0x01, 30);
+    lu_drv_send(t.d, &irq, 1);
+    lu_drv_send(t.d, &r1, 1);
+    lu_drv_send(t.d, &r2, 2);
+    lu_drv_send(t.d, &r3, 2);
+    size_t k = wait_tx(&t, OP_INTERRUPT_RESP, 0, 200);
+    run(&t, 20);
+    /* THEN the only REPL_ACK is CN 3's, before the INTERRUPT_RESP; CN 1's two REPLs are purged */
+    cr_assert_eq(t.ntx, 2, "%zu messages", t.ntx);
+    cr_assert(t.tx[0].opcode == OP_REPL_ACK && t.tx[0].dst == 3, "%s to %u", msg_name(t.tx[0].opcode), t.tx[0].dst);
+    cr_assert_eq(k, 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_REPLS), 3);
+    cr_assert_eq(dcsr(&t, LU_CSR_PURGED_SLOTS), 2);
+    cr_assert_eq(dcsr(&t, LU_CSR_SLOTS_USED), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 1);
+    /* WHEN recovery ends THEN REPL_ACKs to CN 1 are sent again */
+    msg_t end = mgmt(OP_RECOV_END, 6, 1), r4 = repl(1, 0, 4, 0xec0, 0x01, 40);
+    lu_drv_send(t.d, &end, 1);
+    lu_drv_send(t.d, &r4, 2);
+    run(&t, 40);
+    cr_assert_eq(t.ntx, 4, "%zu messages", t.ntx);
+    cr_assert(t.tx[3].opcode == OP_REPL_ACK && t.tx[3].dst == 1 && t.tx[3].tag == 4);
+    dut_free(&t);
+}
+
+Test(logging_unit, fetch_latest_versions_sets_buf_on_answers_from_the_buffer_only)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN word 0 of line 0xf00 and word 1 of line 0xf40 in the DRAM log (versions 1, ts 1) */
+    msg_t r0 = repl(1, 0, 1, 0xf00, 0x01, 10), v0 = val(1, 0, 1, 0xf00, 1);
+    msg_t r1 = repl(1, 1, 2, 0xf40, 0x02, 20), v1 = val(1, 1, 2, 0xf40, 1);
+    lu_drv_send(t.d, &r0, 1);
+    lu_drv_send(t.d, &r1, 2);
+    run(&t, 10);
+    lu_drv_send(t.d, &v0, 1);
+    lu_drv_send(t.d, &v1, 2);
+    run(&t, 40);
+    cr_assert_eq(lu_drv_log_writes(t.d), 2);
+    /* AND the LU paused (an INTERRUPT naming a CN that logged nothing), then word 3 of 0xf00 validated
+     * with ts 2: it stays in the buffer */
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 9);
+    lu_drv_send(t.d, &irq, 1);
+    wait_tx(&t, OP_INTERRUPT_RESP, 0, 100);
+    msg_t r3 = repl(2, 0, 3, 0xf00, 0x08, 30), v3 = val(2, 0, 3, 0xf00, 2);
+    lu_drv_send(t.d, &r3, 1);
+    run(&t, 10);
+    lu_drv_send(t.d, &v3, 1);
+    run(&t, 40);
+    cr_assert_eq(lu_drv_log_writes(t.d), 2, "a word drained while paused");
+    cr_assert_eq(dcsr(&t, LU_CSR_PURGED_SLOTS), 0, "a slot of a live CN was purged");
+    /* WHEN both lines' latest versions are fetched */
+    msg_t q1 = {.opcode = OP_FETCH_LATEST_VERS, .src = 40, .dst = LU_NODE, .subject = 9, .tag = 1, .addr = 0xf00,
+                .mask = 0xff};
+    msg_t q2 = q1;
+    q2.tag = 2, q2.addr = 0xf40, q2.flags = 1;
+    size_t from = t.ntx;
+    lu_drv_send(t.d, &q1, 1);
+    lu_drv_send(t.d, &q2, 2);
+    run(&t, 400);
+    /* THEN 0xf00: word 0 from the log (no BUF), word 3 from the buffer (BUF, END); 0xf40: word 1
+     * from the log only (END and LAST, no BUF) */
+    cr_assert_eq(t.ntx, from + 3, "%zu answers", t.ntx - from);
+    const msg_t *a = &t.tx[from], *b = &t.tx[from + 1], *c = &t.tx[from + 2];
+    cr_assert(a->tag == 1 && a->mask == 0x01 && a->ts == 1 && a->data[0] == 10 && a->flags == 0,
+              "0xf00 log group: mask 0x%x ts %u flags %u", a->mask, a->ts, a->flags);
+    cr_assert(b->tag == 1 && b->mask == 0x08 && b->ts == 2 && b->data[3] == 33 && b->flags == 6,
+              "0xf00 buffer group: mask 0x%x ts %u flags %u", b->mask, b->ts, b->flags);
+    cr_assert(c->tag == 2 && c->mask == 0x02 && c->ts == 1 && c->data[1] == 21 && c->flags == 3,
+              "0xf40: mask 0x%x ts %u flags %u", c->mask, c->ts, c->flags);
     dut_free(&t);
 }
 

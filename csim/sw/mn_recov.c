@@ -8,6 +8,7 @@
 #include "dir_drv.h"
 
 #define FLV_LAST 1u
+#define FLV_BUF 4u /* FETCH_LATEST_VERS_RESP: a word of the group was found in the LU's SRAM buffer */
 #define NODES 64u /* node ids are 6 bits */
 
 typedef enum rv_phase {
@@ -29,6 +30,8 @@ typedef struct owned {
     uint8_t found;    /* words found so far */
     uint8_t from_lu;  /* of those, from an LU */
     int8_t rank[MSG_WORDS_PER_LINE]; /* store answers: rank of the store a word came from */
+    bool has_buf;     /* an LU found a word of the line in its buffer ... */
+    uint8_t buf_ts;   /* ... and this is the latest TS of those (the line's version after the RECOVER) */
     uint8_t ts[MSG_WORDS_PER_LINE];
     uint64_t v[MSG_WORDS_PER_LINE];
 } owned_t;
@@ -77,6 +80,8 @@ static void mg(mn_recov_t *r, dir_mg_op_e op, unsigned cn, const owned_t *o)
         c.line = o->line;
         c.wmask = o->found;
         memcpy(c.data, o->v, sizeof c.data);
+        c.set_ts = o->has_buf;
+        c.ts = o->buf_ts;
     }
     mn_node_mg_send(r->n, &c);
 }
@@ -281,6 +286,14 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
 {
     owned_t *o = find(r, m->addr);
     const bool lu = m->src < MSG_MN_BASE;
+    if (o && m->mask && lu && (m->flags & FLV_BUF)) {
+        /* The line's version for the next owner: the latest still in an LU's buffer, where the LUs
+         * compare versions (buffered versions of a line lie within 64 of each other). When every
+         * version has drained, the directory's own will do: no buffered word compares with it. */
+        if (!o->has_buf || ts_after(m->ts, o->buf_ts))
+            o->buf_ts = m->ts;
+        o->has_buf = true;
+    }
     if (o && m->mask) {
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
             if (!(m->mask >> w & 1u))

@@ -15,7 +15,9 @@
  *      well); a word is taken from the first store in that order that has it. The stores answer at
  *      once; the search itself is charged as records x rec_search_ps of the largest store asked;
  *   4. RECOVER each Owned line with the words found (the others keep memory's value, which is the
- *      latest for every word no log holds), then RESUME, then INIT_RECOV_RESP to the CM.
+ *      latest for every word no log holds) and, when an LU found one in its buffer (BUF), the latest
+ *      buffered TS as the line's version (the next owner's commits must follow it in the LUs that
+ *      still buffer the failed owner's words); then RESUME, then INIT_RECOV_RESP to the CM.
  * One recovery at a time; an INIT_RECOV that comes during one waits for it. */
 #ifndef SW_MN_RECOV_H
 #define SW_MN_RECOV_H

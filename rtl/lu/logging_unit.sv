@@ -41,6 +41,7 @@
 //   0x12 TRAV_CYCLES: cycles spent traversing the logs for them (the paper's TravLU)
 //   0x13 DUMPS done   0x14 DUMP_RECORDS sent to the compression engine
 //   0x15 DUMP_CHUNKS (64-byte DUMP_DATA messages)   0x16 EARLY_FLUSH messages sent
+//   0x17 PURGED_SLOTS: slots of failed CNs freed unvalidated on an INTERRUPT (never drained)
 // Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
 module logging_unit #(
   /// word entries of the SRAM log buffer (256: the paper's 4 KB of 16-byte entries)
@@ -141,7 +142,7 @@ module logging_unit #(
   localparam int unsigned HdrW  = FlitW - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned EntW  = $clog2(Entries);
   localparam int unsigned SlotW = $clog2(Slots);
-  localparam int unsigned NumEv = 18;
+  localparam int unsigned NumEv = 19;
 
   if (Slots < 2 || Slots > 256) begin : g_bad_slots
     $error("logging_unit: Slots must be in 2..256");
@@ -176,7 +177,7 @@ module logging_unit #(
   logic [RecW-1:0]  lw_rec;
   logic [EntW:0]    ent_used;
   logic [SlotW:0]   slots_used;
-  logic [11:0]      ev;
+  logic [12:0]      ev;
   logic [Slots-1:0] slot_busy_unused;
   // search port of the buffer (lu_search)
   logic                                 s_active, s_quiet, paused;
@@ -188,6 +189,9 @@ module logging_unit #(
   logic [msg_pkg::WORDS_PER_LINE-1:0]   s_pend;
   logic [msg_pkg::WORD_W-1:0]           s_value;
   logic d_clear, d_active, d_reading;
+  // purge of a failed CN's unvalidated slots (lu_mgmt's INTERRUPT -> lu_log)
+  logic                          p_mark, p_drop, p_cand, p_busy;
+  logic [msg_pkg::NODE_ID_W-1:0] p_cn;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~d_active),
     .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
@@ -198,6 +202,8 @@ module logging_unit #(
     .log_count_o (log_count), .log_clear_i (d_clear),
     .srch_active_i (s_active), .srch_line_i (s_line), .srch_match_o (s_match), .srch_slot_i (s_slot),
     .srch_word_i (s_word), .srch_ts_o (s_ts), .srch_pend_o (s_pend), .srch_value_o (s_value),
+    .purge_mark_i (p_mark), .purge_cn_i (p_cn), .ack_drop_i (p_drop), .purge_cand_o (p_cand),
+    .purge_busy_o (p_busy),
     .quiet_o (s_quiet),
     .used_o (ent_used), .slots_used_o (slots_used), .slot_busy_o (slot_busy_unused), .ev_o (ev), .idle_o (log_idle)
   );
@@ -217,6 +223,8 @@ module logging_unit #(
     .flv_valid_o (flv_v), .flv_ready_i (flv_r), .flush_o (mg_flush),
     .dr_valid_o (dr_v), .dr_done_o (dr_done), .dr_tag_o (dr_tag), .dr_ready_i (dr_r),
     .quiet_i (s_quiet), .search_idle_i (sr_idle & d_idle),
+    .purge_mark_o (p_mark), .purge_cn_o (p_cn), .ack_drop_o (p_drop), .purge_cand_i (p_cand),
+    .purge_busy_i (p_busy),
     .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
     .bad_o (mg_bad), .idle_o (mg_idle)
   );
@@ -285,9 +293,9 @@ module logging_unit #(
 
   // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx (one per receive lane) and lu_mgmt
   // dropped: up to five per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle
-  // (TravLU).
+  // (TravLU); 14 .. 17 lu_dump's; 18 a slot purged (lu_log's event 12).
   assign bad_dks = ev[8] | (rx_bad != '0) | (mg_bad != '0);
-  assign evc     = {d_ev, sr_trav, sr_done, ev};
+  assign evc     = {ev[12], d_ev, sr_trav, sr_done, ev[11:0]};
   for (genvar e = 0; e < NumEv; e++) begin : g_cnt
     logic [2:0] inc;
     assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad[0]} + {2'b0, rx_bad[1]} + {1'b0, mg_bad}
@@ -321,6 +329,7 @@ module logging_unit #(
     else if (csr_addr_i == 8'h14)     csr_rdata_d = cnt_q[15*32 +: 32];
     else if (csr_addr_i == 8'h15)     csr_rdata_d = cnt_q[16*32 +: 32];
     else if (csr_addr_i == 8'h16)     csr_rdata_d = cnt_q[17*32 +: 32];
+    else if (csr_addr_i == 8'h17)     csr_rdata_d = cnt_q[18*32 +: 32];
     else if (csr_addr_i == 8'h0C)     csr_rdata_d = 32'(ent_used);
     else if (csr_addr_i == 8'h0D)     csr_rdata_d = 32'(slots_used);
     else if (csr_addr_i == 8'h0E)     csr_rdata_d = log_count;

@@ -15,6 +15,14 @@
 //         dropped), as is a REPL_ACK sent to an LU.
 //   drain One word per cycle (lu_slots picks it) into a 128-bit record at the DRAM log's next
 //         index, while the log holds fewer than cfg_log_cap_i records.
+//   purge (an INTERRUPT for failed CN purge_cn_i, lu_mgmt) purge_mark_i, given only while quiet_o,
+//         marks that CN's slots that are in use and not validated; their words are then freed one
+//         per cycle, never written to the DRAM log, and each slot with its last word (event 12).
+//         The buffer frees one entry per cycle: the drain waits for the purge, the purge for a
+//         search (which reads the buffer; it never looks at slots not validated, so it need not
+//         wait for the purge). While ack_drop_i is high, a REPL_ACK to purge_cn_i leaves the ACK
+//         queue without being sent: from the INTERRUPT on, the failed CN's REPLs are logged (and
+//         purged) but never acknowledged.
 //
 // DRAM log record (128 bits; the C side stores record i at bytes 16*i of the LU's log):
 //   [63:0] value, [105:64] line address, [108:106] word, [115:109] TS, [121:116] requester CN,
@@ -94,6 +102,16 @@ module lu_log #(
   output logic      [msg_pkg::WORDS_PER_LINE-1:0] srch_pend_o,
   /// search: the value of (srch_slot_i, srch_word_i)
   output logic      [msg_pkg::WORD_W-1:0]    srch_value_o,
+  /// purge: mark the not-validated slots of purge_cn_i (only while quiet_o and no search runs)
+  input  wire logic                          purge_mark_i,
+  /// purge: the failed CN (also the REPL_ACKs dropped)
+  input  wire logic [msg_pkg::NODE_ID_W-1:0] purge_cn_i,
+  /// REPL_ACKs to purge_cn_i are dropped, not sent
+  input  wire logic                          ack_drop_i,
+  /// purge: a slot of purge_cn_i is in use, not validated and not marked yet
+  output logic                               purge_cand_o,
+  /// purge: marked slots still hold words (being freed; the drain waits)
+  output logic                               purge_busy_o,
   /// no REPL or VAL waiting or in progress, no REPL_ACK or log record queued
   output logic                               quiet_o,
   /// word entries in use
@@ -105,8 +123,9 @@ module lu_log #(
   /// events of this cycle, for the counters (bit: event): 0 REPL logged, 1 word entry written,
   /// 2 VAL validated its REPL, 3 word drained, 4 REPL stalled on a full buffer, malformed: 5 VAL
   /// without REPL, 6 zero word mask, 7 address out of range, 8 opcode an LU does not take on
-  /// DKRSP; 9 several REPLs for one VAL, 10 TS clash, 11 drain held by a full DRAM log
-  output logic      [11:0]                   ev_o,
+  /// DKRSP; 9 several REPLs for one VAL, 10 TS clash, 11 drain held by a full DRAM log; 12 a slot
+  /// purged (its last word freed)
+  output logic      [12:0]                   ev_o,
   /// nothing will change until an input changes
   output logic                               idle_o
 );
@@ -233,14 +252,19 @@ module lu_log #(
   end
 
   // REPL_ACKs wait in a two-entry queue (a REPL starts only with room in it for its ACK).
+  // An ACK to the CN being purged is popped without being sent (ack_drop).
   logic [AckW-1:0] ack_q_data;
+  logic            ackq_v, ack_drop;
   fifo #(.Depth(2), .Width(AckW)) u_ackq (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (ack_push), .in_ready_o (ack_in_ready),
     .in_data_i ({r_src, r_core, r_tag, r_addr}),
-    .out_valid_o (ack_valid_o), .out_ready_i (ack_ready_i & en_i), .out_data_o (ack_q_data),
+    .out_valid_o (ackq_v), .out_ready_i ((ack_ready_i | ack_drop) & en_i), .out_data_o (ack_q_data),
     .count_o (ack_cnt), .empty_o (ackq_empty_unused)
   );
+  assign ack_drop    = ackq_v & ack_drop_i &
+                       (ack_q_data[AckW-1 -: msg_pkg::NODE_ID_W] == purge_cn_i);
+  assign ack_valid_o = ackq_v & ~ack_drop;
   msg_pkg::msg_t ack_m;
   always_comb begin
     ack_m        = '0;
@@ -272,8 +296,14 @@ module lu_log #(
   logic [RecW-1:0]              rec;
   logic                         lwq_empty;
 
+  // ---- purge: the marked slots' words are freed, one per cycle, ahead of the drain ----
+  logic             p_valid, p_take, p_done;
+  logic [SlotW-1:0] p_slot;
+  logic [WordW-1:0] p_word;
+  assign p_take = en_i & p_valid & ~srch_active_i;
+
   assign log_full = log_cnt_q >= cfg_log_cap_i;
-  assign d_take   = en_i & drain_en_i & ~srch_active_i & d_valid & lwq_in_ready & ~log_full;
+  assign d_take   = en_i & drain_en_i & ~srch_active_i & ~p_valid & d_valid & lwq_in_ready & ~log_full;
   assign rec      = {2'b01, d_core, d_cn, d_ts, d_word, d_line, d_value};
 
   always_comb begin
@@ -308,6 +338,9 @@ module lu_log #(
     .drain_ts_o (d_ts), .drain_cn_o (d_cn), .drain_core_o (d_core), .drain_take_i (d_take),
     .srch_line_i (srch_line_i), .srch_match_o (srch_match_o), .srch_slot_i (srch_slot_i),
     .srch_ts_o (srch_ts_o), .srch_pend_o (srch_pend_o),
+    .purge_mark_i (purge_mark_i & en_i), .purge_cn_i (purge_cn_i), .purge_cand_o (purge_cand_o),
+    .purge_valid_o (p_valid), .purge_slot_o (p_slot), .purge_word_o (p_word), .purge_take_i (p_take),
+    .purge_done_o (p_done),
     .busy_o (slot_busy_o), .val_o (val_unused), .empty_o (s_empty_unused)
   );
 
@@ -315,24 +348,28 @@ module lu_log #(
     .clk_i (clk_i), .rst_ni (rst_ni), .free_o (b_free),
     .alloc_i (b_alloc), .alloc_slot_i (b_slot), .alloc_word_i (b_word),
     .alloc_value_i (r_data[word_idx*msg_pkg::WORD_W +: msg_pkg::WORD_W]),
-    .rd_slot_i (srch_active_i ? srch_slot_i : d_slot), .rd_word_i (srch_active_i ? srch_word_i : d_word),
-    .rd_value_o (d_value), .free_i (d_take)
+    .rd_slot_i (srch_active_i ? srch_slot_i : p_valid ? p_slot : d_slot),
+    .rd_word_i (srch_active_i ? srch_word_i : p_valid ? p_word : d_word),
+    .rd_value_o (d_value), .free_i (d_take | p_take)
   );
   assign used_o       = (EntW + 1)'(Entries) - b_free;
   assign srch_value_o = d_value;
-  assign quiet_o      = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~ack_valid_o & lwq_empty;
+  assign quiet_o      = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~ackq_v & lwq_empty;
+  assign purge_busy_o = p_valid;
 
-  assign ev_o = {d_valid & drain_en_i & log_full & en_i, v_clash & ev_val, v_multi & ev_val, ev_badop,
-                 ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc, ev_repl};
+  assign ev_o = {p_done, d_valid & drain_en_i & log_full & en_i, v_clash & ev_val, v_multi & ev_val,
+                 ev_badop, ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc, ev_repl};
 
-  // Idle: no REPL in progress or startable, no word drainable, nothing queued. A REPL stalled on
-  // a full buffer is not idle (its stall is counted every cycle).
-  assign idle_o = ~rp_act_q & ~repl_valid_i & ~val_valid_i &
-                  ~(d_valid & drain_en_i & ~srch_active_i & ~log_full) & ~ack_valid_o & lwq_empty;
+  // Idle: no REPL in progress or startable, no word drainable or to purge, nothing queued. A REPL
+  // stalled on a full buffer is not idle (its stall is counted every cycle).
+  assign idle_o = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~p_valid &
+                  ~(d_valid & drain_en_i & ~srch_active_i & ~log_full) & ~ackq_v & lwq_empty;
 
   `ASSERT(ack_room, !ack_push || ack_in_ready)
   `ASSERT(no_clear_in_flight, !log_clear_i || (lwq_empty && !d_take))
   `ASSERT(alloc_fits, !s_alloc || b_free >= (EntW + 1)'(nwords))
+  // Slots are marked only when no REPL is being written (its REPL_ACK not out yet) and no VAL waits.
+  `ASSERT(mark_when_quiet, !(purge_mark_i && en_i) || (!rp_act_q && !val_valid_i))
 
 endmodule
 `default_nettype wire

@@ -5,9 +5,15 @@
 //   FETCH_LATEST_VERS  handed to lu_search
 //   INTERRUPT          finish outstanding work (every received REPL logged and acknowledged, every
 //                      received VAL applied, every record written: quiet_i, no search running),
-//                      then pause (the drain holds, so the log stays as the searches see it) and
-//                      answer INTERRUPT_RESP to the sender. REPLs and VALs that still come are
-//                      logged as usual (a live CN finishing its stores needs their REPL_ACKs).
+//                      purge the failed CN's (subject's) slots that are not validated (lu_log,
+//                      lu_slots), then pause (the drain holds, so the log stays as the searches see
+//                      it) and answer INTERRUPT_RESP to the sender. From the INTERRUPT's arrival to
+//                      its answer no REPL_ACK goes to the subject (ack_drop_o: those of its REPLs
+//                      are dropped, and the REPLs purged). Marking is repeated in every quiet cycle
+//                      until no unvalidated, unmarked slot of the subject is left and the marked
+//                      ones are freed, so a REPL of the subject received before the answer is
+//                      purged too. REPLs and VALs of other CNs are logged as usual (a live CN
+//                      finishing its stores needs their REPL_ACKs).
 //   RECOV_END          resume and answer RECOV_END_RESP.
 //   EARLY_FLUSH        another LU reached its high watermark: a dump starts (lu_dump)
 //   DUMP_GO, DUMP_DONE (MGRSP) the MN controller's synchronization: handed to lu_dump
@@ -55,6 +61,16 @@ module lu_mgmt #(
   input  wire logic                          quiet_i,
   /// no search is running or collecting
   input  wire logic                          search_idle_i,
+  /// purge: mark the subject's not-validated slots (lu_log), this cycle
+  output logic                               purge_mark_o,
+  /// purge: the INTERRUPT's subject (the failed CN)
+  output logic      [msg_pkg::NODE_ID_W-1:0] purge_cn_o,
+  /// REPL_ACKs to purge_cn_o are dropped (an INTERRUPT is being handled)
+  output logic                               ack_drop_o,
+  /// purge: a slot of the subject is in use, not validated, not marked yet
+  input  wire logic                          purge_cand_i,
+  /// purge: marked slots are still being freed
+  input  wire logic                          purge_busy_i,
   /// paused by an INTERRUPT (until RECOV_END)
   output logic                               paused_o,
   /// a response waits to be sent
@@ -96,6 +112,15 @@ module lu_mgmt #(
 
   assign flv_valid_o = en_i & mgq_valid_i & is_flv;
 
+  // The INTERRUPT's work is done in a quiet cycle (nothing received waits, no search): the
+  // subject's unvalidated slots are marked then (purge_mark_o), and it is answered in a quiet cycle
+  // in which none is left to mark or to free.
+  logic int_quiet;
+  assign int_quiet    = int_q & quiet_i & search_idle_i;
+  assign purge_mark_o = en_i & int_quiet;
+  assign purge_cn_o   = int_subj_q;
+  assign ack_drop_o   = int_q;
+
   always_comb begin
     int_d       = int_q;
     paused_d    = paused_q;
@@ -105,7 +130,7 @@ module lu_mgmt #(
     q_bad       = 1'b0;
     if (en_i) begin
       // An INTERRUPT being answered takes the response queue this cycle; RECOV_END waits for it.
-      if (int_q && quiet_i && search_idle_i && rq_in_ready) begin
+      if (int_quiet && !purge_cand_i && !purge_busy_i && rq_in_ready) begin
         int_d    = 1'b0;
         paused_d = 1'b1;
         rq_push  = 1'b1;

@@ -18,8 +18,13 @@
 //      Entries not validated are never looked at.
 // Then per request the answer: FETCH_LATEST_VERS_RESP messages, one per group of found words
 // sharing a TS (mask = those words, ts = their TS, their values), flags bit 1 (END) on the last one
-// of the request, bit 0 (LAST) too when the request had LAST; a request with nothing found gets
-// one message with mask 0.
+// of the request, bit 0 (LAST) too when the request had LAST, bit 2 (BUF) when a word of the group
+// was found in the SRAM log buffer (a validated slot not drained yet) rather than only in the DRAM
+// log; a request with nothing found gets one message with mask 0 (and no BUF). BUF is for the
+// recovery handler, which must give the directory the line's latest version: only the validated
+// updates still buffered are guaranteed to lie within 64 versions of each other (the bound the
+// LU's ordering rests on, docs/architecture.md "Ordering"), so it takes the serial maximum of the
+// BUF groups' TS; TS of records read back from the DRAM log may be any number of versions apart.
 module lu_search #(
   /// REPL slots of the buffer
   parameter int unsigned Slots = 64,
@@ -180,9 +185,10 @@ module lu_search #(
   always_comb begin
     for (int w = 0; w < WordN; w++) grp[w] = rem[w] & (ts_q[(k_q*WordN + w)*TsW +: TsW] == gts);
   end
-  logic          grp_end;
+  logic          grp_end, grp_buf;
   msg_pkg::msg_t rmsg;
   assign grp_end = (rem & ~grp) == '0;
+  assign grp_buf = (grp & sram_q[k_q*WordN +: WordN]) != '0;
   always_comb begin
     rmsg         = '0;
     rmsg.opcode  = msg_pkg::OP_FETCH_LATEST_VERS_RESP;
@@ -191,7 +197,7 @@ module lu_search #(
     rmsg.subject = subj_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
     rmsg.tag     = tag_q[k_q*msg_pkg::TAG_W +: msg_pkg::TAG_W];
     rmsg.addr    = line_q[k_q*LineW +: LineW];
-    rmsg.flags   = {2'b00, grp_end, grp_end & last_q[k_q]};
+    rmsg.flags   = {1'b0, grp_buf, grp_end, grp_end & last_q[k_q]};
     if (rem_v) begin
       rmsg.mask = grp;
       rmsg.ts   = gts;

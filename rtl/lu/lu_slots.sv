@@ -23,6 +23,14 @@
 //
 // One word leaves per cycle: a round-robin pick among slots with a word ready, then its lowest
 // ready word. A slot is free again when its last word has left.
+//
+// Purge (an INTERRUPT for a failed CN, lu_mgmt): purge_mark_i marks every slot of requester
+// purge_cn_i that is in use and not validated (pur_q): its store never committed, or its VAL was
+// lost with the CN. From then on a marked slot is never validated (a VAL finds no REPL in it),
+// never drains, is never found by a search (only validated slots are) and holds back no other
+// slot's words (it leaves hold). Its words are then freed one per cycle (purge_* port: the lowest
+// marked slot, its lowest word left), without reaching the DRAM log, and the slot with its last
+// one. Validated slots of that CN are kept: they are committed stores.
 module lu_slots #(
   /// REPLs the buffer holds at once (>= 2)
   parameter int unsigned Slots = 64,
@@ -102,6 +110,22 @@ module lu_slots #(
   output logic      [TsW-1:0]   srch_ts_o,
   /// search: its words still in the buffer
   output logic      [WordN-1:0] srch_pend_o,
+  /// purge: mark every slot of requester purge_cn_i that is in use and not validated
+  input  wire logic             purge_mark_i,
+  /// purge: the failed CN
+  input  wire logic [NodeW-1:0] purge_cn_i,
+  /// purge: a slot of purge_cn_i is in use, not validated and not marked
+  output logic                  purge_cand_o,
+  /// purge: a marked slot holds a word to free
+  output logic                  purge_valid_o,
+  /// purge: that slot (the lowest marked)
+  output logic      [SlotW-1:0] purge_slot_o,
+  /// purge: its word (the lowest left)
+  output logic      [WordW-1:0] purge_word_o,
+  /// purge: the word's entry is freed this cycle (purge_valid_o must be high)
+  input  wire logic             purge_take_i,
+  /// purge: this take frees the slot (its last word)
+  output logic                  purge_done_o,
   /// per slot: in use
   output logic      [Slots-1:0] busy_o,
   /// per slot: validated
@@ -113,7 +137,7 @@ module lu_slots #(
     $error("lu_slots: Slots must be at least 2");
   end
 
-  logic [Slots-1:0]       busy_q, val_q;
+  logic [Slots-1:0]       busy_q, val_q, pur_q;
   // Per slot (slot s at [s*W +: W]); pairs of slots (a, b) at bit a*Slots + b.
   logic [Slots*NodeW-1:0] cn_q;
   logic [Slots*CoreW-1:0] core_q;
@@ -151,28 +175,32 @@ module lu_slots #(
   endfunction
 
   // ---- per slot: VAL match, same line as the allocation, words ready to drain ----
-  logic [Slots-1:0]       vmatch, vmatch_oh, amatch, ready_any, ts_eq, ts_old, ts_new;
+  logic [Slots-1:0]       vmatch, vmatch_oh, amatch, ready_any, ts_eq, ts_old, ts_new, pcand;
   logic [Slots*WordN-1:0] ready;
   for (genvar s = 0; s < Slots; s++) begin : g_slot
     logic [WordN-1:0] blk;
-    assign vmatch[s] = busy_q[s] & ~val_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
+    assign vmatch[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
                        (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
                        (line_q[s*LineW +: LineW] == val_line_i);
     assign amatch[s] = busy_q[s] & (line_q[s*LineW +: LineW] == alloc_line_i);
     assign srch_match_o[s] = busy_q[s] & val_q[s] & (line_q[s*LineW +: LineW] == srch_line_i);
+    assign pcand[s]  = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == purge_cn_i);
     // s against the VAL's TS: equal, s before it, s after it
     assign ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
     assign ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
     assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
     // Words of s held back by another slot of the line that precedes s or may precede it: the
     // slots o of hold, as one vector per slot (no per-pair processes: see the pair matrices below).
+    // A slot marked for purge holds nothing back: its store is known never to commit. (lu_log
+    // also holds the drain while a purge runs, so this keeps readiness exact without relying on
+    // that: removing it fails no test.)
     // bef_col[o] = bef_q[o*Slots + s]: "o precedes s" (a local 64-bit column per slot, not one
     // Slots x Slots transpose, which Verilator would build as one wide concatenation).
     logic [Slots-1:0] hold, bef_col;
     for (genvar o = 0; o < Slots; o++) begin : g_col
       assign bef_col[o] = bef_q[o*Slots + s];
     end
-    assign hold = busy_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
+    assign hold = busy_q & ~pur_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
                   ((val_q & bef_col) | (~val_q & ~bef_q[s*Slots +: Slots]));
     for (genvar w = 0; w < WordN; w++) begin : g_word
       assign blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
@@ -199,6 +227,20 @@ module lu_slots #(
     .req_i (ready[drain_slot_o*WordN +: WordN]), .onehot_o (dword_oh), .idx_o (drain_word_o),
     .valid_o (dword_v)
   );
+  // ---- purge pick: the lowest marked slot, its lowest word ----
+  logic [Slots-1:0] poh;
+  logic [WordN-1:0] pword_oh, ppend;
+  logic             pword_v;
+  prio_enc #(.N(Slots)) u_purge (
+    .req_i (pur_q), .onehot_o (poh), .idx_o (purge_slot_o), .valid_o (purge_valid_o)
+  );
+  assign ppend = pend_q[purge_slot_o*WordN +: WordN];
+  prio_enc #(.N(WordN)) u_pword (
+    .req_i (ppend), .onehot_o (pword_oh), .idx_o (purge_word_o), .valid_o (pword_v)
+  );
+  assign purge_cand_o = pcand != '0;
+  assign purge_done_o = purge_take_i & purge_valid_o & ((ppend & ~pword_oh) == '0);
+
   assign srch_ts_o    = ts_q[srch_slot_i*TsW +: TsW];
   assign srch_pend_o  = pend_q[srch_slot_i*WordN +: WordN];
   assign drain_line_o = line_q[drain_slot_o*LineW +: LineW];
@@ -207,12 +249,15 @@ module lu_slots #(
   assign drain_core_o = core_q[drain_slot_o*CoreW +: CoreW];
 
   // ---- next state, per slot and per pair (one-hot selects, no indexed writes) ----
-  // vsel: the slot this VAL validates; asel: the slot allocated; dsel: the slot a word drains from.
-  logic [Slots-1:0] vsel, asel, dsel, vrow, clash_o;
+  // vsel: the slot this VAL validates; asel: the slot allocated; dsel: the slot a word drains from;
+  // psel: the slot a purged word is freed from; msel: the slots marked for purge.
+  logic [Slots-1:0] vsel, asel, dsel, psel, msel, vrow, clash_o;
   logic [WordN-1:0] vpend;
   assign vsel = (val_i & val_hit_o) ? vmatch_oh : '0;
   assign asel = alloc_i ? free_oh : '0;
   assign dsel = (drain_take_i & drain_valid_o) ? dgnt : '0;
+  assign psel = (purge_take_i & purge_valid_o) ? poh : '0;
+  assign msel = purge_mark_i ? (pcand & ~vsel & ~asel) : '0;
   always_comb begin
     vrow  = '0;
     vpend = '0;
@@ -226,7 +271,7 @@ module lu_slots #(
 
   for (genvar a = 0; a < Slots; a++) begin : g_next
     logic [WordN-1:0] pend_left;
-    assign pend_left = pend_q[a*WordN +: WordN] & ~(dsel[a] ? dword_oh : '0);
+    assign pend_left = pend_q[a*WordN +: WordN] & ~(dsel[a] ? dword_oh : '0) & ~(psel[a] ? pword_oh : '0);
     // The validated slot's row of other validated slots of the line holding a common word.
     assign clash_o[a] = vrow[a] & ~vsel[a] & busy_q[a] & val_q[a] & ts_eq[a] &
                         ((pend_q[a*WordN +: WordN] & vpend) != '0);
@@ -235,14 +280,19 @@ module lu_slots #(
       if (!rst_ni) begin
         busy_q[a] <= 1'b0;
         val_q[a]  <= 1'b0;
+        pur_q[a]  <= 1'b0;
       end else if (asel[a]) begin
         busy_q[a] <= 1'b1;
         val_q[a]  <= 1'b0;
-      end else if (dsel[a] && pend_left == '0) begin
+        pur_q[a]  <= 1'b0;
+      end else if ((dsel[a] || psel[a]) && pend_left == '0) begin
         busy_q[a] <= 1'b0;
         val_q[a]  <= 1'b0;
+        pur_q[a]  <= 1'b0;
       end else if (vsel[a]) begin
         val_q[a]  <= 1'b1;
+      end else if (msel[a]) begin
+        pur_q[a]  <= 1'b1;
       end
     end
 
@@ -255,7 +305,7 @@ module lu_slots #(
         core_q[a*CoreW +: CoreW] <= alloc_core_i;
         tag_q[a*TagW +: TagW]    <= alloc_tag_i;
         line_q[a*LineW +: LineW] <= alloc_line_i;
-      end else if (dsel[a]) begin
+      end else if (dsel[a] || psel[a]) begin
         pend_q[a*WordN +: WordN] <= pend_left;
       end
       if (vsel[a]) ts_q[a*TsW +: TsW] <= val_ts_i;
@@ -289,9 +339,16 @@ module lu_slots #(
   `ASSERT(alloc_needs_free, !alloc_i || free_valid_o)
   `ASSERT(alloc_mask_nonzero, !alloc_i || alloc_mask_i != '0)
   `ASSERT(drain_word_ready, !drain_valid_o || dword_v)
+  `ASSERT(purge_word_ready, !purge_valid_o || pword_v)
+  `ASSERT(purge_take_valid, !purge_take_i || purge_valid_o)
+  // A word leaves by the drain or by the purge, never both in one cycle (one free per cycle).
+  `ASSERT(one_take, !(purge_take_i && drain_take_i))
   // A busy slot always has a word left (it is freed with its last one).
   for (genvar s = 0; s < Slots; s++) begin : g_chk
     `ASSERT(busy_has_words, !busy_q[s] || pend_q[s*WordN +: WordN] != '0)
+    // Marked for purge: in use and never validated; never a drain candidate.
+    `ASSERT(purged_not_validated, !pur_q[s] || (busy_q[s] && !val_q[s]))
+    `ASSERT(purged_never_drains, !(pur_q[s] && dsel[s]))
   end
 
 endmodule

@@ -99,6 +99,7 @@ lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx)
         }
         lu_ref_repl_t *p = &r->r[r->n];
         memset(p, 0, sizeof *p);
+        p->no_ack = r->int_pending && m->src == r->int_cn;
         p->cn = m->src;
         p->core = m->core;
         p->tag = m->tag;
@@ -121,7 +122,8 @@ lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx)
          * never make one. */
         for (size_t i = r->live_lo; i < r->n; i++) {
             lu_ref_repl_t *p = &r->r[i];
-            if (!p->valid && p->cn == m->src && p->core == m->core && p->tag == m->tag && p->line == m->addr) {
+            if (!p->valid && !p->purged && p->cn == m->src && p->core == m->core && p->tag == m->tag &&
+                p->line == m->addr) {
                 uint64_t *hi = hl_get(r, p->line);
                 p->valid = true;
                 p->ts = m->ts;
@@ -146,6 +148,10 @@ lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx)
     }
     if (cls == CLS_DKREQ || cls == CLS_DKRSP || (cls != CLS_MGREQ && cls != CLS_MGRSP))
         return r->c.err_bad_msg++, LU_REF_BAD_MSG;
+    if (m->opcode == OP_INTERRUPT && !r->int_pending) {
+        r->int_pending = true;
+        r->int_cn = m->subject;
+    }
     return LU_REF_OTHER;
 }
 
@@ -157,7 +163,10 @@ const char *lu_ref_ack(lu_ref_t *r, const msg_t *a, unsigned lu_node)
         return "REPL_ACK src is not the LU's node id";
     for (size_t i = r->live_lo; i < r->n; i++) {
         lu_ref_repl_t *p = &r->r[i];
-        if (!p->acked && p->cn == a->dst && p->core == a->core && p->tag == a->tag && p->line == a->addr) {
+        if (!p->acked && !p->purged && p->cn == a->dst && p->core == a->core && p->tag == a->tag &&
+            p->line == a->addr) {
+            if (p->no_ack)
+                return "REPL_ACK to a failed CN for a REPL that arrived after the INTERRUPT naming it";
             p->acked = true;
             return NULL;
         }
@@ -203,9 +212,29 @@ const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t l
     r->hl_drained[(size_t)(hi - r->hl_ver) * MSG_WORDS_PER_LINE + rec->word] = hit->version;
     hit->drained |= (uint8_t)(1u << rec->word);
     r->c.drained++;
-    while (r->live_lo < r->n && r->r[r->live_lo].valid && r->r[r->live_lo].drained == r->r[r->live_lo].mask)
+    while (r->live_lo < r->n && (r->r[r->live_lo].purged ||
+                                 (r->r[r->live_lo].valid && r->r[r->live_lo].drained == r->r[r->live_lo].mask)))
         r->live_lo++;
     return NULL;
+}
+
+uint64_t lu_ref_interrupt_resp(lu_ref_t *r)
+{
+    if (!r->int_pending)
+        return 0;
+    uint64_t n = 0;
+    for (size_t i = r->live_lo; i < r->n; i++) {
+        lu_ref_repl_t *p = &r->r[i];
+        if (p->cn == r->int_cn && !p->valid && !p->purged) {
+            p->purged = true;
+            n++;
+        }
+    }
+    while (r->live_lo < r->n && r->r[r->live_lo].purged)
+        r->live_lo++;
+    r->c.purged += n;
+    r->int_pending = false;
+    return n;
 }
 
 size_t lu_ref_undrained(const lu_ref_t *r)
@@ -221,14 +250,27 @@ size_t lu_ref_unvalidated(const lu_ref_t *r)
 {
     size_t k = 0;
     for (size_t i = r->live_lo; i < r->n; i++)
-        if (!r->r[i].valid)
+        if (!r->r[i].valid && !r->r[i].purged)
             k += (size_t)__builtin_popcount(r->r[i].mask);
+    return k;
+}
+
+size_t lu_ref_unvalidated_repls(const lu_ref_t *r, unsigned cn)
+{
+    size_t k = 0;
+    for (size_t i = r->live_lo; i < r->n; i++)
+        k += !r->r[i].valid && !r->r[i].purged && r->r[i].cn == cn;
     return k;
 }
 
 uint64_t lu_ref_version(const lu_ref_t *r, size_t idx) { return r->r[idx].version; }
 
 bool lu_ref_latest(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts)
+{
+    return lu_ref_latest_buf(r, line, w, value, ts, NULL);
+}
+
+bool lu_ref_latest_buf(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts, bool *buf)
 {
     const lu_ref_repl_t *best = NULL;
     for (size_t i = 0; i < r->n; i++) {
@@ -239,6 +281,8 @@ bool lu_ref_latest(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value
     if (best) {
         *value = best->value[w];
         *ts = best->ts;
+        if (buf)
+            *buf = !(best->drained >> w & 1);
     }
     return best != NULL;
 }

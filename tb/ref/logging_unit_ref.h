@@ -9,7 +9,16 @@
  * while no VAL is overtaken by 64 later commits of its line. The records the RTL writes are checked
  * as they come (lu_ref_drained): each must be a validated, not yet drained word, and no validated
  * word of the same address with an older version may still be waiting; at the end every validated
- * word must have been drained (lu_ref_all_drained). */
+ * word must have been drained (lu_ref_all_drained).
+ *
+ * Recovery: an INTERRUPT presented to the LU names a failed CN (its subject). From then on until
+ * the LU's INTERRUPT_RESP, no REPL_ACK may go to that CN for a REPL presented after the
+ * INTERRUPT (lu_ref_ack fails it); at the INTERRUPT_RESP (lu_ref_interrupt_resp) every REPL of
+ * that CN not validated is purged: never drained, never found, never holding a word back, and
+ * counted (PURGED_SLOTS). The RTL marks the slots in its last quiet cycle before the answer, so a
+ * REPL of the subject presented in the two cycles before the INTERRUPT_RESP leaves, or a VAL of
+ * the subject presented while the INTERRUPT is handled, may be treated otherwise by the RTL than
+ * by the model: the tests send none then. One INTERRUPT at a time is modelled. */
 #ifndef LOGGING_UNIT_REF_H
 #define LOGGING_UNIT_REF_H
 
@@ -40,10 +49,13 @@ typedef struct lu_ref_repl {
     unsigned ts;
     uint64_t version; /* unwrapped TS */
     bool acked;
+    bool no_ack; /* presented after an INTERRUPT for its CN: must not be acknowledged */
+    bool purged; /* freed unvalidated by an INTERRUPT for its CN */
 } lu_ref_repl_t;
 
 typedef struct lu_ref_counts {
     uint64_t repls, words, vals, drained, err_no_repl, err_zero_mask, err_addr_range, err_bad_msg;
+    uint64_t purged; /* REPLs (slots) purged: PURGED_SLOTS */
 } lu_ref_counts_t;
 
 typedef struct lu_ref {
@@ -56,6 +68,8 @@ typedef struct lu_ref {
     bool *hl_used;
     size_t hl_cap, hl_n;
     lu_ref_counts_t c;
+    bool int_pending;  /* an INTERRUPT was presented, its INTERRUPT_RESP not seen yet */
+    unsigned int_cn;   /* its subject */
     char err[256]; /* set when a VAL arrives for a word of which a newer version already drained */
 } lu_ref_t;
 
@@ -69,13 +83,21 @@ const char *lu_ref_ack(lu_ref_t *r, const msg_t *ack, unsigned lu_node);
 /** A record the LU wrote to its DRAM log: NULL when allowed (the word is marked drained), else
  *  what is wrong (in why, up to len bytes). */
 const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t len);
+/** The LU sent INTERRUPT_RESP: the REPLs of the INTERRUPT's subject that are not validated are
+ *  purged. Returns how many (0 when no INTERRUPT is pending). */
+uint64_t lu_ref_interrupt_resp(lu_ref_t *r);
 /** Validated words not drained (0 at the end of a run). */
 size_t lu_ref_undrained(const lu_ref_t *r);
-/** Logged words not validated. */
+/** Logged words not validated (and not purged). */
 size_t lu_ref_unvalidated(const lu_ref_t *r);
+/** REPLs of requester cn not validated (and not purged): the slots an INTERRUPT naming cn purges. */
+size_t lu_ref_unvalidated_repls(const lu_ref_t *r, unsigned cn);
 /** The latest validated version of word w of line (false when none): its value and TS. Entries
  *  never validated are not looked at. */
 bool lu_ref_latest(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts);
+/** As lu_ref_latest; *buf (if not NULL) tells whether that version is still in the SRAM buffer
+ *  (validated, not drained: FETCH_LATEST_VERS_RESP's BUF flag) rather than in the DRAM log. */
+bool lu_ref_latest_buf(const lu_ref_t *r, uint64_t line, unsigned w, uint64_t *value, unsigned *ts, bool *buf);
 /** The unwrapped version of a REPL's VAL (index from lu_ref_rx). */
 uint64_t lu_ref_version(const lu_ref_t *r, size_t idx);
 
