@@ -49,6 +49,7 @@ struct system {
     mn_recov_report_t *mrep;
     unsigned mrep_n;
     uint64_t *c_recoveries, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
+    uint64_t *c_fail_shared, *c_fail_dirty, *c_fail_excl; /* Fig. 15: the failed CNs' L3s at the crash */
     double *g_rec[9];
     sys_cn_t *cn;
     bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
@@ -479,7 +480,15 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->c_rec_words_lu = stats_counter(st, "recovery.words_from_lus", "words recovered from LU logs");
     s->c_rec_words_mn = stats_counter(st, "recovery.words_from_mns", "words recovered from the MNs' log stores");
     s->c_threads_lost = stats_counter(st, "system.threads_lost", "threads lost with a failed CN");
-    rec_ok = rec_ok && s->c_recoveries && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn && s->c_threads_lost;
+    s->c_fail_shared = stats_counter(st, "recovery.crash_lines_shared",
+                                     "coherent lines the failed CNs' L3s held shared at the crash (Fig. 15)");
+    s->c_fail_dirty = stats_counter(st, "recovery.crash_lines_dirty",
+                                    "lines they held owned with a word newer than memory (Fig. 15 Dirty)");
+    s->c_fail_excl = stats_counter(st, "recovery.crash_lines_exclusive",
+                                   "lines they held owned and clean (Fig. 15 Exclusive, without those evicted "
+                                   "silently: the directory's Owned count less Dirty includes them)");
+    rec_ok = rec_ok && s->c_recoveries && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn &&
+             s->c_threads_lost && s->c_fail_shared && s->c_fail_dirty && s->c_fail_excl;
     bool dk_ok = rec_ok;
     if (s->dk) {
         s->c_repl_sets = stats_counter(st, "system.repl.sets", "REPL sets sent (one per replicated store-buffer entry)");
@@ -877,6 +886,11 @@ void system_fail_cn(system_t *s, unsigned cn)
         s->fail_cn_now = cn;
         cn_repl_unsent(n->repl, doubt_entry, s);
     }
+    cn_mem_census_t cen;
+    cn_mem_census(n->mem, &cen);
+    *s->c_fail_shared += cen.shared;
+    *s->c_fail_dirty += cen.dirty;
+    *s->c_fail_excl += cen.exclusive;
     fabric_fail_node(s->f, cn);
     cm_fail(n->cm);
     cn_mem_fail(n->mem);
@@ -1171,11 +1185,15 @@ void system_print_recovery(const system_t *s, FILE *f, const char *prefix)
 {
     if (!*s->c_failures)
         return;
-    fprintf(f, "%s: %u CN failure(s), %llu recovered; %llu threads lost; %llu lines owned by the failed CNs, "
-               "%llu words recovered from LU logs, %llu from MN log stores\n",
+    fprintf(f, "%s: %u CN failure(s), %llu recovered; %llu threads lost; %llu words recovered from LU logs, %llu "
+               "from MN log stores\n",
             prefix, (unsigned)*s->c_failures, (unsigned long long)*s->c_recoveries,
-            (unsigned long long)*s->c_threads_lost, (unsigned long long)*s->c_rec_owned,
-            (unsigned long long)*s->c_rec_words_lu, (unsigned long long)*s->c_rec_words_mn);
+            (unsigned long long)*s->c_threads_lost, (unsigned long long)*s->c_rec_words_lu,
+            (unsigned long long)*s->c_rec_words_mn);
+    fprintf(f, "%s: lines of the failed CNs (Fig. 15): %llu owned by the directories' count; their L3s held %llu "
+               "shared, %llu owned dirty, %llu owned clean (exclusive)\n",
+            prefix, (unsigned long long)*s->c_rec_owned, (unsigned long long)*s->c_fail_shared,
+            (unsigned long long)*s->c_fail_dirty, (unsigned long long)*s->c_fail_excl);
     if (!*s->c_recoveries)
         return;
     static const char *const short_names[9] = {"detection", "RecBegin", "CM<->MN", "TravDir", "MN<->LU",

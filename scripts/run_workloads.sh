@@ -6,7 +6,9 @@
 # committed store in each of its Nr replica logs, in commit order). Prints the execution times
 # normalized to WB next to the paper's averages (its Fig. 10), then what replication cost under
 # DIKTAMO-proactive (Figs. 11, 13, 14, 16), and writes every run's statistics, summary.json,
-# fig10.dat and the gnuplot chart fig10.svg under build/results/run/.
+# fig10.dat and the gnuplot chart fig10.svg under build/results/run/. Then one more run: CN 1 fails in
+# the middle of ocean under DIKTAMO-proactive; the survivors recover and complete it; its oracle
+# verdict and the recovery's steps are printed.
 # Usage: scripts/run_workloads.sh [--config FILE] [--seed N] [other diktamo_sim arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +68,13 @@ for w in "${workloads[@]}"; do
     fi
   done
 done
+# And one failure: CN 1 fails in the middle of ocean under DIKTAMO-proactive, the others recover
+# and complete it (docs/architecture.md 11g).
+fail_args=(--set workload.name=ocean --set core.protocol=proactive --set fail.cn=1 --set fail.at=30us)
+( rc=0
+  "build/bin/diktamo_sim_$shape" --config "$config" --seed "$seed" "${args[@]}" "${fail_args[@]}" --quiet \
+    --stats "$out/ocean-proactive-failure.json" 2>"$out/ocean-proactive-failure.err" || rc=$?
+  echo "$rc" >"$out/ocean-proactive-failure.rc" ) &
 wait
 failed=0
 for w in "${workloads[@]}"; do
@@ -88,6 +97,30 @@ if "repl" in s:
 print(line)' "$out/$w-$v.json"
   done
 done
+printf 'make run: %-6s %-14s ' ocean "proactive, CN 1 failing at 30 us"
+echo
+if [ "$(cat "$out/ocean-proactive-failure.rc" 2>/dev/null)" != 0 ]; then
+  echo "make run: the failure run FAILED" >&2
+  cat "$out/ocean-proactive-failure.err" >&2
+  echo "make run: replay: bash scripts/run_sim.sh --config $config --seed $seed ${args[*]} ${fail_args[*]}" >&2
+  failed=1
+else
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o, s, r = d["oracle"], d["system"], d["recovery"]
+print("make run:   %.3f us; %d of %d threads lost with CN 1; oracle: %d words ok, %d lost, %d phantom, %d not durable "
+      "at the failure (allowed)" % (s["exec_time_ns"] / 1000, s["threads_lost"], s["threads"], o["ok"], o["lost"],
+                                     o["phantom"], o["undurable"]))
+print("make run:   recovery (us, Table III): detection %.1f, RecBegin %.1f, CM<->MN %.1f, TravDir %.1f, MN<->LU %.1f, "
+      "TravLU %.1f, MNMerge %.1f, RecEnd %.1f; total %.1f" % tuple(r[k] / 1000 for k in (
+          "detect_ns", "rec_begin_ns", "cm_mn_ns", "trav_dir_ns", "mn_lu_ns", "trav_lu_ns", "mn_merge_ns",
+          "rec_end_ns", "total_ns")))
+print("make run:   Fig. 15: %d lines owned by CN 1 in the directories; its L3 held %d shared, %d dirty, %d exclusive; "
+      "%d words recovered from LU logs, %d from MN log stores" % (r["lines_owned"], r["crash_lines_shared"],
+      r["crash_lines_dirty"], r["crash_lines_exclusive"], r["words_from_lus"], r["words_from_mns"]))' \
+    "$out/ocean-proactive-failure.json"
+fi
 [ "$failed" = 0 ] || exit 1
 python3 - "$out" "${workloads[@]}" -- "${variants[@]}" <<'PY'
 import json, sys, math

@@ -138,6 +138,10 @@ static void survive(const char *wname, unsigned wi)
         cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
         cr_assert_gt(rep.stores, after, "%s", r.ctx);
         cr_assert_eq(counter(&r, "system.commits_after_failure"), 0, "%s", r.ctx);
+        /* AND every line the failed CN's L3 held owned was owned in a directory (Fig. 15: the
+         * directories' Owned count covers its Dirty and Exclusive lines, and silent evictions) */
+        cr_assert_leq(counter(&r, "recovery.crash_lines_dirty") + counter(&r, "recovery.crash_lines_exclusive"),
+                      counter(&r, "recovery.lines_owned"), "%s", r.ctx);
         /* AND the recovery's steps were measured (Table III) */
         cr_assert_gt(gauge(&r, "recovery.rec_begin_ns"), 0.0, "%s", r.ctx);
         cr_assert_gt(gauge(&r, "recovery.trav_dir_ns"), 0.0, "%s", r.ctx);
@@ -172,6 +176,7 @@ Test(recovery, a_failure_under_wb_loses_committed_stores_and_the_oracle_says_so,
      * reports them lost and the check fails */
     cr_assert_eq(counter(&r, "recovery.count"), 1);
     cr_assert_gt(counter(&r, "recovery.lines_owned"), 0);
+    cr_assert_gt(counter(&r, "recovery.crash_lines_dirty"), 0, "no dirty line in the failed CN's L3");
     cr_assert_neq(rc, 0, "the check passed");
     cr_assert_gt(rep.lost, 0, "no committed store reported lost");
     cr_assert(strstr(err, "lost"), "%s", err);

@@ -1478,6 +1478,27 @@ void cn_mem_local_poke(cn_mem_t *c, uint64_t addr, uint64_t v)
     }
 }
 
+void cn_mem_census(const cn_mem_t *c, cn_mem_census_t *out)
+{
+    *out = (cn_mem_census_t){0};
+    for (unsigned i = 0; i < cache_lines(c->l3); i++) {
+        const cache_line_t *L = cache_at(c->l3, i);
+        if (!L->valid)
+            continue;
+        if (L->state == CN_L3_S) {
+            out->shared++;
+        } else if (L->state == CN_L3_OWN) {
+            uint8_t dmask = 0;
+            for (unsigned w = 0; w < W; w++)
+                newest_word(c, L, w, &dmask);
+            if (dmask)
+                out->dirty++;
+            else
+                out->exclusive++;
+        }
+    }
+}
+
 void cn_mem_probe(const cn_mem_t *c, uint64_t addr, cn_mem_probe_t *p)
 {
     memset(p, 0, sizeof *p);

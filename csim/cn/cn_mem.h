@@ -186,6 +186,12 @@ typedef struct cn_mem_probe {
 
 /** Zero time: the line of addr as the CN holds it. */
 void cn_mem_probe(const cn_mem_t *c, uint64_t addr, cn_mem_probe_t *p);
+/** The coherent lines the CN's L3 holds (Fig. 15 at a failure): shared, and owned split into dirty
+ *  (a word newer than memory in the L3 or a core's copy) and exclusive (clean). */
+typedef struct cn_mem_census {
+    uint64_t shared, dirty, exclusive;
+} cn_mem_census_t;
+void cn_mem_census(const cn_mem_t *c, cn_mem_census_t *out);
 /** Name of a cn_out_e ("RD_OWN"). */
 const char *cn_out_name(cn_out_e o);
 

@@ -29,3 +29,18 @@ waves-failure: | $(SETUP) ## trace a run in which CN 1 fails; render its detecti
 	  --set fabric.heartbeat=50 --set fabric.silence_limit=200 --fail 1@1us \
 	  --trace $(WAVES_FAILURE_FST) --trace-start 0.9us --trace-stop 1.4us --quiet
 	bash scripts/waves.sh png $(WAVES_FAILURE_FST) --from 1.2us --to 1.24us --size 1920x1300 $(WAVES_ARGS)
+
+# A recovery on show: ocean under DIKTAMO-proactive on the small config with 64 KiB MNs (a short
+# directory walk), a short heartbeat and silence limit, CN 1 failing at 5 us. The window runs from
+# the MSI on port 0 (the CM's) through INTERRUPT / INTERRUPT_RESP on every CN port, INIT_RECOV to the
+# MN ports, the MNs' FETCH_LATEST_VERS to the LUs and their answers, INIT_RECOV_RESP, to RECOV_END /
+# RECOV_END_RESP (the per-port opcode traces name each message).
+WAVES_RECOVERY_FST := $(B)/waves/recovery.fst
+.PHONY: waves-recovery
+waves-recovery: | $(SETUP) ## trace a run in which CN 1 fails and is recovered; render MSI to RecEnd to build/waves/recovery.png
+	+bash scripts/run_sim.sh --config sim_configs/small.ini --seed 1 --set core.protocol=proactive \
+	  --set workload.ocean_grid=14 --set mem.mn_size=64KiB --set fabric.heartbeat=50 \
+	  --set fabric.silence_limit=200 --fail 1@5us --trace $(WAVES_RECOVERY_FST) --trace-start 5us \
+	  --trace-stop 40us --quiet
+	bash scripts/waves.sh png $(WAVES_RECOVERY_FST) --from 5.1us --to $(or $(WAVES_TO),16us) --size 1920x1300 \
+	  $(WAVES_ARGS)
