@@ -232,6 +232,14 @@ uint64_t *stats_counter(stats_t *s, const char *name, const char *doc)
     return e ? &e->v.counter : NULL;
 }
 
+uint64_t *stats_counter_in(stats_t *s, const char *prefix, const char *leaf, const char *doc)
+{
+    char name[256];
+    if ((size_t)snprintf(name, sizeof name, "%s.%s", prefix, leaf) >= sizeof name)
+        return stats_counter(s, "", doc); /* refused, as any invalid name */
+    return stats_counter(s, name, doc);
+}
+
 double *stats_gauge(stats_t *s, const char *name, const char *doc)
 {
     stats_entry_t *e = add_entry(s, name, doc, K_GAUGE);

@@ -84,6 +84,8 @@ void stats_free(stats_t *s);
  *  directly. Returns NULL on an invalid or duplicate/conflicting name or out of memory;
  *  stats_error() says which. doc is one line, copied. */
 uint64_t *stats_counter(stats_t *s, const char *name, const char *doc);
+/** stats_counter of "<prefix>.<leaf>" (a block's counters under its name). */
+uint64_t *stats_counter_in(stats_t *s, const char *prefix, const char *leaf, const char *doc);
 /** Registers a gauge (a double the model sets, starting at 0). NULL on error as above. */
 double *stats_gauge(stats_t *s, const char *name, const char *doc);
 /** Registers a histogram with the given bucket scheme. NULL on error (also a bad scheme). */

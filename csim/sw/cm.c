@@ -226,13 +226,9 @@ cm_t *cm_create(kernel_t *k, cn_port_t *port, fabric_t *f, const cm_params_t *p,
     c->p.name = c->name;
     if (h)
         c->h = *h;
-    char name[96];
-    snprintf(name, sizeof name, "%s.interrupts", p->name);
-    c->n_int = stats_counter(st, name, "recovery INTERRUPTs this CN's cores took");
-    snprintf(name, sizeof name, "%s.recoveries", p->name);
-    c->n_rec = stats_counter(st, name, "recoveries this CN ran as Configuration Manager");
-    snprintf(name, sizeof name, "%s.msis", p->name);
-    c->n_msi = stats_counter(st, name, "MSIs the switch sent to this CN");
+    c->n_int = stats_counter_in(st, p->name, "interrupts", "recovery INTERRUPTs this CN's cores took");
+    c->n_rec = stats_counter_in(st, p->name, "recoveries", "recoveries this CN ran as Configuration Manager");
+    c->n_msi = stats_counter_in(st, p->name, "msis", "MSIs the switch sent to this CN");
     if (!c->n_int || !c->n_rec || !c->n_msi) {
         free(c);
         return NULL;

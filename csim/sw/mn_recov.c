@@ -364,15 +364,10 @@ mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const 
     r->p.name = r->name;
     if (h)
         r->h = *h;
-    char name[96];
-    snprintf(name, sizeof name, "%s.recoveries", p->name);
-    r->n_rec = stats_counter(st, name, "recoveries this MN's handler ran");
-    snprintf(name, sizeof name, "%s.owned", p->name);
-    r->n_owned = stats_counter(st, name, "lines a failed CN owned here (Owned lists)");
-    snprintf(name, sizeof name, "%s.words_lu", p->name);
-    r->n_wlu = stats_counter(st, name, "words recovered from LU logs");
-    snprintf(name, sizeof name, "%s.words_mn", p->name);
-    r->n_wmn = stats_counter(st, name, "words recovered from MN log stores");
+    r->n_rec = stats_counter_in(st, p->name, "recoveries", "recoveries this MN's handler ran");
+    r->n_owned = stats_counter_in(st, p->name, "owned", "lines a failed CN owned here (Owned lists)");
+    r->n_wlu = stats_counter_in(st, p->name, "words_lu", "words recovered from LU logs");
+    r->n_wmn = stats_counter_in(st, p->name, "words_mn", "words recovered from MN log stores");
     if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn) {
         free(r);
         return NULL;

@@ -42,5 +42,5 @@ waves-recovery: | $(SETUP) ## trace a run in which CN 1 fails and is recovered; 
 	  --set workload.ocean_grid=14 --set mem.mn_size=64KiB --set fabric.heartbeat=50 \
 	  --set fabric.silence_limit=200 --fail 1@5us --trace $(WAVES_RECOVERY_FST) --trace-start 5us \
 	  --trace-stop 40us --quiet
-	bash scripts/waves.sh png $(WAVES_RECOVERY_FST) --from 5.1us --to $(or $(WAVES_TO),16us) --size 1920x1300 \
+	bash scripts/waves.sh png $(WAVES_RECOVERY_FST) --from 5us --to $(or $(WAVES_TO),14us) --size 1920x1300 \
 	  $(WAVES_ARGS)
