@@ -17,7 +17,7 @@ mkdir -p build/reports
 say() { printf '%s\n' "$*" | tee -a "$log"; }
 
 for seed in $(seq 1 "$n"); do
-  if TB_SEED=$seed TB_REPL_ALL=1 build/bin/run_tests --jobs "$(nproc)" --filter '!(sim/*)' >>"$log" 2>&1; then
+  if TB_SEED=$seed TB_REPL_ALL=1 TB_RECOV_ALL=1 build/bin/run_tests --jobs "$(nproc)" --filter '!(sim/*)' >>"$log" 2>&1; then
     say "regress: tests with TB_SEED=$seed: pass"
   else
     say "regress: tests with TB_SEED=$seed: FAIL (see $log)"; fail=1
