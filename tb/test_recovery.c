@@ -39,14 +39,16 @@ typedef struct rec_run {
     char ctx[200];
 } rec_run_t;
 
-/* small.ini (4 CNs x 2 cores, 2 MNs) with small workloads, dumps every 20 us and the overrides. */
+/* small.ini (4 CNs x 2 cores, 2 MNs) with small workloads, dumps every 20 us, MNs of 512 KiB (a
+ * short directory walk) and the overrides. */
 static void rec_open(rec_run_t *r, const char *wname, const char *proto, const char *const *extra, uint64_t seed)
 {
     char sw[64], sp[64], ss[64];
     snprintf(sw, sizeof sw, "workload.name=%s", wname);
     snprintf(sp, sizeof sp, "core.protocol=%s", proto);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
-    const char *base[] = {sw, sp, ss, "lu.dump_period=20us", "workload.ocean_grid=14", "workload.ocean_iters=3",
+    const char *base[] = {sw, sp, ss, "lu.dump_period=20us", "mem.mn_size=512KiB", "workload.ocean_grid=14",
+                          "workload.ocean_iters=3",
                           "workload.fluid_cells=48", "workload.fluid_updates=24", "workload.kvs_records=48",
                           "workload.kvs_ops=128", NULL};
     config_err_t e;
