@@ -215,6 +215,9 @@ static const cfg_key_t keys[] = {
      "fail CN fail.cn this long after the threads start (0: not by time)"},
     {"fail", "after_commits", T_UINT, F(fail.after_commits), "words", U(0), U(0), U(1000000000000ull), 0, NULL,
      "fail CN fail.cn once this many remote store words have committed (0: not by count)"},
+    {"fail", "random", T_BOOL, F(fail.random), NULL, U(0), U(0), U(1), 0, NULL,
+     "draw the failing CN (any CN) and the moment (1 ps .. fail.at, or 1 .. fail.after_commits words) from "
+     "the run's seed instead"},
 
     /* [traffic] */
     {"traffic", "load", T_REAL, F(traffic.load), "messages per port per fabric cycle", D(0.5),
@@ -1188,6 +1191,11 @@ int config_validate(const sim_config_t *c, config_err_t *err)
         return vfail(c, b, err, "the failing CN must be one of the system's: %s, %s",
                      describe(c, kidx("fail.cn"), d1, sizeof d1), describe(c, kidx("system.num_cn"), d2, sizeof d2));
     }
+    if (c->fail.random && !c->fail.at_ps && !c->fail.after_commits) {
+        size_t b = kidx("fail.random");
+        return vfail(c, b, err, "a random failure needs its bound: set fail.at or fail.after_commits: %s",
+                     describe(c, kidx("fail.random"), d1, sizeof d1));
+    }
     if (c->fail.at_ps && c->fail.after_commits) {
         size_t b = blame(c, kidx("fail.at"), kidx("fail.after_commits"));
         return vfail(c, b, err, "a failure has one moment: set fail.at or fail.after_commits, not both: %s, %s",
@@ -1335,7 +1343,8 @@ int config_write_doc(FILE *f)
           "`mem.dram_latency` (one remote round trip).\n"
           "- A failure (`fail.at` or `fail.after_commits` set) names a CN of the system (`fail.cn` < "
           "`system.num_cn`), has one moment (not both keys), and must be detectable (`fabric.silence_limit` "
-          "or `fabric.accept_limit` not 0).\n"
+          "or `fabric.accept_limit` not 0); `fail.random` needs `fail.at` or `fail.after_commits` as its "
+          "bound.\n"
           "\n"
           "## Keys\n",
           f);

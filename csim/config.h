@@ -136,6 +136,7 @@ typedef struct sim_config {
         uint64_t cn;               /* the CN that fails */
         uint64_t at_ps;            /* when, after the threads' start (0: not by time) */
         uint64_t after_commits;    /* or once this many remote store words have committed (0: not) */
+        bool random;               /* the CN and the moment drawn from the run's seed, at most these */
     } fail;
     struct {
         double load;

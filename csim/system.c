@@ -12,6 +12,7 @@
 #include "cn_port.h"
 #include "lu_node.h"
 #include "mn_node.h"
+#include "rng.h"
 #include "sw/cm.h"
 #include "sw/mn_recov.h"
 
@@ -44,6 +45,8 @@ struct system {
     unsigned own_nhist[LU_MAP_BUCKETS];
     uint64_t live_threads;       /* the threads' membership (wl_thread_t.live) */
     unsigned fail_cn_now;        /* the CN failing (system_fail_cn) */
+    unsigned fail_cn;            /* the configured failure: its CN ... */
+    uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
     uint32_t unrecoverable;      /* the CNs whose concurrent failure could not be recovered */
     /* recoveries: the MNs' reports of the one running, and the totals */
     mn_recov_report_t *mrep;
@@ -331,8 +334,8 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
         (*s->c_late_commits)++; /* a failed CN's core committed: fail-stop broken */
     oracle_commit(s->oracle, addr, value, t_ps, cn, core);
     (*s->commits)++;
-    if (s->cfg->fail.after_commits && *s->commits == s->cfg->fail.after_commits)
-        system_fail_at(s, (unsigned)s->cfg->fail.cn, s->k->now); /* not from inside the core */
+    if (s->fail_after && *s->commits == s->fail_after)
+        system_fail_at(s, s->fail_cn, s->k->now); /* not from inside the core */
     if (s->dk) {
         struct hword *w = hist_word(s, addr, true);
         if (w->n == w->cap) {
@@ -990,8 +993,22 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
             t->live = &s->live_threads;
             core_run(s->cn[cn].core[core], t, s->wl->thread, s->wl_state, s->start_ps, thread_exit, s);
         }
-        if (s->cfg->fail.at_ps)
-            system_fail_at(s, (unsigned)s->cfg->fail.cn, s->start_ps + s->cfg->fail.at_ps);
+        /* The configured failure (fail.*): its CN and moment, or drawn from the run's seed. */
+        const uint64_t at = s->cfg->fail.at_ps, after = s->cfg->fail.after_commits;
+        s->fail_cn = (unsigned)s->cfg->fail.cn;
+        s->fail_after = after;
+        uint64_t when = at;
+        if (s->cfg->fail.random) {
+            rng_t g;
+            rng_init_named(&g, s->cfg->sim.seed, "fail");
+            s->fail_cn = (unsigned)rng_below(&g, s->ncn);
+            if (at)
+                when = 1 + rng_below(&g, at);
+            if (after)
+                s->fail_after = 1 + rng_below(&g, after);
+        }
+        if (when)
+            system_fail_at(s, s->fail_cn, s->start_ps + when);
     }
     run_params_t rp = {
         .end_ps = end_ps,

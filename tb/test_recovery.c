@@ -258,3 +258,46 @@ Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout 
     cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
     rec_close(&r);
 }
+
+/* =============================================================================================
+ * A failure drawn from the run's seed */
+
+/* The CN that fails first in ocean under proactive with fail.random (after at most 300 commits). */
+static unsigned random_victim(uint64_t seed, uint64_t *commits)
+{
+    const char *extra[] = {"fail.random=true", "fail.after_commits=300", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean", "proactive", extra, seed);
+    while (counter(&r, "system.failures") == 0) {
+        run_end_e how = system_run(r.s, r.k.now + PS_PER_US, NULL);
+        cr_assert(how == RUN_IDLE || how == RUN_END_TIME, "seed %" PRIu64 ": the run ended %s with no failure", seed,
+                  run_end_name(how));
+    }
+    unsigned victim = 4;
+    for (unsigned c = 0; c < 4; c++)
+        if (system_cn_failed(r.s, c)) {
+            cr_assert_eq(victim, 4, "seed %" PRIu64 ": two CNs failed", seed);
+            victim = c;
+        }
+    *commits = counter(&r, "system.committed_remote_words");
+    rec_close(&r);
+    return victim;
+}
+
+Test(recovery, a_random_failure_is_drawn_from_the_seed_and_replays, .timeout = 300)
+{
+    /* GIVEN fail.random with at most 300 commits WHEN runs of four seeds reach their failure */
+    unsigned seen = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        uint64_t n1, n2;
+        unsigned v1 = random_victim(seed, &n1), v2 = random_victim(seed, &n2);
+        /* THEN one CN failed, within the bound, and the same seed draws the same CN and moment */
+        cr_assert_lt(v1, 4);
+        cr_assert(n1 >= 1 && n1 <= 300, "seed %" PRIu64 ": failed after %" PRIu64 " commits", seed, n1);
+        cr_assert(v1 == v2 && n1 == n2, "seed %" PRIu64 ": CN %u after %" PRIu64 ", then CN %u after %" PRIu64, seed,
+                  v1, n1, v2, n2);
+        seen |= 1u << v1;
+    }
+    /* AND the seeds do not all draw the same CN */
+    cr_assert_gt(__builtin_popcount(seen), 1, "four seeds all failed CN %d", __builtin_ctz(seen));
+}

@@ -113,6 +113,7 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --set workload.threads=9", "workload.threads: 9 threads need as many cores"},
     {NULL, "--config sim_configs/small.ini --set fail.cn=5 --set fail.at=2us", "fail.cn"},
     {NULL, "--config sim_configs/small.ini --set fail.at=2us --set fail.after_commits=10", "one moment"},
+    {NULL, "--config sim_configs/small.ini --set fail.random=yes", "needs its bound"},
     {NULL, "--config sim_configs/small.ini --set fail.at=2us --set fabric.silence_limit=0 --set fabric.accept_limit=0",
      "must be detected"},
     {"[fail]\nat = soon\n", "--config DIR/bad.ini", "bad.ini:2: fail.at:"},
