@@ -44,7 +44,6 @@ struct system {
     uint8_t own_hist[LU_MAP_BUCKETS][MSG_MAX_CN]; /* each bucket's owners, the newest first */
     unsigned own_nhist[LU_MAP_BUCKETS];
     uint64_t live_threads;       /* the threads' membership (wl_thread_t.live) */
-    unsigned fail_cn_now;        /* the CN failing (system_fail_cn) */
     unsigned fail_cn;            /* the configured failure: its CN ... */
     uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
     uint32_t unrecoverable;      /* the CNs whose concurrent failure could not be recovered */
@@ -869,12 +868,17 @@ static uint64_t progress_measure(void *obj)
 }
 
 /* A commit of the failing CN whose VALs never left it (cn_repl_unsent): in doubt. */
+typedef struct doubt_ctx {
+    oracle_t *oracle;
+    unsigned cn;
+} doubt_ctx_t;
+
 static void doubt_entry(void *obj, unsigned core, uint64_t gline, uint8_t mask)
 {
-    system_t *s = obj;
+    const doubt_ctx_t *d = obj;
     for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
         if (mask >> w & 1u)
-            oracle_doubt(s->oracle, gline * ADDR_LINE_BYTES + (uint64_t)w * ADDR_WORD_BYTES, s->fail_cn_now, core);
+            oracle_doubt(d->oracle, gline * ADDR_LINE_BYTES + (uint64_t)w * ADDR_WORD_BYTES, d->cn, core);
 }
 
 void system_fail_cn(system_t *s, unsigned cn)
@@ -886,8 +890,8 @@ void system_fail_cn(system_t *s, unsigned cn)
     n->t_failed = s->k->now;
     (*s->c_failures)++;
     if (n->repl) {
-        s->fail_cn_now = cn;
-        cn_repl_unsent(n->repl, doubt_entry, s);
+        doubt_ctx_t d = {s->oracle, cn};
+        cn_repl_unsent(n->repl, doubt_entry, &d);
     }
     cn_mem_census_t cen;
     cn_mem_census(n->mem, &cen);

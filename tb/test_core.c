@@ -1508,6 +1508,20 @@ static void body_many_stores(wl_thread_t *t, void *arg)
     }
 }
 
+/* One core running body_many_stores over a memory that keeps answering (20 ns), its replication
+ * engine accepting everything. */
+static void start_many_stores(sys_t *s, exit_ctx_t *ctx, cfg_protocol_e protocol)
+{
+    core_params_t cp = paper_params(0);
+    cp.protocol = protocol;
+    flat_mem_params_t mp = fixed_mem(20000);
+    sys_init(s, 1, &cp, &mp);
+    s->rep->refuse = 0;
+    *ctx = (exit_ctx_t){s, 0};
+    s->th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
+    core_run(s->c[0], &s->th[0], body_many_stores, NULL, 0, on_exit_cb, ctx);
+}
+
 Test(core, a_failed_core_stops_at_once_and_its_thread_never_exits)
 {
     /* GIVEN a thread storing to remote lines over a memory that keeps answering, under WB and
@@ -1516,16 +1530,9 @@ Test(core, a_failed_core_stops_at_once_and_its_thread_never_exits)
      * THEN nothing commits after that moment, no instruction is dispatched, no REPL set leaves,
      *      the thread never exits, and the core reports idle (failed) */
     for (unsigned v = 0; v < 2; v++) {
-        core_params_t cp = paper_params(0);
-        cp.protocol = v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB;
-        flat_mem_params_t mp = fixed_mem(20000);
         sys_t s;
-        sys_init(&s, 1, &cp, &mp);
-        s.rep->refuse = 0;
         static exit_ctx_t ctx;
-        ctx = (exit_ctx_t){&s, 0};
-        s.th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
-        core_run(s.c[0], &s.th[0], body_many_stores, NULL, 0, on_exit_cb, &ctx);
+        start_many_stores(&s, &ctx, v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB);
         const uint64_t t_fail = 3 * PS_PER_US;
         kernel_at(&s.k, t_fail, ev_core_fail, s.c[0], 0);
         kernel_run(&s.k, t_fail);
@@ -1560,16 +1567,9 @@ Test(core, a_paused_core_dispatches_nothing_until_resumed)
      *      flight, the store buffer, drains: nothing is held), and after the resume the thread runs
      *      to its end with every store committed */
     for (unsigned v = 0; v < 2; v++) {
-        core_params_t cp = paper_params(0);
-        cp.protocol = v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB;
-        flat_mem_params_t mp = fixed_mem(20000);
         sys_t s;
-        sys_init(&s, 1, &cp, &mp);
-        s.rep->refuse = 0;
         static exit_ctx_t ctx;
-        ctx = (exit_ctx_t){&s, 0};
-        s.th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
-        core_run(s.c[0], &s.th[0], body_many_stores, NULL, 0, on_exit_cb, &ctx);
+        start_many_stores(&s, &ctx, v ? CFG_PROTO_PROACTIVE : CFG_PROTO_WB);
         kernel_at(&s.k, 1 * PS_PER_US, ev_core_pause, s.c[0], 1);
         kernel_at(&s.k, 40 * PS_PER_US, ev_core_pause, s.c[0], 0);
         kernel_run(&s.k, 2 * PS_PER_US);

@@ -46,14 +46,21 @@ struct cn_repl {
     unsigned *next_tag;  /* per core */
     unsigned outstanding;
     mq_t q[MSG_NUM_CLASSES];
-    uint32_t *inport;    /* the VALs in the port's queue, oldest first: entry << 8 | destination */
-    size_t in_head, in_n, in_cap;
+    mq_t inport;         /* the VALs handed to the port and not yet forwarded, oldest first */
     bool flushing;
     unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
     repl_if_t rif;
     uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused;
     stats_hist_t *rtt;
 };
+
+static msg_t mq_pop(mq_t *q)
+{
+    msg_t m = q->v[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+    return m;
+}
 
 static void mq_push(mq_t *q, const msg_t *m)
 {
@@ -80,24 +87,9 @@ static void flush(cn_repl_t *r)
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
         mq_t *q = &r->q[c];
         while (q->n && cn_port_credits(r->port, CN_PORT_REPL, (msg_class_t)c)) {
-            msg_t m = q->v[q->head];
-            q->head = (q->head + 1) % q->cap;
-            q->n--;
-            if (m.opcode == OP_VAL) {
-                /* before the send: the port may forward it, and say so, from inside */
-                if (r->in_n == r->in_cap) {
-                    size_t cap = r->in_cap ? 2 * r->in_cap : QCAP;
-                    uint32_t *v = malloc(cap * sizeof *v);
-                    if (!v)
-                        abort();
-                    for (size_t i = 0; i < r->in_n; i++)
-                        v[i] = r->inport[(r->in_head + i) % r->in_cap];
-                    free(r->inport);
-                    r->inport = v, r->in_cap = cap, r->in_head = 0;
-                }
-                r->inport[(r->in_head + r->in_n++) % r->in_cap] =
-                    (uint32_t)(m.core * TAGS_PER_CORE + m.tag) << 8 | m.dst;
-            }
+            msg_t m = mq_pop(q);
+            if (m.opcode == OP_VAL)
+                mq_push(&r->inport, &m); /* before the send: the port may forward it, and say so, from inside */
             cn_port_send(r->port, CN_PORT_REPL, &m);
         }
     }
@@ -115,13 +107,11 @@ static void send(cn_repl_t *r, const msg_t *m)
 static void on_credit(void *obj, msg_class_t c)
 {
     cn_repl_t *r = obj;
-    if (c == CLS_DKRSP && r->in_n) {
-        uint32_t x = r->inport[r->in_head];
-        r->in_head = (r->in_head + 1) % r->in_cap;
-        r->in_n--;
-        ent_t *e = &r->ent[x >> 8];
+    if (c == CLS_DKRSP && r->inport.n) {
+        msg_t m = mq_pop(&r->inport);
+        ent_t *e = &r->ent[m.core * TAGS_PER_CORE + m.tag];
         assert(e->busy && e->valed && e->vals_unsent);
-        e->val_out |= 1u << (x & 0xffu);
+        e->val_out |= 1u << m.dst;
         if (--e->vals_unsent == 0) {
             e->busy = false;
             r->outstanding--;
@@ -220,7 +210,7 @@ void cn_repl_free(cn_repl_t *r)
         return;
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         free(r->q[c].v);
-    free(r->inport);
+    free(r->inport.v);
     free(r->ent);
     free(r->next_tag);
     free(r->early_sets);

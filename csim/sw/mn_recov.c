@@ -294,6 +294,13 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
             o->buf_ts = m->ts;
         o->has_buf = true;
     }
+    /* a store's answer: the newest dump owner's store wins (rank = place in hooks.stores' order) */
+    unsigned rank = 0;
+    if (o && m->mask && !lu) {
+        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
+        while (rank < n && MSG_MN_BASE + ms[rank] != m->src)
+            rank++;
+    }
     if (o && m->mask) {
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
             if (!(m->mask >> w & 1u))
@@ -303,10 +310,6 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
             if (lu)
                 take = !have || ts_after(m->ts, o->ts[w]);
             else {
-                /* stores: the newest dump owner's store wins (rank = place in hooks.stores' order) */
-                unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms), rank = 0;
-                while (rank < n && MSG_MN_BASE + ms[rank] != m->src)
-                    rank++;
                 take = !have || (int)rank < o->rank[w];
                 if (take)
                     o->rank[w] = (int8_t)rank;
