@@ -172,12 +172,6 @@ uint64_t lu_drv_next_cycle(const lu_drv_t *d)
     return UINT64_MAX;
 }
 
-void lu_drv_set_own(lu_drv_t *d, uint64_t own, unsigned mn_id)
-{
-    d->cfg.own = own;
-    d->cfg.mn_id = mn_id;
-}
-
 const lu_drv_cfg_t *lu_drv_cfg(const lu_drv_t *d) { return &d->cfg; }
 
 void lu_drv_free(lu_drv_t *d)

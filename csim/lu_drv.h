@@ -161,7 +161,8 @@ typedef struct lu_drv_cfg {
     unsigned tx_credits;     /* credits per class the driver grants the LU's send port */
     double tx_stall;         /* chance per cycle that a consumed message's credit is held back */
     uint64_t log_base_line;  /* DRAM line address of record 0 */
-    uint64_t own;            /* the hash buckets of line addresses this LU dumps (bit b: bucket b) */
+    uint64_t own;            /* the hash buckets of line addresses it dumps (bit b: bucket b); all by default,
+                                as the system has it (csim/lu_node.h) */
     unsigned mn_id;          /* the MN controller it dumps to */
     unsigned num_cn;         /* CNs of the system (Early Flush goes to the others) */
     int zlib_level;          /* compression engine level (0..9) */
@@ -251,9 +252,6 @@ void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle);
  *  when idle_o was high and it had no input idle_o does not see (a message, a credit, a dump start,
  *  a chunk, a DRAM answer, a CSR read). */
 uint64_t lu_drv_next_cycle(const lu_drv_t *d);
-/** The buckets it dumps (bit b: bucket b of lu_map_bucket) and the MN node id it dumps to, from
- *  the next edge on (a recovery reassigns a failed CN's buckets). */
-void lu_drv_set_own(lu_drv_t *d, uint64_t own, unsigned mn_id);
 /** The configuration in force. */
 const lu_drv_cfg_t *lu_drv_cfg(const lu_drv_t *d);
 

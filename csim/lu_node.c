@@ -243,7 +243,6 @@ lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *op
         c.hwm = 1;
     c.period_ps = clock_period_ps(&n->clk);
     c.mem_latency_ps = p->dram_latency_ps;
-    c.own = p->own;
     c.mn_id = MSG_MN_BASE + p->mn;
     c.num_cn = p->num_cn;
     c.zlib_level = p->zlib_level;
@@ -300,13 +299,6 @@ void lu_node_dump_start(lu_node_t *n)
         return;
     (*n->dump_starts)++;
     lu_drv_dump_start(n->d);
-    wake_now(n);
-}
-
-void lu_node_set_own(lu_node_t *n, uint64_t own, unsigned mn)
-{
-    lu_drv_set_own(n->d, own, MSG_MN_BASE + mn);
-    n->p.own = own, n->p.mn = mn;
     wake_now(n);
 }
 

@@ -22,28 +22,24 @@
  * at the same cycles with and without skipping (tb/test_lu_node.c compares the two).
  *
  * Dumps. Every dump_period (a kernel event at each multiple of it from time 0) the node raises
- * dump_start_i for one edge; the RTL also dumps on an EARLY_FLUSH received, and at its high
- * watermark (after sending EARLY_FLUSH to every other CN). The dump goes, compressed at zlib_level,
- * as DUMP_DATA chunks to MN `mn` (section 11b).
+ * dump_start_i for one edge; the RTL requests an epoch then, and at its high watermark, telling
+ * every other CN with EARLY_FLUSH, and dumps every epoch requested of it (rtl/lu/lu_dump.sv). The
+ * dump goes, compressed at zlib_level, as DUMP_DATA chunks to MN `mn` (section 11b).
  *
- * Replica groups, buckets and MNs (the mapping lu_map_* computes; docs/architecture.md 11f).
- * The RTL dumps the records of the lines it owns and clears its whole DRAM log afterwards, so every
- * line must be dumped, in every epoch, by exactly one of its replicas (two replicas dumping one
- * line in one epoch could store an older version after a newer one: the MN store takes the last
- * record as the latest). Hence:
+ * Replica groups, buckets and MNs (the mapping lu_map_* computes; docs/architecture.md 11f):
  *   - a line's bucket is its address's 6-bit chunks folded by XOR (lu_map_bucket; the RTL's
  *     line_bucket): 64 buckets, consecutive lines in different ones;
- *   - every bucket has one owner among the live CNs, the live CNs in turn (lu_map_init); an LU
- *     dumps exactly the lines of the buckets it owns (lu_map_own: its cfg_own_i);
+ *   - every bucket has one owner among the live CNs, the live CNs in turn (lu_map_init, lu_map_own);
  *   - the replica set of a line is its bucket's owner and the Nr - 1 live CNs after it, cyclically
- *     (lu_map_replicas): the owner always holds the line's records, so the dump is complete; the
- *     writer may be one of them;
- *   - LU i dumps to MN i mod num_mn; MN j's store synchronizes the LUs that dump to it
- *     (lu_map_lus_of_mn of them per epoch). Every LU dumps in every epoch (the dump period and
- *     Early Flush reach them all), so every store's epoch completes.
- * Live CNs: after a failure, lu_map_fail moves the failed owner's buckets to the next live CN (the
- * recovery then calls lu_node_set_own on every live LU), and the failed LU's MN store expects one
- * LU less (lu_store_drop_lu). docs/architecture.md 11g. */
+ *     (lu_map_replicas); the writer may be one of them;
+ *   - every LU dumps its whole DRAM log (the RTL's cfg_own_i stays all ones), to MN i mod num_mn
+ *     for LU i: a line's records reach the stores of all its replicas, so that they survive any
+ *     replica's failure, and each LU clears only what its own store holds. MN j's store
+ *     synchronizes the LUs that dump to it (lu_map_lus_of_mn of them per epoch), and orders
+ *     versions from several LUs by dump epoch, then TS (csim/mn_log.h). Every LU dumps in every
+ *     epoch (the dump period and Early Flush reach them all), so every store's epoch completes.
+ * Live CNs: after a failure, lu_map_fail moves the failed owner's buckets to the next live CN, and
+ * the failed LU's MN store expects one LU less (lu_store_drop_lu). docs/architecture.md 11g. */
 #ifndef LU_NODE_H
 #define LU_NODE_H
 
@@ -75,7 +71,6 @@ typedef struct lu_node_params {
     int zlib_level;          /* lu.zlib_level */
     uint64_t dram_latency_ps;
     uint64_t addr_lim;       /* lines: REPLs at or above are refused (the remote memory's end) */
-    uint64_t own;            /* the buckets of lines it dumps (lu_map_own) */
     unsigned mn;             /* the MN index it dumps to */
     const char *name;        /* statistics prefix, e.g. "cn0.lu" */
     uint64_t seed;
@@ -98,8 +93,6 @@ void lu_node_set_alive(lu_node_t *n, bool alive);
 bool lu_node_alive(const lu_node_t *n);
 /** Starts a dump at the next edge (as the dump period does). */
 void lu_node_dump_start(lu_node_t *n);
-/** The buckets it dumps (lu_map_own) and the MN index it dumps to, from the next edge on. */
-void lu_node_set_own(lu_node_t *n, uint64_t own, unsigned mn);
 /** Nothing going on: the LU idle and asleep, nothing held for it, its DRAM log quiet. */
 bool lu_node_idle(const lu_node_t *n);
 /** The driver, for inspection (its DRAM log: lu_drv_log_writes / _write / _peek; zlib bytes). Its

@@ -330,43 +330,82 @@ static int qref_cmp(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line ? 1 : (x->i > y->i) - (x->i < y->i);
 }
 
+/* a is after b in 7-bit serial arithmetic (the LU's TS, within 63 versions) */
+static bool ts_after(unsigned a, unsigned b)
+{
+    unsigned d = (a - b) & 127u;
+    return d >= 1 && d <= 63;
+}
+
+bool mn_log_epoch_after(unsigned a, unsigned b)
+{
+    unsigned d = (a - b) & (TAGS - 1u);
+    return d >= 1 && d < TAGS / 2;
+}
+
 void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, size_t n, mn_log_found_t *found)
 {
     memset(found, 0, n * sizeof *found);
     qref_t *q = malloc((n ? n : 1) * sizeof *q);
-    if (!q)
+    mn_log_found_t *mine = calloc(n ? n : 1, sizeof *mine); /* one source LU's latest */
+    if (!q || !mine)
         abort();
     for (size_t i = 0; i < n; i++)
         q[i] = (qref_t){lines[i], i};
     qsort(q, n, sizeof *q, qref_cmp);
-    /* One pass: dumps in the order they were stored, records in dump order; a later record of a word
-     * replaces an earlier one. A record is matched against the queries by binary search on the line. */
-    for (size_t d = 0; d < l->ndumps; d++) {
-        const mn_log_dump_t *dp = &l->dumps[d];
-        const lu_rec_t *r = l->src[dp->src].recs + dp->first;
-        for (size_t k = 0; k < dp->nrecs; k++, r++) {
-            if (!r->written || !n)
+    /* One pass, source LU by source LU: its dumps in the order they were stored (epoch order),
+     * records in dump order, a later record of a word replacing an earlier one (an LU logs a word's
+     * versions in order); then its latest of each word against the other sources' by epoch, and
+     * within an epoch by TS. A record is matched against the queries by binary search on the line. */
+    for (unsigned s = 0; s < MN_LOG_NODES; s++) {
+        if (!l->src[s].nrecs)
+            continue;
+        memset(mine, 0, n * sizeof *mine);
+        for (size_t d = 0; d < l->ndumps; d++) {
+            const mn_log_dump_t *dp = &l->dumps[d];
+            if (dp->src != s)
                 continue;
-            size_t lo = 0, hi = n;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (q[mid].line < r->line)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (; lo < n && q[lo].line == r->line; lo++) {
-                size_t i = q[lo].i;
-                if (!(masks[i] >> r->word & 1))
+            const lu_rec_t *r = l->src[s].recs + dp->first;
+            for (size_t k = 0; k < dp->nrecs; k++, r++) {
+                if (!r->written || !n)
                     continue;
-                found[i].mask |= (uint8_t)(1u << r->word);
-                found[i].ts[r->word] = (uint8_t)r->ts;
-                found[i].value[r->word] = r->value;
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (q[mid].line < r->line)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (; lo < n && q[lo].line == r->line; lo++) {
+                    size_t i = q[lo].i;
+                    if (!(masks[i] >> r->word & 1))
+                        continue;
+                    mine[i].mask |= (uint8_t)(1u << r->word);
+                    mine[i].ts[r->word] = (uint8_t)r->ts;
+                    mine[i].epoch[r->word] = dp->epoch;
+                    mine[i].value[r->word] = r->value;
+                }
             }
+            l->st.records_scanned += dp->nrecs;
         }
-        l->st.records_scanned += dp->nrecs;
+        for (size_t i = 0; i < n; i++)
+            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+                if (!(mine[i].mask >> w & 1))
+                    continue;
+                mn_log_found_t *f = &found[i];
+                bool have = f->mask >> w & 1;
+                if (have && (mn_log_epoch_after(f->epoch[w], mine[i].epoch[w]) ||
+                             (f->epoch[w] == mine[i].epoch[w] && !ts_after(mine[i].ts[w], f->ts[w]))))
+                    continue;
+                f->mask |= (uint8_t)(1u << w);
+                f->ts[w] = mine[i].ts[w];
+                f->epoch[w] = mine[i].epoch[w];
+                f->value[w] = mine[i].value[w];
+            }
     }
     l->st.searches++;
+    free(mine);
     free(q);
 }
 
@@ -384,12 +423,13 @@ static size_t answer_one(const mn_log_t *l, const msg_t *req, const mn_log_found
     while (rem) {
         unsigned w0 = (unsigned)__builtin_ctz(rem), grp = 0;
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
-            if ((rem >> w & 1) && f->ts[w] == f->ts[w0])
+            if ((rem >> w & 1) && f->ts[w] == f->ts[w0] && f->epoch[w] == f->epoch[w0])
                 grp |= 1u << w;
         msg_t *m = &out[n++];
         *m = h;
         m->mask = (uint8_t)grp;
         m->ts = f->ts[w0];
+        m->tag = f->epoch[w0];
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
             if (grp >> w & 1)
                 m->data[w] = f->value[w];

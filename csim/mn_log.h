@@ -27,14 +27,20 @@
  * broken or discarded still ends its dump at its LAST chunk and gets its DUMP_DONE, so a run never
  * hangs on it; the caller decides from the error list what that means.
  *
- * Search (FetchLatestVers): stored records are in dump order, oldest first, and dumps in the order
- * they were stored (their LAST chunk's arrival), over every source LU; the last record of a word
- * is its latest version. FETCH_LATEST_VERS requests are collected until one has LAST (flags bit 0),
- * then one pass over every stored record answers the whole list, exactly in the Logging Unit's
- * format (rtl/lu/lu_search.sv): per request, in arrival order, one FETCH_LATEST_VERS_RESP per group
- * of found words sharing a TS (groups in the order of their lowest word; mask = those words, ts =
- * their TS, data = their values, other words 0), flags bit 1 (END) on the request's last and bit 0
- * (LAST) too when the request had LAST; a request with nothing found gets one response with mask 0.
+ * Search (FetchLatestVers): every LU of a line's replica set dumps its whole log (docs/architecture.md
+ * 11f), so a store may hold a word's versions from several LUs. Per source LU, its dumps are in
+ * epoch order and its records in log order, so its last record of a word is its latest version.
+ * Between sources, the later epoch wins, and within one epoch the later TS (7-bit serial
+ * arithmetic: two replicas' latest versions of one epoch lie within 63 of each other). Epochs
+ * compare in TAG_W-bit serial arithmetic (mn_log_epoch_after): every LU dumps in every epoch, so
+ * the stores' epochs advance together and their answers compare across MNs too.
+ * FETCH_LATEST_VERS requests are collected until one has LAST (flags bit 0), then one pass over
+ * every stored record answers the whole list in the Logging Unit's format (rtl/lu/lu_search.sv)
+ * but for the tag: per request, in arrival order, one FETCH_LATEST_VERS_RESP per group of found
+ * words sharing an epoch and a TS (groups in the order of their lowest word; mask = those words,
+ * ts = their TS, tag = their epoch, data = their values, other words 0), flags bit 1 (END) on the
+ * request's last and bit 0 (LAST) too when the request had LAST; a request with nothing found gets
+ * one response with mask 0 and the request's tag.
  * Search time is counted as records scanned: one pass reads every stored record once, whatever the
  * list's length (records_scanned += records stored, searches += 1). A recovery study turns that
  * into time at the handler's rate per record; a handler that decompressed at search time would
@@ -146,6 +152,7 @@ typedef struct mn_log {
 typedef struct mn_log_found {
     uint8_t mask;
     uint8_t ts[MSG_WORDS_PER_LINE];
+    uint16_t epoch[MSG_WORDS_PER_LINE]; /* of the dump it was found in */
     uint64_t value[MSG_WORDS_PER_LINE];
 } mn_log_found_t;
 
@@ -167,6 +174,8 @@ size_t mn_log_tx_pending(const mn_log_t *l);
 bool mn_log_tx_peek(const mn_log_t *l, msg_t *m);
 void mn_log_tx_pop(mn_log_t *l);
 
+/** Epoch a is after epoch b (TAG_W-bit serial arithmetic). */
+bool mn_log_epoch_after(unsigned a, unsigned b);
 /** One pass over every stored record (counted as a search): for each of the n queries (line address,
  *  word mask) the latest record of each masked word in found[i]. */
 void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, size_t n, mn_log_found_t *found);

@@ -41,8 +41,6 @@ struct system {
     mn_node_t **mn;
     lu_store_t **store; /* DIKTAMO: each MN's log store */
     mn_recov_t **rec;   /* each MN's recovery handler */
-    uint8_t own_hist[LU_MAP_BUCKETS][MSG_MAX_CN]; /* each bucket's owners, the newest first */
-    unsigned own_nhist[LU_MAP_BUCKETS];
     uint64_t live_threads;       /* the threads' membership (wl_thread_t.live) */
     unsigned fail_cn;            /* the configured failure: its CN ... */
     uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
@@ -50,7 +48,7 @@ struct system {
     /* recoveries: the MNs' reports of the one running, and the totals */
     mn_recov_report_t *mrep;
     unsigned mrep_n;
-    uint64_t *c_recoveries, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
+    uint64_t *c_recoveries, *c_rec_runs, *c_rec_joined, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
     uint64_t *c_fail_shared, *c_fail_dirty, *c_fail_excl; /* Fig. 15: the failed CNs' L3s at the crash */
     double *g_rec[9];
     sys_cn_t *cn;
@@ -141,23 +139,14 @@ static const char *const rec_gauge[9][2] = {
 enum { RG_DETECT, RG_BEGIN, RG_CM_MN, RG_DIR, RG_MN_LU, RG_LU, RG_MERGE, RG_END, RG_TOTAL };
 
 /* The configuration without CN f, from the first INTERRUPT of its recovery on: its buckets go to
- * their next live replica (lu_map_fail), every live LU dumps the buckets it now owns (LUs are paused:
- * no dump starts before RECOV_END), and new replica sets skip it. */
+ * their next live replica (lu_map_fail), new replica sets skip it, and its MN's store synchronizes
+ * one LU less. */
 static void map_without(system_t *s, unsigned f)
 {
     if (!s->dk || !(s->map.live >> f & 1u))
         return;
     lu_map_fail(&s->map, f);
     lu_store_drop_lu(s->store[lu_map_mn(f, s->nmn)], f);
-    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++)
-        if (s->own_hist[b][0] != s->map.owner[b] && s->own_nhist[b] < MSG_MAX_CN) {
-            memmove(&s->own_hist[b][1], &s->own_hist[b][0], s->own_nhist[b]);
-            s->own_hist[b][0] = s->map.owner[b];
-            s->own_nhist[b]++;
-        }
-    for (unsigned c = 0; c < s->ncn; c++)
-        if (!s->cn[c].failed)
-            lu_node_set_own(s->cn[c].lu, lu_map_own(&s->map, c), lu_map_mn(c, s->nmn));
 }
 
 /* A CN's software took an INTERRUPT (pause) or a RECOV_END: its cores stop or go on; on the
@@ -191,7 +180,7 @@ static void hook_cm_done(void *obj, const cm_recovery_t *r)
     system_t *s = obj;
     const mn_recov_report_t *slow = NULL;
     for (unsigned i = 0; i < s->mrep_n; i++)
-        if (s->mrep[i].failed == r->failed &&
+        if ((r->failed_set >> s->mrep[i].failed & 1u) &&
             (!slow || s->mrep[i].t_resp - s->mrep[i].t_init > slow->t_resp - slow->t_init))
             slow = &s->mrep[i];
     const double ns = (double)PS_PER_NS;
@@ -203,7 +192,7 @@ static void hook_cm_done(void *obj, const cm_recovery_t *r)
         mn_steps = slow->t_recovered - slow->t_walk;
     }
     for (unsigned i = 0; i < s->mrep_n; i++)
-        if (s->mrep[i].failed == r->failed) {
+        if (r->failed_set >> s->mrep[i].failed & 1u) {
             *s->c_rec_owned += s->mrep[i].owned;
             *s->c_rec_words_lu += s->mrep[i].words_lu;
             *s->c_rec_words_mn += s->mrep[i].words_mn;
@@ -215,7 +204,9 @@ static void hook_cm_done(void *obj, const cm_recovery_t *r)
     *s->g_rec[RG_CM_MN] += (double)(r->t_init_done - r->t_int_done - mn_steps) / ns;
     *s->g_rec[RG_END] += (double)(r->t_end_done - r->t_init_done) / ns;
     *s->g_rec[RG_TOTAL] += (double)(r->t_end_done - r->t_msi) / ns;
-    (*s->c_recoveries)++;
+    *s->c_recoveries += (unsigned)__builtin_popcount(r->failed_set);
+    (*s->c_rec_runs)++;
+    *s->c_rec_joined += r->joined;
 }
 
 static void hook_unrecoverable(void *obj, uint32_t failed)
@@ -247,21 +238,17 @@ static unsigned hook_lus(void *obj, uint64_t line, unsigned *out)
     return n;
 }
 
-/* The MNs whose stores may hold dumps of a line: those its bucket's owners dumped to, newest first. */
+/* The MNs whose stores may hold dumps of a line: every one (each replica, present or past, dumped
+ * its whole log to its own MN's store). */
 static unsigned hook_stores(void *obj, uint64_t line, unsigned *out)
 {
     system_t *s = obj;
+    (void)line;
     if (!s->dk)
         return 0;
-    unsigned b = lu_map_bucket(line), n = 0;
-    for (unsigned i = 0; i < s->own_nhist[b]; i++) {
-        unsigned mn = lu_map_mn(s->own_hist[b][i], s->nmn), k = 0;
-        while (k < n && out[k] != mn)
-            k++;
-        if (k == n)
-            out[n++] = mn;
-    }
-    return n;
+    for (unsigned m = 0; m < s->nmn; m++)
+        out[m] = m;
+    return s->nmn;
 }
 
 static uint32_t hook_failed(void *obj)
@@ -477,7 +464,11 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     bool rec_ok = true;
     for (unsigned i = 0; i < 9; i++)
         rec_ok = rec_ok && (s->g_rec[i] = stats_gauge(st, rec_gauge[i][0], rec_gauge[i][1])) != NULL;
-    s->c_recoveries = stats_counter(st, "recovery.count", "recoveries completed (RecovEnd answered by every live CN)");
+    s->c_recoveries = stats_counter(st, "recovery.count", "failed CNs recovered (RecovEnd answered by every live CN)");
+    s->c_rec_runs = stats_counter(st, "recovery.runs",
+                                  "recovery runs of a CM (one recovers every CN failed by its end: usually one)");
+    s->c_rec_joined = stats_counter(st, "recovery.joined",
+                                    "CNs that failed during a recovery run and were recovered in it");
     s->c_rec_owned = stats_counter(st, "recovery.lines_owned", "lines the failed CNs owned (the MNs' Owned lists, Fig. 15)");
     s->c_rec_words_lu = stats_counter(st, "recovery.words_from_lus", "words recovered from LU logs");
     s->c_rec_words_mn = stats_counter(st, "recovery.words_from_mns", "words recovered from the MNs' log stores");
@@ -489,7 +480,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->c_fail_excl = stats_counter(st, "recovery.crash_lines_exclusive",
                                    "lines they held owned and clean (Fig. 15 Exclusive, without those evicted "
                                    "silently: the directory's Owned count less Dirty includes them)");
-    rec_ok = rec_ok && s->c_recoveries && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn &&
+    rec_ok = rec_ok && s->c_recoveries && s->c_rec_runs && s->c_rec_joined && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn &&
              s->c_threads_lost && s->c_fail_shared && s->c_fail_dirty && s->c_fail_excl;
     bool dk_ok = rec_ok;
     if (s->dk) {
@@ -577,10 +568,6 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             }
         }
     }
-    for (unsigned b = 0; b < LU_MAP_BUCKETS; b++) {
-        s->own_hist[b][0] = s->map.owner[b];
-        s->own_nhist[b] = 1;
-    }
     s->rec = calloc(s->nmn, sizeof *s->rec);
     const mn_recov_hooks_t rh = {.obj = s,
                                  .lus = hook_lus,
@@ -656,7 +643,6 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 .zlib_level = (int)cfg->lu.zlib_level,
                 .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
                 .addr_lim = total_lines,
-                .own = lu_map_own(&s->map, c),
                 .mn = lu_map_mn(c, s->nmn),
                 .name = lname,
                 .seed = cfg->sim.seed,

@@ -7,7 +7,11 @@ drawn from the campaign's seed:
   commits   after a random number of committed remote store words (REPLs and VALs in flight);
   time      at a random time;
   dump      a few ns after a log dump starts (every LU dumping);
-  second    a random CN early, then another one after the first recovery has ended.
+  second    a random CN early, then another one after the first recovery has ended;
+  during    a random CN early, then another one while the first is being recovered (Nr 3: with
+            Nr 2, two CNs failed before a recovery is unrecoverable by design);
+  cm        a random CN but 0 early, then CN 0, the Configuration Manager, during that recovery
+            (Nr 3); the next live CN takes its role over.
 Every run must complete on the survivors with the oracle finding no committed store lost and no
 phantom value, and the workload's own check passing. Prints the failures injected, the
 recoveries completed, the committed stores checked, the stores lost and phantom values (both must
@@ -32,10 +36,11 @@ VARIANTS = [
     ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
 ]
 WORKLOADS = ["ocean", "fluid", "kvs"]
-KINDS = ["commits", "time", "dump", "second"]
+KINDS = ["commits", "time", "dump", "second", "during", "cm"]
 NUM_CN = 4
 DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
 RECOVERY_US = 165       # a recovery on run.ini's 2 MiB MNs ends 140 to 160 us after the failure
+DETECT_US = 5           # the switch detects a failure 4.1 us after it (silence_limit: 4096 cycles at 1 GHz)
 # The window in which a failure lands while the workload runs (run.ini, failure-free: ocean about
 # 65 us, fluid and kvs about 350 us), in us.
 WINDOW_US = {"ocean": 45, "fluid": 250, "kvs": 250}
@@ -50,8 +55,10 @@ def plan(runs, seed):
         nr = 2 + (i // len(VARIANTS)) % 2
         wl = WORKLOADS[(i // (2 * len(VARIANTS))) % len(WORKLOADS)]
         kind = KINDS[i % len(KINDS)]
+        if kind in ("during", "cm"):
+            nr = 3
         run_seed = rng.randrange(1, 1 << 31)
-        cn = rng.randrange(NUM_CN)
+        cn = rng.randrange(1 if kind == "cm" else 0, NUM_CN)
         args = ["--seed", str(run_seed), "--set", "workload.name=" + wl, "--set", "lu.nr=%d" % nr] + vargs
         if kind == "commits":
             args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]
@@ -62,9 +69,12 @@ def plan(runs, seed):
             args += ["--fail", "%d@%dns" % (cn, k * DUMP_PERIOD_US * 1000 + rng.randrange(1, 200))]
         else:
             t1 = rng.randrange(500, 10000)
-            cn2 = (cn + 1 + rng.randrange(NUM_CN - 1)) % NUM_CN
-            args += ["--fail", "%d@%dns" % (cn, t1),
-                     "--fail", "%d@%dns" % (cn2, t1 + RECOVERY_US * 1000 + rng.randrange(1, 15000))]
+            cn2 = 0 if kind == "cm" else (cn + 1 + rng.randrange(NUM_CN - 1)) % NUM_CN
+            if kind == "second":
+                t2 = t1 + RECOVERY_US * 1000 + rng.randrange(1, 15000)
+            else:  # during the first recovery: from its detection to its end
+                t2 = t1 + rng.randrange(DETECT_US * 1000, RECOVERY_US * 1000 - 20000)
+            args += ["--fail", "%d@%dns" % (cn, t1), "--fail", "%d@%dns" % (cn2, t2)]
         name = "%03d-%s-%s-nr%d-%s" % (i, wl, vname, nr, kind)
         out.append((name, args))
     return out
@@ -122,14 +132,15 @@ def main():
     bad = []
     for name, cmd, rc, err, d in results:
         f, r = int(stat(d, "system.failures")), int(stat(d, "recovery.count"))
+        runs_ = int(stat(d, "recovery.runs"))
         injected += f
         recovered += r
         stores += int(stat(d, "oracle.stores"))
         lost += int(stat(d, "oracle.lost"))
         phantom += int(stat(d, "oracle.phantom"))
         undurable += int(stat(d, "oracle.undurable"))
-        if r:
-            lat.append(stat(d, "recovery.total_ns") / r)
+        if runs_:
+            lat.append(stat(d, "recovery.total_ns") / runs_)
         if rc != 0 or r != f or f == 0:
             first = (err.strip().splitlines() or [""])[-1]
             if not first:

@@ -131,7 +131,6 @@ static void rsys_init(rsys_t *s, unsigned n, uint64_t seed)
                                .dram_log_bytes = 18ull << 20, .high_watermark = 0.9, .dump_period_ps = 0,
                                .zlib_level = 9, .dram_latency_ps = 45000, .addr_lim = LINES,
                                .mn = lu_map_mn(c, NMN), .name = name, .seed = seed + 100 + c, .skip_idle = true};
-        lp.own = lu_map_own(&s->map, c);
         s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
         cr_assert_not_null(s->lu[c], "%s", err);
         snprintf(name, sizeof name, "cn%u.repl", c);

@@ -832,10 +832,10 @@ static void mg_fail(tctx_t *t, unsigned cn)
     mg_expect(t, DIR_MR_DONE);
 }
 
-/* WALK: the OWNED lines (sorted as reported, at most max) and the walk's cycles. */
-static size_t mg_walk(tctx_t *t, uint64_t *owned, size_t max, uint32_t *cycles)
+/* The answers of a WALK given: the OWNED lines (sorted as reported, at most max) and the walk's
+ * cycles. */
+static size_t mg_walked(tctx_t *t, uint64_t *owned, size_t max, uint32_t *cycles)
 {
-    mg_cmd(t, DIR_MG_WALK, 0, 0, 0, NULL);
     size_t n = 0;
     for (int i = 0; i < 400000; i++) {
         if (t->mg_seen < dir_drv_mg_rsps(t->d)) {
@@ -853,6 +853,13 @@ static size_t mg_walk(tctx_t *t, uint64_t *owned, size_t max, uint32_t *cycles)
     }
     cr_assert_fail("the walk did not end in 400000 cycles");
     return 0;
+}
+
+/* WALK: its answers (mg_walked). */
+static size_t mg_walk(tctx_t *t, uint64_t *owned, size_t max, uint32_t *cycles)
+{
+    mg_cmd(t, DIR_MG_WALK, 0, 0, 0, NULL);
+    return mg_walked(t, owned, max, cycles);
 }
 
 static tctx_t *mk_rec(const dir_model_ops_t *ops, uint32_t lines)
@@ -1007,6 +1014,44 @@ Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_reco
     mg_expect(t, DIR_MR_DONE);
     settle(t);
     expect_mem(t, 8, rec);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_a_cn_failing_while_the_walk_waits_is_taken_and_walked_too)
+{
+    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    uint64_t rec[8];
+    line_fill(rec, 0x77);
+    /* GIVEN EM(1) on line 8, EM(2) on line 9, and CN 3's read of line 9 snooping CN 2 */
+    make_em(t, 1, 8);
+    make_em(t, 2, 9);
+    req(t, OP_RD_SHARED, 3, 9);
+    expect(t, OP_BISNP_DATA, 2);
+    /* WHEN CN 1 is declared failed and the walk asked for, while CN 2, failed too but not yet
+     * declared, never answers THEN the walk waits for quiet */
+    mg_fail(t, 1);
+    mg_cmd(t, DIR_MG_WALK, 0, 0, 0, NULL);
+    for (int i = 0; i < 2000; i++)
+        step(t);
+    cr_assert_eq(dir_drv_mg_rsps(t->d), t->mg_seen, "the walk went on with a transaction waiting for CN 2");
+    /* WHEN the handler declares CN 2 failed meanwhile THEN the FAIL is taken and answered, and the
+     * walk goes on: both CNs' lines are reported, CN 3's read held on line 9 */
+    mg_fail(t, 2);
+    cr_assert_eq(csr(t, DIR_CSR_FAILED), 3u << 1);
+    uint64_t owned[4];
+    uint32_t cyc;
+    size_t n = mg_walked(t, owned, 4, &cyc);
+    cr_assert(n == 2 && owned[0] == 8 && owned[1] == 9, "%zu OWNED lines", n);
+    /* WHEN line 9 is recovered THEN CN 3's read goes on with it */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 9, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 9);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, rec);
+    mg_cmd(t, DIR_MG_RECOVER, 0, 8, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 8);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
 }

@@ -56,6 +56,7 @@ typedef struct wl_cfg {
     uint64_t dump_at;            /* a dump starts at this cycle (0: none) */
     size_t dump_at_done;         /* a dump starts when this many stores are done (0: none) */
     int zlib_level;              /* the compression engine's level (0: stored, 16 bytes per record) */
+    unsigned store_lus;          /* LUs the MN store synchronizes per epoch (0: 1, this one) */
 } wl_cfg_t;
 
 static wl_cfg_t wl_default(void)
@@ -130,7 +131,7 @@ typedef struct wl {
     /* The MN the LU dumps to (its log store, csim/mn_log: one LU per epoch), the dumps it stored
      * and the chunks of the last one; the EARLY_FLUSHes the LU sent. */
     mn_log_t mn;
-    unsigned dumps, flush_dst_mask, flushes;
+    unsigned dumps, flush_dst_mask, flushes, flush_tag; /* flush_tag: the last EARLY_FLUSH's */
     size_t last_chunks;
     bool dump_fired;
 } wl_t;
@@ -142,6 +143,7 @@ static bool mn_on_tx(wl_t *w, const msg_t *m)
     if (m->opcode == OP_EARLY_FLUSH) {
         w->flush_dst_mask |= 1u << m->dst;
         w->flushes++;
+        w->flush_tag = m->tag;
         return true;
     }
     if (mn_log_rx(&w->mn, m) == MN_LOG_RX_NOT_MINE)
@@ -230,7 +232,9 @@ static void wl_init(wl_t *w, const wl_cfg_t *cfg, uint64_t seed, const char *nam
     w->d = lu_drv_create(cfg->ops, &dc, seed, wl_on_tx, w);
     lu_drv_on_rx(w->d, wl_on_rx);
     lu_ref_init(&w->ref, dc.addr_lim);
-    cr_assert_eq(mn_log_init(&w->mn, &(mn_log_cfg_t){.node_id = dc.mn_id, .lus_per_epoch = 1}), 0);
+    cr_assert_eq(mn_log_init(&w->mn, &(mn_log_cfg_t){.node_id = dc.mn_id,
+                                                      .lus_per_epoch = cfg->store_lus ? cfg->store_lus : 1}),
+                 0);
     w->u = calloc(cfg->nupdates, sizeof *w->u);
     w->tagmap = calloc((size_t)(cfg->ncn + 1) * TAGS, sizeof *w->tagmap);
     w->next_tag = calloc(cfg->ncn + 1, sizeof *w->next_tag);
@@ -1910,6 +1914,49 @@ Test(logging_unit, search_after_a_dump_finds_the_rest_in_the_mn_log)
     wl_free(&w);
 }
 
+/* A dump that waits for its DUMP_GO (another LU of its MN, paused by the recovery before its own
+ * dump period's tick, has not asked for one) holds up neither the INTERRUPT's answer nor a search:
+ * the recovery would wait for ever. It goes on once the other LU has left the store's group. */
+Test(logging_unit, an_interrupt_is_answered_and_searches_run_while_a_dump_waits_for_its_go)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 1500, c.store_lus = 2;
+    wl_init(&w, &c, tb_seed(35), "interrupt while a dump waits");
+    wl_run(&w);
+    size_t n = lu_drv_log_writes(w.d);
+    cr_assert_gt(n, 500);
+    /* GIVEN a dump started: its DUMP_REQ reached the store, which waits for the other LU's */
+    lu_drv_dump_start(w.d);
+    for (int i = 0; i < 1000 && !w.mn.src[LU_NODE].asked; i++) {
+        mn_pump(&w);
+        lu_drv_step(w.d);
+    }
+    cr_assert(w.mn.src[LU_NODE].asked && !w.mn.src[LU_NODE].go, "%s: no DUMP_REQ, or a DUMP_GO already", w.ctx);
+    /* WHEN the CM interrupts the LU THEN it answers and pauses */
+    msg_t irq = mgmt(OP_INTERRUPT, 5, 2);
+    lu_send_when_credit(w.d, &irq);
+    wait_other(&w, OP_INTERRUPT_RESP, 0, 10000);
+    cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 1, "%s: not paused", w.ctx);
+    /* THEN a search of every line answers from the whole log, not dumped */
+    fetch_and_check(&w, 0, 8, 3, 100);
+    fetch_and_check(&w, 8, 8, 3, 200);
+    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 0);
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), n);
+    /* WHEN recovery ends, and the other LU (failed) leaves the store's group THEN the dump completes:
+     * the whole log stored, the log cleared */
+    msg_t end = mgmt(OP_RECOV_END, 5, 2);
+    lu_send_when_credit(w.d, &end);
+    wait_other(&w, OP_RECOV_END_RESP, 0, 10000);
+    mn_log_drop_lu(&w.mn, 9);
+    wl_settle(&w);
+    cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), n);
+    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 1);
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
+    wl_free(&w);
+}
+
 Test(logging_unit, high_watermark_sends_early_flush_to_every_other_lu_and_dumps)
 {
     wl_t w;
@@ -1942,6 +1989,43 @@ Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
     cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
     cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), lu_drv_log_writes(w.d));
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
+    wl_free(&w);
+}
+
+/* Requests carry their epoch (every LU must dump the same epochs): two that come during one dump
+ * are two epochs more, one for an epoch already requested is none, and the period's tick requests
+ * the next epoch not yet requested, telling every other LU. */
+Test(logging_unit, dump_requests_carry_their_epoch_and_merge_only_when_equal)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 300;
+    wl_init(&w, &c, tb_seed(36), "dump epochs");
+    wl_run(&w);
+    /* GIVEN a dump of epoch 0, started by another LU's EARLY_FLUSH, waiting for its DUMP_GO */
+    msg_t f = {.opcode = OP_EARLY_FLUSH, .src = 3, .dst = LU_NODE, .tag = 0};
+    lu_send_when_credit(w.d, &f);
+    for (int i = 0; i < 1000 && !w.mn.src[LU_NODE].asked; i++)
+        lu_drv_step(w.d);
+    cr_assert(w.mn.src[LU_NODE].asked, "%s: no DUMP_REQ", w.ctx);
+    /* WHEN EARLY_FLUSHes for epochs 1 and 2 come during it, then one for epoch 1 again */
+    for (unsigned t = 1; t <= 3; t++) {
+        msg_t g = {.opcode = OP_EARLY_FLUSH, .src = (uint8_t)t, .dst = LU_NODE, .tag = (uint16_t)(t == 3 ? 1 : t)};
+        lu_send_when_credit(w.d, &g);
+    }
+    wl_settle(&w);
+    /* THEN three epochs were dumped, 0, 1 and 2, the store saw no error, and the LU told nobody */
+    cr_assert_eq(w.dumps, 3, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 3);
+    cr_assert_eq(mn_log_nerrors(&w.mn), 0);
+    cr_assert_eq(w.flushes, 0);
+    /* WHEN the dump period ticks THEN it requests epoch 3, tells CNs 1..4 so, and dumps it */
+    lu_drv_dump_start(w.d);
+    wl_settle(&w);
+    cr_assert_eq(w.dumps, 4, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert(w.flushes == 4 && w.flush_dst_mask == 0x1e && w.flush_tag == 3, "%s: %u EARLY_FLUSH to 0x%x, tag %u",
+              w.ctx, w.flushes, w.flush_dst_mask, w.flush_tag);
+    cr_assert_eq(csr(&w, LU_CSR_EARLY_FLUSH_SENT), 4);
     wl_free(&w);
 }
 
@@ -2277,9 +2361,12 @@ Test(logging_unit, a_replica_group_dumps_every_word_once_through_the_lu_in_charg
     const uint64_t at[] = {3000, 9000};
     grp_init(g, tb_seed(40), "replica group", 2000, hwm);
     grp_run(g, at, 2);
+    /* THEN each tick (two, and the last dump's) was one epoch: the requests every LU sent at it, an
+     * EARLY_FLUSH to each other LU, merged */
     cr_assert_eq(g->dumps, 3, "%s: %u dumps", g->ctx, g->dumps);
     for (unsigned k = 0; k < GRP_N; k++)
-        cr_assert_eq(g->lu[k].flushes_sent, 0);
+        cr_assert_eq(g->lu[k].flushes_sent, 3 * (GRP_N - 1), "%s: LU %u sent %u EARLY_FLUSH", g->ctx, k,
+                     g->lu[k].flushes_sent);
     grp_check(g);
     grp_free(g);
     free(g);
@@ -2293,11 +2380,12 @@ Test(logging_unit, an_early_flush_makes_the_whole_replica_group_dump_together)
     const uint32_t hwm[GRP_N] = {500, 1u << 19, 1u << 19};
     grp_init(g, tb_seed(41), "replica group early flush", 2000, hwm);
     grp_run(g, NULL, 0);
-    /* THEN each time LU 0 reached it, the whole group dumped (and once more at the end) */
+    /* THEN each time LU 0 reached it, the whole group dumped (and once more at the last dump's tick,
+     * at which every LU sent its request) */
     cr_assert_geq(g->dumps, 3, "%s: %u dumps", g->ctx, g->dumps);
-    cr_assert_eq(g->lu[0].flushes_sent, (GRP_N - 1) * (g->dumps - 1), "%s: LU 0 sent %u EARLY_FLUSH for %u dumps",
+    cr_assert_eq(g->lu[0].flushes_sent, (GRP_N - 1) * g->dumps, "%s: LU 0 sent %u EARLY_FLUSH for %u dumps",
                  g->ctx, g->lu[0].flushes_sent, g->dumps);
-    cr_assert(g->lu[1].flushes_sent == 0 && g->lu[2].flushes_sent == 0);
+    cr_assert(g->lu[1].flushes_sent == GRP_N - 1 && g->lu[2].flushes_sent == GRP_N - 1);
     grp_check(g);
     grp_free(g);
     free(g);

@@ -265,7 +265,6 @@ static void sys_init(tsys_t *s, const setup_t *su)
                                .zlib_level = 9, .dram_latency_ps = 45000, .addr_lim = LINES,
                                .mn = lu_map_mn(c, NMN), .name = name, .seed = su->seed + 100 + c,
                                .skip_idle = su->skip};
-        lp.own = lu_map_own(&s->map, c);
         s->lu[c] = lu_node_create(&s->k, s->port[c], &lu_ops_default, &lp, &s->st, err);
         cr_assert_not_null(s->lu[c], "%s", err);
         s->luc[c] = (lu_ctx_t){.s = s, .cn = c};
@@ -398,8 +397,8 @@ static void check_logs(tsys_t *s)
     }
 }
 
-/* A final dump of every LU, then: no store error; LU c's stored records are its log's records of
- * its buckets, in order; the stores' search gives each written word's last committed version. */
+/* A final dump of every LU, then: no store error; LU c's stored records are its whole log's, in
+ * order; the store of each replica of a line gives each written word's last committed version. */
 static void check_dumps(tsys_t *s)
 {
     for (unsigned c = 0; c < NCN; c++)
@@ -414,13 +413,10 @@ static void check_dumps(tsys_t *s)
     }
     for (unsigned c = 0; c < NCN; c++) {
         const lu_drv_t *d = lu_node_drv(s->lu[c]);
-        const lu_drv_cfg_t *cfg = lu_drv_cfg(d);
         mn_log_t *l = lu_store_log(s->store[lu_map_mn(c, NMN)]);
         size_t k = 0;
         for (size_t i = 0; i < lu_drv_log_writes(d); i++) {
             const lu_rec_t *r = lu_drv_log_write(d, i);
-            if (!(cfg->own >> lu_map_bucket(r->line) & 1u))
-                continue;
             cr_assert_lt(k, mn_log_nrecs(l, c), "seed %llu: LU %u: the MN has %zu records, the log more",
                          (unsigned long long)s->su.seed, c, mn_log_nrecs(l, c));
             const lu_rec_t *m = &mn_log_recs(l, c)[k++];
@@ -431,19 +427,25 @@ static void check_dumps(tsys_t *s)
         cr_assert_eq(k, mn_log_nrecs(l, c), "seed %llu: LU %u", (unsigned long long)s->su.seed, c);
     }
     for (unsigned li = 0; li < s->su.lines; li++) {
-        unsigned owner = lu_map_owner(&s->map, s->line[li]);
-        mn_log_found_t f;
-        uint8_t all = 0xff;
-        mn_log_search(lu_store_log(s->store[lu_map_mn(owner, NMN)]), &s->line[li], &all, 1, &f);
-        for (unsigned w = 0; w < 8; w++) {
-            bool written = s->last_ver[li][w] != 0;
-            cr_assert_eq(f.mask >> w & 1, written, "seed %llu: line 0x%llx word %u", (unsigned long long)s->su.seed,
-                         (unsigned long long)s->line[li], w);
-            if (!written)
-                continue;
-            cr_assert_eq(f.value[w], s->last_val[li][w], "seed %llu: line 0x%llx word %u: the MN's latest value",
-                         (unsigned long long)s->su.seed, (unsigned long long)s->line[li], w);
-            cr_assert_eq(f.ts[w], s->last_ver[li][w] & 127, "seed %llu", (unsigned long long)s->su.seed);
+        unsigned rep[NR];
+        lu_map_replicas(&s->map, s->line[li], NR, rep);
+        for (unsigned r = 0; r < NR; r++) {
+            mn_log_found_t f;
+            uint8_t all = 0xff;
+            mn_log_search(lu_store_log(s->store[lu_map_mn(rep[r], NMN)]), &s->line[li], &all, 1, &f);
+            for (unsigned w = 0; w < 8; w++) {
+                bool written = s->last_ver[li][w] != 0;
+                cr_assert_eq(f.mask >> w & 1, written, "seed %llu: line 0x%llx word %u, MN %u",
+                             (unsigned long long)s->su.seed, (unsigned long long)s->line[li], w,
+                             lu_map_mn(rep[r], NMN));
+                if (!written)
+                    continue;
+                cr_assert_eq(f.value[w], s->last_val[li][w],
+                             "seed %llu: line 0x%llx word %u: MN %u's latest value (replica %u)",
+                             (unsigned long long)s->su.seed, (unsigned long long)s->line[li], w,
+                             lu_map_mn(rep[r], NMN), rep[r]);
+                cr_assert_eq(f.ts[w], s->last_ver[li][w] & 127, "seed %llu", (unsigned long long)s->su.seed);
+            }
         }
     }
 }

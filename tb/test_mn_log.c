@@ -654,24 +654,28 @@ Test(mn_log, search_after_one_dump_finds_the_last_record_of_each_word)
     mn_log_free(&l);
 }
 
-Test(mn_log, the_latest_version_wins_across_dumps_and_lus)
+Test(mn_log, the_latest_version_is_each_lus_last_record_then_the_latest_epoch_then_ts)
 {
     mn_log_t l;
     mn_init(&l, 2);
     uint64_t a = line_addr(0), b = line_addr(1);
-    /* GIVEN three epochs of two LUs, 4 and 6. LU 4 logs word 2 of line a in each; LU 6 logs line b
-     * in epochs 0 and 2, and (a range off by one, say) words 3 and 5 of line a, which LU 4 logs too.
-     * In epoch 1 LU 6's dump is stored first: LU 4's word 3 (301) is then the later one, although
-     * LU 6's log of epoch 0 (300) comes after LU 4's in node order. */
-    lu_rec_t r40[] = {rec(a, 2, 1, 100), rec(a, 5, 1, 500)}, r41[] = {rec(a, 2, 2, 101), rec(a, 3, 2, 301)},
-             r42[] = {rec(a, 2, 3, 102), rec(a, 6, 3, 602)};
-    lu_rec_t r60[] = {rec(b, 1, 7, 71), rec(b, 1, 8, 72), rec(a, 3, 1, 300)}, r61[] = {rec(a, 5, 9, 509)},
-             r62[] = {rec(b, 1, 9, 73), rec(b, 2, 9, 82)};
+    /* GIVEN three epochs of two LUs, 4 and 6, replicas of lines a and b (each dumps its whole log):
+     *   - a.3 and a.5: the later epoch's version (301 of LU 4, 509 of LU 6);
+     *   - a.4 in epoch 1: LU 6's dump is stored first, yet its TS 5 (405) is later than LU 4's 4;
+     *   - b.3 in epoch 2: LU 6 logged TS 126 then 1 (its last record wins, the TS wrapped), and 1
+     *     is after LU 4's 127 too;
+     *   - b.7: epoch 1's TS 40 (740) wins over epoch 0's 50 (750): the epoch decides first. */
+    lu_rec_t r40[] = {rec(a, 2, 1, 100), rec(a, 5, 1, 500), rec(b, 7, 50, 750)},
+             r41[] = {rec(a, 2, 2, 101), rec(a, 3, 2, 301), rec(a, 4, 4, 404)},
+             r42[] = {rec(a, 2, 3, 102), rec(a, 6, 3, 602), rec(b, 3, 127, 3)};
+    lu_rec_t r60[] = {rec(b, 1, 7, 71), rec(b, 1, 8, 72), rec(a, 3, 1, 300)},
+             r61[] = {rec(a, 5, 9, 509), rec(a, 4, 5, 405), rec(b, 7, 40, 740)},
+             r62[] = {rec(b, 1, 9, 73), rec(b, 2, 9, 82), rec(b, 3, 126, 1), rec(b, 3, 1, 2)};
     struct {
         unsigned src;
         const lu_rec_t *r;
         size_t n;
-    } order[3][2] = {{{4, r40, 2}, {6, r60, 3}}, {{6, r61, 1}, {4, r41, 2}}, {{4, r42, 2}, {6, r62, 2}}};
+    } order[3][2] = {{{4, r40, 3}, {6, r60, 3}}, {{6, r61, 3}, {4, r41, 3}}, {{4, r42, 3}, {6, r62, 4}}};
     for (unsigned e = 0; e < 3; e++) {
         for (unsigned k = 0; k < 2; k++) {
             msg_t q = dump_req(order[e][k].src, e);
@@ -688,27 +692,36 @@ Test(mn_log, the_latest_version_wins_across_dumps_and_lus)
             mn_log_tx_pop(&l);
     }
     cr_assert_eq(mn_log_ndumps(&l), 6);
-    /* WHEN a and b are fetched THEN the last stored record of each word wins */
+    /* WHEN a and b are fetched THEN per (epoch, TS) group, in the order of its lowest word, the tag
+     * its epoch */
     msg_t req[2] = {flv(a, 0xff, 1, false), flv(b, 0xff, 2, true)}, out[2 * WORDS];
     size_t n = mn_log_answer(&l, req, 2, out);
-    cr_assert_eq(n, 4, "%zu answers", n);
-    /* line a: words 2 and 6 at ts 3 (102, 602); word 3 at ts 2 (301, LU 4's, stored last); word 5 at
-     * ts 9 (509, LU 6's, stored after LU 4's 500) */
-    cr_assert(out[0].mask == 0x44 && out[0].ts == 3 && out[0].data[2] == 102 && out[0].data[6] == 602 &&
-              out[0].flags == 0);
-    cr_assert(out[1].mask == 0x08 && out[1].ts == 2 && out[1].data[3] == 301 && out[1].flags == 0,
-              "word 3: mask 0x%x ts %u value %llu", out[1].mask, out[1].ts, (unsigned long long)out[1].data[3]);
-    cr_assert(out[2].mask == 0x20 && out[2].ts == 9 && out[2].data[5] == 509 && out[2].flags == 2);
-    /* line b: word 1 (73) and word 2 (82), both at ts 9, in one message, LAST */
-    cr_assert(out[3].mask == 0x06 && out[3].ts == 9 && out[3].data[1] == 73 && out[3].data[2] == 82 &&
-                  out[3].flags == 3 && out[3].tag == 2,
-              "line b: mask 0x%x ts %u flags %u", out[3].mask, out[3].ts, out[3].flags);
-    cr_assert_eq(mn_log_stats(&l)->records_scanned, 12);
+    struct {
+        unsigned mask, ts, tag, flags;
+        uint64_t v[WORDS];
+    } want[7] = {
+        {0x44, 3, 2, 0, {[2] = 102, [6] = 602}}, {0x08, 2, 1, 0, {[3] = 301}}, {0x10, 5, 1, 0, {[4] = 405}},
+        {0x20, 9, 1, 2, {[5] = 509}},           {0x06, 9, 2, 0, {[1] = 73, [2] = 82}}, {0x08, 1, 2, 0, {[3] = 2}},
+        {0x80, 40, 1, 3, {[7] = 740}},
+    };
+    cr_assert_eq(n, 7, "%zu answers", n);
+    for (unsigned i = 0; i < 7; i++) {
+        cr_assert(out[i].mask == want[i].mask && out[i].ts == want[i].ts && out[i].tag == want[i].tag &&
+                      out[i].flags == want[i].flags && out[i].addr == (i < 4 ? a : b),
+                  "answer %u: mask 0x%x ts %u tag %u flags %u", i, out[i].mask, out[i].ts, out[i].tag, out[i].flags);
+        for (unsigned w = 0; w < WORDS; w++)
+            cr_assert_eq(out[i].data[w], want[i].v[w], "answer %u word %u: %llu", i, w,
+                         (unsigned long long)out[i].data[w]);
+    }
+    cr_assert_eq(mn_log_stats(&l)->records_scanned, 19);
+    cr_assert(mn_log_epoch_after(0, 4095) && mn_log_epoch_after(2047, 0) && !mn_log_epoch_after(2048, 0) &&
+              !mn_log_epoch_after(3, 3));
     mn_log_free(&l);
 }
 
-/* The answer to req from what was found: lu_search.sv's format, written independently of
- * mn_log.c (distinct TS in the order their lowest word comes). */
+/* The answer to req from what was found: lu_search.sv's format but for the tag (the group's
+ * epoch), written independently of mn_log.c (distinct (epoch, TS) in the order their lowest word
+ * comes). */
 static size_t ref_answer(const msg_t *req, const mn_log_found_t *f, msg_t *out)
 {
     unsigned done = 0, n = 0;
@@ -716,9 +729,9 @@ static size_t ref_answer(const msg_t *req, const mn_log_found_t *f, msg_t *out)
         if (!(f->mask >> w & 1) || (done >> w & 1))
             continue;
         msg_t m = {.opcode = OP_FETCH_LATEST_VERS_RESP, .src = MN_ID, .dst = req->src, .subject = req->subject,
-                   .tag = req->tag, .addr = req->addr, .ts = f->ts[w]};
+                   .tag = f->epoch[w], .addr = req->addr, .ts = f->ts[w]};
         for (unsigned v = w; v < WORDS; v++)
-            if ((f->mask >> v & 1) && f->ts[v] == f->ts[w])
+            if ((f->mask >> v & 1) && f->ts[v] == f->ts[w] && f->epoch[v] == f->epoch[w])
                 m.mask |= (uint8_t)(1u << v), m.data[v] = f->value[v];
         done |= m.mask;
         out[n++] = m;
@@ -768,11 +781,12 @@ Test(mn_log, an_answer_groups_words_by_ts_with_end_and_last_field_by_field)
     rx_ok(&l, &q0);
     cr_assert_eq(mn_log_tx_pending(&l), 0, "answered before the list's LAST");
     rx_ok(&l, &q1);
-    /* THEN per request: ts 5 (words 0, 2, 7), ts 9 (1, 4), ts 7 (5, END); LAST on the list's last */
+    /* THEN per request: ts 5 (words 0, 2, 7), ts 9 (1, 4), ts 7 (5, END); LAST on the list's last;
+     * the tag is the dump's epoch, 0 */
     struct {
         unsigned tag, mask, ts, flags;
-    } want[6] = {{20, 0x85, 5, 0}, {20, 0x12, 9, 0}, {20, 0x20, 7, 2},
-                 {21, 0x85, 5, 0}, {21, 0x12, 9, 0}, {21, 0x20, 7, 3}};
+    } want[6] = {{0, 0x85, 5, 0}, {0, 0x12, 9, 0}, {0, 0x20, 7, 2},
+                 {0, 0x85, 5, 0}, {0, 0x12, 9, 0}, {0, 0x20, 7, 3}};
     cr_assert_eq(mn_log_tx_pending(&l), 6);
     for (unsigned i = 0; i < 6; i++) {
         msg_t m;
@@ -817,8 +831,9 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
     mn_log_t l;
     cr_assert_eq(mn_log_init(&l, &(mn_log_cfg_t){.node_id = MN_ID, .lus_per_epoch = RND_LUS}), 0);
     const unsigned src[RND_LUS] = {2, 0, 11}, by_id[RND_LUS] = {0, 2, 11};
-    /* the reference: every record stored, in the order the dumps end (what "latest" means) */
+    /* the reference: every record stored, in the order the dumps end, with its LU (index) and epoch */
     lu_rec_t *all = NULL;
+    unsigned *all_k = NULL, *all_e = NULL;
     size_t nall = 0, nsrc[RND_LUS] = {0}, scanned = 0;
     for (unsigned e = 0; e < 12; e++) {
         /* each LU's dump of this epoch: 0 .. 600 records (an empty dump too) */
@@ -857,8 +872,12 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
             rx_ok_in(at, &l, &d[k].m[next[k]]);
             if (++next[k] == d[k].n) {
                 all = realloc(all, (nall + n[k] + 1) * sizeof *all);
-                cr_assert(all);
+                all_k = realloc(all_k, (nall + n[k] + 1) * sizeof *all_k);
+                all_e = realloc(all_e, (nall + n[k] + 1) * sizeof *all_e);
+                cr_assert(all && all_k && all_e);
                 memcpy(all + nall, r[k], n[k] * sizeof *all);
+                for (size_t i = 0; i < n[k]; i++)
+                    all_k[nall + i] = k, all_e[nall + i] = e;
                 nall += n[k], nsrc[k] += n[k];
                 left--;
             }
@@ -882,12 +901,31 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
             got[ng++] = m;
         size_t g = 0;
         for (unsigned i = 0; i < nq; i++) {
+            /* per word: each LU's last record; of those the latest epoch, then the later TS (ts in
+             * 0 .. 3: plain order), then the lowest node id */
             mn_log_found_t f = {0};
-            for (size_t k = 0; k < nall; k++)
-                if (all[k].line == req[i].addr && (req[i].mask >> all[k].word & 1)) {
-                    f.mask |= (uint8_t)(1u << all[k].word);
-                    f.ts[all[k].word] = (uint8_t)all[k].ts, f.value[all[k].word] = all[k].value;
+            for (unsigned w = 0; w < WORDS; w++) {
+                if (!(req[i].mask >> w & 1))
+                    continue;
+                long best = -1;
+                for (unsigned kk = 0; kk < RND_LUS; kk++) {
+                    unsigned k = 0;
+                    while (src[k] != by_id[kk])
+                        k++;
+                    long last = -1;
+                    for (size_t x = 0; x < nall; x++)
+                        if (all_k[x] == k && all[x].line == req[i].addr && all[x].word == w)
+                            last = (long)x;
+                    if (last >= 0 && (best < 0 || all_e[last] > all_e[best] ||
+                                      (all_e[last] == all_e[best] && all[last].ts > all[best].ts)))
+                        best = last;
                 }
+                if (best >= 0) {
+                    f.mask |= (uint8_t)(1u << w);
+                    f.ts[w] = (uint8_t)all[best].ts, f.epoch[w] = (uint16_t)all_e[best];
+                    f.value[w] = all[best].value;
+                }
+            }
             size_t nw = ref_answer(&req[i], &f, want);
             for (size_t j = 0; j < nw; j++, g++) {
                 cr_assert_lt(g, ng, "%s: epoch %u: %zu answers", ctx, e, ng);
@@ -908,6 +946,8 @@ Test(mn_log, random_dumps_and_searches_match_a_reference)
                   st->dumps == 12 * RND_LUS && st->searches == 12 && st->records_scanned == scanned && !st->errors,
               "%s: counters", ctx);
     free(all);
+    free(all_k);
+    free(all_e);
     mn_log_free(&l);
 }
 
@@ -945,6 +985,9 @@ static void e2e_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
     case OP_REPL_ACK:
         cr_assert(m->tag < t->created && !t->st[m->tag].acked, "%s: REPL_ACK tag %u", t->ctx, m->tag);
         t->st[m->tag].acked = true;
+        return;
+    case OP_EARLY_FLUSH: /* the dump's epoch requested of CN 1, the writer, which has no LU here */
+        cr_assert_eq(m->dst, 1, "%s: EARLY_FLUSH to %u", t->ctx, m->dst);
         return;
     case OP_FETCH_LATEST_VERS_RESP:
         t->resp = realloc(t->resp, (t->nresp + 1) * sizeof *t->resp);
@@ -1109,7 +1152,8 @@ Test(mn_log, end_to_end_the_mn_log_answers_as_the_lu_did_before_its_dump)
     e2e_dump(&t);
     cr_assert_eq(mn_log_nrecs(&t.mn, 0), nlog, "%s: the MN holds %zu of the log's %zu records", t.ctx,
                  mn_log_nrecs(&t.mn, 0), nlog);
-    /* THEN the MN log store answers the same list exactly as the LU did (but for the source) */
+    /* THEN the MN log store answers the same list exactly as the LU did (but for the source, and the
+     * tag of a group found: its epoch) */
     msg_t mn_ans[E2E_LINES * WORDS];
     size_t nmn = e2e_ask_mn(&t, req, nreq, mn_ans);
     cr_assert_eq(nmn, nlu, "%s: %zu answers from the MN, %zu from the LU", t.ctx, nmn, nlu);
@@ -1118,6 +1162,8 @@ Test(mn_log, end_to_end_the_mn_log_answers_as_the_lu_did_before_its_dump)
         msg_t want = lu_copy[i];
         cr_assert_eq(want.src, 0);
         want.src = MN_ID;
+        if (want.mask)
+            want.tag = 0; /* the dump's epoch */
         cr_assert(msg_equal(&mn_ans[i], &want),
                   "%s: answer %zu: MN tag %u mask 0x%x ts %u flags %u, the LU's tag %u mask 0x%x ts %u flags %u",
                   t.ctx, i, mn_ans[i].tag, mn_ans[i].mask, mn_ans[i].ts, mn_ans[i].flags, want.tag, want.mask,

@@ -12,7 +12,9 @@
  *   - the check can fail: under WB a failure loses committed data and the oracle says so; with
  *     Nr = 1 the failed CN's lines had their only replica in its own LU: reported unrecoverable,
  *     the oracle counting what was lost; two CNs failing at once with Nr = 2, likewise;
- *   - a second failure after the first recovery is recovered too (replica sets without the first).
+ *   - a second failure after the first recovery is recovered too (replica sets without the first);
+ *   - a CN failing during a recovery joins it (Nr 3: nothing lost; Nr 2: reported unrecoverable),
+ *     and a CM failing during its recovery hands it to the next live CN.
  *
  * Randomized: replay with TB_SEED=<seed> --filter 'recovery/<test>'. */
 #include <criterion/criterion.h>
@@ -99,6 +101,19 @@ static int rec_finish(rec_run_t *r, oracle_report_t *rep, char *err)
         cr_assert_fail("%s: the run ended %s at %" PRIu64 " ps", r->ctx, run_end_name(how), r->k.now);
     }
     return system_check(r->s, stderr, 10, rep, err);
+}
+
+/* Runs until CN cm's software has started a recovery run (its MSI came, it read the switch's
+ * registers and sent its INTERRUPTs). */
+static void run_until_cm_runs(rec_run_t *r, unsigned cm)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cn%u.sw.recoveries", cm);
+    while (counter(r, name) == 0) {
+        run_end_e how = system_run(r->s, r->k.now + PS_PER_US / 4, NULL);
+        cr_assert(how == RUN_IDLE || how == RUN_END_TIME, "%s: the run ended %s before CN %u's recovery run",
+                  r->ctx, run_end_name(how), cm);
+    }
 }
 
 /* =============================================================================================
@@ -227,6 +242,19 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
     cr_assert_eq(system_unrecoverable(r.s), 1u << 1 | 1u << 3);
     cr_assert_neq(rc, 0);
     rec_close(&r);
+
+    /* GIVEN Nr = 2, CN 1 failing at 6 us WHEN CN 3 fails during its recovery THEN both are reported
+     * unrecoverable: CN 1's recovery had not ended */
+    rec_open(&r, "ocean", "proactive", extra2, 13);
+    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 2, a failure during a recovery");
+    system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
+    run_until_cm_runs(&r, 0);
+    system_fail_at(r.s, 3, r.k.now + 3 * PS_PER_US);
+    rc = rec_finish(&r, &rep, err);
+    cr_assert_eq(system_unrecoverable(r.s), 1u << 1 | 1u << 3);
+    cr_assert_eq(counter(&r, "recovery.joined"), 1);
+    cr_assert_neq(rc, 0);
+    rec_close(&r);
 }
 
 /* =============================================================================================
@@ -257,6 +285,67 @@ Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout 
     cr_assert_eq(counter(&r, "recovery.count"), 2, "%s", r.ctx);
     cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
     rec_close(&r);
+}
+
+/* =============================================================================================
+ * A failure during a recovery */
+
+/* ocean under proactive, Nr 3, CN 1 failing at 6 us; then CN second fails after in into CN 0's
+ * recovery run. */
+static void fail_during(rec_run_t *r, uint64_t seed, unsigned second, uint64_t in)
+{
+    const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", NULL};
+    rec_open(r, "ocean", "proactive", extra, seed);
+    snprintf(r->ctx, sizeof r->ctx,
+             "ocean under proactive, CN %u failing %" PRIu64 " ns into the recovery, seed %" PRIu64
+             " (replay: TB_SEED=%" PRIu64 ")",
+             second, (uint64_t)(in / PS_PER_NS), seed, seed);
+    system_fail_at(r->s, 1, r->k.now + 6 * PS_PER_US);
+    run_until_cm_runs(r, 0);
+    system_fail_at(r->s, second, r->k.now + in);
+}
+
+Test(recovery, a_cn_failing_during_a_recovery_joins_it_and_nothing_is_lost, .timeout = 600)
+{
+    const uint64_t seed = tb_seed(23);
+    /* GIVEN CN 1 failed and being recovered WHEN CN 3 fails while the MNs recover (at 3, then 15 us)
+     * THEN one run recovers both, CN 3 joining it, and nothing committed is lost */
+    for (unsigned k = 0; k < 2; k++) {
+        rec_run_t r;
+        fail_during(&r, seed + k, 3, (k ? 15 : 3) * PS_PER_US);
+        oracle_report_t rep;
+        char err[SYSTEM_ERR_MAX] = "";
+        int rc = rec_finish(&r, &rep, err);
+        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
+        cr_assert_eq(counter(&r, "recovery.count"), 2, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "recovery.runs"), 1, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "recovery.joined"), 1, "%s", r.ctx);
+        cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
+        cr_assert_gt(rep.ok, 0, "%s", r.ctx);
+        rec_close(&r);
+    }
+}
+
+Test(recovery, the_cm_failing_during_its_recovery_hands_it_to_the_next_cn, .timeout = 600)
+{
+    const uint64_t seed = tb_seed(25);
+    /* GIVEN CN 1 failed and CN 0, the CM, recovering it WHEN CN 0 fails (at 3, then 15 us) */
+    for (unsigned k = 0; k < 2; k++) {
+        rec_run_t r;
+        fail_during(&r, seed + k, 0, (k ? 15 : 3) * PS_PER_US);
+        oracle_report_t rep;
+        char err[SYSTEM_ERR_MAX] = "";
+        int rc = rec_finish(&r, &rep, err);
+        /* THEN CN 2, the lowest live CN, gets the MSI and recovers both in one run of its own (CN
+         * 0's never ended), and nothing committed is lost */
+        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
+        cr_assert_geq(counter(&r, "cn2.sw.msis"), 1, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "cn2.sw.recoveries"), 1, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "recovery.runs"), 1, "%s", r.ctx);
+        cr_assert_eq(counter(&r, "recovery.count"), 2, "%s", r.ctx);
+        cr_assert_eq(rep.lost + rep.phantom, 0, "%s", r.ctx);
+        rec_close(&r);
+    }
 }
 
 /* =============================================================================================

@@ -33,7 +33,8 @@ struct cm {
     cm_phase_e ph;
     bool recheck;      /* an MSI came while a recovery ran */
     uint32_t viral, fenced;
-    unsigned waiting;  /* answers still due in this phase */
+    uint8_t due_cn[MSG_MAX_CN]; /* answers still due from each live CN (INTERRUPT_RESP, RECOV_END_RESP) */
+    uint8_t due_mn[MSG_MAX_MN]; /* INIT_RECOV_RESPs still due from each MN */
     cm_recovery_t r;
     uint64_t *n_int, *n_rec, *n_msi;
 };
@@ -76,18 +77,50 @@ static void on_credit(void *obj, msg_class_t cls)
 
 static uint32_t all_cns(const cm_t *c) { return c->p.num_cn >= 32 ? ~0u : (1u << c->p.num_cn) - 1; }
 
-/* Answers per live CN: its cores' and, with LUs, its LU's. */
+/* Answers per live CN and message: its cores' and, with LUs, its LU's. */
 static unsigned per_cn(const cm_t *c) { return c->p.lu ? 2u : 1u; }
 
-static void broadcast_cns(cm_t *c, msg_op_t op)
+/* Answers still due in the running phase. */
+static unsigned due(const cm_t *c)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < c->p.num_cn; i++)
+        n += c->due_cn[i];
+    for (unsigned m = 0; m < c->p.num_mn; m++)
+        n += c->due_mn[m];
+    return n;
+}
+
+/* op (subject) to every live CN, each owing per_cn answers more. */
+static void to_live(cm_t *c, msg_op_t op, unsigned subject)
 {
     for (unsigned n = 0; n < c->p.num_cn; n++)
-        if (c->r.live >> n & 1u)
-            send(c, op, n, c->r.failed);
-    c->waiting = per_cn(c) * (unsigned)__builtin_popcount(c->r.live);
+        if (c->r.live >> n & 1u) {
+            send(c, op, n, subject);
+            c->due_cn[n] = (uint8_t)(c->due_cn[n] + per_cn(c));
+        }
+}
+
+/* INIT_RECOV (subject) to every MN, each owing one answer more. */
+static void to_mns(cm_t *c, unsigned subject)
+{
+    for (unsigned m = 0; m < c->p.num_mn; m++) {
+        send(c, OP_INIT_RECOV, MSG_MN_BASE + m, subject);
+        c->due_mn[m]++;
+    }
+}
+
+/* Nr failed CNs or more, none recovered yet (DIKTAMO): a committed store may have lost all its
+ * replicas. Reported once per set; what the logs still hold is recovered. */
+static void check_recoverable(cm_t *c)
+{
+    if (c->p.nr && (unsigned)__builtin_popcount(c->r.failed_set) >= c->p.nr && c->h.unrecoverable)
+        c->h.unrecoverable(c->h.obj, c->r.failed_set);
 }
 
 static void csr_fenced(void *obj, uint32_t v, bool err);
+static void csr_viral_late(void *obj, uint32_t v, bool err);
+static void phase_step(cm_t *c);
 
 static void csr_viral(void *obj, uint32_t v, bool err)
 {
@@ -104,6 +137,8 @@ static void next_recovery(cm_t *c, uint64_t t_begin)
     c->recheck = false;
     c->ph = PH_CSR;
     c->r = (cm_recovery_t){.cm = c->p.cn, .t_msi = t_begin};
+    memset(c->due_cn, 0, sizeof c->due_cn);
+    memset(c->due_mn, 0, sizeof c->due_mn);
     fabric_csr(c->f, false, SW_CSR_VIRAL, 0, csr_viral, c);
 }
 
@@ -119,14 +154,58 @@ static void csr_fenced(void *obj, uint32_t v, bool err)
             next_recovery(c, c->k->now);
         return;
     }
-    if (c->p.nr && (unsigned)__builtin_popcount(c->viral) >= c->p.nr && c->h.unrecoverable)
-        c->h.unrecoverable(c->h.obj, c->viral); /* reported; what the logs still hold is recovered */
+    /* every CN whose Viral_Status is set is recovered in this one run (a CM that failed during its
+     * recovery leaves its own failure and the one it was recovering) */
+    c->r.failed_set = c->viral;
     c->r.failed = (unsigned)__builtin_ctz(c->viral);
     c->r.live = all_cns(c) & ~c->fenced & ~c->viral;
+    check_recoverable(c);
     c->r.t_int_sent = c->k->now;
     (*c->n_rec)++;
     c->ph = PH_INT;
-    broadcast_cns(c, OP_INTERRUPT);
+    for (unsigned f = 0; f < c->p.num_cn; f++)
+        if (c->r.failed_set >> f & 1u)
+            to_live(c, OP_INTERRUPT, f);
+    if (c->recheck) /* an MSI came while the registers were read: they may not have shown it */
+        fabric_csr(c->f, false, SW_CSR_VIRAL, 0, csr_viral_late, c);
+}
+
+/* CN g failed while this recovery runs (before its RECOV_ENDs): it joins the recovery. The live
+ * CNs are interrupted for it too (their LUs purge its REPLs, their stores stop waiting for its
+ * acknowledgements), and the MNs, once asked, recover it as well (their walk waits for no
+ * transaction of it); nothing more is awaited from it. */
+static void join_failure(cm_t *c, unsigned g)
+{
+    c->r.failed_set |= 1u << g;
+    c->r.live &= ~(1u << g);
+    c->due_cn[g] = 0;
+    c->r.joined++;
+    check_recoverable(c);
+    to_live(c, OP_INTERRUPT, g);
+    if (c->ph == PH_INIT)
+        to_mns(c, g);
+}
+
+/* The Viral_Status read for an MSI that came during the recovery. */
+static void csr_viral_late(void *obj, uint32_t v, bool err)
+{
+    cm_t *c = obj;
+    if (c->failed || err)
+        return;
+    uint32_t fresh = v & c->r.live;
+    if (!fresh || (c->ph != PH_INT && c->ph != PH_INIT && c->ph != PH_END))
+        return; /* the recheck at the end finds it */
+    for (unsigned g = 0; g < c->p.num_cn; g++) {
+        if (!(fresh >> g & 1u))
+            continue;
+        if (c->ph == PH_END) { /* the MNs are done: only its answers are not awaited; recovered next */
+            c->r.live &= ~(1u << g);
+            c->due_cn[g] = 0;
+        } else {
+            join_failure(c, g);
+        }
+    }
+    phase_step(c);
 }
 
 static void csr_cleared(void *obj, uint32_t v, bool err)
@@ -140,34 +219,46 @@ static void csr_cleared(void *obj, uint32_t v, bool err)
     next_recovery(c, c->k->now); /* another CN may have failed meanwhile */
 }
 
-/* One expected answer of the running phase came. */
-static void answered(cm_t *c)
+/* The running phase goes on to the next once nothing is due. */
+static void phase_step(cm_t *c)
 {
-    if (c->waiting == 0 || --c->waiting)
+    if (due(c))
         return;
     switch (c->ph) {
     case PH_INT:
         c->r.t_int_done = c->k->now;
         c->ph = PH_INIT;
-        for (unsigned m = 0; m < c->p.num_mn; m++)
-            send(c, OP_INIT_RECOV, MSG_MN_BASE + m, c->r.failed);
-        c->waiting = c->p.num_mn;
+        for (unsigned f = 0; f < c->p.num_cn; f++)
+            if (c->r.failed_set >> f & 1u)
+                to_mns(c, f);
         break;
     case PH_INIT:
         c->r.t_init_done = c->k->now;
-        if (c->h.reconfigure)
-            c->h.reconfigure(c->h.obj, c->r.failed);
+        for (unsigned f = 0; f < c->p.num_cn; f++)
+            if ((c->r.failed_set >> f & 1u) && c->h.reconfigure)
+                c->h.reconfigure(c->h.obj, f);
         c->ph = PH_END;
-        broadcast_cns(c, OP_RECOV_END);
+        to_live(c, OP_RECOV_END, c->r.failed);
         break;
     case PH_END:
         c->r.t_end_done = c->k->now;
         c->ph = PH_CSR;
-        fabric_csr(c->f, true, SW_CSR_VIRAL, 1u << c->r.failed, csr_cleared, c);
+        fabric_csr(c->f, true, SW_CSR_VIRAL, c->r.failed_set, csr_cleared, c);
         break;
     default:
         break;
     }
+}
+
+/* One expected answer came from CN (or MN) node src. */
+static void answered(cm_t *c, unsigned src)
+{
+    uint8_t *d = src < MSG_MN_BASE ? (src < c->p.num_cn ? &c->due_cn[src] : NULL)
+                                   : (src - MSG_MN_BASE < c->p.num_mn ? &c->due_mn[src - MSG_MN_BASE] : NULL);
+    if (!d || !*d)
+        return; /* not awaited: a failed CN's, or an answer to an earlier CM */
+    (*d)--;
+    phase_step(c);
 }
 
 /* INTERRUPT and RECOV_END, for this CN's cores (the LU takes its own copy). */
@@ -188,26 +279,29 @@ static void on_msg(void *obj, const msg_t *m)
 {
     cm_t *c = obj;
     msg_class_t cls = msg_class(m->opcode);
+    const bool mine = m->subject < 32 && (c->r.failed_set >> m->subject & 1u);
     if (!c->failed) {
         switch (m->opcode) {
         case OP_MSI:
             (*c->n_msi)++;
-            if (c->ph == PH_IDLE)
+            if (c->ph == PH_IDLE) {
                 next_recovery(c, c->k->now);
-            else
+            } else {
                 c->recheck = true;
+                fabric_csr(c->f, false, SW_CSR_VIRAL, 0, csr_viral_late, c);
+            }
             break;
-        case OP_INTERRUPT_RESP:
-            if (c->ph == PH_INT && m->subject == c->r.failed)
-                answered(c);
+        case OP_INTERRUPT_RESP: /* late ones (a CN that joined) are due while the MNs work too */
+            if ((c->ph == PH_INT || c->ph == PH_INIT) && mine && m->src < MSG_MN_BASE)
+                answered(c, m->src);
             break;
         case OP_INIT_RECOV_RESP:
-            if (c->ph == PH_INIT && m->subject == c->r.failed)
-                answered(c);
+            if (c->ph == PH_INIT && mine && m->src >= MSG_MN_BASE)
+                answered(c, m->src);
             break;
         case OP_RECOV_END_RESP:
-            if (c->ph == PH_END && m->subject == c->r.failed)
-                answered(c);
+            if (c->ph == PH_END && m->subject == c->r.failed && m->src < MSG_MN_BASE)
+                answered(c, m->src);
             break;
         default:
             break;
@@ -253,7 +347,15 @@ bool cm_idle(const cm_t *c) { return c->failed || (c->ph == PH_IDLE && c->qn == 
 void cm_dump(const cm_t *c, FILE *f)
 {
     fprintf(f, "%s: %s", c->p.name, phase_names[c->ph]);
-    if (c->ph != PH_IDLE)
-        fprintf(f, " (CN %u failed; %u answers due)", c->r.failed, c->waiting);
+    if (c->ph != PH_IDLE) {
+        fprintf(f, " (failed CNs 0x%x; answers due:", c->r.failed_set);
+        for (unsigned i = 0; i < c->p.num_cn; i++)
+            if (c->due_cn[i])
+                fprintf(f, " cn%u x%u", i, c->due_cn[i]);
+        for (unsigned m = 0; m < c->p.num_mn; m++)
+            if (c->due_mn[m])
+                fprintf(f, " mn%u x%u", m, c->due_mn[m]);
+        fprintf(f, ")");
+    }
     fprintf(f, "; %zu messages queued\n", c->qn);
 }

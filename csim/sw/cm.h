@@ -6,21 +6,30 @@
  * answered INTERRUPT_RESP; a RECOV_END resumes them and is answered RECOV_END_RESP. The CN's LU
  * answers the same two messages on its own.
  *
- * The CN the switch sends an MSI to is the Configuration Manager (CM) of that failure. It reads the
- * switch's Viral_Status and fence registers (CSR reads through the fabric), takes the lowest CN
- * whose Viral_Status bit is set as the failed CN F, and runs the protocol:
- *   1. INTERRUPT (subject F) to every live CN, itself included; waits for every INTERRUPT_RESP (the
- *      cores' and, under DIKTAMO, the LU's: two per live CN)                         -> RecBegin
- *   2. INIT_RECOV (subject F) to every MN; waits for every INIT_RECOV_RESP            -> CM<->MN
- *   3. the new configuration: hooks.reconfigure (the replica map without F, each LU's buckets, the
+ * The CN the switch sends an MSI to is the Configuration Manager (CM) of that failure (the lowest
+ * live CN unless the switch's CM register names one; when the CM fails, the switch hands the role
+ * to the next live CN with the CM's own MSI). It reads the switch's Viral_Status and fence
+ * registers (CSR reads through the fabric) and recovers every CN whose Viral_Status bit is set, the
+ * set V, in one run (F, the lowest of them, names the run):
+ *   1. INTERRUPT (subject f) for each f in V to every live CN, itself included; waits for every
+ *      INTERRUPT_RESP (the cores' and, under DIKTAMO, the LU's: two per live CN and f) -> RecBegin
+ *   2. INIT_RECOV (subject f) for each f in V to every MN; waits for every INIT_RECOV_RESP
+ *                                                                                     -> CM<->MN
+ *   3. the new configuration: hooks.reconfigure for each f (the replica map without it, the
  *      threads' membership; configuration writes, zero time)
  *   4. RECOV_END (subject F) to every live CN; waits for every RECOV_END_RESP         -> RecEnd
- * When Nr CNs or more have their Viral_Status set at once (DIKTAMO), a committed store may have
- * lost all its replicas: the CM reports the failure as unrecoverable (hooks.unrecoverable), then
- * recovers what the surviving logs hold.
- *   5. clears F's Viral_Status bit (CSR write), reports the recovery (hooks.done), and looks at the
- *      Viral_Status again: a CN that failed meanwhile (its MSI came while this one ran) is recovered
- *      next, one at a time.
+ *   5. clears V's Viral_Status bits (CSR write), reports the recovery (hooks.done), and looks at the
+ *      Viral_Status again.
+ * A CN G that fails during steps 1 and 2 (an MSI while the run is under way: the CM reads
+ * Viral_Status again) joins V: INTERRUPT (subject G) to the live CNs, whose answers are awaited
+ * too, and INIT_RECOV (subject G) to the MNs (at once in step 2, else with the others), whose
+ * handlers then stop waiting for anything of G's; nothing more is awaited from G. One that fails
+ * during step 4 is only no longer awaited, and recovered by the next run. A CM that fails leaves
+ * its run to the next CM, which finds both its failure and the one it was recovering in
+ * Viral_Status; the MNs answer it for what they have already recovered (csim/sw/mn_recov.h).
+ * When Nr CNs or more of V (DIKTAMO) are being recovered at once, a committed store may have lost
+ * all its replicas: the CM reports them as unrecoverable (hooks.unrecoverable), then recovers what
+ * the surviving logs hold.
  * Timestamps of every step are in cm_recovery_t. */
 #ifndef SW_CM_H
 #define SW_CM_H
@@ -35,8 +44,10 @@
 
 /** One recovery as the CM saw it (ps). */
 typedef struct cm_recovery {
-    unsigned cm, failed;    /* the CM's CN, the failed CN */
-    uint32_t live;          /* the CNs it interrupted (bit c) */
+    unsigned cm, failed;    /* the CM's CN, the failed CN (the lowest of failed_set) */
+    uint32_t failed_set;    /* the CNs it recovered (bit c) */
+    unsigned joined;        /* of those, the ones that failed during the run */
+    uint32_t live;          /* the CNs it interrupted and resumed (bit c) */
     uint64_t t_msi;         /* the MSI reached the CM (or the previous recovery ended) */
     uint64_t t_int_sent;    /* INTERRUPTs sent (after the CSR reads) */
     uint64_t t_int_done;    /* the last INTERRUPT_RESP */
@@ -53,8 +64,9 @@ typedef struct cm_hooks {
     void (*reconfigure)(void *obj, unsigned failed);
     /** A recovery ended (RECOV_END answered by all). */
     void (*done)(void *obj, const cm_recovery_t *r);
-    /** As many CNs as the replication factor failed before a recovery (bit c: CN c): some committed
-     *  stores may have lost every replica. The recovery goes on with what is left. */
+    /** As many CNs as the replication factor failed before a recovery (bit c: CN c; a CM's run
+     *  reports it once per set it grows to): some committed stores may have lost every replica.
+     *  The recovery goes on with what is left. */
     void (*unrecoverable)(void *obj, uint32_t failed);
 } cm_hooks_t;
 

@@ -29,7 +29,7 @@ typedef struct owned {
     uint64_t line;
     uint8_t found;    /* words found so far */
     uint8_t from_lu;  /* of those, from an LU */
-    int8_t rank[MSG_WORDS_PER_LINE]; /* store answers: rank of the store a word came from */
+    uint16_t epoch[MSG_WORDS_PER_LINE]; /* a store's answer: the dump epoch a word came from */
     bool has_buf;     /* an LU found a word of the line in its buffer ... */
     uint8_t buf_ts;   /* ... and this is the latest TS of those (the line's version after the RECOVER) */
     uint8_t ts[MSG_WORDS_PER_LINE];
@@ -46,7 +46,11 @@ struct mn_recov {
     unsigned queue[MSG_MAX_CN]; /* INIT_RECOVs waiting: (subject, requester) */
     unsigned qsrc[MSG_MAX_CN];
     unsigned qn;
-    unsigned cm;                /* the running recovery's requester */
+    unsigned cm;                /* the running recovery's requester (the newest CM that asked) */
+    uint32_t fail_given;        /* CNs given to the directory as failed (FAIL) */
+    uint32_t recovered;         /* CNs whose recovery here is complete */
+    unsigned fail_dones;        /* DONEs due for FAILs given during the walk (for a CN failing meanwhile) */
+    uint32_t lu_due;            /* LUs whose list is not answered yet (bit c: CN c's) */
     owned_t *o;
     size_t on, ocap;
     unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
@@ -99,6 +103,13 @@ static void sw_send(mn_recov_t *r, msg_op_t op, unsigned dst, uint16_t tag, uint
     mn_node_sw_send(r->n, &m);
 }
 
+/* FAIL c to the directory. */
+static void give_fail(mn_recov_t *r, unsigned c)
+{
+    r->fail_given |= 1u << c;
+    mg(r, DIR_MG_FAIL, c, NULL);
+}
+
 static void start(mn_recov_t *r)
 {
     unsigned f = r->queue[0], src = r->qsrc[0];
@@ -108,15 +119,18 @@ static void start(mn_recov_t *r)
     r->cm = src;
     r->r = (mn_recov_report_t){.mn = r->p.mn, .failed = f, .t_init = r->k->now};
     r->on = 0;
+    r->lu_due = 0;
     r->ph = RV_FAIL;
     /* Every CN known to have failed is marked in the directory before the walk (a second CN that
      * failed meanwhile would otherwise hold the walk up with a transaction waiting for it). */
     uint32_t failed = (r->h.failed ? r->h.failed(r->h.obj) : 0) | 1u << f;
+    for (unsigned i = 0; i < r->qn; i++)
+        failed |= 1u << r->queue[i];
     r->pending = 0;
     for (unsigned c = 0; c < MSG_MAX_CN; c++)
         if (failed >> c & 1u) {
             r->pending++;
-            mg(r, DIR_MG_FAIL, c, NULL);
+            give_fail(r, c); /* f's FAIL also starts the directory's recovery mode (until RESUME) */
         }
 }
 
@@ -163,7 +177,7 @@ static void ask_stores(mn_recov_t *r)
         if (o->found == 0xff || !r->h.stores)
             continue;
         r->r.lines_lu_miss++;
-        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
+        unsigned ms[MSG_MAX_MN], n = r->h.stores(r->h.obj, o->line, ms);
         for (unsigned k = 0; k < n; k++) {
             if (!last[ms[k]]) {
                 nst++;
@@ -180,7 +194,7 @@ static void ask_stores(mn_recov_t *r)
         owned_t *o = &r->o[i];
         if (o->found == 0xff || !r->h.stores)
             continue;
-        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
+        unsigned ms[MSG_MAX_MN], n = r->h.stores(r->h.obj, o->line, ms);
         for (unsigned k = 0; k < n; k++) {
             sw_send(r, OP_FETCH_LATEST_VERS, MSG_MN_BASE + ms[k], (uint16_t)(i & ((1u << MSG_TAG_W) - 1)),
                     last[ms[k]] == i + 1 ? FLV_LAST : 0, o->line, (uint8_t)~o->found);
@@ -206,7 +220,7 @@ static void walked(mn_recov_t *r)
         unsigned l[MSG_MAX_CN], n = r->h.lus(r->h.obj, r->o[i].line, l);
         for (unsigned k = 0; k < n; k++) {
             if (!asked[l[k]])
-                asked[l[k]] = true, nlu++;
+                asked[l[k]] = true, nlu++, r->lu_due |= 1u << l[k];
             last[l[k]] = i + 1;
         }
     }
@@ -228,6 +242,10 @@ static void on_mg(void *obj, const dir_mg_rsp_t *m)
     mn_recov_t *r = obj;
     switch (m->kind) {
     case DIR_MR_DONE:
+        if (r->fail_dones && r->ph != RV_FAIL) { /* a FAIL given during the walk (answers in order) */
+            r->fail_dones--;
+            break;
+        }
         if (r->ph == RV_FAIL) {
             if (--r->pending)
                 break;
@@ -242,6 +260,7 @@ static void on_mg(void *obj, const dir_mg_rsp_t *m)
                        .subject = (uint8_t)r->r.failed};
             mn_node_sw_send(r->n, &a);
             (*r->n_rec)++;
+            r->recovered |= 1u << r->r.failed;
             *r->n_owned += r->r.owned;
             *r->n_wlu += r->r.words_lu;
             *r->n_wmn += r->r.words_mn;
@@ -294,27 +313,17 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
             o->buf_ts = m->ts;
         o->has_buf = true;
     }
-    /* a store's answer: the newest dump owner's store wins (rank = place in hooks.stores' order) */
-    unsigned rank = 0;
-    if (o && m->mask && !lu) {
-        unsigned ms[MSG_MAX_CN], n = r->h.stores(r->h.obj, o->line, ms);
-        while (rank < n && MSG_MN_BASE + ms[rank] != m->src)
-            rank++;
-    }
     if (o && m->mask) {
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
             if (!(m->mask >> w & 1u))
                 continue;
             bool have = o->found >> w & 1u;
-            bool take;
-            if (lu)
-                take = !have || ts_after(m->ts, o->ts[w]);
-            else {
-                take = !have || (int)rank < o->rank[w];
-                if (take)
-                    o->rank[w] = (int8_t)rank;
-            }
+            /* LUs' answers by TS; a store's (words no LU had) by dump epoch, then TS (mn_log.h) */
+            bool take = !have || (lu ? ts_after(m->ts, o->ts[w])
+                                     : mn_log_epoch_after(m->tag, o->epoch[w]) ||
+                                           (m->tag == o->epoch[w] && ts_after(m->ts, o->ts[w])));
             if (take) {
+                o->epoch[w] = m->tag;
                 o->found |= (uint8_t)(1u << w);
                 if (lu)
                     o->from_lu |= (uint8_t)(1u << w);
@@ -325,6 +334,11 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
     }
     if (!(m->flags & FLV_LAST) || !r->pending)
         return;
+    if (lu) {
+        if (!(r->lu_due >> m->src & 1u))
+            return; /* an LU no longer waited for (its CN failed meanwhile) */
+        r->lu_due &= ~(1u << m->src);
+    }
     if (--r->pending)
         return;
     if (r->ph == RV_LU)
@@ -335,17 +349,60 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
     }
 }
 
+/* INIT_RECOV (subject f) from CM src. A CM that fails leaves its run to the next one, which asks
+ * again for what it finds in Viral_Status: a recovery already complete is answered at once, one
+ * running or queued answers the newest CM. A CN that fails while another's recovery runs here is
+ * recovered next; meanwhile the directory is told at once while the walk may still wait for its
+ * transactions, and the LU of that CN is no longer waited for. */
+static void init_recov(mn_recov_t *r, unsigned f, unsigned src)
+{
+    if (f >= MSG_MAX_CN)
+        return;
+    if (r->recovered >> f & 1u) {
+        msg_t a = {.opcode = OP_INIT_RECOV_RESP,
+                   .src = (uint8_t)(MSG_MN_BASE + r->p.mn),
+                   .dst = (uint8_t)src,
+                   .subject = (uint8_t)f};
+        mn_node_sw_send(r->n, &a);
+        return;
+    }
+    if (r->ph != RV_IDLE && r->r.failed == f) {
+        r->cm = src;
+        return;
+    }
+    for (unsigned i = 0; i < r->qn; i++)
+        if (r->queue[i] == f) {
+            r->qsrc[i] = src;
+            return;
+        }
+    if (r->qn < MSG_MAX_CN) {
+        r->queue[r->qn] = f;
+        r->qsrc[r->qn++] = src;
+    }
+    if (r->ph == RV_IDLE) {
+        start(r);
+        return;
+    }
+    if ((r->ph == RV_FAIL || r->ph == RV_WALK) && !(r->fail_given >> f & 1u)) {
+        give_fail(r, f);
+        if (r->ph == RV_FAIL)
+            r->pending++;
+        else
+            r->fail_dones++;
+    }
+    if (r->ph == RV_LU && (r->lu_due >> f & 1u)) {
+        r->lu_due &= ~(1u << f);
+        if (--r->pending == 0)
+            ask_stores(r);
+    }
+}
+
 static void on_sw(void *obj, const msg_t *m)
 {
     mn_recov_t *r = obj;
     switch (m->opcode) {
     case OP_INIT_RECOV:
-        if (r->qn < MSG_MAX_CN) {
-            r->queue[r->qn] = m->subject;
-            r->qsrc[r->qn++] = m->src;
-        }
-        if (r->ph == RV_IDLE)
-            start(r);
+        init_recov(r, m->subject, m->src);
         break;
     case OP_FETCH_LATEST_VERS_RESP:
         if (r->ph == RV_LU || r->ph == RV_MN)

@@ -3,22 +3,31 @@
  * through the MN's software port.
  *
  * On INIT_RECOV (subject F, from the CM):
- *   1. FAIL F (and every other CN known to have failed: hooks.failed), then WALK: the directory drops F from its sharer vectors and lists the lines F owned
- *      (OWNED, then WALKED with the walk's cycles: TravDir);
+ *   1. FAIL F (and every other CN known to have failed: hooks.failed), then WALK: the directory
+ *      drops F from its sharer vectors and lists the lines F owned (OWNED, then WALKED with the
+ *      walk's cycles: TravDir);
  *   2. FETCH_LATEST_VERS for each Owned line to every live LU that may hold records of it
  *      (hooks.lus: its replica set without failed CNs), one list per LU, LAST on its final message;
  *      every FETCH_LATEST_VERS_RESP is merged word by word: among the LUs the latest by TS (serial
  *      arithmetic: the replicas hold the same commits, except the failed CN's last ones whose VALs
  *      reached some replicas and not others, a few versions apart);
  *   3. the words no LU has: FETCH_LATEST_VERS to the MNs whose log stores may hold dumps of the line
- *      (hooks.stores, newest dump owner first; the MN's own store included, through the fabric as
- *      well); a word is taken from the first store in that order that has it. The stores answer at
- *      once; the search itself is charged as records x rec_search_ps of the largest store asked;
+ *      (hooks.stores; the MN's own store included, through the fabric as well); a word is taken
+ *      from the answer of the latest dump epoch (its tag), within one epoch of the latest TS
+ *      (csim/mn_log.h). The stores answer at once; the search itself is charged as records x
+ *      rec_search_ps of the largest store asked;
  *   4. RECOVER each Owned line with the words found (the others keep memory's value, which is the
  *      latest for every word no log holds) and, when an LU found one in its buffer (BUF), the latest
  *      buffered TS as the line's version (the next owner's commits must follow it in the LUs that
  *      still buffer the failed owner's words); then RESUME, then INIT_RECOV_RESP to the CM.
- * One recovery at a time; an INIT_RECOV that comes during one waits for it. */
+ * One recovery at a time; an INIT_RECOV that comes during one waits for it, but
+ *   - one for the CN being recovered, or already waiting, only makes its requester the CM to
+ *     answer (a CM that failed left its run to the next one, which asks again);
+ *   - one for a CN already recovered here is answered at once;
+ *   - one for a CN G that failed during this recovery gives FAIL G to the directory at once while
+ *     the walk may still wait for quiet (a transaction waiting for G would hold it up: the
+ *     directory takes a FAIL then, and the walk then lists G's lines too), and the answers of G's
+ *     LU are no longer awaited. */
 #ifndef SW_MN_RECOV_H
 #define SW_MN_RECOV_H
 
@@ -55,7 +64,7 @@ typedef struct mn_recov_hooks {
     void *obj;
     /** Live LUs (CN ids) that may hold records of line, into out (MSG_MAX_CN); their number. */
     unsigned (*lus)(void *obj, uint64_t line, unsigned *out);
-    /** MN indices whose log stores may hold dumps of line, newest dump owner first; their number. */
+    /** MN indices whose log stores may hold dumps of line; their number. */
     unsigned (*stores)(void *obj, uint64_t line, unsigned *out);
     /** Records stored by MN mn's log store (its search cost). */
     uint64_t (*store_records)(void *obj, unsigned mn);

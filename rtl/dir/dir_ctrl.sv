@@ -50,9 +50,9 @@
 //
 // Management port (the MN's recovery handler, section 11c): FAIL cn (no BISNP to it any more; a
 // failed sharer's awaited answer is taken as BIRSP_I, a failed owner's holds its transaction;
-// new requests wait until RESUME), WALK (once only held and waiting transactions are left: flush
-// the directory cache, read every directory line, report lines owned by failed CNs, remove them
-// from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
+// new requests wait until RESUME), WALK (once only held and waiting transactions are left, a FAIL
+// still taken until then: flush the directory cache, read every directory line, report lines
+// owned by failed CNs, remove them from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
 // failed CN owns it, or release the transaction held on it; with mg_req_tsv_i, the line's version
 // becomes mg_req_ts_i, the failed owner's last commit), RESUME.
 module dir_ctrl #(
@@ -602,7 +602,8 @@ module dir_ctrl #(
   assign mg_ok  = mr_room & mq_room & (mg_req_op_i != MG_RECOVER || free_any || h_any ||
                                        !n_here || !n_scr);
   // While the walk flushes and scans, the transactions' steps wait (only memory responses and
-  // snoop answers, which cannot wait, are taken); no command is taken until it has ended.
+  // snoop answers, which cannot wait, are taken); no command but FAIL (while it waits
+  // for quiet) is taken until it has ended.
   always_comb begin
     ev = EV_NONE;
     ei = '0;
@@ -641,8 +642,11 @@ module dir_ctrl #(
       ev = EV_WRD;
     end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
       ev = EV_WDONE;
-    end else if (mg_req_valid_i && w_ph_q == W_IDLE && mg_ok) begin
-      // A RECOVER that needs a transaction of its own enters the table as a new request would.
+    end else if (mg_req_valid_i && mg_ok &&
+                 (w_ph_q == W_IDLE || (w_ph_q == W_QUIET && mg_req_op_i == MG_FAIL))) begin
+      // A RECOVER that needs a transaction of its own enters the table as a new request would. A
+      // FAIL is taken while the walk waits for quiet too: a CN that fails during a recovery holds
+      // transactions up that only its FAIL releases (they then wait as held ones).
       ev = (n_mg && n_here && n_scr && !h_any) ? EV_NEW : EV_MG;
       ei = h_any ? h_i : free_i;
     end else if (n_v && !rec_q && !n_mg) begin

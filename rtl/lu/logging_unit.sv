@@ -215,14 +215,15 @@ module logging_unit #(
   logic [31:0]      sr_rd_idx;
   logic [1:0]       mg_bad;
   logic             mg_flush, dr_v, dr_done, dr_r, d_idle;
-  logic [msg_pkg::TAG_W-1:0] dr_tag;
+  logic [msg_pkg::TAG_W-1:0] dr_tag, mg_flush_tag;
   lu_mgmt u_mgmt (
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
     .mgq_valid_i (mgq_v), .mgq_hdr_i (mgq_hdr), .mgq_ready_o (mgq_r),
     .mgs_valid_i (mgs_v), .mgs_hdr_i (mgs_hdr), .mgs_ready_o (mgs_r),
     .flv_valid_o (flv_v), .flv_ready_i (flv_r), .flush_o (mg_flush),
+    .flush_tag_o (mg_flush_tag),
     .dr_valid_o (dr_v), .dr_done_o (dr_done), .dr_tag_o (dr_tag), .dr_ready_i (dr_r),
-    .quiet_i (s_quiet), .search_idle_i (sr_idle & d_idle),
+    .quiet_i (s_quiet), .search_idle_i (sr_idle),
     .purge_mark_o (p_mark), .purge_cn_o (p_cn), .ack_drop_o (p_drop), .purge_cand_i (p_cand),
     .purge_busy_i (p_busy),
     .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
@@ -250,6 +251,7 @@ module logging_unit #(
     .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .allow_i (~paused), .node_id_i (node_id_i),
     .cfg_own_i (cfg_own_i), .cfg_mn_i (cfg_mn_i),
     .cfg_num_cn_i (cfg_num_cn_i), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
+    .flush_tag_i (mg_flush_tag),
     .rsp_valid_i (dr_v), .rsp_done_i (dr_done), .rsp_tag_i (dr_tag), .rsp_ready_o (dr_r),
     .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),
     .active_o (d_active), .reading_o (d_reading), .log_clear_o (d_clear),

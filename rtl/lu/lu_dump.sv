@@ -2,11 +2,11 @@
 `include "assert.svh"
 
 // Log dumps of the Logging Unit (DIKTAMO §IV-E): at a dump the LU extracts, oldest first, the DRAM
-// log records of the lines it owns (cfg_own_i: one bit per hash bucket of line addresses,
-// line_bucket below; every bucket is owned by one live LU of its replica group, so each logged
-// line is dumped by exactly one LU, docs/architecture.md section 11f), streams them through the dump port into the compression
-// engine (a C model of a zlib block, level configurable), and sends the compressed bytes to its MN
-// as 64-byte DUMP_DATA messages, synchronizing through the MN controller:
+// log records of the lines in its buckets (cfg_own_i: one bit per hash bucket of line addresses,
+// line_bucket below; the system sets them all, so the whole log, docs/architecture.md section
+// 11f), streams them through the dump port into the compression engine (a C model of a zlib
+// block, level configurable), and sends the compressed bytes to its MN as 64-byte DUMP_DATA
+// messages, synchronizing through the MN controller:
 //   1. DUMP_REQ (tag = epoch) to the MN controller cfg_mn_i; wait for DUMP_GO (every LU is ready);
 //   2. wait until no record is on its way to the log and hold the drain (active_o); read every
 //      record in order; those of the range go to the dump port; then an end beat (dp_end_o);
@@ -15,10 +15,17 @@
 //      defines them (ChunkW below: k never wraps);
 //   4. wait for DUMP_DONE (every dump of the epoch stored), then clear the DRAM log (log_clear_o)
 //      and resume the drain.
-// A dump starts on dump_start_i (the dump period, kept by the platform), on an EARLY_FLUSH from
-// another LU, or when this LU's log reaches its high watermark (hwm_i): then it first sends
-// EARLY_FLUSH to every other CN (ids 0 .. cfg_num_cn_i - 1 but its own), so that all LUs flush
-// together. A start that comes while a dump runs is remembered and runs after it.
+// Epochs. Every LU must dump the same epochs, in order, for the MN controllers' synchronizations
+// to complete. The LU counts the epochs requested of it (tgt_q: epochs up to tgt_q - 1) and dumps
+// them one after the other (epoch_q: the one running or next). Its own requests, on dump_start_i
+// (the dump period, kept by the platform at every LU) and when its log reaches its high watermark
+// (hwm_i), request the next epoch not yet requested and tell every other CN (ids 0 ..
+// cfg_num_cn_i - 1 but its own) with EARLY_FLUSH carrying that epoch; an EARLY_FLUSH received
+// requests every epoch up to its tag. Every request reaches every LU, so all of them end up
+// requesting, and dumping, the same epochs: two requests that cross (two LUs at their watermark
+// together, a period's tick meeting a flush) merge into one epoch, and a request that comes while
+// a dump runs, or while the LU is paused (allow_i low), waits for its turn. Epochs compare in
+// TAG_W-bit serial arithmetic.
 module lu_dump #(
   localparam int unsigned FlitW = msg_pkg::FLIT_W,
   localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
@@ -48,6 +55,8 @@ module lu_dump #(
   input  wire logic              hwm_i,
   /// an EARLY_FLUSH arrived (one cycle)
   input  wire logic              flush_in_i,
+  /// its tag: the epoch it requests
+  input  wire logic [msg_pkg::TAG_W-1:0] flush_tag_i,
   /// DUMP_GO / DUMP_DONE waiting (MGRSP head)
   input  wire logic              rsp_valid_i,
   /// it is DUMP_DONE (else DUMP_GO)
@@ -101,7 +110,7 @@ module lu_dump #(
   /// it is taken
   input  wire logic              tx_ready_i,
   /// events (one cycle each): 0 dump done, 1 record to the engine, 2 DUMP_DATA sent, 3 EARLY_FLUSH
-  /// sent
+  /// sent (this LU's requests, at the period's ticks and at its watermark)
   output logic      [3:0]        ev_o,
   /// no dump running or pending
   output logic                   idle_o
@@ -120,11 +129,16 @@ module lu_dump #(
     $error("lu_dump: DUMP_DATA's addr (LINE_ADDR_W bits) must hold a chunk number (ChunkW bits)");
   end
 
-  typedef enum logic [2:0] { D_IDLE, D_FLUSH, D_REQ, D_GO, D_HOLD, D_READ, D_SEND, D_DONE } state_e;
+  localparam int unsigned TagW = msg_pkg::TAG_W;
+
+  typedef enum logic [2:0] { D_IDLE, D_REQ, D_GO, D_HOLD, D_READ, D_SEND, D_DONE } state_e;
   state_e st_q, st_d;
 
-  logic                 pend_q, pend_d, hwm_q, own_q, own_d;
-  logic [msg_pkg::TAG_W-1:0] epoch_q, epoch_d;
+  logic                 hwm_q;
+  logic [TagW-1:0]      epoch_q, epoch_d;  // the epoch dumping, or next to dump
+  logic [TagW-1:0]      tgt_q, tgt_d;      // epochs requested: up to tgt_q - 1
+  logic                 fl_q, fl_d;        // an EARLY_FLUSH broadcast is under way ...
+  logic [TagW-1:0]      ftag_q, ftag_d;    // ... for this epoch
   logic [ChunkW-1:0]    chunk_q, chunk_d;  // chunks of this dump sent so far: the next one's number
   logic [NodeW:0]       fcn_q, fcn_d;      // next CN to send EARLY_FLUSH to
   logic [31:0]          iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
@@ -155,7 +169,7 @@ module lu_dump #(
     .count_o (rf_cnt), .empty_o (rf_empty)
   );
 
-  logic reads_done, can_issue, trig, flush_self;
+  logic reads_done, can_issue, self_req, flush_self, pending, in_later, fl_send;
   assign reads_done = (iss_q == cnt_q) & (got_q == cnt_q);
   assign can_issue  = (iss_q != cnt_q) & ({1'b0, out_q} + {1'b0, rf_cnt} < (WinW + 1)'(Win));
   assign rd_valid_o = en_i & (st_q == D_READ) & can_issue;
@@ -167,19 +181,19 @@ module lu_dump #(
   assign dp_end_o   = ~rf_v;
   assign rf_pop     = dp_valid_o & dp_ready_i & rf_v;
 
-  // Messages.
+  // Messages: this LU's EARLY_FLUSH broadcast first, then the dump's.
   msg_pkg::msg_t m;
   logic [NodeW-1:0] fdst;
-  assign fdst = fcn_q[NodeW-1:0];
+  assign fdst    = fcn_q[NodeW-1:0];
+  assign fl_send = fl_q & (fcn_q < cfg_num_cn_i) & (fdst != node_id_i);
   always_comb begin
     m     = '0;
     m.src = node_id_i;
-    unique case (st_q)
-      D_FLUSH: begin
-        m.opcode = msg_pkg::OP_EARLY_FLUSH;
-        m.dst    = fdst;
-        m.tag    = epoch_q;
-      end
+    if (fl_send) begin
+      m.opcode = msg_pkg::OP_EARLY_FLUSH;
+      m.dst    = fdst;
+      m.tag    = ftag_q;
+    end else unique case (st_q)
       D_REQ: begin
         m.opcode = msg_pkg::OP_DUMP_REQ;
         m.dst    = cfg_mn_i;
@@ -197,20 +211,26 @@ module lu_dump #(
     endcase
   end
   assign tx_msg_o   = m;
-  assign tx_valid_o = en_i & ((st_q == D_FLUSH && fdst != node_id_i && fcn_q < cfg_num_cn_i) ||
-                              st_q == D_REQ || ((st_q == D_READ || st_q == D_SEND) && dc_valid_i));
-  assign dc_ready_o = en_i & (st_q == D_READ || st_q == D_SEND) & tx_ready_i;
+  assign tx_valid_o = en_i & (fl_send || st_q == D_REQ || ((st_q == D_READ || st_q == D_SEND) && dc_valid_i));
+  assign dc_ready_o = en_i & ~fl_send & (st_q == D_READ || st_q == D_SEND) & tx_ready_i;
 
   assign rsp_ready_o = en_i & rsp_valid_i & ((st_q == D_GO && !rsp_done_i && rsp_tag_i == epoch_q) ||
                                              (st_q == D_DONE && rsp_done_i && rsp_tag_i == epoch_q));
 
   assign flush_self = hwm_i & ~hwm_q;
-  assign trig       = start_i | flush_in_i | flush_self;
+  assign self_req   = start_i | flush_self;
+  // tgt_q - epoch_q epochs wait (the window is half the tag space); a flush's epoch is at or after
+  // tgt_q (not requested yet) when flush_tag_i - tgt_q is in the lower half.
+  logic [TagW-1:0] fl_ahead;
+  assign pending    = tgt_q != epoch_q;
+  assign fl_ahead   = flush_tag_i - tgt_q;
+  assign in_later   = ~fl_ahead[TagW-1];
 
   always_comb begin
     st_d       = st_q;
-    pend_d     = pend_q | (en_i & trig);
-    own_d      = own_q | (en_i & flush_self);
+    tgt_d      = tgt_q;
+    fl_d       = fl_q;
+    ftag_d     = ftag_q;
     epoch_d    = epoch_q;
     chunk_d    = chunk_q;
     fcn_d      = fcn_q;
@@ -222,6 +242,19 @@ module lu_dump #(
     log_clear_o = 1'b0;
     ev_o       = '0;
     if (en_i) begin
+      // Requests: a flush received first, then this LU's own (the next epoch not yet requested).
+      // A request of its own while a broadcast is under way restarts it with the later epoch.
+      if (flush_in_i && in_later) tgt_d = flush_tag_i + 1'b1;
+      ev_o[3] = fl_send & tx_ready_i;
+      if (self_req) begin
+        ftag_d = tgt_d;
+        tgt_d  = tgt_d + 1'b1;
+        fl_d   = 1'b1;
+        fcn_d  = '0;
+      end else if (fl_q) begin
+        if (fcn_q >= cfg_num_cn_i) fl_d = 1'b0;
+        else if (fdst == node_id_i || tx_ready_i) fcn_d = fcn_q + 1'b1;
+      end
       if (rd_valid_o && rd_ready_i) begin
         iss_d = iss_q + 32'd1;
         out_d = out_d + 1'b1;
@@ -236,21 +269,8 @@ module lu_dump #(
         ev_o[2] = 1'b1;
       end
       unique case (st_q)
-        D_IDLE: if (pend_q && allow_i) begin
-          pend_d = 1'b0;
-          own_d  = 1'b0;
-          fcn_d  = '0;
-          // A dump this LU's watermark asked for starts by telling every other LU.
-          st_d   = own_q ? D_FLUSH : D_REQ;
-        end
-        D_FLUSH: begin
-          if (fcn_q >= cfg_num_cn_i) st_d = D_REQ;
-          else if (fdst == node_id_i || tx_ready_i) begin
-            fcn_d   = fcn_q + 1'b1;
-            ev_o[3] = fdst != node_id_i;
-          end
-        end
-        D_REQ: if (tx_ready_i) st_d = D_GO;
+        D_IDLE: if (pending && allow_i) st_d = D_REQ;
+        D_REQ: if (tx_ready_i && !fl_send) st_d = D_GO;
         D_GO: if (rsp_ready_o) st_d = D_HOLD;
         D_HOLD: if (lw_idle_i && search_idle_i) begin
           st_d       = D_READ;
@@ -283,8 +303,9 @@ module lu_dump #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       st_q    <= D_IDLE;
-      pend_q  <= 1'b0;
-      own_q   <= 1'b0;
+      tgt_q   <= '0;
+      fl_q    <= 1'b0;
+      ftag_q  <= '0;
       hwm_q   <= 1'b0;
       epoch_q <= '0;
       chunk_q <= '0;
@@ -296,8 +317,9 @@ module lu_dump #(
       end_sent_q <= 1'b0;
     end else begin
       st_q    <= st_d;
-      pend_q  <= pend_d;
-      own_q   <= own_d;
+      tgt_q   <= tgt_d;
+      fl_q    <= fl_d;
+      ftag_q  <= ftag_d;
       if (en_i) hwm_q <= hwm_i;
       epoch_q <= epoch_d;
       chunk_q <= chunk_d;
@@ -312,7 +334,7 @@ module lu_dump #(
 
   assign active_o  = (st_q == D_HOLD) | (st_q == D_READ) | (st_q == D_SEND) | (st_q == D_DONE);
   assign reading_o = (st_q == D_READ) | (st_q == D_SEND) | (st_q == D_DONE);
-  assign idle_o   = (st_q == D_IDLE) & ~pend_q & rf_empty & (hwm_q == hwm_i);
+  assign idle_o   = (st_q == D_IDLE) & ~pending & ~fl_q & rf_empty & (hwm_q == hwm_i);
 
   `ASSERT(rf_room, !rf_push || rf_in_ready)
   `ASSERT(chunk_only_in_dump, !dc_valid_i || st_q == D_READ || st_q == D_SEND)

@@ -49,6 +49,8 @@ module lu_mgmt #(
   input  wire logic                          flv_ready_i,
   /// an EARLY_FLUSH arrived (one cycle)
   output logic                               flush_o,
+  /// its tag (the epoch it requests)
+  output logic      [msg_pkg::TAG_W-1:0]     flush_tag_o,
   /// a DUMP_GO or DUMP_DONE waits for lu_dump
   output logic                               dr_valid_o,
   /// it is DUMP_DONE
@@ -161,7 +163,8 @@ module lu_mgmt #(
     end
   end
 
-  assign flush_o = mgq_ready_o & is_flush;
+  assign flush_o     = mgq_ready_o & is_flush;
+  assign flush_tag_o = mgq_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
 
   // MGRSP: the dump synchronization goes to lu_dump, anything else is malformed.
   assign dr_valid_o  = en_i & mgs_valid_i & s_dump;
