@@ -100,7 +100,8 @@ unsigned system_threads(const system_t *s);
 fabric_t *system_fabric(system_t *s);
 /** Writes what every component waits for (deadlock dumps). */
 void system_dump(const system_t *s, FILE *f);
-/** Directory violations reported by the MNs (a correct system has none). */
+/** Directory violations reported by the MNs (a correct system has none), less the messages of
+ *  failed CNs the directories refused once told of the failure (BAD_MSG: expected). */
 size_t system_violations(const system_t *s);
 
 #endif

@@ -1467,6 +1467,51 @@ Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
     wl_free(&w);
 }
 
+/* A CM that took over interrupts the LU again while an MN's FETCH_LATEST_VERS list is half
+ * received: the first INTERRUPT is answered without waiting for the list's end, so that a second
+ * one, at the head of the queue, does not hold up the rest of the list for ever. */
+Test(logging_unit, interrupts_in_the_middle_of_a_fetch_list_are_answered_and_the_list_too)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.nupdates = 400;
+    wl_init(&w, &c, tb_seed(22), "interrupts inside a list");
+    wl_run(&w);
+    /* GIVEN three requests of a list (no LAST), then INTERRUPTs for CNs 2 and 3, then the list's
+     * last request */
+    size_t from = w.nother;
+    for (unsigned i = 0; i < 4; i++) {
+        msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = MSG_MN_BASE + 3, .dst = LU_NODE, .subject = 2,
+                   .tag = (uint16_t)i, .flags = i == 3 ? 1 : 0, .addr = line_addr(i), .mask = 0xff};
+        if (i == 3)
+            for (unsigned f = 2; f <= 3; f++) {
+                msg_t irq = mgmt(OP_INTERRUPT, 5, f);
+                lu_send_when_credit(w.d, &irq);
+            }
+        lu_send_when_credit(w.d, &q);
+    }
+    /* THEN both INTERRUPTs are answered and every request of the list, LAST on the last */
+    unsigned irs = 0, ended = 0, last = 0;
+    for (uint64_t cyc = 0; irs < 2 || ended < 4; cyc++) {
+        cr_assert_lt(cyc, 200000, "%s: %u INTERRUPT_RESPs, %u of 4 requests answered", w.ctx, irs, ended);
+        lu_drv_step(w.d);
+        for (; from < w.nother; from++) {
+            const msg_t *r = &w.other[from];
+            if (r->opcode == OP_INTERRUPT_RESP) {
+                cr_assert_eq(r->subject, irs ? 3 : 2, "%s: INTERRUPT_RESP for %u", w.ctx, r->subject);
+                irs++;
+            } else {
+                cr_assert_eq(r->opcode, OP_FETCH_LATEST_VERS_RESP, "%s: %s", w.ctx, msg_name(r->opcode));
+                ended += (r->flags & 2) != 0;
+                last += (r->flags & 1) != 0;
+            }
+        }
+    }
+    cr_assert_eq(last, 1);
+    cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 1, "%s: not paused", w.ctx);
+    wl_free(&w);
+}
+
 Test(logging_unit, interrupt_waits_for_outstanding_repls_and_pauses_but_drains_on)
 {
     dut_t t;
@@ -1975,27 +2020,11 @@ Test(logging_unit, high_watermark_sends_early_flush_to_every_other_lu_and_dumps)
     wl_free(&w);
 }
 
-Test(logging_unit, an_early_flush_from_another_lu_starts_a_dump)
-{
-    wl_t w;
-    wl_cfg_t c = wl_default();
-    c.nupdates = 300;
-    wl_init(&w, &c, tb_seed(34), "early flush received");
-    wl_run(&w);
-    msg_t f = {.opcode = OP_EARLY_FLUSH, .src = 3, .dst = LU_NODE, .tag = 0};
-    lu_send_when_credit(w.d, &f);
-    wl_settle(&w);
-    cr_assert_eq(w.dumps, 1);
-    cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
-    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), lu_drv_log_writes(w.d));
-    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
-    wl_free(&w);
-}
-
-/* Requests carry their epoch (every LU must dump the same epochs): two that come during one dump
- * are two epochs more, one for an epoch already requested is none, and the period's tick requests
- * the next epoch not yet requested, telling every other LU. */
-Test(logging_unit, dump_requests_carry_their_epoch_and_merge_only_when_equal)
+/* An EARLY_FLUSH from another LU starts a dump. Requests carry their epoch (every LU must dump the
+ * same epochs): two that come during one dump are two epochs more, one for an epoch already
+ * requested is none, and the period's tick requests the next epoch not yet requested, telling
+ * every other LU. */
+Test(logging_unit, an_early_flush_starts_a_dump_and_requests_merge_only_for_one_epoch)
 {
     wl_t w;
     wl_cfg_t c = wl_default();
@@ -2014,11 +2043,14 @@ Test(logging_unit, dump_requests_carry_their_epoch_and_merge_only_when_equal)
         lu_send_when_credit(w.d, &g);
     }
     wl_settle(&w);
-    /* THEN three epochs were dumped, 0, 1 and 2, the store saw no error, and the LU told nobody */
+    /* THEN three epochs were dumped, 0, 1 and 2, the whole log, the store saw no error, and the LU
+     * told nobody (a flush it did not start) */
     cr_assert_eq(w.dumps, 3, "%s: %u dumps", w.ctx, w.dumps);
     cr_assert_eq(csr(&w, LU_CSR_DUMPS), 3);
     cr_assert_eq(mn_log_nerrors(&w.mn), 0);
-    cr_assert_eq(w.flushes, 0);
+    cr_assert_eq(w.flushes, 0, "%s: a flush it did not start made it send EARLY_FLUSH", w.ctx);
+    cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), lu_drv_log_writes(w.d));
+    cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
     /* WHEN the dump period ticks THEN it requests epoch 3, tells CNs 1..4 so, and dumps it */
     lu_drv_dump_start(w.d);
     wl_settle(&w);

@@ -1541,6 +1541,15 @@ bool cn_mem_idle(const cn_mem_t *c)
     return true;
 }
 
+void cn_mem_wt_pending(const cn_mem_t *c, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
+                       void *obj)
+{
+    for (unsigned b = 0; b < LT_BUCKETS; b++)
+        for (const lt_t *t = c->bucket[b]; t; t = t->hnext)
+            if (t->out == CN_OUT_WT && t->wt_op)
+                fn(obj, t->wt_op->core, addr_gline(t->key), t->bmask);
+}
+
 void cn_mem_dump(const cn_mem_t *c, FILE *f)
 {
     fprintf(f, "  %s (CN %u): %llu accesses live, %u lines in flight, %u local DRAM accesses\n", c->name, c->p.cn,

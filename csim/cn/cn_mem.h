@@ -124,6 +124,11 @@ const mem_if_t *cn_mem_if(cn_mem_t *c);
  *  sent, deliveries are ignored) and what its caches held is lost: cn_mem_peek finds nothing,
  *  cn_mem_idle is true. Its memory stays allocated until cn_mem_free. */
 void cn_mem_fail(cn_mem_t *c);
+/** fn(obj, core, gline, mask) for every store's write-through (WT_WR, LNR_WR) still waiting for its
+ *  CMP: committed in the core's L1, not durable yet (a CN failing now may never have it reach
+ *  memory). */
+void cn_mem_wt_pending(const cn_mem_t *c, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
+                       void *obj);
 /** A message arrived on the link (NDR, DRS or BISNP for this CN); consumed at once
  *  (link->release). Other classes are not the hierarchy's: route them elsewhere (they are counted
  *  as unexpected and released). */

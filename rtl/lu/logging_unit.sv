@@ -223,7 +223,7 @@ module logging_unit #(
     .flv_valid_o (flv_v), .flv_ready_i (flv_r), .flush_o (mg_flush),
     .flush_tag_o (mg_flush_tag),
     .dr_valid_o (dr_v), .dr_done_o (dr_done), .dr_tag_o (dr_tag), .dr_ready_i (dr_r),
-    .quiet_i (s_quiet), .search_idle_i (sr_idle),
+    .quiet_i (s_quiet), .search_idle_i (~s_active),
     .purge_mark_o (p_mark), .purge_cn_o (p_cn), .ack_drop_o (p_drop), .purge_cand_i (p_cand),
     .purge_busy_i (p_busy),
     .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),

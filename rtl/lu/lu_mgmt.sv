@@ -4,7 +4,9 @@
 // Management of the Logging Unit (DIKTAMO §V-B, Table I): the MGREQ and MGRSP messages it receives.
 //   FETCH_LATEST_VERS  handed to lu_search
 //   INTERRUPT          finish outstanding work (every received REPL logged and acknowledged, every
-//                      received VAL applied, every record written: quiet_i, no search running),
+//                      received VAL applied, every record written: quiet_i, no search traversal
+//                      running; a FETCH_LATEST_VERS list still being collected does not count: the
+//                      rest of it may wait behind a second INTERRUPT, from a CM that took over),
 //                      purge the failed CN's (subject's) slots that are not validated (lu_log,
 //                      lu_slots), then pause (the drain holds, so the log stays as the searches see
 //                      it) and answer INTERRUPT_RESP to the sender. From the INTERRUPT's arrival to
@@ -61,7 +63,7 @@ module lu_mgmt #(
   input  wire logic                          dr_ready_i,
   /// the log engine is quiet (nothing received waits, nothing queued)
   input  wire logic                          quiet_i,
-  /// no search is running or collecting
+  /// no search traversal is running
   input  wire logic                          search_idle_i,
   /// purge: mark the subject's not-validated slots (lu_log), this cycle
   output logic                               purge_mark_o,
