@@ -705,6 +705,19 @@ Test(cn_mem, data_e_to_an_upgrade_after_its_s_copy_was_snooped_away_is_a_valid_g
     fx_free(f);
 }
 
+/* cn_mem_wt_pending's calls: the last one's arguments and their number. */
+typedef struct wtp {
+    unsigned n, core;
+    uint64_t gline;
+    uint8_t mask;
+} wtp_t;
+
+static void wtp_fn(void *obj, unsigned core, uint64_t gline, uint8_t mask)
+{
+    wtp_t *p = obj;
+    p->n++, p->core = core, p->gline = gline, p->mask = mask;
+}
+
 Test(cn_mem, write_through_store_answers_snoops_with_wr_in_flight_until_its_cmp)
 {
     /* GIVEN core 0 stores words 0 and 1 of line 13 written through */
@@ -721,6 +734,11 @@ Test(cn_mem, write_through_store_answers_snoops_with_wr_in_flight_until_its_cmp)
     cr_assert(w.mask == 0x03 && w.data[0] == 0xd0 && w.data[1] == 0xd1 && w.core == 0);
     fx_not_done(f, 1);
     cr_assert_eq(probe(f, ra(13, 0)).l3, CN_L3_OWN, "the line stays owned");
+    /* AND it is a write-through not durable yet (a failure now would put it in doubt) */
+    wtp_t p = {0};
+    cn_mem_wt_pending(f->c, wtp_fn, &p);
+    cr_assert(p.n == 1 && p.core == 0 && p.gline == w.addr && p.mask == 0x03,
+              "%u pending, core %u line 0x%llx mask 0x%x", p.n, p.core, (unsigned long long)p.gline, p.mask);
     /* WHEN a BISNP_DATA comes before the CMP: the line's data, WR_IN_FLIGHT, the CN keeps S */
     d[0] = 0xd0, d[1] = 0xd1;
     fx_snoop(f, OP_BISNP_DATA, 13, 0x26);
@@ -735,6 +753,9 @@ Test(cn_mem, write_through_store_answers_snoops_with_wr_in_flight_until_its_cmp)
     uint64_t t = f->k.now;
     fx_answer(f, &w, OP_CMP, NULL);
     fx_done(f, 1, t, 0);
+    p = (wtp_t){0};
+    cn_mem_wt_pending(f->c, wtp_fn, &p);
+    cr_assert_eq(p.n, 0, "a write-through still pending after its CMP");
     ld(f, 0, ra(13, 0), 2);
     fx_run(f);
     fx_next(f, OP_RD_SHARED, 13);
