@@ -123,7 +123,7 @@ unsigned lu_map_bucket(uint64_t line);
 /** Buckets dealt to the live CNs of live (bit c: CN c; num_cn <= 32) in turn: bucket b to the
  *  (b mod n)-th of the n live ones. */
 void lu_map_init(lu_map_t *m, unsigned num_cn, uint32_t live);
-/** CN cn failed (recovery, docs/architecture.md 11f): it leaves the live set and its buckets go
+/** CN cn failed (recovery, docs/architecture.md 11g): it leaves the live set and its buckets go
  *  to the next live CN after it, its replica sets' second member, which holds every record of
  *  them since the last dump (nr >= 2); no other bucket changes owner, and a replica set only loses
  *  cn and gains the next live CN after its last member. */
