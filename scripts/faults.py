@@ -7,6 +7,8 @@ drawn from the campaign's seed:
   commits   after a random number of committed remote store words (REPLs and VALs in flight);
   time      at a random time;
   dump      a few ns after a log dump starts (every LU dumping);
+  flush     at a random time, with DRAM logs of 16 KiB and a watermark at half (Early Flushes
+            several times per dump period);
   second    a random CN early, then another one after the first recovery has ended;
   during    a random CN early, then another one while the first is being recovered (Nr 3: with
             Nr 2, two CNs failed before a recovery is unrecoverable by design);
@@ -36,7 +38,7 @@ VARIANTS = [
     ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
 ]
 WORKLOADS = ["ocean", "fluid", "kvs"]
-KINDS = ["commits", "time", "dump", "second", "during", "cm"]
+KINDS = ["commits", "time", "dump", "flush", "second", "during", "cm"]
 NUM_CN = 4
 DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
 RECOVERY_US = 165       # a recovery on run.ini's 2 MiB MNs ends 140 to 160 us after the failure
@@ -62,7 +64,9 @@ def plan(runs, seed):
         args = ["--seed", str(run_seed), "--set", "workload.name=" + wl, "--set", "lu.nr=%d" % nr] + vargs
         if kind == "commits":
             args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]
-        elif kind == "time":
+        elif kind in ("time", "flush"):
+            if kind == "flush":
+                args += ["--set", "lu.dram_log_bytes=16KiB", "--set", "lu.high_watermark=0.5"]
             args += ["--set", "fail.cn=%d" % cn, "--set", "fail.at=%dns" % rng.randrange(500, WINDOW_US[wl] * 1000)]
         elif kind == "dump":
             k = rng.randrange(1, WINDOW_US[wl] // DUMP_PERIOD_US + 1)
