@@ -330,8 +330,7 @@ static int qref_cmp(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line ? 1 : (x->i > y->i) - (x->i < y->i);
 }
 
-/* a is after b in 7-bit serial arithmetic (the LU's TS, within 63 versions) */
-static bool ts_after(unsigned a, unsigned b)
+bool mn_log_ts_after(unsigned a, unsigned b)
 {
     unsigned d = (a - b) & 127u;
     return d >= 1 && d <= 63;
@@ -341,6 +340,11 @@ bool mn_log_epoch_after(unsigned a, unsigned b)
 {
     unsigned d = (a - b) & (TAGS - 1u);
     return d >= 1 && d < TAGS / 2;
+}
+
+bool mn_log_newer(unsigned epoch_a, unsigned ts_a, unsigned epoch_b, unsigned ts_b)
+{
+    return mn_log_epoch_after(epoch_a, epoch_b) || (epoch_a == epoch_b && mn_log_ts_after(ts_a, ts_b));
 }
 
 void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, size_t n, mn_log_found_t *found)
@@ -394,9 +398,7 @@ void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, siz
                 if (!(mine[i].mask >> w & 1))
                     continue;
                 mn_log_found_t *f = &found[i];
-                bool have = f->mask >> w & 1;
-                if (have && (mn_log_epoch_after(f->epoch[w], mine[i].epoch[w]) ||
-                             (f->epoch[w] == mine[i].epoch[w] && !ts_after(mine[i].ts[w], f->ts[w]))))
+                if ((f->mask >> w & 1) && !mn_log_newer(mine[i].epoch[w], mine[i].ts[w], f->epoch[w], f->ts[w]))
                     continue;
                 f->mask |= (uint8_t)(1u << w);
                 f->ts[w] = mine[i].ts[w];

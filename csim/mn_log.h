@@ -174,8 +174,13 @@ size_t mn_log_tx_pending(const mn_log_t *l);
 bool mn_log_tx_peek(const mn_log_t *l, msg_t *m);
 void mn_log_tx_pop(mn_log_t *l);
 
+/** TS a is after TS b (7-bit serial arithmetic: the LU's versions, within 63 of each other). */
+bool mn_log_ts_after(unsigned a, unsigned b);
 /** Epoch a is after epoch b (TAG_W-bit serial arithmetic). */
 bool mn_log_epoch_after(unsigned a, unsigned b);
+/** A version (epoch_a, ts_a) is newer than (epoch_b, ts_b): a later epoch, or the same and a later
+ *  TS (the order of versions from several LUs' dumps, above). */
+bool mn_log_newer(unsigned epoch_a, unsigned ts_a, unsigned epoch_b, unsigned ts_b);
 /** One pass over every stored record (counted as a search): for each of the n queries (line address,
  *  word mask) the latest record of each masked word in found[i]. */
 void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, size_t n, mn_log_found_t *found);

@@ -279,7 +279,7 @@ static void on_msg(void *obj, const msg_t *m)
 {
     cm_t *c = obj;
     msg_class_t cls = msg_class(m->opcode);
-    const bool mine = m->subject < 32 && (c->r.failed_set >> m->subject & 1u);
+    const bool mine = m->subject < MSG_MAX_CN && (c->r.failed_set >> m->subject & 1u);
     if (!c->failed) {
         switch (m->opcode) {
         case OP_MSI:

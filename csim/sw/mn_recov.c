@@ -58,13 +58,6 @@ struct mn_recov {
     uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn;
 };
 
-/* a is after b in 7-bit serial arithmetic */
-static bool ts_after(uint8_t a, uint8_t b)
-{
-    unsigned d = (unsigned)(a - b) & 127u;
-    return d >= 1 && d <= 63;
-}
-
 static int cmp_line(const void *a, const void *b)
 {
     const owned_t *x = a, *y = b;
@@ -309,7 +302,7 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
         /* The line's version for the next owner: the latest still in an LU's buffer, where the LUs
          * compare versions (buffered versions of a line lie within 64 of each other). When every
          * version has drained, the directory's own will do: no buffered word compares with it. */
-        if (!o->has_buf || ts_after(m->ts, o->buf_ts))
+        if (!o->has_buf || mn_log_ts_after(m->ts, o->buf_ts))
             o->buf_ts = m->ts;
         o->has_buf = true;
     }
@@ -319,9 +312,8 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
                 continue;
             bool have = o->found >> w & 1u;
             /* LUs' answers by TS; a store's (words no LU had) by dump epoch, then TS (mn_log.h) */
-            bool take = !have || (lu ? ts_after(m->ts, o->ts[w])
-                                     : mn_log_epoch_after(m->tag, o->epoch[w]) ||
-                                           (m->tag == o->epoch[w] && ts_after(m->ts, o->ts[w])));
+            bool take = !have || (lu ? mn_log_ts_after(m->ts, o->ts[w])
+                                     : mn_log_newer(m->tag, m->ts, o->epoch[w], o->ts[w]));
             if (take) {
                 o->epoch[w] = m->tag;
                 o->found |= (uint8_t)(1u << w);
