@@ -480,8 +480,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->c_fail_excl = stats_counter(st, "recovery.crash_lines_exclusive",
                                    "lines they held owned and clean (Fig. 15 Exclusive, without those evicted "
                                    "silently: the directory's Owned count less Dirty includes them)");
-    rec_ok = rec_ok && s->c_recoveries && s->c_rec_runs && s->c_rec_joined && s->c_rec_owned && s->c_rec_words_lu && s->c_rec_words_mn &&
-             s->c_threads_lost && s->c_fail_shared && s->c_fail_dirty && s->c_fail_excl;
+    rec_ok = rec_ok && s->c_recoveries && s->c_rec_runs && s->c_rec_joined && s->c_rec_owned && s->c_rec_words_lu &&
+             s->c_rec_words_mn && s->c_threads_lost && s->c_fail_shared && s->c_fail_dirty && s->c_fail_excl;
     bool dk_ok = rec_ok;
     if (s->dk) {
         s->c_repl_sets = stats_counter(st, "system.repl.sets", "REPL sets sent (one per replicated store-buffer entry)");
