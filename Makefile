@@ -55,13 +55,23 @@ $(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_
 	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
 
 # ---------------------------------------------------------------------------------------------
-# RTL sources: packages first, then every module. Each Verilated model gets the whole list and
-# picks its top; unused modules cost only parsing.
+# RTL sources: packages first, then the modules. A Verilated model reads the file list of its top
+# (FLIST_<top>: the files it instantiates, transitively, which scripts/gen_flist.py writes into
+# build/gen/flist.mk and build/gen/flist/<top>.f) and depends on those files only, so touching a
+# block rebuilds only the models that contain it. Lint and synthesis read every file.
 RTL_PKGS := $(GEN)/msg_pkg.sv
 RTL_SRCS := $(sort $(wildcard rtl/*.sv rtl/*/*.sv))
 RTL_INCS := $(wildcard rtl/include/*.svh)
 TB_HDL   := $(sort $(wildcard tb/hdl/*.sv))
 VLT      := rtl/lint.vlt
+FLIST_MK := $(GEN)/flist.mk
+
+$(FLIST_MK): $(RTL_SRCS) $(TB_HDL) scripts/gen_flist.py scripts/genutil.py
+	@mkdir -p $(@D)
+	$(PY) scripts/gen_flist.py $@ $(GEN)/flist $(RTL_SRCS) $(TB_HDL)
+ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
+  -include $(FLIST_MK)
+endif
 
 VERILATOR := verilator
 VL_COMMON := --cc --trace-fst --trace-structs -Wall -Irtl/include $(VLT)
@@ -78,14 +88,14 @@ $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
 	@mkdir -p $(@D)
 	$(CXX) $(VL_CXXFLAGS) -c $< -o $@
 
-# $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL),
-# build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
+# $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL)
+# from TOP's file list, build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
 # Defines VMODEL_OBJS_MODEL (what to link) and VMODEL_HDR_MODEL (the C header).
 define vmodel
-$(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(RTL_SRCS) $(RTL_INCS) $(TB_HDL) $(VLT) | $(SETUP)
+$(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) | $(SETUP)
 	@mkdir -p $(B)/vl/$(1)
 	$(VERILATOR) $(VL_COMMON) $(VL_$(4)) --prefix V$(1) --top-module $(2) -Mdir $(B)/vl/$(1) $(3) \
-	  $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
+	  $(RTL_PKGS) $(FLIST_$(2)) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py

@@ -48,6 +48,8 @@ import subprocess
 import sys
 import time
 
+import genutil
+
 DEFAULT_LIBERTY = "/usr/share/qflow/tech/osu018/osu018_stdcells.lib"
 MACRO_RE = re.compile(r"^(ram|sram)_")
 
@@ -75,42 +77,20 @@ class InputError(Exception):
 # Sources
 
 
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    return re.sub(r"//[^\n]*", " ", text)
-
-
 def discover_modules(rtl_files):
-    """Module name -> file, one module per file named after it."""
-    mods = {}
-    for f in rtl_files:
-        name = os.path.splitext(os.path.basename(f))[0]
-        if name in mods:
-            raise FlowError("sources", f"module {name} defined by two files: {mods[name]} and {f}")
-        mods[name] = f
-    return mods
+    """Module name -> file (genutil.discover_modules), a FlowError when a name repeats."""
+    try:
+        return genutil.discover_modules(rtl_files)
+    except ValueError as e:
+        raise FlowError("sources", str(e))
 
 
 def source_closure(top, mods):
-    """Files of `top` and of every known module it instantiates, transitively (`top` first).
-
-    An instantiation is a known module name followed by `#(` or by an instance name and `(`.
-    A false positive only reads one more file; a miss makes `hierarchy -check` name the module.
-    """
-    if top not in mods:
-        raise FlowError("sources", f"no file defines module {top} (expected rtl/{top}.sv or rtl/*/{top}.sv)")
-    pats = {m: re.compile(r"\b" + re.escape(m) + r"\s*(#|[A-Za-z_]\w*\s*\()") for m in mods}
-    order, todo, seen = [], [top], {top}
-    while todo:
-        m = todo.pop(0)
-        order.append(m)
-        with open(mods[m], encoding="utf-8", errors="replace") as fh:
-            text = strip_comments(fh.read())
-        for other, pat in pats.items():
-            if other not in seen and pat.search(text):
-                seen.add(other)
-                todo.append(other)
-    return [mods[m] for m in order]
+    """The files `top` needs (genutil.source_closure), a FlowError when no file defines it."""
+    try:
+        return genutil.source_closure(top, mods)
+    except ValueError as e:
+        raise FlowError("sources", str(e))
 
 
 def assignments(path, value_re, form):
