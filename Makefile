@@ -74,10 +74,10 @@ ifneq ($(filter-out help clean,$(or $(MAKECMDGOALS),help)),)
 endif
 
 VERILATOR := verilator
-VL_COMMON := --cc --trace-fst --trace-structs -Wall -Irtl/include $(VLT)
-# Test flavour: assertions on, X values randomized (seeded per model instance).
-VL_test   := -O3 --assert --x-assign unique --x-initial unique
-# Fast flavour: for benchmarks.
+VL_COMMON := --cc -Wall -Irtl/include $(VLT)
+# Test flavour: assertions on, X values randomized (seeded per model instance), FST tracing.
+VL_test   := -O3 --assert --x-assign unique --x-initial unique --trace-fst --trace-structs
+# Fast flavour: for benchmarks; no assertions and no tracing (a traced run uses a test-flavour model).
 VL_fast   := -O3 --x-assign fast --x-initial fast
 VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
 VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
@@ -155,14 +155,17 @@ $(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix 
 # ---------------------------------------------------------------------------------------------
 # Fabric shapes. The Verilated fabric_top has its port counts built in, so each shape (NumCn x
 # NumMn, and flavour) is its own model: c4m2 is 4 CNs + 2 MNs, test flavour; c4m2_fast the same
-# for benchmarks. A program links the shapes it needs through a generated registry
-# (fabric_models[] in csim/fabric.h).
+# for benchmarks; c4m2_synth the test flavour Verilated with SYNTHESIS defined, so that it runs the
+# forms the RTL gives synthesis where simulation has faster ones of the same function (a test
+# compares it with c4m2 cycle for cycle). A program links the shapes it needs through a generated
+# registry (fabric_models[] in csim/fabric.h).
 # $(call fabric_shape,SHAPE,NCN,NMN,FLAVOUR)
 define fabric_shape
-$(call vmodel,fabric_top_$(1),fabric_top,-GNumCn=$(2) -GNumMn=$(3),$(4))
+$(call vmodel,fabric_top_$(1),fabric_top,-GNumCn=$(2) -GNumMn=$(3)$(if $(findstring _synth,$(1)), +define+SYNTHESIS),$(4))
 $(GEN)/fabric_ops_$(1).c: csim/fabric_ops.c.in
 	@mkdir -p $$(@D)
-	sed -e 's/@MODEL@/fabric_top_$(1)/g; s/@NCN@/$(2)/g; s/@NMN@/$(3)/g' $$< > $$@
+	sed -e 's/@MODEL@/fabric_top_$(1)/g; s/@NCN@/$(2)/g; s/@NMN@/$(3)/g; \
+	  s/@SYNTH@/$(if $(findstring _synth,$(1)),true,false)/g' $$< > $$@
 $(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN)/msg_defs.h csim/fabric.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
@@ -190,10 +193,11 @@ shape_cn  = $(word 1,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))
 shape_mn  = $(word 2,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))))
 shape_flv = $(if $(findstring _fast,$(1)),fast,test)
 
-# Shapes the tests link (two small ones, and the paper's 16 + 16, which `make run` uses too), and any
+# Shapes the tests link (two small ones, the paper's 16 + 16, which `make run` uses too, and the
+# synthesis form of 4 + 2), and any
 # shape asked for on the command line
 # (scripts/run_sim.sh passes SIM_SHAPE for the configuration it runs).
-TB_FABRIC_SHAPES := c2m2 c4m2 c16m16
+TB_FABRIC_SHAPES := c2m2 c4m2 c16m16 c4m2_synth
 BENCH_FABRIC_SHAPES ?= c4m2_fast c16m16_fast
 SIM_SHAPE ?=
 FABRIC_SHAPES := $(sort $(TB_FABRIC_SHAPES) $(SIM_SHAPE) $(BENCH_FABRIC_SHAPES))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostprof.h"
 #include "link_q.h"
 
 dir_drv_cfg_t dir_drv_cfg_default(void)
@@ -325,8 +326,10 @@ void dir_drv_step(dir_drv_t *d)
         d->rq_head = (d->rq_head + 1) % d->rq_cap;
         d->rq_n--;
     }
+    hostprof_zone_e prev = hostprof_enter(HOSTPROF_DIR);
     d->ops->set(d->m, in);
     d->ops->get(d->m, &d->out);
+    hostprof_leave(prev);
     const dir_out_t *o = &d->out;
     if (o->mem_req_valid_o) {
         if (!in->mem_req_ready_i)
@@ -401,7 +404,9 @@ void dir_drv_step(dir_drv_t *d)
     /* idle_o covers every input but the send credits and the CSR port (and the ready inputs, which
      * matter only with a request pending, i.e. not idle). */
     d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i;
+    prev = hostprof_enter(HOSTPROF_DIR);
     d->ops->tick(d->m, d->cyc++);
+    hostprof_leave(prev);
     in->csr_valid_i = 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cxl_switch_csr.h"
+#include "hostprof.h"
 
 /* A message on its way from a node into the RTL. */
 typedef struct inflight {
@@ -86,7 +87,15 @@ static void edge_event(void *obj, uint64_t cycle);
 const fabric_model_ops_t *fabric_model_find(unsigned num_cn, unsigned num_mn)
 {
     for (const fabric_model_ops_t *const *m = fabric_models; *m; m++)
-        if ((*m)->num_cn == num_cn && (*m)->num_mn == num_mn)
+        if ((*m)->num_cn == num_cn && (*m)->num_mn == num_mn && !(*m)->synth_form)
+            return *m;
+    return NULL;
+}
+
+const fabric_model_ops_t *fabric_model_named(const char *name)
+{
+    for (const fabric_model_ops_t *const *m = fabric_models; *m; m++)
+        if (!strcmp((*m)->name, name))
             return *m;
     return NULL;
 }
@@ -427,7 +436,9 @@ static void edge_event(void *obj, uint64_t cycle)
     }
 
     *f->cycles_skipped += cycle - f->last_cycle - 1;
+    hostprof_zone_e prev = hostprof_enter(HOSTPROF_FABRIC);
     f->ops->cycle(f->model, &f->in, &f->out, cycle);
+    hostprof_leave(prev);
     f->last_cycle = cycle;
     (*f->cycles_ticked)++;
     f->rtl_idle = f->out.idle;

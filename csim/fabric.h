@@ -67,6 +67,7 @@ typedef struct fabric_out {
 typedef struct fabric_model_ops {
     const char *name;
     unsigned num_cn, num_mn;
+    bool synth_form; /* Verilated with SYNTHESIS defined (the RTL's synthesis forms, for tests) */
     void *(*create)(uint64_t period_ps, uint64_t seed);
     void (*free)(void *m);
     uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
@@ -78,8 +79,10 @@ typedef struct fabric_model_ops {
 
 /** The fabric shapes linked into this program (generated list, NULL-terminated). */
 extern const fabric_model_ops_t *const fabric_models[];
-/** The linked model of shape num_cn x num_mn, or NULL. */
+/** The linked model of shape num_cn x num_mn (not a synthesis-form one), or NULL. */
 const fabric_model_ops_t *fabric_model_find(unsigned num_cn, unsigned num_mn);
+/** The linked model called name (fabric_top_c4m2_synth), or NULL. */
+const fabric_model_ops_t *fabric_model_named(const char *name);
 
 /** A node's message arrived at its end of port's link. The node calls fabric_release() when it
  *  has consumed it (now or later). */

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hostprof.h"
+
 static bool before(const event_t *a, const event_t *b)
 {
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
@@ -36,6 +38,7 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
             abort();
         }
     }
+    hostprof_zone_e prev = hostprof_enter(HOSTPROF_KERNEL);
     event_t e = {t, ((uint64_t)phase << 62) | k->seq++, fn, obj, arg};
     size_t i = k->n++;
     while (i > 0) {
@@ -46,6 +49,7 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
         i = parent;
     }
     k->heap[i] = e;
+    hostprof_leave(prev);
 }
 
 void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t arg)
@@ -76,19 +80,24 @@ static event_t pop(kernel_t *k)
 
 void kernel_run(kernel_t *k, uint64_t until)
 {
+    hostprof_zone_e outer = hostprof_enter(HOSTPROF_KERNEL);
     k->stop = false;
     while (k->n && !k->stop) {
         if (k->heap[0].t > until) {
             k->now = until;
+            hostprof_leave(outer);
             return;
         }
         event_t e = pop(k);
         k->now = e.t;
         k->events++;
+        hostprof_enter(HOSTPROF_MODELS);
         e.fn(e.obj, e.arg);
+        hostprof_enter(HOSTPROF_KERNEL);
     }
     if (!k->n && !k->stop && until != UINT64_MAX && k->now < until)
         k->now = until;
+    hostprof_leave(outer);
 }
 
 void kernel_stop(kernel_t *k) { k->stop = true; }

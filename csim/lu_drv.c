@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "hostprof.h"
 #include "link_q.h"
 #include "lu_zlib.h"
 
@@ -299,8 +300,10 @@ void lu_drv_step(lu_drv_t *d)
         d->rq_head = (d->rq_head + 1) % d->rq_cap;
         d->rq_n--;
     }
+    hostprof_zone_e prev = hostprof_enter(HOSTPROF_LU);
     d->ops->set(d->m, in);
     d->ops->get(d->m, &d->out);
+    hostprof_leave(prev);
     const lu_out_t *o = &d->out;
     if (in->dc_valid_i && o->dc_ready_o)
         lu_zlib_pop(&d->zl);
@@ -353,7 +356,9 @@ void lu_drv_step(lu_drv_t *d)
      * with idle_o high and no input changed nothing. */
     d->quiet = o->idle_o && !in->rx_valid_i && !in->tx_crd_i && !in->csr_valid_i && !in->dump_start_i &&
                !in->dc_valid_i && !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o;
+    prev = hostprof_enter(HOSTPROF_LU);
     d->ops->tick(d->m, d->cyc++);
+    hostprof_leave(prev);
     in->csr_valid_i = 0;
 }
 

@@ -56,6 +56,7 @@ typedef struct setup {
     uint64_t fail_ps;   /* ... at this time */
     uint32_t silence;   /* switch silence limit (0: 1024 cycles) */
     uint64_t hold_ps;   /* nodes hold each delivered message up to this long (back-pressure) */
+    const char *model;  /* a model by name (else the shape's) */
 } setup_t;
 
 static void fail_event(void *obj, uint64_t port)
@@ -70,8 +71,9 @@ static void bench_run(bench_t *b, const setup_t *s)
     memset(b, 0, sizeof *b);
     kernel_init(&b->k);
     cr_assert_eq(stats_init(&b->st), 0);
-    const fabric_model_ops_t *ops = fabric_model_find(s->ncn, s->nmn);
-    cr_assert_not_null(ops, "shape c%um%u is not linked into the tests", s->ncn, s->nmn);
+    const fabric_model_ops_t *ops = s->model ? fabric_model_named(s->model) : fabric_model_find(s->ncn, s->nmn);
+    cr_assert_not_null(ops, "model %s (shape c%um%u) is not linked into the tests", s->model ? s->model : "",
+                       s->ncn, s->nmn);
     fabric_params_t fp = {
         .freq_hz = GHZ,
         .link_latency_ps = s->latency_ps ? s->latency_ps : 35000,
@@ -321,4 +323,42 @@ Test(fabric, failed_cn_is_detected_the_cm_gets_one_msi_and_live_traffic_complete
     cr_assert_lt(fabric_cycles_ticked(on.f), fabric_cycles_ticked(off.f), "cycles were skipped");
     bench_free(&on);
     bench_free(&off);
+}
+
+/* The RTL gives simulation faster forms of some functions (the switch's queue states kept by output,
+ * the allocator's grants scattered by index, the crossbar column indexed) and synthesis its own
+ * (wired transposes, compare-and-OR): fabric_top_c4m2_synth is Verilated with SYNTHESIS defined,
+ * and every output it gives, message and credit, cycle for cycle, must be fabric_top_c4m2's: at
+ * three loads, under back-pressure, and with a CN failing. */
+Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 120)
+{
+    const uint64_t seed = tb_seed(67);
+    const setup_t cases[] = {
+        {.ncn = 4, .nmn = 2, .load = 0.05, .count = 300, .skip = true},
+        {.ncn = 4, .nmn = 2, .load = 0.5, .count = 600, .skip = true},
+        {.ncn = 4, .nmn = 2, .load = 1.0, .count = 600, .skip = true, .hold_ps = 30000},
+        {.ncn = 4, .nmn = 2, .load = 0.3, .count = 600, .skip = true, .fail_port = 2, .fail_ps = 2 * PS_PER_US},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bench_t sim, syn;
+        setup_t s = cases[i];
+        s.seed = seed + i;
+        bench_run(&sim, &s);
+        s.model = "fabric_top_c4m2_synth";
+        bench_run(&syn, &s);
+        cr_assert_gt(sim.nrec, 100, "seed=%llu case %u: too little traffic to compare", (unsigned long long)s.seed, i);
+        cr_assert_eq(sim.nrec, syn.nrec, "seed=%llu case %u: %zu outputs, the synthesis form %zu",
+                     (unsigned long long)s.seed, i, sim.nrec, syn.nrec);
+        for (size_t r = 0; r < sim.nrec; r++) {
+            const obs_rec_t *a = &sim.rec[r], *b = &syn.rec[r];
+            cr_assert(a->cycle == b->cycle && a->kind == b->kind && a->port == b->port && a->c == b->c &&
+                          (a->kind != 0 || msg_equal(&a->m, &b->m)),
+                      "seed=%llu case %u: output %zu differs: cycle %llu port %u kind %u, the synthesis form cycle "
+                      "%llu port %u kind %u",
+                      (unsigned long long)s.seed, i, r, (unsigned long long)a->cycle, a->port, a->kind,
+                      (unsigned long long)b->cycle, b->port, b->kind);
+        }
+        bench_free(&sim);
+        bench_free(&syn);
+    }
 }

@@ -97,7 +97,8 @@ static unsigned clog2(unsigned n)
 static unsigned starvation_bound(unsigned n_in, unsigned n_out) { return n_out * n_in * (n_in + 1) / 2; }
 
 /* ---- Port access. A request or match matrix is one uint64_t per input (bit o = output o); on the
- * ports it is row-major (bit i*NumOut + o), up to 1024 bits, wider than vw_bits.h's bits_t. */
+ * ports requests are column-major (bit o*NumIn + i) and the match row-major (bit i*NumOut + o), up
+ * to 1024 bits, wider than vw_bits.h's bits_t. */
 
 #define PORT_WORDS 32
 
@@ -107,7 +108,7 @@ static void put_matrix(in_t *in, const islip_set_t *p, const uint64_t *rows)
     for (unsigned i = 0; i < p->n_in; i++)
         for (unsigned o = 0; o < p->n_out; o++)
             if (rows[i] >> o & 1) {
-                unsigned b = i * p->n_out + o;
+                unsigned b = o * p->n_in + i;
                 w[b / 32] |= 1u << (b % 32);
             }
     cr_assert_leq(p->req.size, sizeof w);

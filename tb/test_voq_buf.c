@@ -30,6 +30,7 @@ typedef struct voq_set {
     unsigned depth, width, nq, qw;
     vw_field_t enq_valid, enq_q, enq_data, deq_valid, deq_q;   /* in in_t */
     vw_field_t enq_ready, deq_data, nonempty, free_words, idle; /* in out_t */
+    vw_field_t q_set, q_clr;                                    /* in out_t */
 } voq_set_t;
 
 #define VOQ_SET(P, D, W, Q, QW)                                                                                  \
@@ -37,7 +38,8 @@ typedef struct voq_set {
         #P, D, W, Q, QW, VW_FIELD(in_t, P##_enq_valid_i), VW_FIELD(in_t, P##_enq_q_i),                           \
             VW_FIELD(in_t, P##_enq_data_i), VW_FIELD(in_t, P##_deq_valid_i), VW_FIELD(in_t, P##_deq_q_i),        \
             VW_FIELD(out_t, P##_enq_ready_o), VW_FIELD(out_t, P##_deq_data_o), VW_FIELD(out_t, P##_q_nonempty_o), \
-            VW_FIELD(out_t, P##_free_o), VW_FIELD(out_t, P##_idle_o)                                             \
+            VW_FIELD(out_t, P##_free_o), VW_FIELD(out_t, P##_idle_o), VW_FIELD(out_t, P##_q_set_o),              \
+            VW_FIELD(out_t, P##_q_clr_o)                                                                         \
     }
 
 /* (Depth, Width, NumQ, queue-number bits): the smallest buffer, non-powers of two, fewer entries
@@ -204,10 +206,33 @@ static void copy_deq_data(out_t *to, const out_t *from)
         vw_put(to, SETS[s].deq_data, vw_get(from, SETS[s].deq_data));
 }
 
+/* Copies the q_set_o and q_clr_o fields (combinational from the commands) of every set. */
+static void copy_changes(out_t *to, const out_t *from)
+{
+    for (size_t s = 0; s < NSETS; s++) {
+        vw_put_u(to, SETS[s].q_set, vw_get_u(from, SETS[s].q_set));
+        vw_put_u(to, SETS[s].q_clr, vw_get_u(from, SETS[s].q_clr));
+    }
+}
+
+/* q_set_o and q_clr_o announce exactly the change of q_nonempty_o the cycle's commands make (the
+ * model's queues before the commands). */
+static void check_changes(const lane_t *l, const out_t *o, uint64_t cyc)
+{
+    const voq_set_t *p = l->p;
+    const voq_buf_ref_t *r = &l->ref;
+    bool set = l->enq, clr = l->deq && voq_buf_ref_len(r, l->deq_q) == 1 && !(l->enq && l->enq_q == l->deq_q);
+    cr_assert_eq(vw_get_u(o, p->q_set), set, "%s cycle=%llu: q_set_o %llu, want %d", l->ctx, (unsigned long long)cyc,
+                 (unsigned long long)vw_get_u(o, p->q_set), set);
+    cr_assert_eq(vw_get_u(o, p->q_clr), clr, "%s cycle=%llu: q_clr_o %llu, want %d", l->ctx, (unsigned long long)cyc,
+                 (unsigned long long)vw_get_u(o, p->q_clr), clr);
+}
+
 /* Runs every set for `cycles` cycles of random commands (with a reset in the middle when
  * reset_at != 0), then dequeues until every set is empty. Each cycle: every output against the
- * model, and the documented timing: no output depends on enq_*_i or deq_valid_i in the same
- * cycle, and only deq_data_o depends on deq_q_i. */
+ * model, and the documented timing: no output but q_set_o and q_clr_o depends on enq_*_i or
+ * deq_valid_i in the same cycle, only those and deq_data_o depend on deq_q_i, and q_set_o and
+ * q_clr_o announce exactly the cycle's change of q_nonempty_o. */
 static void run_random(uint64_t seed, skew_e skew, double idle, double stall, unsigned cycles, unsigned reset_at)
 {
     char note[128];
@@ -261,6 +286,7 @@ static void run_random(uint64_t seed, skew_e skew, double idle, double stall, un
         vw_voq_buf_tb_get(m, &out_p);
         vw_voq_buf_tb_set(m, &in);
         vw_voq_buf_tb_get(m, &out);
+        copy_changes(&out_p, &out);
         cr_assert(memcmp(&out, &out_p, sizeof out) == 0,
                   "seed=%llu cycle=%llu: an output changed with enq_*_i or deq_valid_i in the same cycle",
                   (unsigned long long)seed, (unsigned long long)cyc);
@@ -269,6 +295,7 @@ static void run_random(uint64_t seed, skew_e skew, double idle, double stall, un
         vw_voq_buf_tb_set(m, &in_p);
         vw_voq_buf_tb_get(m, &out_p);
         copy_deq_data(&out_p, &out);
+        copy_changes(&out_p, &out);
         cr_assert(memcmp(&out, &out_p, sizeof out) == 0,
                   "seed=%llu cycle=%llu: an output other than deq_data_o changed with deq_q_i in the same cycle",
                   (unsigned long long)seed, (unsigned long long)cyc);
@@ -276,6 +303,7 @@ static void run_random(uint64_t seed, skew_e skew, double idle, double stall, un
 
         for (size_t s = 0; s < NSETS; s++) {
             check_outputs(lanes[s].p, &lanes[s].ref, &out, lanes[s].deq_q, lanes[s].ctx, cyc);
+            check_changes(&lanes[s], &out, cyc);
             lane_commit(&lanes[s], cyc);
         }
         vw_voq_buf_tb_tick(m, cyc);

@@ -239,13 +239,23 @@ int main(int argc, char **argv)
     const char *out = "build/bench";
     const char *only[16];
     unsigned n_only = 0;
+    double scale = 1.0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc && n_only < 16) {
             only[n_only++] = argv[++i];
+        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            char *end;
+            scale = strtod(argv[++i], &end);
+            if (*end || !(scale > 0 && scale <= 1000)) {
+                fprintf(stderr, "diktamo_bench: --scale %s: a number in (0, 1000]\n", argv[i]);
+                return 2;
+            }
         } else {
-            fprintf(stderr, "diktamo_bench: unknown argument: %s (usage: diktamo_bench [--out DIR] [--only PATTERN]...)\n",
+            fprintf(stderr,
+                    "diktamo_bench: unknown argument: %s (usage: diktamo_bench [--out DIR] [--only PATTERN]... "
+                    "[--scale X])\n",
                     argv[i]);
             return 2;
         }
@@ -268,7 +278,7 @@ int main(int argc, char **argv)
         if (!selected(only, n_only, row))
             continue;
         uint64_t ev;
-        double dt = bench_kernel(chains[i], 4000000 / chains[i], &ev);
+        double dt = bench_kernel(chains[i], (uint64_t)(scale * 4000000 / chains[i]), &ev);
         stats_table_add_row(kt);
         stats_table_set(kt, 0, "%u", chains[i]);
         stats_table_set(kt, 1, "%llu", (unsigned long long)ev);
@@ -303,7 +313,7 @@ int main(int argc, char **argv)
             if (!selected(only, n_only, row))
                 continue;
             fab_result_t res;
-            uint64_t count = runs[r].skip ? 2000 : 64000 / ports;
+            uint64_t count = (uint64_t)(scale * (runs[r].skip ? 2000 : 64000 / ports));
             if (bench_fabric(*m, runs[r].load, runs[r].skip, count, &res)) {
                 fprintf(stderr, "diktamo_bench: %s %s: the traffic did not all come back\n", (*m)->name, runs[r].mode);
                 failed(&fl, row);

@@ -13,7 +13,8 @@
  *
  *   lu_bench [--out DIR] [--seed N]     prints a table; writes DIR/lu.csv and DIR/lu.json
  *   lu_bench --trace FILE.fst           instead: traces a short scenario for the GTKWave view
- *                                       waves/logging_unit.gtkw (REPL -> REPL_ACK -> VAL -> drain) */
+ *                                       waves/logging_unit.gtkw (REPL -> REPL_ACK -> VAL -> drain), on
+ *                                       the test flavour of the LU (the fast one is built untraced) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,12 @@
 #include <sys/stat.h>
 
 #include "lu_drv.h"
+#include "vw_logging_unit.h"
 #include "vw_logging_unit_fast.h"
 
+/* The fast flavour for the measurement; the test flavour (assertions, FST tracing) for --trace. */
 LU_MODEL_OPS(lu_ops_fast, logging_unit_fast, 256, 64, 4);
+LU_MODEL_OPS(lu_ops_traced, logging_unit, 256, 64, 4);
 
 typedef struct bench {
     lu_drv_t *d;
@@ -164,7 +168,7 @@ static int trace(const char *path, uint64_t seed)
     bench_t b = {.words = 3};
     lu_drv_cfg_t c = lu_drv_cfg_default();
     c.node_id = 0;
-    b.d = lu_drv_create(&lu_ops_fast, &c, seed, on_tx, &b);
+    b.d = lu_drv_create(&lu_ops_traced, &c, seed, on_tx, &b);
     if (lu_drv_trace(b.d, path) != 0) {
         fprintf(stderr, "lu_bench: cannot trace to %s\n", path);
         return 1;

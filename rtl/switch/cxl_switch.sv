@@ -7,13 +7,24 @@
 //
 //   rx link -> sw_ingress (route lookup, shared buffer with a virtual output queue per
 //   (output, class), per-class credits) -> islip_alloc (one input per output, one output per
-//   input, per cycle) -> sw_egress (crossbar column, output register) -> tx link, while the
-//   output holds a credit of the message's class from its link partner (sw_egress: credits and
-//   credit turns per class).
+//   input, per cycle) -> sw_xbar (crossbar column) -> sw_egress (output register) -> tx link,
+//   while the output holds a credit of the message's class from its link partner (sw_egress:
+//   credits and credit turns per class, and from them the allocator's requests for the output).
 //
-// A module per input port (sw_ingress) and per output port (sw_egress), and the performance
-// counters a module per port (sw_perf_port), so that hierarchical synthesis maps each once for
-// all ports (constraints/cxl_switch.flow) and the Verilated model shares their code.
+// A module per input port (sw_ingress), per output port (sw_egress) and per crossbar column
+// (sw_xbar), and the performance counters a module per port (sw_perf_port), so that hierarchical
+// synthesis maps each once for all ports (constraints/cxl_switch.flow) and the Verilated model
+// shares their code.
+//
+// Queue states by output. The outputs need, per (output, class), the inputs whose queue for it
+// holds a message (holders): the inputs' queue states turned around. In hardware that is wiring.
+// In simulation it is NumPorts x NumPorts x NUM_CLASSES single-bit moves every cycle (11 264 at
+// 16 + 16), so the simulation form keeps its own copy of the states by output, updated from each
+// input's announced changes (sw_ingress ne_set_* / ne_clr_*: at most two bits per input per
+// cycle); synthesis (SYNTHESIS defined) and the FIFO variant (whose heads change in ways it does
+// not announce) wire the turned-around states. An assertion checks the copy against the states
+// every cycle; the fabric_top_c4m2_synth model (Verilated with SYNTHESIS defined) and
+// tb/test_fabric.c check that the switch behaves the same cycle for cycle either way.
 //
 // Two pipeline stages. Allocation (cycle c): credits and turns -> requests -> iSLIP -> class pick;
 // the matched message leaves its queue, its output's credit and turn are taken, and the match is
@@ -301,13 +312,15 @@ module cxl_switch #(
   assign restart = {{NumMn{1'b0}}, restart_cn} | {NumPorts{start_q}};
 
   // ---- input ports ----
-  logic [NumPorts*NumPorts-1:0] req, req_alloc, match_unused;
-  logic [NumPorts*NumOc-1:0]    nonempty, crd_ok;
-  logic [NumOc-1:0]             stall;
-  logic [NumPorts-1:0]          in_match_valid, out_match_valid, in_idle;
-  logic [NumPorts*PortW-1:0]    in_match_idx, out_match_idx;
-  logic [FlitW-1:0]             deq_msg [NumPorts];
-  logic [ClsW-1:0]              deq_cls [NumPorts];
+  logic [NumPorts-1:0]       in_match_valid, out_match_valid, in_idle, ne_set, ne_clr;
+  logic [NumPorts*PortW-1:0] in_match_idx, out_match_idx;
+  logic [NumPorts*NumOc-1:0] nonempty;
+  logic [NumOc-1:0]          stall;
+  logic [NumPorts*FlitW-1:0] deq_msg_v;
+  logic [NumPorts*ClsW-1:0]  deq_cls_v;
+  logic [$clog2(NumOc)-1:0]  ne_set_q [NumPorts];
+  logic [$clog2(NumOc)-1:0]  ne_clr_q [NumPorts];
+  logic [NumCls-1:0]         eg_elig [NumPorts];
 
   for (genvar p = 0; p < NumPorts; p++) begin : g_in
     logic [NodeW-1:0] dst;
@@ -329,17 +342,24 @@ module cxl_switch #(
         .restart_i        (restart[p]),
         .fenced_i         (fenced[p]),
         .drop_o           (drop[2*p +: 2]),
-        .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
         .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+        .ne_set_o         (ne_set[p]),
+        .ne_set_q_o       (ne_set_q[p]),
+        .ne_clr_o         (ne_clr[p]),
+        .ne_clr_q_o       (ne_clr_q[p]),
         .stall_o          (stall[p*NumCls +: NumCls]),
-        .req_o            (req[p*NumPorts +: NumPorts]),
         .match_valid_i    (in_match_valid[p]),
         .match_out_i      (in_match_idx[p*PortW +: PortW]),
-        .deq_msg_o        (deq_msg[p]),
-        .deq_cls_o        (deq_cls[p]),
+        .match_elig_i     (eg_elig[in_match_idx[p*PortW +: PortW]]),
+        .deq_msg_o        (deq_msg_v[p*FlitW +: FlitW]),
+        .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
         .idle_o           (in_idle[p])
       );
     end else begin : g_fifo
+      assign ne_set[p]   = 1'b0;
+      assign ne_set_q[p] = '0;
+      assign ne_clr[p]   = 1'b0;
+      assign ne_clr_q[p] = '0;
       sw_ingress_fifo #(
         .NumOut    (NumPorts),
         .CrdPerCls (CrdPerCls)
@@ -355,30 +375,62 @@ module cxl_switch #(
         .restart_i        (restart[p]),
         .fenced_i         (fenced[p]),
         .drop_o           (drop[2*p +: 2]),
-        .crd_ok_i         (crd_ok[p*NumOc +: NumOc]),
         .nonempty_o       (nonempty[p*NumOc +: NumOc]),
         .stall_o          (stall[p*NumCls +: NumCls]),
-        .req_o            (req[p*NumPorts +: NumPorts]),
         .match_valid_i    (in_match_valid[p]),
         .match_out_i      (in_match_idx[p*PortW +: PortW]),
-        .deq_msg_o        (deq_msg[p]),
-        .deq_cls_o        (deq_cls[p]),
+        .match_elig_i     (eg_elig[in_match_idx[p*PortW +: PortW]]),
+        .deq_msg_o        (deq_msg_v[p*FlitW +: FlitW]),
+        .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
         .idle_o           (in_idle[p])
       );
     end
   end
 
-  // ---- which input holds a message for which (output, class), and may request it now ----
-  logic [NumOc*NumPorts-1:0] holders, crd_ok_t;
+  // ---- which inputs hold a message for which (output, class): bit k*NumPorts + i, k = o*NumCls + c
+  // (see the header) ----
+`ifdef SYNTHESIS
+  localparam bit HoldersKept = 1'b0;
+`else
+  localparam bit HoldersKept = Voq;
+`endif
+  logic [NumOc*NumPorts-1:0] holders;
 
-  always_comb begin
-    for (int k = 0; k < NumOc; k++)
-      for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
-  end
+  if (HoldersKept) begin : g_hold_kept
+    logic [NumPorts-1:0] col_q [NumOc];
+    logic [NumPorts-1:0] col_d [NumOc];
 
-  always_comb begin
-    for (int k = 0; k < NumOc; k++)
-      for (int i = 0; i < NumPorts; i++) crd_ok[i*NumOc + k] = crd_ok_t[k*NumPorts + i];
+    // The reset is in the next state: Verilator takes no non-blocking loop over an array.
+    always_comb begin
+      col_d = col_q;
+      for (int i = 0; i < NumPorts; i++) begin
+        if (ne_set[i]) col_d[ne_set_q[i]][i] = 1'b1;
+        if (ne_clr[i]) col_d[ne_clr_q[i]][i] = 1'b0;
+      end
+      if (!rst_ni)
+        for (int k = 0; k < NumOc; k++) col_d[k] = '0;
+    end
+
+    always_ff @(posedge clk_i) begin
+      col_q <= col_d;
+    end
+
+    for (genvar k = 0; k < NumOc; k++) begin : g_col
+      assign holders[k*NumPorts +: NumPorts] = col_q[k] & ~fenced;
+    end
+
+    // The copy is the inputs' queue states, turned around (a check the test flavour pays for).
+    logic [NumOc*NumPorts-1:0] wired;
+    always_comb begin
+      for (int k = 0; k < NumOc; k++)
+        for (int i = 0; i < NumPorts; i++) wired[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
+    end
+    `ASSERT(kept_holders_match_the_queues, holders == wired)
+  end else begin : g_hold_wired
+    always_comb begin
+      for (int k = 0; k < NumOc; k++)
+        for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
+    end
   end
 
   // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it; one
@@ -387,10 +439,14 @@ module cxl_switch #(
 
   assign inject = msi_valid & ~|msi_busy & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
 
-  always_comb begin
-    for (int i = 0; i < NumPorts; i++)
-      for (int o = 0; o < NumPorts; o++)
-        req_alloc[i*NumPorts + o] = req[i*NumPorts + o] & ~(inject && o == 32'(msi_cm));
+  // The allocator's requests, column-major (bit o*NumPorts + i), as the outputs build them.
+  logic [NumPorts*NumPorts-1:0] req_alloc, match_unused;
+  logic [NumPorts-1:0]          eg_req [NumPorts];
+  logic [NumPorts-1:0]          alloc_msi;
+
+  for (genvar o = 0; o < NumPorts; o++) begin : g_req
+    assign alloc_msi[o] = inject && o == 32'(msi_cm);
+    assign req_alloc[o*NumPorts +: NumPorts] = eg_req[o] & {NumPorts{~alloc_msi[o]}};
   end
 
   // ---- allocation stage ----
@@ -410,27 +466,29 @@ module cxl_switch #(
     .out_match_idx_o   (out_match_idx)
   );
 
-  // ---- output ports: credits, turns and the class sent (allocation stage); crossbar column and
-  // output register (traversal stage). The MSI's subject is registered here, once. ----
-  logic [NumPorts-1:0]       alloc_msi, eg_busy;
-  logic [NumPorts*ClsW-1:0]  deq_cls_v, tx_cls;
-  logic [NumPorts*FlitW-1:0] deq_msg_v;
+  // ---- output ports: credits, turns, requests and the class sent (allocation stage); crossbar
+  // column and output register (traversal stage). The MSI's subject is registered here, once. ----
+  logic [NumPorts-1:0]       eg_busy;
+  logic [NumPorts*ClsW-1:0]  tx_cls;
   logic [NumPorts*8-1:0]     tx_bytes;
   logic [CnW-1:0]            s2_subject_q;
-
-  always_comb begin
-    for (int i = 0; i < NumPorts; i++) begin
-      deq_cls_v[i*ClsW +: ClsW]   = deq_cls[i];
-      deq_msg_v[i*FlitW +: FlitW] = deq_msg[i];
-    end
-  end
 
   always_ff @(posedge clk_i) begin
     if (inject) s2_subject_q <= msi_subject;
   end
 
   for (genvar o = 0; o < NumPorts; o++) begin : g_out
-    assign alloc_msi[o] = inject && o == 32'(msi_cm);
+    logic [PortW-1:0] xsel;
+    logic [FlitW-1:0] xmsg;
+
+    sw_xbar #(
+      .NumIn (NumPorts),
+      .Width (FlitW)
+    ) u_xbar (
+      .in_msg_i (deq_msg_v),
+      .sel_i    (xsel),
+      .msg_o    (xmsg)
+    );
 
     sw_egress #(
       .NumIn        (NumPorts),
@@ -445,12 +503,14 @@ module cxl_switch #(
       .avail_o       (avail[o*NumCls +: NumCls]),
       .holders_i     (holders[o*NumCls*NumPorts +: NumCls*NumPorts]),
       .held_o        (own_valid[o*NumCls +: NumCls]),
-      .crd_ok_o      (crd_ok_t[o*NumCls*NumPorts +: NumCls*NumPorts]),
+      .req_o         (eg_req[o]),
       .match_valid_i (out_match_valid[o]),
       .match_in_i    (out_match_idx[o*PortW +: PortW]),
+      .match_elig_o  (eg_elig[o]),
       .in_cls_i      (deq_cls_v),
       .msi_i         (alloc_msi[o]),
-      .in_msg_i      (deq_msg_v),
+      .xbar_sel_o    (xsel),
+      .xbar_msg_i    (xmsg),
       .msi_subject_i (NodeW'(s2_subject_q)),
       .send_o        (tx_valid_d[o]),
       .send_cls_o    (tx_cls[o*ClsW +: ClsW]),

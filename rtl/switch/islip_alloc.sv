@@ -5,7 +5,7 @@
 // gets at most one output and every output at most one input.
 //
 // Each iteration runs request, grant and accept among the ports still unmatched:
-//   request: unmatched input i requests every unmatched output o with req_i[i*NumOut + o];
+//   request: unmatched input i requests every unmatched output o with req_i[o*NumIn + i];
 //   grant:   each output grants the first requesting input at or after its grant pointer,
 //            wrapping around;
 //   accept:  each input accepts the first granting output at or after its accept pointer.
@@ -32,6 +32,16 @@
 // loops, unused here but kept by Verilator for tracing, which tripled the C++ of the test model
 // (300 000 lines instead of 110 000). The pointers are stored as indices and decoded into
 // thermometer masks, (NumIn + NumOut) * log2 flops instead of 2 * NumIn * NumOut.
+//
+// Requests come column-major (a column is one output's view), the layout the switch builds them
+// in (per output, from the holders of its queues and its credits) and the one the grant step reads,
+// so no request matrix is ever transposed. The accept step reads grants per row. In hardware the
+// transpose of the grants is wiring, and synthesis (SYNTHESIS defined) builds it so; in
+// simulation it is NumIn * NumOut single-bit moves per iteration, the bulk of the allocator's cost
+// under Verilator, so the simulation form writes each output's grant into its row at the granted
+// input's index instead (one bit per output). Both forms compute the same grants; the
+// fabric_top_c4m2_synth model (Verilated with SYNTHESIS defined) and tb/test_fabric.c check that
+// the whole switch behaves the same cycle for cycle either way.
 module islip_alloc #(
   /// Number of input ports (>= 1).
   parameter int NumIn = 4,
@@ -48,13 +58,13 @@ module islip_alloc #(
   input  logic                      clk_i,
   /// Synchronous active-low reset: every grant and accept pointer back to port 0.
   input  logic                      rst_ni,
-  /// Requests, row-major: bit i*NumOut + o set when input i has a message for output o that
+  /// Requests, column-major: bit o*NumIn + i set when input i has a message for output o that
   /// output o can take this cycle.
-  input  logic [NumIn*NumOut-1:0]   req_i,
+  input  logic [NumOut*NumIn-1:0]   req_i,
   /// The matching of this cycle is used: the pointers advance. When low the matching is still
   /// computed but nothing changes (the switch stalls).
   input  logic                      en_i,
-  /// The matching, row-major like req_i: bit i*NumOut + o set when input i sends to output o.
+  /// The matching, row-major: bit i*NumOut + o set when input i sends to output o.
   /// At most one bit per row and per column, only where requested.
   output logic [NumIn*NumOut-1:0]   match_o,
   /// Input i is matched (bit i).
@@ -83,12 +93,10 @@ module islip_alloc #(
   // instead of failing elaboration first.
   localparam int NumIters = (Iters < 1) ? 1 : Iters;
 
-  // Matrices are kept in two layouts: row-major (bit i*NumOut + o, as req_i: a row is one input's
-  // view) and column-major (bit o*NumIn + i, names ending in _t: a column is one output's view).
-  // Grants are picked per column and accepts per row, so each iteration transposes its grants
-  // once; everything else is whole-vector or per-row/column slice logic. In hardware a transpose
-  // is wiring; in Verilator each one is NumIn * NumOut bit moves, so there are only 1 + Iters of
-  // them (and one for an assertion).
+  // Matrices are kept in two layouts: row-major (bit i*NumOut + o: a row is one input's view) and
+  // column-major (bit o*NumIn + i, names ending in _t, as req_i: a column is one output's view).
+  // Grants are picked per column and accepts per row, so each iteration turns its grants into
+  // rows once (see the header); everything else is whole-vector or per-row/column slice logic.
 
   // ---- Pointers and their thermometer masks ----
   // gptr: per output, the input it grants first; aptr: per input, the output it accepts first.
@@ -109,13 +117,26 @@ module islip_alloc #(
     end
   end
 
-  logic [NumReq-1:0] req_t; // req_i, column-major
+  logic [NumReq-1:0] req_t; // req_i (column-major)
 
-  always_comb begin
-    for (int i = 0; i < NumIn; i++) begin
-      for (int o = 0; o < NumOut; o++) req_t[o*NumIn + i] = req_i[i*NumOut + o];
+  assign req_t = req_i;
+
+  // One-hot to index: bit b of the index is the OR of the one-hot bits whose position has bit b
+  // set (a constant mask per b), as in prio_enc but with one reduction per index bit.
+  function automatic logic [OutIdxW*NumOut-1:0] out_bit_masks();
+    out_bit_masks = '0;
+    for (int b = 0; b < OutIdxW; b++) begin
+      for (int o = 0; o < NumOut; o++) out_bit_masks[b*NumOut + o] = ((o >> b) & 1) == 1;
     end
-  end
+  endfunction
+  function automatic logic [InIdxW*NumIn-1:0] in_bit_masks();
+    in_bit_masks = '0;
+    for (int b = 0; b < InIdxW; b++) begin
+      for (int i = 0; i < NumIn; i++) in_bit_masks[b*NumIn + i] = ((i >> b) & 1) == 1;
+    end
+  endfunction
+  localparam logic [OutIdxW*NumOut-1:0] OutBitMasks = out_bit_masks();
+  localparam logic [InIdxW*NumIn-1:0]   InBitMasks  = in_bit_masks();
 
   // ---- Iterations ----
   // Iteration k sees the ports left free by iteration k-1 and adds its accepts to the matching.
@@ -165,11 +186,27 @@ module islip_alloc #(
                                                   : (req & (~req + NumIn'(1)));
     end
 
+`ifdef SYNTHESIS
     always_comb begin
       for (int i = 0; i < NumIn; i++) begin
         for (int o = 0; o < NumOut; o++) gnt[i*NumOut + o] = gnt_t[o*NumIn + i];
       end
     end
+`else
+    // Each granting output sets its bit in the row of the input it granted (at most one per column).
+    logic [NumOut*InIdxW-1:0] gnt_idx;
+    always_comb begin
+      for (int o = 0; o < NumOut; o++) begin
+        for (int b = 0; b < InIdxW; b++)
+          gnt_idx[o*InIdxW + b] = |(gnt_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
+      end
+    end
+    always_comb begin
+      gnt = '0;
+      for (int o = 0; o < NumOut; o++)
+        if (gnt_t[o*NumIn +: NumIn] != '0) gnt[32'(gnt_idx[o*InIdxW +: InIdxW])*NumOut + o] = 1'b1;
+    end
+`endif
 
     // Accept: each input picks the first granting output at or after its pointer, wrapping.
     for (genvar i = 0; i < NumIn; i++) begin : g_accept
@@ -212,23 +249,6 @@ module islip_alloc #(
   assign match_t           = g_iter[NumIters-1].match_t;
   assign in_match_valid_o  = ~g_iter[NumIters-1].in_free_next;
   assign out_match_valid_o = ~g_iter[NumIters-1].out_free_next;
-
-  // One-hot to index: bit b of the index is the OR of the one-hot bits whose position has bit b
-  // set (a constant mask per b), as in prio_enc but with one reduction per index bit.
-  function automatic logic [OutIdxW*NumOut-1:0] out_bit_masks();
-    out_bit_masks = '0;
-    for (int b = 0; b < OutIdxW; b++) begin
-      for (int o = 0; o < NumOut; o++) out_bit_masks[b*NumOut + o] = ((o >> b) & 1) == 1;
-    end
-  endfunction
-  function automatic logic [InIdxW*NumIn-1:0] in_bit_masks();
-    in_bit_masks = '0;
-    for (int b = 0; b < InIdxW; b++) begin
-      for (int i = 0; i < NumIn; i++) in_bit_masks[b*NumIn + i] = ((i >> b) & 1) == 1;
-    end
-  endfunction
-  localparam logic [OutIdxW*NumOut-1:0] OutBitMasks = out_bit_masks();
-  localparam logic [InIdxW*NumIn-1:0]   InBitMasks  = in_bit_masks();
 
   always_comb begin
     for (int i = 0; i < NumIn; i++) begin
@@ -282,7 +302,7 @@ module islip_alloc #(
   end
 
   // ---- Checks ----
-  `ASSERT(match_only_where_requested, (match_o & ~req_i) == '0)
+  `ASSERT(match_only_where_requested, (match_t & ~req_i) == '0)
   for (genvar i = 0; i < NumIn; i++) begin : g_chk_in
     `ASSERT(one_output_per_input, $onehot0(match_o[i*NumOut +: NumOut]))
     `ASSERT(in_valid_is_row_or, in_match_valid_o[i] == |match_o[i*NumOut +: NumOut])
@@ -310,7 +330,7 @@ module islip_alloc #(
     always_comb begin
       for (int i = 0; i < NumIn; i++) begin
         for (int o = 0; o < NumOut; o++) begin
-          left[i*NumOut + o] = req_i[i*NumOut + o] & ~in_match_valid_o[i] & ~out_match_valid_o[o];
+          left[i*NumOut + o] = req_i[o*NumIn + i] & ~in_match_valid_o[i] & ~out_match_valid_o[o];
         end
       end
     end

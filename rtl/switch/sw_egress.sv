@@ -8,15 +8,18 @@
 // Allocation stage (combinational from registers, the queue states and the allocator's match): per
 // class a credit_cnt of the partner's credits (avail_o: a credit, or the node is fenced; plenty:
 // two or more, or fenced) and the credit turns (sw_turns: per class the holder whose turn it is);
-// from both, crd_ok_o says which input may request the output for which class now. When the
-// allocator matches an input here, the class that input's round-robin picked (in_cls_i) takes a
-// credit and, when the input owned the turn, the turn; an MSI (msi_i) takes an MGREQ credit
-// instead. A fenced output takes no credit. The match is registered.
+// from both, which input may send which class here now, and so the allocator's requests for this
+// output (req_o: inputs holding such a message) and, for the input the allocator matched here, the
+// classes it may send (match_elig_o). When the allocator matches an input here, the class that
+// input's round-robin picked (in_cls_i) takes a credit and, when the input owned the turn, the
+// turn; an MSI (msi_i) takes an MGREQ credit instead. A fenced output takes no credit. The match
+// is registered.
 //
-// Traversal stage (the next cycle): the crossbar column takes the matched input's message (in_msg_i:
-// every input's message, read out of its buffer) or builds the MSI, into the output register. A
-// message matched while the output's node was fenced, or whose node is fenced now, is sunk instead
-// (sunk_o): a fenced output took no credit, and a dead node receives nothing.
+// Traversal stage (the next cycle): the crossbar column (sw_xbar, outside, steered by xbar_sel_o)
+// brings the matched input's message, read out of its buffer (xbar_msg_i), or the output builds the
+// MSI, into the output register. A message matched while the output's node was fenced, or whose
+// node is fenced now, is sunk instead (sunk_o): a fenced output took no credit, and a dead node
+// receives nothing.
 //
 // The port number is an input, not a parameter, so that every output is the same module:
 // hierarchical synthesis maps it once for all of them (constraints/cxl_switch.flow).
@@ -49,19 +52,23 @@ module sw_egress #(
   input  wire logic [NumCls*NumIn-1:0] holders_i,
   /// per class: some input holds a message of the class for this output
   output logic      [NumCls-1:0]       held_o,
-  /// bit c*NumIn + i: input i may request this output for class c now (a credit, and two or more
-  /// of them or its turn)
-  output logic      [NumCls*NumIn-1:0] crd_ok_o,
+  /// per input: the allocator's request, input i holds a message of a class it may send here now
+  /// (a credit, and two or more of them or its turn)
+  output logic      [NumIn-1:0]        req_o,
   /// the allocator matched an input to this output (allocation stage)
   input  wire logic                    match_valid_i,
   /// the matched input
   input  wire logic [InW-1:0]          match_in_i,
+  /// per class: the matched input holds a message of the class and may send it here now
+  output logic      [NumCls-1:0]       match_elig_o,
   /// per input (bits i*ClsW +: ClsW): the class its round-robin picks for the matched output
   input  wire logic [NumIn*ClsW-1:0]   in_cls_i,
   /// an MSI takes this output instead (it is not matched this cycle)
   input  wire logic                    msi_i,
-  /// per input (bits i*FlitW +: FlitW): the message matched in the previous cycle (traversal)
-  input  wire logic [NumIn*FlitW-1:0]  in_msg_i,
+  /// the input matched in the previous cycle, whose message the crossbar column brings (traversal)
+  output logic      [InW-1:0]          xbar_sel_o,
+  /// that input's message, read out of its buffer
+  input  wire logic [FlitW-1:0]        xbar_msg_i,
   /// the failed CN an MSI sent in the traversal stage names (its source and subject)
   input  wire logic [NodeW-1:0]        msi_subject_i,
   /// a message enters the output register this cycle (traversal stage)
@@ -124,9 +131,22 @@ module sw_egress #(
     .valid_o   (held_o)
   );
 
+  // Per class, the inputs that may send it here now; the requests are the inputs that hold such a
+  // message for a class, word-wide per class (holders_i is in the layout this needs: no transpose).
+  logic [NumCls*NumIn-1:0] crd_ok;
+
+  always_comb begin
+    req_o = '0;
+    for (int c = 0; c < NumCls; c++) begin
+      crd_ok[c*NumIn +: NumIn] = {NumIn{avail_o[c]}} & ({NumIn{plenty[c]}} | turn[c*NumIn +: NumIn]);
+      req_o = req_o | (holders_i[c*NumIn +: NumIn] & crd_ok[c*NumIn +: NumIn]);
+    end
+  end
+
+  // The matched input's classes: its bit of each class's holders and permissions.
   always_comb begin
     for (int c = 0; c < NumCls; c++)
-      crd_ok_o[c*NumIn +: NumIn] = {NumIn{avail_o[c]}} & ({NumIn{plenty[c]}} | turn[c*NumIn +: NumIn]);
+      match_elig_o[c] = holders_i[c*NumIn + 32'(match_in_i)] & crd_ok[c*NumIn + 32'(match_in_i)];
   end
 
   // ---- allocation: the class sent, its credit and turn taken ----
@@ -168,13 +188,10 @@ module sw_egress #(
 
   assign lost = s2_sink_q | fenced_i;
 
-  // The column compares the index with each input rather than selecting in_msg_i[idx*FlitW +:
-  // FlitW]: Yosys builds that select as a shifter behind a multiplier by FlitW (not a power of
-  // two), twice the cells (18 364 against 9 146 for the 8-input egress).
+  assign xbar_sel_o = s2_in_q;
+
   always_comb begin
-    xbar = '0;
-    for (int i = 0; i < NumIn; i++)
-      if (s2_in_q == InW'(i)) xbar = in_msg_i[i*FlitW +: FlitW];
+    xbar = xbar_msg_i;
     if (s2_msi_q) begin
       xbar = '0;
       xbar[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;

@@ -4,11 +4,12 @@
 // One input port of the CXL switch: the link's receive side.
 //
 // A message arriving on the link goes into this port's shared buffer (voq_buf), on the virtual
-// output queue of its (output port, class); the route comes from the switch's routing table. Each
-// cycle the port tells the allocator which outputs it could send to: a queue of that output holds a
-// message of a class the switch lets this port send there now (crd_ok_i: the output holds a credit
-// of the class and it is this port's turn for it); when the allocator matches it to an output, a
-// round-robin over the eligible classes picks the message, which leaves its queue that cycle (the
+// output queue of its (output port, class); the route comes from the switch's routing table. The
+// port shows which queues hold a message (nonempty_o, and each cycle's change of it, ne_set_* and
+// ne_clr_*); the switch's outputs turn that into the allocator's requests (sw_egress: a queue of the
+// output holds a message of a class the output may take from this port now, by its credits and
+// turns). When the allocator matches the port to an output, a round-robin over the classes that
+// output can take from it (match_elig_i) picks the message, which leaves its queue that cycle (the
 // allocation stage). The port registers the entry that held it and reads the message out of the
 // buffer memory the next cycle, toward the crossbar (the traversal stage): deq_msg_o is the
 // message matched in the previous cycle. voq_buf keeps a freed entry's word for that cycle.
@@ -20,9 +21,9 @@
 // CrdPerCls * NUM_CLASSES messages, so a sender that respects its credits never finds it full and
 // no class can take another's space: a request can never block a response here.
 //
-// Fenced (fenced_i: the switch declared the port's node failed): the port requests nothing, drops
-// whatever arrives, returns no credit, and drains its buffer, one message per cycle, scanning the
-// queues in turn; every dropped message is counted (drop_o).
+// Fenced (fenced_i: the switch declared the port's node failed): the switch takes no request from
+// it; the port drops whatever arrives, returns no credit, and drains its buffer, one message per
+// cycle, scanning the queues in turn; every dropped message is counted (drop_o).
 module sw_ingress #(
   /// number of output ports of the switch
   parameter int unsigned NumOut    = 4,
@@ -31,7 +32,8 @@ module sw_ingress #(
   localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
   localparam int unsigned FlitW    = msg_pkg::FLIT_W,
   localparam int unsigned OutW     = (NumOut > 1) ? $clog2(NumOut) : 1,
-  localparam int unsigned ClsW     = $clog2(NumCls)
+  localparam int unsigned ClsW     = $clog2(NumCls),
+  localparam int unsigned QW       = $clog2(NumOut * NumCls)
 ) (
   /// switch clock
   input  wire logic                     clk_i,
@@ -55,18 +57,25 @@ module sw_ingress #(
   input  wire logic                     fenced_i,
   /// messages from the fenced node dropped this cycle (one arriving, one drained)
   output logic      [1:0]               drop_o,
-  /// per output and class, row-major (o*NumCls + c): this port may send the class there now
-  input  wire logic [NumOut*NumCls-1:0] crd_ok_i,
-  /// per output and class: a queue holds a message (the switch's credit turn arbiters look at it)
+  /// per output and class, row-major (o*NumCls + c): a queue holds a message
   output logic      [NumOut*NumCls-1:0] nonempty_o,
+  /// this cycle sets bit ne_set_q_o of nonempty_o (from the next cycle on)
+  output logic                          ne_set_o,
+  /// the queue (o*NumCls + c) whose bit ne_set_o sets
+  output logic      [QW-1:0]            ne_set_q_o,
+  /// this cycle clears bit ne_clr_q_o of nonempty_o (from the next cycle on)
+  output logic                          ne_clr_o,
+  /// the queue whose bit ne_clr_o clears
+  output logic      [QW-1:0]            ne_clr_q_o,
   /// per class: a message of the class waits in the buffer and none of it left this cycle
   output logic      [NumCls-1:0]        stall_o,
-  /// per output: this port has a message the output can take now (the allocator's request)
-  output logic      [NumOut-1:0]        req_o,
   /// the allocator matched this port this cycle
   input  wire logic                     match_valid_i,
   /// the output it is matched to
   input  wire logic [OutW-1:0]          match_out_i,
+  /// per class: the matched output can take a message of the class from this port now (a queue
+  /// holds one, and the output's credits and turns allow it)
+  input  wire logic [NumCls-1:0]        match_elig_i,
   /// the class of the message that leaves toward the matched output (valid with match_valid_i)
   output logic      [ClsW-1:0]          deq_cls_o,
   /// the message matched in the previous cycle (traversal stage)
@@ -76,8 +85,8 @@ module sw_ingress #(
 );
   localparam int unsigned NumQ  = NumOut * NumCls;
   localparam int unsigned Depth = CrdPerCls * NumCls;
-  localparam int unsigned QW    = (NumQ > 1) ? $clog2(NumQ) : 1;
   localparam int unsigned CntW  = $clog2(Depth + 1);
+  localparam int unsigned OccW  = $clog2(CrdPerCls + 1);
 
   if (NumOut < 2) begin : g_bad_out
     $error("sw_ingress: NumOut must be at least 2");
@@ -98,20 +107,16 @@ module sw_ingress #(
   assign enq_q     = QW'(rx_route_out_i) * QW'(NumCls) + QW'(rx_cls);
   assign rx_sunk_o = rx_valid_i & ~rx_route_valid_i & ~fenced_i;
 
-  // ---- requests and the class of the matched output ----
+  // ---- the class of the matched output ----
   logic [NumQ-1:0]   nonempty;
   logic [NumCls-1:0] elig, pick;
   logic [ClsW-1:0]   pick_idx;
   logic              pick_valid, deq;
 
   assign nonempty_o = nonempty;
-
-  always_comb begin
-    for (int o = 0; o < NumOut; o++)
-      req_o[o] = ~fenced_i & |(nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls]);
-  end
-
-  assign elig = nonempty[32'(match_out_i)*NumCls +: NumCls] & crd_ok_i[32'(match_out_i)*NumCls +: NumCls];
+  // The round-robin sees no request while the port is unmatched (its pointer moves only when a
+  // message leaves, so this changes nothing it decides).
+  assign elig       = match_elig_i & {NumCls{match_valid_i}};
 
   rr_arb #(
     .N (NumCls)
@@ -128,32 +133,71 @@ module sw_ingress #(
   assign deq_cls_o = pick_idx;
 
   // ---- drain while fenced: one queue after the other, a message per cycle ----
-  logic [QW-1:0] drain_q, drain_d;
-  logic          drain;
+  // The queue drained is (drain_out_q, drain_cls_q), stepping through the classes of an output,
+  // then to the next output: queue number drain_out_q * NumCls + drain_cls_q counting up, wrapping.
+  logic [OutW-1:0] drain_out_q, drain_out_d;
+  logic [ClsW-1:0] drain_cls_q, drain_cls_d;
+  logic [QW-1:0]   drain_q;
+  logic            drain;
 
+  assign drain_q = QW'(drain_out_q) * QW'(NumCls) + QW'(drain_cls_q);
   assign drain   = fenced_i & nonempty[drain_q];
-  assign drain_d = (!fenced_i || drain) ? drain_q : (drain_q == QW'(NumQ - 1)) ? '0 : drain_q + 1'b1;
+
+  always_comb begin
+    drain_out_d = drain_out_q;
+    drain_cls_d = drain_cls_q;
+    if (fenced_i && !drain) begin
+      if (drain_cls_q != ClsW'(NumCls - 1)) begin
+        drain_cls_d = drain_cls_q + 1'b1;
+      end else begin
+        drain_cls_d = '0;
+        drain_out_d = (drain_out_q == OutW'(NumOut - 1)) ? '0 : drain_out_q + 1'b1;
+      end
+    end
+  end
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) drain_q <= '0;
-    else         drain_q <= drain_d;
+    if (!rst_ni) begin
+      drain_out_q <= '0;
+      drain_cls_q <= '0;
+    end else begin
+      drain_out_q <= drain_out_d;
+      drain_cls_q <= drain_cls_d;
+    end
   end
 
   assign deq    = (match_valid_i & pick_valid) | drain;
   assign drop_o = {rx_valid_i & fenced_i, drain};
 
-  // Word-wide, not bit by bit: Verilator writes a bit loop out per bit and per instance.
-  logic [NumCls-1:0] held;
+  // ---- per class: messages in the buffer (for stall_o), counted as they enter and leave ----
+  // Cheaper than OR-ing the class's bit of every output's queues each cycle, and the same.
+  logic [NumCls*OccW-1:0] occ_q, occ_d;
+  logic [NumCls-1:0]      held;
+  logic [ClsW-1:0]        deq_cls;
+
+  assign deq_cls = drain ? drain_cls_q : pick_idx;
 
   always_comb begin
-    held = '0;
-    for (int o = 0; o < NumOut; o++) held = held | nonempty[o*NumCls +: NumCls];
+    occ_d = occ_q;
+    if (enq) occ_d[32'(rx_cls[ClsW-1:0])*OccW +: OccW] = occ_d[32'(rx_cls[ClsW-1:0])*OccW +: OccW] + OccW'(1);
+    if (deq) occ_d[32'(deq_cls)*OccW +: OccW] = occ_d[32'(deq_cls)*OccW +: OccW] - OccW'(1);
+    for (int c = 0; c < NumCls; c++) held[c] = occ_q[c*OccW +: OccW] != '0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) occ_q <= '0;
+    else         occ_q <= occ_d;
   end
 
   assign stall_o = held & ~(pick & {NumCls{deq & ~drain}});
 
   logic [CntW-1:0] free_unused;
   logic            buf_idle;
+  logic [QW-1:0]   deq_q;
+
+  assign deq_q      = drain ? drain_q : QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx);
+  assign ne_set_q_o = enq_q;
+  assign ne_clr_q_o = deq_q;
   logic [$clog2(Depth)-1:0] head_entry, sent_entry_q;
 
   // The traversal stage reads the entry matched in the previous cycle.
@@ -173,11 +217,13 @@ module sw_ingress #(
     .enq_data_i   (rx_msg_i),
     .enq_ready_o  (enq_ready),
     .deq_valid_i  (deq),
-    .deq_q_i      (drain ? drain_q : QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx)),
+    .deq_q_i      (deq_q),
     .deq_entry_o  (head_entry),
     .rd_entry_i   (sent_entry_q),
     .rd_data_o    (deq_msg_o),
     .q_nonempty_o (nonempty),
+    .q_set_o      (ne_set_o),
+    .q_clr_o      (ne_clr_o),
     .free_o       (free_unused),
     .idle_o       (buf_idle)
   );
@@ -211,6 +257,11 @@ module sw_ingress #(
   `ASSERT(restart_empty, !(restart_i && !buf_idle))
   // The allocator only matches a port to an output it requested.
   `ASSERT(match_was_requested, !(match_valid_i && !pick_valid))
+  // A fenced port is never matched; what the matched output can take from it, it holds.
+  `ASSERT(fenced_not_matched, !(fenced_i && match_valid_i))
+  `ASSERT(elig_is_held, (elig & ~nonempty[32'(match_out_i)*NumCls +: NumCls]) == '0)
+  // The per-class counts are the buffer's contents class by class.
+  `ASSERT(occupancy_in_range, !(enq && !deq && occ_q[32'(rx_cls[ClsW-1:0])*OccW +: OccW] == OccW'(CrdPerCls)))
 
 endmodule
 `default_nettype wire

@@ -4,7 +4,9 @@
 // One input port of the CXL switch without virtual output queues (cxl_switch with Voq = 0): the
 // input-queued FIFO switch that head-of-line blocking caps at 58.6 % of line rate under uniform
 // random traffic (Karol, Hluchyj and Morgan, 1987). It exists to be measured against sw_ingress;
-// its ports and their meaning are exactly sw_ingress's.
+// its ports and their meaning are sw_ingress's, but for the change of nonempty_o, which it does
+// not announce (a head that leaves can uncover one for another output): the switch reads nonempty_o
+// itself.
 //
 // A message arriving on the link goes, with its output port from the routing table, into the FIFO
 // of its class: one FIFO of CrdPerCls entries per class (fifo, storage in a ram_1r1w), so the port
@@ -17,9 +19,9 @@
 // for the next (the traversal stage, as in sw_ingress).
 //
 // Credits, routing, sinking and fencing as in sw_ingress: CrdPerCls credits per class advertised
-// at (re)start, one returned per message that leaves or is sunk for want of a route; a fenced port
-// requests nothing, drops what arrives, returns no credit and drains its FIFOs one message per
-// cycle, class after class, counting every dropped message (drop_o).
+// at (re)start, one returned per message that leaves or is sunk for want of a route; the switch
+// takes no request from a fenced port, which drops what arrives, returns no credit and drains its
+// FIFOs one message per cycle, class after class, counting every dropped message (drop_o).
 module sw_ingress_fifo #(
   /// number of output ports of the switch
   parameter int unsigned NumOut    = 4,
@@ -52,19 +54,17 @@ module sw_ingress_fifo #(
   input  wire logic                     fenced_i,
   /// messages from the fenced node dropped this cycle (one arriving, one drained)
   output logic      [1:0]               drop_o,
-  /// per output and class, row-major (o*NumCls + c): this port may send the class there now
-  input  wire logic [NumOut*NumCls-1:0] crd_ok_i,
   /// per output and class: the head of the class's FIFO goes to the output (the switch's credit
   /// turn arbiters look at it)
   output logic      [NumOut*NumCls-1:0] nonempty_o,
   /// per class: a message of the class waits in its FIFO and none of it left this cycle
   output logic      [NumCls-1:0]        stall_o,
-  /// per output: this port has a head message the output can take now (the allocator's request)
-  output logic      [NumOut-1:0]        req_o,
   /// the allocator matched this port this cycle
   input  wire logic                     match_valid_i,
   /// the output it is matched to
   input  wire logic [OutW-1:0]          match_out_i,
+  /// per class: the matched output can take this class's head from this port now
+  input  wire logic [NumCls-1:0]        match_elig_i,
   /// the class of the message that leaves toward the matched output (valid with match_valid_i)
   output logic      [ClsW-1:0]          deq_cls_o,
   /// the message matched in the previous cycle (traversal stage)
@@ -135,17 +135,8 @@ module sw_ingress_fifo #(
 
   assign nonempty_o = nonempty;
 
-  always_comb begin
-    for (int o = 0; o < NumOut; o++)
-      req_o[o] = ~fenced_i & |(nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls]);
-  end
-
-  always_comb begin
-    elig = '0;
-    for (int o = 0; o < NumOut; o++)
-      if (OutW'(o) == match_out_i)
-        elig = nonempty[o*NumCls +: NumCls] & crd_ok_i[o*NumCls +: NumCls];
-  end
+  // No request for the round-robin while unmatched (its pointer moves only when a message leaves).
+  assign elig = match_elig_i & {NumCls{match_valid_i}};
 
   rr_arb #(
     .N (NumCls)
@@ -223,8 +214,11 @@ module sw_ingress_fifo #(
   `ASSERT(rx_after_credit_advert, !(rx_valid_i && !fenced_i && !crd_open))
   // A port restarts only with empty FIFOs (at enable, or re-admitted after its drain).
   `ASSERT(restart_empty, !(restart_i && !buf_idle))
-  // The allocator only matches a port to an output it requested.
+  // The allocator only matches a port to an output it requested; never a fenced one; what the
+  // matched output can take from the port, the port holds for it.
   `ASSERT(match_was_requested, !(match_valid_i && !pick_valid))
+  `ASSERT(fenced_not_matched, !(fenced_i && match_valid_i))
+  `ASSERT(elig_is_held, (elig & ~nonempty[32'(match_out_i)*NumCls +: NumCls]) == '0)
 
 endmodule
 `default_nettype wire

@@ -6,8 +6,12 @@
 // queue and per entry is flops. Per operation the block touches O(1) entries and never loops over
 // the queues, so many instances stay cheap to simulate.
 //
-// Timing (no output is combinational from enq_valid_i, enq_q_i, enq_data_i or deq_valid_i):
+// Timing (no output but q_set_o and q_clr_o is combinational from enq_valid_i, enq_q_i,
+// enq_data_i or deq_valid_i):
 //   - q_nonempty_o, free_o, enq_ready_o and idle_o are functions of the state only (registered).
+//   - q_set_o and q_clr_o announce this cycle's change of q_nonempty_o (bit enq_q_i set, bit
+//     deq_q_i cleared, from the next cycle), so that a reader keeping its own copy of the bits in
+//     another layout (the switch keeps them per output) follows them without scanning them.
 //   - deq_entry_o is combinational from deq_q_i alone: the entry holding the head word of queue
 //     deq_q_i at the start of the cycle, meaningful while q_nonempty_o[deq_q_i] is high, whether or
 //     not the queue is popped. Path: deq_q_i -> head tables.
@@ -78,6 +82,11 @@ module voq_buf #(
   output logic [Width-1:0] rd_data_o,
   /// Bit q: queue q holds at least one word (registered).
   output logic [NumQ-1:0]  q_nonempty_o,
+  /// This cycle enqueues: q_nonempty_o[enq_q_i] is set from the next cycle (combinational).
+  output logic             q_set_o,
+  /// This cycle's dequeue empties its queue: q_nonempty_o[deq_q_i] is clear from the next cycle
+  /// (combinational).
+  output logic             q_clr_o,
   /// Free entries, 0 ..= Depth (registered).
   output logic [CntW-1:0]  free_o,
   /// Every queue is empty (free_o == Depth; registered): nothing changes until enq_valid_i rises.
@@ -123,6 +132,8 @@ module voq_buf #(
 
   assign enq_ready_o  = free_q != '0;
   assign q_nonempty_o = nonempty_q;
+  assign q_set_o      = enq;
+  assign q_clr_o      = deq_empties;
   assign free_o       = free_q;
   assign idle_o       = free_q == CntW'(Depth);
 

@@ -31,9 +31,10 @@ test-lu: $(BIN)/lu_tests ## build and run only the Logging Unit's tests (TEST_AR
 # it (BENCH_BINS), writing build/bench/lu.{csv,json}.
 $(eval $(call vmodel,logging_unit_fast,logging_unit,,fast))
 ALL_MODELS += logging_unit_fast
-$(OBJ)/csim/main/lu_bench.o: $(VMODEL_HDR_logging_unit_fast)
+# --trace runs on the test flavour (the fast one has no tracing), linked too.
+$(OBJ)/csim/main/lu_bench.o: $(VMODEL_HDR_logging_unit_fast) $(VMODEL_HDR_logging_unit)
 $(BIN)/lu_bench: $(OBJ)/csim/main/lu_bench.o $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o \
-                 $(VMODEL_OBJS_logging_unit_fast) $(VL_RT_OBJS)
+                 $(VMODEL_OBJS_logging_unit_fast) $(VMODEL_OBJS_logging_unit) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 

@@ -17,6 +17,8 @@ module voq_buf_tb (
   input  logic        d2w8q1_deq_q_i,
   output logic [7:0]  d2w8q1_deq_data_o,
   output logic        d2w8q1_q_nonempty_o,
+  output logic        d2w8q1_q_set_o,
+  output logic        d2w8q1_q_clr_o,
   output logic [1:0]  d2w8q1_free_o,
   output logic        d2w8q1_idle_o,
   /// d4w8q3: voq_buf Depth 4, Width 8, NumQ 3.
@@ -28,6 +30,8 @@ module voq_buf_tb (
   input  logic [1:0]  d4w8q3_deq_q_i,
   output logic [7:0]  d4w8q3_deq_data_o,
   output logic [2:0]  d4w8q3_q_nonempty_o,
+  output logic        d4w8q3_q_set_o,
+  output logic        d4w8q3_q_clr_o,
   output logic [2:0]  d4w8q3_free_o,
   output logic        d4w8q3_idle_o,
   /// d5w8q2: voq_buf Depth 5, Width 8, NumQ 2.
@@ -39,6 +43,8 @@ module voq_buf_tb (
   input  logic        d5w8q2_deq_q_i,
   output logic [7:0]  d5w8q2_deq_data_o,
   output logic [1:0]  d5w8q2_q_nonempty_o,
+  output logic        d5w8q2_q_set_o,
+  output logic        d5w8q2_q_clr_o,
   output logic [2:0]  d5w8q2_free_o,
   output logic        d5w8q2_idle_o,
   /// d3w1q4: voq_buf Depth 3, Width 1, NumQ 4.
@@ -50,6 +56,8 @@ module voq_buf_tb (
   input  logic [1:0]  d3w1q4_deq_q_i,
   output logic        d3w1q4_deq_data_o,
   output logic [3:0]  d3w1q4_q_nonempty_o,
+  output logic        d3w1q4_q_set_o,
+  output logic        d3w1q4_q_clr_o,
   output logic [1:0]  d3w1q4_free_o,
   output logic        d3w1q4_idle_o,
   /// d16w70q11: voq_buf Depth 16, Width 70, NumQ 11.
@@ -61,6 +69,8 @@ module voq_buf_tb (
   input  logic [3:0]  d16w70q11_deq_q_i,
   output logic [69:0] d16w70q11_deq_data_o,
   output logic [10:0] d16w70q11_q_nonempty_o,
+  output logic        d16w70q11_q_set_o,
+  output logic        d16w70q11_q_clr_o,
   output logic [4:0]  d16w70q11_free_o,
   output logic        d16w70q11_idle_o,
   /// d64w70q352: voq_buf Depth 64, Width 70, NumQ 352.
@@ -72,6 +82,8 @@ module voq_buf_tb (
   input  logic [8:0]  d64w70q352_deq_q_i,
   output logic [69:0] d64w70q352_deq_data_o,
   output logic [351:0]d64w70q352_q_nonempty_o,
+  output logic        d64w70q352_q_set_o,
+  output logic        d64w70q352_q_clr_o,
   output logic [6:0]  d64w70q352_free_o,
   output logic        d64w70q352_idle_o
 );
@@ -90,6 +102,8 @@ module voq_buf_tb (
     .rd_entry_i   (d2w8q1_entry),
     .rd_data_o    (d2w8q1_deq_data_o),
     .q_nonempty_o (d2w8q1_q_nonempty_o),
+    .q_set_o      (d2w8q1_q_set_o),
+    .q_clr_o      (d2w8q1_q_clr_o),
     .free_o       (d2w8q1_free_o),
     .idle_o       (d2w8q1_idle_o)
   );
@@ -108,6 +122,8 @@ module voq_buf_tb (
     .rd_entry_i   (d4w8q3_entry),
     .rd_data_o    (d4w8q3_deq_data_o),
     .q_nonempty_o (d4w8q3_q_nonempty_o),
+    .q_set_o      (d4w8q3_q_set_o),
+    .q_clr_o      (d4w8q3_q_clr_o),
     .free_o       (d4w8q3_free_o),
     .idle_o       (d4w8q3_idle_o)
   );
@@ -126,6 +142,8 @@ module voq_buf_tb (
     .rd_entry_i   (d5w8q2_entry),
     .rd_data_o    (d5w8q2_deq_data_o),
     .q_nonempty_o (d5w8q2_q_nonempty_o),
+    .q_set_o      (d5w8q2_q_set_o),
+    .q_clr_o      (d5w8q2_q_clr_o),
     .free_o       (d5w8q2_free_o),
     .idle_o       (d5w8q2_idle_o)
   );
@@ -144,6 +162,8 @@ module voq_buf_tb (
     .rd_entry_i   (d3w1q4_entry),
     .rd_data_o    (d3w1q4_deq_data_o),
     .q_nonempty_o (d3w1q4_q_nonempty_o),
+    .q_set_o      (d3w1q4_q_set_o),
+    .q_clr_o      (d3w1q4_q_clr_o),
     .free_o       (d3w1q4_free_o),
     .idle_o       (d3w1q4_idle_o)
   );
@@ -162,6 +182,8 @@ module voq_buf_tb (
     .rd_entry_i   (d16w70q11_entry),
     .rd_data_o    (d16w70q11_deq_data_o),
     .q_nonempty_o (d16w70q11_q_nonempty_o),
+    .q_set_o      (d16w70q11_q_set_o),
+    .q_clr_o      (d16w70q11_q_clr_o),
     .free_o       (d16w70q11_free_o),
     .idle_o       (d16w70q11_idle_o)
   );
@@ -180,6 +202,8 @@ module voq_buf_tb (
     .rd_entry_i   (d64w70q352_entry),
     .rd_data_o    (d64w70q352_deq_data_o),
     .q_nonempty_o (d64w70q352_q_nonempty_o),
+    .q_set_o      (d64w70q352_q_set_o),
+    .q_clr_o      (d64w70q352_q_clr_o),
     .free_o       (d64w70q352_free_o),
     .idle_o       (d64w70q352_idle_o)
   );

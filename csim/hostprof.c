@@ -1,0 +1,62 @@
+#include "hostprof.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+
+/* The zone running now, and the samples of the profile on (see hostprof.h for why these are the
+ * process's). Written by the signal handler: sig_atomic_t, volatile. */
+static volatile sig_atomic_t zone_now = HOSTPROF_MODELS;
+static volatile sig_atomic_t counts[HOSTPROF_NZONES];
+static struct sigaction old_action;
+
+const char *hostprof_zone_name(hostprof_zone_e z)
+{
+    static const char *const names[HOSTPROF_NZONES] = {"models", "kernel", "fabric", "lu", "dir"};
+    return (unsigned)z < HOSTPROF_NZONES ? names[z] : "?";
+}
+
+hostprof_zone_e hostprof_enter(hostprof_zone_e z)
+{
+    hostprof_zone_e prev = (hostprof_zone_e)zone_now;
+    zone_now = (sig_atomic_t)z;
+    return prev;
+}
+
+void hostprof_leave(hostprof_zone_e prev) { zone_now = (sig_atomic_t)prev; }
+
+static void on_prof(int sig)
+{
+    (void)sig;
+    sig_atomic_t z = zone_now;
+    if (z >= 0 && z < HOSTPROF_NZONES)
+        counts[z]++;
+}
+
+int hostprof_start(void)
+{
+    for (unsigned i = 0; i < HOSTPROF_NZONES; i++)
+        counts[i] = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, &old_action))
+        return -1;
+    struct itimerval it = {.it_interval = {0, HOSTPROF_PERIOD_US}, .it_value = {0, HOSTPROF_PERIOD_US}};
+    return setitimer(ITIMER_PROF, &it, NULL) ? -1 : 0;
+}
+
+void hostprof_stop(hostprof_t *out)
+{
+    struct itimerval off;
+    memset(&off, 0, sizeof off);
+    setitimer(ITIMER_PROF, &off, NULL);
+    sigaction(SIGPROF, &old_action, NULL);
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < HOSTPROF_NZONES; i++) {
+        out->samples[i] = (uint64_t)counts[i];
+        out->total += out->samples[i];
+    }
+}

@@ -1,0 +1,48 @@
+/* Where the host's time goes: a sampling profile by zone, for the benchmarks.
+ *
+ * The simulator marks which part of it runs (hostprof_enter / hostprof_leave around the calls into
+ * the Verilated models, and the kernel around its own work and the events it runs), and, while a
+ * profile is on (hostprof_start), a CPU-time timer (ITIMER_PROF) samples the mark every
+ * HOSTPROF_PERIOD_US of the process's CPU time. The shares of the samples are the shares of host
+ * time. Marking costs one store; with no profile on, nothing samples it.
+ *
+ * This is the one process-wide state of csim, on purpose: a timer signal is delivered to the
+ * process, and the zone is what the process is doing, whichever simulation it is. Simulations
+ * that run one after another in one process (the benchmark's rows) each take their own profile
+ * (start, run, stop). */
+#ifndef HOSTPROF_H
+#define HOSTPROF_H
+
+#include <stdint.h>
+
+typedef enum hostprof_zone {
+    HOSTPROF_MODELS, /* C models: cores, caches, CXL ports, links, memories, software, workloads */
+    HOSTPROF_KERNEL, /* the event queue itself (taking and scheduling events) */
+    HOSTPROF_FABRIC, /* the Verilated fabric_top (the switch), its C shim included */
+    HOSTPROF_LU,     /* the Verilated Logging Units */
+    HOSTPROF_DIR,    /* the Verilated directory controllers */
+    HOSTPROF_NZONES
+} hostprof_zone_e;
+
+#define HOSTPROF_PERIOD_US 1000u
+
+/** The zone's name: models, kernel, fabric, lu, dir. */
+const char *hostprof_zone_name(hostprof_zone_e z);
+
+/** Marks zone z as running; returns the zone it interrupts, for hostprof_leave. */
+hostprof_zone_e hostprof_enter(hostprof_zone_e z);
+/** Back to the zone hostprof_enter returned. */
+void hostprof_leave(hostprof_zone_e prev);
+
+/** Samples per zone of one profile. */
+typedef struct hostprof {
+    uint64_t samples[HOSTPROF_NZONES];
+    uint64_t total;
+} hostprof_t;
+
+/** Starts sampling (zeroes the counts). 0, or -1 when the timer cannot be set. */
+int hostprof_start(void);
+/** Stops sampling and returns the counts of the profile. */
+void hostprof_stop(hostprof_t *out);
+
+#endif
