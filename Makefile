@@ -75,10 +75,16 @@ endif
 
 VERILATOR := verilator
 VL_COMMON := --cc -Wall -Irtl/include $(VLT)
-# Test flavour: assertions on, X values randomized (seeded per model instance), FST tracing.
-VL_test   := -O3 --assert --x-assign unique --x-initial unique --trace-fst --trace-structs
+# Test flavour: assertions on, X values randomized (seeded per model instance).
+VL_test   := -O3 --assert --x-assign unique --x-initial unique
 # Fast flavour: for benchmarks; no assertions and no tracing (a traced run uses a test-flavour model).
 VL_fast   := -O3 --x-assign fast --x-initial fast
+# FST tracing, in the test-flavour models a user traces: every fabric shape (diktamo_sim --trace),
+# the directory (make waves-dir) and the Logging Unit (lu_bench --trace) at their system sizes. The
+# others (test harnesses, the switch on its own, the small parameter sets, the synthesis form) build
+# faster without it.
+VL_TRACE  := --trace-fst --trace-structs
+vl_traced  = $(or $(filter fabric_top_%,$(filter-out %_synth %_fast,$(1))),$(filter dir_ctrl logging_unit,$(1)))
 VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
 VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 VL_CXXFLAGS := -std=gnu++17 -O2 -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
@@ -91,10 +97,15 @@ $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
 # $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL)
 # from TOP's file list, build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
 # Defines VMODEL_OBJS_MODEL (what to link) and VMODEL_HDR_MODEL (the C header).
+# The model's Verilator options are kept in build/vl/MODEL/options, rewritten only when they change,
+# so that a change of flavour, tracing or parameters rebuilds the model.
 define vmodel
-$(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) | $(SETUP)
+VL_OPTS_$(1) := $(VL_COMMON) $(VL_$(4)) $(if $(call vl_traced,$(1)),$(VL_TRACE)) --prefix V$(1) --top-module $(2) $(3)
+$(B)/vl/$(1)/options: vl-options-force
+	@mkdir -p $$(@D); echo '$$(VL_OPTS_$(1))' | cmp -s - $$@ || echo '$$(VL_OPTS_$(1))' > $$@
+$(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) $(B)/vl/$(1)/options | $(SETUP)
 	@mkdir -p $(B)/vl/$(1)
-	$(VERILATOR) $(VL_COMMON) $(VL_$(4)) --prefix V$(1) --top-module $(2) -Mdir $(B)/vl/$(1) $(3) \
+	$(VERILATOR) $$(VL_OPTS_$(1)) -Mdir $(B)/vl/$(1) \
 	  $(RTL_PKGS) $(FLIST_$(2)) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
@@ -106,6 +117,8 @@ $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1
 VMODEL_OBJS_$(1) := $(OBJ)/vw/vw_$(1).o $(B)/vl/$(1)/V$(1)__ALL.a
 VMODEL_HDR_$(1) := $(GEN)/vw/vw_$(1).h
 endef
+
+.PHONY: vl-options-force
 
 # Test-harness tops: every tb/hdl/NAME.sv is Verilated (test flavour) as model NAME.
 TB_MODELS := $(basename $(notdir $(TB_HDL)))

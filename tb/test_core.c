@@ -22,7 +22,7 @@
 #include "cn/addr.h"
 #include "cn/core.h"
 #include "rng.h"
-#include "sb/flat_mem.h"
+#include "mem/flat_mem.h"
 #include "sb/litmus.h"
 #include "tb_seed.h"
 

@@ -4,7 +4,7 @@
 
 #include "cn/addr.h"
 #include "rng.h"
-#include "sb/flat_mem.h"
+#include "mem/flat_mem.h"
 #include "tb_seed.h"
 
 typedef struct log {

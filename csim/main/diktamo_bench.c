@@ -22,6 +22,8 @@
 #include "cn/wl_api.h"
 #include "config.h"
 #include "fabric.h"
+#include "flat_run.h"
+#include "hostprof.h"
 #include "kernel.h"
 #include "lu_node.h"
 #include "mn_node.h"
@@ -119,7 +121,16 @@ typedef struct sys_result {
     double wall, instr_per_s, cycles_per_s, clocked_per_s, exec_us;
     uint64_t instr, cycles, clocked;
     unsigned threads;
+    hostprof_t prof;          /* where the run's host time went */
+    double core_instr_per_s;  /* the core model alone (flat_run) on the same threads */
+    double ratio;             /* instr_per_s / core_instr_per_s */
 } sys_result_t;
+
+/* The flat memory's latency for the core model alone: an L1 hit's round trip (Table II: 5 cycles). */
+static uint64_t flat_latency_ps(const sim_config_t *c)
+{
+    return c->l1.latency_cycles * PS_PER_S / c->core.freq_hz;
+}
 
 /* Runs workload wname on config path under WB, or what the sets say; 0, or -1 with a message. */
 static int bench_system(const char *path, const char *wname, const char *const *sets, sys_result_t *res)
@@ -155,9 +166,13 @@ static int bench_system(const char *path, const char *wname, const char *const *
         fprintf(stderr, "diktamo_bench: %s %s: %s\n", path, wname, err);
         goto out;
     }
+    hostprof_t prof = {0};
+    int prof_ok = hostprof_start() == 0;
     double t0 = progress_wall_seconds();
     run_end_e how = system_run(s, c.sim.end_time_ps, NULL);
     double dt = progress_wall_seconds() - t0;
+    if (prof_ok)
+        hostprof_stop(&prof);
     oracle_report_t rep;
     if (how != RUN_DONE || system_check(s, NULL, 0, &rep, err)) {
         fprintf(stderr, "diktamo_bench: %s %s: the run %s\n", path, wname,
@@ -176,6 +191,16 @@ static int bench_system(const char *path, const char *wname, const char *const *
     res->instr_per_s = (double)res->instr / dt;
     res->cycles_per_s = (double)res->cycles / dt;
     res->clocked_per_s = (double)res->clocked / dt;
+    res->prof = prof;
+    /* The same threads on the core model alone, over a flat memory. */
+    flat_run_result_t fr;
+    char ferr[FLAT_RUN_ERR_MAX];
+    if (flat_run(&c, workload_find(wname), flat_latency_ps(&c), &fr, ferr)) {
+        fprintf(stderr, "diktamo_bench: %s %s: the core model alone: %s\n", path, wname, ferr);
+        goto out;
+    }
+    res->core_instr_per_s = fr.wall_s > 0 ? (double)fr.instructions / fr.wall_s : 0.0;
+    res->ratio = res->core_instr_per_s > 0 ? res->instr_per_s / res->core_instr_per_s : 0.0;
     rc = 0;
 out:
     system_free(s);
@@ -348,9 +373,14 @@ int main(int argc, char **argv)
     /* system */
     stats_t ss;
     stats_init(&ss);
-    const char *scols[] = {"config", "workload", "threads", "instructions", "sim_us", "fabric_cycles", "clocked",
-                           "wall_s", "instr_per_s", "sim_cycles_per_s", "clocked_cycles_per_s"};
-    stats_table_t *st = stats_table_new("system: workloads on the whole system (fast flavour)", 11, scols);
+    const char *scols[] = {"config",   "workload",   "threads",   "instructions", "sim_us",
+                           "fabric_cycles", "clocked", "wall_s",    "instr_per_s",  "sim_cycles_per_s",
+                           "clocked_cycles_per_s",    "core_instr_per_s", "ratio", "host_fabric", "host_lu",
+                           "host_dir", "host_models", "host_kernel"};
+    stats_table_t *st = stats_table_new("system: workloads on the whole system (fast flavour); core_instr_per_s: the "
+                                        "core model alone on the same threads over a flat memory; host_*: shares "
+                                        "of host time (sampled)",
+                                        18, scols);
     /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table). */
     const struct {
         const char *cfg, *tag;
@@ -384,6 +414,13 @@ int main(int argc, char **argv)
             stats_table_set(st, 8, "%.0f", r.instr_per_s);
             stats_table_set(st, 9, "%.0f", r.cycles_per_s);
             stats_table_set(st, 10, "%.0f", r.clocked_per_s);
+            stats_table_set(st, 11, "%.0f", r.core_instr_per_s);
+            stats_table_set(st, 12, "%.3f", r.ratio);
+            static const hostprof_zone_e zcol[] = {HOSTPROF_FABRIC, HOSTPROF_LU, HOSTPROF_DIR, HOSTPROF_MODELS,
+                                                   HOSTPROF_KERNEL};
+            for (unsigned z = 0; z < 5; z++)
+                stats_table_set(st, 13 + z, "%.2f",
+                                r.prof.total ? (double)r.prof.samples[zcol[z]] / (double)r.prof.total : 0.0);
             char name[128];
             snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "simulated instructions (all cores) per wall second") = r.instr_per_s;
@@ -391,6 +428,18 @@ int main(int argc, char **argv)
             *stats_gauge(&ss, name, "simulated fabric cycles per wall second") = r.cycles_per_s;
             snprintf(name, sizeof name, "system.%s.%s.clocked_cycles_per_s", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "fabric cycles the RTL was clocked per wall second") = r.clocked_per_s;
+            snprintf(name, sizeof name, "system.%s.%s.core_instr_per_s", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "the core model alone on the same threads over a flat memory: instructions per "
+                                    "wall second") = r.core_instr_per_s;
+            snprintf(name, sizeof name, "system.%s.%s.ratio", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "instr_per_s / core_instr_per_s (the cost of the simulated memory system)") =
+                r.ratio;
+            for (unsigned z = 0; z < HOSTPROF_NZONES; z++) {
+                snprintf(name, sizeof name, "system.%s.%s.host.%s", sruns[i].tag, wls[j],
+                         hostprof_zone_name((hostprof_zone_e)z));
+                *stats_gauge(&ss, name, "share of the run's host time in this part (sampled)") =
+                    r.prof.total ? (double)r.prof.samples[z] / (double)r.prof.total : 0.0;
+            }
         }
     if (st->nrows)
         stats_table_print(st, stdout);

@@ -1424,14 +1424,30 @@ module dir_ctrl #(
   assign csr_rdata_o  = csr_rdata_q;
   assign csr_err_o    = csr_err_q;
 
-  // Idle: no transaction, nothing queued or arriving.
+  // Idle: nothing changes until an input does. No transaction at a step it takes by itself (END,
+  // FINISH, INSTALL, MEMRD, DECIDE, START: step_v) or with snoops to send; the others wait on an
+  // input: the data of a read issued (FILLW, MEMW: mem_rsp_valid_i), snoop answers (SNOOP: the
+  // link), the handler (held), or a transaction of their line that waits so itself (WAIT). Nothing
+  // queued or arriving. A directory waiting on DRAM is idle, so the kernel skips it until the
+  // DRAM answers.
   always_comb begin
-    logic any;
-    any = 1'b0;
-    for (int t = 0; t < TxnEntries; t++) any = any | t_valid_q[t];
-    idle_o = ~any & rx_idle & tx_idle & mq_empty & rq_empty & sq_empty & ~rx_valid_i &
+    idle_o = ~|step_v & ~s_any & rx_idle & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
              ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
   end
+
+  // Honest idle: an edge with idle_o high and no other input changes nothing (checked on what every
+  // step and event writes: no event counted, nothing queued, no transaction moved).
+  logic idle_in, txn_same;
+  assign idle_in = idle_o & ~csr_valid_i & (tx_crd_i == '0);
+  always_comb begin
+    txn_same = 1'b1;
+    for (int t = 0; t < TxnEntries; t++)
+      txn_same = txn_same & (t_valid_d[t] == t_valid_q[t]) & (t_st_d[t] == t_st_q[t]);
+  end
+  // A read outstanding (idle or not) is a walk's or a live transaction's, which waits for it.
+  `ASSERT(read_outstanding_is_awaited, rq_empty || rq_out[TW+1] || t_valid_q[rq_out[TW-1:0]])
+  `ASSERT(idle_changes_nothing, !idle_in || (evc == '0 && !mq_push && !rq_push && !sq_push && !mr_push &&
+                                              txn_same))
 
   // ---- assertions ----
   // A memory response always has its read tag; the table never overflows its read tags.

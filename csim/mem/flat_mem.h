@@ -1,5 +1,6 @@
-/* A test memory behind mem_if_t (csim/cn/mem_if.h): one flat, coherent, multi-copy-atomic memory
- * shared by any number of cores, for testing the core model (tb/test_core.c) without caches.
+/* A flat memory behind mem_if_t (csim/cn/mem_if.h): one flat, coherent, multi-copy-atomic memory
+ * shared by any number of cores, for testing the core model (tb/test_core.c) without caches and for
+ * measuring the core model on its own (csim/flat_run.h: a workload on the cores over it).
  *
  * Words live in a sparse hash map (absent words read 0). Every access takes a seeded random
  * latency in [lat_min_ps, lat_max_ps] and is *performed* at its completion event: a load reads,
@@ -30,8 +31,8 @@
  * Addresses are global: local addresses (addr_is_local) are not separated per CN, so tests give
  * each CN's threads their own local addresses. Per-port counters let tests check what a core
  * asked for. */
-#ifndef TB_SB_FLAT_MEM_H
-#define TB_SB_FLAT_MEM_H
+#ifndef MEM_FLAT_MEM_H
+#define MEM_FLAT_MEM_H
 
 #include <stdint.h>
 
