@@ -1425,13 +1425,13 @@ module dir_ctrl #(
   assign csr_err_o    = csr_err_q;
 
   // Idle: nothing changes until an input does. No transaction at a step it takes by itself (END,
-  // FINISH, INSTALL, MEMRD, DECIDE, START: step_v) or with snoops to send; the others wait on an
-  // input: the data of a read issued (FILLW, MEMW: mem_rsp_valid_i), snoop answers (SNOOP: the
-  // link), the handler (held), or a transaction of their line that waits so itself (WAIT). Nothing
-  // queued or arriving. A directory waiting on DRAM is idle, so the kernel skips it until the
-  // DRAM answers.
+  // FINISH, INSTALL, MEMRD, DECIDE, START: step_v), with a failed CN's answers to give up (pg_any)
+  // or with snoops to send; the others wait on an input: the data of a read issued (FILLW, MEMW:
+  // mem_rsp_valid_i), snoop answers (SNOOP: the link), the handler (held), or a transaction of their
+  // line that waits so itself (WAIT). Nothing queued or arriving. A directory waiting on DRAM is
+  // idle, so the kernel skips it until the DRAM answers.
   always_comb begin
-    idle_o = ~|step_v & ~s_any & rx_idle & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
+    idle_o = ~|step_v & ~pg_any & ~s_any & rx_idle & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
              ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
   end
 
