@@ -27,30 +27,19 @@ typedef struct frun {
     uint64_t end_ps;
 } frun_t;
 
-static uint64_t line_round(uint64_t bytes) { return (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES; }
-
 static uint64_t local_slice(const frun_t *r, unsigned cn) { return ADDR_LOCAL_BASE + (uint64_t)cn * r->cfg->mem.local_size_bytes; }
 
 static uint64_t env_alloc_cxl(wl_env_t *e, uint64_t bytes)
 {
     frun_t *r = e->obj;
-    uint64_t b = line_round(bytes);
-    if (b > r->remote_limit || r->remote_next > r->remote_limit - b)
-        return WL_ALLOC_FAIL;
-    uint64_t a = r->remote_next;
-    r->remote_next += b;
-    return a;
+    return wl_alloc_lines(&r->remote_next, r->remote_limit, bytes);
 }
 
 static uint64_t env_alloc_local(wl_env_t *e, unsigned cn, uint64_t bytes)
 {
     frun_t *r = e->obj;
-    uint64_t b = line_round(bytes), limit = r->cfg->mem.local_size_bytes;
-    if (b > limit || r->local_next[cn] > limit - b)
-        return WL_ALLOC_FAIL;
-    uint64_t a = local_slice(r, cn) + r->local_next[cn];
-    r->local_next[cn] += b;
-    return a;
+    uint64_t a = wl_alloc_lines(&r->local_next[cn], r->cfg->mem.local_size_bytes, bytes);
+    return a == WL_ALLOC_FAIL ? a : local_slice(r, cn) + a;
 }
 
 /* No Large Non-coherent Region: one flat memory is coherent everywhere. */

@@ -355,40 +355,25 @@ uint64_t system_peek(system_t *s, unsigned cn, uint64_t addr)
 /* ---------------------------------------------------------------------------------------------
  * The workload's environment */
 
+/* MN DRAM reads zero where never written, and nothing was allocated here before. */
 static uint64_t env_alloc_cxl(wl_env_t *e, uint64_t bytes)
 {
     system_t *s = e->obj;
-    uint64_t b = (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES;
-    uint64_t limit = s->scr_hi * ADDR_LINE_BYTES;
-    if (b > limit || s->remote_next > limit - b)
-        return WL_ALLOC_FAIL;
-    uint64_t a = s->remote_next;
-    s->remote_next += b;
-    return a; /* MN DRAM reads zero where never written, and nothing was allocated here before */
+    return wl_alloc_lines(&s->remote_next, s->scr_hi * ADDR_LINE_BYTES, bytes);
 }
 
+/* The LNR's offsets are its addresses (lnr_next starts at its base). */
 static uint64_t env_alloc_lnr(wl_env_t *e, uint64_t bytes)
 {
     system_t *s = e->obj;
-    uint64_t b = (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES;
-    if (b > s->lnr_limit || s->lnr_next > s->lnr_limit - b)
-        return WL_ALLOC_FAIL;
-    uint64_t a = s->lnr_next;
-    s->lnr_next += b;
-    return a;
+    return wl_alloc_lines(&s->lnr_next, s->lnr_limit, bytes);
 }
 
 static uint64_t env_alloc_local(wl_env_t *e, unsigned cn, uint64_t bytes)
 {
     system_t *s = e->obj;
-    uint64_t b = (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES;
-    sys_cn_t *n = &s->cn[cn];
-    uint64_t limit = s->cfg->mem.local_size_bytes;
-    if (b > limit || n->local_next > limit - b)
-        return WL_ALLOC_FAIL;
-    uint64_t a = ADDR_LOCAL_BASE + n->local_next;
-    n->local_next += b;
-    return a;
+    uint64_t a = wl_alloc_lines(&s->cn[cn].local_next, s->cfg->mem.local_size_bytes, bytes);
+    return a == WL_ALLOC_FAIL ? a : ADDR_LOCAL_BASE + a;
 }
 
 void system_mem_poke(system_t *s, uint64_t addr, uint64_t v)

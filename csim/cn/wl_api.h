@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cn/addr.h"
 #include "cn/mem_if.h"
 
 struct sim_config;
@@ -96,6 +97,18 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase);
  * Workloads */
 
 #define WL_ALLOC_FAIL UINT64_MAX
+
+/** A runner's bump allocation in a region of limit bytes: bytes rounded up to whole lines taken at
+ *  *next (an offset in the region), which moves past them; WL_ALLOC_FAIL when they do not fit. */
+static inline uint64_t wl_alloc_lines(uint64_t *next, uint64_t limit, uint64_t bytes)
+{
+    uint64_t b = (bytes + ADDR_LINE_BYTES - 1) / ADDR_LINE_BYTES * ADDR_LINE_BYTES;
+    if (b > limit || *next > limit - b)
+        return WL_ALLOC_FAIL;
+    uint64_t a = *next;
+    *next += b;
+    return a;
+}
 
 typedef struct wl_env wl_env_t;
 typedef struct wl_env_ops {
