@@ -1,4 +1,5 @@
-/* The oracle of committed stores (/work/shared/DESIGN.md section 5).
+/* The oracle of committed stores (docs/architecture.md section 11e, "The oracle"): the judge of
+ * correctness in every test.
  *
  * It records, for every remote word, its initial value (set at setup) and the committed stores to
  * it in commit order: the last one in full (value, commit time, CN, core), the earlier ones by

@@ -55,14 +55,14 @@ def source_closure(top, mods):
     if top not in mods:
         raise ValueError(f"no file defines module {top} (expected rtl/{top}.sv or rtl/*/{top}.sv)")
     pats = {m: re.compile(r"\b" + re.escape(m) + r"\s*(#|[A-Za-z_]\w*\s*\()") for m in mods}
-    order, todo, seen = [], [top], {top}
-    while todo:
-        m = todo.pop(0)
+    order, pending, seen = [], [top], {top}
+    while pending:
+        m = pending.pop(0)
         order.append(m)
         with open(mods[m], encoding="utf-8", errors="replace") as fh:
             text = strip_comments(fh.read())
         for other, pat in pats.items():
             if other not in seen and pat.search(text):
                 seen.add(other)
-                todo.append(other)
+                pending.append(other)
     return [mods[m] for m in order]

@@ -1,4 +1,4 @@
-/* Tests of csim/oracle: the oracle of committed stores (DESIGN.md section 5).
+/* Tests of csim/oracle: the oracle of committed stores (docs/architecture.md section 11e).
  * - ok / lost / phantom classification of a word's coherent value, initial values, words first
  *   seen at a commit (initial 0), a value committed twice;
  * - the report lines: address, what it holds, what it should hold, when and by whom, address

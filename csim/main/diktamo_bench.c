@@ -8,8 +8,13 @@
  *           each workload under WB on sim_configs/small.ini and sim_configs/paper.ini, and under
  *           DIKTAMO-proactive on small.ini (with the Verilated Logging Units): simulated
  *           instructions per wall second (all cores together), fabric cycles per wall second
- *           (simulated and clocked). The goal (DESIGN.md section 7) is 2 M instructions/s for 64
- *           cores with the full RTL fabric: the paper.ini rows say where it stands.
+ *           (simulated and clocked); the same threads on the core model alone over a flat memory
+ *           (csim/flat_run.h) and the ratio of the two speeds; the shares of the row's host time
+ *           by zone (csim/hostprof.h). The goal (docs/architecture.md section 13) is 2 M
+ *           instructions/s for 64 cores with the full RTL fabric: the paper.ini rows say where it
+ *           stands.
+ * Options: --out DIR, --only PATTERN (repeatable: the rows whose name holds it), --scale X (the
+ * kernel and fabric rows' work times X). A failed row is named at the end (exit status 1).
  * Prints a table and writes build/bench/{kernel,fabric,system}.{json,csv} (or under --out DIR).
  * Speed is measured here, never asserted in tests. */
 #include <errno.h>

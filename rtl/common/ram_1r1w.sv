@@ -2,7 +2,7 @@
 // Register-file storage array: Depth words of Width bits, one synchronous write port and one
 // asynchronous (combinational) read port. Every storage array of the design lives in an instance
 // of this module, so that synthesis can map it to flops or black-box it as a macro with an area
-// estimate, and reports can separate memory from logic (docs: DESIGN.md section 9).
+// estimate, and reports can separate memory from logic (docs/architecture.md section 12).
 // Reading and writing one address in the same cycle returns the old word (write-before-read is
 // not provided: the write lands at the clock edge).
 module ram_1r1w #(

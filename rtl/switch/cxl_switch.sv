@@ -394,7 +394,15 @@ module cxl_switch #(
 `else
   localparam bit HoldersKept = Voq;
 `endif
-  logic [NumOc*NumPorts-1:0] holders;
+  logic [NumOc*NumPorts-1:0] holders, wired;
+
+  // The inputs' queue states turned around: the holders as wires (synthesis, the FIFO variant),
+  // and what the kept copy is checked against (the test flavour; otherwise unread, so Verilator
+  // drops it).
+  always_comb begin
+    for (int k = 0; k < NumOc; k++)
+      for (int i = 0; i < NumPorts; i++) wired[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
+  end
 
   if (HoldersKept) begin : g_hold_kept
     logic [NumPorts-1:0] col_q [NumOc];
@@ -419,19 +427,11 @@ module cxl_switch #(
       assign holders[k*NumPorts +: NumPorts] = col_q[k] & ~fenced;
     end
 
-    // The copy is the inputs' queue states, turned around (a check the test flavour pays for).
-    logic [NumOc*NumPorts-1:0] wired;
-    always_comb begin
-      for (int k = 0; k < NumOc; k++)
-        for (int i = 0; i < NumPorts; i++) wired[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
-    end
     `ASSERT(kept_holders_match_the_queues, holders == wired)
   end else begin : g_hold_wired
-    always_comb begin
-      for (int k = 0; k < NumOc; k++)
-        for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
-    end
+    assign holders = wired;
   end
+
 
   // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it; one
   // MSI at a time is in the traversal stage ----

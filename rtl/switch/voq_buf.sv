@@ -1,10 +1,10 @@
 `default_nettype none
-// Input buffer of one switch port (DESIGN.md section 9): one buffer memory of Depth words shared by
-// NumQ queues (in the switch one per (output port, message class)), each queue a singly linked list
-// through a next-pointer memory, with a FIFO of free entry numbers. Every array of words or
-// pointers is a ram_1r1w, so synthesis black-boxes it and reports its bits; the one-bit state per
-// queue and per entry is flops. Per operation the block touches O(1) entries and never loops over
-// the queues, so many instances stay cheap to simulate.
+// Input buffer of one switch port (docs/architecture.md section 11a): one buffer memory of Depth
+// words shared by NumQ queues (in the switch one per (output port, message class)), each queue a
+// singly linked list through a next-pointer memory, with a FIFO of free entry numbers. Every array
+// of words or pointers is a ram_1r1w, so synthesis black-boxes it and reports its bits; the one-bit
+// state per queue and per entry is flops. Per operation the block touches O(1) entries and never
+// loops over the queues, so many instances stay cheap to simulate.
 //
 // Timing (no output but q_set_o and q_clr_o is combinational from enq_valid_i, enq_q_i,
 // enq_data_i or deq_valid_i):
