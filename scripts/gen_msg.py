@@ -164,6 +164,11 @@ def gen_sv(d):
     o += ["      default: msg_has_data = 1'b0;", "    endcase", "  endfunction", ""]
     o += ["  /// 1 when the opcode names a defined message type.", "  function automatic logic msg_op_valid(opcode_t op);",
           f"    msg_op_valid = op < {p['OPCODE_W']}'d{len(d.msgs)};", "  endfunction", ""]
+    o += ["  /// Bytes a message costs on a link: HEADER_BYTES plus its meaningful data words (msg_bytes in C).",
+          "  function automatic logic [7:0] msg_bytes(opcode_t op, logic [FIELD_MASK_W-1:0] mask);",
+          "    msg_bytes = 8'(HEADER_BYTES);",
+          "    if (msg_has_data(op)) msg_bytes = msg_bytes + 8'($countones(mask) * (WORD_W / 8));",
+          "  endfunction", ""]
     o += ["endpackage", "", "`default_nettype wire", ""]
     return "\n".join(o)
 

@@ -1,5 +1,6 @@
 /* Tests of rtl/switch/voq_buf.sv through tb/hdl/voq_buf_tb.sv, which holds one instance per
- * parameter set. Random enqueues and dequeues run on every set at once and are compared cycle by
+ * parameter set, each with its words in a ram_1r1w beside it (voq_buf manages entries; the harness
+ * writes a word at enq_entry_o and reads the head word at deq_entry_o, as the switch does). Random enqueues and dequeues run on every set at once and are compared cycle by
  * cycle with the reference model (tb/ref/voq_buf_ref.c); directed GIVEN / WHEN / THEN tests cover
  * the corner cases; illegal commands must trip the RTL assertions and abort the run. */
 #include <criterion/criterion.h>
@@ -746,13 +747,12 @@ Test(voq_buf, rejects_illegal_parameters)
     } cases[] = {
         {"-GDepth=1", "voq_buf: Depth must be >= 2"},
         {"-GDepth=0", "voq_buf: Depth must be >= 2"},
-        {"-GWidth=0", "voq_buf: Width must be >= 1"},
         {"-GNumQ=0", "voq_buf: NumQ must be >= 1"},
     };
     rtl_lint_result_t r;
-    rtl_lint("voq_buf", "-GDepth=5 -GWidth=3 -GNumQ=7", &r);
+    rtl_lint("voq_buf", "-GDepth=5 -GNumQ=7", &r);
     cr_assert(r.passed, "legal parameters rejected:\n%s", r.out);
-    rtl_lint("voq_buf", "-GDepth=2 -GWidth=1 -GNumQ=1", &r);
+    rtl_lint("voq_buf", "-GDepth=2 -GNumQ=1", &r);
     cr_assert(r.passed, "smallest legal parameters rejected:\n%s", r.out);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rtl_lint("voq_buf", cases[i].args, &r);

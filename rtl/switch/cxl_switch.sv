@@ -7,14 +7,15 @@
 //
 //   rx link -> sw_ingress (route lookup, shared buffer with a virtual output queue per
 //   (output, class), per-class credits) -> islip_alloc (one input per output, one output per
-//   input, per cycle) -> sw_xbar (crossbar column) -> sw_egress (output register) -> tx link,
-//   while the output holds a credit of the message's class from its link partner (sw_egress:
-//   credits and credit turns per class, and from them the allocator's requests for the output).
+//   input, per cycle) -> crossbar column -> output register -> tx link, while the output holds a
+//   credit of the message's class from its link partner (sw_egress: credits and credit turns per
+//   class, and from them the allocator's requests for the output). The ports move entry numbers
+//   and decisions; the words themselves (buffer memories, crossbar columns, output registers) are
+//   sw_words'.
 //
-// A module per input port (sw_ingress), per output port (sw_egress) and per crossbar column
-// (sw_xbar), and the performance counters a module per port (sw_perf_port), so that hierarchical
-// synthesis maps each once for all ports (constraints/cxl_switch.flow) and the Verilated model
-// shares their code.
+// A module per input port (sw_ingress), per output port (sw_egress) and per crossbar column with its
+// output register (sw_xbar), and the performance counters a module per port (sw_perf_port), so
+// that hierarchical synthesis maps each once for all ports (constraints/cxl_switch.flow).
 //
 // Queue states by output. The outputs need, per (output, class), the inputs whose queue for it
 // holds a message (holders): the inputs' queue states turned around. In hardware that is wiring.
@@ -28,8 +29,8 @@
 //
 // Two pipeline stages. Allocation (cycle c): credits and turns -> requests -> iSLIP -> class pick;
 // the matched message leaves its queue, its output's credit and turn are taken, and the match is
-// registered. Traversal (cycle c + 1): each input reads the message out of its buffer memory, the
-// crossbar takes it to the output register. The allocation of cycle c + 1 sees the buffers and
+// registered. Traversal (cycle c + 1): the message is read out of its input's buffer memory and the
+// crossbar takes it to the output register (sw_words). The allocation of cycle c + 1 sees the buffers and
 // credits as cycle c left them, so nothing is allocated twice. A message sampled at an input at
 // edge c leaves in the output register at edge c + 2: two cycles port to port at zero load.
 //
@@ -150,6 +151,7 @@ module cxl_switch #(
   localparam int unsigned CnW      = $clog2(NumCn);
   localparam int unsigned NodeW    = msg_pkg::NODE_ID_W;
   localparam int unsigned NumOc    = NumPorts * NumCls;
+  localparam int unsigned EntryW   = $clog2(CrdPerCls * NumCls);
 
   if (NumCn < 2 || NumCn > msg_pkg::MAX_CN) begin : g_bad_cn
     $error("cxl_switch: NumCn must be in 2..MAX_CN");
@@ -318,6 +320,8 @@ module cxl_switch #(
   logic [NumOc-1:0]          stall;
   logic [NumPorts*FlitW-1:0] deq_msg_v;
   logic [NumPorts*ClsW-1:0]  deq_cls_v;
+  logic [NumPorts-1:0]       in_wr;
+  logic [NumPorts*EntryW-1:0] in_wr_entry, in_rd_entry;
   logic [$clog2(NumOc)-1:0]  ne_set_q [NumPorts];
   logic [$clog2(NumOc)-1:0]  ne_clr_q [NumPorts];
   logic [NumCls-1:0]         eg_elig [NumPorts];
@@ -327,6 +331,7 @@ module cxl_switch #(
     assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
 
     if (Voq) begin : g_voq
+      assign deq_msg_v[p*FlitW +: FlitW] = '0;
       sw_ingress #(
         .NumOut    (NumPorts),
         .CrdPerCls (CrdPerCls)
@@ -334,7 +339,7 @@ module cxl_switch #(
         .clk_i            (clk_i),
         .rst_ni           (rst_ni),
         .rx_valid_i       (rx_valid_i[p]),
-        .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
+        .rx_op_i          (rx_msg_i[p*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]),
         .rx_route_valid_i (route_v_q[dst]),
         .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
         .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
@@ -351,11 +356,16 @@ module cxl_switch #(
         .match_valid_i    (in_match_valid[p]),
         .match_out_i      (in_match_idx[p*PortW +: PortW]),
         .match_elig_i     (eg_elig[in_match_idx[p*PortW +: PortW]]),
-        .deq_msg_o        (deq_msg_v[p*FlitW +: FlitW]),
         .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
+        .enq_o            (in_wr[p]),
+        .enq_entry_o      (in_wr_entry[p*EntryW +: EntryW]),
+        .rd_entry_o       (in_rd_entry[p*EntryW +: EntryW]),
         .idle_o           (in_idle[p])
       );
     end else begin : g_fifo
+      assign in_wr[p]                          = 1'b0;
+      assign in_wr_entry[p*EntryW +: EntryW] = '0;
+      assign in_rd_entry[p*EntryW +: EntryW] = '0;
       assign ne_set[p]   = 1'b0;
       assign ne_set_q[p] = '0;
       assign ne_clr[p]   = 1'b0;
@@ -469,6 +479,7 @@ module cxl_switch #(
   // ---- output ports: credits, turns, requests and the class sent (allocation stage); crossbar
   // column and output register (traversal stage). The MSI's subject is registered here, once. ----
   logic [NumPorts-1:0]       eg_busy;
+  logic [NumPorts*PortW-1:0] eg_sel;
   logic [NumPorts*ClsW-1:0]  tx_cls;
   logic [NumPorts*8-1:0]     tx_bytes;
   logic [CnW-1:0]            s2_subject_q;
@@ -478,25 +489,12 @@ module cxl_switch #(
   end
 
   for (genvar o = 0; o < NumPorts; o++) begin : g_out
-    logic [PortW-1:0] xsel;
-    logic [FlitW-1:0] xmsg;
-
-    sw_xbar #(
-      .NumIn (NumPorts),
-      .Width (FlitW)
-    ) u_xbar (
-      .in_msg_i (deq_msg_v),
-      .sel_i    (xsel),
-      .msg_o    (xmsg)
-    );
-
     sw_egress #(
       .NumIn        (NumPorts),
       .MaxTxCredits (MaxTxCredits)
     ) u_out (
       .clk_i         (clk_i),
       .rst_ni        (rst_ni),
-      .port_i        (NodeW'(o)),
       .fenced_i      (fenced[o]),
       .crd_give_i    (tx_crd_i[o*NumCls +: NumCls]),
       .crd_avail_o   (out_crd_avail[o*NumCls +: NumCls]),
@@ -509,20 +507,37 @@ module cxl_switch #(
       .match_elig_o  (eg_elig[o]),
       .in_cls_i      (deq_cls_v),
       .msi_i         (alloc_msi[o]),
-      .xbar_sel_o    (xsel),
-      .xbar_msg_i    (xmsg),
-      .msi_subject_i (NodeW'(s2_subject_q)),
+      .xbar_sel_o    (eg_sel[o*PortW +: PortW]),
       .send_o        (tx_valid_d[o]),
       .send_cls_o    (tx_cls[o*ClsW +: ClsW]),
-      .send_bytes_o  (tx_bytes[o*8 +: 8]),
       .sunk_o        (sunk_f[o]),
       .msi_busy_o    (msi_busy[o]),
       .msi_sent_o    (msi_sent[o]),
       .tx_valid_o    (tx_valid_o[o]),
-      .tx_msg_o      (tx_msg_o[o*FlitW +: FlitW]),
       .busy_o        (eg_busy[o])
     );
   end
+
+  // ---- the words: buffer memories, crossbar columns, output registers ----
+  sw_words #(
+    .NumPorts (NumPorts),
+    .Depth    (CrdPerCls * NumCls),
+    .Keep     (Voq)
+  ) u_words (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .wr_i          (in_wr),
+    .wr_entry_i    (in_wr_entry),
+    .wr_msg_i      (rx_msg_i),
+    .rd_entry_i    (in_rd_entry),
+    .in_msg_i      (deq_msg_v),
+    .load_i        (tx_valid_d),
+    .msi_i         (msi_busy),
+    .sel_i         (eg_sel),
+    .msi_subject_i (NodeW'(s2_subject_q)),
+    .bytes_o       (tx_bytes),
+    .tx_msg_o      (tx_msg_o)
+  );
 
   assign msi_ack         = |msi_sent;
   assign msi_ack_subject = s2_subject_q;

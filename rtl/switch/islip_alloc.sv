@@ -106,14 +106,14 @@ module islip_alloc #(
   logic [NumReq-1:0]        gmask_t; // column-major: output o's mask over the inputs
   logic [NumReq-1:0]        amask;   // row-major: input i's mask over the outputs
 
+  // The masks, the iterations, the indices and the pointer update each skip their work when there
+  // is nothing to do (no request, no match): in simulation an idle allocator costs a few tests.
   always_comb begin
-    for (int o = 0; o < NumOut; o++) begin
-      gmask_t[o*NumIn +: NumIn] = {NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW];
-    end
-  end
-  always_comb begin
-    for (int i = 0; i < NumIn; i++) begin
-      amask[i*NumOut +: NumOut] = {NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW];
+    gmask_t = '0;
+    amask   = '0;
+    if (req_i != '0) begin
+      for (int o = 0; o < NumOut; o++) gmask_t[o*NumIn +: NumIn] = {NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW];
+      for (int i = 0; i < NumIn; i++) amask[i*NumOut +: NumOut] = {NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW];
     end
   end
 
@@ -140,8 +140,8 @@ module islip_alloc #(
 
   // ---- Iterations ----
   // Iteration k sees the ports left free by iteration k-1 and adds its accepts to the matching.
-  // Each stage has its own signals (not slices of one vector) and each always_comb writes one
-  // signal, so no variable feeds itself and Verilator sees no combinational loop.
+  // Each stage has its own signals (not slices of one vector) and each always_comb writes only its
+  // step's signals, so no variable feeds itself and Verilator sees no combinational loop.
   for (genvar k = 0; k < NumIters; k++) begin : g_iter
     logic [NumIn-1:0]  in_free;        // input unmatched before this iteration
     logic [NumOut-1:0] out_free;       // output unmatched before this iteration
@@ -178,12 +178,18 @@ module islip_alloc #(
     assign rq_t = req_t & {NumOut{in_free}} & out_free_t;
 
     // Grant: each output picks the first requesting input at or after its pointer, wrapping.
-    for (genvar o = 0; o < NumOut; o++) begin : g_grant
+    always_comb begin
       logic [NumIn-1:0] req, hi;
-      assign req = rq_t[o*NumIn +: NumIn];
-      assign hi  = req & gmask_t[o*NumIn +: NumIn];
-      assign gnt_t[o*NumIn +: NumIn] = (hi != '0) ? (hi & (~hi + NumIn'(1)))
-                                                  : (req & (~req + NumIn'(1)));
+      gnt_t = '0;
+      req   = '0;
+      hi    = '0;
+      if (rq_t != '0) begin
+        for (int o = 0; o < NumOut; o++) begin
+          req = rq_t[o*NumIn +: NumIn];
+          hi  = req & gmask_t[o*NumIn +: NumIn];
+          gnt_t[o*NumIn +: NumIn] = (hi != '0) ? (hi & (~hi + NumIn'(1))) : (req & (~req + NumIn'(1)));
+        end
+      end
     end
 
 `ifdef SYNTHESIS
@@ -194,40 +200,41 @@ module islip_alloc #(
     end
 `else
     // Each granting output sets its bit in the row of the input it granted (at most one per column).
-    logic [NumOut*InIdxW-1:0] gnt_idx;
     always_comb begin
-      for (int o = 0; o < NumOut; o++) begin
-        for (int b = 0; b < InIdxW; b++)
-          gnt_idx[o*InIdxW + b] = |(gnt_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
-      end
-    end
-    always_comb begin
+      logic [InIdxW-1:0] gi;
       gnt = '0;
-      for (int o = 0; o < NumOut; o++)
-        if (gnt_t[o*NumIn +: NumIn] != '0) gnt[32'(gnt_idx[o*InIdxW +: InIdxW])*NumOut + o] = 1'b1;
+      gi  = '0;
+      if (gnt_t != '0) begin
+        for (int o = 0; o < NumOut; o++) begin
+          if (gnt_t[o*NumIn +: NumIn] != '0) begin
+            for (int b = 0; b < InIdxW; b++) gi[b] = |(gnt_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
+            gnt[32'(gi)*NumOut + o] = 1'b1;
+          end
+        end
+      end
     end
 `endif
 
-    // Accept: each input picks the first granting output at or after its pointer, wrapping.
-    for (genvar i = 0; i < NumIn; i++) begin : g_accept
+    // Accept: each input picks the first granting output at or after its pointer, wrapping; an
+    // output is accepted when some row accepts it, and its column of acc_t is then its grant.
+    always_comb begin
       logic [NumOut-1:0] req, hi;
-      assign req = gnt[i*NumOut +: NumOut];
-      assign hi  = req & amask[i*NumOut +: NumOut];
-      assign acc[i*NumOut +: NumOut] = (hi != '0) ? (hi & (~hi + NumOut'(1)))
-                                                  : (req & (~req + NumOut'(1)));
-    end
-
-    always_comb begin
-      for (int i = 0; i < NumIn; i++) in_acc[i] = |acc[i*NumOut +: NumOut];
-    end
-    // An output is accepted when some row accepts it; its column of acc_t is then its grant.
-    always_comb begin
+      acc     = '0;
+      acc_t   = '0;
+      in_acc  = '0;
       out_acc = '0;
-      for (int i = 0; i < NumIn; i++) out_acc = out_acc | acc[i*NumOut +: NumOut];
-    end
-    always_comb begin
-      for (int o = 0; o < NumOut; o++) begin
-        acc_t[o*NumIn +: NumIn] = gnt_t[o*NumIn +: NumIn] & {NumIn{out_acc[o]}};
+      req     = '0;
+      hi      = '0;
+      if (gnt != '0) begin
+        for (int i = 0; i < NumIn; i++) begin
+          req = gnt[i*NumOut +: NumOut];
+          hi  = req & amask[i*NumOut +: NumOut];
+          acc[i*NumOut +: NumOut] = (hi != '0) ? (hi & (~hi + NumOut'(1))) : (req & (~req + NumOut'(1)));
+          in_acc[i] = req != '0;
+          out_acc   = out_acc | acc[i*NumOut +: NumOut];
+        end
+        for (int o = 0; o < NumOut; o++)
+          acc_t[o*NumIn +: NumIn] = gnt_t[o*NumIn +: NumIn] & {NumIn{out_acc[o]}};
       end
     end
 
@@ -251,18 +258,24 @@ module islip_alloc #(
   assign out_match_valid_o = ~g_iter[NumIters-1].out_free_next;
 
   always_comb begin
-    for (int i = 0; i < NumIn; i++) begin
-      for (int b = 0; b < OutIdxW; b++) begin
-        in_match_idx_o[i*OutIdxW + b] =
-            |(match_o[i*NumOut +: NumOut] & OutBitMasks[b*NumOut +: NumOut]);
+    in_match_idx_o = '0;
+    if (match_o != '0) begin
+      for (int i = 0; i < NumIn; i++) begin
+        for (int b = 0; b < OutIdxW; b++) begin
+          in_match_idx_o[i*OutIdxW + b] =
+              |(match_o[i*NumOut +: NumOut] & OutBitMasks[b*NumOut +: NumOut]);
+        end
       end
     end
   end
   always_comb begin
-    for (int o = 0; o < NumOut; o++) begin
-      for (int b = 0; b < InIdxW; b++) begin
-        out_match_idx_o[o*InIdxW + b] =
-            |(match_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
+    out_match_idx_o = '0;
+    if (match_t != '0) begin
+      for (int o = 0; o < NumOut; o++) begin
+        for (int b = 0; b < InIdxW; b++) begin
+          out_match_idx_o[o*InIdxW + b] =
+              |(match_t[o*NumIn +: NumIn] & InBitMasks[b*NumIn +: NumIn]);
+        end
       end
     end
   end
@@ -273,7 +286,7 @@ module islip_alloc #(
   always_comb begin
     gptr_d = gptr_q;
     aptr_d = aptr_q;
-    if (en_i) begin
+    if (en_i && g_iter[0].out_free_next != '1) begin
       for (int o = 0; o < NumOut; o++) begin
         if (!g_iter[0].out_free_next[o]) begin
           gptr_d[o*InIdxW +: InIdxW] =

@@ -49,12 +49,18 @@ module sw_crd_ret #(
   logic [NumCls-1:0]      crd_q, crd_d;
   logic [NumCls*OweW-1:0] owe_q, owe_d;
 
+  // Nothing owed, nothing leaving, nothing sunk: nothing to count (in simulation an idle port costs
+  // a test).
   always_comb begin
-    for (int c = 0; c < NumCls; c++) begin
-      owe_d[c*OweW +: OweW] = owe_q[c*OweW +: OweW] + OweW'(leave_i[c]) +
-                              OweW'(sunk_i && sunk_cls_i == ClsW'(c));
-      crd_d[c]              = owe_d[c*OweW +: OweW] != '0;
-      owe_d[c*OweW +: OweW] = owe_d[c*OweW +: OweW] - OweW'(crd_d[c]);
+    owe_d = owe_q;
+    crd_d = '0;
+    if (owe_q != '0 || leave_i != '0 || sunk_i) begin
+      for (int c = 0; c < NumCls; c++) begin
+        owe_d[c*OweW +: OweW] = owe_q[c*OweW +: OweW] + OweW'(leave_i[c]) +
+                                OweW'(sunk_i && sunk_cls_i == ClsW'(c));
+        crd_d[c]              = owe_d[c*OweW +: OweW] != '0;
+        owe_d[c*OweW +: OweW] = owe_d[c*OweW +: OweW] - OweW'(crd_d[c]);
+      end
     end
     if (fenced_i) begin
       crd_d = '0;

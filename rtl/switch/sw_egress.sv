@@ -3,11 +3,11 @@
 
 // One output port of the CXL switch (cxl_switch has one per port): the credits its link partner
 // granted, the credit turns, the class of the message allocated to it, and the traversal stage's
-// crossbar column and output register.
+// control (the word itself moves in sw_words: crossbar column and output register).
 //
 // Allocation stage (combinational from registers, the queue states and the allocator's match): per
-// class a credit_cnt of the partner's credits (avail_o: a credit, or the node is fenced; plenty:
-// two or more, or fenced) and the credit turns (sw_turns: per class the holder whose turn it is);
+// class a count of the partner's credits (avail_o: a credit, or the node is fenced; plenty: two or
+// more, or fenced) and the credit turns (sw_turns: per class the holder whose turn it is);
 // from both, which input may send which class here now, and so the allocator's requests for this
 // output (req_o: inputs holding such a message) and, for the input the allocator matched here, the
 // classes it may send (match_elig_o). When the allocator matches an input here, the class that
@@ -15,31 +15,23 @@
 // turn; an MSI (msi_i) takes an MGREQ credit instead. A fenced output takes no credit. The match
 // is registered.
 //
-// Traversal stage (the next cycle): the crossbar column (sw_xbar, outside, steered by xbar_sel_o)
-// brings the matched input's message, read out of its buffer (xbar_msg_i), or the output builds the
-// MSI, into the output register. A message matched while the output's node was fenced, or whose
-// node is fenced now, is sunk instead (sunk_o): a fenced output took no credit, and a dead node
-// receives nothing.
-//
-// The port number is an input, not a parameter, so that every output is the same module:
-// hierarchical synthesis maps it once for all of them (constraints/cxl_switch.flow).
+// Traversal stage (the next cycle): the matched input's message (xbar_sel_o), or the MSI
+// (msi_busy_o), enters the output register (send_o: sw_words moves the word). A message matched while
+// the output's node was fenced, or whose node is fenced now, is sunk instead (sunk_o): a fenced
+// output took no credit, and a dead node receives nothing.
 module sw_egress #(
   /// number of input ports of the switch
   parameter int unsigned NumIn        = 4,
   /// largest number of credits per class the link partner may grant
   parameter int unsigned MaxTxCredits = 64,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
-  localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned ClsW        = $clog2(NumCls),
-  localparam int unsigned InW         = (NumIn > 1) ? $clog2(NumIn) : 1,
-  localparam int unsigned NodeW       = msg_pkg::NODE_ID_W
+  localparam int unsigned InW         = (NumIn > 1) ? $clog2(NumIn) : 1
 ) (
   /// switch clock
   input  wire logic                    clk_i,
   /// synchronous reset, active low
   input  wire logic                    rst_ni,
-  /// this output's port number (the destination of an MSI sent here: a CN's port is its node id)
-  input  wire logic [NodeW-1:0]        port_i,
   /// this output's node is fenced: its credits restart from zero, it takes anything and sinks it
   input  wire logic                    fenced_i,
   /// per class: a credit returned by the link partner
@@ -67,26 +59,19 @@ module sw_egress #(
   input  wire logic                    msi_i,
   /// the input matched in the previous cycle, whose message the crossbar column brings (traversal)
   output logic      [InW-1:0]          xbar_sel_o,
-  /// that input's message, read out of its buffer
-  input  wire logic [FlitW-1:0]        xbar_msg_i,
-  /// the failed CN an MSI sent in the traversal stage names (its source and subject)
-  input  wire logic [NodeW-1:0]        msi_subject_i,
-  /// a message enters the output register this cycle (traversal stage)
+  /// a message enters the output register this cycle (traversal stage): the matched input's, or
+  /// the MSI while msi_busy_o
   output logic                         send_o,
   /// its class
   output logic      [ClsW-1:0]         send_cls_o,
-  /// its bytes on the link (HEADER_BYTES + 8 per meaningful data word)
-  output logic      [7:0]              send_bytes_o,
   /// a message matched here is sunk this cycle: the node was or is fenced
   output logic                         sunk_o,
   /// an MSI is in the traversal stage
   output logic                         msi_busy_o,
   /// the MSI in the traversal stage enters the output register (is acknowledged)
   output logic                         msi_sent_o,
-  /// a message leaves toward the link
+  /// a message leaves toward the link (sw_words holds it)
   output logic                         tx_valid_o,
-  /// the leaving message
-  output logic      [FlitW-1:0]        tx_msg_o,
   /// a message is in the traversal stage or the output register
   output logic                         busy_o
 );
@@ -97,24 +82,42 @@ module sw_egress #(
   end
 
   // ---- credits from the link partner, per class ----
-  logic [NumCls-1:0] take, take_turn, plenty;
+  // One count per class, word-wide, with its two flags (a credit; two or more) registered beside it,
+  // so that a cycle in which no credit comes back and none is taken reads flops and computes
+  // nothing: in simulation an idle output costs a test. (A credit_cnt per class did the same job;
+  // at 16 + 16 its 352 instances cost Verilator a call each, every evaluation.) A fenced output
+  // holds no credit and takes none.
+  logic [NumCls*TxCrdW-1:0] crd_q, crd_d;
+  logic [NumCls-1:0]        nz_q, nz_d, many_q, many_d, take, take_turn, plenty;
 
-  for (genvar c = 0; c < NumCls; c++) begin : g_crd
-    logic [TxCrdW-1:0] left;
-    credit_cnt #(
-      .MaxCredits  (MaxTxCredits),
-      .InitCredits (0)
-    ) u_crd (
-      .clk_i       (clk_i),
-      .rst_ni      (rst_ni & ~fenced_i),
-      .crd_give_i  (crd_give_i[c]),
-      .crd_take_i  (take[c]),
-      .crd_left_o  (left),
-      .crd_avail_o (crd_avail_o[c])
-    );
-    assign avail_o[c] = crd_avail_o[c] | fenced_i;
-    assign plenty[c]  = (left > TxCrdW'(1)) | fenced_i;
+  always_comb begin
+    crd_d  = crd_q;
+    nz_d   = nz_q;
+    many_d = many_q;
+    if (crd_give_i != '0 || take != '0) begin
+      for (int c = 0; c < NumCls; c++) begin
+        crd_d[c*TxCrdW +: TxCrdW] = crd_q[c*TxCrdW +: TxCrdW] + TxCrdW'(crd_give_i[c]) - TxCrdW'(take[c]);
+        nz_d[c]   = crd_d[c*TxCrdW +: TxCrdW] != '0;
+        many_d[c] = crd_d[c*TxCrdW +: TxCrdW] > TxCrdW'(1);
+      end
+    end
   end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni || fenced_i) begin
+      crd_q  <= '0;
+      nz_q   <= '0;
+      many_q <= '0;
+    end else begin
+      crd_q  <= crd_d;
+      nz_q   <= nz_d;
+      many_q <= many_d;
+    end
+  end
+
+  assign crd_avail_o = nz_q;
+  assign avail_o     = nz_q | {NumCls{fenced_i}};
+  assign plenty      = many_q | {NumCls{fenced_i}};
 
   // ---- credit turns, per class ----
   logic [NumCls*NumIn-1:0] turn;
@@ -133,32 +136,38 @@ module sw_egress #(
 
   // Per class, the inputs that may send it here now; the requests are the inputs that hold such a
   // message for a class, word-wide per class (holders_i is in the layout this needs: no transpose).
+  // No holder, no request: an output nobody sends to costs a test.
   logic [NumCls*NumIn-1:0] crd_ok;
 
   always_comb begin
-    req_o = '0;
-    for (int c = 0; c < NumCls; c++) begin
-      crd_ok[c*NumIn +: NumIn] = {NumIn{avail_o[c]}} & ({NumIn{plenty[c]}} | turn[c*NumIn +: NumIn]);
-      req_o = req_o | (holders_i[c*NumIn +: NumIn] & crd_ok[c*NumIn +: NumIn]);
+    req_o  = '0;
+    crd_ok = '0;
+    if (holders_i != '0) begin
+      for (int c = 0; c < NumCls; c++) begin
+        crd_ok[c*NumIn +: NumIn] = {NumIn{avail_o[c]}} & ({NumIn{plenty[c]}} | turn[c*NumIn +: NumIn]);
+        req_o = req_o | (holders_i[c*NumIn +: NumIn] & crd_ok[c*NumIn +: NumIn]);
+      end
     end
   end
 
-  // The matched input's classes: its bit of each class's holders and permissions.
-  always_comb begin
-    for (int c = 0; c < NumCls; c++)
-      match_elig_o[c] = holders_i[c*NumIn + 32'(match_in_i)] & crd_ok[c*NumIn + 32'(match_in_i)];
-  end
-
   // ---- allocation: the class sent, its credit and turn taken ----
+  // The matched input's classes (its bit of each class's holders and permissions), the class its
+  // round-robin picked, and the credit and turn that class takes; nothing while unmatched.
   logic [ClsW-1:0] cls;
 
   always_comb begin
-    take_turn = '0;
-    take      = '0;
-    cls       = in_cls_i[32'(match_in_i)*ClsW +: ClsW];
-    take_turn[cls] = match_valid_i & turn[32'(cls)*NumIn + 32'(match_in_i)];
+    match_elig_o = '0;
+    take_turn    = '0;
+    take         = '0;
+    cls          = '0;
+    if (match_valid_i) begin
+      for (int c = 0; c < NumCls; c++)
+        match_elig_o[c] = holders_i[c*NumIn + 32'(match_in_i)] & crd_ok[c*NumIn + 32'(match_in_i)];
+      cls            = in_cls_i[32'(match_in_i)*ClsW +: ClsW];
+      take_turn[cls] = turn[32'(cls)*NumIn + 32'(match_in_i)];
+    end
     if (msi_i) cls = ClsW'(msg_pkg::CLS_MGREQ);
-    take[cls] = (match_valid_i | msi_i) & ~fenced_i;
+    if (match_valid_i || msi_i) take[cls] = ~fenced_i;
   end
 
   // ---- the match, registered for the traversal stage ----
@@ -176,42 +185,25 @@ module sw_egress #(
     end
   end
 
+  // The matched input and class go with the match (unmatched, the registers keep what they had).
   always_ff @(posedge clk_i) begin
     s2_sink_q <= fenced_i;
-    s2_in_q   <= match_in_i;
-    s2_cls_q  <= cls;
-  end
-
-  // ---- traversal: crossbar column, output register ----
-  logic             lost, tx_valid_q;
-  logic [FlitW-1:0] xbar, tx_msg_q;
-
-  assign lost = s2_sink_q | fenced_i;
-
-  assign xbar_sel_o = s2_in_q;
-
-  always_comb begin
-    xbar = xbar_msg_i;
-    if (s2_msi_q) begin
-      xbar = '0;
-      xbar[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W] = msg_pkg::OP_MSI;
-      xbar[msg_pkg::FIELD_SRC_LSB +: NodeW]                      = msi_subject_i;
-      xbar[msg_pkg::FIELD_DST_LSB +: NodeW]                      = port_i;
-      xbar[msg_pkg::FIELD_SUBJECT_LSB +: NodeW]                  = msi_subject_i;
+    if (match_valid_i || msi_i) begin
+      s2_in_q  <= match_in_i;
+      s2_cls_q <= cls;
     end
-    send_o       = (s2_valid_q | s2_msi_q) & ~lost;
-    send_bytes_o = 8'(msg_pkg::HEADER_BYTES);
-    if (msg_pkg::msg_has_data(xbar[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]))
-      send_bytes_o = send_bytes_o + 8'($countones(xbar[msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]) * 8);
   end
+
+  // ---- traversal: what enters the output register ----
+  logic lost, tx_valid_q;
+
+  assign lost       = s2_sink_q | fenced_i;
+  assign xbar_sel_o = s2_in_q;
+  assign send_o     = (s2_valid_q | s2_msi_q) & ~lost;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) tx_valid_q <= 1'b0;
     else         tx_valid_q <= send_o;
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (send_o) tx_msg_q <= xbar;
   end
 
   assign send_cls_o = s2_cls_q;
@@ -219,12 +211,18 @@ module sw_egress #(
   assign msi_busy_o = s2_msi_q;
   assign msi_sent_o = s2_msi_q & ~lost;
   assign tx_valid_o = tx_valid_q;
-  assign tx_msg_o   = tx_msg_q;
   assign busy_o     = s2_valid_q | s2_msi_q | tx_valid_q;
 
-  // A message is allocated the output only with a credit of its class (credit_cnt also asserts
-  // it); an output taken by an MSI is not matched.
+  // A message is allocated the output only with a credit of its class; the partner never returns
+  // more than MaxTxCredits (credit_cnt's checks, per class); the flags are their counts'; an output
+  // taken by an MSI is not matched.
   `ASSERT(tx_has_credit, (take & ~crd_avail_o) == '0)
+  for (genvar c = 0; c < NumCls; c++) begin : g_chk_crd
+    `ASSERT(crd_no_overflow, (TxCrdW + 1)'(crd_q[c*TxCrdW +: TxCrdW]) + (TxCrdW + 1)'(crd_give_i[c]) <=
+                             (TxCrdW + 1)'(MaxTxCredits) + (TxCrdW + 1)'(take[c]))
+    `ASSERT(crd_flags_match, nz_q[c] == (crd_q[c*TxCrdW +: TxCrdW] != '0) &&
+                             many_q[c] == (crd_q[c*TxCrdW +: TxCrdW] > TxCrdW'(1)))
+  end
   `ASSERT(msi_output_free, !(msi_i && match_valid_i))
 
 endmodule

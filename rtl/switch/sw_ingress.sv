@@ -3,16 +3,18 @@
 
 // One input port of the CXL switch: the link's receive side.
 //
-// A message arriving on the link goes into this port's shared buffer (voq_buf), on the virtual
-// output queue of its (output port, class); the route comes from the switch's routing table. The
+// A message arriving on the link goes into this port's shared buffer, on the virtual output queue of
+// its (output port, class); the route comes from the switch's routing table. This block manages the
+// buffer's entries (voq_buf) and tells the switch which entry takes the message (enq_o,
+// enq_entry_o); the switch keeps the words (sw_words). The
 // port shows which queues hold a message (nonempty_o, and each cycle's change of it, ne_set_* and
 // ne_clr_*); the switch's outputs turn that into the allocator's requests (sw_egress: a queue of the
 // output holds a message of a class the output may take from this port now, by its credits and
 // turns). When the allocator matches the port to an output, a round-robin over the classes that
 // output can take from it (match_elig_i) picks the message, which leaves its queue that cycle (the
-// allocation stage). The port registers the entry that held it and reads the message out of the
-// buffer memory the next cycle, toward the crossbar (the traversal stage): deq_msg_o is the
-// message matched in the previous cycle. voq_buf keeps a freed entry's word for that cycle.
+// allocation stage). The port registers the entry that held it (rd_entry_o), whose word the switch
+// reads out of the buffer memory the next cycle, toward the crossbar (the traversal stage); voq_buf
+// hands a freed entry out again no earlier than that cycle.
 //
 // Credits: the port advertises CrdPerCls credits per class when the switch (re)starts it
 // (restart_i: at enable, and when its node is re-admitted after a failure), one per cycle per class
@@ -30,10 +32,11 @@ module sw_ingress #(
   /// credits (buffer entries) per message class
   parameter int unsigned CrdPerCls = 4,
   localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
-  localparam int unsigned FlitW    = msg_pkg::FLIT_W,
+  localparam int unsigned OpW      = msg_pkg::FIELD_OPCODE_W,
   localparam int unsigned OutW     = (NumOut > 1) ? $clog2(NumOut) : 1,
   localparam int unsigned ClsW     = $clog2(NumCls),
-  localparam int unsigned QW       = $clog2(NumOut * NumCls)
+  localparam int unsigned QW       = $clog2(NumOut * NumCls),
+  localparam int unsigned EntryW   = $clog2(CrdPerCls * NumCls)
 ) (
   /// switch clock
   input  wire logic                     clk_i,
@@ -41,8 +44,8 @@ module sw_ingress #(
   input  wire logic                     rst_ni,
   /// a message arrives from the link
   input  wire logic                     rx_valid_i,
-  /// the arriving message (msg_pkg::msg_t)
-  input  wire logic [FlitW-1:0]         rx_msg_i,
+  /// the arriving message's opcode (the switch keeps its word: sw_words)
+  input  wire logic [OpW-1:0]           rx_op_i,
   /// its route: the routing table has an entry for its destination
   input  wire logic                     rx_route_valid_i,
   /// its route: the output port
@@ -78,8 +81,12 @@ module sw_ingress #(
   input  wire logic [NumCls-1:0]        match_elig_i,
   /// the class of the message that leaves toward the matched output (valid with match_valid_i)
   output logic      [ClsW-1:0]          deq_cls_o,
-  /// the message matched in the previous cycle (traversal stage)
-  output logic      [FlitW-1:0]         deq_msg_o,
+  /// the arriving message goes into the buffer this cycle ...
+  output logic                          enq_o,
+  /// ... in this entry (the switch writes the message there)
+  output logic      [EntryW-1:0]        enq_entry_o,
+  /// the entry of the message matched in the previous cycle, whose word the traversal stage reads
+  output logic      [EntryW-1:0]        rd_entry_o,
   /// nothing in this port will change until an input changes
   output logic                          idle_o
 );
@@ -96,16 +103,26 @@ module sw_ingress #(
   end
 
   // ---- receive: class decode, enqueue on (route, class) ----
+  // Decoded only when a message arrives: an idle link costs a test.
   msg_pkg::opcode_t rx_op;
   msg_pkg::class_t  rx_cls;
   logic             enq, enq_ready;
   logic [QW-1:0]    enq_q;
 
-  assign rx_op     = rx_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W];
-  assign rx_cls    = msg_pkg::msg_class(rx_op);
-  assign enq       = rx_valid_i & rx_route_valid_i & ~fenced_i;
-  assign enq_q     = QW'(rx_route_out_i) * QW'(NumCls) + QW'(rx_cls);
-  assign rx_sunk_o = rx_valid_i & ~rx_route_valid_i & ~fenced_i;
+  assign rx_op = rx_op_i;
+
+  always_comb begin
+    rx_cls    = '0;
+    enq       = 1'b0;
+    enq_q     = '0;
+    rx_sunk_o = 1'b0;
+    if (rx_valid_i) begin
+      rx_cls    = msg_pkg::msg_class(rx_op);
+      enq       = rx_route_valid_i & ~fenced_i;
+      enq_q     = QW'(rx_route_out_i) * QW'(NumCls) + QW'(rx_cls);
+      rx_sunk_o = ~rx_route_valid_i & ~fenced_i;
+    end
+  end
 
   // ---- the class of the matched output ----
   logic [NumQ-1:0]   nonempty;
@@ -181,7 +198,12 @@ module sw_ingress #(
     occ_d = occ_q;
     if (enq) occ_d[32'(rx_cls[ClsW-1:0])*OccW +: OccW] = occ_d[32'(rx_cls[ClsW-1:0])*OccW +: OccW] + OccW'(1);
     if (deq) occ_d[32'(deq_cls)*OccW +: OccW] = occ_d[32'(deq_cls)*OccW +: OccW] - OccW'(1);
-    for (int c = 0; c < NumCls; c++) held[c] = occ_q[c*OccW +: OccW] != '0;
+  end
+
+  always_comb begin
+    held = '0;
+    if (occ_q != '0)
+      for (int c = 0; c < NumCls; c++) held[c] = occ_q[c*OccW +: OccW] != '0;
   end
 
   always_ff @(posedge clk_i) begin
@@ -198,29 +220,30 @@ module sw_ingress #(
   assign deq_q      = drain ? drain_q : QW'(match_out_i) * QW'(NumCls) + QW'(pick_idx);
   assign ne_set_q_o = enq_q;
   assign ne_clr_q_o = deq_q;
-  logic [$clog2(Depth)-1:0] head_entry, sent_entry_q;
+  logic [EntryW-1:0] head_entry, sent_entry_q;
 
   // The traversal stage reads the entry matched in the previous cycle.
   always_ff @(posedge clk_i) begin
     if (match_valid_i) sent_entry_q <= head_entry;
   end
 
+  // The buffer's own enqueue (q_set_o): the command, once voq_buf has checked it.
+  assign enq_o      = ne_set_o;
+  assign rd_entry_o = sent_entry_q;
+
   voq_buf #(
     .Depth (Depth),
-    .Width (FlitW),
     .NumQ  (NumQ)
   ) u_buf (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .enq_valid_i  (enq),
     .enq_q_i      (enq_q),
-    .enq_data_i   (rx_msg_i),
+    .enq_entry_o  (enq_entry_o),
     .enq_ready_o  (enq_ready),
     .deq_valid_i  (deq),
     .deq_q_i      (deq_q),
     .deq_entry_o  (head_entry),
-    .rd_entry_i   (sent_entry_q),
-    .rd_data_o    (deq_msg_o),
     .q_nonempty_o (nonempty),
     .q_set_o      (ne_set_o),
     .q_clr_o      (ne_clr_o),

@@ -35,19 +35,21 @@ module sw_perf_port #(
 );
   logic [NumCnt*32-1:0] cnt_q;
 
-  for (genvar c = 0; c < NumCls; c++) begin : g_cls
-    localparam int unsigned K = c * 4;
-    logic tx;
-    assign tx = tx_i && tx_cls_i == ClsW'(c);
-
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        cnt_q[K*32 +: 128] <= '0;
-      end else begin
-        if (tx)          cnt_q[K*32 +: 32]     <= cnt_q[K*32 +: 32] + 32'd1;
-        if (tx)          cnt_q[(K+1)*32 +: 32] <= cnt_q[(K+1)*32 +: 32] + 32'(tx_bytes_i);
-        if (starve_i[c]) cnt_q[(K+2)*32 +: 32] <= cnt_q[(K+2)*32 +: 32] + 32'd1;
-        if (stall_i[c])  cnt_q[(K+3)*32 +: 32] <= cnt_q[(K+3)*32 +: 32] + 32'd1;
+  // The counters of the class sent, and of the classes starved or stalled; a cycle without any
+  // of them touches nothing (in simulation an idle port costs a test).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      cnt_q <= '0;
+    end else begin
+      if (tx_i) begin
+        cnt_q[32'(tx_cls_i)*128 +: 32]      <= cnt_q[32'(tx_cls_i)*128 +: 32] + 32'd1;
+        cnt_q[32'(tx_cls_i)*128 + 32 +: 32] <= cnt_q[32'(tx_cls_i)*128 + 32 +: 32] + 32'(tx_bytes_i);
+      end
+      if (starve_i != '0 || stall_i != '0) begin
+        for (int c = 0; c < NumCls; c++) begin
+          if (starve_i[c]) cnt_q[c*128 + 64 +: 32] <= cnt_q[c*128 + 64 +: 32] + 32'd1;
+          if (stall_i[c])  cnt_q[c*128 + 96 +: 32] <= cnt_q[c*128 + 96 +: 32] + 32'd1;
+        end
       end
     end
   end

@@ -51,31 +51,38 @@ module sw_turns #(
 
   logic [NumK*IdxW-1:0] ptr_q, ptr_d, pick;
 
-  // A pair without holders is skipped (no turn, pick 0): in simulation an idle pair costs a test.
+  // A pair without holders is skipped (no turn, pick 0), and so is the whole loop when no pair has
+  // one: in simulation an idle output costs a test.
   always_comb begin
     logic [NumIn-1:0] h, at_or_after, first;
-    for (int k = 0; k < NumK; k++) begin
-      h                        = holders_i[k*NumIn +: NumIn];
-      at_or_after              = '0;
-      first                    = '0;
-      valid_o[k]               = h != '0;
-      turn_o[k*NumIn +: NumIn] = '0;
-      pick[k*IdxW +: IdxW]     = '0;
-      if (h != '0) begin
-        at_or_after = h & ~((NumIn'(1) << ptr_q[k*IdxW +: IdxW]) - NumIn'(1));
-        if (at_or_after == '0) at_or_after = h;
-        first       = at_or_after & (~at_or_after + NumIn'(1)); // its lowest set bit
-        for (int b = 0; b < IdxW; b++) pick[k*IdxW + b] = |(first & IdxBits[b*NumIn +: NumIn]);
-        turn_o[k*NumIn +: NumIn] = first;
+    valid_o     = '0;
+    turn_o      = '0;
+    pick        = '0;
+    h           = '0;
+    at_or_after = '0;
+    first       = '0;
+    if (holders_i != '0) begin
+      for (int k = 0; k < NumK; k++) begin
+        h = holders_i[k*NumIn +: NumIn];
+        if (h != '0) begin
+          valid_o[k]  = 1'b1;
+          at_or_after = h & ~((NumIn'(1) << ptr_q[k*IdxW +: IdxW]) - NumIn'(1));
+          if (at_or_after == '0) at_or_after = h;
+          first       = at_or_after & (~at_or_after + NumIn'(1)); // its lowest set bit
+          for (int b = 0; b < IdxW; b++) pick[k*IdxW + b] = |(first & IdxBits[b*NumIn +: NumIn]);
+          turn_o[k*NumIn +: NumIn] = first;
+        end
       end
     end
   end
 
   always_comb begin
     ptr_d = ptr_q;
-    for (int k = 0; k < NumK; k++)
-      if (ack_i[k] && valid_o[k])
-        ptr_d[k*IdxW +: IdxW] = (pick[k*IdxW +: IdxW] == IdxW'(NumIn - 1)) ? '0 : pick[k*IdxW +: IdxW] + IdxW'(1);
+    if (ack_i != '0) begin
+      for (int k = 0; k < NumK; k++)
+        if (ack_i[k] && valid_o[k])
+          ptr_d[k*IdxW +: IdxW] = (pick[k*IdxW +: IdxW] == IdxW'(NumIn - 1)) ? '0 : pick[k*IdxW +: IdxW] + IdxW'(1);
+    end
   end
 
   always_ff @(posedge clk_i) begin

@@ -1,28 +1,28 @@
 `default_nettype none
-// Input buffer of one switch port (docs/architecture.md section 11a): one buffer memory of Depth
-// words shared by NumQ queues (in the switch one per (output port, message class)), each queue a
-// singly linked list through a next-pointer memory, with a FIFO of free entry numbers. Every array
-// of words or pointers is a ram_1r1w, so synthesis black-boxes it and reports its bits; the one-bit
-// state per queue and per entry is flops. Per operation the block touches O(1) entries and never
-// loops over the queues, so many instances stay cheap to simulate.
+// Queue manager of one switch port's input buffer (docs/architecture.md section 11a): Depth
+// entries shared by NumQ queues (in the switch one per (output port, message class)), each queue a
+// singly linked list through a next-pointer memory, with a FIFO of free entry numbers. The words
+// are the caller's: it keeps them in a memory of Depth words, writes a word at enq_entry_o when it
+// enqueues and reads the word of a dequeued entry at deq_entry_o (the switch keeps every port's
+// words in sw_words). Every array of pointers is a ram_1r1w, so synthesis black-boxes it and reports
+// its bits; the one-bit state per queue and per entry is flops. Per operation the block touches
+// O(1) entries and never loops over the queues, so many instances stay cheap to simulate.
 //
-// Timing (no output but q_set_o and q_clr_o is combinational from enq_valid_i, enq_q_i,
-// enq_data_i or deq_valid_i):
+// Timing (no output but enq_entry_o, q_set_o and q_clr_o is combinational from enq_valid_i,
+// enq_q_i or deq_valid_i):
 //   - q_nonempty_o, free_o, enq_ready_o and idle_o are functions of the state only (registered).
+//   - enq_entry_o is the entry an enqueue takes this cycle (meaningful while enq_ready_o is high).
 //   - q_set_o and q_clr_o announce this cycle's change of q_nonempty_o (bit enq_q_i set, bit
 //     deq_q_i cleared, from the next cycle), so that a reader keeping its own copy of the bits in
 //     another layout (the switch keeps them per output) follows them without scanning them.
 //   - deq_entry_o is combinational from deq_q_i alone: the entry holding the head word of queue
 //     deq_q_i at the start of the cycle, meaningful while q_nonempty_o[deq_q_i] is high, whether or
 //     not the queue is popped. Path: deq_q_i -> head tables.
-//   - rd_data_o is combinational from rd_entry_i alone: the word in entry rd_entry_i (the data
-//     memory's read port). The entry a dequeue frees in cycle c keeps its word through cycle c + 1
-//     (an enqueue may take it in c + 1 at the earliest and writes it at the end of that cycle), so
-//     a caller may register deq_entry_o when it dequeues and read the word the next cycle: the
-//     switch splits allocation and the crossbar into two pipeline stages that way. Reading
-//     rd_entry_i = deq_entry_o gives the head word in the same cycle. A word enqueued into an empty
-//     queue is visible (q_nonempty_o, deq_entry_o) the next cycle; there is no enqueue-to-dequeue
-//     bypass.
+//   - An entry a dequeue frees in cycle c is handed out again in cycle c + 1 at the earliest, so the
+//     caller's word in it stays through cycle c + 1 (an enqueue in c + 1 writes it at the end of that
+//     cycle): a caller may register deq_entry_o when it dequeues and read the word the next cycle,
+//     as the switch does (allocation, then traversal). A word enqueued into an empty queue is
+//     visible (q_nonempty_o, deq_entry_o) the next cycle; there is no enqueue-to-dequeue bypass.
 //   - enq_valid_i and deq_valid_i are commands, not offers: the caller enqueues only while
 //     enq_ready_o is high (the switch's credits guarantee it) and dequeues only a queue whose
 //     q_nonempty_o bit is high. Both are asserted; an illegal command is ignored. A full buffer does
@@ -44,10 +44,8 @@
 // Occupancy: free_o counts the whole buffer. Per-class occupancy is what the switch's per-class
 // credit counters already track from the same enqueue and dequeue commands, so it is not kept here.
 module voq_buf #(
-  /// Buffer capacity in words, shared by all queues (>= 2; any value, not only powers of two).
+  /// Buffer capacity in entries, shared by all queues (>= 2; any value, not only powers of two).
   parameter int Depth = 64,
-  /// Word width in bits (>= 1); a flit in the switch.
-  parameter int Width = 640,
   /// Number of queues (>= 1); in the switch one per (output port, message class).
   parameter int NumQ = 352,
   /// Width in bits of a queue number (derived; do not override).
@@ -59,27 +57,23 @@ module voq_buf #(
 ) (
   /// Clock.
   input  logic             clk_i,
-  /// Synchronous active-low reset: empties every queue (the stored words are not cleared).
+  /// Synchronous active-low reset: empties every queue.
   input  logic             rst_ni,
-  /// Enqueue enq_data_i at the tail of queue enq_q_i this cycle (only while enq_ready_o is high).
+  /// Enqueue an entry at the tail of queue enq_q_i this cycle (only while enq_ready_o is high).
   input  logic             enq_valid_i,
   /// Queue number of the enqueue (< NumQ).
   input  logic [QW-1:0]    enq_q_i,
-  /// Word to enqueue (Width bits).
-  input  logic [Width-1:0] enq_data_i,
+  /// The entry an enqueue takes this cycle (the caller writes its word there).
+  output logic [AddrW-1:0] enq_entry_o,
   /// A free entry exists: an enqueue is allowed this cycle (free_o != 0; registered).
   output logic             enq_ready_o,
-  /// Dequeue the head word of queue deq_q_i this cycle (only while q_nonempty_o[deq_q_i] is high).
+  /// Dequeue the head entry of queue deq_q_i this cycle (only while q_nonempty_o[deq_q_i] is high).
   input  logic             deq_valid_i,
-  /// Queue number to dequeue or to look at (< NumQ); selects deq_data_o even without deq_valid_i.
+  /// Queue number to dequeue or to look at (< NumQ); selects deq_entry_o even without deq_valid_i.
   input  logic [QW-1:0]    deq_q_i,
-  /// Entry holding the head word of queue deq_q_i, combinationally from deq_q_i; meaningful while
+  /// Entry at the head of queue deq_q_i, combinationally from deq_q_i; meaningful while
   /// q_nonempty_o[deq_q_i] is high.
   output logic [AddrW-1:0] deq_entry_o,
-  /// Entry to read (< Depth).
-  input  logic [AddrW-1:0] rd_entry_i,
-  /// Word in entry rd_entry_i, combinationally from rd_entry_i (Width bits).
-  output logic [Width-1:0] rd_data_o,
   /// Bit q: queue q holds at least one word (registered).
   output logic [NumQ-1:0]  q_nonempty_o,
   /// This cycle enqueues: q_nonempty_o[enq_q_i] is set from the next cycle (combinational).
@@ -96,9 +90,6 @@ module voq_buf #(
 
   if (Depth < 2) begin : g_bad_depth
     $error("voq_buf: Depth must be >= 2");
-  end
-  if (Width < 1) begin : g_bad_width
-    $error("voq_buf: Width must be >= 1");
   end
   if (NumQ < 1) begin : g_bad_numq
     $error("voq_buf: NumQ must be >= 1");
@@ -131,6 +122,7 @@ module voq_buf #(
   logic [AddrW-1:0] alloc, head;
 
   assign enq_ready_o  = free_q != '0;
+  assign enq_entry_o  = alloc;
   assign q_nonempty_o = nonempty_q;
   assign q_set_o      = enq;
   assign q_clr_o      = deq_empties;
@@ -154,25 +146,32 @@ module voq_buf #(
   assign deq_last = !succ_q[head];
   assign same_q   = enq_q_i == deq_q_i;
 
-  // What the cycle does, as single-bit decisions, and the counters' next values.
+  // What the cycle does, as single-bit decisions, and the counters' next values; nothing when the
+  // cycle neither enqueues nor dequeues (in simulation an idle buffer costs a test).
   always_comb begin
-    enq_into_empty = enq && !nonempty_q[enq_q_i];
-    // Append behind the tail; not when the same cycle dequeues the queue's only word (then the
-    // new entry becomes the head instead, through head bank 0).
-    next_we        = enq && nonempty_q[enq_q_i] && !(deq && same_q && deq_last);
-    head0_we       = deq && (!deq_last || (enq && same_q));
-    head0_wdata    = deq_last ? alloc : next_rdata;
-    deq_empties    = deq && deq_last && !(enq && same_q);
-
-    free_d  = free_q;
-    fresh_d = fresh_q;
-    fl_rd_d = fl_rd_q;
-    fl_wr_d = fl_wr_q;
-    if (enq && !deq) free_d = free_q - CntW'(1);
-    if (deq && !enq) free_d = free_q + CntW'(1);
-    if (enq && from_fresh)  fresh_d = fresh_q + CntW'(1);
-    if (enq && !from_fresh) fl_rd_d = (fl_rd_q == AddrW'(Depth - 1)) ? '0 : fl_rd_q + AddrW'(1);
-    if (deq)                fl_wr_d = (fl_wr_q == AddrW'(Depth - 1)) ? '0 : fl_wr_q + AddrW'(1);
+    enq_into_empty = 1'b0;
+    next_we        = 1'b0;
+    head0_we       = 1'b0;
+    head0_wdata    = '0;
+    deq_empties    = 1'b0;
+    free_d         = free_q;
+    fresh_d        = fresh_q;
+    fl_rd_d        = fl_rd_q;
+    fl_wr_d        = fl_wr_q;
+    if (enq || deq) begin
+      enq_into_empty = enq && !nonempty_q[enq_q_i];
+      // Append behind the tail; not when the same cycle dequeues the queue's only word (then the
+      // new entry becomes the head instead, through head bank 0).
+      next_we        = enq && nonempty_q[enq_q_i] && !(deq && same_q && deq_last);
+      head0_we       = deq && (!deq_last || (enq && same_q));
+      head0_wdata    = deq_last ? alloc : next_rdata;
+      deq_empties    = deq && deq_last && !(enq && same_q);
+      if (enq && !deq) free_d = free_q - CntW'(1);
+      if (deq && !enq) free_d = free_q + CntW'(1);
+      if (enq && from_fresh)  fresh_d = fresh_q + CntW'(1);
+      if (enq && !from_fresh) fl_rd_d = (fl_rd_q == AddrW'(Depth - 1)) ? '0 : fl_rd_q + AddrW'(1);
+      if (deq)                fl_wr_d = (fl_wr_q == AddrW'(Depth - 1)) ? '0 : fl_wr_q + AddrW'(1);
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -209,17 +208,6 @@ module voq_buf #(
     if (next_we)        succ_q[tail_rdata] <= 1'b1;
     if (enq)            succ_q[alloc]      <= 1'b0;
   end
-
-  // The words.
-  ram_1r1w #(.Depth(Depth), .Width(Width)) u_data (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .we_i    (enq),
-    .waddr_i (alloc),
-    .wdata_i (enq_data_i),
-    .raddr_i (rd_entry_i),
-    .rdata_o (rd_data_o)
-  );
 
   // Successor of each entry in its queue (valid where succ_q is set).
   ram_1r1w #(.Depth(Depth), .Width(AddrW)) u_next (
