@@ -64,6 +64,21 @@ struct dir_drv {
     size_t nmgr, capmgr;
 };
 
+/* The directory's configuration inputs (sampled during reset; they must not change after it: the
+ * RTL asserts it). */
+static void put_cfg(const dir_drv_t *d, dir_in_t *in)
+{
+    in->node_id_i = d->cfg.node_id;
+    in->cfg_mn_idx_i = d->cfg.mn_idx;
+    in->cfg_mn_shift_i = d->cfg.mn_shift;
+    in->cfg_gran_shift_i = d->cfg.gran_shift;
+    in->cfg_lines_i = d->cfg.lines;
+    in->cfg_scr_lo_i[0] = (uint32_t)d->cfg.scr_lo;
+    in->cfg_scr_lo_i[1] = (uint32_t)(d->cfg.scr_lo >> 32);
+    in->cfg_scr_hi_i[0] = (uint32_t)d->cfg.scr_hi;
+    in->cfg_scr_hi_i[1] = (uint32_t)(d->cfg.scr_hi >> 32);
+}
+
 static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, uint64_t seed, dir_msg_fn on_tx,
                          void *ctx, const dir_drv_sys_t *sys)
 {
@@ -99,9 +114,14 @@ static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, u
     d->swq = calloc(d->swq_cap, sizeof *d->swq);
     if (!d->rq || !d->swq)
         abort();
+    /* Two cycles of reset with the configuration presented (the directory samples it during reset),
+     * then every input low but that. */
     d->m = ops->create(cfg->period_ps, seed);
-    d->cyc = ops->reset(d->m, 0, 2);
     memset(&d->in, 0, sizeof d->in);
+    put_cfg(d, &d->in);
+    ops->set(d->m, &d->in);
+    for (d->cyc = 0; d->cyc < 2; d->cyc++)
+        ops->tick(d->m, d->cyc);
     d->in.rst_ni = 1;
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
@@ -267,15 +287,7 @@ void dir_drv_step(dir_drv_t *d)
         kernel_run(&d->k, d->cyc * d->cfg.period_ps);
     dir_in_t *in = &d->in;
     in->rst_ni = 1;
-    in->node_id_i = d->cfg.node_id;
-    in->cfg_mn_idx_i = d->cfg.mn_idx;
-    in->cfg_mn_shift_i = d->cfg.mn_shift;
-    in->cfg_gran_shift_i = d->cfg.gran_shift;
-    in->cfg_lines_i = d->cfg.lines;
-    in->cfg_scr_lo_i[0] = (uint32_t)d->cfg.scr_lo;
-    in->cfg_scr_lo_i[1] = (uint32_t)(d->cfg.scr_lo >> 32);
-    in->cfg_scr_hi_i[0] = (uint32_t)d->cfg.scr_hi;
-    in->cfg_scr_hi_i[1] = (uint32_t)(d->cfg.scr_hi >> 32);
+    put_cfg(d, in);
     /* Link: the oldest arrived message. */
     in->rx_valid_i = 0;
     if (link_q_due(&d->link, d->cyc)) {

@@ -70,7 +70,6 @@ typedef struct dir_model_ops {
     unsigned txn_entries, dc_sets, dc_ways, crd_per_cls;
     void *(*create)(uint64_t period_ps, uint64_t seed);
     void (*free)(void *m);
-    uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
     void (*set)(void *m, const dir_in_t *in);
     void (*get)(void *m, dir_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
@@ -87,7 +86,6 @@ typedef struct dir_model_ops {
     _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
-    static uint64_t NAME##_reset(void *m, uint64_t cycle, unsigned n) { return vw_##M##_reset(m, cycle, n); }   \
     static void NAME##_set(void *m, const dir_in_t *in)                                                         \
     {                                                                                                           \
         vw_##M##_in v;                                                                                          \
@@ -123,7 +121,7 @@ typedef struct dir_model_ops {
     }                                                                                                           \
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,               \
-                                  NAME##_create, NAME##_free,  NAME##_reset,  NAME##_set,    NAME##_get,        \
+                                  NAME##_create, NAME##_free,  NAME##_set,    NAME##_get,                       \
                                   NAME##_tick,  NAME##_trace_open, NAME##_trace_close}
 
 typedef struct dir_drv_cfg {

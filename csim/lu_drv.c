@@ -75,6 +75,22 @@ struct lu_drv {
     bool quiet;       /* the last edge changed nothing (idle, no input) */
 };
 
+/* The LU's liveness and configuration inputs (the configuration is sampled during reset and must not
+ * change after it: the RTL asserts it). */
+static void put_cfg(const lu_drv_t *d, lu_in_t *in)
+{
+    in->alive_i = d->alive;
+    in->node_id_i = d->cfg.node_id;
+    in->cfg_addr_lim_i[0] = (uint32_t)d->cfg.addr_lim;
+    in->cfg_addr_lim_i[1] = (uint32_t)(d->cfg.addr_lim >> 32);
+    in->cfg_log_cap_i = d->cfg.log_cap;
+    in->cfg_hwm_i = d->cfg.hwm;
+    in->cfg_own_i[0] = (uint32_t)d->cfg.own;
+    in->cfg_own_i[1] = (uint32_t)(d->cfg.own >> 32);
+    in->cfg_mn_i = d->cfg.mn_id;
+    in->cfg_num_cn_i = d->cfg.num_cn;
+}
+
 static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint64_t seed, lu_tx_fn on_tx,
                         void *ctx, const lu_drv_sys_t *sys)
 {
@@ -110,9 +126,14 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
         abort();
     if (lu_zlib_init(&d->zl, cfg->zlib_level) != 0)
         abort();
+    /* Two cycles of reset with the LU alive and its configuration presented (it samples it during
+     * reset), then every input low but those. */
     d->m = ops->create(cfg->period_ps, seed);
-    d->cyc = ops->reset(d->m, 0, 2);
     memset(&d->in, 0, sizeof d->in);
+    put_cfg(d, &d->in);
+    ops->set(d->m, &d->in);
+    for (d->cyc = 0; d->cyc < 2; d->cyc++)
+        ops->tick(d->m, d->cyc);
     d->in.rst_ni = 1;
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
@@ -255,16 +276,7 @@ void lu_drv_step(lu_drv_t *d)
         kernel_run(&d->k, d->cyc * d->cfg.period_ps);
     lu_in_t *in = &d->in;
     in->rst_ni = 1;
-    in->alive_i = d->alive;
-    in->node_id_i = d->cfg.node_id;
-    in->cfg_addr_lim_i[0] = (uint32_t)d->cfg.addr_lim;
-    in->cfg_addr_lim_i[1] = (uint32_t)(d->cfg.addr_lim >> 32);
-    in->cfg_log_cap_i = d->cfg.log_cap;
-    in->cfg_hwm_i = d->cfg.hwm;
-    in->cfg_own_i[0] = (uint32_t)d->cfg.own;
-    in->cfg_own_i[1] = (uint32_t)(d->cfg.own >> 32);
-    in->cfg_mn_i = d->cfg.mn_id;
-    in->cfg_num_cn_i = d->cfg.num_cn;
+    put_cfg(d, in);
     in->dump_start_i = d->dump_start;
     d->dump_start = false;
     /* The compression engine takes a record every cycle and offers its oldest compressed chunk. */

@@ -62,7 +62,6 @@ typedef struct lu_model_ops {
     unsigned entries, slots, crd_per_cls;
     void *(*create)(uint64_t period_ps, uint64_t seed);
     void (*free)(void *m);
-    uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);
     void (*set)(void *m, const lu_in_t *in);
     void (*get)(void *m, lu_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
@@ -78,7 +77,6 @@ typedef struct lu_model_ops {
     _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((lu_in_t *)0)->rx_msg_i), "lane flits");     \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
-    static uint64_t NAME##_reset(void *m, uint64_t cycle, unsigned n) { return vw_##M##_reset(m, cycle, n); }   \
     static void NAME##_set(void *m, const lu_in_t *in)                                                          \
     {                                                                                                           \
         vw_##M##_in v;                                                                                          \
@@ -110,7 +108,7 @@ typedef struct lu_model_ops {
     }                                                                                                           \
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const lu_model_ops_t NAME = {#M,          ENTRIES,        SLOTS,         CRD,           NAME##_create,      \
-                                 NAME##_free, NAME##_reset,   NAME##_set,    NAME##_get,    NAME##_tick,        \
+                                 NAME##_free, NAME##_set, NAME##_get, NAME##_tick,                              \
                                  NAME##_trace_open, NAME##_trace_close}
 
 /** CSR word addresses (logging_unit.sv). */

@@ -83,7 +83,8 @@ module dir_ctrl #(
   input  wire logic                      clk_i,
   /// synchronous reset, active low: no transaction, the directory cache empty
   input  wire logic                      rst_ni,
-  /// this MN's node id (source of its messages)
+  /// this MN's node id (source of its messages; sampled during reset, as every cfg_* input: held
+  /// from the reset on)
   input  wire logic [NodeW-1:0]          node_id_i,
   /// this MN's index among the MNs
   input  wire logic [MnIdxW-1:0]         cfg_mn_idx_i,
@@ -186,6 +187,32 @@ module dir_ctrl #(
   /// nothing in the controller will change until an input changes
   output logic                           idle_o
 );
+
+  // ---- configuration, sampled during reset ----
+  // Constant while the directory runs (the driver presents it from the reset on; an assertion
+  // checks it), so it is a register: the address decode that reads it depends on no input, and a
+  // Verilated model evaluates it once per edge instead of at every evaluation of the inputs.
+  logic [NodeW-1:0]  node_id;
+  logic [MnIdxW-1:0] cfg_mn_idx;
+  logic [2:0]        cfg_mn_shift;
+  logic [4:0]        cfg_gran_shift;
+  logic [31:0]       cfg_lines;
+  logic [AddrW-1:0]  cfg_scr_lo, cfg_scr_hi;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      node_id        <= node_id_i;
+      cfg_mn_idx     <= cfg_mn_idx_i;
+      cfg_mn_shift   <= cfg_mn_shift_i;
+      cfg_gran_shift <= cfg_gran_shift_i;
+      cfg_lines      <= cfg_lines_i;
+      cfg_scr_lo     <= cfg_scr_lo_i;
+      cfg_scr_hi     <= cfg_scr_hi_i;
+    end
+  end
+  `ASSERT(cfg_held_from_reset, {node_id_i, cfg_mn_idx_i, cfg_mn_shift_i, cfg_gran_shift_i, cfg_lines_i,
+                                cfg_scr_lo_i, cfg_scr_hi_i} ==
+                               {node_id, cfg_mn_idx, cfg_mn_shift, cfg_gran_shift, cfg_lines, cfg_scr_lo,
+                                cfg_scr_hi})
   localparam int unsigned TW      = (TxnEntries > 1) ? $clog2(TxnEntries) : 1;
   localparam int unsigned NumCn   = msg_pkg::MAX_CN;
   localparam int unsigned TsW     = msg_pkg::TS_W;
@@ -372,7 +399,7 @@ module dir_ctrl #(
   logic [31:0]      w_cyc_q, w_last_q, w_last_d, w_ngrp;
   logic             walking, quiet;
   assign walking = (w_ph_q == W_FLUSH) || (w_ph_q == W_SCAN);
-  assign w_ngrp  = 32'((33'(cfg_lines_i) + 33'd3) >> 2);
+  assign w_ngrp  = 32'((33'(cfg_lines) + 33'd3) >> 2);
 
   logic             wf_push, wf_pop, wf_v, wf_room_unused, wf_empty_unused;
   logic [DataW-1:0] wf_out;
@@ -428,7 +455,7 @@ module dir_ctrl #(
 
   // Global line address -> (MN index, local line, in this MN's range), and the region.
   function automatic logic [AddrW-1:0] chunk_of(logic [AddrW-1:0] a);
-    chunk_of = a >> cfg_gran_shift_i;
+    chunk_of = a >> cfg_gran_shift;
   endfunction
 
   logic [AddrW-1:0] n_addr, n_chunk, n_lwide;
@@ -454,11 +481,11 @@ module dir_ctrl #(
   assign n_mg     = mg_req_valid_i & (mg_req_op_i == MG_RECOVER) & (w_ph_q == W_IDLE);
   assign n_addr   = n_mg ? mg_req_addr_i : n_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
   assign n_chunk  = chunk_of(n_addr);
-  assign n_mn     = MnIdxW'(n_chunk) & ~(MnIdxW'('1) << cfg_mn_shift_i);
-  assign n_lwide  = ((n_chunk >> cfg_mn_shift_i) << cfg_gran_shift_i) |
-                    (n_addr & ~(AddrW'('1) << cfg_gran_shift_i));
-  assign n_here   = (n_mn == cfg_mn_idx_i) && (n_lwide < AddrW'(cfg_lines_i));
-  assign n_scr    = (n_addr >= cfg_scr_lo_i) && (n_addr < cfg_scr_hi_i);
+  assign n_mn     = MnIdxW'(n_chunk) & ~(MnIdxW'('1) << cfg_mn_shift);
+  assign n_lwide  = ((n_chunk >> cfg_mn_shift) << cfg_gran_shift) |
+                    (n_addr & ~(AddrW'('1) << cfg_gran_shift));
+  assign n_here   = (n_mn == cfg_mn_idx) && (n_lwide < AddrW'(cfg_lines));
+  assign n_scr    = (n_addr >= cfg_scr_lo) && (n_addr < cfg_scr_hi);
   assign n_lnr_op = (n_op == msg_pkg::OP_LNR_RD) || (n_op == msg_pkg::OP_LNR_WR);
   assign n_src_cn = n_src < NodeW'(NumCn);
 
@@ -562,7 +589,7 @@ module dir_ctrl #(
     s_msg = '0;
     s_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] =
       t_snpinv_q[s_i] ? msg_pkg::OP_BISNP_INV : msg_pkg::OP_BISNP_DATA;
-    s_msg[msg_pkg::FIELD_SRC_LSB +: NodeW]             = node_id_i;
+    s_msg[msg_pkg::FIELD_SRC_LSB +: NodeW]             = node_id;
     s_msg[msg_pkg::FIELD_DST_LSB +: NodeW]             = NodeW'(s_cn);
     s_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]    = msg_pkg::TAG_W'(s_i);
     s_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW]            = t_line_q[s_i];
@@ -574,7 +601,6 @@ module dir_ctrl #(
   lu_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i       (clk_i),
     .rst_ni      (rst_ni),
-    .en_i        (1'b1),
     .src_valid_i ({sw_tx_valid_i, s_any, sq_v}),
     .src_msg_i   ({sw_tx_msg_i, s_msg, sq_out}),
     .src_ready_o (tx_ready),
@@ -693,7 +719,7 @@ module dir_ctrl #(
     e_hdr = '0;
     e_hdr[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W] = e_op;
     e_hdr[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW]                = e_r;
-    e_hdr[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = node_id_i;
+    e_hdr[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = node_id;
     e_hdr[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
     e_hdr[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W]       = t_tag_q[ei];
     e_hdr[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW]               = t_line_q[ei];
@@ -737,7 +763,7 @@ module dir_ctrl #(
     data  = msg_pkg::msg_has_data(f_op);
     sq_in = '0;
     sq_in[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] = f_op;
-    sq_in[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id_i;
+    sq_in[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id;
     sq_in[msg_pkg::FIELD_DST_LSB +: NodeW]                = e_r;
     sq_in[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
     sq_in[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]       = t_tag_q[ei];
@@ -1131,9 +1157,9 @@ module dir_ctrl #(
         wver   = we[VerLsb +: TsW];
         nvec   = (wst == E_S) ? wvec & ~failed_q : wvec;
         // The line's global address (the address map, backwards).
-        lchunk = ((AddrW'(l) >> cfg_gran_shift_i) << cfg_mn_shift_i) | AddrW'(cfg_mn_idx_i);
-        gline  = (lchunk << cfg_gran_shift_i) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift_i));
-        if (l < cfg_lines_i) begin
+        lchunk = ((AddrW'(l) >> cfg_gran_shift) << cfg_mn_shift) | AddrW'(cfg_mn_idx);
+        gline  = (lchunk << cfg_gran_shift) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift));
+        if (l < cfg_lines) begin
           if (wst == E_EM && (wvec & failed_q) != '0) begin
             mr_push = 1'b1;
             mr_in   = {MR_OWNED, gline, 32'd0};

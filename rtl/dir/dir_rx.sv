@@ -121,7 +121,6 @@ module dir_rx #(
   lu_crd_ret #(.CrdPerCls(CrdPerCls)) u_crd (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .en_i   (1'b1),
     .ret_i  (ret),
     .crd_o  (rx_crd_o),
     .idle_o (crd_idle)

@@ -64,9 +64,10 @@ module logging_unit #(
   input  wire logic                            clk_i,
   /// synchronous reset, active low
   input  wire logic                            rst_ni,
-  /// the CN is alive; low freezes the LU
+  /// the CN is alive; low stops the LU's clock: nothing changes, nothing leaves (changes only
+  /// between clock edges, and once: a failed CN stays failed)
   input  wire logic                            alive_i,
-  /// this CN's node id
+  /// this CN's node id (sampled during reset, as every cfg_* input: held from the reset on)
   input  wire logic [msg_pkg::NODE_ID_W-1:0]   node_id_i,
   /// line addresses at or above this are out of range (malformed)
   input  wire logic [msg_pkg::LINE_ADDR_W-1:0] cfg_addr_lim_i,
@@ -151,8 +152,38 @@ module logging_unit #(
     $error("logging_unit: Entries must be in WORDS_PER_LINE..65536");
   end
 
-  logic en;
-  assign en = alive_i;
+  // ---- fail-stop: a failed CN's LU stops with its clock ----
+  // Every register of the LU but the CSR port's is on lu_clk, so nothing inside needs to look at
+  // alive_i and no state changes while the CN is dead (the ports toward the CN are gated below).
+  // alive_i changes only while clk_i is low, so the gate makes no glitch; a chip would use an
+  // integrated clock-gating cell. In simulation this keeps alive_i, an input, out of the logic's
+  // fan-in: Verilator evaluates every input's combinational fan-out at each evaluation, and alive_i
+  // used to gate nearly all of it.
+  logic lu_clk;
+  assign lu_clk = clk_i & alive_i;
+
+  // ---- configuration, sampled during reset ----
+  // Constant while the LU runs (the driver presents it from the reset on; an assertion checks it),
+  // so it is a register: logic that reads it depends on no input (see above).
+  logic [msg_pkg::NODE_ID_W-1:0]   node_id;
+  logic [msg_pkg::LINE_ADDR_W-1:0] addr_lim;
+  logic [31:0]                     log_cap, hwm;
+  logic [63:0]                     own;
+  logic [msg_pkg::NODE_ID_W-1:0]   mn;
+  logic [msg_pkg::NODE_ID_W:0]     num_cn;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      node_id  <= node_id_i;
+      addr_lim <= cfg_addr_lim_i;
+      log_cap  <= cfg_log_cap_i;
+      hwm      <= cfg_hwm_i;
+      own      <= cfg_own_i;
+      mn       <= cfg_mn_i;
+      num_cn   <= cfg_num_cn_i;
+    end
+  end
+  `ASSERT(cfg_held_from_reset, {node_id_i, cfg_addr_lim_i, cfg_log_cap_i, cfg_hwm_i, cfg_own_i, cfg_mn_i,
+                                cfg_num_cn_i} == {node_id, addr_lim, log_cap, hwm, own, mn, num_cn})
 
   // ---- receive ----
   logic [1:0]      rx_bad;
@@ -160,9 +191,10 @@ module logging_unit #(
   logic            dkq_v, dkq_r, dks_v, dks_r, mgq_v, mgq_r, mgs_v, mgs_r;
   logic [FlitW-1:0] dkq_msg;
   logic [HdrW-1:0] dks_hdr, mgq_hdr, mgs_hdr;
+  logic [NumCls-1:0] rx_crd;
   lu_rx #(.CrdPerCls(CrdPerCls)) u_rx (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
-    .rx_valid_i (rx_valid_i), .rx_msg_i (rx_msg_i), .rx_crd_o (rx_crd_o), .bad_o (rx_bad),
+    .clk_i (lu_clk), .rst_ni (rst_ni),
+    .rx_valid_i (rx_valid_i), .rx_msg_i (rx_msg_i), .rx_crd_o (rx_crd), .bad_o (rx_bad),
     .dkq_valid_o (dkq_v), .dkq_ready_i (dkq_r), .dkq_msg_o (dkq_msg),
     .dks_valid_o (dks_v), .dks_ready_i (dks_r), .dks_hdr_o (dks_hdr),
     .mgq_valid_o (mgq_v), .mgq_ready_i (mgq_r), .mgq_hdr_o (mgq_hdr),
@@ -193,8 +225,8 @@ module logging_unit #(
   logic                          p_mark, p_drop, p_cand, p_busy;
   logic [msg_pkg::NODE_ID_W-1:0] p_cn;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .repl_en_i (1'b1), .drain_en_i (~d_active),
-    .node_id_i (node_id_i), .cfg_addr_lim_i (cfg_addr_lim_i), .cfg_log_cap_i (cfg_log_cap_i),
+    .clk_i (lu_clk), .rst_ni (rst_ni), .repl_en_i (1'b1), .drain_en_i (~d_active),
+    .node_id_i (node_id), .cfg_addr_lim_i (addr_lim), .cfg_log_cap_i (log_cap),
     .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
     .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),
     .ack_valid_o (ack_v), .ack_msg_o (ack_msg), .ack_ready_i (ack_r),
@@ -217,7 +249,7 @@ module logging_unit #(
   logic             mg_flush, dr_v, dr_done, dr_r, d_idle;
   logic [msg_pkg::TAG_W-1:0] dr_tag, mg_flush_tag;
   lu_mgmt u_mgmt (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
+    .clk_i (lu_clk), .rst_ni (rst_ni), .node_id_i (node_id),
     .mgq_valid_i (mgq_v), .mgq_hdr_i (mgq_hdr), .mgq_ready_o (mgq_r),
     .mgs_valid_i (mgs_v), .mgs_hdr_i (mgs_hdr), .mgs_ready_o (mgs_r),
     .flv_valid_o (flv_v), .flv_ready_i (flv_r), .flush_o (mg_flush),
@@ -231,13 +263,13 @@ module logging_unit #(
   );
 
   lu_search #(.Slots(Slots), .Batch(SearchBatch)) u_search (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .node_id_i (node_id_i),
+    .clk_i (lu_clk), .rst_ni (rst_ni), .node_id_i (node_id),
     .req_valid_i (flv_v), .req_hdr_i (mgq_hdr), .req_ready_o (flv_r),
     .log_count_i (log_count), .lw_idle_i (~lw_v), .hold_i (d_reading), .active_o (s_active),
     .srch_line_o (s_line), .srch_match_i (s_match), .srch_slot_o (s_slot), .srch_word_o (s_word),
     .srch_ts_i (s_ts), .srch_pend_i (s_pend), .srch_value_i (s_value),
     .rd_valid_o (sr_rd_v), .rd_ready_i (sr_rd_r), .rd_idx_o (sr_rd_idx),
-    .rsp_valid_i (mem_rsp_valid_i & en & s_active), .rsp_rec_i (mem_rsp_rdata_i),
+    .rsp_valid_i (mem_rsp_valid_i & s_active), .rsp_rec_i (mem_rsp_rdata_i),
     .resp_valid_o (sr_resp_v), .resp_msg_o (sr_resp), .resp_ready_i (sr_resp_r),
     .done_req_o (sr_done), .trav_o (sr_trav), .idle_o (sr_idle)
   );
@@ -247,25 +279,26 @@ module logging_unit #(
   logic [FlitW-1:0] d_tx;
   logic [31:0]      d_rd_idx;
   logic [3:0]       d_ev;
+  logic             dp_v, dc_r;
   lu_dump u_dump (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en), .allow_i (~paused), .node_id_i (node_id_i),
-    .cfg_own_i (cfg_own_i), .cfg_mn_i (cfg_mn_i),
-    .cfg_num_cn_i (cfg_num_cn_i), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
+    .clk_i (lu_clk), .rst_ni (rst_ni), .allow_i (~paused), .node_id_i (node_id),
+    .cfg_own_i (own), .cfg_mn_i (mn),
+    .cfg_num_cn_i (num_cn), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
     .flush_tag_i (mg_flush_tag),
     .rsp_valid_i (dr_v), .rsp_done_i (dr_done), .rsp_tag_i (dr_tag), .rsp_ready_o (dr_r),
     .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),
     .active_o (d_active), .reading_o (d_reading), .log_clear_o (d_clear),
     .rd_valid_o (d_rd_v), .rd_ready_i (d_rd_r), .rd_idx_o (d_rd_idx),
-    .rd_rsp_valid_i (mem_rsp_valid_i & en & ~s_active), .rd_rsp_rec_i (mem_rsp_rdata_i),
-    .dp_valid_o (dp_valid_o), .dp_ready_i (dp_ready_i), .dp_rec_o (dp_rec_o), .dp_end_o (dp_end_o),
-    .dc_valid_i (dc_valid_i), .dc_ready_o (dc_ready_o), .dc_data_i (dc_data_i), .dc_last_i (dc_last_i),
+    .rd_rsp_valid_i (mem_rsp_valid_i & ~s_active), .rd_rsp_rec_i (mem_rsp_rdata_i),
+    .dp_valid_o (dp_v), .dp_ready_i (dp_ready_i), .dp_rec_o (dp_rec_o), .dp_end_o (dp_end_o),
+    .dc_valid_i (dc_valid_i), .dc_ready_o (dc_r), .dc_data_i (dc_data_i), .dc_last_i (dc_last_i),
     .tx_valid_o (d_tx_v), .tx_msg_o (d_tx), .tx_ready_i (d_tx_r), .ev_o (d_ev), .idle_o (d_idle)
   );
 
   // ---- memory port: log writes, or a search's or a dump's reads (the drain holds meanwhile) ----
   logic rd_mode;
   assign rd_mode         = s_active | d_reading;
-  assign mem_req_valid_o = en & (s_active ? sr_rd_v : d_reading ? d_rd_v : lw_v);
+  assign mem_req_valid_o = alive_i & (s_active ? sr_rd_v : d_reading ? d_rd_v : lw_v);
   assign mem_req_write_o = ~rd_mode;
   assign mem_req_addr_o  = s_active ? sr_rd_idx : d_reading ? d_rd_idx : lw_idx;
   assign mem_req_wdata_o = lw_rec;
@@ -274,14 +307,20 @@ module logging_unit #(
   assign d_rd_r          = mem_req_ready_i & ~s_active & d_reading;
 
   // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
-  logic       tx_idle;
+  logic       tx_idle, tx_v;
   logic [3:0] tx_ready;
   lu_tx #(.NumSrc(4), .MaxTxCredits(MaxTxCredits)) u_tx (
-    .clk_i (clk_i), .rst_ni (rst_ni), .en_i (en),
+    .clk_i (lu_clk), .rst_ni (rst_ni),
     .src_valid_i ({d_tx_v, sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({d_tx, sr_resp, mg_resp, ack_msg}),
     .src_ready_o (tx_ready),
-    .tx_valid_o (tx_valid_o), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
+    .tx_valid_o (tx_v), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
   );
+
+  // A dead LU gives the CN nothing: no message, no credit, no record, no compressed chunk taken.
+  assign tx_valid_o = alive_i & tx_v;
+  assign rx_crd_o   = {NumCls{alive_i}} & rx_crd;
+  assign dp_valid_o = alive_i & dp_v;
+  assign dc_ready_o = alive_i & dc_r;
   assign {d_tx_r, sr_resp_r, mg_resp_r, ack_r} = tx_ready;
 
   // ---- counters and CSRs ----
@@ -302,21 +341,21 @@ module logging_unit #(
     logic [2:0] inc;
     assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad[0]} + {2'b0, rx_bad[1]} + {1'b0, mg_bad}
                           : {2'b0, evc[e]};
-    always_ff @(posedge clk_i) begin
+    always_ff @(posedge lu_clk) begin
       if (!rst_ni) cnt_q[e*32 +: 32] <= '0;
-      else if (en) cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + 32'(inc);
+      else         cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + 32'(inc);
     end
   end
 
-  always_ff @(posedge clk_i) begin
+  always_ff @(posedge lu_clk) begin
     if (!rst_ni) begin
       hwm_q     <= 1'b0;
       err_q     <= 1'b0;
       hwm_cnt_q <= '0;
-    end else if (en) begin
-      hwm_q     <= log_count >= cfg_hwm_i;
+    end else begin
+      hwm_q     <= log_count >= hwm;
       err_q     <= err_q | (|evc[7:5]) | bad_dks;
-      if (log_count >= cfg_hwm_i && !hwm_q) hwm_cnt_q <= hwm_cnt_q + 32'd1;
+      if (log_count >= hwm && !hwm_q) hwm_cnt_q <= hwm_cnt_q + 32'd1;
     end
   end
   assign early_flush_o = hwm_q;
@@ -355,9 +394,9 @@ module logging_unit #(
   assign csr_err_o    = csr_err_q;
 
   // The hardware is frozen while dead; outside that, idle when every part is.
-  assign idle_o = ~en | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & d_idle & ~dump_start_i &
-                         ~dc_valid_i & (rx_valid_i == '0) & ~mem_rsp_valid_i &
-                         (hwm_q == (log_count >= cfg_hwm_i)));
+  assign idle_o = ~alive_i | (rx_idle & log_idle & tx_idle & mg_idle & sr_idle & d_idle & ~dump_start_i &
+                              ~dc_valid_i & (rx_valid_i == '0) & ~mem_rsp_valid_i &
+                              (hwm_q == (log_count >= hwm)));
 
 endmodule
 `default_nettype wire

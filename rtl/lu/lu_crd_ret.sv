@@ -13,7 +13,7 @@
 // during c + 1 at the earliest). One per class per cycle is enough: the LU takes at most one
 // message of a class out of its buffer per cycle, and only malformed messages, which are rare,
 // are dropped two at a time; those credits leave over the next cycles, none lost or invented.
-// Nothing moves while en_i is low (the CN has failed: its LU is gone with it).
+// A failed CN's LU stops with its clock (logging_unit), and this count with it.
 module lu_crd_ret #(
   /// credits (receive buffer entries) per message class
   parameter int unsigned CrdPerCls = 4,
@@ -24,8 +24,6 @@ module lu_crd_ret #(
   input  wire logic                   clk_i,
   /// synchronous reset, active low: CrdPerCls credits pending per class
   input  wire logic                   rst_ni,
-  /// the LU is alive; low freezes the count and returns nothing
-  input  wire logic                   en_i,
   /// per class c at [c*RetW +: RetW]: credits to return this cycle, 0 .. 3 (messages of the class
   /// that left their buffer or were dropped)
   input  wire logic [NumCls*RetW-1:0] ret_i,
@@ -47,7 +45,7 @@ module lu_crd_ret #(
   always_comb begin
     pend_d = pend_q;
     crd_d  = '0;
-    if (en_i) begin
+    if (ret_i != '0 || pend_q != '0) begin
       for (int c = 0; c < NumCls; c++) begin
         pend_d[c*PendW +: PendW] = pend_q[c*PendW +: PendW] + PendW'(ret_i[c*RetW +: RetW]);
         if (pend_d[c*PendW +: PendW] != '0) begin

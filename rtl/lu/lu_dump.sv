@@ -37,8 +37,6 @@ module lu_dump #(
   input  wire logic              clk_i,
   /// synchronous reset, active low
   input  wire logic              rst_ni,
-  /// the LU is alive
-  input  wire logic              en_i,
   /// dumps may start (low while paused for recovery)
   input  wire logic              allow_i,
   /// this CN's node id
@@ -161,7 +159,7 @@ module lu_dump #(
     for (int i = 0; i < LineW / 6; i++) line_bucket = line_bucket ^ l[6*i +: 6];
   endfunction
 
-  assign rf_push = en_i & (st_q == D_READ) & rd_rsp_valid_i & cfg_own_i[line_bucket(r_line)];
+  assign rf_push = (st_q == D_READ) & rd_rsp_valid_i & cfg_own_i[line_bucket(r_line)];
   fifo #(.Depth(Win), .Width(RecW)) u_rf (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (rf_push), .in_ready_o (rf_in_ready), .in_data_i (rd_rsp_rec_i),
@@ -172,11 +170,11 @@ module lu_dump #(
   logic reads_done, can_issue, self_req, flush_self, pending, in_later, fl_send;
   assign reads_done = (iss_q == cnt_q) & (got_q == cnt_q);
   assign can_issue  = (iss_q != cnt_q) & ({1'b0, out_q} + {1'b0, rf_cnt} < (WinW + 1)'(Win));
-  assign rd_valid_o = en_i & (st_q == D_READ) & can_issue;
+  assign rd_valid_o = (st_q == D_READ) & can_issue;
   assign rd_idx_o   = iss_q;
 
   // Dump port: records of the FIFO, then one end beat.
-  assign dp_valid_o = en_i & (st_q == D_READ) & (rf_v | (reads_done & ~end_sent_q));
+  assign dp_valid_o = (st_q == D_READ) & (rf_v | (reads_done & ~end_sent_q));
   assign dp_rec_o   = rf_rec;
   assign dp_end_o   = ~rf_v;
   assign rf_pop     = dp_valid_o & dp_ready_i & rf_v;
@@ -211,10 +209,10 @@ module lu_dump #(
     endcase
   end
   assign tx_msg_o   = m;
-  assign tx_valid_o = en_i & (fl_send || st_q == D_REQ || ((st_q == D_READ || st_q == D_SEND) && dc_valid_i));
-  assign dc_ready_o = en_i & ~fl_send & (st_q == D_READ || st_q == D_SEND) & tx_ready_i;
+  assign tx_valid_o = (fl_send || st_q == D_REQ || ((st_q == D_READ || st_q == D_SEND) && dc_valid_i));
+  assign dc_ready_o = ~fl_send & (st_q == D_READ || st_q == D_SEND) & tx_ready_i;
 
-  assign rsp_ready_o = en_i & rsp_valid_i & ((st_q == D_GO && !rsp_done_i && rsp_tag_i == epoch_q) ||
+  assign rsp_ready_o = rsp_valid_i & ((st_q == D_GO && !rsp_done_i && rsp_tag_i == epoch_q) ||
                                              (st_q == D_DONE && rsp_done_i && rsp_tag_i == epoch_q));
 
   assign flush_self = hwm_i & ~hwm_q;
@@ -241,63 +239,61 @@ module lu_dump #(
     out_d      = out_q;
     log_clear_o = 1'b0;
     ev_o       = '0;
-    if (en_i) begin
-      // Requests: a flush received first, then this LU's own (the next epoch not yet requested).
-      // A request of its own while a broadcast is under way restarts it with the later epoch.
-      if (flush_in_i && in_later) tgt_d = flush_tag_i + 1'b1;
-      ev_o[3] = fl_send & tx_ready_i;
-      if (self_req) begin
-        ftag_d = tgt_d;
-        tgt_d  = tgt_d + 1'b1;
-        fl_d   = 1'b1;
-        fcn_d  = '0;
-      end else if (fl_q) begin
-        if (fcn_q >= cfg_num_cn_i) fl_d = 1'b0;
-        else if (fdst == node_id_i || tx_ready_i) fcn_d = fcn_q + 1'b1;
-      end
-      if (rd_valid_o && rd_ready_i) begin
-        iss_d = iss_q + 32'd1;
-        out_d = out_d + 1'b1;
-      end
-      if (rd_rsp_valid_i && st_q == D_READ) begin
-        got_d = got_q + 32'd1;
-        out_d = out_d - 1'b1;
-      end
-      ev_o[1] = rf_pop;
-      if (dc_valid_i && dc_ready_o) begin
-        chunk_d = chunk_q + 1'b1;
-        ev_o[2] = 1'b1;
-      end
-      unique case (st_q)
-        D_IDLE: if (pending && allow_i) st_d = D_REQ;
-        D_REQ: if (tx_ready_i && !fl_send) st_d = D_GO;
-        D_GO: if (rsp_ready_o) st_d = D_HOLD;
-        D_HOLD: if (lw_idle_i && search_idle_i) begin
-          st_d       = D_READ;
-          iss_d      = '0;
-          got_d      = '0;
-          out_d      = '0;
-          cnt_d      = log_count_i;
-          chunk_d    = '0;
-          end_sent_d = 1'b0;
-        end
-        D_READ: begin
-          if (dp_valid_o && dp_ready_i && !rf_v) begin
-            end_sent_d = 1'b1;
-            st_d       = D_SEND;
-          end
-          if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
-        end
-        D_SEND: if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
-        D_DONE: if (rsp_ready_o) begin
-          log_clear_o = 1'b1;
-          epoch_d     = epoch_q + 1'b1;
-          ev_o[0]     = 1'b1;
-          st_d        = D_IDLE;
-        end
-        default: st_d = D_IDLE;
-      endcase
+    // Requests: a flush received first, then this LU's own (the next epoch not yet requested).
+    // A request of its own while a broadcast is under way restarts it with the later epoch.
+    if (flush_in_i && in_later) tgt_d = flush_tag_i + 1'b1;
+    ev_o[3] = fl_send & tx_ready_i;
+    if (self_req) begin
+      ftag_d = tgt_d;
+      tgt_d  = tgt_d + 1'b1;
+      fl_d   = 1'b1;
+      fcn_d  = '0;
+    end else if (fl_q) begin
+      if (fcn_q >= cfg_num_cn_i) fl_d = 1'b0;
+      else if (fdst == node_id_i || tx_ready_i) fcn_d = fcn_q + 1'b1;
     end
+    if (rd_valid_o && rd_ready_i) begin
+      iss_d = iss_q + 32'd1;
+      out_d = out_d + 1'b1;
+    end
+    if (rd_rsp_valid_i && st_q == D_READ) begin
+      got_d = got_q + 32'd1;
+      out_d = out_d - 1'b1;
+    end
+    ev_o[1] = rf_pop;
+    if (dc_valid_i && dc_ready_o) begin
+      chunk_d = chunk_q + 1'b1;
+      ev_o[2] = 1'b1;
+    end
+    unique case (st_q)
+      D_IDLE: if (pending && allow_i) st_d = D_REQ;
+      D_REQ: if (tx_ready_i && !fl_send) st_d = D_GO;
+      D_GO: if (rsp_ready_o) st_d = D_HOLD;
+      D_HOLD: if (lw_idle_i && search_idle_i) begin
+        st_d       = D_READ;
+        iss_d      = '0;
+        got_d      = '0;
+        out_d      = '0;
+        cnt_d      = log_count_i;
+        chunk_d    = '0;
+        end_sent_d = 1'b0;
+      end
+      D_READ: begin
+        if (dp_valid_o && dp_ready_i && !rf_v) begin
+          end_sent_d = 1'b1;
+          st_d       = D_SEND;
+        end
+        if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
+      end
+      D_SEND: if (dc_valid_i && dc_ready_o && dc_last_i) st_d = D_DONE;
+      D_DONE: if (rsp_ready_o) begin
+        log_clear_o = 1'b1;
+        epoch_d     = epoch_q + 1'b1;
+        ev_o[0]     = 1'b1;
+        st_d        = D_IDLE;
+      end
+      default: st_d = D_IDLE;
+    endcase
   end
 
   always_ff @(posedge clk_i) begin
@@ -320,7 +316,7 @@ module lu_dump #(
       tgt_q   <= tgt_d;
       fl_q    <= fl_d;
       ftag_q  <= ftag_d;
-      if (en_i) hwm_q <= hwm_i;
+      hwm_q <= hwm_i;
       epoch_q <= epoch_d;
       chunk_q <= chunk_d;
       fcn_q   <= fcn_d;

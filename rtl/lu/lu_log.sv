@@ -44,8 +44,6 @@ module lu_log #(
   input  wire logic                          clk_i,
   /// synchronous reset, active low: buffer empty, DRAM log empty
   input  wire logic                          rst_ni,
-  /// the LU is alive; low freezes everything
-  input  wire logic                          en_i,
   /// REPLs may start (low while the LU is paused)
   input  wire logic                          repl_en_i,
   /// validated words may drain (low while the LU is paused or its log is being dumped)
@@ -206,7 +204,7 @@ module lu_log #(
     ev_stall     = 1'b0;
     ev_zero      = 1'b0;
     ev_range     = 1'b0;
-    if (en_i && rp_act_q) begin
+    if (rp_act_q) begin
       b_alloc   = 1'b1;
       rp_left_d = rp_left_q & ~word_oh;
       if (rp_left_d == '0) begin
@@ -215,7 +213,7 @@ module lu_log #(
         ack_push     = 1'b1;
         ev_repl      = 1'b1;
       end
-    end else if (en_i && repl_valid_i && repl_en_i) begin
+    end else if (repl_valid_i && repl_en_i) begin
       if (r_mask == '0) begin
         repl_ready_o = 1'b1;
         ev_zero      = 1'b1;
@@ -259,7 +257,7 @@ module lu_log #(
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (ack_push), .in_ready_o (ack_in_ready),
     .in_data_i ({r_src, r_core, r_tag, r_addr}),
-    .out_valid_o (ackq_v), .out_ready_i ((ack_ready_i | ack_drop) & en_i), .out_data_o (ack_q_data),
+    .out_valid_o (ackq_v), .out_ready_i (ack_ready_i | ack_drop), .out_data_o (ack_q_data),
     .count_o (ack_cnt), .empty_o (ackq_empty_unused)
   );
   assign ack_drop    = ackq_v & ack_drop_i &
@@ -277,7 +275,7 @@ module lu_log #(
   // ---- VAL engine ----
   logic v_hit, v_multi, v_clash, v_lookup;
   logic ev_val, ev_noval, ev_badop;
-  assign val_ready_o = en_i & val_valid_i;
+  assign val_ready_o = val_valid_i;
   assign v_lookup    = val_ready_o & (v_op == msg_pkg::OP_VAL);
   assign ev_val      = v_lookup & v_hit;
   assign ev_noval    = v_lookup & ~v_hit;
@@ -300,16 +298,16 @@ module lu_log #(
   logic             p_valid, p_take, p_done;
   logic [SlotW-1:0] p_slot;
   logic [WordW-1:0] p_word;
-  assign p_take = en_i & p_valid & ~srch_active_i;
+  assign p_take = p_valid & ~srch_active_i;
 
   assign log_full = log_cnt_q >= cfg_log_cap_i;
-  assign d_take   = en_i & drain_en_i & ~srch_active_i & ~p_valid & d_valid & lwq_in_ready & ~log_full;
+  assign d_take   = drain_en_i & ~srch_active_i & ~p_valid & d_valid & lwq_in_ready & ~log_full;
   assign rec      = {2'b01, d_core, d_cn, d_ts, d_word, d_line, d_value};
 
   always_comb begin
     log_cnt_d = log_cnt_q;
     if (d_take) log_cnt_d = log_cnt_q + 32'd1;
-    if (log_clear_i && en_i) log_cnt_d = '0;
+    if (log_clear_i) log_cnt_d = '0;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) log_cnt_q <= '0;
@@ -320,7 +318,7 @@ module lu_log #(
   fifo #(.Depth(2), .Width(32 + RecW)) u_lwq (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (d_take), .in_ready_o (lwq_in_ready), .in_data_i ({log_cnt_q, rec}),
-    .out_valid_o (lw_valid_o), .out_ready_i (lw_ready_i & en_i), .out_data_o ({lw_idx_o, lw_rec_o}),
+    .out_valid_o (lw_valid_o), .out_ready_i (lw_ready_i), .out_data_o ({lw_idx_o, lw_rec_o}),
     .count_o (lwq_cnt_unused), .empty_o (lwq_empty)
   );
 
@@ -336,9 +334,9 @@ module lu_log #(
     .val_hit_o (v_hit), .val_multi_o (v_multi), .val_ts_clash_o (v_clash),
     .drain_valid_o (d_valid), .drain_slot_o (d_slot), .drain_word_o (d_word), .drain_line_o (d_line),
     .drain_ts_o (d_ts), .drain_cn_o (d_cn), .drain_core_o (d_core), .drain_take_i (d_take),
-    .srch_line_i (srch_line_i), .srch_match_o (srch_match_o), .srch_slot_i (srch_slot_i),
+    .srch_i (srch_active_i), .srch_line_i (srch_line_i), .srch_match_o (srch_match_o), .srch_slot_i (srch_slot_i),
     .srch_ts_o (srch_ts_o), .srch_pend_o (srch_pend_o),
-    .purge_mark_i (purge_mark_i & en_i), .purge_cn_i (purge_cn_i), .purge_cand_o (purge_cand_o),
+    .purge_mark_i (purge_mark_i), .purge_cn_i (purge_cn_i), .purge_cand_o (purge_cand_o),
     .purge_valid_o (p_valid), .purge_slot_o (p_slot), .purge_word_o (p_word), .purge_take_i (p_take),
     .purge_done_o (p_done),
     .busy_o (slot_busy_o), .val_o (val_unused), .empty_o (s_empty_unused)
@@ -357,7 +355,7 @@ module lu_log #(
   assign quiet_o      = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~ackq_v & lwq_empty;
   assign purge_busy_o = p_valid;
 
-  assign ev_o = {p_done, d_valid & drain_en_i & log_full & en_i, v_clash & ev_val, v_multi & ev_val,
+  assign ev_o = {p_done, d_valid & drain_en_i & log_full, v_clash & ev_val, v_multi & ev_val,
                  ev_badop, ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc, ev_repl};
 
   // Idle: no REPL in progress or startable, no word drainable or to purge, nothing queued. A REPL
@@ -369,7 +367,7 @@ module lu_log #(
   `ASSERT(no_clear_in_flight, !log_clear_i || (lwq_empty && !d_take))
   `ASSERT(alloc_fits, !s_alloc || b_free >= (EntW + 1)'(nwords))
   // Slots are marked only when no REPL is being written (its REPL_ACK not out yet) and no VAL waits.
-  `ASSERT(mark_when_quiet, !(purge_mark_i && en_i) || (!rp_act_q && !val_valid_i))
+  `ASSERT(mark_when_quiet, !purge_mark_i || (!rp_act_q && !val_valid_i))
 
 endmodule
 `default_nettype wire

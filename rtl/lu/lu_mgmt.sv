@@ -29,8 +29,6 @@ module lu_mgmt #(
   input  wire logic                          clk_i,
   /// synchronous reset, active low: running, not paused
   input  wire logic                          rst_ni,
-  /// the LU is alive
-  input  wire logic                          en_i,
   /// this CN's node id
   input  wire logic [msg_pkg::NODE_ID_W-1:0] node_id_i,
   /// MGREQ head valid
@@ -114,14 +112,14 @@ module lu_mgmt #(
   assign is_int = q_op == msg_pkg::OP_INTERRUPT;
   assign is_end = q_op == msg_pkg::OP_RECOV_END;
 
-  assign flv_valid_o = en_i & mgq_valid_i & is_flv;
+  assign flv_valid_o = mgq_valid_i & is_flv;
 
   // The INTERRUPT's work is done in a quiet cycle (nothing received waits, no search): the
   // subject's unvalidated slots are marked then (purge_mark_o), and it is answered in a quiet cycle
   // in which none is left to mark or to free.
   logic int_quiet;
   assign int_quiet    = int_q & quiet_i & search_idle_i;
-  assign purge_mark_o = en_i & int_quiet;
+  assign purge_mark_o = int_quiet;
   assign purge_cn_o   = int_subj_q;
   assign ack_drop_o   = int_q;
 
@@ -132,35 +130,33 @@ module lu_mgmt #(
     rq_in       = '0;
     mgq_ready_o = 1'b0;
     q_bad       = 1'b0;
-    if (en_i) begin
-      // An INTERRUPT being answered takes the response queue this cycle; RECOV_END waits for it.
-      if (int_quiet && !purge_cand_i && !purge_busy_i && rq_in_ready) begin
-        int_d    = 1'b0;
-        paused_d = 1'b1;
-        rq_push  = 1'b1;
-        rq_in    = {msg_pkg::OP_INTERRUPT_RESP, int_src_q, int_subj_q};
-      end
-      if (mgq_valid_i) begin
-        if (is_flv) begin
-          mgq_ready_o = flv_ready_i;
-        end else if (is_int) begin
-          if (!int_q && !rq_push) begin
-            mgq_ready_o = 1'b1;
-            int_d       = 1'b1;
-          end
-        end else if (is_flush) begin
+    // An INTERRUPT being answered takes the response queue this cycle; RECOV_END waits for it.
+    if (int_quiet && !purge_cand_i && !purge_busy_i && rq_in_ready) begin
+      int_d    = 1'b0;
+      paused_d = 1'b1;
+      rq_push  = 1'b1;
+      rq_in    = {msg_pkg::OP_INTERRUPT_RESP, int_src_q, int_subj_q};
+    end
+    if (mgq_valid_i) begin
+      if (is_flv) begin
+        mgq_ready_o = flv_ready_i;
+      end else if (is_int) begin
+        if (!int_q && !rq_push) begin
           mgq_ready_o = 1'b1;
-        end else if (is_end) begin
-          if (!rq_push && !int_q && rq_in_ready) begin
-            mgq_ready_o = 1'b1;
-            paused_d    = 1'b0;
-            rq_push     = 1'b1;
-            rq_in       = {msg_pkg::OP_RECOV_END_RESP, q_src, q_subj};
-          end
-        end else begin
-          mgq_ready_o = 1'b1;
-          q_bad       = 1'b1;
+          int_d       = 1'b1;
         end
+      end else if (is_flush) begin
+        mgq_ready_o = 1'b1;
+      end else if (is_end) begin
+        if (!rq_push && !int_q && rq_in_ready) begin
+          mgq_ready_o = 1'b1;
+          paused_d    = 1'b0;
+          rq_push     = 1'b1;
+          rq_in       = {msg_pkg::OP_RECOV_END_RESP, q_src, q_subj};
+        end
+      end else begin
+        mgq_ready_o = 1'b1;
+        q_bad       = 1'b1;
       end
     end
   end
@@ -169,10 +165,10 @@ module lu_mgmt #(
   assign flush_tag_o = mgq_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
 
   // MGRSP: the dump synchronization goes to lu_dump, anything else is malformed.
-  assign dr_valid_o  = en_i & mgs_valid_i & s_dump;
+  assign dr_valid_o  = mgs_valid_i & s_dump;
   assign dr_done_o   = s_op == msg_pkg::OP_DUMP_DONE;
   assign dr_tag_o    = mgs_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
-  assign mgs_ready_o = en_i & mgs_valid_i & (s_dump ? dr_ready_i : 1'b1);
+  assign mgs_ready_o = mgs_valid_i & (s_dump ? dr_ready_i : 1'b1);
   assign bad_o       = {1'b0, q_bad} + {1'b0, mgs_ready_o & ~s_dump};
 
   always_ff @(posedge clk_i) begin
@@ -194,7 +190,7 @@ module lu_mgmt #(
   fifo #(.Depth(2), .Width(RespW)) u_rq (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (rq_push), .in_ready_o (rq_in_ready), .in_data_i (rq_in),
-    .out_valid_o (resp_valid_o), .out_ready_i (resp_ready_i & en_i), .out_data_o (rq_out),
+    .out_valid_o (resp_valid_o), .out_ready_i (resp_ready_i), .out_data_o (rq_out),
     .count_o (rq_cnt_unused), .empty_o (rq_empty)
   );
   msg_pkg::msg_t rmsg;

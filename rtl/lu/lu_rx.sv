@@ -33,8 +33,6 @@ module lu_rx #(
   input  wire logic                clk_i,
   /// synchronous reset, active low
   input  wire logic                rst_ni,
-  /// the LU is alive; low: arriving messages are lost, nothing leaves, no credit returns
-  input  wire logic                en_i,
   /// per lane: a message arrives from the link (bit 0: lane 0, the older one)
   input  wire logic [1:0]          rx_valid_i,
   /// the arriving messages (msg_pkg::msg_t): lane k at [k*FlitW +: FlitW]
@@ -95,11 +93,11 @@ module lu_rx #(
     assign op[k*OpW +: OpW]    = msg[k*FlitW + msg_pkg::FIELD_OPCODE_LSB +: OpW];
     assign cls[k*ClsW +: ClsW] = msg_pkg::msg_class(op[k*OpW +: OpW]);
     assign op_ok[k]  = msg_pkg::msg_op_valid(op[k*OpW +: OpW]);
-    assign in_dkq[k] = en_i & vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_DKREQ);
-    assign in_dks[k] = en_i & vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_DKRSP);
-    assign in_mgq[k] = en_i & vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_MGREQ);
-    assign in_mgs[k] = en_i & vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_MGRSP);
-    assign bad_o[k]  = en_i & vld[k] & ~(in_dkq[k] | in_dks[k] | in_mgq[k] | in_mgs[k]);
+    assign in_dkq[k] = vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_DKREQ);
+    assign in_dks[k] = vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_DKRSP);
+    assign in_mgq[k] = vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_MGREQ);
+    assign in_mgs[k] = vld[k] & op_ok[k] & (cls[k*ClsW +: ClsW] == msg_pkg::CLS_MGRSP);
+    assign bad_o[k]  = vld[k] & ~(in_dkq[k] | in_dks[k] | in_mgq[k] | in_mgs[k]);
   end
 
   // Credits to return per class this cycle: the message its FIFO gives up, and the dropped ones of
@@ -109,10 +107,10 @@ module lu_rx #(
   logic [NumCls*RetW-1:0] ret;
   always_comb begin
     pop = '0;
-    pop[msg_pkg::CLS_DKREQ] = dkq_valid_o & dkq_ready_i & en_i;
-    pop[msg_pkg::CLS_DKRSP] = dks_valid_o & dks_ready_i & en_i;
-    pop[msg_pkg::CLS_MGREQ] = mgq_valid_o & mgq_ready_i & en_i;
-    pop[msg_pkg::CLS_MGRSP] = mgs_valid_o & mgs_ready_i & en_i;
+    pop[msg_pkg::CLS_DKREQ] = dkq_valid_o & dkq_ready_i;
+    pop[msg_pkg::CLS_DKRSP] = dks_valid_o & dks_ready_i;
+    pop[msg_pkg::CLS_MGREQ] = mgq_valid_o & mgq_ready_i;
+    pop[msg_pkg::CLS_MGRSP] = mgs_valid_o & mgs_ready_i;
     for (int c = 0; c < NumCls; c++) begin
       ret[c*RetW +: RetW] = RetW'(pop[c]);
       for (int k = 0; k < 2; k++) begin
@@ -126,7 +124,6 @@ module lu_rx #(
   lu_crd_ret #(.CrdPerCls(CrdPerCls)) u_crd (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
-    .en_i   (en_i),
     .ret_i  (ret),
     .crd_o  (rx_crd_o),
     .idle_o (crd_idle)
@@ -143,25 +140,25 @@ module lu_rx #(
   fifo_2w #(.Depth(CrdPerCls), .Width(FlitW)) u_dkq (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (in_dkq), .in_ready_o (dkq_in_ready), .in_data_i (msg),
-    .out_valid_o (dkq_valid_o), .out_ready_i (dkq_ready_i & en_i), .out_data_o (dkq_msg_o),
+    .out_valid_o (dkq_valid_o), .out_ready_i (dkq_ready_i), .out_data_o (dkq_msg_o),
     .count_o (dkq_cnt_unused), .empty_o (dkq_empty)
   );
   fifo_2w #(.Depth(CrdPerCls), .Width(HdrW)) u_dks (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (in_dks), .in_ready_o (dks_in_ready), .in_data_i (hdrs),
-    .out_valid_o (dks_valid_o), .out_ready_i (dks_ready_i & en_i), .out_data_o (dks_hdr_o),
+    .out_valid_o (dks_valid_o), .out_ready_i (dks_ready_i), .out_data_o (dks_hdr_o),
     .count_o (dks_cnt_unused), .empty_o (dks_empty)
   );
   fifo_2w #(.Depth(CrdPerCls), .Width(HdrW)) u_mgq (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (in_mgq), .in_ready_o (mgq_in_ready), .in_data_i (hdrs),
-    .out_valid_o (mgq_valid_o), .out_ready_i (mgq_ready_i & en_i), .out_data_o (mgq_hdr_o),
+    .out_valid_o (mgq_valid_o), .out_ready_i (mgq_ready_i), .out_data_o (mgq_hdr_o),
     .count_o (mgq_cnt_unused), .empty_o (mgq_empty)
   );
   fifo_2w #(.Depth(CrdPerCls), .Width(HdrW)) u_mgs (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .in_valid_i (in_mgs), .in_ready_o (mgs_in_ready), .in_data_i (hdrs),
-    .out_valid_o (mgs_valid_o), .out_ready_i (mgs_ready_i & en_i), .out_data_o (mgs_hdr_o),
+    .out_valid_o (mgs_valid_o), .out_ready_i (mgs_ready_i), .out_data_o (mgs_hdr_o),
     .count_o (mgs_cnt_unused), .empty_o (mgs_empty)
   );
 

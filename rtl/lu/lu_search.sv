@@ -44,8 +44,6 @@ module lu_search #(
   input  wire logic                          clk_i,
   /// synchronous reset, active low
   input  wire logic                          rst_ni,
-  /// the LU is alive; low freezes the search
-  input  wire logic                          en_i,
   /// this CN's node id
   input  wire logic [msg_pkg::NODE_ID_W-1:0] node_id_i,
   /// a FETCH_LATEST_VERS waits
@@ -117,9 +115,9 @@ module lu_search #(
   logic [Batch-1:0]                    last_q;
   logic [KW:0]                         n_q, n_d;
   // per (request, word): found, found in the buffer, TS, value
-  logic [Batch*WordN-1:0]              fnd_q, fnd_d, sram_q, sram_d;
-  logic [Batch*WordN*TsW-1:0]          ts_q, ts_d;
-  logic [Batch*WordN*ValW-1:0]         val_q, val_d;
+  logic [Batch*WordN-1:0]              fnd_q, sram_q;
+  logic [Batch*WordN*TsW-1:0]          ts_q;
+  logic [Batch*WordN*ValW-1:0]         val_q;
 
   logic [KW-1:0]    k_q, k_d;            // request being worked on
   logic [31:0]      iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
@@ -206,12 +204,12 @@ module lu_search #(
     end
   end
   assign resp_msg_o   = rmsg;
-  assign resp_valid_o = en_i & (st_q == S_RESP);
+  assign resp_valid_o = (st_q == S_RESP);
 
   // ---- next state ----
   logic take_req, rd_fire, resp_fire;
-  assign take_req  = en_i & (st_q == S_COLLECT) & req_valid_i;
-  assign rd_fire   = en_i & (st_q == S_DRAM) & (iss_q != cnt_q) & rd_ready_i;
+  assign take_req  = (st_q == S_COLLECT) & req_valid_i;
+  assign rd_fire   = (st_q == S_DRAM) & (iss_q != cnt_q) & rd_ready_i;
   assign resp_fire = resp_valid_o & resp_ready_i;
 
   always_comb begin
@@ -225,83 +223,93 @@ module lu_search #(
     wdone_d = wdone_q;
     sent_d  = sent_q;
     done_req_o = 1'b0;
-    if (en_i) begin
-      unique case (st_q)
-        S_COLLECT: if (take_req) begin
-          n_d = n_q + 1'b1;
-          if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
+    unique case (st_q)
+      S_COLLECT: if (take_req) begin
+        n_d = n_q + 1'b1;
+        if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
+      end
+      S_WAIT: if (lw_idle_i && !hold_i) begin
+        st_d  = S_DRAM;
+        iss_d = '0;
+        got_d = '0;
+        cnt_d = log_count_i;
+      end
+      S_DRAM: begin
+        if (rd_fire) iss_d = iss_q + 32'd1;
+        if (rsp_valid_i) got_d = got_q + 32'd1;
+        if (got_d == cnt_q && iss_d == cnt_q) begin
+          st_d    = S_SRAM;
+          k_d     = '0;
+          vis_d   = '0;
+          wdone_d = '0;
         end
-        S_WAIT: if (lw_idle_i && !hold_i) begin
-          st_d  = S_DRAM;
-          iss_d = '0;
-          got_d = '0;
-          cnt_d = log_count_i;
-        end
-        S_DRAM: begin
-          if (rd_fire) iss_d = iss_q + 32'd1;
-          if (rsp_valid_i) got_d = got_q + 32'd1;
-          if (got_d == cnt_q && iss_d == cnt_q) begin
-            st_d    = S_SRAM;
-            k_d     = '0;
-            vis_d   = '0;
-            wdone_d = '0;
-          end
-        end
-        S_SRAM: begin
-          if (!sm_v) begin
-            // every validated slot of this request's line seen
-            vis_d   = '0;
-            wdone_d = '0;
-            if ((KW + 1)'(k_q) + 1'b1 == n_q) begin
-              st_d   = S_RESP;
-              k_d    = '0;
-              sent_d = '0;
-            end else begin
-              k_d = k_q + 1'b1;
-            end
-          end else if (!sw_v) begin
-            vis_d[sslot] = 1'b1;
-            wdone_d      = '0;
+      end
+      S_SRAM: begin
+        if (!sm_v) begin
+          // every validated slot of this request's line seen
+          vis_d   = '0;
+          wdone_d = '0;
+          if ((KW + 1)'(k_q) + 1'b1 == n_q) begin
+            st_d   = S_RESP;
+            k_d    = '0;
+            sent_d = '0;
           end else begin
-            wdone_d = wdone_q | sw_oh;
+            k_d = k_q + 1'b1;
+          end
+        end else if (!sw_v) begin
+          vis_d[sslot] = 1'b1;
+          wdone_d      = '0;
+        end else begin
+          wdone_d = wdone_q | sw_oh;
+        end
+      end
+      S_RESP: if (resp_fire) begin
+        sent_d = sent_q | (rem_v ? grp : '0);
+        if (!rem_v || grp_end) begin
+          done_req_o = 1'b1;
+          sent_d     = '0;
+          if ((KW + 1)'(k_q) + 1'b1 == n_q) begin
+            st_d = S_COLLECT;
+            n_d  = '0;
+            k_d  = '0;
+          end else begin
+            k_d = k_q + 1'b1;
           end
         end
-        S_RESP: if (resp_fire) begin
-          sent_d = sent_q | (rem_v ? grp : '0);
-          if (!rem_v || grp_end) begin
-            done_req_o = 1'b1;
-            sent_d     = '0;
-            if ((KW + 1)'(k_q) + 1'b1 == n_q) begin
-              st_d = S_COLLECT;
-              n_d  = '0;
-              k_d  = '0;
-            end else begin
-              k_d = k_q + 1'b1;
-            end
-          end
-        end
-        default: st_d = S_COLLECT;
-      endcase
-    end
+      end
+      default: st_d = S_COLLECT;
+    endcase
   end
 
   // Per (request k, word w): cleared when request k is collected; a DRAM record of the word replaces
   // what was found (records arrive in commit order); a buffered word replaces a record, or an older
-  // buffered one (TS order). One generate block per pair, no loop over all pairs in a process.
-  for (genvar k = 0; k < Batch; k++) begin : g_fnd
-    logic clr;
-    assign clr = take_req & (n_q[KW-1:0] == KW'(k));
-    for (genvar w = 0; w < WordN; w++) begin : g_word
-      localparam int unsigned I = k * WordN + w;
-      logic dram_hit, sram_hit;
-      assign dram_hit = en_i & (st_q == S_DRAM) & rsp_valid_i & ((KW + 1)'(k) < n_q) &
-                        (r_line == line_q[k*LineW +: LineW]) & (r_word == WordW'(w)) & mask_q[I];
-      assign sram_hit = en_i & (st_q == S_SRAM) & sm_v & sw_v & (k_q == KW'(k)) & (sword == WordW'(w)) &
-                        (~sram_q[I] | ts_before(ts_q[I*TsW +: TsW], srch_ts_i));
-      assign fnd_d[I]  = ~clr & (fnd_q[I] | dram_hit | sram_hit);
-      assign sram_d[I] = ~clr & (sram_q[I] | sram_hit);
-      assign ts_d[I*TsW +: TsW]    = dram_hit ? r_ts : sram_hit ? srch_ts_i : ts_q[I*TsW +: TsW];
-      assign val_d[I*ValW +: ValW] = dram_hit ? r_val : sram_hit ? srch_value_i : val_q[I*ValW +: ValW];
+  // buffered one (TS order). Written in place, and only where something is found: an idle LU, or
+  // one in another step of a search, computes nothing for the 64 pairs.
+  always_ff @(posedge clk_i) begin
+    int unsigned i;
+    i = 0;
+    if (take_req) begin
+      fnd_q[n_q[KW-1:0]*WordN +: WordN]  <= '0;
+      sram_q[n_q[KW-1:0]*WordN +: WordN] <= '0;
+    end
+    if (st_q == S_DRAM && rsp_valid_i) begin
+      for (int k = 0; k < Batch; k++) begin
+        i = k * WordN + 32'(r_word);
+        if ((KW + 1)'(k) < n_q && r_line == line_q[k*LineW +: LineW] && mask_q[i]) begin
+          fnd_q[i]              <= 1'b1;
+          ts_q[i*TsW +: TsW]    <= r_ts;
+          val_q[i*ValW +: ValW] <= r_val;
+        end
+      end
+    end
+    if (st_q == S_SRAM && sm_v && sw_v) begin
+      i = 32'(k_q) * WordN + 32'(sword);
+      if (!sram_q[i] || ts_before(ts_q[i*TsW +: TsW], srch_ts_i)) begin
+        fnd_q[i]              <= 1'b1;
+        sram_q[i]             <= 1'b1;
+        ts_q[i*TsW +: TsW]    <= srch_ts_i;
+        val_q[i*ValW +: ValW] <= srch_value_i;
+      end
     end
   end
 
@@ -323,10 +331,6 @@ module lu_search #(
     vis_q   <= vis_d;
     wdone_q <= wdone_d;
     sent_q  <= sent_d;
-    fnd_q   <= fnd_d;
-    sram_q  <= sram_d;
-    ts_q    <= ts_d;
-    val_q   <= val_d;
   end
   for (genvar k = 0; k < Batch; k++) begin : g_req
     always_ff @(posedge clk_i) begin
@@ -343,9 +347,9 @@ module lu_search #(
 
   assign req_ready_o = take_req;
   assign active_o    = (st_q != S_COLLECT);
-  assign rd_valid_o  = en_i & (st_q == S_DRAM) & (iss_q != cnt_q);
+  assign rd_valid_o  = (st_q == S_DRAM) & (iss_q != cnt_q);
   assign rd_idx_o    = iss_q;
-  assign trav_o      = en_i & (st_q != S_COLLECT);
+  assign trav_o      = (st_q != S_COLLECT);
   assign idle_o      = (st_q == S_COLLECT) & (n_q == '0) & ~req_valid_i;
 
   `ASSERT(rsp_only_when_reading, !rsp_valid_i || (st_q == S_DRAM && got_q != iss_q))

@@ -100,9 +100,11 @@ module lu_slots #(
   output logic      [CoreW-1:0] drain_core_o,
   /// the word is taken (written to the DRAM log)
   input  wire logic             drain_take_i,
+  /// search: a search is under way (srch_match_o is looked at)
+  input  wire logic             srch_i,
   /// search: the line looked for
   input  wire logic [LineW-1:0] srch_line_i,
-  /// search: per slot, validated and of that line
+  /// search: per slot, validated and of that line (0 while srch_i is low)
   output logic      [Slots-1:0] srch_match_o,
   /// search: a slot to read
   input  wire logic [SlotW-1:0] srch_slot_i,
@@ -146,15 +148,16 @@ module lu_slots #(
   logic [Slots*TsW-1:0]   ts_q;
   logic [Slots*WordN-1:0] pend_q;
   logic [Slots*Slots-1:0] same_q, bef_q;
-  // pend_t[w*Slots + s] = pend_q[s*WordN + w]: word w of every slot as a vector.
+  // Two of the same facts kept turned around, written with them: aft_q[b*Slots + a] = bef_q[a*Slots
+  // + b] (row b: the slots known to precede b), pend_t[w*Slots + s] = pend_q[s*WordN + w] (word w of
+  // every slot as a vector). The readiness of a slot reads a column of bef_q and a row of pend_q
+  // per word; reading them as rows costs a word each, where gathering the columns cost 4 608
+  // single-bit moves per evaluation (a test-flavour assertion checks the copies).
+  logic [Slots*Slots-1:0] aft_q;
   logic [WordN*Slots-1:0] pend_t;
-  for (genvar a = 0; a < Slots; a++) begin : g_tr
-    for (genvar w = 0; w < WordN; w++) begin : g_word
-      assign pend_t[w*Slots + a] = pend_q[a*WordN + w];
-    end
-  end
   // same_q is symmetric (an allocation writes its row and its column alike) wherever one of the two
-  // slots is busy, which is wherever it is read: row a doubles as column a.
+  // slots is busy, which is wherever it is read: row a doubles as column a. Rows and fields of free
+  // slots are stale and never read: an allocation writes its slot's row, column and fields.
 
   // ---- free slot: the lowest ----
   logic [Slots-1:0] free_oh;
@@ -162,10 +165,7 @@ module lu_slots #(
     .req_i (~busy_q), .onehot_o (free_oh), .idx_o (free_slot_o), .valid_o (free_valid_o)
   );
 
-  always_comb begin
-    used_o = '0;
-    for (int s = 0; s < Slots; s++) used_o = used_o + (SlotW + 1)'(busy_q[s]);
-  end
+  assign used_o = (SlotW + 1)'($countones(busy_q));
 
   // a precedes b in TS order, modulo 2^TsW (serial-number arithmetic: half the space ahead)
   function automatic logic ts_before(logic [TsW-1:0] a, logic [TsW-1:0] b);
@@ -174,44 +174,84 @@ module lu_slots #(
     ts_before = (d != '0) & ~d[TsW-1];
   endfunction
 
-  // ---- per slot: VAL match, same line as the allocation, words ready to drain ----
-  logic [Slots-1:0]       vmatch, vmatch_oh, amatch, ready_any, ts_eq, ts_old, ts_new, pcand;
-  logic [Slots*WordN-1:0] ready;
-  for (genvar s = 0; s < Slots; s++) begin : g_slot
-    logic [WordN-1:0] blk;
-    assign vmatch[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
-                       (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
-                       (line_q[s*LineW +: LineW] == val_line_i);
-    assign amatch[s] = busy_q[s] & (line_q[s*LineW +: LineW] == alloc_line_i);
-    assign srch_match_o[s] = busy_q[s] & val_q[s] & (line_q[s*LineW +: LineW] == srch_line_i);
-    assign pcand[s]  = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == purge_cn_i);
-    // s against the VAL's TS: equal, s before it, s after it
-    assign ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
-    assign ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
-    assign ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
-    // Words of s held back by another slot of the line that precedes s or may precede it: the
-    // slots o of hold, as one vector per slot (no per-pair processes: see the pair matrices below).
-    // A slot marked for purge holds nothing back: its store is known never to commit. (lu_log
-    // also holds the drain while a purge runs, so this keeps readiness exact without relying on
-    // that: removing it fails no test.)
-    // bef_col[o] = bef_q[o*Slots + s]: "o precedes s" (a local 64-bit column per slot, not one
-    // Slots x Slots transpose, which Verilator would build as one wide concatenation).
-    logic [Slots-1:0] hold, bef_col;
-    for (genvar o = 0; o < Slots; o++) begin : g_col
-      assign bef_col[o] = bef_q[o*Slots + s];
+  // Each per-slot loop below runs only when its result is used: a VAL looked up, a REPL allocated,
+  // a search under way, a slot validated. In simulation a cycle without them costs a few tests.
+
+  // ---- a VAL: its REPL's slot, and every slot's TS against the VAL's ----
+  logic [Slots-1:0] vmatch, vmatch_oh, ts_eq, ts_old, ts_new;
+  always_comb begin
+    vmatch = '0;
+    ts_eq  = '0;
+    ts_old = '0;
+    ts_new = '0;
+    if (val_i) begin
+      for (int s = 0; s < Slots; s++) begin
+        vmatch[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
+                    (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
+                    (line_q[s*LineW +: LineW] == val_line_i);
+        ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
+        ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
+        ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
+      end
     end
-    assign hold = busy_q & ~pur_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
-                  ((val_q & bef_col) | (~val_q & ~bef_q[s*Slots +: Slots]));
-    for (genvar w = 0; w < WordN; w++) begin : g_word
-      assign blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
-    end
-    assign ready[s*WordN +: WordN] = (busy_q[s] & val_q[s]) ? (pend_q[s*WordN +: WordN] & ~blk) : '0;
-    assign ready_any[s] = ready[s*WordN +: WordN] != '0;
   end
 
-  logic [SlotW-1:0] vslot_unused;
+  // ---- an allocation: the slots of its line ----
+  logic [Slots-1:0] amatch;
+  always_comb begin
+    amatch = '0;
+    if (alloc_i)
+      for (int s = 0; s < Slots; s++) amatch[s] = busy_q[s] & (line_q[s*LineW +: LineW] == alloc_line_i);
+  end
+
+  // ---- a search: the validated slots of its line ----
+  always_comb begin
+    srch_match_o = '0;
+    if (srch_i)
+      for (int s = 0; s < Slots; s++)
+        srch_match_o[s] = busy_q[s] & val_q[s] & (line_q[s*LineW +: LineW] == srch_line_i);
+  end
+
+  // ---- purge candidates: the failed CN's slots in use and not validated ----
+  logic [Slots-1:0] pcand;
+  always_comb begin
+    for (int s = 0; s < Slots; s++)
+      pcand[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == purge_cn_i);
+  end
+
+  // ---- words ready to drain, per validated slot ----
+  // Words of s held back by another slot of the line that precedes s or may precede it (hold):
+  // validated and known to precede s, or not validated and not known to follow s (its VAL may be in
+  // flight with an older TS). A slot marked for purge holds nothing back: its store is known never
+  // to commit. (lu_log also holds the drain while a purge runs, so this keeps readiness exact
+  // without relying on that: removing it fails no test.)
+  logic [Slots*WordN-1:0] ready;
+  logic [Slots-1:0]       ready_any;
+  always_comb begin
+    logic [Slots-1:0] hold;
+    logic [WordN-1:0] blk;
+    ready     = '0;
+    ready_any = '0;
+    hold      = '0;
+    blk       = '0;
+    if ((busy_q & val_q) != '0) begin
+      for (int s = 0; s < Slots; s++) begin
+        if (busy_q[s] && val_q[s]) begin
+          hold = busy_q & ~pur_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
+                 ((val_q & aft_q[s*Slots +: Slots]) | (~val_q & ~bef_q[s*Slots +: Slots]));
+          blk  = '0;
+          if (hold != '0)
+            for (int w = 0; w < WordN; w++) blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
+          ready[s*WordN +: WordN] = pend_q[s*WordN +: WordN] & ~blk;
+          ready_any[s]            = ready[s*WordN +: WordN] != '0;
+        end
+      end
+    end
+  end
+
+  logic [SlotW-1:0] vslot;
   prio_enc #(.N(Slots)) u_vmatch (
-    .req_i (vmatch), .onehot_o (vmatch_oh), .idx_o (vslot_unused), .valid_o (val_hit_o)
+    .req_i (vmatch), .onehot_o (vmatch_oh), .idx_o (vslot), .valid_o (val_hit_o)
   );
   assign val_multi_o = val_i & ((vmatch & ~vmatch_oh) != '0);
 
@@ -248,89 +288,107 @@ module lu_slots #(
   assign drain_cn_o   = cn_q[drain_slot_o*NodeW +: NodeW];
   assign drain_core_o = core_q[drain_slot_o*CoreW +: CoreW];
 
-  // ---- next state, per slot and per pair (one-hot selects, no indexed writes) ----
+  // ---- next state ----
   // vsel: the slot this VAL validates; asel: the slot allocated; dsel: the slot a word drains from;
-  // psel: the slot a purged word is freed from; msel: the slots marked for purge.
-  logic [Slots-1:0] vsel, asel, dsel, psel, msel, vrow, clash_o;
-  logic [WordN-1:0] vpend;
-  assign vsel = (val_i & val_hit_o) ? vmatch_oh : '0;
-  assign asel = alloc_i ? free_oh : '0;
-  assign dsel = (drain_take_i & drain_valid_o) ? dgnt : '0;
-  assign psel = (purge_take_i & purge_valid_o) ? poh : '0;
-  assign msel = purge_mark_i ? (pcand & ~vsel & ~asel) : '0;
+  // psel: the slot a purged word is freed from; msel: the slots marked for purge. They are one-hot
+  // (msel aside) and never the same slot: an allocation takes a free slot, a VAL validates a busy
+  // one not yet validated, the drain takes a validated one, and a cycle frees one word at most.
+  logic             vtake, atake, dtake, ptake;
+  logic [Slots-1:0] vsel, asel, dsel, psel, msel, freed, vrow, clash_o;
+  logic [WordN-1:0] vpend, dleft, pleft;
+  assign vtake = val_i & val_hit_o;
+  assign atake = alloc_i;
+  assign dtake = drain_take_i & drain_valid_o;
+  assign ptake = purge_take_i & purge_valid_o;
+  assign vsel  = vtake ? vmatch_oh : '0;
+  assign asel  = atake ? free_oh : '0;
+  assign dsel  = dtake ? dgnt : '0;
+  assign psel  = ptake ? poh : '0;
+  assign msel  = purge_mark_i ? (pcand & ~vsel & ~asel) : '0;
+  assign vrow  = vtake ? same_q[vslot*Slots +: Slots] : '0;
+  assign vpend = vtake ? pend_q[vslot*WordN +: WordN] : '0;
+  assign dleft = pend_q[drain_slot_o*WordN +: WordN] & ~dword_oh;
+  assign pleft = ppend & ~pword_oh;
+  // a slot is free again with its last word
+  assign freed = (dsel & {Slots{dleft == '0}}) | (psel & {Slots{pleft == '0}});
+
+  // The validated slot's row of other validated slots of the line holding a common word.
   always_comb begin
-    vrow  = '0;
-    vpend = '0;
-    for (int m = 0; m < Slots; m++) begin
-      if (vsel[m]) begin
-        vrow  = vrow | same_q[m*Slots +: Slots];
-        vpend = vpend | pend_q[m*WordN +: WordN];
-      end
-    end
-  end
-
-  for (genvar a = 0; a < Slots; a++) begin : g_next
-    logic [WordN-1:0] pend_left;
-    assign pend_left = pend_q[a*WordN +: WordN] & ~(dsel[a] ? dword_oh : '0) & ~(psel[a] ? pword_oh : '0);
-    // The validated slot's row of other validated slots of the line holding a common word.
-    assign clash_o[a] = vrow[a] & ~vsel[a] & busy_q[a] & val_q[a] & ts_eq[a] &
-                        ((pend_q[a*WordN +: WordN] & vpend) != '0);
-
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        busy_q[a] <= 1'b0;
-        val_q[a]  <= 1'b0;
-        pur_q[a]  <= 1'b0;
-      end else if (asel[a]) begin
-        busy_q[a] <= 1'b1;
-        val_q[a]  <= 1'b0;
-        pur_q[a]  <= 1'b0;
-      end else if ((dsel[a] || psel[a]) && pend_left == '0) begin
-        busy_q[a] <= 1'b0;
-        val_q[a]  <= 1'b0;
-        pur_q[a]  <= 1'b0;
-      end else if (vsel[a]) begin
-        val_q[a]  <= 1'b1;
-      end else if (msel[a]) begin
-        pur_q[a]  <= 1'b1;
-      end
-    end
-
-    // Per-slot fields and pair bits are not reset: busy_q says which slots mean anything, and an
-    // allocation writes all of its slot's fields, its row and its column.
-    always_ff @(posedge clk_i) begin
-      if (asel[a]) begin
-        pend_q[a*WordN +: WordN] <= alloc_mask_i;
-        cn_q[a*NodeW +: NodeW]   <= alloc_cn_i;
-        core_q[a*CoreW +: CoreW] <= alloc_core_i;
-        tag_q[a*TagW +: TagW]    <= alloc_tag_i;
-        line_q[a*LineW +: LineW] <= alloc_line_i;
-      end else if (dsel[a] || psel[a]) begin
-        pend_q[a*WordN +: WordN] <= pend_left;
-      end
-      if (vsel[a]) ts_q[a*TsW +: TsW] <= val_ts_i;
-    end
-
-    // Row a of the pair matrices, one vector (bit b: the pair (a, b)); the diagonal is always 0.
-    // An allocation of a finds the line's other slots; an allocation of b makes a precede b when a
-    // is of the line and validated (before or in this cycle); a VAL orders its slot against the
-    // line's validated slots (equal TS: the one validated first is taken to precede).
-    logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx;
-    assign diag    = Slots'(1) << a;
-    assign m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
-    assign m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
-    assign same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
-    assign bef_nx  = asel[a] ? '0 :
-                     ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
-                      (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
-                      (m_val_a & ~ts_eq & ts_new) |
-                      (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
-    always_ff @(posedge clk_i) begin
-      same_q[a*Slots +: Slots] <= same_nx & ~diag;
-      bef_q[a*Slots +: Slots]  <= bef_nx & ~diag;
-    end
+    clash_o = '0;
+    if (vtake)
+      for (int a = 0; a < Slots; a++)
+        clash_o[a] = vrow[a] & ~vsel[a] & busy_q[a] & val_q[a] & ts_eq[a] &
+                     ((pend_q[a*WordN +: WordN] & vpend) != '0);
   end
   assign val_ts_clash_o = |clash_o;
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      busy_q <= '0;
+      val_q  <= '0;
+      pur_q  <= '0;
+    end else begin
+      busy_q <= (busy_q | asel) & ~freed;
+      val_q  <= (val_q | vsel) & ~asel & ~freed;
+      pur_q  <= (pur_q | msel) & ~asel & ~freed;
+    end
+  end
+
+  // Per-slot fields, written in place at the one slot a cycle changes (not reset: busy_q says which
+  // slots mean anything, and an allocation writes all of its slot's fields).
+  always_ff @(posedge clk_i) begin
+    if (atake) begin
+      pend_q[free_slot_o*WordN +: WordN] <= alloc_mask_i;
+      cn_q[free_slot_o*NodeW +: NodeW]   <= alloc_cn_i;
+      core_q[free_slot_o*CoreW +: CoreW] <= alloc_core_i;
+      tag_q[free_slot_o*TagW +: TagW]    <= alloc_tag_i;
+      line_q[free_slot_o*LineW +: LineW] <= alloc_line_i;
+      for (int w = 0; w < WordN; w++) pend_t[w*Slots + 32'(free_slot_o)] <= alloc_mask_i[w];
+    end
+    if (dtake) begin
+      pend_q[drain_slot_o*WordN +: WordN]                <= dleft;
+      pend_t[32'(drain_word_o)*Slots + 32'(drain_slot_o)] <= 1'b0;
+    end
+    if (ptake) begin
+      pend_q[purge_slot_o*WordN +: WordN]                <= pleft;
+      pend_t[32'(purge_word_o)*Slots + 32'(purge_slot_o)] <= 1'b0;
+    end
+    if (vtake) ts_q[vslot*TsW +: TsW] <= val_ts_i;
+  end
+
+  // The pair matrices change only with an allocation or a VAL (the diagonal is always 0):
+  //   - an allocation of b finds the line's other slots, and every slot a of the line validated,
+  //     or validated in the same cycle, precedes b;
+  //   - a VAL orders its slot against the line's validated slots (equal TS: the one validated
+  //     first is taken to precede).
+  // Row a of bef_q and row b of aft_q (its column b) follow the same rule, each in its own layout.
+  always_ff @(posedge clk_i) begin
+    logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
+    if (atake || vtake) begin
+      for (int a = 0; a < Slots; a++) begin
+        diag    = Slots'(1) << a;
+        // row a of bef_q
+        m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
+        m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
+        same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
+        bef_nx  = asel[a] ? '0 :
+                  ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
+                   (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
+                   (m_val_a & ~ts_eq & ts_new) |
+                   (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
+        // row a of aft_q: column a of bef_q, bit b = bef_nx of row b at a
+        mb_t    = {Slots{~asel[a] & vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
+        ma_t    = {Slots{~asel[a] & busy_q[a] & val_q[a]}} & ~mb_t & vsel & same_q[a*Slots +: Slots];
+        aft_nx  = ~asel & (({Slots{asel[a]}} & amatch & (val_q | vsel)) |
+                           (mb_t & (ts_eq | ts_old)) |
+                           (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
+                           ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
+        same_q[a*Slots +: Slots] <= same_nx & ~diag;
+        bef_q[a*Slots +: Slots]  <= bef_nx & ~diag;
+        aft_q[a*Slots +: Slots]  <= aft_nx & ~diag;
+      end
+    end
+  end
 
   assign busy_o  = busy_q;
   assign val_o   = val_q;
@@ -343,6 +401,20 @@ module lu_slots #(
   `ASSERT(purge_take_valid, !purge_take_i || purge_valid_o)
   // A word leaves by the drain or by the purge, never both in one cycle (one free per cycle).
   `ASSERT(one_take, !(purge_take_i && drain_take_i))
+  // The turned-around copies are their matrices' transposes, among busy slots.
+  logic [Slots-1:0] aft_bad, pend_t_bad;
+  always_comb begin
+    aft_bad    = '0;
+    pend_t_bad = '0;
+    for (int b = 0; b < Slots; b++) begin
+      for (int a = 0; a < Slots; a++)
+        aft_bad[b] = aft_bad[b] | (busy_q[a] & busy_q[b] & (aft_q[b*Slots + a] != bef_q[a*Slots + b]));
+      for (int w = 0; w < WordN; w++)
+        pend_t_bad[b] = pend_t_bad[b] | (busy_q[b] & (pend_t[w*Slots + b] != pend_q[b*WordN + w]));
+    end
+  end
+  `ASSERT(aft_is_bef_turned, aft_bad == '0)
+  `ASSERT(pend_t_is_pend_turned, pend_t_bad == '0)
   // A busy slot always has a word left (it is freed with its last one).
   for (genvar s = 0; s < Slots; s++) begin : g_chk
     `ASSERT(busy_has_words, !busy_q[s] || pend_q[s*WordN +: WordN] != '0)

@@ -18,8 +18,6 @@ module lu_tx #(
   input  wire logic                     clk_i,
   /// synchronous reset, active low: no credits
   input  wire logic                     rst_ni,
-  /// the LU is alive; low: nothing is sent and returned credits are ignored
-  input  wire logic                     en_i,
   /// per source: a message is waiting
   input  wire logic [NumSrc-1:0]        src_valid_i,
   /// per source: the message (bits s*FLIT_W +: FLIT_W, msg_pkg::msg_t)
@@ -53,7 +51,7 @@ module lu_tx #(
   for (genvar c = 0; c < NumCls; c++) begin : g_crd
     logic [$clog2(MaxTxCredits + 1)-1:0] left_unused;
     credit_cnt #(.MaxCredits(MaxTxCredits), .InitCredits(0)) u_crd (
-      .clk_i (clk_i), .rst_ni (rst_ni), .crd_give_i (tx_crd_i[c] & en_i), .crd_take_i (take[c]),
+      .clk_i (clk_i), .rst_ni (rst_ni), .crd_give_i (tx_crd_i[c]), .crd_take_i (take[c]),
       .crd_left_o (left_unused), .crd_avail_o (crd_avail[c])
     );
   end
@@ -61,7 +59,7 @@ module lu_tx #(
   for (genvar s = 0; s < NumSrc; s++) begin : g_req
     msg_pkg::opcode_t op;
     assign op     = src_msg_i[s*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
-    assign req[s] = en_i & src_valid_i[s] & crd_avail[msg_pkg::msg_class(op)];
+    assign req[s] = src_valid_i[s] & crd_avail[msg_pkg::msg_class(op)];
   end
 
   rr_arb #(.N(NumSrc)) u_arb (
@@ -79,13 +77,13 @@ module lu_tx #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) valid_q <= 1'b0;
-    else if (en_i) valid_q <= gvalid;
+    else valid_q <= gvalid;
   end
   always_ff @(posedge clk_i) begin
     if (gvalid) msg_q <= gmsg;
   end
 
-  assign tx_valid_o = valid_q & en_i;
+  assign tx_valid_o = valid_q;
   assign tx_msg_o   = msg_q;
   assign idle_o     = ~valid_q;
 
