@@ -325,6 +325,38 @@ module dir_ctrl #(
   // A RECOVER that sets the line's version to t_ts (mg_req_tsv_i).
   logic             t_setv_q   [TxnEntries], t_setv_d   [TxnEntries];
 
+  // The event's entry's next fields (written by the event, copied to its t_*_d at the end).
+  logic             nx_valid;
+  st_e              nx_st;
+  tr_e              nx_tr;
+  logic             nx_lnr;
+  logic [AddrW-1:0] nx_line;
+  logic [31:0]      nx_lline;
+  msg_pkg::opcode_t nx_op;
+  logic [NodeW-1:0] nx_src;
+  logic [msg_pkg::CORE_ID_W-1:0] nx_core;
+  logic [msg_pkg::TAG_W-1:0] nx_tag;
+  logic [WordN-1:0] nx_mask;
+  logic [EntW-1:0]  nx_ent;
+  logic [TsW-1:0]   nx_ts;
+  logic             nx_chg;
+  logic [NumCn-1:0] nx_await;
+  logic [NumCn-1:0] nx_snp;
+  logic             nx_snpinv;
+  logic             nx_need;
+  logic             nx_have;
+  logic             nx_rdis;
+  logic             nx_kepts;
+  logic             nx_viol;
+  logic             nx_succ;
+  logic [TW-1:0]    nx_pred;
+  logic             nx_rec;
+  logic             nx_skip;
+  logic             nx_recok;
+  logic             nx_setv;
+  logic [TxnEntries-1:0] wake;  // the waiting successors an END starts
+  logic             succ_set;   // a new transaction: its line's tail gets a successor
+
   logic             td_we;
   logic [TW-1:0]    td_waddr, td_raddr;
   logic [DataW-1:0] td_wdata, td_rdata;
@@ -440,10 +472,10 @@ module dir_ctrl #(
   // ---- helpers ----
   // A directory entry's DRAM write: the 128-bit slot of local line l in its group's line.
   function automatic logic [MemReqW-1:0] ent_write(logic [31:0] l, logic [EntW-1:0] e);
+    // Shifted into place, not written at a computed part-select (which Yosys unrolls bit by bit).
     logic [DataW-1:0] d;
     logic [WordN-1:0] m;
-    d = '0;
-    d[l[1:0]*128 +: 128] = 128'(e);
+    d = DataW'(128'(e)) << (32'(l[1:0]) * 128);
     m = WordN'(2'b11) << (2 * l[1:0]);
     ent_write = {1'b1, 1'b1, 32'(l >> 2), d, m};
   endfunction
@@ -780,18 +812,36 @@ module dir_ctrl #(
   logic [HdrW-1:0]  v_hdr;
   logic [NumEv-1:0] evc;
   always_comb begin
-    for (int t = 0; t < TxnEntries; t++) begin
-      t_valid_d[t] = t_valid_q[t];  t_st_d[t]    = t_st_q[t];    t_tr_d[t]     = t_tr_q[t];
-      t_lnr_d[t]   = t_lnr_q[t];    t_line_d[t]  = t_line_q[t];  t_lline_d[t]  = t_lline_q[t];
-      t_op_d[t]    = t_op_q[t];     t_src_d[t]   = t_src_q[t];   t_core_d[t]   = t_core_q[t];
-      t_tag_d[t]   = t_tag_q[t];    t_mask_d[t]  = t_mask_q[t];  t_ent_d[t]    = t_ent_q[t];
-      t_ts_d[t]    = t_ts_q[t];
-      t_chg_d[t]   = t_chg_q[t];    t_await_d[t] = t_await_q[t]; t_snp_d[t]    = t_snp_q[t];
-      t_snpinv_d[t] = t_snpinv_q[t]; t_need_d[t] = t_need_q[t];  t_have_d[t]   = t_have_q[t];
-      t_rdis_d[t]  = t_rdis_q[t];   t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t]   = t_viol_q[t];
-      t_succ_d[t]  = t_succ_q[t];   t_pred_d[t]  = t_pred_q[t];   t_rec_d[t]   = t_rec_q[t];
-      t_skip_d[t]  = t_skip_q[t];   t_recok_d[t] = t_recok_q[t];  t_setv_d[t]  = t_setv_q[t];
-    end
+    nx_valid = t_valid_q[ei];
+    nx_st = t_st_q[ei];
+    nx_tr = t_tr_q[ei];
+    nx_lnr = t_lnr_q[ei];
+    nx_line = t_line_q[ei];
+    nx_lline = t_lline_q[ei];
+    nx_op = t_op_q[ei];
+    nx_src = t_src_q[ei];
+    nx_core = t_core_q[ei];
+    nx_tag = t_tag_q[ei];
+    nx_mask = t_mask_q[ei];
+    nx_ent = t_ent_q[ei];
+    nx_ts = t_ts_q[ei];
+    nx_chg = t_chg_q[ei];
+    nx_await = t_await_q[ei];
+    nx_snp = t_snp_q[ei];
+    nx_snpinv = t_snpinv_q[ei];
+    nx_need = t_need_q[ei];
+    nx_have = t_have_q[ei];
+    nx_rdis = t_rdis_q[ei];
+    nx_kepts = t_kepts_q[ei];
+    nx_viol = t_viol_q[ei];
+    nx_succ = t_succ_q[ei];
+    nx_pred = t_pred_q[ei];
+    nx_rec = t_rec_q[ei];
+    nx_skip = t_skip_q[ei];
+    nx_recok = t_recok_q[ei];
+    nx_setv = t_setv_q[ei];
+    wake     = '0;
+    succ_set = 1'b0;
     failed_d = failed_q;
     rec_d    = rec_q;
     w_set_d  = w_set_q;
@@ -835,12 +885,12 @@ module dir_ctrl #(
         if (rq_out[TW+1]) begin
           wf_push = 1'b1;
         end else if (rq_out[TW]) begin
-          t_ent_d[ei] = mem_rsp_rdata_i[t_lline_q[ei][1:0]*128 +: EntW];
-          t_st_d[ei]  = ST_INSTALL;
+          nx_ent = mem_rsp_rdata_i[t_lline_q[ei][1:0]*128 +: EntW];
+          nx_st  = ST_INSTALL;
         end else begin
           td_we       = 1'b1;
-          t_have_d[ei] = 1'b1;
-          if (t_await_q[ei] == '0) t_st_d[ei] = ST_FINISH;
+          nx_have = 1'b1;
+          if (t_await_q[ei] == '0) nx_st = ST_FINISH;
         end
       end
 
@@ -866,30 +916,30 @@ module dir_ctrl #(
             // Dropped like any violation: the transaction still awaits a valid answer.
             v_kind = V_BIRSP;
           end else begin
-            t_await_d[ei] = left;
-            t_snp_d[ei]   = t_snp_q[ei] & ~(NumCn'(1) << a_cn);
+            nx_await = left;
+            nx_snp   = t_snp_q[ei] & ~(NumCn'(1) << a_cn);
             if (a_wrif) begin
-              t_ent_d[ei][2 + NumCn + 32'(a_cn)] = 1'b1;
-              t_chg_d[ei] = 1'b1;
+              nx_ent[2 + NumCn + 32'(a_cn)] = 1'b1;
+              nx_chg = 1'b1;
             end
-            if (kept) t_kepts_d[ei] = 1'b1;
+            if (kept) nx_kepts = 1'b1;
           end
           if (data && !bad) begin
             // The owner's version comes with its data: the line's newest.
-            t_ent_d[ei][VerLsb +: TsW] = bir_msg[msg_pkg::FIELD_TS_LSB +: TsW];
-            t_chg_d[ei] = 1'b1;
+            nx_ent[VerLsb +: TsW] = bir_msg[msg_pkg::FIELD_TS_LSB +: TsW];
+            nx_chg = 1'b1;
             // The owner's dirty line: to memory, and kept for the requester.
             td_we    = 1'b1;
             td_wdata = bir_msg[DataW-1:0];
-            t_have_d[ei] = 1'b1;
+            nx_have = 1'b1;
             mq_push  = 1'b1;
             mq_in    = {1'b1, 1'b0, t_lline_q[ei], bir_msg[DataW-1:0], WordN'('1)};
             evc[EV_MWR] = 1'b1;
           end
           if (!bad && left == '0 && t_st_q[ei] == ST_SNOOP) begin
-            if (!t_need_q[ei] || t_have_q[ei] || data) t_st_d[ei] = ST_FINISH;
-            else if (t_rdis_q[ei])                               t_st_d[ei] = ST_MEMW;
-            else                                                 t_st_d[ei] = ST_MEMRD;
+            if (!t_need_q[ei] || t_have_q[ei] || data) nx_st = ST_FINISH;
+            else if (t_rdis_q[ei])                               nx_st = ST_MEMW;
+            else                                                 nx_st = ST_MEMRD;
           end
         end
       end
@@ -907,10 +957,10 @@ module dir_ctrl #(
             evc[EV_MWR] = 1'b1;
           end
         end
-        t_valid_d[ei] = 1'b0;
+        nx_valid = 1'b0;
         for (int t = 0; t < TxnEntries; t++) begin
           if (t_valid_q[t] && t_st_q[t] == ST_WAIT && t_pred_q[t] == ei) begin
-            t_st_d[t] = t_lnr_q[t] ? ST_DECIDE : ST_START;
+            wake[t] = 1'b1;
           end
         end
       end
@@ -924,10 +974,10 @@ module dir_ctrl #(
           evc[t_recok_q[ei] ? EV_RECOK : EV_RECNO] = 1'b1;
         end
         if (f_ent != e_ent) begin
-          t_ent_d[ei] = f_ent;
-          t_chg_d[ei] = 1'b1;
+          nx_ent = f_ent;
+          nx_chg = 1'b1;
         end
-        t_st_d[ei] = ST_END;
+        nx_st = ST_END;
       end
 
       // A directory line arrived: install its entry (a dirty victim goes back to DRAM).
@@ -940,7 +990,7 @@ module dir_ctrl #(
           evc[EV_WB]  = 1'b1;
           evc[EV_MWR] = 1'b1;
         end
-        t_st_d[ei] = ST_DECIDE;
+        nx_st = ST_DECIDE;
       end
 
       // Read the line's data.
@@ -949,8 +999,8 @@ module dir_ctrl #(
         mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
         rq_push = 1'b1;
         evc[EV_MRD]   = 1'b1;
-        t_rdis_d[ei]  = 1'b1;
-        t_st_d[ei]    = ST_MEMW;
+        nx_rdis  = 1'b1;
+        nx_st    = ST_MEMW;
       end
 
       // The row of the state x event table.
@@ -964,16 +1014,16 @@ module dir_ctrl #(
             mq_push = 1'b1;
             mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
             evc[EV_MWR]  = 1'b1;
-            t_ent_d[ei]  = ent_make(E_I, '0, e_stale & ~failed_q, t_setv_q[ei] ? t_ts_q[ei] : e_ver);
-            t_chg_d[ei]  = 1'b1;
-            t_recok_d[ei] = 1'b1;
+            nx_ent  = ent_make(E_I, '0, e_stale & ~failed_q, t_setv_q[ei] ? t_ts_q[ei] : e_ver);
+            nx_chg  = 1'b1;
+            nx_recok = 1'b1;
           end
-          t_st_d[ei] = ST_FINISH;
+          nx_st = ST_FINISH;
         end else if (failed_q[e_r[CnW-1:0]]) begin
           // A failed CN's request not yet decided: dropped, unanswered, the entry unchanged.
-          t_skip_d[ei] = 1'b1;
+          nx_skip = 1'b1;
           evc[EV_VOID] = 1'b1;
-          t_st_d[ei]   = ST_FINISH;
+          nx_st   = ST_FINISH;
         end else begin
           tr_e          tr;
           logic         rd, wr, viol_own, snoop, inv;
@@ -1064,49 +1114,49 @@ module dir_ctrl #(
           // Every request served clears its CN's stale-write bit: a CN sends a request for a line
           // only after the CMP of its previous write to it, so none of its writes is on its way.
           if (vk == '0 && r_stale) begin
-            t_ent_d[ei] = ent_make(e_st, e_vec, e_stale & ~r_oh, e_ver);
-            t_chg_d[ei] = 1'b1;
+            nx_ent = ent_make(e_st, e_vec, e_stale & ~r_oh, e_ver);
+            nx_chg = 1'b1;
           end
           // The owner's write-back or write-through: its version is the line's newest.
           if (wr && !t_lnr_q[ei]) begin
-            t_ent_d[ei][VerLsb +: TsW] = t_ts_q[ei];
-            t_chg_d[ei] = 1'b1;
+            nx_ent[VerLsb +: TsW] = t_ts_q[ei];
+            nx_chg = 1'b1;
           end
           evc[32'(tr)] = 1'b1;
-          t_tr_d[ei]   = tr;
+          nx_tr   = tr;
           v_kind       = vk;
-          t_viol_d[ei] = vk != '0;
-          t_need_d[ei] = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
+          nx_viol = vk != '0;
+          nx_need = rd | snoop & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
           if (vk != '0) begin
-            t_st_d[ei] = ST_FINISH;
+            nx_st = ST_FINISH;
           end else if (wr) begin
             mq_push = 1'b1;
             mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata,
                        (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]};
             evc[EV_MWR] = 1'b1;
-            t_st_d[ei]  = ST_FINISH;
+            nx_st  = ST_FINISH;
           end else if (snoop) begin
-            t_snp_d[ei]    = targets;
-            t_await_d[ei]  = targets;
-            t_snpinv_d[ei] = inv;
-            t_st_d[ei]     = ST_SNOOP;
+            nx_snp    = targets;
+            nx_await  = targets;
+            nx_snpinv = inv;
+            nx_st     = ST_SNOOP;
             // S_RdOwn reads memory while the sharers are invalidated.
             if (rd) begin
               mq_push = 1'b1;
               mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
               rq_push = 1'b1;
               evc[EV_MRD]  = 1'b1;
-              t_rdis_d[ei] = 1'b1;
+              nx_rdis = 1'b1;
             end
           end else if (rd) begin
             mq_push = 1'b1;
             mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
             rq_push = 1'b1;
             evc[EV_MRD]  = 1'b1;
-            t_rdis_d[ei] = 1'b1;
-            t_st_d[ei]   = ST_MEMW;
+            nx_rdis = 1'b1;
+            nx_st   = ST_MEMW;
           end else begin
-            t_st_d[ei] = ST_FINISH;
+            nx_st = ST_FINISH;
           end
         end
       end
@@ -1114,8 +1164,8 @@ module dir_ctrl #(
       // Look the entry up: a hit decides next, a miss reads the directory line.
       EV_START: begin
         if (dc_hit) begin
-          t_ent_d[ei] = dc_ent;
-          t_st_d[ei]  = ST_DECIDE;
+          nx_ent = dc_ent;
+          nx_st  = ST_DECIDE;
           evc[EV_HIT] = 1'b1;
         end else begin
           mq_push = 1'b1;
@@ -1124,7 +1174,7 @@ module dir_ctrl #(
           rq_in   = {2'b01, ei};
           evc[EV_MISS] = 1'b1;
           evc[EV_MRD]  = 1'b1;
-          t_st_d[ei]   = ST_FILLW;
+          nx_st   = ST_FILLW;
         end
       end
 
@@ -1243,8 +1293,8 @@ module dir_ctrl #(
               // a version, as if the answer had carried it, as one with data does: the grant
               // carries it and the entry keeps it.
               if (mg_req_tsv_i) begin
-                t_ent_d[ei][VerLsb +: TsW] = mg_req_ts_i;
-                t_chg_d[ei] = 1'b1;
+                nx_ent[VerLsb +: TsW] = mg_req_ts_i;
+                nx_chg = 1'b1;
               end
               mq_push = 1'b1;
               mq_in   = {1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i};
@@ -1252,12 +1302,12 @@ module dir_ctrl #(
               evc[EV_RECOK] = 1'b1;
               mr_push = 1'b1;
               mr_in   = {MR_RECOVERED, mg_req_addr_i, 32'd0};
-              t_await_d[ei] = t_await_q[ei] & ~failed_q;
-              t_snp_d[ei]   = t_snp_q[ei] & ~failed_q;
+              nx_await = t_await_q[ei] & ~failed_q;
+              nx_snp   = t_snp_q[ei] & ~failed_q;
               if ((t_await_q[ei] & ~failed_q) == '0 && t_st_q[ei] == ST_SNOOP) begin
-                if (!t_need_q[ei] || t_have_q[ei]) t_st_d[ei] = ST_FINISH;
-                else if (t_rdis_q[ei])             t_st_d[ei] = ST_MEMW;
-                else                               t_st_d[ei] = ST_MEMRD;
+                if (!t_need_q[ei] || t_have_q[ei]) nx_st = ST_FINISH;
+                else if (t_rdis_q[ei])             nx_st = ST_MEMW;
+                else                               nx_st = ST_MEMRD;
               end
             end
           end
@@ -1293,38 +1343,38 @@ module dir_ctrl #(
           evc[EV_REQS] = 1'b1;
         end
         if (take && (n_mg || v_kind == '0)) begin
-          t_valid_d[ei]    = 1'b1;
-          t_lnr_d[ei]      = ~n_scr;
-          t_line_d[ei]     = n_addr;
-          t_lline_d[ei]    = 32'(n_lwide);
-          t_op_d[ei]       = n_mg ? msg_pkg::OP_WT_WR : n_op;
-          t_src_d[ei]      = n_mg ? '0 : n_src;
-          t_core_d[ei]     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
-          t_tag_d[ei]      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
-          t_mask_d[ei]     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
-          t_ts_d[ei]       = n_mg ? mg_req_ts_i : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
-          t_ent_d[ei]      = '0;
-          t_chg_d[ei]      = 1'b0;
-          t_await_d[ei]    = '0;
-          t_snp_d[ei]      = '0;
-          t_snpinv_d[ei]   = 1'b0;
-          t_need_d[ei]     = 1'b0;
-          t_have_d[ei]     = 1'b0;
-          t_rdis_d[ei]     = 1'b0;
-          t_kepts_d[ei]    = 1'b0;
-          t_viol_d[ei]     = 1'b0;
-          t_succ_d[ei]     = 1'b0;
-          t_pred_d[ei]     = tail_i;
-          t_rec_d[ei]      = n_mg;
-          t_skip_d[ei]     = n_mg;
-          t_recok_d[ei]    = 1'b0;
-          t_setv_d[ei]     = n_mg & mg_req_tsv_i;
+          nx_valid    = 1'b1;
+          nx_lnr      = ~n_scr;
+          nx_line     = n_addr;
+          nx_lline    = 32'(n_lwide);
+          nx_op       = n_mg ? msg_pkg::OP_WT_WR : n_op;
+          nx_src      = n_mg ? '0 : n_src;
+          nx_core     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
+          nx_tag      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
+          nx_mask     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
+          nx_ts       = n_mg ? mg_req_ts_i : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
+          nx_ent      = '0;
+          nx_chg      = 1'b0;
+          nx_await    = '0;
+          nx_snp      = '0;
+          nx_snpinv   = 1'b0;
+          nx_need     = 1'b0;
+          nx_have     = 1'b0;
+          nx_rdis     = 1'b0;
+          nx_kepts    = 1'b0;
+          nx_viol     = 1'b0;
+          nx_succ     = 1'b0;
+          nx_pred     = tail_i;
+          nx_rec      = n_mg;
+          nx_skip     = n_mg;
+          nx_recok    = 1'b0;
+          nx_setv     = n_mg & mg_req_tsv_i;
           if (busy_any) begin
-            t_st_d[ei]     = ST_WAIT;
-            t_succ_d[tail_i] = 1'b1;
+            nx_st     = ST_WAIT;
+            succ_set = 1'b1;
             evc[EV_WAITED] = ~n_mg;
           end else begin
-            t_st_d[ei]     = n_scr ? ST_START : ST_DECIDE;
+            nx_st     = n_scr ? ST_START : ST_DECIDE;
           end
           // Data to keep: an RWD's line, a RECOVER's words.
           td_we    = n_is_rwd | n_mg;
@@ -1336,11 +1386,40 @@ module dir_ctrl #(
       default: ;
     endcase
 
-    // The snoop sender clears the bit of the BISNP that left, on top of the event's changes (a
-    // transaction gets new targets only while it has none).
-    if (s_take) t_snp_d[s_i] = t_snp_d[s_i] & ~s_cn_oh;
     evc[EV_SNP] = s_take;
     if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;
+  end
+
+  // The event's entry takes its new fields and every other keeps its own; then the changes to other
+  // entries: the waiting successors an END starts, the new transaction's link from its line's tail,
+  // the snoop sender's bit clear (a transaction gets new targets only while it has none). A process
+  // of its own, every index a constant of its loop: the event's case writing at the computed ei took
+  // Yosys' check of this block to minutes.
+  always_comb begin
+    for (int t = 0; t < TxnEntries; t++) begin
+      if (TW'(t) == ei) begin
+        t_valid_d[t] = nx_valid; t_st_d[t] = nx_st; t_tr_d[t] = nx_tr; t_lnr_d[t] = nx_lnr;
+        t_line_d[t] = nx_line; t_lline_d[t] = nx_lline; t_op_d[t] = nx_op; t_src_d[t] = nx_src;
+        t_core_d[t] = nx_core; t_tag_d[t] = nx_tag; t_mask_d[t] = nx_mask; t_ent_d[t] = nx_ent;
+        t_ts_d[t] = nx_ts; t_chg_d[t] = nx_chg; t_await_d[t] = nx_await; t_snp_d[t] = nx_snp;
+        t_snpinv_d[t] = nx_snpinv; t_need_d[t] = nx_need; t_have_d[t] = nx_have; t_rdis_d[t] = nx_rdis;
+        t_kepts_d[t] = nx_kepts; t_viol_d[t] = nx_viol; t_succ_d[t] = nx_succ; t_pred_d[t] = nx_pred;
+        t_rec_d[t] = nx_rec; t_skip_d[t] = nx_skip; t_recok_d[t] = nx_recok; t_setv_d[t] = nx_setv;
+      end else begin
+        t_valid_d[t] = t_valid_q[t]; t_st_d[t] = t_st_q[t]; t_tr_d[t] = t_tr_q[t]; t_lnr_d[t] = t_lnr_q[t];
+        t_line_d[t] = t_line_q[t]; t_lline_d[t] = t_lline_q[t]; t_op_d[t] = t_op_q[t];
+        t_src_d[t] = t_src_q[t]; t_core_d[t] = t_core_q[t]; t_tag_d[t] = t_tag_q[t];
+        t_mask_d[t] = t_mask_q[t]; t_ent_d[t] = t_ent_q[t]; t_ts_d[t] = t_ts_q[t]; t_chg_d[t] = t_chg_q[t];
+        t_await_d[t] = t_await_q[t]; t_snp_d[t] = t_snp_q[t]; t_snpinv_d[t] = t_snpinv_q[t];
+        t_need_d[t] = t_need_q[t]; t_have_d[t] = t_have_q[t]; t_rdis_d[t] = t_rdis_q[t];
+        t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t] = t_viol_q[t]; t_succ_d[t] = t_succ_q[t];
+        t_pred_d[t] = t_pred_q[t]; t_rec_d[t] = t_rec_q[t]; t_skip_d[t] = t_skip_q[t];
+        t_recok_d[t] = t_recok_q[t]; t_setv_d[t] = t_setv_q[t];
+      end
+      if (wake[t]) t_st_d[t] = t_lnr_q[t] ? ST_DECIDE : ST_START;
+      if (succ_set && tail_i == TW'(t)) t_succ_d[t] = 1'b1;
+      if (s_take && s_i == TW'(t)) t_snp_d[t] = t_snp_d[t] & ~s_cn_oh;
+    end
   end
 
   always_ff @(posedge clk_i) begin

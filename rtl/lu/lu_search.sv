@@ -283,32 +283,44 @@ module lu_search #(
 
   // Per (request k, word w): cleared when request k is collected; a DRAM record of the word replaces
   // what was found (records arrive in commit order); a buffered word replaces a record, or an older
-  // buffered one (TS order). Written in place, and only where something is found: an idle LU, or
-  // one in another step of a search, computes nothing for the 64 pairs.
+  // buffered one (TS order). Each step's loop runs only in its state: an idle LU, or one in another
+  // step of a search, computes nothing for the 64 pairs. (Every index is a constant of the loops:
+  // indexed writes at a computed pair took Yosys' check of this block from 2 s to 140 s.)
+  logic dram_go, sram_go;
+  assign dram_go = (st_q == S_DRAM) & rsp_valid_i;
+  assign sram_go = (st_q == S_SRAM) & sm_v & sw_v;
   always_ff @(posedge clk_i) begin
-    int unsigned i;
-    i = 0;
     if (take_req) begin
-      fnd_q[n_q[KW-1:0]*WordN +: WordN]  <= '0;
-      sram_q[n_q[KW-1:0]*WordN +: WordN] <= '0;
-    end
-    if (st_q == S_DRAM && rsp_valid_i) begin
       for (int k = 0; k < Batch; k++) begin
-        i = k * WordN + 32'(r_word);
-        if ((KW + 1)'(k) < n_q && r_line == line_q[k*LineW +: LineW] && mask_q[i]) begin
-          fnd_q[i]              <= 1'b1;
-          ts_q[i*TsW +: TsW]    <= r_ts;
-          val_q[i*ValW +: ValW] <= r_val;
+        if (n_q[KW-1:0] == KW'(k)) begin
+          fnd_q[k*WordN +: WordN]  <= '0;
+          sram_q[k*WordN +: WordN] <= '0;
         end
       end
     end
-    if (st_q == S_SRAM && sm_v && sw_v) begin
-      i = 32'(k_q) * WordN + 32'(sword);
-      if (!sram_q[i] || ts_before(ts_q[i*TsW +: TsW], srch_ts_i)) begin
-        fnd_q[i]              <= 1'b1;
-        sram_q[i]             <= 1'b1;
-        ts_q[i*TsW +: TsW]    <= srch_ts_i;
-        val_q[i*ValW +: ValW] <= srch_value_i;
+    if (dram_go) begin
+      for (int k = 0; k < Batch; k++) begin
+        for (int w = 0; w < WordN; w++) begin
+          if ((KW + 1)'(k) < n_q && r_word == WordW'(w) && mask_q[k*WordN + w] &&
+              r_line == line_q[k*LineW +: LineW]) begin
+            fnd_q[k*WordN + w]                <= 1'b1;
+            ts_q[(k*WordN + w)*TsW +: TsW]    <= r_ts;
+            val_q[(k*WordN + w)*ValW +: ValW] <= r_val;
+          end
+        end
+      end
+    end
+    if (sram_go) begin
+      for (int k = 0; k < Batch; k++) begin
+        for (int w = 0; w < WordN; w++) begin
+          if (k_q == KW'(k) && sword == WordW'(w) &&
+              (!sram_q[k*WordN + w] || ts_before(ts_q[(k*WordN + w)*TsW +: TsW], srch_ts_i))) begin
+            fnd_q[k*WordN + w]                <= 1'b1;
+            sram_q[k*WordN + w]               <= 1'b1;
+            ts_q[(k*WordN + w)*TsW +: TsW]    <= srch_ts_i;
+            val_q[(k*WordN + w)*ValW +: ValW] <= srch_value_i;
+          end
+        end
       end
     end
   end

@@ -334,26 +334,29 @@ module lu_slots #(
     end
   end
 
-  // Per-slot fields, written in place at the one slot a cycle changes (not reset: busy_q says which
-  // slots mean anything, and an allocation writes all of its slot's fields).
+  // Per-slot fields: an allocation writes all of its slot's, a drained or purged word clears its
+  // bit, a VAL sets its slot's TS (not reset: busy_q says which slots mean anything). The loop runs
+  // only in a cycle that changes a slot, and every index in it is a constant (indexed writes at a
+  // computed slot cost Yosys' check of this block a multiple of its time).
   always_ff @(posedge clk_i) begin
-    if (atake) begin
-      pend_q[free_slot_o*WordN +: WordN] <= alloc_mask_i;
-      cn_q[free_slot_o*NodeW +: NodeW]   <= alloc_cn_i;
-      core_q[free_slot_o*CoreW +: CoreW] <= alloc_core_i;
-      tag_q[free_slot_o*TagW +: TagW]    <= alloc_tag_i;
-      line_q[free_slot_o*LineW +: LineW] <= alloc_line_i;
-      for (int w = 0; w < WordN; w++) pend_t[w*Slots + 32'(free_slot_o)] <= alloc_mask_i[w];
+    if (atake || dtake || ptake || vtake) begin
+      for (int a = 0; a < Slots; a++) begin
+        if (asel[a]) begin
+          pend_q[a*WordN +: WordN] <= alloc_mask_i;
+          cn_q[a*NodeW +: NodeW]   <= alloc_cn_i;
+          core_q[a*CoreW +: CoreW] <= alloc_core_i;
+          tag_q[a*TagW +: TagW]    <= alloc_tag_i;
+          line_q[a*LineW +: LineW] <= alloc_line_i;
+          for (int w = 0; w < WordN; w++) pend_t[w*Slots + a] <= alloc_mask_i[w];
+        end
+        if (dsel[a] || psel[a]) begin
+          pend_q[a*WordN +: WordN] <= dsel[a] ? dleft : pleft;
+          for (int w = 0; w < WordN; w++)
+            if (dsel[a] ? dword_oh[w] : pword_oh[w]) pend_t[w*Slots + a] <= 1'b0;
+        end
+        if (vsel[a]) ts_q[a*TsW +: TsW] <= val_ts_i;
+      end
     end
-    if (dtake) begin
-      pend_q[drain_slot_o*WordN +: WordN]                <= dleft;
-      pend_t[32'(drain_word_o)*Slots + 32'(drain_slot_o)] <= 1'b0;
-    end
-    if (ptake) begin
-      pend_q[purge_slot_o*WordN +: WordN]                <= pleft;
-      pend_t[32'(purge_word_o)*Slots + 32'(purge_slot_o)] <= 1'b0;
-    end
-    if (vtake) ts_q[vslot*TsW +: TsW] <= val_ts_i;
   end
 
   // The pair matrices change only with an allocation or a VAL (the diagonal is always 0):
