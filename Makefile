@@ -94,6 +94,22 @@ $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
 	@mkdir -p $(@D)
 	$(CXX) $(VL_CXXFLAGS) -c $< -o $@
 
+# verilated.h, precompiled: every file Verilator writes starts with it, and parsing it is most of a
+# small file's compile (1.2 of 1.3 s here; a clean build compiles about 600 such files). One header
+# per tracing setting (VM_TRACE is part of it), built with the flags of Verilator's own makefile,
+# and -include'd first into every model's compile; -Winvalid-pch says so if GCC cannot use it (it
+# then reads verilated.h as usual).
+VL_PCH_DIR   := $(abspath $(B))/vlpch
+VL_PCH_t1    := -DVM_TRACE=1 -DVM_TRACE_FST=1
+VL_PCH_t0    := -DVM_TRACE=0 -DVM_TRACE_FST=0
+VL_MK_CFLAGS  = $(shell sed -n 's/^CFG_CXXFLAGS_NO_UNUSED *= *//p' $(VL_INC)/verilated.mk)
+vl_pch        = $(VL_PCH_DIR)/$(if $(call vl_traced,$(1)),t1,t0)/vlpch.h
+$(VL_PCH_DIR)/%/vlpch.h.gch: $(VL_INC)/verilated.h $(VL_INC)/verilated.mk | $(SETUP)
+	@mkdir -p $(@D)
+	echo '#include "verilated.h"' > $(@D)/vlpch.h
+	$(CXX) -I$(VL_INC) -I$(VL_INC)/vltstd -DVM_COVERAGE=0 -DVM_SC=0 $(VL_PCH_$*) -DVM_TRACE_VCD=0 \
+	  $(VL_MK_CFLAGS) -O2 -x c++-header $(@D)/vlpch.h -o $@
+
 # $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL)
 # from TOP's file list, build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
 # Defines VMODEL_OBJS_MODEL (what to link) and VMODEL_HDR_MODEL (the C header).
@@ -107,8 +123,9 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) $(B)/vl/$(1)/
 	@mkdir -p $(B)/vl/$(1)
 	$(VERILATOR) $$(VL_OPTS_$(1)) -Mdir $(B)/vl/$(1) \
 	  $(RTL_PKGS) $(FLIST_$(2)) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
-$(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h
-	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 > /dev/null
+$(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h $(call vl_pch,$(1)).gch
+	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
+	  USER_CPPFLAGS='-include $(call vl_pch,$(1)) -Winvalid-pch' > /dev/null
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
 $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/cleanup.h
