@@ -125,13 +125,15 @@ def main():
             h.append(f"uint64_t {w}_get_{p['name']}({w} *m);")
     h += ["", "#ifdef __cplusplus", "}", "#endif", "", "#endif", ""]
 
+    # Each input is compared before it is written: a set that changes nothing leaves the model
+    # settled, and the get after it does not evaluate.
     def copy_in(p):
         n, w = p["name"], p["width"]
         if w > 64:
-            return f"    for (int i = 0; i < {(w + 31) // 32}; i++) m->top->{n}[i] = in->{n}[i];"
-        if w > 32:
-            return f"    m->top->{n} = (uint64_t)in->{n}[0] | (uint64_t)in->{n}[1] << 32;"
-        return f"    m->top->{n} = in->{n};"
+            return (f"    for (int i = 0; i < {(w + 31) // 32}; i++) {{\n"
+                    f"        ch |= m->top->{n}[i] != in->{n}[i];\n        m->top->{n}[i] = in->{n}[i];\n    }}")
+        v = f"(uint64_t)in->{n}[0] | (uint64_t)in->{n}[1] << 32" if w > 32 else f"(decltype(m->top->{n}))in->{n}"
+        return f"    {{\n        const auto v = {v};\n        ch |= m->top->{n} != v;\n        m->top->{n} = v;\n    }}"
 
     def copy_out(p):
         n, w = p["name"], p["width"]
@@ -149,7 +151,7 @@ def main():
          f'#include "V{model}.h"', '#include "verilated.h"'] + fst + ['#include "cleanup.h"',
          "", f"struct {w} {{", "    VerilatedContext ctx;", f"    V{model} *top;", "    VerilatedFstC *tfp;",
          "    uint64_t period_ps, start_ps, stop_ps;",
-         "    bool dirty; /* inputs set since the last evaluation */",
+         "    bool dirty; /* an input changed since the last evaluation */",
          "    bool low;   /* the clock fell after the last evaluation (the next one sees the edge) */", "};", "",
          f"static void {w}_dump({w} *m, uint64_t t_ps)", "{"] + ([
              "    if (m->tfp && t_ps >= m->start_ps && t_ps < m->stop_ps)", "        m->tfp->dump(t_ps);", "}", "",
@@ -171,11 +173,11 @@ def main():
          f"extern \"C\" uint64_t {w}_reset({w} *m, uint64_t cycle, unsigned n)", "{", f"    {w}_in in = {{}};",
          "    in.rst_ni = 0;", f"    {w}_set(m, &in);", "    for (unsigned i = 0; i < n; i++)",
          f"        {w}_tick(m, cycle++);", "    in.rst_ni = 1;", f"    {w}_set(m, &in);", "    return cycle;", "}", "",
-         f"extern \"C\" void {w}_set({w} *m, const {w}_in *in)", "{"]
+         f"extern \"C\" void {w}_set({w} *m, const {w}_in *in)", "{", "    bool ch = false;"]
     c += [copy_in(p) for p in ins]
-    c += ["    m->dirty = true;", "}", "",
-          "/* Evaluates only when inputs changed since the last evaluation (the falling edge a tick left",
-          " * pending goes with it): after a tick the outputs are settled. */",
+    c += ["    if (ch)", "        m->dirty = true;", "}", "",
+          "/* Evaluates only when an input changed since the last evaluation (the falling edge a tick left",
+          " * pending goes with it): after a tick, or a set that changed nothing, the outputs are settled. */",
           f"extern \"C\" void {w}_get({w} *m, {w}_out *out)", "{",
           "    if (m->dirty) {", "        m->top->eval();", "        m->dirty = m->low = false;", "    }"]
     c += [copy_out(p) for p in outs] or ["    (void)out;"]
@@ -210,8 +212,8 @@ def main():
             c += [f"extern \"C\" uint32_t *{w}_words_{n}({w} *m) {{ return &m->top->{n}[0]; }}"]
         else:
             t = "uint64_t" if p["width"] > 32 else ("uint32_t" if p["width"] > 16 else ("uint16_t" if p["width"] > 8 else "uint8_t"))
-            c += [f"extern \"C\" void {w}_set_{n}({w} *m, uint64_t v)", "{", f"    m->top->{n} = ({t})v;",
-                  "    m->dirty = true;", "}"]
+            c += [f"extern \"C\" void {w}_set_{n}({w} *m, uint64_t v)", "{", f"    if (m->top->{n} != ({t})v) {{",
+                  f"        m->top->{n} = ({t})v;", "        m->dirty = true;", "    }", "}"]
     for p in outs:
         n = p["name"]
         if p["width"] > 64:
