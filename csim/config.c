@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "fabric.h"
 #include "msg_defs.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -171,8 +172,10 @@ static const cfg_key_t keys[] = {
      "45 ns DRAM + 11 switch and directory cycles = Table II's 200 ns round trip)"},
     {"fabric", "link_jitter", T_TIME, F(fabric.link_jitter_ps), NULL, U(0), U(0), U(10 * US), 0,
      NULL, "largest random extra delay per message on a link; nonzero may reorder messages"},
-    {"fabric", "link_credits", T_UINT, F(fabric.link_credits), "credits per class", U(4), U(1),
-     U(64), 0, NULL, "credits per message class on each link (assumption)"},
+    {"fabric", "link_credits", T_UINT, F(fabric.link_credits), "credits per class", U(0), U(0),
+     U(FABRIC_MAX_CREDITS), 0, NULL,
+     "credits per class each side of a link grants the other (switch inputs, node receive buffers); "
+     "0 = bandwidth x delay: 2 x (link_latency + link_jitter) + 2 cycles (74 at 1 GHz, 36 ns)"},
     {"fabric", "heartbeat", T_UINT, F(fabric.heartbeat_cycles), "fabric cycles", U(256), U(0),
      U(1u << 30), 0, NULL,
      "a live CN's link layer sends a heartbeat when its link into the switch has carried nothing "
@@ -1231,7 +1234,29 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      "dram_latency = %s",
                      rts);
     }
+
+    /* Derived credits must fit the switch's input buffers. */
+    if (c->fabric.link_credits == 0 && config_link_credits(c) > FABRIC_MAX_CREDITS) {
+        size_t b = blame(c, kidx("fabric.link_latency"), kidx("fabric.link_jitter"));
+        return vfail(c, b, err,
+                     "the links' round trip needs %" PRIu64 " credits per class to keep a link busy, more "
+                     "than the switch's %u input buffer entries per class: set fabric.link_credits "
+                     "(at most %u): %s, %s, %s",
+                     config_link_credits(c), FABRIC_MAX_CREDITS, FABRIC_MAX_CREDITS,
+                     describe(c, kidx("fabric.link_latency"), d1, sizeof d1),
+                     describe(c, kidx("fabric.link_jitter"), d2, sizeof d2),
+                     describe(c, kidx("fabric.freq"), d3, sizeof d3));
+    }
     return 0;
+}
+
+uint64_t config_link_credits(const sim_config_t *c)
+{
+    if (c->fabric.link_credits)
+        return c->fabric.link_credits;
+    uint64_t period = config_period_ps(c->fabric.freq_hz);
+    uint64_t loop = 2 * (c->fabric.link_latency_ps + c->fabric.link_jitter_ps);
+    return (loop + period - 1) / period + CFG_CREDIT_TURN_CYCLES;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -194,6 +194,17 @@ int config_write_doc(FILE *f);
  *  Returns 0 for hz == 0. */
 uint64_t config_period_ps(uint64_t hz);
 
+/* Fabric cycles a credit's round trip takes besides the link's two crossings: the message waits
+ * one cycle in the switch's input buffer before it is allocated and leaves it, and the returned
+ * credit is registered one more (docs/architecture.md section 5, "Credits"; measured by
+ * tb/test_fabric.c). */
+#define CFG_CREDIT_TURN_CYCLES 2u
+
+/* Credits per class on each link: fabric.link_credits, or when it is 0 the credits that keep a
+ * link busy with one class: ceil(2 x (link_latency + link_jitter) / fabric period) +
+ * CFG_CREDIT_TURN_CYCLES. */
+uint64_t config_link_credits(const sim_config_t *c);
+
 /** Number of keys in the table. */
 size_t config_num_keys(void);
 /** "section.key" of key i (i < config_num_keys()), or NULL. */

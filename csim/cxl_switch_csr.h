@@ -19,6 +19,7 @@
 #define SW_CSR_DROPPED 0x10Bu                 /* R: messages from fenced CNs dropped */
 #define SW_CSR_SUNK_FENCED 0x10Cu             /* R: messages for fenced CNs sunk */
 #define SW_CSR_DETECT_ACCEPT 0x10Du           /* R: bit i: CN i detected by the accept rule */
+#define SW_CSR_CRD_ADV 0x10Eu                 /* RW: credits per class the inputs advertise, 1 .. CrdPerCls; before CTRL */
 #define SW_CSR_DETECT_TIME(cn) (0x200u + (cn)) /* R: cycle CN cn was declared failed */
 #define SW_CSR_PERF(port, cls, k) (0x1000u + (port) * 64u + (cls) * 4u + (k)) /* R */
 

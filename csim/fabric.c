@@ -157,6 +157,11 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
         fprintf(stderr, "fabric: needs a model, a clock, a non-zero link latency and receive credits\n");
         return NULL;
     }
+    if (p->rx_credits > FABRIC_MAX_CREDITS || p->in_credits > FABRIC_MAX_CREDITS) {
+        fprintf(stderr, "fabric: at most %u credits per class (the switch's buffers), not %u and %u\n",
+                FABRIC_MAX_CREDITS, p->rx_credits, p->in_credits);
+        return NULL;
+    }
     if (p->silence_cycles >= 1u << 31 || p->accept_cycles >= 1u << 31 ||
         (p->silence_cycles && (p->heartbeat_cycles == 0 || p->heartbeat_cycles >= p->silence_cycles))) {
         fprintf(stderr, "fabric: the failure limits must be below 2^31 and a silence limit needs a shorter "
@@ -199,13 +204,23 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
         fp->lost = stats_counter(st, name, "messages delivered to the port's node after it failed (lost)");
     }
     f->heartbeats = stats_counter(st, "fabric.heartbeats", "link-layer heartbeats of live CNs into the switch");
+    uint64_t *crd_rx = stats_counter(st, "fabric.credits.node_rx",
+                                     "credits per class each node grants its switch port (receive buffers)");
+    uint64_t *crd_in = stats_counter(st, "fabric.credits.switch_in",
+                                     "credits per class each switch input advertises to its node (CRD_ADV)");
+    if (crd_rx && crd_in) {
+        *crd_rx = p->rx_credits;
+        *crd_in = p->in_credits ? p->in_credits : p->rx_credits;
+    }
     f->last_cycle = ops->reset(f->model, 0, p->reset_cycles) - 1;
     f->next_cycle = UINT64_MAX;
     for (unsigned pi = 0; pi < f->nports; pi++)
         f->port[pi].last_in = f->last_cycle;
-    /* The fabric manager's initialization: routes, failure detection, then the ports start. */
+    /* The fabric manager's initialization: routes, the credits the inputs advertise, failure
+     * detection, then the ports start. */
     for (unsigned pi = 0; pi < f->nports; pi++)
         fabric_csr(f, true, SW_CSR_ROUTE(f->port[pi].node), SW_ROUTE_VALID | pi, init_done, f);
+    fabric_csr(f, true, SW_CSR_CRD_ADV, p->in_credits ? p->in_credits : p->rx_credits, init_done, f);
     fabric_csr(f, true, SW_CSR_SILENCE_LIMIT, p->silence_cycles, init_done, f);
     fabric_csr(f, true, SW_CSR_ACCEPT_LIMIT, p->accept_cycles, init_done, f);
     fabric_csr(f, true, SW_CSR_CTRL, SW_CTRL_ENABLE, init_done, f);

@@ -5,8 +5,9 @@
  * Links. Each port has a link in each direction with a fixed latency plus optional seeded jitter
  * (which may reorder messages, as the paper allows the fabric to). A link carries one message per
  * fabric cycle. Flow control is per class, by credits, both ways:
- *   node -> RTL: after reset the RTL port returns its credits; fabric_send() consumes one and the
- *                RTL returns it when the message leaves its input buffer.
+ *   node -> RTL: after reset the RTL port returns its credits (in_credits per class, which
+ *                fabric_create() programs); fabric_send() consumes one and the RTL returns it when
+ *                the message leaves its input buffer.
  *   RTL -> node: the node grants rx_credits per class (its receive buffers) and returns one with
  *                fabric_release() each time it consumes a delivered message.
  * Credits travel with the link latency and no jitter. A live CN's link layer also sends a
@@ -34,6 +35,11 @@
 #include "msg_defs.h"
 #include "rng.h"
 #include "stats.h"
+
+/* The switch's input buffer entries per class and port in fabric_top (LinkCredits), and the most
+ * credits per class a node may grant a port (MaxTxCredits): the most link credits a configuration
+ * may ask for. A test reads the models' SHAPE CSR to keep the two equal. */
+#define FABRIC_MAX_CREDITS 128u
 
 #define FABRIC_MAX_PORTS (MSG_MAX_CN + MSG_MAX_MN)
 
@@ -95,6 +101,8 @@ typedef struct fabric_params {
     uint64_t link_latency_ps; /* one way, > 0 */
     uint64_t link_jitter_ps;  /* extra delay per message, uniform in [0, jitter]; 0 = in order */
     unsigned rx_credits;      /* per class: receive buffers a node grants its RTL port */
+    unsigned in_credits;      /* per class: credits each RTL input port advertises to its node (CSR
+                               * CRD_ADV); 0 = rx_credits. Both at most FABRIC_MAX_CREDITS */
     bool skip_idle;           /* clock the RTL only while it has work */
     uint64_t seed;
     unsigned reset_cycles;

@@ -467,8 +467,15 @@ static void fetch(mn_log_t *l, const msg_t *m)
 {
     grow((void **)&l->flv, &l->capflv, l->nflv + 1, sizeof *l->flv, 16);
     l->flv[l->nflv++] = *m;
-    if (!(m->flags & 1))
+    /* A list is complete when as many of its requests as LAST's tag + 1 have come (mod 2^TAG_W). */
+    const unsigned s = m->src;
+    l->flv_seen[s] = (uint16_t)((l->flv_seen[s] + 1u) & (TAGS - 1u));
+    if (m->flags & 1)
+        l->flv_len[s] = (uint16_t)(((m->tag + 1u) & (TAGS - 1u)) | TAGS); /* TAGS: LAST has come */
+    if (!(l->flv_len[s] & TAGS) || (l->flv_len[s] & (TAGS - 1u)) != l->flv_seen[s])
         return;
+    l->flv_seen[s] = 0;
+    l->flv_len[s] = 0;
     msg_t *out = malloc(l->nflv * MSG_WORDS_PER_LINE * sizeof *out);
     if (!out)
         abort();

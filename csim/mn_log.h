@@ -34,8 +34,11 @@
  * arithmetic: two replicas' latest versions of one epoch lie within 63 of each other). Epochs
  * compare in TAG_W-bit serial arithmetic (mn_log_epoch_after): every LU dumps in every epoch, so
  * the stores' epochs advance together and their answers compare across MNs too.
- * FETCH_LATEST_VERS requests are collected until one has LAST (flags bit 0), then one pass over
- * every stored record answers the whole list in the Logging Unit's format (rtl/lu/lu_search.sv)
+ * FETCH_LATEST_VERS requests are collected until a source's list is complete: a request's tag is
+ * its place in its source's list, and the one with LAST (flags bit 0) gives the list's length, so
+ * a list is complete when that many of its requests have come, in whatever order the fabric
+ * delivered them. Then one pass over every stored record answers every request collected (of any
+ * source) in the Logging Unit's format (rtl/lu/lu_search.sv)
  * but for the tag: per request, in arrival order, one FETCH_LATEST_VERS_RESP per group of found
  * words sharing an epoch and a TS (groups in the order of their lowest word; mask = those words,
  * ts = their TS, tag = their epoch, data = their values, other words 0), flags bit 1 (END) on the
@@ -141,8 +144,10 @@ typedef struct mn_log {
     size_t ndumps, capdumps;
     msg_t *tx; /* queued to send (ring) */
     size_t tx_head, tx_n, tx_cap;
-    msg_t *flv; /* FETCH_LATEST_VERS of the list being collected */
+    msg_t *flv; /* FETCH_LATEST_VERS collected, not answered yet */
     size_t nflv, capflv;
+    uint16_t flv_seen[MN_LOG_NODES]; /* per source: requests of its list collected (mod 2^TAG_W) */
+    uint16_t flv_len[MN_LOG_NODES];  /* per source: its list's length (LAST's tag + 1), 0 before LAST */
     mn_log_err_t *errs;
     size_t nerrs, caperrs;
     mn_log_stats_t st;

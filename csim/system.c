@@ -507,7 +507,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         .freq_hz = cfg->fabric.freq_hz,
         .link_latency_ps = cfg->fabric.link_latency_ps,
         .link_jitter_ps = cfg->fabric.link_jitter_ps,
-        .rx_credits = (unsigned)cfg->fabric.link_credits,
+        .rx_credits = (unsigned)config_link_credits(cfg),
         .skip_idle = skip_idle,
         .seed = cfg->sim.seed,
         .reset_cycles = 4,
@@ -604,7 +604,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         };
         char pname[48];
         snprintf(pname, sizeof pname, "cn%u.port", c);
-        n->port = cn_port_create(s->f, c, (unsigned)cfg->fabric.link_credits, pname, st);
+        n->port = cn_port_create(s->f, c, (unsigned)config_link_credits(cfg), pname, st);
         if (!n->port) {
             snprintf(err, SYSTEM_ERR_MAX, "cn%u's port: %s", c, stats_error(st));
             goto fail;

@@ -83,12 +83,13 @@ static pending_t pq_remove(pqueue_t *q, unsigned i)
 }
 
 /* A random well-formed message of a random enabled type from this port's node, to the node of a
- * random port (*dst_port), tagged with the port's sequence number. */
+ * random port (*dst_port; with a shift, always port + shift), tagged with the port's sequence
+ * number. */
 static void random_msg(traffic_t *t, tport_t *tp, msg_t *m, unsigned *dst_port)
 {
     msg_fill_random(&tp->rng, t->ops[rng_below(&tp->rng, t->nops)], m);
     uint32_t used = msg_fields_used(m->opcode);
-    *dst_port = (unsigned)rng_below(&tp->rng, t->nports);
+    *dst_port = t->p.shift ? (tp->port + t->p.shift) % t->nports : (unsigned)rng_below(&tp->rng, t->nports);
     m->src = (uint8_t)tp->node;
     m->dst = (uint8_t)fabric_port_node(t->f, *dst_port);
     if (used & MSG_F_TAG)

@@ -27,6 +27,9 @@ typedef struct traffic_params {
     uint32_t class_mask;  /* classes to generate (bit = class); 0 = all */
     uint64_t hold_ps;     /* a node keeps each delivered message for uniform [0, hold_ps] before
                              releasing its buffer: back-pressure on the switch's outputs; 0 = none */
+    unsigned shift;       /* > 0: port p sends only to port (p + shift) mod ports, a permutation in
+                             which no two inputs share an output (the links alone limit the rate);
+                             0 = random destinations */
 } traffic_params_t;
 
 typedef struct traffic traffic_t;

@@ -18,10 +18,11 @@ module fabric_top #(
   parameter int unsigned NumCn        = 4,
   /// number of memory-node ports
   parameter int unsigned NumMn        = 2,
-  /// credits per class each port grants its sender (switch input buffer entries)
-  parameter int unsigned LinkCredits  = 4,
+  /// switch input buffer entries per class and port: the most credits per class a port may
+  /// advertise (the C side sets how many it does, CSR CRD_ADV, from the links' round trip)
+  parameter int unsigned LinkCredits  = 128,
   /// largest number of credits per class the C side may grant a port (messages)
-  parameter int unsigned MaxTxCredits = 64,
+  parameter int unsigned MaxTxCredits = 128,
   /// iSLIP iterations per cycle
   parameter int unsigned Iters        = 3,
   localparam int unsigned NumPorts    = NumCn + NumMn,

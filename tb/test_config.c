@@ -605,6 +605,43 @@ Test(config, lu_buffer_and_fabric_timing)
                           "round trip, 4 x (link_latency + link_jitter) + dram_latency = 4.189 us");
 }
 
+/* fabric.link_credits = 0 (the default) derives the credits from the links' round trip; a value
+ * set is kept; derived credits beyond the switch's buffers are an error naming the keys. */
+Test(config, link_credits_derive_from_the_round_trip)
+{
+    sim_config_t c;
+    config_err_t e = {{0}};
+    config_defaults(&c);
+    cr_assert_eq(c.fabric.link_credits, 0u, "derived by default");
+    cr_assert_eq(config_link_credits(&c), 74u, "1 GHz, 36 ns: ceil(2 x 36 ns / 1 ns) + 2");
+    cr_assert_eq(config_set(&c, "fabric.freq=2.4GHz", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_link_credits(&c), 175u, "2.4 GHz (417 ps): ceil(72 000 / 417) + 2");
+    cr_assert_eq(config_set(&c, "fabric.freq=1GHz", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_set(&c, "fabric.link_jitter=10ns", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_link_credits(&c), 94u, "jitter counts: ceil(2 x 46 ns / 1 ns) + 2");
+    cr_assert_eq(config_set(&c, "fabric.link_credits=4", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_link_credits(&c), 4u, "a value set is kept");
+    cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
+    expect_validate_error((const char *const[]){"fabric.link_latency=70ns", NULL},
+                          "--set fabric.link_latency=70 ns: fabric.link_latency: the links' round trip needs 142 "
+                          "credits per class to keep a link busy, more than the switch's 128 input buffer entries "
+                          "per class: set fabric.link_credits (at most 128): fabric.link_latency = 70 ns (--set "
+                          "fabric.link_latency=70 ns), fabric.link_jitter = 0 ps (<default>), fabric.freq = 1 GHz "
+                          "(<default>)");
+    expect_validate_error((const char *const[]){"fabric.link_jitter=30ns", NULL},
+                          "--set fabric.link_jitter=30 ns: fabric.link_jitter: the links' round trip needs 134 "
+                          "credits per class to keep a link busy, more than the switch's 128 input buffer entries "
+                          "per class: set fabric.link_credits (at most 128): fabric.link_latency = 36 ns "
+                          "(<default>), fabric.link_jitter = 30 ns (--set fabric.link_jitter=30 ns), fabric.freq = "
+                          "1 GHz (<default>)");
+    config_defaults(&c);
+    cr_assert_eq(config_set(&c, "fabric.link_latency=70ns", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_set(&c, "fabric.link_credits=128", &e), 0, "%s", e.msg);
+    cr_assert_eq(config_validate(&c, &e), 0, "WHEN the credits are set THEN the long link is accepted: %s", e.msg);
+    expect_set_error("fabric.link_credits=129",
+                     "--set fabric.link_credits=129: fabric.link_credits: 129 is out of range 0 .. 128");
+}
+
 Test(config, heartbeat_must_be_shorter_than_the_silence_limit)
 {
     expect_validate_error((const char *const[]){"fabric.heartbeat=4096", NULL},

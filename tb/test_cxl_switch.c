@@ -116,6 +116,38 @@ Test(cxl_switch, csr_routes_read_back_and_bad_accesses_are_refused_and_counted)
     sw_free(&s);
 }
 
+/* CRD_ADV: the credits per class each input advertises, chosen by software before CTRL.ENABLE
+ * (fabric.link_credits), from 1 to the buffer's CrdPerCls. */
+Test(cxl_switch, crd_adv_sets_the_credits_every_input_advertises)
+{
+    sw_t s;
+    sw_start_en(&s, &cxl_switch_c4m4_k16_ops, 1, false);
+    bool err;
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_CRD_ADV, 0), 16u, "GIVEN a buffer of 16 per class, 16 advertised after reset");
+    const uint32_t bad[] = {0, 17, 1u << 31};
+    for (unsigned i = 0; i < 3; i++) {
+        csr(&s, true, SW_CSR_CRD_ADV, bad[i], &err);
+        cr_assert(err, "WHEN CRD_ADV = %u (outside 1..16) THEN it is refused", bad[i]);
+    }
+    csr_ok(&s, true, SW_CSR_CRD_ADV, 5);
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_CRD_ADV, 0), 5u, "WHEN 5 is written THEN it reads back");
+    csr_ok(&s, true, SW_CSR_CTRL, SW_CTRL_ENABLE);
+    for (unsigned i = 0; i < 40; i++) {
+        sw_clear_inputs(&s);
+        for (unsigned p = 0; p < s.np; p++)
+            sw_set_bit(sw_in(&s, s.ops->rx_hb_i), p, 1);
+        sw_step(&s);
+    }
+    for (unsigned p = 0; p < s.np; p++)
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+            cr_assert_eq(s.in_crd[p][c], 5u, "THEN port %u advertised 5 %s credits, not %u", p,
+                         msg_class_name((msg_class_t)c), s.in_crd[p][c]);
+    csr(&s, true, SW_CSR_CRD_ADV, 4, &err);
+    cr_assert(err, "AND once enabled, CRD_ADV cannot change");
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_CRD_ADV, 0), 5u);
+    sw_free(&s);
+}
+
 Test(cxl_switch, rejects_illegal_port_counts_at_elaboration)
 {
     static const struct {
@@ -385,7 +417,7 @@ static void run_traffic(const sw_model_ops_t *ops, const run_cfg_t *cfg, uint64_
     res->window = end - warm;
     cr_assert_neq(drained_at, 0, "seed=%llu %s: the switch never drained", (unsigned long long)seed, ops->name);
     /* Drained: every live sender holds all its credits again (none lost, none made up). */
-    const unsigned crd_per_cls = csr_ok(&s, false, SW_CSR_SHAPE, 0) >> 16 & 0xff;
+    const unsigned crd_per_cls = csr_ok(&s, false, SW_CSR_CRD_ADV, 0);
     for (unsigned p = 0; p < np; p++)
         for (unsigned c = 0; c < MSG_NUM_CLASSES && failed_at(cfg, p) < 0; c++)
             cr_assert_eq(in_crd[p][c], crd_per_cls, "seed=%llu %s: port %u holds %u %s credits after the drain, not %u",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "cxl_switch_csr.h"
 #include "fabric.h"
 #include "kernel.h"
@@ -49,7 +50,10 @@ typedef struct setup {
     unsigned ncn, nmn;
     double load;
     uint64_t count, jitter_ps, latency_ps;
-    unsigned rx_credits;
+    unsigned rx_credits; /* nodes' receive buffers per class (0: 4) */
+    unsigned in_credits; /* credits the switch's inputs advertise per class (0: rx_credits) */
+    uint32_t class_mask; /* classes the traffic uses (0: all) */
+    unsigned shift;      /* > 0: port p sends to port p + shift only (a permutation) */
     bool skip;
     uint64_t seed;
     int fail_port;      /* > 0: this CN fails ... */
@@ -79,6 +83,7 @@ static void bench_run(bench_t *b, const setup_t *s)
         .link_latency_ps = s->latency_ps ? s->latency_ps : 35000,
         .link_jitter_ps = s->jitter_ps,
         .rx_credits = s->rx_credits ? s->rx_credits : 4,
+        .in_credits = s->in_credits,
         .skip_idle = s->skip,
         .seed = s->seed,
         .reset_cycles = 4,
@@ -90,7 +95,7 @@ static void bench_run(bench_t *b, const setup_t *s)
     cr_assert_not_null(b->f);
     fabric_observe(b->f, observe, b);
     traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0,
-                           .hold_ps = s->hold_ps};
+                           .hold_ps = s->hold_ps, .class_mask = s->class_mask, .shift = s->shift};
     b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
     if (s->fail_port > 0)
         kernel_at(&b->k, s->fail_ps, fail_event, b, (uint64_t)s->fail_port);
@@ -230,7 +235,8 @@ Test(fabric, credits_bound_what_a_node_has_in_flight)
 {
     const uint64_t seed = tb_seed(35);
     bench_t b;
-    setup_t s = {.ncn = 2, .nmn = 2, .load = 1.0, .count = 200, .rx_credits = 1, .skip = true, .seed = seed};
+    setup_t s = {.ncn = 2, .nmn = 2, .load = 1.0, .count = 200, .rx_credits = 1, .in_credits = 4, .skip = true,
+                 .seed = seed};
     bench_run(&b, &s);
     cr_assert(traffic_done(b.t), "one receive buffer per class is enough to finish");
     cr_assert_eq(traffic_errors(b.t), 0);
@@ -267,13 +273,16 @@ Test(fabric, csr_accesses_are_answered_in_order)
     fabric_csr(b.f, false, SW_CSR_ROUTE(MSG_MN_BASE + 1), 0, csr_done, &a);
     fabric_csr(b.f, true, SW_CSR_SHAPE, 0, csr_done, &a);
     fabric_csr(b.f, false, SW_CSR_CTRL, 0, csr_done, &a);
+    fabric_csr(b.f, false, SW_CSR_CRD_ADV, 0, csr_done, &a);
     cr_assert(!fabric_quiet(b.f), "CSR accesses pending");
     kernel_run(&b.k, b.k.now + PS_PER_US);
-    cr_assert_eq(a.n, 4);
-    cr_assert(a.v[0] == (4u | 2u << 8 | 4u << 16) && !a.err[0], "SHAPE of c4m2");
+    cr_assert_eq(a.n, 5);
+    cr_assert(a.v[0] == (4u | 2u << 8 | FABRIC_MAX_CREDITS << 16) && !a.err[0],
+              "SHAPE of c4m2: buffers of FABRIC_MAX_CREDITS per class (0x%x)", a.v[0]);
     cr_assert(a.v[1] == (SW_ROUTE_VALID | 5u) && !a.err[1], "fabric_create routed MN 1 to port 5");
     cr_assert(a.err[2], "SHAPE is read-only");
     cr_assert(a.v[3] == SW_CTRL_ENABLE && !a.err[3], "fabric_create enabled the switch");
+    cr_assert(a.v[4] == 4u && !a.err[4], "fabric_create made the inputs advertise rx_credits (4), not %u", a.v[4]);
     cr_assert(fabric_quiet(b.f));
     bench_free(&b);
 }
@@ -361,4 +370,76 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
         bench_free(&sim);
         bench_free(&syn);
     }
+}
+
+/* Messages the switch delivered per port per cycle in the steady state: the middle half of the
+ * span from the first delivery to the last (the start fills the links, and at the end the outputs
+ * that random destinations gave more messages finish alone). */
+static double delivery_rate(const bench_t *b, unsigned nports)
+{
+    uint64_t first = UINT64_MAX, last = 0, n = 0;
+    for (size_t i = 0; i < b->nrec; i++)
+        if (b->rec[i].kind == 0) {
+            first = b->rec[i].cycle < first ? b->rec[i].cycle : first;
+            last = b->rec[i].cycle > last ? b->rec[i].cycle : last;
+        }
+    cr_assert_gt(last, first);
+    const uint64_t lo = first + (last - first) / 4, hi = first + 3 * (last - first) / 4;
+    for (size_t i = 0; i < b->nrec; i++)
+        n += b->rec[i].kind == 0 && b->rec[i].cycle >= lo && b->rec[i].cycle < hi;
+    return (double)n / ((double)(hi - lo) * nports);
+}
+
+/* fabric.link_credits' default is the links' bandwidth-delay product: the credits one class needs
+ * to keep a link busy, one message per cycle over a credit's round trip (two link crossings and
+ * CFG_CREDIT_TURN_CYCLES). Under full traffic of a single class in a permutation (each input sends
+ * to one output of its own, so only the credits limit the rate), the derived credits keep every
+ * link at line rate and 4 fewer cannot (70 of a 74-cycle loop: 0.946 of it). */
+Test(fabric, derived_credits_are_the_links_bandwidth_delay_product, .timeout = 120)
+{
+    const uint64_t seed = tb_seed(71);
+    sim_config_t c;
+    config_defaults(&c);
+    const unsigned crd = (unsigned)config_link_credits(&c);
+    cr_assert_eq(crd, 74u, "GIVEN 36 ns links at 1 GHz: 2 x 36 + 2 = 74 credits per class");
+    const unsigned credits[2] = {crd, crd - 4};
+    double rate[2];
+    for (unsigned i = 0; i < 2; i++) {
+        bench_t b;
+        setup_t s = {.ncn = 4, .nmn = 2, .load = 1.0, .count = 1500, .latency_ps = c.fabric.link_latency_ps,
+                     .rx_credits = credits[i], .class_mask = 1u << CLS_DRS, .shift = 1, .skip = true, .seed = seed};
+        bench_run(&b, &s);
+        cr_assert(traffic_done(b.t), "seed=%llu", (unsigned long long)seed);
+        cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu", (unsigned long long)seed);
+        rate[i] = delivery_rate(&b, 6);
+        cr_log_info("%u credits: %.3f messages per port per cycle", credits[i], rate[i]);
+        bench_free(&b);
+    }
+    cr_assert_geq(rate[0], 0.99, "seed=%llu: %u credits deliver %.3f messages per port per cycle, not line rate",
+                  (unsigned long long)seed, crd, rate[0]);
+    cr_assert_leq(rate[1], 0.96, "seed=%llu: %u credits deliver %.3f messages per port per cycle: the loop is "
+                  "shorter than the arithmetic says", (unsigned long long)seed, crd - 4, rate[1]);
+}
+
+/* Table II's 4 TB/s aggregate switch bandwidth: paper.ini's 16 + 16 switch at 1 GHz moves one
+ * 64-byte message per port per cycle each way, 32 x 2 x 64 GB/s = 4.096 TB/s. With the derived
+ * credits and full uniform traffic of every class it delivers at least 90 % of that. */
+Test(fabric, paper_switch_delivers_4_tb_per_s_under_full_load, .timeout = 120)
+{
+    const uint64_t seed = tb_seed(73);
+    sim_config_t c;
+    config_defaults(&c);
+    cr_assert_eq(c.system.num_cn + c.system.num_mn, 32u);
+    bench_t b;
+    setup_t s = {.ncn = 16, .nmn = 16, .load = 1.0, .count = 1000, .latency_ps = c.fabric.link_latency_ps,
+                 .rx_credits = (unsigned)config_link_credits(&c), .skip = true, .seed = seed};
+    bench_run(&b, &s);
+    cr_assert(traffic_done(b.t), "seed=%llu", (unsigned long long)seed);
+    cr_assert_eq(traffic_errors(b.t), 0, "seed=%llu", (unsigned long long)seed);
+    const double rate = delivery_rate(&b, 32);
+    const double tbps = rate * 32 * 2 * 64 * (double)c.fabric.freq_hz / 1e12;
+    cr_log_info("paper switch: %.3f messages per port per cycle, %.2f TB/s aggregate", rate, tbps);
+    cr_assert_geq(tbps, 0.9 * 4.096, "seed=%llu: %.2f TB/s aggregate (%.3f messages per port per cycle)",
+                  (unsigned long long)seed, tbps, rate);
+    bench_free(&b);
 }

@@ -163,12 +163,13 @@ static void loop_init(loop_t *l, uint64_t seed)
     l->m = vw_fabric_top_c2m2_create(1000, seed);
     l->cycle = vw_fabric_top_c2m2_reset(l->m, 0, 3);
     l->in.rst_ni = 1;
-    /* Route every node to its port, then start the ports. */
-    for (unsigned p = 0; p <= NPORTS; p++) {
+    /* Route every node to its port, make the inputs advertise 4 credits per class, then start the
+     * ports. */
+    for (unsigned p = 0; p <= NPORTS + 1; p++) {
         l->in.csr_valid_i = 1;
         l->in.csr_write_i = 1;
-        l->in.csr_addr_i = p < NPORTS ? SW_CSR_ROUTE(port_node(p)) : SW_CSR_CTRL;
-        l->in.csr_wdata_i = p < NPORTS ? SW_ROUTE_VALID | p : SW_CTRL_ENABLE;
+        l->in.csr_addr_i = p < NPORTS ? SW_CSR_ROUTE(port_node(p)) : p == NPORTS ? SW_CSR_CRD_ADV : SW_CSR_CTRL;
+        l->in.csr_wdata_i = p < NPORTS ? SW_ROUTE_VALID | p : p == NPORTS ? 4u : SW_CTRL_ENABLE;
         loop_tick(l);
         cr_assert(l->out.csr_rvalid_o && !l->out.csr_err_o, "initialization CSR write %u accepted", p);
     }
@@ -188,7 +189,7 @@ Test(msg, rtl_returns_its_credits_after_reset)
     loop_init(&l, 3);
     for (unsigned p = 0; p < NPORTS; p++)
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            cr_assert_eq(l.credits[p][c], 4, "port %u class %s: %u credits after ENABLE, expected LinkCredits = 4", p,
+            cr_assert_eq(l.credits[p][c], 4, "port %u class %s: %u credits after ENABLE, expected CRD_ADV = 4", p,
                          msg_class_name((msg_class_t)c), l.credits[p][c]);
     cr_assert_eq(l.out.idle_o, 1, "fabric idle after its credits went out");
     vw_fabric_top_c2m2_free(l.m);

@@ -212,6 +212,8 @@ static void lm_thread(wl_thread_t *t, void *state)
 typedef struct lm_cfg {
     unsigned num_cn;
     const char *jitter;
+    unsigned credits; /* fabric.link_credits (0: derived; 30 ns of jitter needs more than the switch's
+                       * buffers hold, so it names its own) */
 } lm_cfg_t;
 
 static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, outcome_t *out, const char *line)
@@ -229,11 +231,12 @@ static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, ou
             for (unsigned j = 0; j <= LM_OPS; j++)
                 x.delay[it][t][j] = rng_range(r, 0, dm);
     }
-    char sn[48], sj[64], ss[64];
+    char sn[48], sj[64], ss[64], sk[48];
     snprintf(sn, sizeof sn, "system.num_cn=%u", lc->num_cn);
+    snprintf(sk, sizeof sk, "fabric.link_credits=%u", lc->credits);
     snprintf(sj, sizeof sj, "fabric.link_jitter=%s", lc->jitter);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, rng_next(r));
-    const char *sets[] = {sn, sj, ss, rng_chance(r, 0.5) ? "core.protocol=wt" : "core.protocol=wb", NULL};
+    const char *sets[] = {sn, sj, sk, ss, rng_chance(r, 0.5) ? "core.protocol=wt" : "core.protocol=wb", NULL};
     sim_config_t c;
     small_config(&c, sets);
     x.core_hz = c.core.freq_hz;
@@ -259,7 +262,7 @@ static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, ou
 static void litmus(const char *name, const char *src, const char *const *forbid, const char *const *must, unsigned n)
 {
     uint64_t seed = tb_seed(0x5157E000u + (uint64_t)strlen(src) * 131u + (uint64_t)(unsigned char)name[0]);
-    lm_cfg_t across = {.num_cn = 4, .jitter = "30ns"}; /* every thread on its own CN */
+    lm_cfg_t across = {.num_cn = 4, .jitter = "30ns", .credits = 128}; /* every thread on its own CN */
     lm_check(name, src, forbid, must, n, run_on_system, &across, seed, "TB_SYS_VERBOSE");
     lm_cfg_t within = {.num_cn = 2, .jitter = "0ns"};  /* 2 CNs: threads 0 and 2 share CN 0 */
     lm_check(name, src, forbid, must, n, run_on_system, &within, seed + 1, "TB_SYS_VERBOSE");

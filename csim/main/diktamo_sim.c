@@ -83,7 +83,7 @@ static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabri
         .freq_hz = cfg->fabric.freq_hz,
         .link_latency_ps = cfg->fabric.link_latency_ps,
         .link_jitter_ps = cfg->fabric.link_jitter_ps,
-        .rx_credits = (unsigned)cfg->fabric.link_credits,
+        .rx_credits = (unsigned)config_link_credits(cfg),
         .skip_idle = !o->no_skip,
         .seed = seed,
         .reset_cycles = 4,

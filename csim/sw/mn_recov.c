@@ -8,6 +8,7 @@
 #include "dir_drv.h"
 
 #define FLV_LAST 1u
+#define FLV_END 2u /* FETCH_LATEST_VERS_RESP: the last message answering its request */
 #define FLV_BUF 4u /* FETCH_LATEST_VERS_RESP: a word of the group was found in the LU's SRAM buffer */
 #define NODES 64u /* node ids are 6 bits */
 
@@ -51,6 +52,7 @@ struct mn_recov {
     uint32_t recovered;         /* CNs whose recovery here is complete */
     unsigned fail_dones;        /* DONEs due for FAILs given during the walk (for a CN failing meanwhile) */
     uint32_t lu_due;            /* LUs whose list is not answered yet (bit c: CN c's) */
+    unsigned due[NODES];        /* per node: FETCH_LATEST_VERS requests of its list not answered yet */
     owned_t *o;
     size_t on, ocap;
     unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
@@ -113,6 +115,7 @@ static void start(mn_recov_t *r)
     r->r = (mn_recov_report_t){.mn = r->p.mn, .failed = f, .t_init = r->k->now};
     r->on = 0;
     r->lu_due = 0;
+    memset(r->due, 0, sizeof r->due);
     r->ph = RV_FAIL;
     /* Every CN known to have failed is marked in the directory before the walk (a second CN that
      * failed meanwhile would otherwise hold the walk up with a transaction waiting for it). */
@@ -156,6 +159,16 @@ static void ev_searched(void *obj, uint64_t arg)
     recover_all(obj);
 }
 
+/* One FETCH_LATEST_VERS of node dst's list: its tag is its place in that list, so that the last
+ * one (LAST) tells the receiver how many the list holds even when the fabric delivers them out of
+ * order; the list is answered when every request has had its END. */
+static void flv_send(mn_recov_t *r, unsigned dst, bool last, uint64_t line, uint8_t mask)
+{
+    sw_send(r, OP_FETCH_LATEST_VERS, dst, (uint16_t)(r->due[dst] & ((1u << MSG_TAG_W) - 1)), last ? FLV_LAST : 0,
+            line, mask);
+    r->due[dst]++;
+}
+
 /* The LUs have answered: ask the stores for what they did not have. */
 static void ask_stores(mn_recov_t *r)
 {
@@ -189,8 +202,7 @@ static void ask_stores(mn_recov_t *r)
             continue;
         unsigned ms[MSG_MAX_MN], n = r->h.stores(r->h.obj, o->line, ms);
         for (unsigned k = 0; k < n; k++) {
-            sw_send(r, OP_FETCH_LATEST_VERS, MSG_MN_BASE + ms[k], (uint16_t)(i & ((1u << MSG_TAG_W) - 1)),
-                    last[ms[k]] == i + 1 ? FLV_LAST : 0, o->line, (uint8_t)~o->found);
+            flv_send(r, MSG_MN_BASE + ms[k], last[ms[k]] == i + 1, o->line, (uint8_t)~o->found);
             r->r.flv_mn++;
         }
     }
@@ -220,8 +232,7 @@ static void walked(mn_recov_t *r)
     for (size_t i = 0; i < r->on && r->h.lus; i++) {
         unsigned l[MSG_MAX_CN], n = r->h.lus(r->h.obj, r->o[i].line, l);
         for (unsigned k = 0; k < n; k++) {
-            sw_send(r, OP_FETCH_LATEST_VERS, l[k], (uint16_t)(i & ((1u << MSG_TAG_W) - 1)),
-                    last[l[k]] == i + 1 ? FLV_LAST : 0, r->o[i].line, 0xff);
+            flv_send(r, l[k], last[l[k]] == i + 1, r->o[i].line, 0xff);
             r->r.flv_lu++;
         }
     }
@@ -324,7 +335,9 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
             }
         }
     }
-    if (!(m->flags & FLV_LAST) || !r->pending)
+    /* A list is answered when each of its requests has had its END (the fabric may deliver a
+     * request's LAST answer before the others). */
+    if (!(m->flags & FLV_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
         return;
     if (lu) {
         if (!(r->lu_due >> m->src & 1u))
@@ -384,6 +397,7 @@ static void init_recov(mn_recov_t *r, unsigned f, unsigned src)
     }
     if (r->ph == RV_LU && (r->lu_due >> f & 1u)) {
         r->lu_due &= ~(1u << f);
+        r->due[f] = 0;
         if (--r->pending == 0)
             ask_stores(r);
     }

@@ -5,8 +5,13 @@
 // messages, one per line, LAST on the final one), the latest validated version of each requested
 // word, from the DRAM log and the SRAM log buffer.
 //
-// Requests are collected until one carries LAST or Batch are held; then one traversal serves them
-// all (the paper's TravLU, counted in cycles on trav_o):
+// Requests are collected until one carries LAST, Batch are held, or none waits behind those held
+// (req_valid_i low); then one traversal serves them all (the paper's TravLU, counted in cycles on
+// trav_o). The fabric may reorder a list's messages (link jitter): a LAST that overtakes an earlier
+// request of its list ends a batch, and the straggler, with nothing behind it, is served by a
+// traversal of its own instead of waiting for a LAST that has come already. A list sent back to
+// back arrives faster than requests are taken (two per LU cycle against one), so it is not cut
+// short by a gap:
 //   1. wait until no record is on its way to the DRAM log, and hold the drain (active_o), so that
 //      no entry moves between the two places searched;
 //   2. the DRAM log: every record, index 0 .. log_count_i - 1, read in order on the memory port; a
@@ -227,6 +232,8 @@ module lu_search #(
       S_COLLECT: if (take_req) begin
         n_d = n_q + 1'b1;
         if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
+      end else if (n_q != '0) begin
+        st_d = S_WAIT;
       end
       S_WAIT: if (lw_idle_i && !hold_i) begin
         st_d  = S_DRAM;

@@ -76,6 +76,10 @@
 //   0x104 .. 0x10A, 0x10D, 0x200 + i: failure detection (sw_viral)
 //   0x10B      DROPPED (R): messages from fenced CNs dropped (arriving or buffered)
 //   0x10C      SUNK_FENCED (R): messages for fenced CNs sunk at their output
+//   0x10E      CRD_ADV (RW): credits per class every input port advertises to its link partner
+//              (1 .. CrdPerCls; CrdPerCls after reset), as link initialization sets them from the
+//              link's round trip; written before CTRL.ENABLE (a write after it, or out of range,
+//              is refused)
 //   0x1000 + p*64 + c*4 + k: performance counters (sw_perf), when PerfCnt
 // Any other address, or an access of the wrong direction, is refused: csr_err_o and
 // CSR_ERRORS + 1.
@@ -153,6 +157,7 @@ module cxl_switch #(
   localparam int unsigned NodeW    = msg_pkg::NODE_ID_W;
   localparam int unsigned NumOc    = NumPorts * NumCls;
   localparam int unsigned EntryW   = $clog2(CrdPerCls * NumCls);
+  localparam int unsigned AdvW     = $clog2(CrdPerCls + 1);
 
   if (NumCn < 2 || NumCn > msg_pkg::MAX_CN) begin : g_bad_cn
     $error("cxl_switch: NumCn must be in 2..MAX_CN");
@@ -167,6 +172,7 @@ module cxl_switch #(
   logic [31:0]               sunk_q, sunk_d, csr_errs_q, csr_errs_d, dropped_q, dropped_d;
   logic [31:0]               sunk_f_q, sunk_f_d;
   logic                      enable_q, start_q, start_d;
+  logic [AdvW-1:0]           adv_q, adv_d;
   logic                      csr_rvalid_q, csr_err_q, csr_err_d;
   logic [31:0]               csr_rdata_q, csr_rdata_d;
   logic                      own_hit, own_err;
@@ -183,6 +189,7 @@ module cxl_switch #(
     route_v_d = route_v_q;
     route_o_d = route_o_q;
     start_d   = 1'b0;
+    adv_d     = adv_q;
     own_hit   = 1'b1;
     own_err   = 1'b0;
     own_rdata = '0;
@@ -211,6 +218,13 @@ module cxl_switch #(
       if (!csr_write_i)                                    own_rdata = {31'd0, enable_q};
       else if (csr_wdata_i[31:1] != '0 || (enable_q && !csr_wdata_i[0])) own_err = 1'b1;
       else                                                 start_d = csr_wdata_i[0] & ~enable_q;
+    end else if (csr_addr_i == CsrAddrW'('h10E)) begin
+      if (!csr_write_i)
+        own_rdata = 32'(adv_q);
+      else if (enable_q || csr_wdata_i == '0 || csr_wdata_i > 32'(CrdPerCls))
+        own_err = 1'b1;
+      else
+        adv_d = AdvW'(csr_wdata_i);
     end else begin
       own_hit = 1'b0;
     end
@@ -240,6 +254,7 @@ module cxl_switch #(
       csr_errs_q   <= '0;
       enable_q     <= 1'b0;
       start_q      <= 1'b0;
+      adv_q        <= AdvW'(CrdPerCls);
       csr_rvalid_q <= 1'b0;
       csr_err_q    <= 1'b0;
       csr_rdata_q  <= '0;
@@ -252,6 +267,7 @@ module cxl_switch #(
       csr_errs_q   <= csr_errs_d;
       enable_q     <= enable_q | start_d;
       start_q      <= start_d;
+      adv_q        <= adv_d;
       csr_rvalid_q <= csr_valid_i;
       csr_err_q    <= csr_err_d;
       csr_rdata_q  <= csr_err_d ? '0 : csr_rdata_d;
@@ -346,6 +362,7 @@ module cxl_switch #(
         .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
         .rx_sunk_o        (sunk[p]),
         .restart_i        (restart[p]),
+        .adv_i            (adv_q),
         .fenced_i         (fenced[p]),
         .drop_o           (drop[2*p +: 2]),
         .nonempty_o       (nonempty[p*NumOc +: NumOc]),
@@ -384,6 +401,7 @@ module cxl_switch #(
         .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
         .rx_sunk_o        (sunk[p]),
         .restart_i        (restart[p]),
+        .adv_i            (adv_q),
         .fenced_i         (fenced[p]),
         .drop_o           (drop[2*p +: 2]),
         .nonempty_o       (nonempty[p*NumOc +: NumOc]),

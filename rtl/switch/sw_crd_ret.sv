@@ -6,24 +6,28 @@
 //
 // Per class the port counts the credits it owes its link partner and returns one per cycle while
 // it owes any, as a CXL link advertises its buffers: at (re)start (restart_i: at enable, and when
-// the port's node is re-admitted) it owes CrdPerCls; then one more for each message that leaves its
-// buffer (leave_i) and each one sunk for want of a route (sunk_i). A credit earned while earlier
-// ones are still going back (during the advertisement, or two in one cycle) waits in the count and
-// is never lost. The count never exceeds CrdPerCls: the sender's credits, the messages on the link
-// and in the buffer, and the credits owed or on their way back are always CrdPerCls in all. Nothing
-// goes back to a fenced node (fenced_i).
+// the port's node is re-admitted) it owes adv_i, the credits per class the switch advertises (at
+// most CrdPerCls, the buffer entries per class; CSR CRD_ADV); then one more for each message that
+// leaves its buffer (leave_i) and each one sunk for want of a route (sunk_i). A credit earned while
+// earlier ones are still going back (during the advertisement, or two in one cycle) waits in the
+// count and is never lost. The count never exceeds adv_i: the sender's credits, the messages on the
+// link and in the buffer, and the credits owed or on their way back are always adv_i in all.
+// Nothing goes back to a fenced node (fenced_i).
 module sw_crd_ret #(
   /// credits (buffer entries) per message class
   parameter int unsigned CrdPerCls = 4,
   localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
-  localparam int unsigned ClsW     = $clog2(NumCls)
+  localparam int unsigned ClsW     = $clog2(NumCls),
+  localparam int unsigned AdvW     = $clog2(CrdPerCls + 1)
 ) (
   /// switch clock
   input  wire logic              clk_i,
   /// synchronous reset, active low: nothing advertised until the first restart
   input  wire logic              rst_ni,
-  /// (re)start: advertise CrdPerCls credits per class again, from the next cycle
+  /// (re)start: advertise adv_i credits per class again, from the next cycle
   input  wire logic              restart_i,
+  /// credits per class to advertise at (re)start (1 .. CrdPerCls; constant while the link runs)
+  input  wire logic [AdvW-1:0]   adv_i,
   /// the port's node is failed: return nothing
   input  wire logic              fenced_i,
   /// per class: a message of the class left the buffer this cycle
@@ -67,7 +71,7 @@ module sw_crd_ret #(
       owe_d = '0;
     end
     if (restart_i)
-      owe_d = {NumCls{OweW'(CrdPerCls)}};
+      owe_d = {NumCls{OweW'(adv_i)}};
   end
 
   always_ff @(posedge clk_i) begin
@@ -88,10 +92,12 @@ module sw_crd_ret #(
   assign open_o = started_q & (open_q | |crd_q);
   assign idle_o = ~|crd_q & ~|owe_q;
 
-  // The count stays within CrdPerCls (a sender that respects its credits cannot earn more).
+  // The count stays within the advertised credits (a sender that respects its credits cannot earn
+  // more), and what is advertised fits the buffer.
   for (genvar c = 0; c < NumCls; c++) begin : g_chk
-    `ASSERT(owe_bounded, owe_q[c*OweW +: OweW] <= OweW'(CrdPerCls))
+    `ASSERT(owe_bounded, owe_q[c*OweW +: OweW] <= OweW'(adv_i))
   end
+  `ASSERT(adv_in_range, !restart_i || (adv_i != '0 && 32'(adv_i) <= CrdPerCls))
   // At most one message of a class leaves per cycle.
   `ASSERT(leave_at_most_one, $onehot0(leave_i))
 

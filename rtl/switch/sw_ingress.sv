@@ -16,12 +16,13 @@
 // reads out of the buffer memory the next cycle, toward the crossbar (the traversal stage); voq_buf
 // hands a freed entry out again no earlier than that cycle.
 //
-// Credits: the port advertises CrdPerCls credits per class when the switch (re)starts it
-// (restart_i: at enable, and when its node is re-admitted after a failure), one per cycle per class
-// as a CXL link advertises its buffers, and returns one each time a message of that class leaves
-// the buffer, or is sunk because its destination has no route. The buffer holds
-// CrdPerCls * NUM_CLASSES messages, so a sender that respects its credits never finds it full and
-// no class can take another's space: a request can never block a response here.
+// Credits: the port advertises adv_i credits per class (at most CrdPerCls; the switch's CSR
+// CRD_ADV) when the switch (re)starts it (restart_i: at enable, and when its node is re-admitted
+// after a failure), one per cycle per class as a CXL link advertises its buffers, and returns one
+// each time a message of that class leaves the buffer, or is sunk because its destination has no
+// route. The buffer holds CrdPerCls * NUM_CLASSES messages, so a sender that respects its credits
+// never finds it full and no class can take another's space: a request can never block a response
+// here.
 //
 // Fenced (fenced_i: the switch declared the port's node failed): the switch takes no request from
 // it; the port drops whatever arrives, returns no credit, and drains its buffer, one message per
@@ -36,7 +37,8 @@ module sw_ingress #(
   localparam int unsigned OutW     = (NumOut > 1) ? $clog2(NumOut) : 1,
   localparam int unsigned ClsW     = $clog2(NumCls),
   localparam int unsigned QW       = $clog2(NumOut * NumCls),
-  localparam int unsigned EntryW   = $clog2(CrdPerCls * NumCls)
+  localparam int unsigned EntryW   = $clog2(CrdPerCls * NumCls),
+  localparam int unsigned AdvW     = $clog2(CrdPerCls + 1)
 ) (
   /// switch clock
   input  wire logic                     clk_i,
@@ -54,8 +56,10 @@ module sw_ingress #(
   output logic      [NumCls-1:0]        rx_crd_o,
   /// a message without a route was sunk this cycle (counted by the switch)
   output logic                          rx_sunk_o,
-  /// (re)start: advertise CrdPerCls credits per class again, from the next cycle
+  /// (re)start: advertise adv_i credits per class again, from the next cycle
   input  wire logic                     restart_i,
+  /// credits per class to advertise (1 .. CrdPerCls; the switch's CSR CRD_ADV)
+  input  wire logic [AdvW-1:0]          adv_i,
   /// the port's node is failed: request nothing, drop arrivals, drain the buffer
   input  wire logic                     fenced_i,
   /// messages from the fenced node dropped this cycle (one arriving, one drained)
@@ -260,6 +264,7 @@ module sw_ingress #(
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .restart_i  (restart_i),
+    .adv_i      (adv_i),
     .fenced_i   (fenced_i),
     .leave_i    (pick & {NumCls{deq & ~drain}}),
     .sunk_i     (rx_sunk_o),
@@ -284,7 +289,8 @@ module sw_ingress #(
   `ASSERT(fenced_not_matched, !(fenced_i && match_valid_i))
   `ASSERT(elig_is_held, (elig & ~nonempty[32'(match_out_i)*NumCls +: NumCls]) == '0)
   // The per-class counts are the buffer's contents class by class.
-  `ASSERT(occupancy_in_range, !(enq && !deq && occ_q[32'(rx_cls[ClsW-1:0])*OccW +: OccW] == OccW'(CrdPerCls)))
+  // A class never holds more than the credits advertised for it.
+  `ASSERT(occupancy_in_range, !(enq && !deq && occ_q[32'(rx_cls[ClsW-1:0])*OccW +: OccW] >= OccW'(adv_i)))
 
 endmodule
 `default_nettype wire

@@ -18,8 +18,8 @@
 // sent picks the message, which leaves its FIFO that cycle and is registered toward the crossbar
 // for the next (the traversal stage, as in sw_ingress).
 //
-// Credits, routing, sinking and fencing as in sw_ingress: CrdPerCls credits per class advertised
-// at (re)start, one returned per message that leaves or is sunk for want of a route; the switch
+// Credits, routing, sinking and fencing as in sw_ingress: adv_i (at most CrdPerCls) credits per
+// class advertised at (re)start, one returned per message that leaves or is sunk for want of a route; the switch
 // takes no request from a fenced port, which drops what arrives, returns no credit and drains its
 // FIFOs one message per cycle, class after class, counting every dropped message (drop_o).
 module sw_ingress_fifo #(
@@ -30,7 +30,8 @@ module sw_ingress_fifo #(
   localparam int unsigned NumCls   = msg_pkg::NUM_CLASSES,
   localparam int unsigned FlitW    = msg_pkg::FLIT_W,
   localparam int unsigned OutW     = (NumOut > 1) ? $clog2(NumOut) : 1,
-  localparam int unsigned ClsW     = $clog2(NumCls)
+  localparam int unsigned ClsW     = $clog2(NumCls),
+  localparam int unsigned AdvW     = $clog2(CrdPerCls + 1)
 ) (
   /// switch clock
   input  wire logic                     clk_i,
@@ -48,8 +49,10 @@ module sw_ingress_fifo #(
   output logic      [NumCls-1:0]        rx_crd_o,
   /// a message without a route was sunk this cycle (counted by the switch)
   output logic                          rx_sunk_o,
-  /// (re)start: advertise CrdPerCls credits per class again, from the next cycle
+  /// (re)start: advertise adv_i credits per class again, from the next cycle
   input  wire logic                     restart_i,
+  /// credits per class to advertise (1 .. CrdPerCls; the switch's CSR CRD_ADV)
+  input  wire logic [AdvW-1:0]          adv_i,
   /// the port's node is failed: request nothing, drop arrivals, drain the FIFOs
   input  wire logic                     fenced_i,
   /// messages from the fenced node dropped this cycle (one arriving, one drained)
@@ -194,6 +197,7 @@ module sw_ingress_fifo #(
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .restart_i  (restart_i),
+    .adv_i      (adv_i),
     .fenced_i   (fenced_i),
     .leave_i    (pick & {NumCls{deq & ~drain}}),
     .sunk_i     (rx_sunk_o),

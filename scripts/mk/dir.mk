@@ -7,7 +7,11 @@
 # `make test-dir` builds and runs only the directory's tests (build/bin/dir_tests), without
 # building the fabric and switch models the whole suite needs.
 
-$(eval $(call vmodel,dir_ctrl,dir_ctrl,,test))
+# The system's directories take up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class
+# from their switch port (the links' default credits are their bandwidth-delay product, 74 with
+# paper.ini): DIR_SYS_PARAMS. Synthesis keeps the block's own default (64).
+DIR_SYS_PARAMS := -GMaxTxCredits=128
+$(eval $(call vmodel,dir_ctrl,dir_ctrl,$(DIR_SYS_PARAMS),test))
 $(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
 TB_MODELS += dir_ctrl dir_ctrl_small
 
@@ -69,7 +73,7 @@ waves-dir: $(BIN)/dir_waves ## trace a read for ownership of a line three CNs sh
 #   $(DIR_SYS_OBJS_fast)  dir_ctrl_fast, fast flavour: diktamo_bench
 # Both have dir_ctrl.sv's default sizes (16 transactions, 256 x 4 directory cache entries,
 # 4 credits per class), which the generated table states.
-$(eval $(call vmodel,dir_ctrl_fast,dir_ctrl,,fast))
+$(eval $(call vmodel,dir_ctrl_fast,dir_ctrl,$(DIR_SYS_PARAMS),fast))
 ALL_MODELS += dir_ctrl_fast
 # $(call dir_sys_ops,MODEL)
 define dir_sys_ops

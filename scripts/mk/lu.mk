@@ -7,7 +7,10 @@
 # which drives the LU too) in build/bin/lu_tests, without building the fabric and switch models
 # the whole suite needs.
 
-$(eval $(call vmodel,logging_unit,logging_unit,,test))
+# The system's LUs take up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class from their
+# CN's port, as the directories do (scripts/mk/dir.mk). Synthesis keeps the block's default (64).
+LU_SYS_PARAMS := -GMaxTxCredits=128
+$(eval $(call vmodel,logging_unit,logging_unit,$(LU_SYS_PARAMS),test))
 $(eval $(call vmodel,logging_unit_small,logging_unit,-GEntries=16 -GSlots=4 -GCrdPerCls=2,test))
 TB_MODELS += logging_unit logging_unit_small
 
@@ -29,7 +32,7 @@ test-lu: $(BIN)/lu_tests ## build and run only the Logging Unit's tests (TEST_AR
 
 # The LU benchmark (csim/main/lu_bench.c): the fast flavour of the paper-size LU. `make bench` runs
 # it (BENCH_BINS), writing build/bench/lu.{csv,json}.
-$(eval $(call vmodel,logging_unit_fast,logging_unit,,fast))
+$(eval $(call vmodel,logging_unit_fast,logging_unit,$(LU_SYS_PARAMS),fast))
 ALL_MODELS += logging_unit_fast
 # --trace runs on the test flavour (the fast one has no tracing), linked too.
 $(OBJ)/csim/main/lu_bench.o: $(VMODEL_HDR_logging_unit_fast) $(VMODEL_HDR_logging_unit)
