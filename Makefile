@@ -337,7 +337,7 @@ $(TB_BIN): $(TB_OBJS) $(CSIM_OBJS) $$(foreach m,$$(TB_LINK_MODELS),$$(VMODEL_OBJ
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 
 # Programs the tests run (tb/test_sim.c), besides the test binary itself.
-TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2
+TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2 $(BIN)/diktamo_sim_c2m2
 
 .PHONY: test
 test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML in build/reports/)
@@ -349,6 +349,11 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_configs/run.ini (RUNS=40, SEED=1): lost and phantom must be 0
 	$(MAKE) SIM_SHAPE=c4m2 $(BIN)/diktamo_sim_c4m2
 	python3 scripts/faults.py --runs $(or $(RUNS),40) --seed $(or $(SEED),1) --jobs $(JOBS)
+
+.PHONY: figures
+figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model: docs/results.md, docs/figures/ (SIZE=default|tiny, FULL=1: the paper's sizes; CONFIG=, SEED=)
+	+python3 scripts/figures.py --config $(CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
+	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs
 
 .PHONY: regress
 regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)

@@ -338,3 +338,67 @@ Test(sim, the_trace_window_limits_what_is_dumped, .init = make_dir, .fini = remo
     cr_assert_lt(last, 400000, "last dump at %llu ps", last);
     cr_assert_gt(last, first);
 }
+
+/* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
+ * paper's headline ratios are produced (their values are the model's: not checked here); bad
+ * arguments stop it at once with one line and exit status 2. */
+Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 900)
+{
+    char cmd[512], p[192];
+    result_t r;
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --jobs 2 --out %s/fig --docs %s/docs", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    static const char *const figs[] = {"fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16a", "fig16b",
+                                       "fig16c", "fig17", "fig18", "fig19"};
+    static char md[1 << 16];
+    snprintf(p, sizeof p, "%s/docs/results.md", dir);
+    slurp(p, md, sizeof md);
+    for (unsigned i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        for (unsigned e = 0; e < 2; e++) {
+            struct stat st;
+            snprintf(p, sizeof p, "%s/docs/figures/%s.%s", dir, figs[i], e ? "png" : "svg");
+            cr_assert(stat(p, &st) == 0 && st.st_size > 1000, "%s was not drawn", p);
+        }
+        snprintf(p, sizeof p, "](figures/%s.svg)", figs[i]);
+        cr_assert_not_null(strstr(md, p), "results.md does not show %s", figs[i]);
+    }
+    static const char *const rows[] = {"| WT / WB (mean) |", "| baseline / WB |", "| parallel vs baseline |",
+                                       "| proactive / WB |", "| proactive-best / WB |", "| Nr 2 vs Nr 3 |",
+                                       "| Nr 4 vs Nr 3 |", "| Nr 2 / WB |", "| proactive speed-up over WT |",
+                                       "| 2 -> 4 CNs, WB |", "| 2 -> 4 CNs, proactive |",
+                                       "| dump compression (geometric mean) |", "| dump bandwidth, largest (GB/s) |",
+                                       "| lines owned at the crash, mean |", "| lines owned at the crash, kvs (YCSB) |",
+                                       "| recovery: Merge the largest step |"};
+    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_assert_not_null(strstr(md, rows[i]), "results.md has no row %s", rows[i]);
+    /* A second call finds every run done and runs none again. */
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
+    cr_assert_not_null(strstr(r.out, ": kept ("), "%s", r.out);
+    static const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"--scale 4,2", "figures: --scale 4,2: at least two CN counts, increasing\n"},
+        {"--scale 4,x", "figures: --scale 4,x: not a list of CN counts\n"},
+        {"--jobs 0", "figures: --jobs 0: at least 1\n"},
+        {"--config /nonexistent.ini", "figures: /nonexistent.ini: no such configuration file\n"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad %s", dir, bad[i].args);
+        run(cmd, &r);
+        cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+        cr_assert_str_eq(r.err, bad[i].msg, "%s", cmd);
+    }
+    /* A configuration the simulator refuses stops it before any run, with the simulator's line. */
+    write_file("bad.ini", "[system]\nnum_cn = 3x\n");
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad --config %s/bad.ini", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert_eq(lines(r.err), 1, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "bad.ini:2: system.num_cn"), "%s", r.err);
+    snprintf(p, sizeof p, "%s/bad", dir);
+    struct stat st;
+    cr_assert(stat(p, &st) != 0, "nothing is written on bad input");
+}
