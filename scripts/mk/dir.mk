@@ -1,16 +1,19 @@
 # The directory controller's Verilated models and its own test binary. Included by the Makefile.
 #
-# dir_ctrl        default sizes (16 transactions, 256 x 4 directory cache entries, 4 credits/class)
+# dir_ctrl        default sizes (16 transactions, 256 x 4 directory cache entries, 4 credits/class),
+#                 the system's DIR_SYS_PARAMS below
 # dir_ctrl_small  4 transactions, a 2 x 1 directory cache, 2 reads in flight (the walk 1), 2 credits per class:
 #                 the table fills and the cache evicts at once
 # Both are linked into the test binary (tb/test_dir_ctrl.c through tb/sb/dir_models.c).
 # `make test-dir` builds and runs only the directory's tests (build/bin/dir_tests), without
 # building the fabric and switch models the whole suite needs.
 
-# The system's directories take up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class
-# from their switch port (the links' default credits are their bandwidth-delay product, 74 with
-# paper.ini): DIR_SYS_PARAMS. Synthesis keeps the block's own default (64).
-DIR_SYS_PARAMS := -GMaxTxCredits=128
+# The system's directories (DIR_SYS_PARAMS; synthesis keeps the block's own defaults, 64 and 4):
+# - up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class from their switch port (the
+#   links' default credits are their bandwidth-delay product, 74 with paper.ini);
+# - a recovery walk 16 directory lines ahead, which covers the 45 ns DRAM latency at 4 cycles a
+#   line, so the walk streams at the DRAM's rate (the paper's sequential prefetching of TravDir).
+DIR_SYS_PARAMS := -GMaxTxCredits=128 -GWalkReads=16
 $(eval $(call vmodel,dir_ctrl,dir_ctrl,$(DIR_SYS_PARAMS),test))
 $(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
 TB_MODELS += dir_ctrl dir_ctrl_small
