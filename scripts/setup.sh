@@ -19,6 +19,7 @@ pkgs=(
   xvfb              # make waves-png (headless GTKWave)
   imagemagick       # make waves-png (screenshot of the headless window)
   z3                # formal proofs (yosys-smtbmc back end)
+  rumur             # make formal: the Murphi model of the protocol (tb/formal/diktamo.m)
   gnuplot-nox       # make run: the chart of execution times (build/results/run/fig10.svg)
 )
 

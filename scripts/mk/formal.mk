@@ -1,7 +1,9 @@
-# make formal: the Yosys proofs of constraints/formal/*.ys (sat -tempinduct) through
-# scripts/formal.sh; a *.fail.ys is a control that must fail. Logs in build/formal/.
+# make formal: the formal checks of constraints/formal/ through scripts/formal.sh: Yosys proofs
+# (*.ys, sat -tempinduct) and the Murphi model of the protocol checked by Rumur (*.rumur, the
+# configurations of tb/formal/diktamo.m); a *.fail.* is a control that must fail. Logs in
+# build/formal/. make regress runs the larger configurations of constraints/formal/regress/ too.
 # Included by the Makefile.
 
 .PHONY: formal
-formal: | $(SETUP) ## prove the formal invariants (yosys sat -tempinduct), logs in build/formal/
+formal: $(GEN)/msg_pkg.sv | $(SETUP) ## formal checks: Yosys proofs and the Rumur model of the protocol (one line each), logs in build/formal/
 	FORMAL_OUT=$(B)/formal bash scripts/formal.sh
