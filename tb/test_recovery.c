@@ -308,11 +308,12 @@ static void fail_during(rec_run_t *r, uint64_t seed, unsigned second, uint64_t i
 Test(recovery, a_cn_failing_during_a_recovery_joins_it_and_nothing_is_lost, .timeout = 600)
 {
     const uint64_t seed = tb_seed(23);
-    /* GIVEN CN 1 failed and being recovered WHEN CN 3 fails while the MNs recover (at 3, then 15 us)
+    /* GIVEN CN 1 failed and being recovered WHEN CN 3 fails while the MNs recover (at 3, then 9 us,
+     *       within the 16 us walk of a 512 KiB MN)
      * THEN one run recovers both, CN 3 joining it, and nothing committed is lost */
     for (unsigned k = 0; k < 2; k++) {
         rec_run_t r;
-        fail_during(&r, seed + k, 3, (k ? 15 : 3) * PS_PER_US);
+        fail_during(&r, seed + k, 3, (k ? 9 : 3) * PS_PER_US);
         oracle_report_t rep;
         char err[SYSTEM_ERR_MAX] = "";
         int rc = rec_finish(&r, &rep, err);
