@@ -20,7 +20,7 @@ pkgs=(
   imagemagick       # make waves-png (screenshot of the headless window)
   z3                # formal proofs (yosys-smtbmc back end)
   rumur             # make formal: the Murphi model of the protocol (tb/formal/diktamo.m)
-  gnuplot-nox       # make run: the chart of execution times (build/results/run/fig10.svg)
+  gnuplot-nox       # make run's chart (build/results/run/fig10.svg), make figures (docs/figures/)
 )
 
 missing=()
