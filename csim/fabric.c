@@ -204,13 +204,14 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
         fp->lost = stats_counter(st, name, "messages delivered to the port's node after it failed (lost)");
     }
     f->heartbeats = stats_counter(st, "fabric.heartbeats", "link-layer heartbeats of live CNs into the switch");
+    const unsigned in_credits = p->in_credits ? p->in_credits : p->rx_credits;
     uint64_t *crd_rx = stats_counter(st, "fabric.credits.node_rx",
                                      "credits per class each node grants its switch port (receive buffers)");
     uint64_t *crd_in = stats_counter(st, "fabric.credits.switch_in",
                                      "credits per class each switch input advertises to its node (CRD_ADV)");
     if (crd_rx && crd_in) {
         *crd_rx = p->rx_credits;
-        *crd_in = p->in_credits ? p->in_credits : p->rx_credits;
+        *crd_in = in_credits;
     }
     f->last_cycle = ops->reset(f->model, 0, p->reset_cycles) - 1;
     f->next_cycle = UINT64_MAX;
@@ -220,7 +221,7 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
      * detection, then the ports start. */
     for (unsigned pi = 0; pi < f->nports; pi++)
         fabric_csr(f, true, SW_CSR_ROUTE(f->port[pi].node), SW_ROUTE_VALID | pi, init_done, f);
-    fabric_csr(f, true, SW_CSR_CRD_ADV, p->in_credits ? p->in_credits : p->rx_credits, init_done, f);
+    fabric_csr(f, true, SW_CSR_CRD_ADV, in_credits, init_done, f);
     fabric_csr(f, true, SW_CSR_SILENCE_LIMIT, p->silence_cycles, init_done, f);
     fabric_csr(f, true, SW_CSR_ACCEPT_LIMIT, p->accept_cycles, init_done, f);
     fabric_csr(f, true, SW_CSR_CTRL, SW_CTRL_ENABLE, init_done, f);

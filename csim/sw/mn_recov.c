@@ -51,8 +51,8 @@ struct mn_recov {
     uint32_t fail_given;        /* CNs given to the directory as failed (FAIL) */
     uint32_t recovered;         /* CNs whose recovery here is complete */
     unsigned fail_dones;        /* DONEs due for FAILs given during the walk (for a CN failing meanwhile) */
-    uint32_t lu_due;            /* LUs whose list is not answered yet (bit c: CN c's) */
-    unsigned due[NODES];        /* per node: FETCH_LATEST_VERS requests of its list not answered yet */
+    unsigned due[NODES];        /* per node: FETCH_LATEST_VERS requests of its list not answered yet
+                                 * (an LU or store whose list is answered, or whose CN failed: 0) */
     owned_t *o;
     size_t on, ocap;
     unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
@@ -114,7 +114,6 @@ static void start(mn_recov_t *r)
     r->cm = src;
     r->r = (mn_recov_report_t){.mn = r->p.mn, .failed = f, .t_init = r->k->now};
     r->on = 0;
-    r->lu_due = 0;
     memset(r->due, 0, sizeof r->due);
     r->ph = RV_FAIL;
     /* Every CN known to have failed is marked in the directory before the walk (a second CN that
@@ -225,7 +224,7 @@ static void walked(mn_recov_t *r)
         unsigned l[MSG_MAX_CN], n = r->h.lus(r->h.obj, r->o[i].line, l);
         for (unsigned k = 0; k < n; k++) {
             if (!asked[l[k]])
-                asked[l[k]] = true, nlu++, r->lu_due |= 1u << l[k];
+                asked[l[k]] = true, nlu++;
             last[l[k]] = i + 1;
         }
     }
@@ -336,14 +335,10 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
         }
     }
     /* A list is answered when each of its requests has had its END (the fabric may deliver a
-     * request's LAST answer before the others). */
+     * request's LAST answer before the others); an LU no longer waited for (its CN failed
+     * meanwhile) has nothing due. */
     if (!(m->flags & FLV_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
         return;
-    if (lu) {
-        if (!(r->lu_due >> m->src & 1u))
-            return; /* an LU no longer waited for (its CN failed meanwhile) */
-        r->lu_due &= ~(1u << m->src);
-    }
     if (--r->pending)
         return;
     if (r->ph == RV_LU)
@@ -395,8 +390,7 @@ static void init_recov(mn_recov_t *r, unsigned f, unsigned src)
         else
             r->fail_dones++;
     }
-    if (r->ph == RV_LU && (r->lu_due >> f & 1u)) {
-        r->lu_due &= ~(1u << f);
+    if (r->ph == RV_LU && r->due[f]) {
         r->due[f] = 0;
         if (--r->pending == 0)
             ask_stores(r);

@@ -288,8 +288,8 @@ module sw_ingress #(
   // A fenced port is never matched; what the matched output can take from it, it holds.
   `ASSERT(fenced_not_matched, !(fenced_i && match_valid_i))
   `ASSERT(elig_is_held, (elig & ~nonempty[32'(match_out_i)*NumCls +: NumCls]) == '0)
-  // The per-class counts are the buffer's contents class by class.
-  // A class never holds more than the credits advertised for it.
+  // The per-class counts are the buffer's contents class by class, never more than the credits
+  // advertised for the class.
   `ASSERT(occupancy_in_range, !(enq && !deq && occ_q[32'(rx_cls[ClsW-1:0])*OccW +: OccW] >= OccW'(adv_i)))
 
 endmodule
