@@ -1019,6 +1019,22 @@ static void mi_load(void *obj, unsigned core, uint64_t addr, mem_done_fn done, v
     op_start(c, o);
 }
 
+/* What perform() would read for a load that finds its line in the core's L1: a valid L1 line is
+ * readable (S or X) and holds the CN's current words. */
+static bool mi_load_hit(void *obj, unsigned core, uint64_t addr, uint64_t *value)
+{
+    cn_mem_t *c = obj;
+    assert(core < c->p.cores && addr_aligned(addr));
+    if (c->failed)
+        return false;
+    const lt_t *t = lt_find(c, addr_line(addr));
+    const cache_line_t *a = cache_find(c->l1[core], addr_line(addr));
+    if (!a || (t && t->pinned))
+        return false;
+    *value = a->data[addr_word(addr)];
+    return true;
+}
+
 static void mi_prefetch_x(void *obj, unsigned core, uint64_t addr)
 {
     cn_mem_t *c = obj;
@@ -1746,8 +1762,8 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     c->dram = dram_create(k, &(dram_params_t){.name = dn, .latency_ps = p->local_latency_ps, .channels = 1}, st);
     if (!c->dram)
         abort();
-    c->mif = (mem_if_t){.obj = c, .load = mi_load, .prefetch_x = mi_prefetch_x, .acquire = mi_acquire,
-                        .store = mi_store, .store_gated = mi_store_gated, .store_go = mi_store_go,
+    c->mif = (mem_if_t){.obj = c, .load = mi_load, .load_hit = mi_load_hit, .prefetch_x = mi_prefetch_x,
+                        .acquire = mi_acquire, .store = mi_store, .store_gated = mi_store_gated, .store_go = mi_store_go,
                         .rmw = mi_rmw, .rmw_gated = mi_rmw_gated, .flush = mi_flush};
     return c;
 }

@@ -82,6 +82,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,21 @@ typedef struct rec {
     uint32_t ps;
     bool known; /* retire times final (a load waiting for its value: not yet) */
 } rec_t;
+
+/* A load of the thread's current call, from dispatch until it is final (value and completion
+ * known, retired in order). */
+typedef enum ld_state {
+    LD_OUT,  /* its access (or replay) is out in the memory system */
+    LD_DONE, /* its access performed (val, c), not yet final: an older load is not */
+    LD_FWD,  /* forwarded from the core's own store queue at dispatch (val) */
+} ld_state_e;
+
+typedef struct ld_ent {
+    rec_t *r;
+    uint64_t d, c; /* dispatch and completion cycles */
+    uint64_t val;
+    ld_state_e state;
+} ld_ent_t;
 
 /* A store from dispatch to commit. */
 typedef struct sq_ent {
@@ -220,6 +236,17 @@ struct core {
     bool failed;             /* fail-stop (core_fail): nothing happens any more */
     bool paused;             /* recovery (core_pause): the thread dispatches nothing more */
 
+    /* The loads of the thread's current call (op_ld: n independent loads, see ld_advance). */
+    ld_ent_t *ld;            /* ring of min(lq, rob) entries: load k at [k % ldcap] */
+    unsigned ldcap;
+    const uint64_t *ld_addr; /* the call's addresses and values (the thread's, valid during it) */
+    uint64_t *ld_val;
+    unsigned ld_n, ld_next;  /* loads in the call, the next one to dispatch */
+    unsigned ld_fin, ld_want;/* loads final (in program order); the thread waits for ld_want */
+    uint64_t ld_base;        /* load number (nloads) of the call's first load */
+    uint64_t ld_tag0;        /* memory tag of the call's load k: ld_tag0 + k */
+    uint64_t ld_cmax;        /* latest completion among the call's loads */
+
     /* The access the thread waits for. */
     uint64_t io_tag, io_val, io_cycle;
     /* DIKTAMO: the rmw's replication (its new word, handle; in flight) */
@@ -231,7 +258,7 @@ struct core {
     stats_t own_stats;       /* when the caller gave none */
     bool own_stats_used;
     uint64_t *n_instr, *n_cycles, *n_loads, *n_stores, *n_rmws, *n_fences, *n_flushes, *n_fwd, *n_coal;
-    uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall;
+    uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall, *n_ld_replay;
     double *g_ipc;
     stats_hist_t *h_rob, *h_sbwait, *h_coh, *h_repl, *h_drain;
     uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused;
@@ -763,8 +790,7 @@ static void cb_io_done(void *obj, uint64_t tag, uint64_t v)
     core_t *c = obj;
     if (c->failed)
         return; /* fail-stop: what the memory or the replication engine answers is lost */
-    assert(tag == c->io_tag && c->thr == TH_BLOCKED &&
-           (c->wait == WAIT_LOAD || c->wait == WAIT_RMW || c->wait == WAIT_FLUSH));
+    assert(tag == c->io_tag && c->thr == TH_BLOCKED && (c->wait == WAIT_RMW || c->wait == WAIT_FLUSH));
     (void)tag;
     c->io_val = v;
     c->io_cycle = cyc_now(c);
@@ -826,37 +852,146 @@ static bool cb_rmw_gate(void *obj, uint64_t tag, uint64_t nv)
     return false;
 }
 
-static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
+/* Loads. A call of the thread is n independent loads (wl_ld: n = 1; wl_ld_batch): their addresses
+ * are known at the call, so they dispatch back to back (width per cycle, each with its load-queue
+ * entry) and each one's access goes out at its dispatch; their misses overlap, as an out-of-order
+ * core's do, up to the load queue (and the ROB: load k dispatches when load k - min(lq, rob) has
+ * retired). The thread waits until every value is back.
+ *
+ * TSO keeps loads in program order: each load's value must be what memory held at some instant
+ * no earlier than the instant the older loads took theirs. A load whose access performs while an
+ * older one is still out took its value too early; a real core would squash it if its line were
+ * snooped away before the older load performed. Here loads are made *final* in program order
+ * (ld_advance): a load is final at the instant it becomes the oldest non-final one with its
+ * access performed, and takes its value at that instant: from its own access if that is what
+ * just performed, else from the core's L1 (mem_if.load_hit: the line is still there, so the
+ * value is the one the access read unless the line was taken and given back meanwhile), else by
+ * a replay (the line left: the access is sent again and the load becomes final when it
+ * performs, counted in ld_replays). A load forwarded from the core's own store queue at dispatch
+ * takes the store's value again at that instant, or memory's if the store has committed since.
+ * So the values are those of loads performed one after the other in program order; completion
+ * cycles are those of the loads' own accesses (a replayed load: the replay's), and retirement is
+ * in order anyway. A single load is the old blocking load, to the event. */
+
+static ld_ent_t *ld_at(core_t *c, unsigned k) { return &c->ld[k % c->ldcap]; }
+
+/* Load k of the call is final: value v, completion cycle cc. */
+static void ld_final(core_t *c, unsigned k, uint64_t v, uint64_t cc)
+{
+    ld_ent_t *e = ld_at(c, k);
+    uint64_t rr = retire_one(c, e->r, cc);
+    c->lq_r[(c->ld_base + k) % c->p.lq] = rr;
+    c->nloads++;
+    c->ld_val[k] = v;
+    c->ld_cmax = max64(c->ld_cmax, cc);
+    c->ld_fin = k + 1;
+    trace(c, CORE_REC_LOAD, e->r, e->d, e->d, cc);
+}
+
+static void ev_ld_replay(void *obj, uint64_t k);
+static void cb_ld_done(void *obj, uint64_t tag, uint64_t v);
+
+/* Makes final, in program order, every load that can be now (see above); just: the load whose
+ * access performed at this instant (or UINT_MAX). Wakes the thread when what it waits for is
+ * final. */
+static void ld_advance(core_t *c, unsigned just)
+{
+    while (c->ld_fin < c->ld_next) {
+        unsigned k = c->ld_fin;
+        ld_ent_t *e = ld_at(c, k);
+        uint64_t v;
+        if (e->state == LD_OUT)
+            break;
+        if (e->state == LD_FWD && sq_forward(c, c->ld_addr[k], &v))
+            ld_final(c, k, v, e->c);
+        else if (k == just)
+            ld_final(c, k, e->val, e->c);
+        else if (c->mem.load_hit(c->mem.obj, c->p.id, c->ld_addr[k], &v))
+            ld_final(c, k, v, e->c);
+        else {
+            e->state = LD_OUT;
+            (*c->n_ld_replay)++;
+            kernel_at(c->k, c->k->now, ev_ld_replay, c, k); /* not from inside the memory system */
+            break;
+        }
+    }
+    if (c->thr == TH_BLOCKED && c->wait == WAIT_LOAD && c->ld_fin >= c->ld_want && !c->wake_scheduled)
+        wake_at(c, cyc_now(c));
+}
+
+static void ev_ld_replay(void *obj, uint64_t k)
+{
+    core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: a failed CN's core does nothing more */
+    c->mem.load(c->mem.obj, c->p.id, c->ld_addr[k], cb_ld_done, c, c->ld_tag0 + k);
+}
+
+static void cb_ld_done(void *obj, uint64_t tag, uint64_t v)
+{
+    core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
+    unsigned k = (unsigned)(tag - c->ld_tag0);
+    ld_ent_t *e = ld_at(c, k);
+    assert(k < c->ld_next && k >= c->ld_fin && e->state == LD_OUT);
+    e->state = LD_DONE;
+    e->val = v;
+    e->c = cyc_now(c);
+    ld_advance(c, k);
+}
+
+/* Inside the thread: waits until the call's first `want` loads are final. */
+static void ld_wait(core_t *c, unsigned want)
+{
+    while (c->ld_fin < want) {
+        c->ld_want = want;
+        c->wait_addr = c->ld_addr[c->ld_fin];
+        block(c, WAIT_LOAD);
+    }
+}
+
+static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned n)
 {
     core_t *c = t->impl;
-    pause_point(c);
-    if (!addr_aligned(addr))
-        bad_access(c, "load", addr);
-    uint64_t d = dispatch_base(c);
-    uint64_t lb = c->lq_r[c->nloads % c->p.lq];
-    if (lb > d) {
-        *c->n_lq_stall += lb - d;
-        d = lb;
+    c->ld_addr = addr;
+    c->ld_val = val;
+    c->ld_n = n;
+    c->ld_next = c->ld_fin = 0;
+    c->ld_base = c->nloads;
+    c->ld_tag0 = c->io_tag + 1;
+    c->io_tag += n;
+    c->ld_cmax = 0;
+    for (unsigned k = 0; k < n; k++) {
+        pause_point(c);
+        if (!addr_aligned(addr[k]))
+            bad_access(c, "load", addr[k]);
+        if (k >= c->ldcap)
+            ld_wait(c, k - c->ldcap + 1); /* its LQ entry (or ROB entry) is freed by that load */
+        uint64_t d = dispatch_base(c);
+        uint64_t lb = c->lq_r[(c->ld_base + k) % c->p.lq];
+        if (lb > d) {
+            *c->n_lq_stall += lb - d;
+            d = lb;
+        }
+        d = max64(d, cyc_now(c));
+        sync_to(c, d);
+        ld_ent_t *e = ld_at(c, k);
+        *e = (ld_ent_t){.r = dispatch_one(c, d), .d = d};
+        (*c->n_loads)++;
+        c->ld_next = k + 1;
+        if (sq_forward(c, addr[k], &e->val)) {
+            (*c->n_fwd)++;
+            e->state = LD_FWD;
+            e->c = d + 1;
+            ld_advance(c, UINT_MAX);
+        } else {
+            e->state = LD_OUT;
+            c->mem.load(c->mem.obj, c->p.id, addr[k], cb_ld_done, c, c->ld_tag0 + k);
+        }
     }
-    sync_to(c, d);
-    rec_t *r = dispatch_one(c, d);
-    (*c->n_loads)++;
-    uint64_t v, cc;
-    if (sq_forward(c, addr, &v)) {
-        (*c->n_fwd)++;
-        cc = d + 1;
-    } else {
-        c->wait_addr = addr;
-        c->mem.load(c->mem.obj, c->p.id, addr, cb_io_done, c, ++c->io_tag);
-        block(c, WAIT_LOAD);
-        v = c->io_val;
-        cc = c->io_cycle;
-    }
-    uint64_t rr = retire_one(c, r, cc);
-    c->lq_r[c->nloads++ % c->p.lq] = rr;
-    c->ready = max64(c->ready, cc);
-    trace(c, CORE_REC_LOAD, r, d, d, cc);
-    return v;
+    ld_wait(c, n);
+    c->ready = max64(c->ready, c->ld_cmax);
 }
 
 static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
@@ -1164,6 +1299,9 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
         reg_counter(c, st, &c->n_rob_stall, "stall.rob_full_cycles", "dispatch cycles lost to a full ROB", err) ||
         reg_counter(c, st, &c->n_lq_stall, "stall.lq_full_cycles", "dispatch cycles lost to a full load queue",
                     err) ||
+        reg_counter(c, st, &c->n_ld_replay, "ld_replays",
+                    "loads sent again: their line left the L1 between their access and the older loads' (TSO)",
+                    err) ||
         reg_hist(c, st, &c->h_rob, "remote_st.dispatch_to_rob_head",
                  "remote stores: cycles from dispatch to retirement (ROB head)", err) ||
         reg_hist(c, st, &c->h_sbwait, "remote_st.rob_head_to_sb_head",
@@ -1221,7 +1359,7 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
         return NULL;
     }
     const sb_proto_t *proto = protos[p->protocol];
-    if (!mem->load || !mem->prefetch_x || !mem->store || !mem->rmw || !mem->flush) {
+    if (!mem->load || !mem->load_hit || !mem->prefetch_x || !mem->store || !mem->rmw || !mem->flush) {
         snprintf(err, 256, "core %s: the memory interface lacks a function", nm);
         return NULL;
     }
@@ -1255,10 +1393,12 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
         c->rcap *= 2;
     c->recs = calloc(c->rcap, sizeof *c->recs);
     c->lq_r = calloc(p->lq, sizeof *c->lq_r);
+    c->ldcap = p->lq < p->rob ? p->lq : p->rob;
+    c->ld = calloc(c->ldcap, sizeof *c->ld);
     c->sq = calloc(p->sq, sizeof *c->sq);
     c->sbcap = p->sq + 1;
     c->sb = calloc(c->sbcap, sizeof *c->sb);
-    if (!c->recs || !c->lq_r || !c->sq || !c->sb) {
+    if (!c->recs || !c->lq_r || !c->ld || !c->sq || !c->sb) {
         snprintf(err, 256, "core %s: out of memory", nm);
         core_free(c);
         return NULL;
@@ -1338,6 +1478,7 @@ void core_free(core_t *c)
         coro_free(c->co);
     free(c->recs);
     free(c->lq_r);
+    free(c->ld);
     free(c->sq);
     free(c->sb);
     if (c->own_stats_used)

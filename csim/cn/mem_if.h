@@ -41,6 +41,13 @@ typedef struct mem_if {
      *  i.e. what the coherent memory system holds then; done(dobj, tag, value) runs at that
      *  moment. */
     void (*load)(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag);
+    /** A load that hits the core's L1 performed at this instant, in the call (no latency, no
+     *  event, no statistics): true with the word the L1 holds now, false (nothing done) when the
+     *  L1 does not hold addr's line readable now (or another core's rmw holds it). The core uses
+     *  it to re-take, in program order, the value of a load that performed before an older one
+     *  did (overlapping loads, csim/cn/core.c): its own access already paid the latency. Reads
+     *  only: callable from inside a done callback. */
+    bool (*load_hit)(void *obj, unsigned core, uint64_t addr, uint64_t *value);
     /** Asks for write permission of addr's line in the core's L1 ahead of a store (a store's
      *  address is known: exclusive prefetch). No answer; may be dropped. */
     void (*prefetch_x)(void *obj, unsigned core, uint64_t addr);

@@ -9,8 +9,9 @@
  *   - the functional runner (tb/harness/wl_func.c): flat memory, no timing, threads interleaved
  *     at every call in a seeded random order (for testing workloads on their own).
  * Both provide the same semantics: 8-byte aligned words, x86-TSO (a thread's own stores are
- * forwarded to its loads; stores become visible in program order; atomics and fences drain the
- * thread's store buffer).
+ * forwarded to its loads; loads take their values in program order, a batch of independent loads
+ * too; stores become visible in program order; atomics and fences drain the thread's store
+ * buffer).
  *
  * Memory for a workload is allocated in its setup (wl_env_t): shared data on CXL memory
  * (remote), thread-private data in the local memory of the thread's CN, as in the paper. Setup
@@ -32,7 +33,10 @@ struct sim_config;
 typedef struct wl_thread wl_thread_t;
 
 typedef struct wl_thread_ops {
-    uint64_t (*ld)(wl_thread_t *t, uint64_t addr);
+    /** n independent loads, in program order: val[i] = the word at addr[i]. The same as n loads
+     *  one after the other, except that no address depends on an earlier load's value, so the
+     *  core may overlap their misses (memory-level parallelism, up to its load queue). */
+    void (*ld)(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned n);
     void (*st)(wl_thread_t *t, uint64_t addr, uint64_t v);
     /** Atomic; returns the old word (see mem_rmw_e). Drains the store buffer first. */
     uint64_t (*rmw)(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, uint64_t b);
@@ -63,7 +67,18 @@ struct wl_thread {
 /** Thread tid still lives (the membership; always without one). */
 static inline bool wl_alive(const wl_thread_t *t, unsigned tid) { return !t->live || (*t->live >> tid & 1u); }
 
-static inline uint64_t wl_ld(wl_thread_t *t, uint64_t a) { return t->ops->ld(t, a); }
+static inline uint64_t wl_ld(wl_thread_t *t, uint64_t a)
+{
+    uint64_t v;
+    t->ops->ld(t, &a, &v, 1);
+    return v;
+}
+/** Independent loads (see wl_thread_ops_t.ld): what a streaming loop, a gather or a record read
+ *  would have in flight at once on an out-of-order core. A pointer chase is wl_ld after wl_ld. */
+static inline void wl_ld_batch(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned n)
+{
+    t->ops->ld(t, addr, val, n);
+}
 static inline void wl_st(wl_thread_t *t, uint64_t a, uint64_t v) { t->ops->st(t, a, v); }
 static inline uint64_t wl_cas(wl_thread_t *t, uint64_t a, uint64_t expect, uint64_t desired)
 {

@@ -184,13 +184,13 @@ static void ev_wt_done(void *obj, uint64_t arg)
     op_free(o);
 }
 
-/* Another port's rmw holds o's line (between its read and its write). */
-static bool line_pinned_by_other(const fm_op_t *o)
+/* A port other than p has its rmw holding addr's line (between its read and its write). */
+static bool line_pinned_by_other(const fm_port_t *p, uint64_t addr)
 {
-    const flat_mem_t *fm = o->port->fm;
+    const flat_mem_t *fm = p->fm;
     for (unsigned i = 0; i < fm->p.max_ports; i++) {
         const fm_port_t *q = &fm->ports[i];
-        if (q != o->port && q->pinned && q->pin_line == addr_line(o->addr))
+        if (q != p && q->pinned && q->pin_line == addr_line(addr))
             return true;
     }
     return false;
@@ -201,7 +201,7 @@ static void ev_perform(void *obj, uint64_t arg)
     (void)arg;
     fm_op_t *o = obj;
     flat_mem_t *fm = o->port->fm;
-    if (line_pinned_by_other(o)) {
+    if (line_pinned_by_other(o->port, o->addr)) {
         kernel_after(fm->k, 1000, ev_perform, o, 0); /* tries again after the write, 1 ns at a time */
         return;
     }
@@ -280,6 +280,18 @@ static void fm_load(void *obj, unsigned core, uint64_t addr, mem_done_fn done, v
     o->dobj = dobj;
     o->tag = tag;
     kernel_after(p->fm->k, latency(p), ev_perform, o, 0);
+}
+
+/* One copy, always readable, unless another port's rmw holds the line. */
+static bool fm_load_hit(void *obj, unsigned core, uint64_t addr, uint64_t *value)
+{
+    (void)core;
+    fm_port_t *p = obj;
+    assert(addr_aligned(addr));
+    if (line_pinned_by_other(p, addr))
+        return false;
+    *value = flat_mem_peek(p->fm, addr);
+    return true;
 }
 
 static void fm_prefetch_x(void *obj, unsigned core, uint64_t addr)
@@ -453,6 +465,7 @@ flat_mem_t *flat_mem_create(kernel_t *k, const flat_mem_params_t *p)
         rng_init_named(&q->rng, p->seed, name);
         q->mi = (mem_if_t){.obj = q,
                            .load = fm_load,
+                           .load_hit = fm_load_hit,
                            .prefetch_x = fm_prefetch_x,
                            .acquire = fm_acquire,
                            .store = fm_store,

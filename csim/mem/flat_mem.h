@@ -10,6 +10,7 @@
  * TSO core over flat_mem can produce every TSO outcome and no other.
  *
  *   load        done(value) at now + lat, reading then.
+ *   load_hit    the word now (one copy: always a hit), unless another port's rmw pins the line.
  *   store       writes the masked words and runs committed() at now + lat; done() right after
  *               (same event) without wt, or wt_extra_ps later with wt (the MN's round trip).
  *   store_gated as store (never write-through), but at the completion event the gate decides:

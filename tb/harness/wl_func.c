@@ -184,14 +184,17 @@ static void write_word(struct wl_func *f, fthread_t *ft, uint64_t addr, uint64_t
         oracle_commit(f->oracle, addr, v, now_ps(f), ft->t.cn, ft->t.core);
 }
 
-static uint64_t op_ld(wl_thread_t *t, uint64_t addr)
+/* A batch is its loads one after the other, each a scheduling point. */
+static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned n)
 {
-    fthread_t *ft = enter(t, "ld", addr);
-    struct wl_func *f = ft->f;
-    if (!addr_ok(f, t->cn, addr, "ld", t->tid))
-        coro_yield(ft->co); /* never resumed */
-    addr_is_local(addr) ? f->st.local_loads++ : f->st.loads++;
-    return map_get(&f->mem, key_of(t->cn, addr));
+    for (unsigned i = 0; i < n; i++) {
+        fthread_t *ft = enter(t, "ld", addr[i]);
+        struct wl_func *f = ft->f;
+        if (!addr_ok(f, t->cn, addr[i], "ld", t->tid))
+            coro_yield(ft->co); /* never resumed */
+        addr_is_local(addr[i]) ? f->st.local_loads++ : f->st.loads++;
+        val[i] = map_get(&f->mem, key_of(t->cn, addr[i]));
+    }
 }
 
 static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)

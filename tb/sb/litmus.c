@@ -29,13 +29,18 @@ void lm_parse(litmus_t *L, const char *src)
             p++;
             continue;
         }
-        if (*p == ';') {
+        bool join = *p == '&';
+        if (*p == ';' || join) {
             p++;
-            continue;
+            if (!join)
+                continue;
+            while (*p == ' ')
+                p++;
         }
         unsigned t = L->nthr - 1;
         cr_assert(L->len[t] < LM_OPS, "too many operations: %s", src);
         lm_op_t *o = &L->op[t][L->len[t]++];
+        o->batch = join;
         if (*p == 'F') {
             o->kind = LK_FENCE;
             p++;
@@ -63,6 +68,8 @@ void lm_parse(litmus_t *L, const char *src)
             o->val = (uint8_t)strtoul(p + 2, &end, 10);
             p = end;
         }
+        cr_assert(!join || (o->kind == LK_LD && L->len[t] >= 2 && o[-1].kind == LK_LD),
+                  "'&' joins a load to a load: %s", src);
         if (o->kind != LK_FENCE && o->var + 1u > L->nvars)
             L->nvars = o->var + 1u;
     }
@@ -258,7 +265,20 @@ void lm_body(wl_thread_t *t, void *arg)
         uint64_t addr = a->base + a->stride * o->var;
         switch (o->kind) {
         case LK_ST: wl_st(t, addr, o->val); break;
-        case LK_LD: a->reg[o->reg] = wl_ld(t, addr); break;
+        case LK_LD: {
+            /* o and the loads joined to it: one batch (no delay between them) */
+            uint64_t ad[LM_OPS], v[LM_OPS];
+            unsigned n = 0;
+            do {
+                ad[n] = a->base + a->stride * L->op[a->t][i + n].var;
+                n++;
+            } while (i + n < L->len[a->t] && L->op[a->t][i + n].batch);
+            wl_ld_batch(t, ad, v, n);
+            for (unsigned j = 0; j < n; j++)
+                a->reg[L->op[a->t][i + j].reg] = v[j];
+            i += n - 1;
+            break;
+        }
         case LK_FENCE: wl_fence(t); break;
         case LK_SWAP: a->reg[o->reg] = wl_swap(t, addr, o->val); break;
         case LK_FADD: a->reg[o->reg] = wl_fadd(t, addr, o->val); break;

@@ -4,6 +4,8 @@
  * A litmus program is written "x=1;r0=y | y=1;r1=x": threads separated by '|', operations by ';':
  *   x=1          store        r0=x        load          F      mfence
  *   r0=swap(x,1) xchg          r0=fadd(x,1) lock xadd
+ * '&' instead of ';' joins a load to the load before it: "r0=y&r1=x" is one wl_ld_batch of two
+ * independent loads (overlapping on a core; for TSO the same as "r0=y;r1=x").
  * Variables x, y, z, w; registers r0..r7. Outcomes are conditions "r0=0,r1=0,x=1" on registers
  * and final memory.
  *
@@ -28,6 +30,7 @@ enum { LK_ST, LK_LD, LK_FENCE, LK_SWAP, LK_FADD };
 
 typedef struct lm_op {
     uint8_t kind, var, val, reg;
+    bool batch; /* a load in the batch of the load before it ('&') */
 } lm_op_t;
 
 typedef struct litmus {
