@@ -73,6 +73,7 @@ typedef struct cfg_key {
 } cfg_key_t;
 
 static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel", "proactive", NULL};
+static const char *const sync_names[] = {"replicated", "ideal", NULL};
 static const char *const workload_names[] = {"ocean", "fluid", "kvs", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
@@ -123,6 +124,10 @@ static const cfg_key_t keys[] = {
     {"core", "coalesce", T_BOOL, F(core.coalesce), NULL, U(1), U(0), U(1), 0, NULL,
      "a retiring store merges into the youngest not-draining store-buffer entry of its line when it "
      "writes another word (one commit); false with proactive: DIKTAMO-proactive-noC"},
+    {"core", "sync", T_ENUM, F(core.sync), NULL, U(CFG_SYNC_REPLICATED), U(0), U(CFG_SYNC_COUNT - 1), 0,
+     sync_names,
+     "lock and barrier writes: replicated (as real hardware must) or ideal (as under wb in every "
+     "protocol: the paper's idealized synchronization; no failure then)"},
 
     /* [l1] [l2] [l3] */
     {"l1", "size", T_SIZE, F(l1.size_bytes), NULL, U(48 * KIB), U(1 * KIB), U(1 * GIB), 0, NULL,
@@ -1205,6 +1210,14 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("fail.at"), d1, sizeof d1),
                      describe(c, kidx("fail.after_commits"), d2, sizeof d2));
     }
+    if ((c->fail.at_ps || c->fail.after_commits) && c->core.sync == CFG_SYNC_IDEAL) {
+        size_t b = blame(c, kidx("core.sync"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));
+        return vfail(c, b, err,
+                     "ideal synchronization leaves lock and barrier words unreplicated, so a failure could lose "
+                     "them: no failure with it: %s, %s",
+                     describe(c, kidx("core.sync"), d1, sizeof d1),
+                     describe(c, kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"), d2, sizeof d2));
+    }
     if ((c->fail.at_ps || c->fail.after_commits) && c->fabric.silence_cycles == 0 && c->fabric.accept_cycles == 0) {
         size_t b = blame(c, kidx("fabric.silence_limit"), kidx("fail.cn"));
         return vfail(c, b, err, "a failure must be detected: the switch's silence and accept rules are both off: %s",
@@ -1369,7 +1382,7 @@ int config_write_doc(FILE *f)
           "- A failure (`fail.at` or `fail.after_commits` set) names a CN of the system (`fail.cn` < "
           "`system.num_cn`), has one moment (not both keys), and must be detectable (`fabric.silence_limit` "
           "or `fabric.accept_limit` not 0); `fail.random` needs `fail.at` or `fail.after_commits` as its "
-          "bound.\n"
+          "bound; no failure with `core.sync = ideal` (its lock and barrier words are not replicated).\n"
           "\n"
           "## Keys\n",
           f);

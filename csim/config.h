@@ -52,6 +52,14 @@ typedef enum cfg_protocol {
     CFG_PROTO_COUNT
 } cfg_protocol_e;
 
+/** What the writes of locks and barriers (csim/cn/wl_sync.c) do under a resilient protocol. */
+typedef enum cfg_sync {
+    CFG_SYNC_REPLICATED = 0, /* like every remote write (what real hardware must do) */
+    CFG_SYNC_IDEAL = 1,      /* as under WB in every protocol: never written through nor
+                                replicated (the paper's trace-driven model's synchronization) */
+    CFG_SYNC_COUNT
+} cfg_sync_e;
+
 /** The workloads `make run` and the tests run (csim/workloads/). */
 typedef enum cfg_workload {
     CFG_WL_OCEAN = 0, /* red-black stencil over a shared grid, barriers (ocean-like) */
@@ -101,6 +109,7 @@ typedef struct sim_config {
         uint64_t width; /* instructions dispatched / retired per cycle */
         cfg_protocol_e protocol;
         bool coalesce;
+        cfg_sync_e sync;
     } core;
     cfg_cache_t l1, l2, l3;
     struct {

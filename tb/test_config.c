@@ -438,7 +438,7 @@ Test(config, set_overrides_and_records_its_origin)
     config_origin_str(&c, "core.freq", o, sizeof o);
     cr_assert_str_eq(o, "--set core.freq=2.5 GHz");
     config_origin_str(&c, "l2.size", o, sizeof o);
-    cr_assert_str_eq(o, "sim_configs/paper.ini:31");
+    cr_assert_str_eq(o, "sim_configs/paper.ini:32");
     cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
 }
 

@@ -58,6 +58,7 @@ static core_params_t paper_params(unsigned id)
 typedef struct commit_rec {
     unsigned core;
     uint64_t addr, value, t;
+    bool ideal; /* an idealized synchronization write */
 } commit_rec_t;
 
 /* A replication engine for the DIKTAMO protocols without a fabric: every REPL set is acknowledged
@@ -147,7 +148,7 @@ typedef struct exit_ctx {
     unsigned i;
 } exit_ctx_t;
 
-static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t)
+static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t, bool ideal)
 {
     (void)cn;
     sys_t *s = obj;
@@ -156,7 +157,7 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
         s->commits = realloc(s->commits, s->capcommits * sizeof *s->commits);
         cr_assert_not_null(s->commits);
     }
-    s->commits[s->ncommits++] = (commit_rec_t){core, addr, value, t};
+    s->commits[s->ncommits++] = (commit_rec_t){core, addr, value, t, ideal};
 }
 
 static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_mem_params_t *mp)
@@ -1242,6 +1243,63 @@ Test(core, proactive_sends_one_repl_set_per_coalesced_entry)
         cr_assert_eq(counter(&s, 0, "repl_sets"), s.rep->sets);
         sys_free(&s);
     }
+}
+
+/* A critical section: lock L (its own line), two stores to line A, unlock; then a store to L's
+ * line next to the lock word, which coalesces with the unlock's entry; then a barrier of one. */
+static void body_sync(wl_thread_t *t, void *arg)
+{
+    (void)arg;
+    wl_lock(t, 0x1000);
+    wl_st(t, 0x2000, 7);
+    wl_st(t, 0x2008, 8);
+    wl_unlock(t, 0x1000);
+    wl_st(t, 0x1008, 9);
+    unsigned phase = 0;
+    wl_barrier(t, 0x4000, 1, &phase);
+    wl_st(t, 0x3000, 10);
+}
+
+Test(core, ideal_sync_writes_are_neither_replicated_nor_written_through)
+{
+    /* GIVEN a lock, a critical section of two stores, an unlock coalescing with a later store
+     *       to the lock's line, a barrier, a store
+     * WHEN run under proactive and under WT, with core.sync = replicated and = ideal
+     * THEN replicated: every remote write is replicated (proactive) or written through (WT),
+     *      the lock's cas and the barrier's fadd and cas too; ideal: the lock's cas and the
+     *      barrier's writes are plain WB commits reported as ideal, the critical section's
+     *      stores are replicated as before, and the unlock's entry, which a plain store
+     *      joined, is replicated with it (an entry is replicated whole) */
+    for (int proto = 0; proto < 2; proto++)
+        for (int ideal = 0; ideal < 2; ideal++) {
+            core_params_t cp = paper_params(0);
+            cp.protocol = proto ? CFG_PROTO_WT : CFG_PROTO_PROACTIVE;
+            cp.sync_ideal = ideal;
+            flat_mem_params_t mp = fixed_mem(50000);
+            sys_t s;
+            sys_init(&s, 1, &cp, &mp);
+            s.rep->refuse = 0;
+            run1(&s, body_sync, NULL);
+            /* committed words: the lock's cas, A's two (two entries: the first starts draining at
+             * once in the empty buffer), the unlock's and 0x1008 (one entry), the barrier's fadd,
+             * its store of the mask after next, its cas, 0x3000 */
+            cr_assert_eq(s.ncommits, 9);
+            unsigned nideal = 0;
+            for (size_t i = 0; i < s.ncommits; i++)
+                nideal += s.commits[i].ideal;
+            cr_assert_eq(nideal, ideal ? 4 : 0, "%u ideal commits", nideal); /* cas, fadd, store, cas */
+            cr_assert_eq(counter(&s, 0, "ideal_sync_writes"), nideal);
+            const flat_mem_counts_t *fc = flat_mem_counts(s.fm, 0);
+            if (proto) { /* WT: entries A, A, unlock + 0x1008, 0x3000, and the barrier's store unless ideal */
+                cr_assert_eq(fc->wt_stores, ideal ? 4 : 5, "%" PRIu64 " write-through stores", fc->wt_stores);
+                cr_assert_eq(counter(&s, 0, "repl_sets"), 0);
+            } else { /* proactive: a set per entry and per rmw, but not the ideal ones */
+                cr_assert_eq(s.rep->sets, ideal ? 4 : 8, "%" PRIu64 " REPL sets", s.rep->sets);
+                cr_assert_eq(s.rep->vals, s.rep->sets);
+                cr_assert_eq(fc->gated_rmws, ideal ? 0 : 3);
+            }
+            sys_free(&s);
+        }
 }
 
 Test(core, diktamo_protocols_order_coherence_and_replication)

@@ -217,7 +217,7 @@ Test(recovery, a_failure_under_wb_loses_committed_stores_and_the_oracle_says_so,
 Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeout = 300)
 {
     /* GIVEN proactive with Nr = 1 (each line's only replica is its bucket owner's LU), CN 2 failing */
-    const char *extra[] = {"lu.nr=1", "fail.cn=2", "fail.after_commits=400", NULL};
+    const char *extra[] = {"lu.nr=1", "fail.cn=2", "fail.after_commits=300", NULL};
     rec_run_t r;
     rec_open(&r, "ocean", "proactive", extra, 9);
     snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 1");

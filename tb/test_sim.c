@@ -116,6 +116,10 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --set fail.random=yes", "needs its bound"},
     {NULL, "--config sim_configs/small.ini --set fail.at=2us --set fabric.silence_limit=0 --set fabric.accept_limit=0",
      "must be detected"},
+    {NULL, "--config sim_configs/small.ini --set core.sync=ideal --set fail.after_commits=100",
+     "core.sync = ideal (--set core.sync=ideal), fail.after_commits"},
+    {NULL, "--config sim_configs/small.ini --set core.sync=perfect", "core.sync"},
+    {"[core]\nsync = ideal\n[fail]\nat = 3 us\n", "--config DIR/bad.ini", "bad.ini:2: core.sync"},
     {"[fail]\nat = soon\n", "--config DIR/bad.ini", "bad.ini:2: fail.at:"},
     {"[recovery]\nrec_search = 2 s\n", "--config DIR/bad.ini", "bad.ini:2: recovery.rec_search:"},
 };
@@ -127,6 +131,7 @@ static const struct {
     {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
      "workload.name: kvs:"},
     {"--config sim_configs/small.ini --fail 9@1us", "--fail 9@...: sim_configs/small.ini: system.num_cn = "},
+    {"--config sim_configs/small.ini --set core.sync=ideal --fail 1@1us", "core.sync = ideal leaves lock and"},
     {"--config sim_configs/small.ini --set core.protocol=proactive --set lu.sram_bytes=8KiB",
      "lu.sram_bytes: 8192, but the linked logging_unit model has 256 entries"},
 };

@@ -13,8 +13,9 @@
  * W = width: at most W dispatches and W retirements per cycle. An entry freed by retirement in
  * cycle c can be dispatched into in cycle c (retire before dispatch within a cycle, ChampSim's
  * reverse pipeline order). ready_i is the cycle from which the thread's code can issue i: the
- * thread waits for every load's value (its code needs it), and for every rmw, fence and flush, so
- * ready is the completion of the last of those. Completions:
+ * thread waits for the values of each call's loads (its code needs them; a batch of independent
+ * loads is one call, and its loads all dispatch from the same ready), and for every rmw, fence
+ * and flush, so ready is the completion of the last of those. Completions:
  *   compute (one dependent chain per compute(n) call, CPI 1): C = max(D, C of the previous
  *            compute instruction) + 1;
  *   load:    the cycle its value is back (1 cycle after dispatch when forwarded from the core's
@@ -26,7 +27,10 @@
  * instruction has a known completion: loads, rmw, fence and flush completed before the thread
  * issued i (it waited for them), stores complete at D + 1 and compute chains at known cycles. So
  * R_i follows from older retire times at dispatch, and so does D_{i+1}: no instruction needs to be
- * revisited, no cycle needs to be ticked. Only the store buffer's drain depends on the memory
+ * revisited, no cycle needs to be ticked. The one exception is a batch of loads, whose
+ * completions come back from memory while its later loads dispatch: a load of the batch that
+ * needs the LQ or ROB entry of an older one of the batch (min(lq, rob) loads back) waits until
+ * that one's retire time is known; each load's retire time is set when it is final, in order. Only the store buffer's drain depends on the memory
  * system, and it is driven by the memory's callbacks; the thread synchronizes with the kernel
  * (suspends its coroutine until the kernel reaches the cycle) only where the memory system is
  * involved: before a load, a store (store-queue space, prefetch) and an rmw, fence or flush.
@@ -56,7 +60,7 @@
  * chain retires, one per cycle, so the next memory instruction dispatches about n - ROB cycles
  * after the chain started and reaches the ROB head about ROB cycles later.
  *
- * TSO. Loads perform in program order at dispatch (the thread waits for each value), stores
+ * TSO. Loads take their values in program order (see "Loads" below), stores
  * become visible in program order (the store buffer drains in order, one entry at a time, the
  * next after the previous one's done), a load reads the youngest older store to its word from the
  * core's own queue (forwarding) or else memory; rmw, fence and flush wait for the store buffer to
@@ -143,6 +147,7 @@ typedef struct ld_ent {
 typedef struct sq_ent {
     uint64_t addr, value;
     uint64_t d, r; /* dispatch and retire cycles */
+    bool ideal;    /* an idealized synchronization write (core_params_t.sync_ideal) */
 } sq_ent_t;
 
 /* A store-buffer entry: consecutive stores (store sequence numbers first .. first+nst-1) to one
@@ -155,6 +160,7 @@ typedef struct sb_entry {
     uint64_t first;
     unsigned nst;
     bool started, committed;
+    bool ideal;      /* all its stores are idealized synchronization writes: a plain WB commit */
     uint64_t t_head; /* cycle the entry started draining */
     uint64_t t_coh;  /* cycle its coherence transaction ended (write permission in L1); 0: not yet */
     /* DIKTAMO: the entry's replication (REPL set sent, every REPL_ACK in, its handle) */
@@ -253,6 +259,7 @@ struct core {
     uint64_t rmw_nv;
     uint32_t rmw_h;
     bool rmw_repl;
+    bool rmw_ideal; /* the rmw is an idealized synchronization write */
 
     /* Statistics. */
     stats_t own_stats;       /* when the caller gave none */
@@ -261,7 +268,7 @@ struct core {
     uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall, *n_ld_replay;
     double *g_ipc;
     stats_hist_t *h_rob, *h_sbwait, *h_coh, *h_repl, *h_drain;
-    uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused;
+    uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused, *n_ideal;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -528,7 +535,8 @@ static void sb_committed(core_t *c, sb_entry_t *e)
         assert(c->sq_n > 0 && c->sq_head == e->first + i);
         sq_ent_t *s = sq_ent(c, c->sq_head);
         if (c->commit_fn)
-            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now);
+            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, e->ideal);
+        *c->n_ideal += e->ideal;
         if (remote) {
             stats_hist_add(c->h_rob, s->r - s->d);
             stats_hist_add(c->h_sbwait, e->t_head - s->r);
@@ -616,6 +624,7 @@ static void ev_st_retire(void *obj, uint64_t seq)
     if (c->p.coalesce && c->sb_n > 0) {
         sb_entry_t *y = sb_at(c, c->sb_head + c->sb_n - 1);
         if (!y->started && y->line == line && !(y->mask & bit)) {
+            y->ideal = y->ideal && s->ideal; /* a replicated entry replicates all of its words */
             y->mask |= bit;
             y->words[addr_word(s->addr)] = s->value;
             y->nst++;
@@ -627,7 +636,7 @@ static void ev_st_retire(void *obj, uint64_t seq)
     }
     assert(c->sb_n < c->sbcap);
     sb_entry_t *e = sb_at(c, c->sb_head + c->sb_n++);
-    *e = (sb_entry_t){.id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1};
+    *e = (sb_entry_t){.id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1, .ideal = s->ideal};
     e->words[addr_word(s->addr)] = s->value;
     if (c->proto->on_enter)
         c->proto->on_enter(c, e, false);
@@ -658,7 +667,7 @@ static bool wb_rmw_wt(const core_t *c, uint64_t addr)
 
 /* WT: remote lines write through; done (the MN's CMP) gates the next entry, so under TSO two
  * write-throughs of a core never overlap. Local lines are plain. */
-static void wt_on_head(core_t *c, sb_entry_t *e) { store_head(c, e, !addr_is_local(e->line)); }
+static void wt_on_head(core_t *c, sb_entry_t *e) { store_head(c, e, !addr_is_local(e->line) && !e->ideal); }
 static bool wt_rmw_wt(const core_t *c, uint64_t addr)
 {
     (void)c;
@@ -752,7 +761,7 @@ static bool dk_gate(void *obj, uint64_t tag)
 
 static void dk_on_head(core_t *c, sb_entry_t *e)
 {
-    if (addr_is_local(e->line)) {
+    if (addr_is_local(e->line) || e->ideal) {
         store_head(c, e, false);
         return;
     }
@@ -773,7 +782,7 @@ static void proactive_on_enter(core_t *c, sb_entry_t *e, bool merged)
             return;
         y = sb_at(c, c->sb_head + c->sb_n - 2); /* can no longer grow: e opened behind it */
     }
-    if (!y->started && !y->rsent && !addr_is_local(y->line))
+    if (!y->started && !y->rsent && !addr_is_local(y->line) && !y->ideal)
         dk_send(c, y, y != sb_at(c, c->sb_head)); /* at the head already (about to start): not early */
 }
 
@@ -809,7 +818,8 @@ static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned versi
         c->repl.val(c->repl.obj, c->rmw_h, version);
     }
     if (c->commit_fn)
-        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now);
+        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now, c->rmw_ideal);
+    *c->n_ideal += c->rmw_ideal;
 }
 
 /* DIKTAMO: an rmw's write is a remote store, replicated before it commits like a store-buffer
@@ -1022,7 +1032,8 @@ static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
     c->line_cnt[hash_bucket(line)]++;
     sq_ent_t *s = sq_ent(c, seq);
     uint64_t rr = retire_one(c, r, d + 1);
-    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr};
+    bool ideal = c->p.sync_ideal && t->sync && !addr_is_local(addr);
+    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr, .ideal = ideal};
     kernel_at(c->k, edge(c, rr), ev_st_retire, c, seq);
     trace(c, CORE_REC_STORE, r, d, d, d + 1);
 }
@@ -1052,12 +1063,13 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
     c->wait_addr = addr;
     serialize(c, &r, &d);
     (*c->n_rmws)++;
-    if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr))
+    c->rmw_ideal = c->p.sync_ideal && t->sync && !addr_is_local(addr);
+    if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr) && !c->rmw_ideal)
         c->mem.rmw_gated(c->mem.obj, c->p.id, addr, op, a, b, cb_rmw_gate, cb_rmw_committed, cb_io_done, c,
                          ++c->io_tag);
     else
-        c->mem.rmw(c->mem.obj, c->p.id, addr, op, a, b, c->proto->rmw_wt(c, addr), cb_rmw_committed, cb_io_done,
-                   c, ++c->io_tag);
+        c->mem.rmw(c->mem.obj, c->p.id, addr, op, a, b, c->proto->rmw_wt(c, addr) && !c->rmw_ideal, cb_rmw_committed,
+                   cb_io_done, c, ++c->io_tag);
     block(c, WAIT_RMW);
     uint64_t cc = c->io_cycle;
     retire_one(c, r, cc);
@@ -1320,7 +1332,10 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
         reg_counter(c, st, &c->n_repl_head, "repl_sets_at_head",
                     "DIKTAMO: REPL sets sent when their entry was at the store buffer's head (Fig. 11)", err) ||
         reg_counter(c, st, &c->n_repl_refused, "repl_early_refused",
-                    "proactive: early REPL sets the engine refused (its share of a replica's buffer in use)", err))
+                    "proactive: early REPL sets the engine refused (its share of a replica's buffer in use)", err) ||
+        reg_counter(c, st, &c->n_ideal, "ideal_sync_writes",
+                    "core.sync = ideal: lock and barrier writes committed as under WB (not written through, not "
+                    "replicated)", err))
         return -1;
     snprintf(name, sizeof name, "%s.ipc", c->name);
     c->g_ipc = stats_gauge(st, name, "instructions per cycle over the threads run");

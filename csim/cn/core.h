@@ -5,9 +5,12 @@
  *   - A reorder buffer of `rob` entries, `width` instructions dispatched and retired per cycle,
  *     non-memory work at CPI 1 as one dependent chain per compute(n) call, held as ONE record whose
  *     dispatch and retire times are closed forms (O(1) whatever n).
- *   - Loads perform in program order at their dispatch (the thread waits for the value); a store
- *     to the same word still in the core's store queue / buffer is forwarded in 1 cycle. A load
- *     holds a load-queue entry from dispatch to retirement.
+ *   - Loads: a thread's call is one load or a batch of independent ones (wl_ld_batch), each
+ *     issued at its dispatch, so a batch's misses overlap up to the load queue; the values are
+ *     taken in program order (core.c: a load whose access performed before an older one's is
+ *     re-read from the L1, or sent again), and the thread waits for all of them. A store to the
+ *     same word still in the core's store queue / buffer is forwarded in 1 cycle. A load holds a
+ *     load-queue entry from dispatch to retirement.
  *   - Stores: exclusive prefetch at dispatch (remote lines only), a store-queue entry from dispatch
  *     to commit, retirement in order into the store buffer (the retired part of the store queue),
  *     which drains in order one entry at a time (TSO); a retiring store coalesces into the
@@ -24,14 +27,15 @@
  *
  * Statistics, under the prefix `name` (e.g. "cn3.core1"):
  *   instructions, cycles (thread start -> thread end: everything retired and the store buffer
- *   drained), ipc (gauge), loads, stores, rmws, fences, flushes, fwd_loads, coalesced_stores,
+ *   drained), ipc (gauge), loads, stores, rmws, fences, flushes, fwd_loads, ld_replays (loads sent
+ *   again to keep loads in order), coalesced_stores,
  *   stall.sq_full_cycles, stall.rob_full_cycles, stall.lq_full_cycles (cycles by which each
  *   structure pushed the dispatch of an instruction later than it would otherwise have been),
  *   and for remote stores the latency split in core cycles (histograms, LOG2 buckets):
  *   remote_st.dispatch_to_rob_head, remote_st.rob_head_to_sb_head, remote_st.sb_head_to_coh_end,
  *   remote_st.replication (the paper's Fig. 16: end of coherence to commit), and
  *   remote_st.sb_head_to_done (WT: to the MN's CMP); DIKTAMO: repl_sets, repl_sets_at_head (Fig. 11),
- *   repl_early_refused. */
+ *   repl_early_refused; ideal_sync_writes (synchronization writes committed as under WB). */
 #ifndef CN_CORE_H
 #define CN_CORE_H
 
@@ -57,12 +61,16 @@ typedef struct core_params {
     const char *name;         /* stats prefix, e.g. "cn3.core1" (a trailing '.' is ignored) */
     bool coalesce;            /* store coalescing in the store buffer (cfg core.coalesce; proactive
                                  without it is the paper's DIKTAMO-proactive-noC) */
+    bool sync_ideal;          /* cfg core.sync = ideal: the thread's synchronization writes
+                                 (wl_thread_t.sync) commit as under WB: no write-through, no REPL */
     size_t stack_bytes;       /* the thread's coroutine stack; 0: 256 KiB */
 } core_params_t;
 
 /** A committed store word (the oracle of committed stores records these): t_ps is the commit
- *  point. An rmw that writes reports its new value. */
-typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps);
+ *  point. An rmw that writes reports its new value. ideal: an idealized synchronization write
+ *  (core_params_t.sync_ideal): committed but neither written through nor replicated. */
+typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
+                               bool ideal);
 
 /** A core on kernel k, reaching memory only through mem (copied; mem->obj must outlive the core),
  *  registering its statistics in st under p->name. NULL with err (256 bytes, one line) on a bad

@@ -62,6 +62,10 @@ struct wl_thread {
      * recovery clears the bits of the threads lost with a failed CN before the survivors resume
      * (docs/architecture.md 11g); the barriers and locks below read it. */
     const uint64_t *live;
+    /* Set while the thread runs a lock, an unlock or a barrier (csim/cn/wl_sync.c): its accesses
+     * then are synchronization, which a runner may idealize (the core model under core.sync =
+     * ideal: their writes are never written through nor replicated). */
+    bool sync;
 };
 
 /** Thread tid still lives (the membership; always without one). */

@@ -1,5 +1,6 @@
 /* Locks and barriers of the simulated threads (csim/cn/wl_api.h), built only on the thread API so
- * that they run unchanged on the core model and on the functional runner. */
+ * that they run unchanged on the core model and on the functional runner. Each marks its accesses
+ * as synchronization (wl_thread_t.sync) while it runs. */
 #include "cn/wl_api.h"
 
 /* Back-off between two polls of a busy lock or barrier: a few instructions, as a pause loop
@@ -10,6 +11,7 @@
 
 bool wl_lock(wl_thread_t *t, uint64_t lock)
 {
+    t->sync = true;
     uint64_t backoff = SPIN_MIN;
     /* Test-and-test-and-set: spin on plain loads (a shared copy in the cache, no traffic while the
      * lock is held), try the CAS only when the lock looks free, or held by a lost thread. The
@@ -18,8 +20,10 @@ bool wl_lock(wl_thread_t *t, uint64_t lock)
         uint64_t v;
         while ((v = wl_ld(t, lock)) != 0 && wl_alive(t, (unsigned)(v - 1)))
             wl_compute(t, backoff);
-        if (wl_cas(t, lock, v, (uint64_t)t->tid + 1) == v)
+        if (wl_cas(t, lock, v, (uint64_t)t->tid + 1) == v) {
+            t->sync = false;
             return v != 0;
+        }
         if (backoff < SPIN_MAX)
             backoff *= 2;
     }
@@ -28,7 +32,9 @@ bool wl_lock(wl_thread_t *t, uint64_t lock)
 void wl_unlock(wl_thread_t *t, uint64_t lock)
 {
     /* A plain store releases under TSO: the critical section's stores are ordered before it. */
+    t->sync = true;
     wl_st(t, lock, 0);
+    t->sync = false;
 }
 
 void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
@@ -38,12 +44,15 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
     const unsigned p = (*phase)++;
     const uint64_t mine = bar + line * (1 + p % 3), after_next = bar + line * (1 + (p + 2) % 3);
     const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;
+    t->sync = true;
     /* The fadd drains this thread's store buffer: its stores of the phase are visible before it
      * counts itself in. */
     uint64_t a = wl_fadd(t, mine, 1ull << t->tid) | 1ull << t->tid;
     for (;;) {
-        if (wl_ld(t, released) != p)
+        if (wl_ld(t, released) != p) {
+            t->sync = false;
             return;
+        }
         uint64_t need = group & (t->live ? *t->live : ~0ull);
         if ((a & need) == need) {
             /* Everyone alive is in: release. The mask of phase p + 2 is zeroed first (its last use,
@@ -52,6 +61,7 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
              * once, whoever else tries it too. */
             wl_st(t, after_next, 0);
             wl_cas(t, released, p, (uint64_t)p + 1);
+            t->sync = false;
             return;
         }
         wl_compute(t, SPIN_MIN);

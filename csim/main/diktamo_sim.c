@@ -323,6 +323,12 @@ int main(int argc, char **argv)
                     o.config, ncn, ncn - 1);
             return 2;
         }
+        if (cfg->core.sync == CFG_SYNC_IDEAL) {
+            fprintf(stderr, "diktamo_sim: --fail %u@...: %s: core.sync = ideal leaves lock and barrier words "
+                            "unreplicated, so a failure could lose them: no failure with it\n",
+                    o.fail_cn[i], o.config);
+            return 2;
+        }
     }
     const uint64_t seed = cfg->sim.seed;
     char note[256];

@@ -151,9 +151,12 @@ static void fluid_thread(wl_thread_t *t, void *state)
         uint64_t first = a < b ? a : b, second = a < b ? b : a;
         wl_lock(t, cell(f, first, W_LOCK));
         wl_lock(t, cell(f, second, W_LOCK));
-        uint64_t ma = wl_ld(t, cell(f, a, W_MASS)), mb = wl_ld(t, cell(f, b, W_MASS));
-        int64_t pax = (int64_t)wl_ld(t, cell(f, a, W_PX)), pay = (int64_t)wl_ld(t, cell(f, a, W_PY));
-        int64_t pbx = (int64_t)wl_ld(t, cell(f, b, W_PX)), pby = (int64_t)wl_ld(t, cell(f, b, W_PY));
+        const uint64_t ad[8] = {cell(f, a, W_MASS), cell(f, b, W_MASS), cell(f, a, W_PX), cell(f, a, W_PY),
+                                cell(f, b, W_PX),   cell(f, b, W_PY),   cell(f, a, W_UPD), cell(f, b, W_UPD)};
+        uint64_t v[8];
+        wl_ld_batch(t, ad, v, 8); /* both cells' fields: independent loads */
+        uint64_t ma = v[0], mb = v[1];
+        int64_t pax = (int64_t)v[2], pay = (int64_t)v[3], pbx = (int64_t)v[4], pby = (int64_t)v[5];
         /* The moved mass carries its share of a's momentum, plus a pressure kick. */
         uint64_t dm = ma * share / 64;
         int64_t dpx = ma ? pax * (int64_t)dm / (int64_t)ma + kick_x : kick_x;
@@ -165,8 +168,8 @@ static void fluid_thread(wl_thread_t *t, void *state)
         wl_st(t, cell(f, b, W_PX), (uint64_t)(pbx + dpx));
         wl_st(t, cell(f, a, W_PY), (uint64_t)(pay - dpy));
         wl_st(t, cell(f, b, W_PY), (uint64_t)(pby + dpy));
-        wl_st(t, cell(f, a, W_UPD), wl_ld(t, cell(f, a, W_UPD)) + 1);
-        wl_st(t, cell(f, b, W_UPD), wl_ld(t, cell(f, b, W_UPD)) + 1);
+        wl_st(t, cell(f, a, W_UPD), v[6] + 1);
+        wl_st(t, cell(f, b, W_UPD), v[7] + 1);
         wl_unlock(t, cell(f, second, W_LOCK));
         wl_unlock(t, cell(f, first, W_LOCK));
         uint64_t at = log + LOG_BYTES * k;

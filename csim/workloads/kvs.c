@@ -41,6 +41,7 @@
 #define W_WRITER 24u
 #define W_PAYLOAD 32u
 #define HDR_WORDS 4u
+#define GET_BATCH 256u /* a get's loads per wl_ld_batch */
 #define CLIENT_INSTRS 200u /* per operation: the YCSB client's choice, key formatting and hashing */
 #define PROBE_INSTRS 6u    /* per probed slot: compare and advance */
 
@@ -173,18 +174,32 @@ static void kvs_thread(wl_thread_t *t, void *state)
             for (uint64_t i = 0; i < k->pay_words; i++)
                 wl_st(t, rr + W_PAYLOAD + 8 * i, payload(key, v, w, i));
         }
-        uint64_t ver = wl_ld(t, rr + W_VER);
         if (get) {
-            uint64_t writer = wl_ld(t, rr + W_WRITER);
+            /* version, writer and payload: independent loads of consecutive words, in batches (an
+             * out-of-order core has the whole record's misses in flight) */
+            uint64_t ver = 0, writer = 0, a[GET_BATCH], v[GET_BATCH];
             bool torn = false;
-            for (uint64_t i = 0; i < k->pay_words; i++)
-                torn |= wl_ld(t, rr + W_PAYLOAD + 8 * i) != payload(key, ver, writer, i);
+            for (uint64_t w0 = 0; w0 < 2 + k->pay_words; w0 += GET_BATCH) {
+                unsigned nb = (unsigned)(2 + k->pay_words - w0 < GET_BATCH ? 2 + k->pay_words - w0 : GET_BATCH);
+                for (unsigned j = 0; j < nb; j++)
+                    a[j] = rr + W_VER + 8 * (w0 + j);
+                wl_ld_batch(t, a, v, nb);
+                for (unsigned j = 0; j < nb; j++) {
+                    uint64_t w = w0 + j;
+                    if (w == 0)
+                        ver = v[j];
+                    else if (w == 1)
+                        writer = v[j];
+                    else
+                        torn |= v[j] != payload(key, ver, writer, w - 2);
+                }
+            }
             wl_unlock(t, rr + W_LOCK);
             wl_compute(t, k->pay_words); /* the comparisons, one per word */
             c[C_GETS]++;
             c[C_TORN] += torn;
         } else {
-            ver++;
+            uint64_t ver = wl_ld(t, rr + W_VER) + 1;
             wl_st(t, rr + W_VER, ver);
             wl_st(t, rr + W_WRITER, me);
             for (uint64_t i = 0; i < k->pay_words; i++)
