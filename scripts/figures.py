@@ -21,7 +21,8 @@ paper's cores, caches, fabric and Logging Units, scaled workloads):
           workloads (Fig. 19; a Verilated fabric per shape, built on first use)
 
 Runs are kept under --out (build/results/figures): a run whose statistics exist with the same
-command line and a success status is not run again, so an interrupted `make figures` resumes.
+command line, simulator binary and configuration file (their sha256) and a success status is not
+run again, so an interrupted `make figures` resumes, and a rebuilt simulator runs everything again.
 
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
                           [--jobs N] [--scale N,N,...]
@@ -31,6 +32,7 @@ Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [-
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import math
 import os
@@ -113,11 +115,26 @@ def shape_of(cfg, seed, run):
     return p.stdout.strip()
 
 
+_digests = {}
+
+
+def digest(path):
+    """sha256 of a file's bytes (computed once per file and call)."""
+    if path not in _digests:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _digests[path] = h.hexdigest()
+    return _digests[path]
+
+
 def simulate(out, cfg, seed, run):
-    """Runs one simulation unless its statistics exist for the same command; returns (name, status)."""
-    cmd = [f"build/bin/diktamo_sim_{run.shape}"] + run.args(cfg, seed) + ["--quiet", "--stats",
-                                                                         f"{out}/{run.name}.json"]
-    line = shlex.join(cmd)
+    """Runs one simulation unless its statistics exist for the same command, the same simulator binary and
+    the same configuration file (a run of an older build is made again); returns (name, status, kept)."""
+    sim = f"build/bin/diktamo_sim_{run.shape}"
+    cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
+    line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
     done = f"{out}/{run.name}.done"
     if os.path.exists(done) and open(done).read() == line and os.path.exists(f"{out}/{run.name}.json"):
         return run.name, 0, True

@@ -382,6 +382,24 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
     cr_assert_not_null(strstr(r.out, ": kept ("), "%s", r.out);
+    cr_assert_not_null(strstr(md, "## Synchronization"), "results.md has no synchronization table");
+    cr_assert_not_null(strstr(md, "| proactive | "), "results.md has no synchronization row for proactive");
+    /* A run made by another build of the simulator is made again, and only it. */
+    snprintf(p, sizeof p, "%s/fig/proto-ocean-wb.done", dir);
+    static char done[4096];
+    slurp(p, done, sizeof done);
+    char *h = strstr(done, "simulator sha256 ");
+    cr_assert_not_null(h, "%s: %s", p, done);
+    memset(h + strlen("simulator sha256 "), '0', 64);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs(done, f);
+    fclose(f);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    char *ok = strstr(r.out, ": ok (");
+    cr_assert(ok && !strstr(ok + 1, ": ok (") && strstr(r.out, "proto-ocean-wb: ok ("),
+              "want only proto-ocean-wb made again:\n%s", r.out);
     static const struct {
         const char *args, *msg;
     } bad[] = {
