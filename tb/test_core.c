@@ -160,6 +160,20 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
     s->commits[s->ncommits++] = (commit_rec_t){core, addr, value, t, ideal};
 }
 
+/* A memory whose L1 "loses" lines: load_hit fails with probability g_flaky_p (0: never), so that
+ * a load of a batch that performed before an older one is sent again (a replay). Set it before
+ * sys_init; sys_free clears it. */
+static double g_flaky_p;
+static rng_t g_flaky_rng;
+static bool (*g_flat_load_hit)(void *, unsigned, uint64_t, uint64_t *);
+
+static bool flaky_load_hit(void *obj, unsigned core, uint64_t addr, uint64_t *value)
+{
+    if (rng_chance(&g_flaky_rng, g_flaky_p))
+        return false;
+    return g_flat_load_hit(obj, core, addr, value);
+}
+
 static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_mem_params_t *mp)
 {
     memset(s, 0, sizeof *s);
@@ -182,7 +196,12 @@ static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_m
         p.name = name;
         p.id = i;
         p.repl = &s->rep->rif;
-        s->c[i] = core_create(&s->k, &p, flat_mem_port(s->fm, i), &s->st, err);
+        mem_if_t port = *flat_mem_port(s->fm, i);
+        if (g_flaky_p > 0) {
+            g_flat_load_hit = port.load_hit;
+            port.load_hit = flaky_load_hit;
+        }
+        s->c[i] = core_create(&s->k, &p, &port, &s->st, err);
         cr_assert_not_null(s->c[i], "core_create: %s", err);
         core_on_commit(s->c[i], on_commit, s);
     }
@@ -190,6 +209,7 @@ static void sys_init(sys_t *s, unsigned n, const core_params_t *cp, const flat_m
 
 static void sys_free(sys_t *s)
 {
+    g_flaky_p = 0; /* the next system's memory is not flaky unless asked */
     for (unsigned i = 0; i < s->n; i++)
         core_free(s->c[i]);
     flat_mem_free(s->fm);
@@ -280,6 +300,8 @@ static void lm_run_once(const litmus_t *L, rng_t *r, outcome_t *oc)
         cp[i].protocol = (cfg_protocol_e)rng_below(r, CFG_PROTO_COUNT); /* WB, WT and DIKTAMO's three */
     }
     sys_t s;
+    g_flaky_p = rng_chance(r, 0.3) ? 0.5 : 0; /* some runs replay their batches' early loads */
+    rng_init_named(&g_flaky_rng, rng_next(r), "test_core.flaky");
     sys_init(&s, L->nthr, cp, &mp);
     uint64_t stride = rng_chance(r, 0.3) ? 8 : 64;
     lm_thread_t a[LM_THR];
@@ -1038,6 +1060,44 @@ static uint64_t mlp_cycles(mlp_arg_t *m, unsigned lq, uint64_t lat_ps)
     cr_assert_eq(counter(&s, 0, "loads"), m->n);
     sys_free(&s);
     return cy;
+}
+
+static void body_gather(wl_thread_t *t, void *arg)
+{
+    uint64_t *v = arg, a[64];
+    for (unsigned i = 0; i < 64; i++)
+        a[i] = 0x100000 + 64u * ((i * 37u) % 64);
+    wl_ld_batch(t, a, v, 64);
+}
+
+Test(core, a_batch_load_whose_line_left_is_sent_again_and_reads_memory)
+{
+    /* GIVEN a batch of 64 loads over a memory of random latency (they perform out of order)
+     * WHEN the L1 never holds a line when an early load is made final (load_hit fails), or
+     *      always does
+     * THEN each early load is sent again (replays), or none is; every value is memory's */
+    for (int flaky = 0; flaky < 2; flaky++) {
+        core_params_t cp = paper_params(0);
+        flat_mem_params_t mp = {.lat_min_ps = 1000, .lat_max_ps = 100000, .seed = 5};
+        sys_t s;
+        g_flaky_p = flaky ? 1.0 : 0;
+        rng_init_named(&g_flaky_rng, 5, "test_core.flaky");
+        sys_init(&s, 1, &cp, &mp);
+        for (unsigned i = 0; i < 64; i++)
+            flat_mem_poke(s.fm, 0x100000 + 64u * i, 1000 + i);
+        uint64_t v[64];
+        run1(&s, body_gather, v);
+        for (unsigned i = 0; i < 64; i++)
+            cr_assert_eq(v[i], 1000 + (i * 37u) % 64, "load %u", i);
+        uint64_t replays = counter(&s, 0, "ld_replays"), loads = flat_mem_counts(s.fm, 0)->loads;
+        cr_log_info("flaky %d: %" PRIu64 " replays, %" PRIu64 " memory loads", flaky, replays, loads);
+        cr_assert_eq(loads, 64 + replays);
+        if (flaky)
+            cr_assert_gt(replays, 10, "the loads did not perform out of order");
+        else
+            cr_assert_eq(replays, 0);
+        sys_free(&s);
+    }
 }
 
 Test(core, streaming_loads_reach_the_load_queue_bound_a_pointer_chase_does_not)
