@@ -73,11 +73,13 @@ static void sys_close(sys_run_t *r)
     kernel_free(&r->k);
 }
 
-/* Loads w, runs it to the end and checks it; ctx names the run in failure messages. */
-static void run_and_check(sys_run_t *r, const workload_t *w, unsigned nthreads, const char *ctx, oracle_report_t *rep)
+/* Loads w (its state arg, NULL: its own), runs it to the end and checks it; ctx names the run in
+ * failure messages. */
+static void run_and_check(sys_run_t *r, const workload_t *w, unsigned nthreads, void *arg, const char *ctx,
+                          oracle_report_t *rep)
 {
     char err[SYSTEM_ERR_MAX] = "";
-    cr_assert_eq(system_load(r->s, w, nthreads, NULL, err), 0, "%s: %s", ctx, err);
+    cr_assert_eq(system_load(r->s, w, nthreads, arg, err), 0, "%s: %s", ctx, err);
     run_end_e e = system_run(r->s, 50 * PS_PER_MS, NULL);
     if (e != RUN_DONE) {
         system_dump(r->s, stderr);
@@ -106,7 +108,7 @@ static void workload_case(const char *wname, const char *proto, uint64_t seed)
     char ctx[160];
     snprintf(ctx, sizeof ctx, "%s under %s, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", wname, proto, seed, seed);
     oracle_report_t rep;
-    run_and_check(&r, workload_find(wname), 0, ctx, &rep);
+    run_and_check(&r, workload_find(wname), 0, NULL, ctx, &rep);
     cr_assert_gt(rep.stores, 0, "%s: no remote store committed", ctx);
     cr_assert_eq(rep.lost + rep.phantom, 0, "%s", ctx);
     cr_assert_gt(system_exec_ps(r.s), 0, "%s", ctx);
@@ -354,11 +356,8 @@ Test(system, a_batched_load_that_read_early_is_loaded_again_when_its_line_was_ta
     sys_open(&r, &c, true);
     race_t x = {.core_hz = c.core.freq_hz, .lag_ps = 30000};
     workload_t w = {.name = "race", .setup = race_setup, .thread = race_thread};
-    char err[SYSTEM_ERR_MAX] = "";
-    cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
-    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
     oracle_report_t rep;
-    cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s", err);
+    run_and_check(&r, &w, 2, &x, "race", &rep);
     uint64_t replays = *stats_find_counter(&r.st, "cn1.core0.ld_replays");
     cr_log_info("race: r0 (y) = %" PRIu64 ", r1 (x) = %" PRIu64 ", replays %" PRIu64, x.r0, x.r1, replays);
     cr_assert_eq(replays, 1, "x's load was not sent again");
@@ -430,11 +429,8 @@ Test(system, streaming_loads_overlap_their_misses_a_pointer_chase_does_not, .tim
     sys_open(&r, &c, true);
     mlp_sys_t x = {0};
     workload_t w = {.name = "mlp", .setup = mlp_setup, .thread = mlp_thread};
-    char err[SYSTEM_ERR_MAX] = "";
-    cr_assert_eq(system_load(r.s, &w, 1, &x, err), 0, "%s", err);
-    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
     oracle_report_t rep;
-    cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s", err);
+    run_and_check(&r, &w, 1, &x, "mlp", &rep);
     cr_assert_eq(x.bad, 0, "%" PRIu64 " loads returned a wrong value", x.bad);
     double per_stream = (double)x.t_stream / MLP_LINES, per_chase = (double)x.t_chase / MLP_CHASE;
     cr_log_info("small.ini, one thread: a streamed line %.1f ns, a chased line %.1f ns (%.1f times)",
@@ -513,7 +509,7 @@ static void stats_of_run(const char *const *sets, bool skip, uint64_t *exec_ps, 
     sys_run_t r;
     sys_open(&r, &c, skip);
     oracle_report_t rep;
-    run_and_check(&r, workload_find(config_workload_name(c.workload.name)), 0, "skip/seed run", &rep);
+    run_and_check(&r, workload_find(config_workload_name(c.workload.name)), 0, NULL, "skip/seed run", &rep);
     *exec_ps = system_exec_ps(r.s);
     *instr = system_instructions(r.s);
     *words = rep.stores;
@@ -673,7 +669,7 @@ Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeo
     sys_run_t r;
     sys_open(&r, &c, true);
     oracle_report_t rep;
-    run_and_check(&r, workload_find("fluid"), 0, "fluid statistics", &rep);
+    run_and_check(&r, workload_find("fluid"), 0, NULL, "fluid statistics", &rep);
     uint64_t instr = 0;
     for (unsigned cn = 0; cn < 4; cn++) {
         char n[64];
