@@ -192,10 +192,11 @@ $(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix 
 # $(call fabric_shape,SHAPE,NCN,NMN,FLAVOUR)
 define fabric_shape
 $(call vmodel,fabric_top_$(1),fabric_top,-GNumCn=$(2) -GNumMn=$(3)$(if $(findstring _synth,$(1)), +define+SYNTHESIS),$(4))
-$(GEN)/fabric_ops_$(1).c: csim/fabric_ops.c.in
+$(GEN)/fabric_ops_$(1).c: csim/fabric_ops.c.in Makefile
 	@mkdir -p $$(@D)
 	sed -e 's/@MODEL@/fabric_top_$(1)/g; s/@NCN@/$(2)/g; s/@NMN@/$(3)/g; \
-	  s/@SYNTH@/$(if $(findstring _synth,$(1)),true,false)/g' $$< > $$@
+	  s/@SYNTH@/$(if $(findstring _synth,$(1)),true,false)/g; \
+	  s/@TRACED@/$(if $(call vl_traced,fabric_top_$(1)),true,false)/g' $$< > $$@
 $(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN)/msg_defs.h csim/fabric.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
@@ -230,17 +231,30 @@ shape_flv = $(if $(findstring _fast,$(1)),fast,test)
 TB_FABRIC_SHAPES := c2m2 c4m2 c16m16 c4m2_synth
 BENCH_FABRIC_SHAPES ?= c4m2_fast c16m16_fast
 SIM_SHAPE ?=
-FABRIC_SHAPES := $(sort $(TB_FABRIC_SHAPES) $(SIM_SHAPE) $(BENCH_FABRIC_SHAPES))
+SIM_SHAPES := $(sort c2m2 c4m2 c16m16 $(SIM_SHAPE))
+FABRIC_SHAPES := $(sort $(TB_FABRIC_SHAPES) $(SIM_SHAPES) $(addsuffix _fast,$(SIM_SHAPES)) $(BENCH_FABRIC_SHAPES))
 $(foreach s,$(FABRIC_SHAPES),$(eval $(call fabric_shape,$(s),$(call shape_cn,$(s)),$(call shape_mn,$(s)),$(call shape_flv,$(s)))))
 
-# The simulator: one binary per shape (build/bin/diktamo_sim_c4m2), and diktamo_cfg, which only
-# reads and checks a configuration (no RTL): scripts/run_sim.sh asks it for the shape to build.
+# The simulator: two binaries per shape, and diktamo_cfg, which only reads and checks a
+# configuration (no RTL): scripts/run_sim.sh asks it for the shape to build.
+#   diktamo_sim_c4m2       the fast flavour of every model (fabric, directories, LUs): no assertions,
+#                          no tracing; what make run, make figures and make faults run
+#   diktamo_sim_c4m2_test  the test flavour: SVA assertions on, X values randomized, the fabric
+#                          traceable (--trace); what the tests run, and scripts/run_sim.sh for --trace
+#                          (or SIM_FLAVOUR=test). The same configuration and seed give both the same
+#                          statistics (tb/test_sim.c).
 SIM_MAIN_OBJS := $(OBJ)/csim/main/diktamo_sim.o
-$(foreach s,$(FABRIC_SHAPES),$(eval $(call fabric_registry,sim_$(s),$(s))))
+$(foreach s,$(SIM_SHAPES),$(eval $(call fabric_registry,sim_$(s),$(s)_fast)))
+$(foreach s,$(SIM_SHAPES),$(eval $(call fabric_registry,sim_$(s)_test,$(s))))
 $(eval $(call fabric_registry,none,))
 
-$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*) $$(DIR_SYS_OBJS) \
-                      $$(LU_SYS_OBJS) $(VL_RT_OBJS)
+$(BIN)/diktamo_sim_%_test: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%_test.o $$(FABRIC_OBJS_$$*) \
+                           $$(DIR_SYS_OBJS) $$(LU_SYS_OBJS) $(VL_RT_OBJS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
+
+$(BIN)/diktamo_sim_%: $(SIM_MAIN_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_sim_%.o $$(FABRIC_OBJS_$$*_fast) \
+                      $$(DIR_SYS_OBJS_fast) $$(LU_SYS_OBJS_fast) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
@@ -337,7 +351,7 @@ $(TB_BIN): $(TB_OBJS) $(CSIM_OBJS) $$(foreach m,$$(TB_LINK_MODELS),$$(VMODEL_OBJ
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 
 # Programs the tests run (tb/test_sim.c), besides the test binary itself.
-TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2 $(BIN)/diktamo_sim_c2m2
+TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2_test $(BIN)/diktamo_sim_c2m2_test $(BIN)/diktamo_sim_c4m2
 
 .PHONY: test
 test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML in build/reports/)

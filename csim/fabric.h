@@ -74,6 +74,7 @@ typedef struct fabric_model_ops {
     const char *name;
     unsigned num_cn, num_mn;
     bool synth_form; /* Verilated with SYNTHESIS defined (the RTL's synthesis forms, for tests) */
+    bool traced;     /* Verilated with FST tracing (the test flavour): trace_open can work */
     void *(*create)(uint64_t period_ps, uint64_t seed);
     void (*free)(void *m);
     uint64_t (*reset)(void *m, uint64_t cycle, unsigned n);

@@ -25,10 +25,11 @@ command line, simulator binary and configuration file (their sha256) and a succe
 run again, so an interrupted `make figures` resumes, and a rebuilt simulator runs everything again.
 
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
-                          [--jobs N] [--scale N,N,...]
+                          [--jobs N] [--scale N,N,...] [--flavour fast|test]
   --size tiny     minimal inputs and 2 / 4 CNs (the test in make test: every figure is drawn)
   --size full     the configuration's own inputs (make figures FULL=1: paper.ini, 16 + 16)
   --docs DIR      also write results.md and the figures there (make figures: docs/)
+  --flavour test  run the test-flavour simulator (SVA assertions on) instead of the fast one
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 import argparse
 import concurrent.futures
@@ -43,6 +44,9 @@ import sys
 import time
 
 WORKLOADS = ["ocean", "fluid", "kvs"]
+# The simulator's flavour (--flavour): build/bin/diktamo_sim_<shape> or its _test build.
+FLAVOUR_SUFFIX = {"fast": "", "test": "_test"}
+FLAVOUR = ["fast"]
 VARIANTS = {
     "wb": ["core.protocol=wb"],
     "wt": ["core.protocol=wt"],
@@ -132,7 +136,7 @@ def digest(path):
 def simulate(out, cfg, seed, run):
     """Runs one simulation unless its statistics exist for the same command, the same simulator binary and
     the same configuration file (a run of an older build is made again); returns (name, status, kept)."""
-    sim = f"build/bin/diktamo_sim_{run.shape}"
+    sim = f"build/bin/diktamo_sim_{run.shape}{FLAVOUR_SUFFIX[FLAVOUR[0]]}"
     cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
     line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
     done = f"{out}/{run.name}.done"
@@ -456,7 +460,10 @@ def main():
     ap.add_argument("--size", default="default", choices=sorted(SIZES))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--scale", default=None, help="CN counts of Fig. 19 (default 4,8,16; tiny: 2,4)")
+    ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX),
+                    help="the simulator's models: fast (default) or test (assertions on; the same statistics)")
     a = ap.parse_args()
+    FLAVOUR[0] = a.flavour
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     if not os.path.isfile(a.config):
         die(f"{a.config}: no such configuration file")
@@ -475,7 +482,7 @@ def main():
         r.shape = shape_of(a.config, a.seed, r)
     shapes = sorted({r.shape for r in every})
     for s in shapes:
-        build(f"build/bin/diktamo_sim_{s}", f"SIM_SHAPE={s}")
+        build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.time()
     print(f"figures: {a.config}, seed {a.seed}, size {a.size}, shapes {' '.join(shapes)}: "

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #define CFG "build/bin/diktamo_cfg"
-#define SIM "build/bin/diktamo_sim_c4m2"
+#define SIM "build/bin/diktamo_sim_c4m2_test"
+#define SIM_FAST "build/bin/diktamo_sim_c4m2" /* the fast flavour: no assertions, no tracing */
 
 static char dir[64];
 
@@ -182,6 +183,7 @@ Test(sim, bad_input_to_diktamo_cfg_is_one_line_and_exit_2, .init = make_dir, .fi
 Test(sim, bad_input_to_diktamo_sim_is_one_line_and_exit_2, .init = make_dir, .fini = remove_dir)
 {
     check_bad(SIM);
+    check_bad(SIM_FAST);
 }
 
 Test(sim, a_binary_refuses_a_configuration_of_another_shape, .init = make_dir, .fini = remove_dir)
@@ -248,17 +250,17 @@ Test(sim, a_seed_replays_the_run_exactly, .init = make_dir, .fini = remove_dir)
     cr_assert_str_neq(a, c, "seeds 7 and 8 should differ");
 }
 
-/* Runs SIM with args and --no-skip or not, twice, and requires the same statistics but the host's
- * side, which differs by design: wall time, kernel events, instructions per wall second, and the
- * cycles each block was clocked and skipped. The first difference is printed. */
-static void same_stats_with_and_without_skipping(const char *args)
+/* Runs binary sim[i] with args and extra[i], for i = 0, 1, and requires the same statistics but the
+ * host's side, which differs by design: wall time, kernel events, instructions per wall second, and
+ * the cycles each block was clocked and skipped. The first difference is printed. */
+static void same_stats(const char *const sim[2], const char *const extra[2], const char *args)
 {
     char cmd[1024], json[128], q[1024];
     result_t r;
     static char a[1 << 20], b[1 << 20];
     for (int i = 0; i < 2; i++) {
         snprintf(json, sizeof json, "%s/w%d.json", dir, i);
-        snprintf(cmd, sizeof cmd, SIM " %s --quiet --stats %s %s", args, json, i ? "--no-skip" : "");
+        snprintf(cmd, sizeof cmd, "%s %s --quiet --stats %s %s", sim[i], args, json, extra[i]);
         run(cmd, &r);
         cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
         snprintf(q, sizeof q,
@@ -277,7 +279,40 @@ static void same_stats_with_and_without_skipping(const char *args)
         snprintf(q, sizeof q, "diff %s/m0 %s/m1 | head -20 >&2", dir, dir);
         cr_assert_eq(system(q), 0);
     }
-    cr_assert_str_eq(a, b, "%s: the statistics differ with --no-skip (the diff is above)", args);
+    cr_assert_str_eq(a, b, "%s: the statistics differ between %s%s and %s%s (the diff is above)", args, sim[0],
+                     extra[0], sim[1], extra[1]);
+}
+
+static void same_stats_with_and_without_skipping(const char *args)
+{
+    same_stats((const char *const[]){SIM, SIM}, (const char *const[]){"", " --no-skip"}, args);
+}
+
+/* The fast flavour (no assertions, X values zero) simulates the same machine as the test flavour:
+ * workload runs under every kind of protocol, with link jitter, and a failure with its recovery. */
+Test(sim, the_fast_flavour_gives_the_test_flavours_statistics, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    const char *const sims[2] = {SIM, SIM_FAST}, *const none[2] = {"", ""};
+    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
+                           "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
+    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=wt --set workload.name=ocean "
+                           "--set fabric.link_jitter=20ns --seed 5");
+    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
+                           "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7");
+    same_stats(sims, none, "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4");
+}
+
+Test(sim, the_fast_flavour_refuses_to_trace_in_one_line, .init = make_dir, .fini = remove_dir)
+{
+    result_t r;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, SIM_FAST " --traffic --config sim_configs/small.ini --trace %s/t.fst --stats %s/s.json",
+             dir, dir);
+    run(cmd, &r);
+    cr_assert(r.exited && r.status == 2, "exit %d; %s", r.status, r.err);
+    cr_assert_eq(lines(r.err), 1, "%s", r.err);
+    cr_assert_not_null(strstr(r.err, "diktamo_sim_c4m2_test"), "%s", r.err);
+    cr_assert(!exists("t.fst") && !exists("s.json"), "bad input writes nothing");
 }
 
 Test(sim, skipping_idle_cycles_changes_no_result, .init = make_dir, .fini = remove_dir)
@@ -351,7 +386,8 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
 {
     char cmd[512], p[192];
     result_t r;
-    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --jobs 2 --out %s/fig --docs %s/docs", dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "python3 scripts/figures.py --size tiny --jobs 2 --flavour test --out %s/fig --docs %s/docs", dir, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     static const char *const figs[] = {"fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16a", "fig16b",

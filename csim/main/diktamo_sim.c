@@ -3,7 +3,9 @@
  * Verilated directory controllers; at the end the oracle of committed stores and the workload's own
  * check. With --traffic: a seeded traffic generator on every port of the Verilated fabric instead
  * of the nodes, checked message by message (the fabric on its own).
- * Built once per fabric shape (build/bin/diktamo_sim_c16m16); scripts/run_sim.sh picks the shape. */
+ * Built twice per fabric shape: build/bin/diktamo_sim_c16m16 (the fast flavour of every model: no
+ * assertions, no tracing) and build/bin/diktamo_sim_c16m16_test (the test flavour: assertions on,
+ * --trace works); scripts/run_sim.sh picks the shape, and the test flavour for --trace. */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -311,6 +313,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "diktamo_sim: %s: system.num_cn/num_mn: this binary holds fabric shape %s, not c%um%u; "
                         "run it through scripts/run_sim.sh (make run), which builds the right one\n",
                 o.config, fabric_models[0] ? fabric_models[0]->name : "none", ncn, nmn);
+        return 2;
+    }
+    if (o.trace && !ops->traced) {
+        fprintf(stderr, "diktamo_sim: --trace %s: this binary is the fast flavour, built without tracing; "
+                        "scripts/run_sim.sh --trace ... runs build/bin/diktamo_sim_c%um%u_test, which traces\n",
+                o.trace, ncn, nmn);
         return 2;
     }
     if (o.abort_at && cli_parse_time(o.abort_at, &o.abort_at_ps)) {
