@@ -4,7 +4,7 @@
 # its seed; rerun one with
 #   TB_SEED=<seed> build/bin/run_tests --filter '<suite>/<test>'     or
 #   build/bin/coh_regress[_rtl] --preset <preset> --seed <seed>      or
-#   bash scripts/run_sim.sh <same arguments>
+#   SIM_FLAVOUR=test bash scripts/run_sim.sh <same arguments>
 # Usage: scripts/regress.sh [NUM_SEEDS]   (default 20). Exit status 1 when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,10 +56,11 @@ else
   say "regress: formal checks of constraints/formal/regress: FAIL (see $log)"; fail=1
 fi
 
-# Co-simulation: loads, link jitter (reorders messages), both fabric clockings.
+# Co-simulation: loads, link jitter (reorders messages), both fabric clockings; the test flavour,
+# so that the RTL's assertions watch every cycle.
 for seed in $(seq 1 "$n"); do
   for args in "--set traffic.load=1.0" "--set traffic.load=0.2 --set fabric.link_jitter=30ns" "--no-skip"; do
-    if bash scripts/run_sim.sh --traffic --config sim_configs/small.ini --seed "$seed" --quiet \
+    if SIM_FLAVOUR=test bash scripts/run_sim.sh --traffic --config sim_configs/small.ini --seed "$seed" --quiet \
          --set traffic.messages=3000 $args --stats "build/regress/small-$seed.json" >>"$log" 2>&1; then
       say "regress: small.ini --seed $seed $args: pass"
     else
