@@ -147,6 +147,7 @@ void stats_free(stats_t *s)
     for (size_t i = 0; i < s->n; i++)
         entry_free(s->entries[i]);
     free(s->entries);
+    free(s->ix);
     memset(s, 0, sizeof *s);
 }
 
@@ -182,13 +183,84 @@ static bool valid_name(const char *name)
 }
 
 /* True when a is b, or a is a dotted prefix of b (or the reverse). */
-static bool conflicts(const char *a, const char *b)
+/* The index: an open-addressed hash table of every name (a value) and every dotted prefix of a
+ * name (a group: "cn0" and "cn0.core1" for "cn0.core1.loads"), each key a span of its entry's own
+ * name, so that registering and finding a name cost the same whatever the registry's size. */
+struct stats_slot {
+    const char *key; /* NULL: empty */
+    size_t len;
+    stats_entry_t *e; /* the value, or one value of the group */
+    bool group;
+};
+
+static uint64_t span_hash(const char *p, size_t n)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    size_t m = la < lb ? la : lb;
-    if (memcmp(a, b, m) != 0)
-        return false;
-    return la == lb || (la < lb ? b[la] == '.' : a[lb] == '.');
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static stats_slot_t *ix_find(const stats_t *s, const char *p, size_t n)
+{
+    if (!s->ix_cap)
+        return NULL;
+    for (size_t i = span_hash(p, n) & (s->ix_cap - 1);; i = (i + 1) & (s->ix_cap - 1)) {
+        stats_slot_t *x = &s->ix[i];
+        if (!x->key)
+            return NULL;
+        if (x->len == n && !memcmp(x->key, p, n))
+            return x;
+    }
+}
+
+/* Room for k more keys at half load at most; false when out of memory (nothing changed). */
+static bool ix_reserve(stats_t *s, size_t k)
+{
+    if (2 * (s->ix_n + k) > s->ix_cap) {
+        size_t cap = s->ix_cap ? s->ix_cap : 256;
+        while (2 * (s->ix_n + k) > cap)
+            cap *= 2;
+        stats_slot_t *nx = calloc(cap, sizeof *nx);
+        if (!nx)
+            return false;
+        for (size_t i = 0; i < s->ix_cap; i++) {
+            const stats_slot_t *x = &s->ix[i];
+            if (!x->key)
+                continue;
+            size_t j = span_hash(x->key, x->len) & (cap - 1);
+            while (nx[j].key)
+                j = (j + 1) & (cap - 1);
+            nx[j] = *x;
+        }
+        free(s->ix);
+        s->ix = nx;
+        s->ix_cap = cap;
+    }
+    return true;
+}
+
+/* Adds a key known to be absent, with room reserved. */
+static void ix_put(stats_t *s, const char *p, size_t n, stats_entry_t *e, bool group)
+{
+    size_t j = span_hash(p, n) & (s->ix_cap - 1);
+    while (s->ix[j].key)
+        j = (j + 1) & (s->ix_cap - 1);
+    s->ix[j] = (stats_slot_t){.key = p, .len = n, .e = e, .group = group};
+    s->ix_n++;
+}
+
+/* The entry a new name would clash with (a name is either a value or a group), or NULL. */
+static const stats_entry_t *clash(const stats_t *s, const char *name)
+{
+    size_t len = strlen(name);
+    const stats_slot_t *x = ix_find(s, name, len);
+    if (x)
+        return x->e; /* the same value again, or a group of values */
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == '.' && (x = ix_find(s, name, i)) && !x->group)
+            return x->e; /* a value where the name needs a group */
+    return NULL;
 }
 
 static stats_entry_t *add_entry(stats_t *s, const char *name, const char *doc, kind_e kind)
@@ -198,12 +270,10 @@ static stats_entry_t *add_entry(stats_t *s, const char *name, const char *doc, k
                name ? name : "(null)");
         return NULL;
     }
-    for (size_t i = 0; i < s->n; i++) {
-        if (conflicts(s->entries[i]->name, name)) {
-            seterr(s, "statistic '%s' clashes with '%s' (a name is either a value or a group)",
-                   name, s->entries[i]->name);
-            return NULL;
-        }
+    const stats_entry_t *c = clash(s, name);
+    if (c) {
+        seterr(s, "statistic '%s' clashes with '%s' (a name is either a value or a group)", name, c->name);
+        return NULL;
     }
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
@@ -215,13 +285,20 @@ static stats_entry_t *add_entry(stats_t *s, const char *name, const char *doc, k
         s->entries = ne;
         s->cap = cap;
     }
+    size_t len = strlen(name), keys = 1;
+    for (size_t i = 0; i < len; i++)
+        keys += name[i] == '.';
     stats_entry_t *e = calloc(1, sizeof *e);
-    if (!e || !(e->name = dupstr(name)) || !(e->doc = dupstr(doc ? doc : ""))) {
+    if (!e || !(e->name = dupstr(name)) || !(e->doc = dupstr(doc ? doc : "")) || !ix_reserve(s, keys)) {
         entry_free(e);
         seterr(s, "out of memory");
         return NULL;
     }
     e->kind = kind;
+    ix_put(s, e->name, len, e, false);
+    for (size_t i = 0; i < len; i++)
+        if (e->name[i] == '.' && !ix_find(s, e->name, i))
+            ix_put(s, e->name, i, e, true);
     s->entries[s->n++] = e;
     return e;
 }
@@ -282,10 +359,8 @@ stats_hist_t *stats_hist(stats_t *s, const char *name, const char *doc, stats_bu
 
 static stats_entry_t *find(const stats_t *s, const char *name, kind_e kind)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (s->entries[i]->kind == kind && strcmp(s->entries[i]->name, name) == 0)
-            return s->entries[i];
-    return NULL;
+    const stats_slot_t *x = ix_find(s, name, strlen(name));
+    return x && !x->group && x->e->kind == kind ? x->e : NULL;
 }
 
 const uint64_t *stats_find_counter(const stats_t *s, const char *name)

@@ -69,9 +69,13 @@ double stats_hist_quantile(const stats_hist_t *h, double p);
 
 typedef struct stats_entry stats_entry_t;
 
+typedef struct stats_slot stats_slot_t;
+
 typedef struct stats {
     stats_entry_t **entries; /* owned; each entry is its own allocation, so pointers stay put */
     size_t n, cap;
+    stats_slot_t *ix; /* hash index of the names and of their groups (dotted prefixes) */
+    size_t ix_n, ix_cap;
     char err[256]; /* why the last registration failed */
 } stats_t;
 

@@ -113,6 +113,62 @@ Test(stats, bad_names_are_refused)
     stats_free(&s);
 }
 
+/* The rule of bad_names_are_refused, one pair at a time: a and b clash when equal or when one is a
+ * dotted prefix of the other. */
+static bool ref_clash(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), m = la < lb ? la : lb;
+    return !memcmp(a, b, m) && (la == lb || (la < lb ? b[la] == '.' : a[lb] == '.'));
+}
+
+Test(stats, random_names_are_accepted_exactly_when_nothing_clashes)
+{
+    /* GIVEN thousands of random dotted names over a few short segments (many shared prefixes,
+     *       many clashes)
+     * WHEN each is registered
+     * THEN it is accepted exactly when it clashes with no name accepted before (checked pair by
+     *      pair), a refusal names an accepted name it clashes with, and every accepted name is
+     *      found again as what it was registered as */
+    uint64_t seed = tb_seed(0x57A75u);
+    rng_t r;
+    rng_init_named(&r, seed, "stats_names");
+    static const char *const seg[] = {"a", "b", "ab", "cn0", "cn1", "core0", "x-y", "q_1"};
+    stats_t s;
+    stats_init(&s);
+    enum { N = 3000 };
+    static char names[N][64];
+    static bool ok[N];
+    for (unsigned i = 0; i < N; i++) {
+        unsigned depth = (unsigned)rng_range(&r, 1, 4);
+        size_t k = 0;
+        for (unsigned d = 0; d < depth; d++)
+            k += (size_t)snprintf(names[i] + k, sizeof names[i] - k, "%s%s", d ? "." : "", seg[rng_below(&r, 8)]);
+        bool want = true;
+        for (unsigned j = 0; j < i; j++)
+            want &= !(ok[j] && ref_clash(names[j], names[i]));
+        ok[i] = stats_counter(&s, names[i], "") != NULL;
+        cr_assert_eq(ok[i], want, "'%s': accepted %d, want %d; seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")",
+                     names[i], ok[i], want, seed, seed);
+        if (!ok[i]) {
+            const char *q = strstr(stats_error(&s), "clashes with '");
+            cr_assert_not_null(q, "%s", stats_error(&s));
+            char other[64];
+            cr_assert_eq(sscanf(q + strlen("clashes with '"), "%63[^']", other), 1);
+            bool named = false;
+            for (unsigned j = 0; j < i; j++)
+                named |= ok[j] && !strcmp(names[j], other) && ref_clash(other, names[i]);
+            cr_assert(named, "'%s' refused for '%s', which it does not clash with", names[i], other);
+        }
+    }
+    for (unsigned i = 0; i < N; i++)
+        if (ok[i]) {
+            cr_assert_not_null(stats_find_counter(&s, names[i]), "%s", names[i]);
+            cr_assert_null(stats_find_gauge(&s, names[i]), "%s is a counter", names[i]);
+        }
+    cr_assert_null(stats_find_counter(&s, "no.such.name"));
+    stats_free(&s);
+}
+
 Test(stats, json_nests_dotted_names_and_is_valid)
 {
     stats_t s;
