@@ -120,6 +120,7 @@ struct cn_mem {
     lt_t *alloc_head;
     sendq_t q[MSG_NUM_CLASSES];
     op_t *ops;
+    op_t *free_ops; /* finished accesses, kept for the next ones (linked by anext) */
     uint64_t nops;
     cn_stats_t s;
 };
@@ -246,9 +247,13 @@ static op_t *op_new(cn_mem_t *c, int kind, unsigned core, uint64_t addr)
     assert(core < c->p.cores);
     assert(addr_aligned(addr));
     assert(!addr_is_local(addr) || addr - ADDR_LOCAL_BASE < c->p.local_bytes);
-    op_t *o = calloc(1, sizeof *o);
-    if (!o)
+    op_t *o = c->free_ops;
+    if (o) {
+        c->free_ops = o->anext;
+        memset(o, 0, sizeof *o);
+    } else if (!(o = calloc(1, sizeof *o))) {
         abort();
+    }
     o->kind = kind;
     o->core = core;
     o->addr = addr;
@@ -272,7 +277,8 @@ static void op_free(cn_mem_t *c, op_t *o)
     if (o->anext)
         o->anext->aprev = o->aprev;
     c->nops--;
-    free(o);
+    o->anext = c->free_ops;
+    c->free_ops = o;
 }
 
 static void op_done(cn_mem_t *c, op_t *o, uint64_t v)
@@ -1768,6 +1774,16 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     return c;
 }
 
+/* Frees a list of accesses linked by anext. */
+static void free_ops(op_t *o)
+{
+    while (o) {
+        op_t *next = o->anext;
+        free(o);
+        o = next;
+    }
+}
+
 void cn_mem_free(cn_mem_t *c)
 {
     if (!c)
@@ -1778,11 +1794,8 @@ void cn_mem_free(cn_mem_t *c)
             c->bucket[b] = t->hnext;
             free(t);
         }
-    while (c->ops) {
-        op_t *o = c->ops;
-        c->ops = o->anext;
-        free(o);
-    }
+    free_ops(c->ops);
+    free_ops(c->free_ops);
     for (unsigned i = 0; i < c->p.cores; i++) {
         cache_free(c->l1[i]);
         cache_free(c->l2[i]);
