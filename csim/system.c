@@ -1041,6 +1041,15 @@ int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
         snprintf(err, SYSTEM_ERR_MAX, "the directories reported %zu protocol violations", viol);
         return -1;
     }
+    /* An rmw on an LNR word is atomic only inside its CN: no design may rely on one. */
+    for (unsigned c = 0; c < s->ncn; c++) {
+        uint64_t n = cn_mem_lnr_rmws(s->cn[c].mem);
+        if (n) {
+            snprintf(err, SYSTEM_ERR_MAX, "CN %u made %" PRIu64 " read-modify-writes on words of the Large "
+                     "Non-coherent Region: atomic only inside one CN, never across CNs (cn%u.lnr_rmws)", c, n, c);
+            return -1;
+        }
+    }
     /* The LUs' own counters: what they saw malformed (a correct system sends nothing of it). */
     for (unsigned c = 0; s->dk && c < s->ncn; c++)
         for (unsigned i = 0; i < N_LU_CSRS; i++) {

@@ -660,6 +660,50 @@ Test(system, lnr_lines_are_cached_without_coherence_until_flushed, .timeout = 12
     sys_close(&r);
 }
 
+/* Two threads (CNs 0 and 1) each add 1 to an LNR word ten times with fetch-and-add. */
+static void lnr_rmw_thread(wl_thread_t *t, void *state)
+{
+    const lnr_t *x = state;
+    for (unsigned i = 0; i < 10; i++)
+        (void)wl_fadd(t, x->a, 1);
+}
+
+Test(system, an_rmw_on_an_lnr_word_fails_the_run, .timeout = 120)
+{
+    /* GIVEN the LNR, and two CNs incrementing one of its words by fetch-and-add
+     * WHEN the run is checked
+     * THEN the check fails naming the read-modify-writes on the LNR (each CN's fadd is atomic only
+     *      on its own copy), and each CN counted its ten; on a coherent word the same run passes */
+    for (int lnr = 1; lnr >= 0; lnr--) {
+        sim_config_t c;
+        small_config(&c, (const char *const[]){"mem.scr_size=2MiB", NULL});
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        lnr_t x = {0};
+        workload_t w = {.name = "lnr_rmw", .setup = lnr_setup, .thread = lnr_rmw_thread};
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
+        if (!lnr)
+            x.a = x.flag; /* a coherent word instead */
+        cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+        oracle_report_t rep;
+        int rc = system_check(r.s, NULL, 10, &rep, err);
+        for (unsigned cn = 0; cn < 2; cn++) {
+            char n[32];
+            snprintf(n, sizeof n, "cn%u.lnr_rmws", cn);
+            cr_assert_eq(*stats_find_counter(&r.st, n), lnr ? 10 : 0, "%s", n);
+        }
+        if (lnr) {
+            cr_assert_neq(rc, 0, "an rmw on the LNR passed the check");
+            cr_assert(strstr(err, "read-modify-writes on words of the Large Non-coherent Region"), "%s", err);
+        } else {
+            cr_assert_eq(rc, 0, "%s", err);
+            cr_assert_eq(system_peek(r.s, 0, x.a), 20);
+        }
+        sys_close(&r);
+    }
+}
+
 Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeout = 120)
 {
     /* GIVEN fluid on small.ini WHEN it has run THEN the JSON's numbers are there and consistent */

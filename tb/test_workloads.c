@@ -496,6 +496,36 @@ Test(workloads, the_runner_reports_a_stall_and_a_bad_address)
     cr_assert(strstr(err, "wild: thread ") && strstr(err, ": st of not allocated address 0x10000000000"), "%s", err);
 }
 
+static int lnr_setup(wl_env_t *e, void **state, char *err)
+{
+    uint64_t *a = malloc(sizeof *a);
+    *state = a;
+    *a = e->ops->alloc_lnr(e, 64);
+    return *a == WL_ALLOC_FAIL ? wl_errf(err, "no LNR") : 0;
+}
+
+static void lnr_rmw_thread(wl_thread_t *t, void *state)
+{
+    const uint64_t *a = state;
+    wl_st(t, *a, 5); /* a plain store is fine */
+    (void)wl_fadd(t, *a, 1);
+}
+
+Test(workloads, the_runner_refuses_an_rmw_on_the_lnr)
+{
+    /* GIVEN a thread that stores to an LNR word, then adds to it with fetch-and-add
+     * WHEN run by the functional runner
+     * THEN the store passes and the rmw is an error naming the LNR (atomic only inside one CN) */
+    sim_config_t c = small_cfg();
+    config_err_t e;
+    cr_assert_eq(config_set(&c, "mem.scr_size=64KiB", &e), 0, "%s", e.msg);
+    const workload_t w = {"lnr_rmw", "an rmw on the LNR", lnr_setup, lnr_rmw_thread, pass_check, free};
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_run(&w, &c, 1, NUM_CN, 1, err), -1);
+    cr_assert(strstr(err, "lnr_rmw: thread 0: rmw of a Large Non-coherent Region (atomic only inside one CN) address"),
+              "%s", err);
+}
+
 Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
 {
     /* GIVEN a finished kvs run */

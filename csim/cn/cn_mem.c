@@ -89,7 +89,7 @@ typedef struct cn_stats {
     uint64_t *c_l1_hits[CN_MEM_MAX_CORES], *c_l1_misses[CN_MEM_MAX_CORES];
     uint64_t *c_l2_hits[CN_MEM_MAX_CORES], *c_l2_misses[CN_MEM_MAX_CORES];
     uint64_t *tx[MSG_NUM_MSGS], *rx[MSG_NUM_MSGS];
-    uint64_t *pins, *sn_pinned;
+    uint64_t *pins, *sn_pinned, *lnr_rmws;
     uint64_t *sn_held, *sn_wif, *sn_upg_lost, *sn_void_cmpe, *sn_unexpected, *rx_unexpected;
     uint64_t *ev_clean, *ev_dirty, *ev_lnr, *ev_lnr_silent, *ev_local, *ev_l1, *ev_l2;
     uint64_t *wts, *merges, *alloc_waits, *upgrades_local;
@@ -1133,6 +1133,8 @@ static void rmw_op(cn_mem_t *c, unsigned core, uint64_t addr, mem_rmw_e op, uint
                    mem_rmw_gate_fn gate, mem_commit_fn committed, mem_done_fn done, void *dobj, uint64_t tag)
 {
     op_t *o = op_new(c, K_RMW, core, addr);
+    if (line_kind(c, o->key) == LK_LNR)
+        (*c->s.lnr_rmws)++; /* atomic only inside this CN: an error the system's check reports */
     o->rop = op, o->a = a, o->b = b;
     o->wt = wt && !addr_is_local(addr);
     o->rgate = gate;
@@ -1551,6 +1553,8 @@ void cn_mem_probe(const cn_mem_t *c, uint64_t addr, cn_mem_probe_t *p)
     }
 }
 
+uint64_t cn_mem_lnr_rmws(const cn_mem_t *c) { return *c->s.lnr_rmws; }
+
 bool cn_mem_idle(const cn_mem_t *c)
 {
     if (c->failed)
@@ -1671,6 +1675,10 @@ static void make_stats(cn_mem_t *c, stats_t *st)
     s->sn_held = ctr(c, st, "snoops held until the answer to the CN's own read was in", "snoop.held");
     s->sn_pinned = ctr(c, st, "snoops held until a gated rmw's write (the line pinned)", "snoop.held_by_pin");
     s->pins = ctr(c, st, "gated rmws that pinned their line until their replication was done", "rmw_pins");
+    s->lnr_rmws = ctr(c, st,
+                      "read-modify-writes on LNR words: atomic only inside this CN, so an error (the run fails "
+                      "its check)",
+                      "lnr_rmws");
     s->sn_wif = ctr(c, st, "snoops answered with WR_IN_FLIGHT (an eviction or write-through in flight)",
                     "snoop.wr_in_flight");
     s->sn_upg_lost = ctr(c, st, "BISNP_INV on an S copy answered at once while its upgrade waited",

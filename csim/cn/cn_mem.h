@@ -47,6 +47,8 @@
  *   - Large Non-coherent Region lines (outside [scr_lo, scr_hi)) are read with LNR_RD, cached
  *     without directory state, written back with LNR_WR carrying only their dirty words (a
  *     per-word dirty mask at every level), on eviction or flush; a clean one is dropped silently.
+ *     An rmw on an LNR word works on the CN's copy, atomic only inside the CN: it is counted
+ *     (cn_mem_lnr_rmws), and the system's check fails on any.
  * Versions (docs/architecture.md section 11b): every coherent line has a version (7 bits, kept with
  * the L3 line, so the L3 and the cores' copies share it), taken from the grant (DATA_E, DATA_S,
  * CMP_E), one more at every commit (a store entry whatever its word count, an rmw that writes),
@@ -146,6 +148,10 @@ uint64_t cn_mem_local_peek(const cn_mem_t *c, uint64_t addr);
 void cn_mem_local_poke(cn_mem_t *c, uint64_t addr, uint64_t v);
 /** Nothing in flight: no access, request, eviction, queued message or local DRAM access. */
 bool cn_mem_idle(const cn_mem_t *c);
+/** Read-modify-writes on words of the Large Non-coherent Region so far: performed on the CN's
+ *  own copy, so atomic only inside this CN, never across CNs; the system's check fails on any
+ *  (statistic `lnr_rmws`). */
+uint64_t cn_mem_lnr_rmws(const cn_mem_t *c);
 /** Prints what waits on what: lines with something in flight, their waiting accesses, held
  *  snoops, queued messages and credits. */
 void cn_mem_dump(const cn_mem_t *c, FILE *f);

@@ -137,7 +137,8 @@ static void errf(char *err, const char *fmt, ...)
 
 static uint64_t local_key(unsigned cn, uint64_t addr) { return addr | ((uint64_t)(cn + 1) << 48); }
 
-/* A valid word address for thread tid (UINT32_MAX: setup, on CN cn), or false with the run's fault set. */
+/* A valid word address for thread tid (UINT32_MAX: setup, on CN cn), or false with the run's fault set.
+ * An rmw on the LNR is a fault too: real hardware makes it atomic only inside one CN. */
 static bool addr_ok(struct wl_func *f, unsigned cn, uint64_t addr, const char *op, unsigned tid)
 {
     const char *why = NULL;
@@ -146,6 +147,8 @@ static bool addr_ok(struct wl_func *f, unsigned cn, uint64_t addr, const char *o
     else if (addr_is_local(addr) ? addr - ADDR_LOCAL_BASE >= f->local_top[cn]
                                  : addr >= f->remote_top && (addr < f->remote_limit || addr >= f->lnr_top))
         why = "not allocated";
+    else if (!strcmp(op, "rmw") && !addr_is_local(addr) && addr >= f->remote_limit)
+        why = "a Large Non-coherent Region (atomic only inside one CN)";
     if (!why)
         return true;
     if (f->fault[0])
