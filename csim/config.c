@@ -74,6 +74,7 @@ typedef struct cfg_key {
 
 static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel", "proactive", NULL};
 static const char *const sync_names[] = {"replicated", "ideal", NULL};
+static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
 static const char *const workload_names[] = {"ocean", "fluid", "kvs", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
@@ -257,6 +258,11 @@ static const cfg_key_t keys[] = {
      0, NULL, "kvs: get and put operations over all threads (paper: 6.4 M)"},
     {"workload", "kvs_read_pct", T_UINT, F(workload.kvs_read_pct), "%", U(80), U(0), U(100), 0,
      NULL, "kvs: share of the operations that are gets (paper: 80 %)"},
+    {"workload", "kvs_keys", T_ENUM, F(workload.kvs_keys), NULL, U(CFG_KEYS_UNIFORM), U(0), U(CFG_KEYS_COUNT - 1), 0,
+     kvs_key_names,
+     "kvs: how keys are drawn: uniform (paper section VI) or zipfian (YCSB's scrambled Zipfian)"},
+    {"workload", "kvs_zipf_theta", T_REAL, F(workload.kvs_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
+     NULL, "kvs: the Zipfian's skew when kvs_keys = zipfian (YCSB: 0.99)"},
 };
 
 #define NUM_KEYS (sizeof keys / sizeof keys[0])

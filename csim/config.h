@@ -60,6 +60,13 @@ typedef enum cfg_sync {
     CFG_SYNC_COUNT
 } cfg_sync_e;
 
+/** How the kvs workload draws its keys. */
+typedef enum cfg_keys {
+    CFG_KEYS_UNIFORM = 0, /* uniform (paper section VI) */
+    CFG_KEYS_ZIPFIAN = 1, /* YCSB's scrambled Zipfian (rng_zipf_t) */
+    CFG_KEYS_COUNT
+} cfg_keys_e;
+
 /** The workloads `make run` and the tests run (csim/workloads/). */
 typedef enum cfg_workload {
     CFG_WL_OCEAN = 0, /* red-black stencil over a shared grid, barriers (ocean-like) */
@@ -162,6 +169,8 @@ typedef struct sim_config {
         uint64_t kvs_record_bytes;
         uint64_t kvs_ops;          /* in all, over the threads */
         uint64_t kvs_read_pct;
+        cfg_keys_e kvs_keys;       /* how its keys are drawn */
+        double kvs_zipf_theta;
     } workload;
 
     /* Bookkeeping: where each value came from (indexed like the key table). */

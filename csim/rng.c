@@ -76,3 +76,60 @@ uint64_t rng_geometric(rng_t *r, double p)
     double u = 1.0 - rng_unit(r); /* (0, 1] */
     return (uint64_t)floor(log(u) / log1p(-p));
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Zipfian (YCSB's ZipfianGenerator and ScrambledZipfianGenerator) */
+
+#define YCSB_ITEM_COUNT 10000000000ull   /* ScrambledZipfianGenerator.ITEM_COUNT */
+#define YCSB_ZETAN 26.46902820178302      /* ScrambledZipfianGenerator.ZETAN: zeta(10^10, 0.99) */
+
+static double zeta(uint64_t n, double theta)
+{
+    double sum = 0.0;
+    for (uint64_t i = 1; i <= n; i++)
+        sum += 1.0 / pow((double)i, theta);
+    return sum;
+}
+
+int rng_zipf_init(rng_zipf_t *z, uint64_t n, double theta, bool scrambled)
+{
+    if (n == 0 || !(theta > 0.0 && theta < 1.0))
+        return -1;
+    *z = (rng_zipf_t){.n = n, .theta = theta, .scrambled = scrambled};
+    bool ycsb = scrambled && theta == RNG_ZIPF_THETA;
+    z->items = ycsb ? YCSB_ITEM_COUNT : n;
+    z->zetan = ycsb ? YCSB_ZETAN : zeta(n, theta);
+    double zeta2 = zeta(2, theta);
+    z->alpha = 1.0 / (1.0 - theta);
+    z->eta = (1.0 - pow(2.0 / (double)z->items, 1.0 - theta)) / (1.0 - zeta2 / z->zetan);
+    z->half_pow_theta = 1.0 + pow(0.5, theta);
+    return 0;
+}
+
+/* YCSB's Utils.fnvhash64: FNV-1a over the value's 8 bytes, low byte first, made non-negative. */
+static uint64_t fnvhash64(uint64_t v)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < 8; i++) {
+        h ^= v & 0xff;
+        v >>= 8;
+        h *= 1099511628211ull;
+    }
+    int64_t s = (int64_t)h;
+    return s < 0 ? (uint64_t)0 - h : h; /* Math.abs (of INT64_MIN: itself) */
+}
+
+uint64_t rng_zipf_next(const rng_zipf_t *z, rng_t *r)
+{
+    double u = rng_unit(r), uz = u * z->zetan;
+    uint64_t rank;
+    if (uz < 1.0)
+        rank = 0;
+    else if (uz < z->half_pow_theta)
+        rank = 1;
+    else
+        rank = (uint64_t)((double)z->items * pow(z->eta * u - z->eta + 1.0, z->alpha));
+    if (rank >= z->items)
+        rank = z->items - 1;
+    return z->scrambled ? fnvhash64(rank) % z->n : rank;
+}

@@ -211,6 +211,49 @@ static void corruption_fails(const char *name, uint64_t dflt_seed, unsigned trie
 
 Test(workloads, ocean_check_fails_on_a_corrupted_word) { corruption_fails("ocean", 400, 20); }
 Test(workloads, fluid_check_fails_on_a_corrupted_word) { corruption_fails("fluid", 410, 20); }
+/* The most stores any one word of kvs received: with every operation a put, twice the puts of its
+ * hottest key (each put takes the record's lock word by cas and releases it by a store). */
+static uint64_t kvs_hottest_puts(const sim_config_t *c, uint64_t seed)
+{
+    wl_func_t *f = wl_func_create(find("kvs"), c, 4, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
+    cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
+    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: %s", (unsigned long long)seed, err);
+    uint64_t most = 0;
+    const oracle_t *o = wl_func_oracle(f);
+    for (size_t i = 0; i < oracle_num_words(o); i++) {
+        oracle_word_t w;
+        oracle_word_at(o, i, &w);
+        most = w.stores > most ? w.stores : most;
+    }
+    wl_func_free(f);
+    return most;
+}
+
+Test(workloads, kvs_draws_zipfian_keys_when_asked)
+{
+    /* GIVEN 1000 records and 2000 puts
+     * WHEN keys are uniform, then YCSB's scrambled Zipfian (theta 0.99)
+     * THEN both pass the check; uniformly no key gets many puts (at most about 8 expected), under
+     *      the Zipfian the hottest one about 3.8 % of them (76): a lock word twice as many stores */
+    sim_config_t c = small_cfg();
+    c.workload.kvs_records = 1000;
+    c.workload.kvs_ops = 2000;
+    c.workload.kvs_read_pct = 0;
+    uint64_t seed = tb_seed(330);
+    uint64_t uni = kvs_hottest_puts(&c, seed);
+    config_err_t e;
+    cr_assert_eq(config_set(&c, "workload.kvs_keys=zipfian", &e), 0, "%s", e.msg);
+    uint64_t zipf = kvs_hottest_puts(&c, seed);
+    cr_log_info("kvs, 2000 puts on 1000 keys: the hottest lock word got %llu stores uniform, %llu Zipfian",
+                (unsigned long long)uni, (unsigned long long)zipf);
+    cr_assert_leq(uni, 2 * 16, "uniform keys: a lock word got %llu stores of 2000 puts; seed %llu",
+                  (unsigned long long)uni, (unsigned long long)seed);
+    cr_assert_geq(zipf, 2 * 50, "Zipfian keys: the hottest lock word got only %llu stores of 2000 puts; seed %llu",
+                  (unsigned long long)zipf, (unsigned long long)seed);
+}
+
 Test(workloads, kvs_check_fails_on_a_corrupted_word) { corruption_fails("kvs", 420, 20); }
 
 Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)

@@ -1,5 +1,6 @@
 /* kvs: a YCSB-like key-value store on CXL memory (paper section VI: 1.6 M records of 1 KB,
- * 6.4 M operations, 80 % gets, uniform keys).
+ * 6.4 M operations, 80 % gets, uniform keys; workload.kvs_keys = zipfian draws them from YCSB's
+ * scrambled Zipfian instead, theta workload.kvs_zipf_theta).
  *
  * Shared data (CXL memory): an open-addressing hash table (linear probing) of C slots, C the
  * smallest power of two >= 4/3 x kvs_records (load factor 0.5 .. 0.75); a slot is one record of
@@ -10,7 +11,7 @@
  * a lookup probes the key words without a lock.
  *
  * The kvs_ops operations are split evenly over the threads. Each one: client work (wl_compute),
- * a uniform key and get-or-put (kvs_read_pct % gets), seeded per thread; the lookup; then under
+ * a key (uniform or Zipfian) and get-or-put (kvs_read_pct % gets), seeded per thread; the lookup; then under
  * the record's lock either
  *   get: read version, writer and every payload word, and check that each payload word is the one
  *        the put of (key, version, writer) wrote: a mismatch is a torn read (counted; must be 0);
@@ -50,6 +51,8 @@ enum { C_GETS, C_PUTS, C_TORN, C_MISSING, C_WORDS };
 
 typedef struct kvs {
     uint64_t nrec, rec_bytes, pay_words, mask, ops, read_pct;
+    bool zipf;     /* keys from the scrambled Zipfian below, else uniform */
+    rng_zipf_t keys;
     unsigned nthreads;
     uint64_t table;      /* remote */
     uint64_t *log, *cnt; /* per thread (local): its put log (key, version), its counters */
@@ -93,6 +96,12 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
     k->rec_bytes = c->workload.kvs_record_bytes;
     k->ops = c->workload.kvs_ops;
     k->read_pct = c->workload.kvs_read_pct;
+    k->zipf = c->workload.kvs_keys == CFG_KEYS_ZIPFIAN;
+    if (k->zipf && rng_zipf_init(&k->keys, k->nrec, c->workload.kvs_zipf_theta, true)) {
+        rc = wl_errf(err, "kvs: no Zipfian over %llu keys with theta %g", (unsigned long long)k->nrec,
+                     c->workload.kvs_zipf_theta);
+        goto out;
+    }
     k->nthreads = e->nthreads;
     if (k->rec_bytes < 8 * (HDR_WORDS + 1) || k->rec_bytes % 8) {
         rc = wl_errf(err, "kvs: a record of %llu bytes cannot hold the 32-byte header and a payload word",
@@ -154,7 +163,7 @@ static void kvs_thread(wl_thread_t *t, void *state)
     uint64_t c[C_WORDS] = {0};
     for (uint64_t op = 0; op < n; op++) {
         wl_compute(t, CLIENT_INSTRS);
-        uint64_t key = rng_below(&r, k->nrec);
+        uint64_t key = k->zipf ? rng_zipf_next(&k->keys, &r) : rng_below(&r, k->nrec);
         bool get = rng_below(&r, 100) < k->read_pct;
         uint64_t s = home(k, key), probes = 0, kw;
         while ((kw = wl_ld(t, rec(k, s) + W_KEY)) != key + 1 && kw != 0 && probes++ <= k->mask) {
