@@ -689,6 +689,14 @@ typedef struct spy {
     uint64_t load_t[4096];
     size_t nloads;
     size_t off_edge; /* calls at a time that is not a core clock edge */
+    /* flushes: when each was called and done, the stores in flight at its call */
+    const flat_mem_t *fm;
+    uint64_t flush_t[64], flush_done_t[64];
+    unsigned flush_busy[64];
+    size_t nflush, nflush_done;
+    mem_done_fn flush_done[64];
+    void *flush_dobj[64];
+    uint64_t flush_tag[64];
 } spy_t;
 
 static void spy_check(spy_t *s)
@@ -742,17 +750,30 @@ static void spy_rmw(void *obj, unsigned core, uint64_t addr, mem_rmw_e op, uint6
     s->in.rmw(s->in.obj, core, addr, op, a, b, wt, committed, done, dobj, tag);
 }
 
+static void spy_flush_done(void *obj, uint64_t i, uint64_t v)
+{
+    spy_t *s = obj;
+    s->flush_done_t[i] = s->k->now;
+    s->nflush_done++;
+    s->flush_done[i](s->flush_dobj[i], s->flush_tag[i], v);
+}
+
 static void spy_flush(void *obj, unsigned core, uint64_t addr, mem_done_fn done, void *dobj, uint64_t tag)
 {
     spy_t *s = obj;
     spy_check(s);
-    s->in.flush(s->in.obj, core, addr, done, dobj, tag);
+    size_t i = s->nflush++;
+    cr_assert_lt(i, 64);
+    s->flush_t[i] = s->k->now;
+    s->flush_busy[i] = flat_mem_counts(s->fm, core)->busy_stores;
+    s->flush_done[i] = done, s->flush_dobj[i] = dobj, s->flush_tag[i] = tag;
+    s->in.flush(s->in.obj, core, addr, spy_flush_done, s, i);
 }
 
 /* Puts a spy between core 0 of s and its memory (re-creating the core with the spy). */
 static void sys_spy(sys_t *s, const core_params_t *cp, spy_t *spy)
 {
-    *spy = (spy_t){.in = *flat_mem_port(s->fm, 0), .k = &s->k};
+    *spy = (spy_t){.in = *flat_mem_port(s->fm, 0), .k = &s->k, .fm = s->fm};
     mem_if_t m = {.obj = spy, .load = spy_load, .load_hit = spy_load_hit, .prefetch_x = spy_prefetch,
                   .acquire = spy_acquire, .store = spy_store, .rmw = spy_rmw,
                   .flush = spy_flush};
@@ -768,7 +789,7 @@ static void sys_spy(sys_t *s, const core_params_t *cp, spy_t *spy)
     core_on_commit(s->c[0], on_commit, s);
 }
 
-static const char *const kind_names[] = {"compute", "load", "store", "rmw", "fence", "flush"};
+static const char *const kind_names[] = {"compute", "load", "store", "rmw", "fence", "flush", "flush_opt"};
 
 Test(core, timing_matches_brute_force_model_on_random_programs)
 {
@@ -1168,6 +1189,72 @@ Test(core, fence_rmw_and_flush_drain_the_store_buffer)
     cr_assert_eq(counter(&s, 0, "flushes"), 1);
     cr_assert_eq(flat_mem_counts(s.fm, 0)->flushes, 1);
     sys_free(&s);
+}
+
+/* 16 stores to 16 lines, then their 16 flushes: blocking (clflush) or clflushopt and a fence. The
+ * times: t[0] before the flushes, t[1] after them (and the fence). */
+typedef struct flush_arg {
+    bool opt, fence;
+    uint64_t t[2];
+} flush_arg_t;
+
+static void body_flushes(wl_thread_t *t, void *arg)
+{
+    flush_arg_t *a = arg;
+    for (unsigned i = 0; i < 16; i++)
+        wl_st(t, 0x10000 + 64u * i, i + 1);
+    a->t[0] = wl_now(t);
+    for (unsigned i = 0; i < 16; i++)
+        if (a->opt)
+            wl_flush_opt(t, 0x10000 + 64u * i + 8);
+        else
+            wl_flush(t, 0x10000 + 64u * i);
+    if (a->fence)
+        wl_fence(t);
+    a->t[1] = wl_now(t);
+}
+
+Test(core, flush_opts_overlap_after_the_older_stores_and_a_fence_waits_for_them)
+{
+    /* GIVEN 16 stores to 16 lines and a memory of 100 ns
+     * WHEN their lines are flushed with clflush, or with clflushopt and a fence, or with
+     *      clflushopt and no fence
+     * THEN clflush pays 16 round trips one after the other, clflushopt about one: each is sent
+     *      when every older store has committed (none in flight), all 16 overlap, and the fence
+     *      returns only after the last is done; without a fence the thread still ends only then */
+    const uint64_t lat = 100000;
+    uint64_t took[3], last_done[3], exit_t[3], after[3];
+    for (int v = 0; v < 3; v++) {
+        core_params_t cp = paper_params(0);
+        flat_mem_params_t mp = fixed_mem(lat);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        static spy_t spy;
+        sys_spy(&s, &cp, &spy);
+        flush_arg_t a = {.opt = v > 0, .fence = v < 2};
+        run1(&s, body_flushes, &a);
+        cr_assert_eq(spy.nflush, 16);
+        cr_assert_eq(spy.nflush_done, 16);
+        last_done[v] = 0;
+        for (unsigned i = 0; i < 16; i++) {
+            cr_assert_eq(spy.flush_busy[i], 0, "variant %d: flush %u sent with a store in flight", v, i);
+            last_done[v] = spy.flush_done_t[i] > last_done[v] ? spy.flush_done_t[i] : last_done[v];
+        }
+        took[v] = a.t[1] - a.t[0];
+        after[v] = a.t[1];
+        exit_t[v] = s.exit_t[0];
+        cr_assert_eq(counter(&s, 0, "flush_opts"), v > 0 ? 16 : 0);
+        cr_assert_eq(counter(&s, 0, "flushes"), v > 0 ? 0 : 16);
+        sys_free(&s);
+    }
+    cr_log_info("16 flushes after 16 stores, 100 ns memory: clflush %.1f ns, clflushopt + fence %.1f ns",
+                took[0] / 1e3, took[1] / 1e3);
+    /* the stores drain one round trip each first (t[0] is taken when they are dispatched) */
+    cr_assert_geq(took[0], 31 * lat, "clflush: %" PRIu64 " ps", took[0]);
+    cr_assert(took[1] >= 16 * lat && took[1] <= 18 * lat, "clflushopt + fence: %" PRIu64 " ps", took[1]);
+    cr_assert_geq(after[1], last_done[1], "the fence returned before the last clflushopt was done");
+    cr_assert_lt(took[2], lat, "clflushopt without a fence waited: %" PRIu64 " ps", took[2]);
+    cr_assert_geq(exit_t[2], last_done[2], "the thread ended before its clflushopts were done");
 }
 
 static void body_coalesce(wl_thread_t *t, void *arg)

@@ -148,6 +148,7 @@ typedef struct sq_ent {
     uint64_t addr, value;
     uint64_t d, r; /* dispatch and retire cycles */
     bool ideal;    /* an idealized synchronization write (core_params_t.sync_ideal) */
+    bool flush;    /* a clflushopt of addr's line (addr: the line), not a store */
 } sq_ent_t;
 
 /* A store-buffer entry: consecutive stores (store sequence numbers first .. first+nst-1) to one
@@ -161,6 +162,7 @@ typedef struct sb_entry {
     unsigned nst;
     bool started, committed;
     bool ideal;      /* all its stores are idealized synchronization writes: a plain WB commit */
+    bool flush;      /* a clflushopt of the line (no words): sent when at the head, not waited for */
     uint64_t t_head; /* cycle the entry started draining */
     uint64_t t_coh;  /* cycle its coherence transaction ended (write permission in L1); 0: not yet */
     /* DIKTAMO: the entry's replication (REPL set sent, every REPL_ACK in, its handle) */
@@ -268,7 +270,8 @@ struct core {
     uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall, *n_ld_replay;
     double *g_ipc;
     stats_hist_t *h_rob, *h_sbwait, *h_coh, *h_repl, *h_drain;
-    uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused, *n_ideal;
+    uint64_t *n_repl_sets, *n_repl_head, *n_repl_refused, *n_ideal, *n_flush_opts;
+    unsigned flushes_out; /* clflushopts sent and not done: a fence waits for them */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -482,7 +485,7 @@ static bool sq_forward(core_t *c, uint64_t addr, uint64_t *v)
     if (c->word_cnt[hash_bucket(addr)] == 0)
         return false;
     for (uint64_t s = c->sq_head + c->sq_n; s-- > c->sq_head;)
-        if (sq_ent(c, s)->addr == addr) {
+        if (sq_ent(c, s)->addr == addr && !sq_ent(c, s)->flush) {
             *v = sq_ent(c, s)->value;
             return true;
         }
@@ -494,7 +497,7 @@ static bool sq_has_line(core_t *c, uint64_t line)
     if (c->line_cnt[hash_bucket(line)] == 0)
         return false;
     for (uint64_t s = c->sq_head; s < c->sq_head + c->sq_n; s++)
-        if (addr_line(sq_ent(c, s)->addr) == line)
+        if (addr_line(sq_ent(c, s)->addr) == line && !sq_ent(c, s)->flush)
             return true;
     return false;
 }
@@ -503,6 +506,7 @@ static bool sq_has_line(core_t *c, uint64_t line)
  * Store buffer */
 
 static sb_entry_t *sb_at(core_t *c, uint64_t n) { return &c->sb[n % c->sbcap]; }
+static void flush_head(core_t *c, sb_entry_t *e);
 
 static void sb_start_head(core_t *c)
 {
@@ -510,7 +514,10 @@ static void sb_start_head(core_t *c)
     assert(c->sb_n > 0 && !e->started);
     e->started = true;
     e->t_head = cyc_now(c);
-    c->proto->on_head(c, e);
+    if (e->flush)
+        flush_head(c, e);
+    else
+        c->proto->on_head(c, e);
 }
 
 static void ev_sb_next(void *obj, uint64_t arg)
@@ -534,6 +541,11 @@ static void sb_committed(core_t *c, sb_entry_t *e)
     for (unsigned i = 0; i < e->nst; i++) {
         assert(c->sq_n > 0 && c->sq_head == e->first + i);
         sq_ent_t *s = sq_ent(c, c->sq_head);
+        if (e->flush) { /* a clflushopt: no word committed */
+            c->sq_head++;
+            c->sq_n--;
+            continue;
+        }
         if (c->commit_fn)
             c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, e->ideal);
         *c->n_ideal += e->ideal;
@@ -553,13 +565,15 @@ static void sb_committed(core_t *c, sb_entry_t *e)
 }
 
 static void ev_end_check(void *obj, uint64_t arg);
+static bool sb_empty(const core_t *c);
+static void drain_check(core_t *c);
 
 /* The head entry is done: the next one may start. */
 static void sb_done(core_t *c, sb_entry_t *e)
 {
     assert(c->sb_n > 0 && e == sb_at(c, c->sb_head) && e->committed);
     uint64_t now_cy = cyc_now(c);
-    if (!addr_is_local(e->line))
+    if (!addr_is_local(e->line) && !e->flush)
         for (unsigned i = 0; i < e->nst; i++)
             stats_hist_add(c->h_drain, now_cy - e->t_head);
     c->sb_head++;
@@ -569,14 +583,43 @@ static void sb_done(core_t *c, sb_entry_t *e)
         return;
     }
     c->sb_busy = false;
-    if (c->sq_n > 0)
+    drain_check(c);
+}
+
+/* Every older store committed and every clflushopt done (sb_empty) now: what waits for that goes
+ * on (an rmw, fence or flush; the thread's end). */
+static void drain_check(core_t *c)
+{
+    if (!sb_empty(c))
         return;
+    uint64_t now_cy = cyc_now(c);
     if (c->thr == TH_BLOCKED && c->wait == WAIT_DRAIN && !c->wake_scheduled)
         wake_at(c, now_cy);
     if (c->thr == TH_ENDING && c->end_wait_drain) {
         c->end_wait_drain = false;
         kernel_at(c->k, edge(c, now_cy), ev_end_check, c, 0);
     }
+}
+
+/* clflushopt (op_flush_opt) at the head: every older store has committed; the flush is sent and the
+ * buffer goes on at once; fences and the like wait for its done (flushes_out). */
+static void cb_flush_opt_done(void *obj, uint64_t tag, uint64_t v)
+{
+    (void)tag, (void)v;
+    core_t *c = obj;
+    if (c->failed)
+        return; /* fail-stop: what the memory or the replication engine answers is lost */
+    assert(c->flushes_out > 0);
+    c->flushes_out--;
+    drain_check(c);
+}
+
+static void flush_head(core_t *c, sb_entry_t *e)
+{
+    c->flushes_out++;
+    c->mem.flush(c->mem.obj, c->p.id, e->line, cb_flush_opt_done, c, 0);
+    sb_committed(c, e);
+    sb_done(c, e);
 }
 
 static sb_entry_t *sb_by_tag(core_t *c, uint64_t tag)
@@ -623,7 +666,7 @@ static void ev_st_retire(void *obj, uint64_t seq)
     uint8_t bit = (uint8_t)(1u << addr_word(s->addr));
     if (c->p.coalesce && c->sb_n > 0) {
         sb_entry_t *y = sb_at(c, c->sb_head + c->sb_n - 1);
-        if (!y->started && y->line == line && !(y->mask & bit)) {
+        if (!y->started && y->line == line && !(y->mask & bit) && !y->flush && !s->flush) {
             y->ideal = y->ideal && s->ideal; /* a replicated entry replicates all of its words */
             y->mask |= bit;
             y->words[addr_word(s->addr)] = s->value;
@@ -636,7 +679,8 @@ static void ev_st_retire(void *obj, uint64_t seq)
     }
     assert(c->sb_n < c->sbcap);
     sb_entry_t *e = sb_at(c, c->sb_head + c->sb_n++);
-    *e = (sb_entry_t){.id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1, .ideal = s->ideal};
+    *e = (sb_entry_t){
+        .id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1, .ideal = s->ideal, .flush = s->flush};
     e->words[addr_word(s->addr)] = s->value;
     if (c->proto->on_enter)
         c->proto->on_enter(c, e, false);
@@ -647,7 +691,7 @@ static void ev_st_retire(void *obj, uint64_t seq)
     }
 }
 
-static bool sb_empty(const core_t *c) { return c->sq_n == 0 && c->sb_n == 0; }
+static bool sb_empty(const core_t *c) { return c->sq_n == 0 && c->sb_n == 0 && c->flushes_out == 0; }
 
 /* ---------------------------------------------------------------------------------------------
  * Protocols */
@@ -782,7 +826,7 @@ static void proactive_on_enter(core_t *c, sb_entry_t *e, bool merged)
             return;
         y = sb_at(c, c->sb_head + c->sb_n - 2); /* can no longer grow: e opened behind it */
     }
-    if (!y->started && !y->rsent && !addr_is_local(y->line) && !y->ideal)
+    if (!y->started && !y->rsent && !addr_is_local(y->line) && !y->ideal && !y->flush)
         dk_send(c, y, y != sb_at(c, c->sb_head)); /* at the head already (about to start): not early */
 }
 
@@ -1004,12 +1048,10 @@ static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned 
     c->ready = max64(c->ready, c->ld_cmax);
 }
 
-static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
+/* A store or a clflushopt (flush: addr is its line) takes a store-queue entry at its dispatch,
+ * completes a cycle later and retires into the store buffer in order. */
+static void sq_dispatch(core_t *c, uint64_t addr, uint64_t v, bool flush)
 {
-    core_t *c = t->impl;
-    pause_point(c);
-    if (!addr_aligned(addr))
-        bad_access(c, "store", addr);
     uint64_t d = dispatch_base(c);
     sync_to(c, d);
     if (c->sq_n == c->p.sq) {
@@ -1021,21 +1063,42 @@ static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
         d = d2;
     }
     rec_t *r = dispatch_one(c, d);
-    (*c->n_stores)++;
     uint64_t line = addr_line(addr);
-    if (!addr_is_local(addr) && !sq_has_line(c, line))
-        c->mem.prefetch_x(c->mem.obj, c->p.id, addr);
+    if (!flush) {
+        (*c->n_stores)++;
+        if (!addr_is_local(addr) && !sq_has_line(c, line))
+            c->mem.prefetch_x(c->mem.obj, c->p.id, addr);
+        c->word_cnt[hash_bucket(addr)]++;
+        c->line_cnt[hash_bucket(line)]++;
+    } else {
+        (*c->n_flush_opts)++;
+    }
     uint64_t seq = c->st_next++;
     assert(seq == c->sq_head + c->sq_n);
     c->sq_n++;
-    c->word_cnt[hash_bucket(addr)]++;
-    c->line_cnt[hash_bucket(line)]++;
     sq_ent_t *s = sq_ent(c, seq);
     uint64_t rr = retire_one(c, r, d + 1);
-    bool ideal = c->p.sync_ideal && t->sync && !addr_is_local(addr);
-    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr, .ideal = ideal};
+    bool ideal = !flush && c->p.sync_ideal && c->t->sync && !addr_is_local(addr);
+    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr, .ideal = ideal, .flush = flush};
     kernel_at(c->k, edge(c, rr), ev_st_retire, c, seq);
-    trace(c, CORE_REC_STORE, r, d, d, d + 1);
+    trace(c, flush ? CORE_REC_FLUSH_OPT : CORE_REC_STORE, r, d, d, d + 1);
+}
+
+static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
+{
+    core_t *c = t->impl;
+    pause_point(c);
+    if (!addr_aligned(addr))
+        bad_access(c, "store", addr);
+    sq_dispatch(c, addr, v, false);
+}
+
+/* clflushopt: after the thread's older stores (it drains in order with them), not waited for. */
+static void op_flush_opt(wl_thread_t *t, uint64_t addr)
+{
+    core_t *c = t->impl;
+    pause_point(c);
+    sq_dispatch(c, addr_line(addr), 0, true);
 }
 
 /* rmw, fence, flush: dispatch, then wait until every older instruction has retired and every older
@@ -1171,6 +1234,7 @@ static const wl_thread_ops_t core_ops = {
     .rmw = op_rmw,
     .fence = op_fence,
     .flush = op_flush,
+    .flush_opt = op_flush_opt,
     .compute = op_compute,
     .now = op_now,
 };
@@ -1333,6 +1397,9 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
                     "DIKTAMO: REPL sets sent when their entry was at the store buffer's head (Fig. 11)", err) ||
         reg_counter(c, st, &c->n_repl_refused, "repl_early_refused",
                     "proactive: early REPL sets the engine refused (its share of a replica's buffer in use)", err) ||
+        reg_counter(c, st, &c->n_flush_opts, "flush_opts",
+                    "clflushopts: sent from the store buffer's head without waiting; a fence waits for them",
+                    err) ||
         reg_counter(c, st, &c->n_ideal, "ideal_sync_writes",
                     "core.sync = ideal: lock and barrier writes committed as under WB (not written through, not "
                     "replicated)", err))

@@ -19,7 +19,9 @@
  *     of functions per protocol): WB, WT, and DIKTAMO's baseline, parallel and proactive, which
  *     replicate remote entries through repl_if (core.c says when each sends its REPL set).
  *   - rmw and fence wait until every older instruction has retired and the store buffer is empty
- *     (x86 locked instructions, mfence); flush (clflush) too, then flushes.
+ *     (x86 locked instructions, mfence); flush (clflush) too, then flushes. flush_opt (clflushopt)
+ *     takes a store-queue entry like a store and is sent when it reaches the store buffer's head,
+ *     which goes on at once; rmw, fence, flush and the thread's end also wait for those.
  *
  * Time: the core's clock domain (freq_hz); all internal times are cycle numbers of that domain
  * (edge k at clock_edge(k)). The kernel's time equals a cycle edge whenever the core calls its
@@ -27,7 +29,7 @@
  *
  * Statistics, under the prefix `name` (e.g. "cn3.core1"):
  *   instructions, cycles (thread start -> thread end: everything retired and the store buffer
- *   drained), ipc (gauge), loads, stores, rmws, fences, flushes, fwd_loads, ld_replays (loads sent
+ *   drained), ipc (gauge), loads, stores, rmws, fences, flushes, flush_opts, fwd_loads, ld_replays (loads sent
  *   again to keep loads in order), coalesced_stores,
  *   stall.sq_full_cycles, stall.rob_full_cycles, stall.lq_full_cycles (cycles by which each
  *   structure pushed the dispatch of an instruction later than it would otherwise have been),
@@ -115,6 +117,7 @@ typedef enum core_rec_kind {
     CORE_REC_RMW,
     CORE_REC_FENCE,
     CORE_REC_FLUSH,
+    CORE_REC_FLUSH_OPT,
 } core_rec_kind_e;
 
 typedef struct core_rec_info {

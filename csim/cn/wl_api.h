@@ -45,6 +45,11 @@ typedef struct wl_thread_ops {
     /** clflush of addr's line (ordered after earlier stores: drains the store buffer first);
      *  returns when memory has the line. */
     void (*flush)(wl_thread_t *t, uint64_t addr);
+    /** clflushopt (clwb too: this model drops the line either way) of addr's line: written back if
+     *  dirty and dropped from the CN's caches like flush, but without waiting: ordered after the
+     *  thread's older stores (it leaves the store buffer behind them), not before its later loads
+     *  and stores; a later fence, rmw or flush (and the thread's end) waits until it is done. */
+    void (*flush_opt)(wl_thread_t *t, uint64_t addr);
     /** n non-memory instructions (CPI 1, as in the paper's methodology); O(1) whatever n. */
     void (*compute)(wl_thread_t *t, uint64_t n);
     /** Simulated time now (ps), for workloads that measure themselves. */
@@ -92,6 +97,7 @@ static inline uint64_t wl_fadd(wl_thread_t *t, uint64_t a, uint64_t v) { return 
 static inline uint64_t wl_swap(wl_thread_t *t, uint64_t a, uint64_t v) { return t->ops->rmw(t, MEM_RMW_SWAP, a, v, 0); }
 static inline void wl_fence(wl_thread_t *t) { t->ops->fence(t); }
 static inline void wl_flush(wl_thread_t *t, uint64_t a) { t->ops->flush(t, a); }
+static inline void wl_flush_opt(wl_thread_t *t, uint64_t a) { t->ops->flush_opt(t, a); }
 static inline void wl_compute(wl_thread_t *t, uint64_t n) { t->ops->compute(t, n); }
 static inline uint64_t wl_now(wl_thread_t *t) { return t->ops->now(t); }
 

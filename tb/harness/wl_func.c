@@ -246,6 +246,14 @@ static void op_flush(wl_thread_t *t, uint64_t addr)
     ft->f->st.flushes++;
 }
 
+static void op_flush_opt(wl_thread_t *t, uint64_t addr)
+{
+    fthread_t *ft = enter(t, "flush_opt", addr);
+    if (!addr_ok(ft->f, t->cn, addr & ~7ull, "flush_opt", t->tid))
+        coro_yield(ft->co);
+    ft->f->st.flushes++;
+}
+
 static void op_compute(wl_thread_t *t, uint64_t n)
 {
     fthread_t *ft = enter(t, "compute", 0);
@@ -260,7 +268,8 @@ static uint64_t op_now(wl_thread_t *t)
 }
 
 static const wl_thread_ops_t thread_ops = {
-    .ld = op_ld, .st = op_st, .rmw = op_rmw, .fence = op_fence, .flush = op_flush, .compute = op_compute,
+    .ld = op_ld, .st = op_st, .rmw = op_rmw, .fence = op_fence, .flush = op_flush, .flush_opt = op_flush_opt,
+    .compute = op_compute,
     .now = op_now,
 };
 
