@@ -63,9 +63,18 @@ static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr)
     return flat_mem_peek(((frun_t *)e->obj)->fm, addr);
 }
 
+static uint64_t *env_counter(wl_env_t *e, const char *name, const char *doc, char *err)
+{
+    frun_t *r = e->obj;
+    uint64_t *p = stats_counter_in(&r->st, "workload", name, doc);
+    if (!p)
+        snprintf(err, WL_ERR_MAX, "statistic workload.%s: %s", name, stats_error(&r->st));
+    return p;
+}
+
 static const wl_env_ops_t env_ops = {
     .alloc_cxl = env_alloc_cxl, .alloc_local = env_alloc_local, .poke = env_poke, .peek = env_peek,
-    .alloc_lnr = env_alloc_lnr,
+    .alloc_lnr = env_alloc_lnr, .counter = env_counter,
 };
 
 static void thread_exit(void *obj)

@@ -397,9 +397,18 @@ static void env_poke(wl_env_t *e, unsigned cn, uint64_t addr, uint64_t v)
 
 static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr) { return system_peek(e->obj, cn, addr); }
 
+static uint64_t *env_counter(wl_env_t *e, const char *name, const char *doc, char *err)
+{
+    system_t *s = e->obj;
+    uint64_t *p = stats_counter_in(s->st, "workload", name, doc);
+    if (!p)
+        snprintf(err, WL_ERR_MAX, "statistic workload.%s: %s", name, stats_error(s->st));
+    return p;
+}
+
 static const wl_env_ops_t env_ops = {
     .alloc_cxl = env_alloc_cxl, .alloc_local = env_alloc_local, .poke = env_poke, .peek = env_peek,
-    .alloc_lnr = env_alloc_lnr,
+    .alloc_lnr = env_alloc_lnr, .counter = env_counter,
 };
 
 /* ---------------------------------------------------------------------------------------------

@@ -254,6 +254,27 @@ Test(workloads, kvs_draws_zipfian_keys_when_asked)
                   (unsigned long long)zipf, (unsigned long long)seed);
 }
 
+Test(workloads, kvs_counts_its_operations_in_the_run_statistics)
+{
+    /* GIVEN kvs, 1000 operations, 70 % gets, on 4 threads
+     * WHEN run
+     * THEN workload.kvs.gets + puts = 1000, gets about 70 %, no torn read, no missing key */
+    sim_config_t c = small_cfg();
+    wl_func_t *f = wl_func_create(find("kvs"), &c, 4, NUM_CN, tb_seed(340));
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
+    cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
+    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    const uint64_t *gets = wl_func_counter(f, "kvs.gets"), *puts = wl_func_counter(f, "kvs.puts");
+    cr_assert(gets && puts && wl_func_counter(f, "kvs.torn_reads") && wl_func_counter(f, "kvs.missing_keys") &&
+              wl_func_counter(f, "kvs.probes"));
+    cr_assert_eq(*gets + *puts, 1000);
+    cr_assert(*gets > 600 && *gets < 800, "%llu gets", (unsigned long long)*gets);
+    cr_assert_eq(*wl_func_counter(f, "kvs.torn_reads"), 0);
+    cr_assert_eq(*wl_func_counter(f, "kvs.missing_keys"), 0);
+    wl_func_free(f);
+}
+
 Test(workloads, kvs_check_fails_on_a_corrupted_word) { corruption_fails("kvs", 420, 20); }
 
 Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)
@@ -567,6 +588,25 @@ Test(workloads, the_runner_refuses_an_rmw_on_the_lnr)
     cr_assert_eq(wl_func_run(&w, &c, 1, NUM_CN, 1, err), -1);
     cr_assert(strstr(err, "lnr_rmw: thread 0: rmw of a Large Non-coherent Region (atomic only inside one CN) address"),
               "%s", err);
+}
+
+static int twice_setup(wl_env_t *e, void **state, char *err)
+{
+    *state = NULL;
+    if (!e->ops->counter(e, "twice.x", "", err))
+        return -1;
+    return e->ops->counter(e, "twice.x", "", err) ? 0 : -1;
+}
+
+static void idle_thread(wl_thread_t *t, void *state) { (void)t, (void)state; }
+
+Test(workloads, a_workload_counter_registered_twice_is_refused)
+{
+    sim_config_t c = small_cfg();
+    const workload_t w = {"twice", "a counter twice", twice_setup, idle_thread, pass_check, free};
+    char err[WL_ERR_MAX];
+    cr_assert_eq(wl_func_run(&w, &c, 1, NUM_CN, 1, err), -1);
+    cr_assert(strstr(err, "statistic workload.twice.x: statistic 'workload.twice.x' clashes"), "%s", err);
 }
 
 Test(workloads, the_oracle_sees_a_lost_store_end_to_end)

@@ -150,6 +150,11 @@ typedef struct wl_env_ops {
      *  them and a reader flushes its stale copies (the Megalon/Prism model). WL_ALLOC_FAIL when
      *  there is no such region (mem.scr_size = 0: all memory coherent) or it does not fit. */
     uint64_t (*alloc_lnr)(wl_env_t *e, uint64_t bytes);
+    /** A counter of the workload's own in the run's statistics, "workload.<name>" (dotted
+     *  segments of [A-Za-z0-9_-]), registered in setup, zero at first; the threads add to it
+     *  directly (host memory: it costs no simulated time, and a count of a thread lost with a
+     *  failed CN stays). NULL (and err says why, WL_ERR_MAX) on a bad or repeated name. */
+    uint64_t *(*counter)(wl_env_t *e, const char *name, const char *doc, char *err);
 } wl_env_ops_t;
 
 struct wl_env {

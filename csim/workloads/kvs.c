@@ -48,6 +48,10 @@
 
 /* A thread's counters in local memory (words after its log). */
 enum { C_GETS, C_PUTS, C_TORN, C_MISSING, C_WORDS };
+static const char *const c_names[C_WORDS] = {"kvs.gets", "kvs.puts", "kvs.torn_reads", "kvs.missing_keys"};
+static const char *const c_docs[C_WORDS] = {"kvs: gets done", "kvs: puts done",
+                                            "kvs: gets that read a torn record (must be 0)",
+                                            "kvs: operations whose key the table did not hold (must be 0)"};
 
 typedef struct kvs {
     uint64_t nrec, rec_bytes, pay_words, mask, ops, read_pct;
@@ -57,6 +61,8 @@ typedef struct kvs {
     uint64_t table;      /* remote */
     uint64_t *log, *cnt; /* per thread (local): its put log (key, version), its counters */
     uint64_t *slot_of;   /* host: each key's slot (setup placed them) */
+    uint64_t *stat[C_WORDS]; /* the run's statistics (workload.kvs.*): the counts of every thread */
+    uint64_t *probes;        /* workload.kvs.probes: slots looked at beyond each key's home */
 } kvs_t;
 
 static void kvs_free(void *state)
@@ -124,6 +130,15 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
                      (unsigned long long)cap, (unsigned long long)k->rec_bytes, (unsigned long long)k->nrec);
         goto out;
     }
+    for (unsigned i = 0; i < C_WORDS; i++)
+        if (!(k->stat[i] = e->ops->counter(e, c_names[i], c_docs[i], err))) {
+            rc = -1;
+            goto out;
+        }
+    if (!(k->probes = e->ops->counter(e, "kvs.probes", "kvs: slots probed beyond a key's home slot", err))) {
+        rc = -1;
+        goto out;
+    }
     for (unsigned t = 0; t < e->nthreads; t++) {
         uint64_t bytes = thread_ops(k, t) * 16;
         k->log[t] = e->ops->alloc_local(e, e->thread_cn[t], bytes ? bytes : 8);
@@ -170,8 +185,10 @@ static void kvs_thread(wl_thread_t *t, void *state)
             wl_compute(t, PROBE_INSTRS);
             s = (s + 1) & k->mask;
         }
+        *k->probes += probes;
         if (kw != key + 1) {
             c[C_MISSING]++;
+            (*k->stat[C_MISSING])++;
             continue;
         }
         const uint64_t rr = rec(k, s);
@@ -207,6 +224,8 @@ static void kvs_thread(wl_thread_t *t, void *state)
             wl_compute(t, k->pay_words); /* the comparisons, one per word */
             c[C_GETS]++;
             c[C_TORN] += torn;
+            (*k->stat[C_GETS])++;
+            *k->stat[C_TORN] += torn;
         } else {
             uint64_t ver = wl_ld(t, rr + W_VER) + 1;
             wl_st(t, rr + W_VER, ver);
@@ -217,6 +236,7 @@ static void kvs_thread(wl_thread_t *t, void *state)
             wl_st(t, log + 16 * c[C_PUTS], key);
             wl_st(t, log + 16 * c[C_PUTS] + 8, ver);
             c[C_PUTS]++;
+            (*k->stat[C_PUTS])++;
         }
     }
     for (unsigned i = 0; i < C_WORDS; i++)

@@ -11,6 +11,7 @@
 #include "cn/coro.h"
 #include "config.h"
 #include "rng.h"
+#include "stats.h"
 
 #define STACK_BYTES (256u * 1024u)
 #define EMPTY_KEY UINT64_MAX
@@ -124,6 +125,7 @@ struct wl_func {
     uint64_t stall_limit, since_write;
     char fault[WL_ERR_MAX]; /* a thread's bad access: the run stops */
     wl_func_stats_t st;
+    stats_t wst; /* the workload's own counters (wl_env_ops_t.counter) */
 };
 
 static void errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -330,9 +332,18 @@ static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr)
     return map_get(&f->mem, key_of(cn, addr));
 }
 
+static uint64_t *env_counter(wl_env_t *e, const char *name, const char *doc, char *err)
+{
+    struct wl_func *f = e->obj;
+    uint64_t *p = stats_counter_in(&f->wst, "workload", name, doc);
+    if (!p)
+        errf(err, "statistic workload.%s: %s", name, stats_error(&f->wst));
+    return p;
+}
+
 static const wl_env_ops_t env_ops = {
     .alloc_cxl = env_alloc_cxl, .alloc_local = env_alloc_local, .poke = env_poke, .peek = env_peek,
-    .alloc_lnr = env_alloc_lnr,
+    .alloc_lnr = env_alloc_lnr, .counter = env_counter,
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -399,7 +410,15 @@ void wl_func_free(wl_func_t *f)
     free(f->local_top);
     oracle_free(f->oracle);
     map_free(&f->mem);
+    stats_free(&f->wst);
     free(f);
+}
+
+const uint64_t *wl_func_counter(const wl_func_t *f, const char *name)
+{
+    char full[160];
+    snprintf(full, sizeof full, "workload.%s", name);
+    return stats_find_counter(&f->wst, full);
 }
 
 void wl_func_set_stall_limit(wl_func_t *f, uint64_t calls) { f->stall_limit = calls; }

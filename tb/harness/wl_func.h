@@ -67,6 +67,8 @@ uint64_t wl_func_unrecorded(const wl_func_t *f, uint64_t *first);
 wl_env_t *wl_func_env(wl_func_t *f);
 oracle_t *wl_func_oracle(wl_func_t *f);
 const wl_func_stats_t *wl_func_stats(const wl_func_t *f);
+/** The workload's own counter called name (registered through wl_env_ops_t.counter), or NULL. */
+const uint64_t *wl_func_counter(const wl_func_t *f, const char *name);
 /** Writes a word of memory behind everyone's back (no oracle record): tests corrupt memory with it.
  *  Local addresses name CN cn's memory. */
 void wl_func_corrupt(wl_func_t *f, unsigned cn, uint64_t addr, uint64_t v);
