@@ -75,6 +75,7 @@ typedef struct cfg_key {
 static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel", "proactive", NULL};
 static const char *const sync_names[] = {"replicated", "ideal", NULL};
 static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
+static const char *const writeback_names[] = {"line", "word", NULL};
 static const char *const workload_names[] = {"ocean", "fluid", "kvs", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
@@ -158,6 +159,9 @@ static const cfg_key_t keys[] = {
      "granularity at which remote memory is interleaved across the MNs (assumption)"},
     {"mem", "scr_size", T_SIZE, F(mem.scr_size_bytes), NULL, U(0), U(0), U(256 * TIB), F_LINE,
      NULL, "bytes of the Small Coherent Region; 0 = all remote memory is coherent (DIKTAMO)"},
+    {"mem", "lnr_writeback", T_ENUM, F(mem.lnr_writeback), NULL, U(CFG_LNR_WB_LINE), U(0), U(CFG_LNR_WB_COUNT - 1), 0,
+     writeback_names,
+     "what a dirty LNR line writes back: the whole line (real hardware) or only its dirty words"},
     {"mem", "mn_size", T_SIZE, F(mem.mn_size_bytes), NULL, U(1 * GIB), U(4 * KIB), U(128 * GIB),
      F_POW2, NULL, "remote memory on each MN (assumption; a power of two, its lines counted in 32 "
      "bits by the directory)"},

@@ -60,6 +60,13 @@ typedef enum cfg_sync {
     CFG_SYNC_COUNT
 } cfg_sync_e;
 
+/** What a dirty line of the Large Non-coherent Region writes back. */
+typedef enum cfg_lnr_wb {
+    CFG_LNR_WB_LINE = 0, /* the whole line, as real hardware does */
+    CFG_LNR_WB_WORD = 1, /* only its dirty words */
+    CFG_LNR_WB_COUNT
+} cfg_lnr_wb_e;
+
 /** How the kvs workload draws its keys. */
 typedef enum cfg_keys {
     CFG_KEYS_UNIFORM = 0, /* uniform (paper section VI) */
@@ -123,6 +130,7 @@ typedef struct sim_config {
         uint64_t dram_latency_ps;
         uint64_t interleave_bytes;
         uint64_t scr_size_bytes; /* 0: all remote memory is coherent */
+        cfg_lnr_wb_e lnr_writeback;
         uint64_t mn_size_bytes;   /* remote memory per MN */
         uint64_t local_size_bytes; /* local memory per CN */
         uint64_t local_latency_ps; /* local DRAM access latency */

@@ -609,6 +609,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             .interleave_bytes = cfg->mem.interleave_bytes,
             .scr_lo = s->scr_lo,
             .scr_hi = s->scr_hi,
+            .lnr_word_writeback = cfg->mem.lnr_writeback == CFG_LNR_WB_WORD,
             .name = name,
             .seed = cfg->sim.seed,
         };

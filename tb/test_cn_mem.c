@@ -803,10 +803,12 @@ Test(cn_mem, a_second_write_through_to_a_line_waits_for_the_first_ones_cmp)
  * LNR lines, evictions, atomics, credits, zero-time access */
 
 /* GIVEN an LNR line read (DATA_NC) and two of its words stored, WHEN core 0 flushes it: returns
- * the mask of the LNR_WR (the test of the LNR write-back, also run with a mutation). */
-static uint8_t lnr_store_then_flush(unsigned mutate)
+ * the mask of the LNR_WR (the test of the LNR write-back, per word or whole lines, and with a
+ * mutation). A whole line carries the clean words as the CN holds them. */
+static uint8_t lnr_store_then_flush(bool word, unsigned mutate)
 {
     cn_mem_params_t p = fx_params();
+    p.lnr_word_writeback = word;
     p.mutate = mutate;
     fx_t *f = fx_new(&p);
     const uint64_t L = 2000; /* outside the SCR [0, 1024) */
@@ -830,6 +832,9 @@ static uint8_t lnr_store_then_flush(unsigned mutate)
     fx_run(f);
     msg_t w = fx_next(f, OP_LNR_WR, L);
     cr_assert(w.data[2] == 0x22 && w.data[5] == 0x55);
+    for (unsigned i = 0; i < W; i++)
+        cr_assert(!(w.mask >> i & 1) || i == 2 || i == 5 || w.data[i] == d[i], "word %u: 0x%llx", i,
+                  (unsigned long long)w.data[i]);
     fx_not_done(f, 3);
     fx_answer(f, &w, OP_CMP, NULL);
     fx_done(f, 3, UINT64_MAX, 0);
@@ -847,21 +852,23 @@ static uint8_t lnr_store_then_flush(unsigned mutate)
     return w.mask;
 }
 
-Test(cn_mem, lnr_lines_are_read_with_lnr_rd_and_flushed_with_only_their_dirty_words)
+Test(cn_mem, lnr_lines_are_read_with_lnr_rd_and_flushed_whole_or_with_only_their_dirty_words)
 {
-    cr_assert_eq(lnr_store_then_flush(0), 0x24, "the LNR_WR must carry only the dirty words");
+    cr_assert_eq(lnr_store_then_flush(false, 0), 0xff, "the LNR_WR must carry the whole line (default)");
+    cr_assert_eq(lnr_store_then_flush(true, 0), 0x24, "the LNR_WR must carry only the dirty words");
 }
 
 Test(cn_mem, the_lnr_test_fails_when_write_backs_carry_clean_words)
 {
-    /* The test above can fail: with the deliberate bug the mask is the whole line. */
-    cr_assert_eq(lnr_store_then_flush(CN_MUT_LNR_WRITE_ALL), 0xff);
+    /* The test above can fail: with the deliberate bug the per-word mask is the whole line. */
+    cr_assert_eq(lnr_store_then_flush(true, CN_MUT_LNR_WRITE_ALL), 0xff);
 }
 
 Test(cn_mem, lnr_victims_write_back_dirty_words_and_clean_ones_leave_silently)
 {
-    /* GIVEN an L3 of one set of 4 ways holding a dirty and a clean LNR line */
+    /* GIVEN an L3 of one set of 4 ways holding a dirty and a clean LNR line, per-word write-backs */
     cn_mem_params_t p = fx_params();
+    p.lnr_word_writeback = true;
     p.l1 = (cfg_cache_t){64, 1, 5}, p.l2 = (cfg_cache_t){128, 2, 13}, p.l3 = (cfg_cache_t){256, 4, 36};
     fx_t *f = fx_new(&p);
     uint64_t d[W];
@@ -1151,6 +1158,7 @@ Test(cn_mem, random_two_homes_in_chunks_of_eight_lines)
     c.name = "two_homes_chunks";
     c.ncn = 4, c.mn_shift = 1, c.gran_shift = 3, c.lines_per_mn = 128, c.scr_lo = 16, c.scr_hi = 160;
     c.nscr = 16, c.nhot = 3, c.nlnr = 6, c.p_lnr = 0.2;
+    c.lnr_word_writeback = false; /* whole-line LNR write-backs (the others check per-word ones) */
     cn_sys_result_t s = random_runs(&c, "random_two_homes_in_chunks_of_eight_lines", 21);
     const unsigned n = nseeds();
     cr_assert_gt(s.ev_lnr, 20 * n);

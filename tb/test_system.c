@@ -737,6 +737,61 @@ Test(system, a_1kb_lnr_object_is_written_back_by_overlapping_clflushopts, .timeo
     cr_assert_gt(took[0], 4 * took[1], "clflush %" PRIu64 " ps, clflushopt %" PRIu64 " ps", took[0], took[1]);
 }
 
+/* False sharing in the LNR: CN 1 caches a line, CN 0 writes word 0 of it and flushes, then CN 1
+ * writes word 1 of its (now stale) copy and flushes. */
+static void lnr_share_thread(wl_thread_t *t, void *state)
+{
+    lnr_t *x = state;
+    if (t->tid == 1)
+        (void)wl_ld(t, x->a);
+    wl_fence(t);
+    if (t->tid == 0) {
+        wl_compute(t, 2000); /* after CN 1 has cached the line */
+        wl_st(t, x->a, 100);
+        wl_flush(t, x->a);
+        wl_st(t, x->flag, 1);
+        return;
+    }
+    while (wl_ld(t, x->flag) == 0)
+        wl_compute(t, 20);
+    wl_st(t, x->a + 8, 200);
+    wl_flush(t, x->a);
+}
+
+Test(system, lnr_write_backs_are_whole_lines_unless_asked_for_words, .timeout = 120)
+{
+    /* GIVEN CN 0 writing word 0 of an LNR line that CN 1 has cached, then CN 1 writing word 1 of its
+     *       copy, each flushing after its store
+     * WHEN LNR lines are written back whole (the default, real hardware) or word by word
+     * THEN whole lines: CN 1's write-back carries its stale word 0, so CN 0's committed store is
+     *      lost (the oracle says so and the check fails: the software needed a flush of its own
+     *      copy first); word by word: both stores survive */
+    for (int word = 0; word < 2; word++) {
+        sim_config_t c;
+        small_config(&c, (const char *const[]){"mem.scr_size=2MiB", word ? "mem.lnr_writeback=word"
+                                                                          : "mem.lnr_writeback=line", NULL});
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        lnr_t x = {0};
+        workload_t w = {.name = "lnr_share", .setup = lnr_setup, .thread = lnr_share_thread};
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
+        cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+        oracle_report_t rep;
+        int rc = system_check(r.s, NULL, 10, &rep, err);
+        cr_assert_eq(system_peek(r.s, 0, x.a + 8), 200);
+        if (word) {
+            cr_assert_eq(rc, 0, "%s", err);
+            cr_assert_eq(system_peek(r.s, 0, x.a), 100);
+        } else {
+            cr_assert_neq(rc, 0, "the stale word's write-back went unnoticed");
+            cr_assert_eq(rep.lost, 1, "%llu lost", (unsigned long long)rep.lost);
+            cr_assert_eq(system_peek(r.s, 0, x.a), 0, "CN 1's stale word 0 should have gone back");
+        }
+        sys_close(&r);
+    }
+}
+
 /* Two threads (CNs 0 and 1) each add 1 to an LNR word ten times with fetch-and-add. */
 static void lnr_rmw_thread(wl_thread_t *t, void *state)
 {

@@ -578,7 +578,7 @@ static bool l3_evict(cn_mem_t *c, cache_line_t *L, op_t *fop)
             assert(t->out == CN_OUT_NONE);
             t->out = CN_OUT_LNR_EVICT;
             memcpy(t->buf, L->data, sizeof t->buf);
-            t->bmask = c->p.mutate & CN_MUT_LNR_WRITE_ALL ? 0xff : L->dmask;
+            t->bmask = !c->p.lnr_word_writeback || (c->p.mutate & CN_MUT_LNR_WRITE_ALL) ? 0xff : L->dmask;
             send_req(c, t, OP_LNR_WR, fop ? fop->core : 0);
             (*c->s.ev_lnr)++;
             if (fop) {

@@ -45,8 +45,10 @@
  *     core's L1 (commit), sends WT_WR with the written words (LNR_WR for an LNR line) and completes
  *     the access on its CMP; the line stays owned;
  *   - Large Non-coherent Region lines (outside [scr_lo, scr_hi)) are read with LNR_RD, cached
- *     without directory state, written back with LNR_WR carrying only their dirty words (a
- *     per-word dirty mask at every level), on eviction or flush; a clean one is dropped silently.
+ *     without directory state, written back with LNR_WR on eviction or flush when dirty: the whole
+ *     line, as real hardware does (so a CN's stale copy of a word another CN wrote goes back
+ *     too), or with lnr_word_writeback only its dirty words (a per-word dirty mask is kept at
+ *     every level); a clean one is dropped silently.
  *     An rmw on an LNR word works on the CN's copy, atomic only inside the CN: it is counted
  *     (cn_mem_lnr_rmws), and the system's check fails on any.
  * Versions (docs/architecture.md section 11b): every coherent line has a version (7 bits, kept with
@@ -95,6 +97,8 @@ typedef struct cn_mem_params {
     unsigned num_mn;            /* a power of two */
     uint64_t interleave_bytes;  /* a power of two, at least 64 */
     uint64_t scr_lo, scr_hi;    /* global line addresses */
+    bool lnr_word_writeback;    /* a dirty LNR line writes back only its dirty words (mem.lnr_writeback =
+                                   word); false: the whole line, as real hardware does */
     const char *name;           /* statistics prefix, e.g. "cn3.mem" */
     uint64_t seed;
     unsigned mutate;            /* CN_MUT_* bits: deliberate bugs for the tests; 0 */
@@ -110,7 +114,7 @@ enum {
     CN_MUT_VICTIM_LOSES_DIRTY = 1u << 4, /* an L3 victim's private copies are dropped without their data */
     CN_MUT_STORE_KEEPS_SHARERS = 1u << 5, /* a store leaves other cores' shared copies valid */
     CN_MUT_SILENT_CLEAN_DROP = 1u << 6, /* clean coherent victims leave without CLEAN_EVICT */
-    CN_MUT_LNR_WRITE_ALL = 1u << 7,     /* LNR write-backs carry every word, not only the dirty ones */
+    CN_MUT_LNR_WRITE_ALL = 1u << 7,     /* with lnr_word_writeback: write-backs carry every word all the same */
     CN_MUT_DOWNGRADE_LOSES_DATA = 1u << 8, /* a downgrade inside the CN drops the owner's dirty words */
     CN_MUT_VERSION_NOT_KEPT = 1u << 9,  /* grants' versions are not taken and commits do not count */
 };

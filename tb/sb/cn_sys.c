@@ -122,6 +122,7 @@ cn_sys_cfg_t cn_sys_default_cfg(void)
         .hot_share = 0.6,
         .p_lnr = 0.1,
         .p_local = 0.1,
+        .lnr_word_writeback = true, /* the stricter check; whole lines have runs of their own */
         /* 4 L1 lines (2 sets), 8 L2 lines, 16 L3 lines (4 sets of 4): evictions at every level */
         .l1 = {.size_bytes = 256, .ways = 2, .latency_cycles = 5},
         .l2 = {.size_bytes = 512, .ways = 2, .latency_cycles = 13},
@@ -379,17 +380,18 @@ static bool vset_has(const vset_t *v, uint64_t x)
 
 /* May CN cn read x from LNR word i? Without coherence it may read any other CN's value, but of its
  * own only the last it wrote (its writes reach memory in order, and only its dirty words), and
- * zero only before it wrote the word. */
+ * zero only before it wrote the word. With whole-line write-backs another CN's stale copy of the
+ * word may undo its store: then any value ever written to the word, or zero. */
 static bool lnr_readable(const sys_t *s, size_t i, unsigned cn, uint64_t x)
 {
     uint64_t own = s->own_lnr[i * s->ncn + cn];
     if (x == own)
         return true;
     if (x == 0)
-        return false;
+        return !s->cfg.lnr_word_writeback;
     const vset_t *v = &s->ws_lnr[i];
     for (size_t k = 0; k < v->n; k++) /* atomics may write one value from several CNs */
-        if (v->v[k] == x && v->cn[k] != cn)
+        if (v->v[k] == x && (v->cn[k] != cn || !s->cfg.lnr_word_writeback))
             return true;
     return false;
 }
@@ -937,7 +939,8 @@ void cn_sys_run(const cn_sys_cfg_t *cfg, uint64_t seed, const char *replay, cn_s
                              .core_freq_hz = cfg->core_freq_hz, .local_latency_ps = cfg->local_latency_ps,
                              .local_bytes = local_bytes, .num_mn = s->nhomes,
                              .interleave_bytes = ADDR_LINE_BYTES << cfg->gran_shift, .scr_lo = cfg->scr_lo,
-                             .scr_hi = cfg->scr_hi, .name = name, .seed = seed, .mutate = cfg->mutate};
+                             .scr_hi = cfg->scr_hi, .lnr_word_writeback = cfg->lnr_word_writeback, .name = name,
+                             .seed = seed, .mutate = cfg->mutate};
         cn_link_t link = {.obj = l, .credits = cl_credits, .send = cl_send, .release = cl_release};
         s->cn[c] = cn_mem_create(&s->k, &p, &link, &s->st, err);
         if (!s->cn[c]) {

@@ -70,6 +70,8 @@ typedef struct cn_sys_cfg {
     uint64_t think_ps;                /* largest gap between two attempts of a core */
     uint64_t ops;                     /* accesses to complete before draining */
     uint64_t stall_ps;                /* no completion for this long fails the run */
+    bool lnr_word_writeback;          /* CNs write back only an LNR line's dirty words (else whole
+                                         lines, where a stale word can undo another CN's store) */
     unsigned mutate;                  /* CN_MUT_* bits given to every CN (tests of the tests) */
 } cn_sys_cfg_t;
 
