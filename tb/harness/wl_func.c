@@ -95,6 +95,27 @@ static void map_free(mem_map_t *m)
 }
 
 /* ------------------------------------------------------------------------------------------------
+ * The Large Non-coherent Region as real hardware caches it: each CN keeps its own copies of LNR
+ * lines (read from memory on first use, written by its stores), which nobody else's writes
+ * update; a flush writes a dirty copy back (the whole line, or its dirty words with
+ * mem.lnr_writeback = word) and drops it, and so does an eviction, at random moments and when a
+ * CN holds LNR_CAP lines. */
+
+#define LNR_CAP 32         /* lines of the LNR a CN holds at most */
+#define LNR_EVICT_P 0.002  /* chance per call that some CN evicts one of its LNR lines */
+
+typedef struct lnr_copy {
+    uint64_t line;
+    uint64_t w[ADDR_WORDS_PER_LINE];
+    uint8_t dirty; /* word i written since the line was read */
+} lnr_copy_t;
+
+typedef struct lnr_cache {
+    lnr_copy_t l[LNR_CAP];
+    unsigned n;
+} lnr_cache_t;
+
+/* ------------------------------------------------------------------------------------------------
  * The runner */
 
 typedef struct fthread {
@@ -117,7 +138,7 @@ struct wl_func {
     mem_map_t mem;
     oracle_t *oracle;
     uint64_t remote_limit, remote_top;
-    uint64_t lnr_limit, lnr_top; /* the non-coherent region: [remote_limit, lnr_limit) (flat memory here) */
+    uint64_t lnr_limit, lnr_top; /* the non-coherent region: [remote_limit, lnr_limit), cached per CN */
     uint64_t local_limit, *local_top; /* per CN */
     fthread_t *th;
     rng_t sched;
@@ -126,7 +147,65 @@ struct wl_func {
     char fault[WL_ERR_MAX]; /* a thread's bad access: the run stops */
     wl_func_stats_t st;
     stats_t wst; /* the workload's own counters (wl_env_ops_t.counter) */
+    lnr_cache_t *lnr; /* per CN: its copies of LNR lines */
+    unsigned lnr_lines; /* copies held, over all CNs (random evictions only while there are some) */
 };
+
+static bool is_lnr(const struct wl_func *f, uint64_t addr) { return !addr_is_local(addr) && addr >= f->remote_limit; }
+
+/* Writes copy k of CN cn back if dirty, and drops it. */
+static void lnr_evict(struct wl_func *f, unsigned cn, unsigned k)
+{
+    lnr_cache_t *c = &f->lnr[cn];
+    lnr_copy_t *x = &c->l[k];
+    uint8_t back = f->cfg->mem.lnr_writeback == CFG_LNR_WB_WORD ? x->dirty : x->dirty ? 0xff : 0;
+    for (unsigned i = 0; i < ADDR_WORDS_PER_LINE; i++)
+        if (back >> i & 1)
+            map_put(&f->mem, x->line + 8u * i, x->w[i]);
+    *x = c->l[--c->n];
+    f->lnr_lines--;
+}
+
+/* CN cn's copy of addr's line, read from memory when it has none (evicting one when full). */
+static lnr_copy_t *lnr_copy(struct wl_func *f, unsigned cn, uint64_t addr)
+{
+    lnr_cache_t *c = &f->lnr[cn];
+    uint64_t line = addr_line(addr);
+    for (unsigned k = 0; k < c->n; k++)
+        if (c->l[k].line == line)
+            return &c->l[k];
+    if (c->n == LNR_CAP)
+        lnr_evict(f, cn, (unsigned)rng_below(&f->sched, LNR_CAP));
+    lnr_copy_t *x = &c->l[c->n++];
+    f->lnr_lines++;
+    *x = (lnr_copy_t){.line = line};
+    for (unsigned i = 0; i < ADDR_WORDS_PER_LINE; i++)
+        x->w[i] = map_get(&f->mem, line + 8u * i);
+    return x;
+}
+
+/* CN cn flushes addr's line: its copy, if any, goes back and away. */
+static void lnr_flush(struct wl_func *f, unsigned cn, uint64_t addr)
+{
+    lnr_cache_t *c = &f->lnr[cn];
+    for (unsigned k = 0; k < c->n; k++)
+        if (c->l[k].line == addr_line(addr)) {
+            lnr_evict(f, cn, k);
+            return;
+        }
+}
+
+/* The newest value of LNR word addr: a CN's dirty copy of it, else memory's (zero-time reads). */
+static uint64_t lnr_peek(const struct wl_func *f, uint64_t addr)
+{
+    for (unsigned cn = 0; cn < f->num_cn; cn++)
+        for (unsigned k = 0; k < f->lnr[cn].n; k++) {
+            const lnr_copy_t *x = &f->lnr[cn].l[k];
+            if (x->line == addr_line(addr) && (x->dirty >> addr_word(addr) & 1))
+                return x->w[addr_word(addr)];
+        }
+    return map_get(&f->mem, addr);
+}
 
 static void errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void errf(char *err, const char *fmt, ...)
@@ -172,8 +251,14 @@ static fthread_t *enter(wl_thread_t *t, const char *op, uint64_t addr)
     ft->last_op = op;
     ft->last_addr = addr;
     coro_yield(ft->co);
-    ft->f->st.calls++;
-    ft->f->since_write++;
+    struct wl_func *f = ft->f;
+    f->st.calls++;
+    f->since_write++;
+    if (f->lnr_lines && rng_chance(&f->sched, LNR_EVICT_P)) { /* an eviction somewhere, at a random moment */
+        unsigned cn = (unsigned)rng_below(&f->sched, f->num_cn);
+        if (f->lnr[cn].n)
+            lnr_evict(f, cn, (unsigned)rng_below(&f->sched, f->lnr[cn].n));
+    }
     return ft;
 }
 
@@ -184,7 +269,13 @@ static void write_word(struct wl_func *f, fthread_t *ft, uint64_t addr, uint64_t
     /* Any write is progress (a spinning thread only loads, computes and fails CASes); a sweep
      * that rewrites converged values unchanged is still progress. */
     f->since_write = 0;
-    map_put(&f->mem, key_of(ft->t.cn, addr), v);
+    if (is_lnr(f, addr)) {
+        lnr_copy_t *x = lnr_copy(f, ft->t.cn, addr);
+        x->w[addr_word(addr)] = v;
+        x->dirty |= (uint8_t)(1u << addr_word(addr));
+    } else {
+        map_put(&f->mem, key_of(ft->t.cn, addr), v);
+    }
     if (!addr_is_local(addr))
         oracle_commit(f->oracle, addr, v, now_ps(f), ft->t.cn, ft->t.core);
 }
@@ -198,7 +289,8 @@ static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned 
         if (!addr_ok(f, t->cn, addr[i], "ld", t->tid))
             coro_yield(ft->co); /* never resumed */
         addr_is_local(addr[i]) ? f->st.local_loads++ : f->st.loads++;
-        val[i] = map_get(&f->mem, key_of(t->cn, addr[i]));
+        val[i] = is_lnr(f, addr[i]) ? lnr_copy(f, t->cn, addr[i])->w[addr_word(addr[i])]
+                                    : map_get(&f->mem, key_of(t->cn, addr[i]));
     }
 }
 
@@ -246,6 +338,8 @@ static void op_flush(wl_thread_t *t, uint64_t addr)
     if (!addr_ok(ft->f, t->cn, addr & ~7ull, "flush", t->tid))
         coro_yield(ft->co);
     ft->f->st.flushes++;
+    if (is_lnr(ft->f, addr))
+        lnr_flush(ft->f, t->cn, addr);
 }
 
 static void op_flush_opt(wl_thread_t *t, uint64_t addr)
@@ -254,6 +348,8 @@ static void op_flush_opt(wl_thread_t *t, uint64_t addr)
     if (!addr_ok(ft->f, t->cn, addr & ~7ull, "flush_opt", t->tid))
         coro_yield(ft->co);
     ft->f->st.flushes++;
+    if (is_lnr(ft->f, addr)) /* sequentially consistent here: done at once */
+        lnr_flush(ft->f, t->cn, addr);
 }
 
 static void op_compute(wl_thread_t *t, uint64_t n)
@@ -329,7 +425,7 @@ static void env_poke(wl_env_t *e, unsigned cn, uint64_t addr, uint64_t v)
 static uint64_t env_peek(wl_env_t *e, unsigned cn, uint64_t addr)
 {
     struct wl_func *f = e->obj;
-    return map_get(&f->mem, key_of(cn, addr));
+    return is_lnr(f, addr) ? lnr_peek(f, addr) : map_get(&f->mem, key_of(cn, addr));
 }
 
 static uint64_t *env_counter(wl_env_t *e, const char *name, const char *doc, char *err)
@@ -366,7 +462,8 @@ wl_func_t *wl_func_create(const workload_t *w, const sim_config_t *cfg, unsigned
     f->local_top = calloc(num_cn ? num_cn : 1, sizeof *f->local_top);
     f->th = calloc(nthreads ? nthreads : 1, sizeof *f->th);
     f->oracle = oracle_create();
-    if (!f->thread_cn || !f->local_top || !f->th || !f->oracle || !map_init(&f->mem, 1u << 12)) {
+    f->lnr = calloc(num_cn ? num_cn : 1, sizeof *f->lnr);
+    if (!f->thread_cn || !f->local_top || !f->th || !f->oracle || !f->lnr || !map_init(&f->mem, 1u << 12)) {
         wl_func_free(f);
         return NULL;
     }
@@ -408,6 +505,7 @@ void wl_func_free(wl_func_t *f)
     free(f->th);
     free(f->thread_cn);
     free(f->local_top);
+    free(f->lnr);
     oracle_free(f->oracle);
     map_free(&f->mem);
     stats_free(&f->wst);
@@ -499,7 +597,11 @@ int wl_func_check(wl_func_t *f, char *err)
     return -1;
 }
 
-static uint64_t peek_remote(void *obj, uint64_t addr) { return map_get(&((struct wl_func *)obj)->mem, addr); }
+static uint64_t peek_remote(void *obj, uint64_t addr)
+{
+    const struct wl_func *f = obj;
+    return is_lnr(f, addr) ? lnr_peek(f, addr) : map_get(&f->mem, addr);
+}
 
 void wl_func_oracle_check(wl_func_t *f, FILE *out, size_t max_lines, oracle_report_t *r)
 {
