@@ -453,7 +453,12 @@ bool mn_recov_idle(const mn_recov_t *r) { return r->ph == RV_IDLE && r->qn == 0;
 void mn_recov_dump(const mn_recov_t *r, FILE *f)
 {
     fprintf(f, "%s: waiting for %s", r->p.name, rv_names[r->ph]);
-    if (r->ph != RV_IDLE)
-        fprintf(f, " (CN %u failed; %zu Owned lines; %u answers due)", r->r.failed, r->on, r->pending);
+    if (r->ph != RV_IDLE) {
+        fprintf(f, " (CN %u failed; %zu Owned lines; %u answers due", r->r.failed, r->on, r->pending);
+        for (unsigned n = 0; n < NODES; n++)
+            if (r->due[n])
+                fprintf(f, "; node %u owes %u FETCH_LATEST_VERS", n, r->due[n]);
+        fprintf(f, ")");
+    }
     fprintf(f, "; %u INIT_RECOVs queued\n", r->qn);
 }
