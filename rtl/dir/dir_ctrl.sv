@@ -692,12 +692,12 @@ module dir_ctrl #(
     end else if (!walking && step_v[5] && res_ok) begin
       ev = EV_START;
       ei = step_i[5];
-    end else if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && res_ok) begin
-      ev = EV_WRD;   // reads first: WalkReads of them stay in flight ahead of the scan
     end else if (w_ph_q == W_SCAN && wf_v && mq_room && mr_room) begin
       ev = EV_WPROC;
     end else if (w_ph_q == W_FLUSH && mq_room) begin
       ev = EV_FLUSH;
+    end else if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && res_ok) begin
+      ev = EV_WRD;
     end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
       ev = EV_WDONE;
     end else if (mg_req_valid_i && mg_ok &&
@@ -1190,11 +1190,8 @@ module dir_ctrl #(
         w_out_d = w_out_q + WOutW'(1);
       end
 
-      // The directory line at the walk queue's head: its entries from w_k_q on that need nothing
-      // are passed over in this cycle; the first that needs something (a failed owner's line is
-      // reported, OWNED; failed CNs leave a sharer or stale-write vector, the entry rewritten) is
-      // handled, and the next event goes on after it. A line of entries needing nothing takes one
-      // cycle (the scan keeps up with the reads WalkReads ahead: the sequential prefetching).
+      // One entry of the directory line at the walk queue's head: a failed owner's line is
+      // reported (OWNED), failed CNs leave sharer and stale-write vectors (the entry rewritten).
       EV_WPROC: begin
         logic [31:0]      l;
         logic [EntW-1:0]  we;
@@ -1202,22 +1199,8 @@ module dir_ctrl #(
         logic [NumCn-1:0] wvec, wstale, nvec;
         logic [TsW-1:0]   wver;
         logic [AddrW-1:0] lchunk, gline;
-        logic [3:0]       act;
-        logic [1:0]       k;
-        logic             any;
-        for (int j = 0; j < 4; j++) begin
-          logic [1:0]       sj;
-          logic [NumCn-1:0] vj, tj;
-          sj = wf_out[j*128 +: 2];
-          vj = wf_out[j*128 + 2 +: NumCn];
-          tj = wf_out[j*128 + 2 + NumCn +: NumCn];
-          act[j] = (2'(j) >= w_k_q) && ({w_pgrp_q[29:0], 2'(j)} < cfg_lines) &&
-                   ((vj & failed_q) != '0 && (sj == E_EM || sj == E_S) || (tj & failed_q) != '0);
-        end
-        any = act != '0;
-        k   = act[0] ? 2'd0 : act[1] ? 2'd1 : act[2] ? 2'd2 : 2'd3;
-        l      = {w_pgrp_q[29:0], k};
-        we     = wf_out[32'(k)*128 +: EntW];
+        l      = {w_pgrp_q[29:0], w_k_q};
+        we     = wf_out[32'(w_k_q)*128 +: EntW];
         wst    = we[1:0];
         wvec   = we[2 +: NumCn];
         wstale = we[2 + NumCn +: NumCn];
@@ -1226,12 +1209,12 @@ module dir_ctrl #(
         // The line's global address (the address map, backwards).
         lchunk = ((AddrW'(l) >> cfg_gran_shift) << cfg_mn_shift) | AddrW'(cfg_mn_idx);
         gline  = (lchunk << cfg_gran_shift) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift));
-        if (any) begin
+        if (l < cfg_lines) begin
           if (wst == E_EM && (wvec & failed_q) != '0) begin
             mr_push = 1'b1;
             mr_in   = {MR_OWNED, gline, 32'd0};
             evc[EV_OWNED] = 1'b1;
-          end else begin
+          end else if (nvec != wvec || (wstale & failed_q) != '0) begin
             mq_push = 1'b1;
             mq_in   = ent_write(l, ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec,
                                             wstale & ~failed_q, wver));
@@ -1239,12 +1222,11 @@ module dir_ctrl #(
             evc[EV_WSH] = nvec != wvec;
           end
         end
-        w_k_d = k + 2'd1;
-        if (!any || k == 2'd3) begin
+        w_k_d = w_k_q + 2'd1;
+        if (w_k_q == 2'd3) begin
           wf_pop   = 1'b1;
           w_pgrp_d = w_pgrp_q + 32'd1;
           w_out_d  = w_out_q - WOutW'(1);
-          w_k_d    = 2'd0;
         end
       end
 

@@ -11,8 +11,8 @@
 # The system's directories (DIR_SYS_PARAMS; synthesis keeps the block's own defaults, 64 and 4):
 # - up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class from their switch port (the
 #   links' default credits are their bandwidth-delay product, 74 with paper.ini);
-# - a recovery walk 16 directory lines ahead of its scan (the paper's sequential prefetching of
-#   TravDir): 16 lines per 45 ns DRAM latency, the scan taking a line a cycle.
+# - a recovery walk 16 directory lines ahead, which covers the 45 ns DRAM latency at 4 cycles a
+#   line, so the walk streams at the DRAM's rate (the paper's sequential prefetching of TravDir).
 DIR_SYS_PARAMS := -GMaxTxCredits=128 -GWalkReads=16
 $(eval $(call vmodel,dir_ctrl,dir_ctrl,$(DIR_SYS_PARAMS),test))
 $(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
