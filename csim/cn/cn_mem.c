@@ -1777,8 +1777,8 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     if (!c->dram)
         abort();
     c->mif = (mem_if_t){.obj = c, .load = mi_load, .load_hit = mi_load_hit, .prefetch_x = mi_prefetch_x,
-                        .acquire = mi_acquire, .store = mi_store, .store_gated = mi_store_gated, .store_go = mi_store_go,
-                        .rmw = mi_rmw, .rmw_gated = mi_rmw_gated, .flush = mi_flush};
+                        .acquire = mi_acquire, .store = mi_store, .store_gated = mi_store_gated,
+                        .store_go = mi_store_go, .rmw = mi_rmw, .rmw_gated = mi_rmw_gated, .flush = mi_flush};
     return c;
 }
 

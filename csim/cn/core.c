@@ -30,8 +30,8 @@
  * revisited, no cycle needs to be ticked. The one exception is a batch of loads, whose
  * completions come back from memory while its later loads dispatch: a load of the batch that
  * needs the LQ or ROB entry of an older one of the batch (min(lq, rob) loads back) waits until
- * that one's retire time is known; each load's retire time is set when it is final, in order. Only the store buffer's drain depends on the memory
- * system, and it is driven by the memory's callbacks; the thread synchronizes with the kernel
+ * that one's retire time is known; each load's retire time is set when it is final, in order.
+ * Only the store buffer's drain depends on the memory system, and it is driven by the memory's callbacks; the thread synchronizes with the kernel
  * (suspends its coroutine until the kernel reaches the cycle) only where the memory system is
  * involved: before a load, a store (store-queue space, prefetch) and an rmw, fence or flush.
  * compute(n) never does.
@@ -249,7 +249,7 @@ struct core {
     unsigned ldcap;
     const uint64_t *ld_addr; /* the call's addresses and values (the thread's, valid during it) */
     uint64_t *ld_val;
-    unsigned ld_n, ld_next;  /* loads in the call, the next one to dispatch */
+    unsigned ld_next;        /* the call's next load to dispatch */
     unsigned ld_fin, ld_want;/* loads final (in program order); the thread waits for ld_want */
     uint64_t ld_base;        /* load number (nloads) of the call's first load */
     uint64_t ld_tag0;        /* memory tag of the call's load k: ld_tag0 + k */
@@ -1010,7 +1010,6 @@ static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned 
     core_t *c = t->impl;
     c->ld_addr = addr;
     c->ld_val = val;
-    c->ld_n = n;
     c->ld_next = c->ld_fin = 0;
     c->ld_base = c->nloads;
     c->ld_tag0 = c->io_tag + 1;

@@ -166,14 +166,24 @@ static void lnr_evict(struct wl_func *f, unsigned cn, unsigned k)
     f->lnr_lines--;
 }
 
+/* The index of CN cn's copy of addr's line, or -1. */
+static int lnr_find(const struct wl_func *f, unsigned cn, uint64_t addr)
+{
+    const lnr_cache_t *c = &f->lnr[cn];
+    for (unsigned k = 0; k < c->n; k++)
+        if (c->l[k].line == addr_line(addr))
+            return (int)k;
+    return -1;
+}
+
 /* CN cn's copy of addr's line, read from memory when it has none (evicting one when full). */
 static lnr_copy_t *lnr_copy(struct wl_func *f, unsigned cn, uint64_t addr)
 {
     lnr_cache_t *c = &f->lnr[cn];
     uint64_t line = addr_line(addr);
-    for (unsigned k = 0; k < c->n; k++)
-        if (c->l[k].line == line)
-            return &c->l[k];
+    int k = lnr_find(f, cn, addr);
+    if (k >= 0)
+        return &c->l[k];
     if (c->n == LNR_CAP)
         lnr_evict(f, cn, (unsigned)rng_below(&f->sched, LNR_CAP));
     lnr_copy_t *x = &c->l[c->n++];
@@ -187,23 +197,19 @@ static lnr_copy_t *lnr_copy(struct wl_func *f, unsigned cn, uint64_t addr)
 /* CN cn flushes addr's line: its copy, if any, goes back and away. */
 static void lnr_flush(struct wl_func *f, unsigned cn, uint64_t addr)
 {
-    lnr_cache_t *c = &f->lnr[cn];
-    for (unsigned k = 0; k < c->n; k++)
-        if (c->l[k].line == addr_line(addr)) {
-            lnr_evict(f, cn, k);
-            return;
-        }
+    int k = lnr_find(f, cn, addr);
+    if (k >= 0)
+        lnr_evict(f, cn, (unsigned)k);
 }
 
 /* The newest value of LNR word addr: a CN's dirty copy of it, else memory's (zero-time reads). */
 static uint64_t lnr_peek(const struct wl_func *f, uint64_t addr)
 {
-    for (unsigned cn = 0; cn < f->num_cn; cn++)
-        for (unsigned k = 0; k < f->lnr[cn].n; k++) {
-            const lnr_copy_t *x = &f->lnr[cn].l[k];
-            if (x->line == addr_line(addr) && (x->dirty >> addr_word(addr) & 1))
-                return x->w[addr_word(addr)];
-        }
+    for (unsigned cn = 0; cn < f->num_cn; cn++) {
+        int k = lnr_find(f, cn, addr);
+        if (k >= 0 && (f->lnr[cn].l[k].dirty >> addr_word(addr) & 1))
+            return f->lnr[cn].l[k].w[addr_word(addr)];
+    }
     return map_get(&f->mem, addr);
 }
 
