@@ -46,7 +46,6 @@ import time
 WORKLOADS = ["ocean", "fluid", "kvs"]
 # The simulator's flavour (--flavour): build/bin/diktamo_sim_<shape> or its _test build.
 FLAVOUR_SUFFIX = {"fast": "", "test": "_test"}
-FLAVOUR = ["fast"]
 VARIANTS = {
     "wb": ["core.protocol=wb"],
     "wt": ["core.protocol=wt"],
@@ -93,7 +92,7 @@ class Run:
 
     def __init__(self, name, sets):
         self.name, self.sets = name, sets
-        self.shape = None
+        self.shape = self.sim = None  # the fabric shape it needs, the simulator binary that runs it
 
     def args(self, cfg, seed):
         a = ["--config", cfg, "--seed", str(seed)]
@@ -133,10 +132,16 @@ def digest(path):
     return _digests[path]
 
 
+def place(run, cfg, seed, flavour):
+    """The run's fabric shape and the simulator binary (of that flavour) that runs it."""
+    run.shape = shape_of(cfg, seed, run)
+    run.sim = f"build/bin/diktamo_sim_{run.shape}{FLAVOUR_SUFFIX[flavour]}"
+
+
 def simulate(out, cfg, seed, run):
     """Runs one simulation unless its statistics exist for the same command, the same simulator binary and
     the same configuration file (a run of an older build is made again); returns (name, status, kept)."""
-    sim = f"build/bin/diktamo_sim_{run.shape}{FLAVOUR_SUFFIX[FLAVOUR[0]]}"
+    sim = run.sim
     cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
     line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
     done = f"{out}/{run.name}.done"
@@ -463,7 +468,6 @@ def main():
     ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX),
                     help="the simulator's models: fast (default) or test (assertions on; the same statistics)")
     a = ap.parse_args()
-    FLAVOUR[0] = a.flavour
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     if not os.path.isfile(a.config):
         die(f"{a.config}: no such configuration file")
@@ -479,7 +483,7 @@ def main():
     proto, nr, scale_runs = experiments(a.size, scale)
     every = proto + nr + scale_runs
     for r in every:
-        r.shape = shape_of(a.config, a.seed, r)
+        place(r, a.config, a.seed, a.flavour)
     shapes = sorted({r.shape for r in every})
     for s in shapes:
         build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")
@@ -490,7 +494,7 @@ def main():
     kept = run_all(a.out, a.config, a.seed, proto + nr + scale_runs, a.jobs, "runs")
     fails = fail_runs(a.out, a.size)
     for r in fails:
-        r.shape = shape_of(a.config, a.seed, r)
+        place(r, a.config, a.seed, a.flavour)
     kept += run_all(a.out, a.config, a.seed, fails, a.jobs, "failures")
     n = len(every) + len(fails)
     took = f"{n - kept} of its {n} runs made by this call in {(time.time() - t0) / 60:.1f} minutes, {a.jobs} at a time"
