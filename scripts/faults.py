@@ -5,9 +5,9 @@ Each run is one diktamo_sim co-simulation of a workload (ocean, fluid, kvs) unde
 variant (baseline, parallel, proactive, proactive-noC) with Nr 2 or 3, and a CN failing at a moment
 drawn from the campaign's seed:
   commits   after a random number of committed remote store words (REPLs and VALs in flight);
-  time      at a random time;
+  time      at a random time while the workload runs (see WINDOW_SHARE);
   dump      a few ns after a log dump starts (every LU dumping);
-  flush     at a random time, with DRAM logs of 16 KiB and a watermark at half (Early Flushes
+  flush     at a random time while it runs, with DRAM logs of 16 KiB and a watermark at half (Early Flushes
             several times per dump period);
   second    a random CN early, then another one after the first recovery has ended;
   during    a random CN early, then another one while the first is being recovered (Nr 3: with
@@ -28,6 +28,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 VARIANTS = [
@@ -43,13 +44,45 @@ NUM_CN = 4
 DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
 RECOVERY_US = 165       # a recovery on run.ini's 2 MiB MNs ends 140 to 160 us after the failure
 DETECT_US = 5           # the switch detects a failure 4.1 us after it (silence_limit: 4096 cycles at 1 GHz)
-# The window in which a failure lands while the workload runs (run.ini, failure-free: ocean about
-# 65 us, fluid and kvs about 350 us), in us.
-WINDOW_US = {"ocean": 45, "fluid": 250, "kvs": 250}
+# A failure drawn at a time lands in the first WINDOW_SHARE of the workload's failure-free execution
+# time under the run's variant, measured by this campaign itself before its runs (window below), so
+# that it falls while the workload runs whatever the simulator's speed of the day.
+WINDOW_SHARE = 0.7
 
 
-def plan(runs, seed):
-    """The campaign's runs: (name, arguments) drawn from the seed, every combination in turn."""
+def windows(sim, config, seed, jobs):
+    """Per (workload, variant name): the window, in us, in which a failure drawn at a time lands:
+    WINDOW_SHARE of the failure-free execution time of that workload under that variant (Nr 2, the
+    campaign's seed). Exits 1 naming the run when one of them fails."""
+    def one(wv):
+        wl, (vname, vargs) = wv
+        cmd = [sim, "--config", config, "--quiet", "--seed", str(seed), "--set", "workload.name=" + wl,
+               "--set", "lu.nr=2"] + vargs
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.json")
+            p = subprocess.run(cmd + ["--stats", stats], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 0 or not os.path.exists(stats):
+                msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+                return wl, vname, None, " ".join(cmd) + ": " + msg
+            with open(stats) as f:
+                ns = stat(json.load(f), "system.exec_time_ns")
+        return wl, vname, WINDOW_SHARE * ns / 1000.0, None
+
+    pairs = [(wl, v) for wl in WORKLOADS for v in VARIANTS]
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        got = list(ex.map(one, pairs))
+    out = {}
+    for wl, vname, us, err in got:
+        if err:
+            print("make faults: the failure-free run that sizes the windows failed: %s" % err, file=sys.stderr)
+            sys.exit(1)
+        out[(wl, vname)] = us
+    return out
+
+
+def plan(runs, seed, window_us):
+    """The campaign's runs: (name, arguments) drawn from the seed, every combination in turn; a
+    failure drawn at a time lands within window_us[(workload, variant)] (see windows)."""
     rng = random.Random(seed)
     out = []
     for i in range(runs):
@@ -62,14 +95,15 @@ def plan(runs, seed):
         run_seed = rng.randrange(1, 1 << 31)
         cn = rng.randrange(1 if kind == "cm" else 0, NUM_CN)
         args = ["--seed", str(run_seed), "--set", "workload.name=" + wl, "--set", "lu.nr=%d" % nr] + vargs
+        win_ns = int(window_us[(wl, vname)] * 1000)
         if kind == "commits":
             args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]
         elif kind in ("time", "flush"):
             if kind == "flush":
                 args += ["--set", "lu.dram_log_bytes=16KiB", "--set", "lu.high_watermark=0.5"]
-            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.at=%dns" % rng.randrange(500, WINDOW_US[wl] * 1000)]
+            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.at=%dns" % rng.randrange(500, max(501, win_ns))]
         elif kind == "dump":
-            k = rng.randrange(1, WINDOW_US[wl] // DUMP_PERIOD_US + 1)
+            k = rng.randrange(1, max(1, win_ns // (DUMP_PERIOD_US * 1000)) + 1)
             args += ["--fail", "%d@%dns" % (cn, k * DUMP_PERIOD_US * 1000 + rng.randrange(1, 200))]
         else:
             t1 = rng.randrange(500, 10000)
@@ -114,8 +148,12 @@ def main():
         return 2
     sim = "build/bin/diktamo_sim_" + a.shape
     os.makedirs(a.out, exist_ok=True)
-    runs = plan(a.runs, a.seed)
+    win = windows(sim, a.config, a.seed, a.jobs)
+    runs = plan(a.runs, a.seed, win)
     print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
+    print("failure windows (us, %d %% of each failure-free run): %s" % (100 * WINDOW_SHARE, ", ".join(
+        "%s %.0f-%.0f" % (wl, min(win[(wl, v[0])] for v in VARIANTS), max(win[(wl, v[0])] for v in VARIANTS))
+        for wl in WORKLOADS)))
 
     def one(run):
         name, args = run

@@ -1586,6 +1586,45 @@ Test(logging_unit, fetch_latest_versions_directed)
     dut_free(&t);
 }
 
+static size_t wait_tx(dut_t *t, msg_op_t op, size_t from, unsigned max);
+
+/* A search that takes its request while validated words are on their way from the buffer to the
+ * DRAM log must let them get there before it reads the log (they need the memory port): the
+ * request comes d cycles after the VAL, for every d from before the drain starts to after it ends
+ * (a request taken while a record waited for the port stalled the LU for ever, found by make
+ * faults). */
+Test(logging_unit, a_search_waits_for_the_records_draining_without_holding_their_port)
+{
+    for (unsigned d = 0; d < 40; d++) {
+        dut_t t;
+        dut_init(&t, &lu_ops_default, NULL);
+        snprintf(t.ctx, sizeof t.ctx, "request %u cycles after the VAL", d);
+        /* GIVEN a REPL of the eight words of line 0xc40, then its VAL (the words start draining) */
+        msg_t r = repl(1, 0, 1, 0xc40, 0xff, 500), v = val(1, 0, 1, 0xc40, 1);
+        lu_drv_send(t.d, &r, 1);
+        run(&t, 10);
+        lu_drv_send(t.d, &v, 1);
+        run(&t, d);
+        /* WHEN the latest versions of that line are asked for, d cycles later */
+        msg_t q = {.opcode = OP_FETCH_LATEST_VERS, .src = 40, .dst = LU_NODE, .subject = 1, .tag = 9, .flags = 1,
+                   .addr = 0xc40, .mask = 0xff};
+        lu_drv_send(t.d, &q, 1);
+        /* THEN the answer comes: every word at version 1 (or nothing, if the request overtook the VAL),
+         * and every word reaches the log */
+        size_t k = wait_tx(&t, OP_FETCH_LATEST_VERS_RESP, 0, 2000);
+        const msg_t *a = &t.tx[k];
+        cr_assert(a->tag == 9 && a->dst == 40 && (a->flags & 3) == 3, "%s: answer tag %u flags %u", t.ctx, a->tag,
+                  a->flags);
+        cr_assert(a->mask == 0xff || (a->mask == 0 && d < 4), "%s: answer mask 0x%x", t.ctx, a->mask);
+        for (unsigned w = 0; w < MSG_WORDS_PER_LINE && a->mask; w++)
+            cr_assert(a->ts == 1 && a->data[w] == 500 + w, "%s: word %u: ts %u value %llu", t.ctx, w, a->ts,
+                      (unsigned long long)a->data[w]);
+        run(&t, 200);
+        cr_assert_eq(lu_drv_log_writes(t.d), 8, "%s: %zu of 8 words in the log", t.ctx, lu_drv_log_writes(t.d));
+        dut_free(&t);
+    }
+}
+
 /* Steps until the LU has sent a message with opcode op (index from on in t->tx); its index. */
 static size_t wait_tx(dut_t *t, msg_op_t op, size_t from, unsigned max)
 {

@@ -212,7 +212,7 @@ module logging_unit #(
   logic [12:0]      ev;
   logic [Slots-1:0] slot_busy_unused;
   // search port of the buffer (lu_search)
-  logic                                 s_active, s_quiet, paused;
+  logic                                 s_active, s_reading, s_quiet, paused;
   logic [msg_pkg::LINE_ADDR_W-1:0]      s_line;
   logic [Slots-1:0]                     s_match;
   logic [SlotW-1:0]                     s_slot;
@@ -266,10 +266,11 @@ module logging_unit #(
     .clk_i (lu_clk), .rst_ni (rst_ni), .node_id_i (node_id),
     .req_valid_i (flv_v), .req_hdr_i (mgq_hdr), .req_ready_o (flv_r),
     .log_count_i (log_count), .lw_idle_i (~lw_v), .hold_i (d_reading), .active_o (s_active),
+    .reading_o (s_reading),
     .srch_line_o (s_line), .srch_match_i (s_match), .srch_slot_o (s_slot), .srch_word_o (s_word),
     .srch_ts_i (s_ts), .srch_pend_i (s_pend), .srch_value_i (s_value),
     .rd_valid_o (sr_rd_v), .rd_ready_i (sr_rd_r), .rd_idx_o (sr_rd_idx),
-    .rsp_valid_i (mem_rsp_valid_i & s_active), .rsp_rec_i (mem_rsp_rdata_i),
+    .rsp_valid_i (mem_rsp_valid_i & s_reading), .rsp_rec_i (mem_rsp_rdata_i),
     .resp_valid_o (sr_resp_v), .resp_msg_o (sr_resp), .resp_ready_i (sr_resp_r),
     .done_req_o (sr_done), .trav_o (sr_trav), .idle_o (sr_idle)
   );
@@ -289,22 +290,27 @@ module logging_unit #(
     .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),
     .active_o (d_active), .reading_o (d_reading), .log_clear_o (d_clear),
     .rd_valid_o (d_rd_v), .rd_ready_i (d_rd_r), .rd_idx_o (d_rd_idx),
-    .rd_rsp_valid_i (mem_rsp_valid_i & ~s_active), .rd_rsp_rec_i (mem_rsp_rdata_i),
+    .rd_rsp_valid_i (mem_rsp_valid_i & ~s_reading), .rd_rsp_rec_i (mem_rsp_rdata_i),
     .dp_valid_o (dp_v), .dp_ready_i (dp_ready_i), .dp_rec_o (dp_rec_o), .dp_end_o (dp_end_o),
     .dc_valid_i (dc_valid_i), .dc_ready_o (dc_r), .dc_data_i (dc_data_i), .dc_last_i (dc_last_i),
     .tx_valid_o (d_tx_v), .tx_msg_o (d_tx), .tx_ready_i (d_tx_r), .ev_o (d_ev), .idle_o (d_idle)
   );
 
   // ---- memory port: log writes, or a search's or a dump's reads (the drain holds meanwhile) ----
+  // The search owns the port only while it reads (s_reading), not while it waits for the records
+  // on their way to the log (they need the port to get there) or for a dump's reads (hold_i): the
+  // two readers never read at once (the search starts reading only when no dump reads, a dump only
+  // when no search runs), and each one's reads have all returned before it lets go.
   logic rd_mode;
-  assign rd_mode         = s_active | d_reading;
-  assign mem_req_valid_o = alive_i & (s_active ? sr_rd_v : d_reading ? d_rd_v : lw_v);
+  assign rd_mode         = s_reading | d_reading;
+  assign mem_req_valid_o = alive_i & (s_reading ? sr_rd_v : d_reading ? d_rd_v : lw_v);
   assign mem_req_write_o = ~rd_mode;
-  assign mem_req_addr_o  = s_active ? sr_rd_idx : d_reading ? d_rd_idx : lw_idx;
+  assign mem_req_addr_o  = s_reading ? sr_rd_idx : d_reading ? d_rd_idx : lw_idx;
   assign mem_req_wdata_o = lw_rec;
   assign lw_r            = mem_req_ready_i & ~rd_mode;
-  assign sr_rd_r         = mem_req_ready_i & s_active;
-  assign d_rd_r          = mem_req_ready_i & ~s_active & d_reading;
+  assign sr_rd_r         = mem_req_ready_i & s_reading;
+  assign d_rd_r          = mem_req_ready_i & ~s_reading & d_reading;
+  `ASSERT(one_log_reader, !(s_reading && d_reading))
 
   // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
   logic       tx_idle, tx_v;

@@ -65,6 +65,9 @@ module lu_search #(
   input  wire logic                          hold_i,
   /// a traversal runs: the drain holds, the buffer's read port is the search's
   output logic                               active_o,
+  /// the traversal reads the DRAM log: the memory port is the search's (not while it waits for
+  /// the records on their way to the log, which need the port to get there)
+  output logic                               reading_o,
   /// the line whose slots are looked at
   output logic      [LineW-1:0]              srch_line_o,
   /// per slot: validated, of that line
@@ -366,6 +369,7 @@ module lu_search #(
 
   assign req_ready_o = take_req;
   assign active_o    = (st_q != S_COLLECT);
+  assign reading_o   = (st_q == S_DRAM);
   assign rd_valid_o  = (st_q == S_DRAM) & (iss_q != cnt_q);
   assign rd_idx_o    = iss_q;
   assign trav_o      = (st_q != S_COLLECT);
