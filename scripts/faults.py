@@ -28,7 +28,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 VARIANTS = [
@@ -50,34 +49,40 @@ DETECT_US = 5           # the switch detects a failure 4.1 us after it (silence_
 WINDOW_SHARE = 0.7
 
 
-def windows(sim, config, seed, jobs):
+def simulate(sim, config, out, name, args):
+    """Runs diktamo_sim on config with args, its statistics in out/name.json: (the command, its
+    exit status, its stderr, the statistics or {} when it wrote none)."""
+    stats = os.path.join(out, name + ".json")
+    cmd = [sim, "--config", config, "--quiet", "--stats", stats] + args
+    if os.path.exists(stats):
+        os.remove(stats)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    d = {}
+    if os.path.exists(stats):
+        with open(stats) as f:
+            d = json.load(f)
+    return cmd, p.returncode, p.stderr, d
+
+
+def windows(sim, config, out, seed, jobs):
     """Per (workload, variant name): the window, in us, in which a failure drawn at a time lands:
     WINDOW_SHARE of the failure-free execution time of that workload under that variant (Nr 2, the
-    campaign's seed). Exits 1 naming the run when one of them fails."""
+    campaign's seed; statistics in out/window-WORKLOAD-VARIANT.json). Exits 1 naming the run when
+    one of them fails."""
     def one(wv):
         wl, (vname, vargs) = wv
-        cmd = [sim, "--config", config, "--quiet", "--seed", str(seed), "--set", "workload.name=" + wl,
-               "--set", "lu.nr=2"] + vargs
-        with tempfile.TemporaryDirectory() as tmp:
-            stats = os.path.join(tmp, "stats.json")
-            p = subprocess.run(cmd + ["--stats", stats], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            if p.returncode != 0 or not os.path.exists(stats):
-                msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-                return wl, vname, None, " ".join(cmd) + ": " + msg
-            with open(stats) as f:
-                ns = stat(json.load(f), "system.exec_time_ns")
-        return wl, vname, WINDOW_SHARE * ns / 1000.0, None
+        args = ["--seed", str(seed), "--set", "workload.name=" + wl, "--set", "lu.nr=2"] + vargs
+        cmd, rc, err, d = simulate(sim, config, out, "window-%s-%s" % (wl, vname), args)
+        if rc != 0 or not d:
+            msg = (err.strip().splitlines() or ["exit %d" % rc])[-1]
+            print("make faults: the failure-free run that sizes the windows failed: %s: %s" % (" ".join(cmd), msg),
+                  file=sys.stderr)
+            sys.exit(1)
+        return (wl, vname), WINDOW_SHARE * stat(d, "system.exec_time_ns") / 1000.0
 
     pairs = [(wl, v) for wl in WORKLOADS for v in VARIANTS]
     with ThreadPoolExecutor(max_workers=jobs) as ex:
-        got = list(ex.map(one, pairs))
-    out = {}
-    for wl, vname, us, err in got:
-        if err:
-            print("make faults: the failure-free run that sizes the windows failed: %s" % err, file=sys.stderr)
-            sys.exit(1)
-        out[(wl, vname)] = us
-    return out
+        return dict(ex.map(one, pairs))
 
 
 def plan(runs, seed, window_us):
@@ -148,7 +153,7 @@ def main():
         return 2
     sim = "build/bin/diktamo_sim_" + a.shape
     os.makedirs(a.out, exist_ok=True)
-    win = windows(sim, a.config, a.seed, a.jobs)
+    win = windows(sim, a.config, a.out, a.seed, a.jobs)
     runs = plan(a.runs, a.seed, win)
     print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
     print("failure windows (us, %d %% of each failure-free run): %s" % (100 * WINDOW_SHARE, ", ".join(
@@ -157,14 +162,7 @@ def main():
 
     def one(run):
         name, args = run
-        stats = os.path.join(a.out, name + ".json")
-        cmd = [sim, "--config", a.config, "--quiet", "--stats", stats] + args
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        d = {}
-        if os.path.exists(stats):
-            with open(stats) as f:
-                d = json.load(f)
-        return name, cmd, p.returncode, p.stderr, d
+        return (name,) + simulate(sim, a.config, a.out, name, args)
 
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
         results = list(ex.map(one, runs))
