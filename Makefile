@@ -163,7 +163,7 @@ switch_model  = $(call vmodel,cxl_switch_$(1),cxl_switch,-GNumCn=$(word 1,$(call
   -GNumMn=$(word 2,$(call switch_counts,$(1)))$(if $(findstring _fifo,$(1)), -GVoq=0)$(if $(call switch_crd,$(1)), \
   -GCrdPerCls=$(call switch_crd,$(1)))$(if $(call switch_iters,$(1)), -GIters=$(call switch_iters,$(1))),$(if \
   $(findstring _fast,$(1)),fast,test))
-TB_SWITCH_SHAPES := c2m2 c4m4 c4m4_fifo c4m4_k16 c16m16_k16
+TB_SWITCH_SHAPES := c2m2 c4m4 c4m4_fifo c4m4_k16
 $(foreach s,$(TB_SWITCH_SHAPES),$(eval $(call switch_model,$(s))))
 TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 
