@@ -3,6 +3,7 @@
 
     synth_block.py [options] MODULE           full flow, results in OUT/ (default build/synth/MODULE)
     synth_block.py --check [options] MODULE   Yosys read + hierarchy + proc only (a few seconds)
+    synth_block.py --check-all [options]      the same for every module at once (check_all())
 
 Run from the repository root (the Makefile does: `make synth`). The flow, per block:
 
@@ -754,13 +755,62 @@ def register_of(netlist_text, inst):
     return ((q.group(1) or q.group(2)) + (q.group(3) or "")) if q else None
 
 
+def check_all(a):
+    """--check-all: does Yosys accept every module of the RTL? One Yosys run reads every file (not
+    deferred: each module is elaborated at its defaults, or at constraints/MODULE.params where there
+    is one), then `hierarchy -check`, `proc` and `check -assert` over the whole design: every
+    module at those parameters and at every parameter set it is instantiated with, each elaborated
+    and processed once. The same checks as --check MODULE for every module in turn, without doing
+    a shared submodule over again for each module above it (the tests' check, make synth-check)."""
+    out = a.out or "build/synth/check/all"
+    os.makedirs(out, exist_ok=True)
+    rtl = a.rtl if a.rtl else sorted(glob.glob("rtl/*.sv") + glob.glob("rtl/*/*.sv"))
+    try:
+        for p in a.pkgs:
+            if not os.path.exists(p):
+                raise FlowError("sources", f"{p} missing (make {p})")
+        mods = discover_modules(rtl)
+        overrides = []
+        for m in sorted(mods):
+            path = os.path.join(a.constraints, f"{m}.params")
+            params = read_params(path)
+            if params:
+                overrides.append((m, params, path))
+        ys = os.path.join(out, "check.ys")
+        with open(ys, "w") as fh:
+            fh.write("".join(f"read_verilog -sv -I{a.inc} {p}\n" for p in a.pkgs))
+            fh.write(f"read_verilog -sv -I{a.inc} {' '.join(sorted(mods.values()))}\n")
+            fh.write("".join(chparam_cmd(m, params) + "\n" for m, params, _ in overrides))
+            fh.write("hierarchy -check\nproc\ncheck -assert\n")
+        log = os.path.join(out, "check.log")
+        try:
+            run_tool("check", [a.yosys, ys], log)
+        except FlowError as e:
+            for m, params, path in overrides:
+                err = param_error(e.what, params, path, m)
+                if err:
+                    raise err
+            raise
+    except InputError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except FlowError as e:
+        print(f"synth check: all: {e.stage} failed: {e.what}", file=sys.stderr)
+        if e.log:
+            print(f"synth check: all: see {e.log}", file=sys.stderr)
+        return 1
+    print(f"synth check: all: every module accepted by Yosys ({len(mods)} modules)")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------------
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("module")
+    ap.add_argument("module", nargs="?")
     ap.add_argument("--check", action="store_true", help="only Yosys read + hierarchy + proc")
+    ap.add_argument("--check-all", action="store_true", help="--check for every module, in one Yosys run")
     ap.add_argument("--rtl", nargs="*", help="RTL files (default: rtl/*.sv rtl/*/*.sv)")
     ap.add_argument("--pkgs", nargs="*", default=["build/gen/msg_pkg.sv"], help="packages, read first")
     ap.add_argument("--inc", default="rtl/include", help="include directory")
@@ -773,6 +823,12 @@ def main():
     ap.add_argument("--sta", default="sta")
     ap.add_argument("--keep", action="store_true", help="keep the elaborated design files")
     a = ap.parse_args()
+    if a.check_all:
+        if a.module:
+            ap.error("--check-all takes no MODULE")
+        return check_all(a)
+    if not a.module:
+        ap.error("a MODULE is needed (or --check-all)")
 
     # A configuration is a module, or module.variant: another parameter set of the module, from
     # constraints/module.variant.params (and .sdc, else the module's SDC, else default.sdc).
