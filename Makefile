@@ -12,6 +12,10 @@ BIN    := $(B)/bin
 SETUP  := $(B)/.setup-done
 PY     := python3
 JOBS   ?= $(shell nproc)
+# GCC's profile-guided optimization flags, added to every compile and link (the Verilated models',
+# the C models', the Verilator runtime's); set only by scripts/pgo.sh (make pgo), in a build tree of
+# its own (B=build/pgo).
+PGO    ?=
 
 # Build in parallel by default (one job per core) unless -j was given, or this make is a sub-make
 # of a parallel one (scripts/run_sim.sh from `make run`: it then shares the parent's job slots; at
@@ -91,7 +95,7 @@ VL_TRACE  := --trace-fst --trace-structs
 vl_traced  = $(or $(filter fabric_top_%,$(filter-out %_synth %_fast,$(1))),$(filter dir_ctrl logging_unit,$(1)))
 VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
 VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
-VL_CXXFLAGS := -std=gnu++17 -O2 -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
+VL_CXXFLAGS := -std=gnu++17 -O2 $(PGO) -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
 VL_RT_OBJS  := $(OBJ)/vlrt/verilated.o $(OBJ)/vlrt/verilated_fst_c.o $(OBJ)/vlrt/verilated_threads.o
 
 $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
@@ -134,7 +138,7 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) $(B)/vl/$(1)/
 	  $(RTL_PKGS) $(FLIST_$(2)) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h $(B)/vl/$(1)/options $(call vl_pch,$(1)).gch
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=$$(VL_CXX_OPT_$(1)) OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
-	  USER_CPPFLAGS='-include $(call vl_pch,$(1)) -Winvalid-pch' > /dev/null
+	  USER_CPPFLAGS='-include $(call vl_pch,$(1)) -Winvalid-pch $(PGO)' > /dev/null
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
 $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/cleanup.h
@@ -169,9 +173,9 @@ TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 
 # ---------------------------------------------------------------------------------------------
 # C: the simulator library (csim), the generated message code.
-CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness
+CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness
 CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
-LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread
+LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread $(PGO)
 
 CSIM_SRCS := $(sort $(filter-out csim/main/%,$(wildcard csim/*.c csim/*/*.c)))
 CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o
@@ -367,6 +371,10 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	@mkdir -p $(B)/reports
 	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
 	  exit $${PIPESTATUS[0]}
+
+.PHONY: pgo
+pgo: | $(SETUP) ## the simulator built with profile-guided optimization for PGO_CONFIG's shape (default sim_configs/paper.ini): build/bin/diktamo_sim_<shape>_pgo, its speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
+	+bash scripts/pgo.sh --config $(or $(PGO_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
 .PHONY: faults
 faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_configs/run.ini (RUNS=40, SEED=1): lost and phantom must be 0

@@ -69,5 +69,13 @@ for seed in $(seq 1 "$n"); do
   done
 done
 
+# The simulator built with profile-guided optimization (make pgo) on run.ini's shape: its statistics
+# must equal the plain fast flavour's on every workload under WB and proactive (one round).
+if bash scripts/pgo.sh --config sim_configs/run.ini --rounds 1 >>"$log" 2>&1; then
+  say "regress: make pgo on run.ini (the same statistics as the plain simulator): pass"
+else
+  say "regress: make pgo on run.ini: FAIL (see $log)"; fail=1
+fi
+
 if [ "$fail" = 0 ]; then say "regress: all passed"; else say "regress: FAILURES above"; fi
 exit "$fail"
