@@ -21,7 +21,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $rounds in ''|*[!0-9]*|0) echo "pgo.sh: --rounds $rounds: a count of 1 or more" >&2; exit 2 ;; esac
-make -s build/bin/diktamo_cfg
+# (its make's output only if it fails: run from another make's recipe, it may warn about that
+# make's job server, and a bad configuration's message must stay one line)
+if ! out=$(make -s build/bin/diktamo_cfg 2>&1); then echo "$out" >&2; exit 1; fi
 shape=$(build/bin/diktamo_cfg --config "$config" --shape) # a bad configuration stops here (status 2)
 B=build/pgo
 plain=build/bin/diktamo_sim_$shape

@@ -755,6 +755,18 @@ def register_of(netlist_text, inst):
     return ((q.group(1) or q.group(2)) + (q.group(3) or "")) if q else None
 
 
+def failed(e, who):
+    """The exit status of a failed run, its message printed: an InputError as `file:line: key: what
+    is wrong` (2); a FlowError as `WHO: stage failed: first error` and the log to read (1)."""
+    if isinstance(e, InputError):
+        print(e, file=sys.stderr)
+        return 2
+    print(f"{who}: {e.stage} failed: {e.what}", file=sys.stderr)
+    if e.log:
+        print(f"{who}: see {e.log}", file=sys.stderr)
+    return 1
+
+
 def check_all(a):
     """--check-all: does Yosys accept every module of the RTL? One Yosys run reads every file (not
     deferred: each module is elaborated at its defaults, or at constraints/MODULE.params where there
@@ -791,14 +803,8 @@ def check_all(a):
                 if err:
                     raise err
             raise
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
-    except FlowError as e:
-        print(f"synth check: all: {e.stage} failed: {e.what}", file=sys.stderr)
-        if e.log:
-            print(f"synth check: all: see {e.log}", file=sys.stderr)
-        return 1
+    except (InputError, FlowError) as e:
+        return failed(e, "synth check: all")
     print(f"synth check: all: every module accepted by Yosys ({len(mods)} modules)")
     return 0
 
@@ -1039,14 +1045,8 @@ def main():
         print(f"synth: {name}: {cells} cells, {logic_area or 0:.0f} um2 logic, {mem_bits} memory bits, "
               f"slack {slack} at {period} ns ({t2 - t0:.0f} s)")
         return 0
-    except InputError as e:
-        print(e, file=sys.stderr)
-        return 2
-    except FlowError as e:
-        print(f"synth: {name}: {e.stage} failed: {e.what}", file=sys.stderr)
-        if e.log:
-            print(f"synth: {name}: see {e.log}", file=sys.stderr)
-        return 1
+    except (InputError, FlowError) as e:
+        return failed(e, f"synth: {name}")
 
 
 if __name__ == "__main__":
