@@ -15,7 +15,7 @@ JOBS   ?= $(shell nproc)
 # GCC's profile-guided optimization flags, added to every compile and link (the Verilated models',
 # the C models', the Verilator runtime's); set only by scripts/pgo.sh (make pgo), in a build tree of
 # its own (B=build/pgo).
-PGO    ?=
+PGO    :=
 
 # Build in parallel by default (one job per core) unless -j was given, or this make is a sub-make
 # of a parallel one (scripts/run_sim.sh from `make run`: it then shares the parent's job slots; at

@@ -78,6 +78,6 @@ synth: $(SYNTH_DIR)/report.md ## synthesize every RTL block (or BLOCKS="a b.vari
 	@cat $(SYNTH_DIR)/report.md
 
 # Quick: does Yosys accept every block (read + hierarchy + proc, no mapping)? One Yosys run over
-# every file, about a minute and a half, not the hours of make synth.
+# every file, about a minute and a half, where make synth takes half an hour and more.
 synth-check: $(RTL_PKGS) | $(SETUP)
 	@$(PY) scripts/synth_block.py --check-all --rtl $(RTL_SRCS) --pkgs $(RTL_PKGS)
