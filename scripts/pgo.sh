@@ -8,8 +8,9 @@
 # profile (-fprofile-use). Last, the plain fast binary and the PGO one each run every training
 # workload ROUNDS times (default 3), alternating, on the same machine in the same session: the
 # statistics must be identical (exit status 1 otherwise) and the median user time of each is
-# printed with their ratio, and written to build/bench/pgo_SHAPE.json.
-# Usage: scripts/pgo.sh [--config FILE] [--rounds N]   (make pgo CONFIG=... ROUNDS=...)
+# printed with their ratio, and written to build/bench/pgo_SHAPE.json; the binary is copied to
+# build/bin only then.
+# Usage: scripts/pgo.sh [--config FILE] [--rounds N]   (make pgo PGO_CONFIG=... ROUNDS=...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config=sim_configs/paper.ini rounds=3
@@ -23,11 +24,13 @@ done
 case $rounds in ''|*[!0-9]*|0) echo "pgo.sh: --rounds $rounds: a count of 1 or more" >&2; exit 2 ;; esac
 # (its make's output only if it fails: run from another make's recipe, it may warn about that
 # make's job server, and a bad configuration's message must stay one line)
-if ! out=$(make -s build/bin/diktamo_cfg 2>&1); then echo "$out" >&2; exit 1; fi
+if ! mk=$(make -s build/bin/diktamo_cfg 2>&1); then echo "$mk" >&2; exit 1; fi
 shape=$(build/bin/diktamo_cfg --config "$config" --shape) # a bad configuration stops here (status 2)
 B=build/pgo
 plain=build/bin/diktamo_sim_$shape
-pgo=build/bin/diktamo_sim_${shape}_pgo
+pgo=$B/bin/diktamo_sim_$shape
+out=build/bin/diktamo_sim_${shape}_pgo # written only once its statistics are the plain one's
+rm -f "$out"
 runs=()
 for w in ocean fluid kvs; do
   for p in wb proactive; do runs+=("$w $p"); done
@@ -51,7 +54,6 @@ echo "pgo: build with the profile"
 clear_objects
 make -s B=$B SIM_SHAPE="$shape" PGO="-fprofile-use -fprofile-partial-training -Wno-missing-profile" \
   "$B/bin/diktamo_sim_$shape"
-cp "$B/bin/diktamo_sim_$shape" "$pgo"
 make -s SIM_SHAPE="$shape" "$plain"
 
 # Alternating runs, plain then PGO, every workload, ROUNDS times.
@@ -68,7 +70,7 @@ for ((i = 0; i < rounds; i++)); do
   done
 done
 mkdir -p build/bench
-python3 - "$tmp" "$shape" "$config" "$rounds" build/bench/pgo_$shape.json "${runs[@]}" <<'EOF'
+python3 - "$tmp" "$shape" "$config" "$rounds" build/bench/pgo_$shape.json "${runs[@]}" <<'EOF' || exit 1
 import json, statistics, sys
 tmp, shape, config, rounds, out, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:]
 HOST = ("host", "wall", "per_s", "seconds", "prof", "cpu")  # the host's side of a run, not simulated
@@ -100,3 +102,5 @@ for m in bad:
     print(f"pgo: {m}", file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
+cp "$pgo" "$out"
+echo "pgo: $out"
