@@ -65,7 +65,9 @@ __asm__(".text\n"
         "  ud2\n"
         ".size coro_boot,.-coro_boot\n");
 
-void coro_main(coro_t *c);
+/* Called only from coro_boot's assembly: `used`, so that link-time optimization, which sees no
+ * call to it, keeps it. */
+void coro_main(coro_t *c) __attribute__((used));
 void coro_main(coro_t *c)
 {
     c->fn(c->arg);
