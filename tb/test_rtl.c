@@ -10,6 +10,35 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* Writes text into a file `name` of a fresh temporary folder, runs `python3 scripts/synth_block.py
+ * ARGS --out FOLDER/out` (args: a format whose one %s is the folder) with its stderr in err,
+ * removes the folder and returns the exit status (-1: it did not exit). path gets the file's path,
+ * as the script's messages name it. */
+static int synth_in_tmp(const char *name, const char *text, const char *args, char *path, size_t npath, char *err,
+                        size_t nerr)
+{
+    char dir[] = "/tmp/synth_block_XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    char a[1000], cmd[2000], errf[600];
+    snprintf(path, npath, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(a, sizeof a, args, dir);
+    snprintf(errf, sizeof errf, "%s/stderr", dir);
+    snprintf(cmd, sizeof cmd, "python3 scripts/synth_block.py %s --out %s/out > /dev/null 2> %s", a, dir, errf);
+    int rc = system(cmd);
+    f = fopen(errf, "r");
+    cr_assert(f);
+    size_t n = fread(err, 1, nerr - 1, f);
+    fclose(f);
+    err[n] = '\0';
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
 Test(rtl, every_block_is_accepted_by_yosys, .timeout = 300)
 {
     /* One Yosys run over every file: each module at its parameters and at every parameter set it is
@@ -33,33 +62,15 @@ Test(rtl, yosys_check_refuses_an_unknown_module_and_a_wire_driven_twice, .timeou
         {"module bad(input logic a, input logic b, output logic y); assign y = a ^ b; endmodule\n", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char dir[] = "/tmp/synth_check_XXXXXX";
-        cr_assert(mkdtemp(dir), "mkdtemp");
-        char path[600], cmd[2000], err[700], got[4000] = {0};
-        snprintf(path, sizeof path, "%s/bad.sv", dir);
-        FILE *f = fopen(path, "w");
-        cr_assert(f);
-        fputs(bad[i].rtl, f);
-        fclose(f);
-        snprintf(err, sizeof err, "%s/stderr", dir);
-        snprintf(cmd, sizeof cmd,
-                 "python3 scripts/synth_block.py --check-all --rtl rtl/common/credit_cnt.sv %s --out %s/out > /dev/null 2> %s",
-                 path, dir, err);
-        int rc = system(cmd);
+        char path[600], got[4000];
+        const int rc = synth_in_tmp("bad.sv", bad[i].rtl, "--check-all --rtl rtl/common/credit_cnt.sv %s/bad.sv",
+                                    path, sizeof path, got, sizeof got);
         const int want = bad[i].why ? 1 : 0;
-        cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == want, "case %zu: exit status %d, want %d", i,
-                  WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, want);
-        f = fopen(err, "r");
-        cr_assert(f);
-        size_t n = fread(got, 1, sizeof got - 1, f);
-        fclose(f);
-        got[n] = '\0';
+        cr_assert_eq(rc, want, "case %zu: exit status %d, want %d", i, rc, want);
         if (bad[i].why) {
             cr_assert(strstr(got, "synth check: all: check failed: "), "case %zu: %s", i, got);
             cr_assert(strstr(got, bad[i].why), "case %zu: no \"%s\" in: %s", i, bad[i].why, got);
         }
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        cr_assert_eq(system(cmd), 0);
     }
 }
 
@@ -146,32 +157,12 @@ typedef struct synth_case {
 
 static void synth_refuses(const synth_case_t *c)
 {
-    char dir[] = "/tmp/synth_inputs_XXXXXX";
-    cr_assert(mkdtemp(dir), "mkdtemp");
-    char path[600], err[600], cmd[2000];
-    snprintf(path, sizeof path, "%s/%s", dir, c->file);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(c->text, f);
-    fclose(f);
-    snprintf(err, sizeof err, "%s/stderr", dir);
-    snprintf(cmd, sizeof cmd,
-             "python3 scripts/synth_block.py --check fifo --constraints %s --out %s/out > /dev/null 2> %s", dir, dir,
-             err);
-    int rc = system(cmd);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s `%s`: exit status %d, want 2", c->file, c->text,
-              WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
-    char got[1000] = {0}, want[1000];
-    f = fopen(err, "r");
-    cr_assert(f);
-    size_t n = fread(got, 1, sizeof got - 1, f);
-    fclose(f);
-    got[n] = '\0';
+    char path[600], got[1000], want[1000];
+    const int rc = synth_in_tmp(c->file, c->text, "--check fifo --constraints %s", path, sizeof path, got, sizeof got);
+    cr_assert_eq(rc, 2, "%s `%s`: exit status %d, want 2", c->file, c->text, rc);
     snprintf(want, sizeof want, "%s:%s", path, c->want);
     cr_assert(strncmp(got, want, strlen(want)) == 0, "%s `%s`:\n  got:  %s  want: %s", c->file, c->text, got, want);
     cr_assert_eq(strchr(got, '\n'), got + strlen(got) - 1, "one line of message, got:\n%s", got);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 Test(rtl, synth_block_refuses_wrong_constraints_files_with_file_line_and_key, .timeout = 120)
