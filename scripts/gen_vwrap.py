@@ -26,14 +26,17 @@ and, per port, direct access to the model's own storage (no copy of the other po
   void            vw_MODEL_set_NAME(vw_MODEL *m, uint64_t v);  an input of up to 64 bits
   uint64_t        vw_MODEL_get_NAME(vw_MODEL *m);              an output of up to 64 bits (after a tick or get)
   uint32_t       *vw_MODEL_words_NAME(vw_MODEL *m);            an input wider than 64 bits: its words, written in
-                                                                place (then tick, or touch before a get)
+                                                                place (then touch, before the get or tick)
   const uint32_t *vw_MODEL_words_NAME(vw_MODEL *m);            an output wider than 64 bits: its words
-  void            vw_MODEL_touch(vw_MODEL *m);                 inputs were written in place: the next get evaluates
+  void            vw_MODEL_touch(vw_MODEL *m);                 inputs were written in place: the next get or tick
+                                                                evaluates them (a tick after inputs unchanged since
+                                                                the last evaluation runs the clocked logic only)
 
 Every port is 32-bit words: uint32_t up to 32 bits, uint32_t[n] above (word 0 = bits 31:0). The clock port must be
 called clk_i and the reset rst_ni (house style). A model Verilated without --trace-fst (the fast flavour) gets the
 same API; its trace_open says on stderr that the model has no tracing and returns -1.
 """
+import glob
 import os
 import re
 import sys
@@ -55,6 +58,67 @@ def c_decl(p):
     if w > 32:
         return f"uint32_t {p['name']}[{(w + 31) // 32}]"
     return f"uint32_t {p['name']}"
+
+
+def clock_eval(model, vdir, inputs, clocks):
+    """The body of the Verilated _eval without its input-combinational (ico) loop, as C++ lines, or
+    None where the Verilated code is not of the shape this expects (then a tick calls eval()).
+
+    Verilator 5 evaluates the ico region first in every eval(), whatever changed: the logic that
+    reads top-level inputs, replicated into the clocked (nba) region where it also reads state. A
+    tick whose inputs are those of the last evaluation changes only clk_i, so that loop recomputes
+    what it computed then, but for the clocks derived from clk_i (clocks: their edge detectors, as
+    __Vtrigrprev__TOP__<signal>): each must be one assignment from inputs, which this evaluation
+    makes first, and clk_i must reach nothing else (checked on the Verilated code)."""
+    root = f"V{model}___024root"
+    fast = [open(f).read() for f in sorted(glob.glob(os.path.join(vdir, f"{root}__DepSet_*.cpp")))
+            if not f.endswith("__Slow.cpp")]
+    code = "\n".join(fast)
+    every = "\n".join(open(f).read() for f in sorted(glob.glob(os.path.join(vdir, f"V{model}_*__DepSet_*.cpp")))
+                      if not f.endswith("__Slow.cpp"))
+    pre = []
+    for c in clocks:
+        sig = c[len("__Vtrigrprev__TOP__"):]
+        if sig == "clk_i":
+            continue
+        found = re.findall(rf"\n    vlSelf->{sig} = ([^;]*);\n", code)
+        if len(found) != 1 or set(re.findall(r"vlSelf->(\w+)", found[0])) - set(inputs) - {"clk_i"}:
+            return None
+        pre.append(f"    vlSelf->{sig} = {found[0]};")
+    # Where clk_i may appear (in the code of every module of the model): its edge detector, the
+    # width check of VL_DEBUG, the derived clocks.
+    uses = len(re.findall(r"(?:->|\.)clk_i\b", every))
+    known = (len(re.findall(r"__VactTriggered\.at\(\d+U\) = \(\(IData\)\(vlSelf->clk_i\)", code)) +
+             len(re.findall(r"\n    vlSelf->__Vtrigrprev__TOP__clk_i = vlSelf->clk_i;\n", code)) +
+             len(re.findall(r"\(vlSelf->clk_i & 0x[0-9a-f]+U\)", code)) + sum(p.count("vlSelf->clk_i") for p in pre))
+    if uses != known:
+        return None
+    head = f"void {root}___eval({root}* vlSelf) {{\n"
+    for text in fast:
+        at = text.find(head)
+        if at < 0:
+            continue
+        end = text.find("\n}\n", at)
+        body = text[at + len(head):end]
+        # The ico loop: from its counter's reset to the line closing its while (4 spaces in).
+        m = re.search(r"\n    vlSelf->__VicoIterCount = 0U;\n    __VicoContinue = 1U;\n"
+                      r"    while \(__VicoContinue\) \{\n.*?\n    \}\n", body, re.S)
+        if not m or "Vico" in body[m.end():] or body.count("__VicoContinue;") != 1:
+            return None
+        body = body[:m.start()] + "\n" + "\n".join(pre) + "\n" + body[m.end():]
+        body = body.replace("    CData/*0:0*/ __VicoContinue;\n", "")
+        body = re.sub(r"#ifdef VL_DEBUG\n.*?#endif\n", "", body, flags=re.S)
+        called = sorted(set(re.findall(rf"\b({root}___\w+)\(vlSelf\)", body)))
+        if "Vico" in body or not called:
+            return None
+        return ([f"void {f}({root}* vlSelf);" for f in called] + [
+            "",
+            "/* The Verilated _eval without its input-combinational loop (gen_vwrap.py's clock_eval says why):",
+            " * only for an edge whose inputs are those of the last evaluation. */",
+            f"static void clock_eval({root}* vlSelf)", "{"] + re.sub(r"\n\n+", "\n", body).strip("\n").split("\n") + [
+            "    Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);",
+            "    Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);", "}", ""])
+    return None
 
 
 def main():
@@ -89,10 +153,25 @@ def main():
         die(f"V{model}___024root.h: {e}")
     # Only where clk_i is the one clock: a clock derived from it (a gated clock) has its own edge
     # detector, which only an evaluation with clk_i low resets.
-    seen_low = ("        m->top->rootp->__Vtrigrprev__TOP__clk_i = 0;"
-                if re.findall(r"\b(__Vtrigrprev__\w+);", root) == ["__Vtrigrprev__TOP__clk_i"]
-                else "        m->top->eval();")
+    clocks = re.findall(r"\b(__Vtrigrprev__\w+);", root)
+    one_clock = clocks == ["__Vtrigrprev__TOP__clk_i"]
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
+    ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
+    if one_clock:
+        seen_low = ["        m->top->rootp->__Vtrigrprev__TOP__clk_i = 0;"]
+    elif ce:
+        # The falling edge, evaluated: in full with new inputs, which it then settles.
+        seen_low = ["        if (m->dirty || m->full) {", "            m->top->eval();", "            m->dirty = false;",
+                    "        } else {", "            clock_eval(m->top->rootp);", "        }"]
+    else:
+        seen_low = ["        m->top->eval();"]
+    # A tick evaluates in full only when inputs changed since the last evaluation (no get since).
+    # DIKTAMO_FULL_EVAL in the environment (not empty, not 0) evaluates every edge in full: the
+    # reference the clocked-only evaluation is tested against (tb/test_sim.c).
+    edge_eval = (["    if (m->dirty || m->full)", "        m->top->eval();", "    else", "        clock_eval(m->top->rootp);"]
+                 if ce else ["    m->top->eval();"])
+    fall_eval = ["        if (m->full)", "            m->top->eval();", "        else",
+                 "            clock_eval(m->top->rootp);"] if ce else ["        m->top->eval();"]
     outs = [p for p in ports if p["dir"] == "OUT"]
     w = f"vw_{model}"
     guard = w.upper() + "_H"
@@ -145,14 +224,19 @@ def main():
         return f"    out->{n} = m->top->{n};"
 
     fst = ['#include "verilated_fst_c.h"'] if traced else ["#include <cstdio>", "class VerilatedFstC; /* no tracing */"]
-    if "rootp" in seen_low:
+    if ce:
+        fst = [f'#include "V{model}__Syms.h"'] + fst
+    elif one_clock:
         fst = [f'#include "V{model}___024root.h"'] + fst
     c = [f"// Generated by scripts/gen_vwrap.py from V{model}.h. Do not edit.", f'#include "{w}.h"', "",
-         f'#include "V{model}.h"', '#include "verilated.h"'] + fst + ['#include "cleanup.h"',
+         f'#include "V{model}.h"', '#include "verilated.h"', "#include <cstdlib>", "#include <cstring>"] + fst + ['#include "cleanup.h"',
          "", f"struct {w} {{", "    VerilatedContext ctx;", f"    V{model} *top;", "    VerilatedFstC *tfp;",
          "    uint64_t period_ps, start_ps, stop_ps;",
          "    bool dirty; /* an input changed since the last evaluation */",
-         "    bool low;   /* the clock fell after the last evaluation (the next one sees the edge) */", "};", "",
+         "    bool low;   /* the clock fell after the last evaluation (the next one sees the edge) */",
+         "    bool full;  /* DIKTAMO_FULL_EVAL: every edge evaluated in full */", "};", ""] + (
+         ce or []) + [
+
          f"static void {w}_dump({w} *m, uint64_t t_ps)", "{"] + ([
              "    if (m->tfp && t_ps >= m->start_ps && t_ps < m->stop_ps)", "        m->tfp->dump(t_ps);", "}", "",
              f"static void {w}_close_cb(void *arg) {{ {w}_trace_close(({w} *)arg); }}", ""] if traced else [
@@ -163,7 +247,9 @@ def main():
         
          f'    m->top = new V{model}(&m->ctx, "{top}");', "    m->tfp = nullptr;", "    m->period_ps = period_ps;",
          "    m->start_ps = m->stop_ps = 0;", "    m->top->clk_i = 0;", "    m->top->rst_ni = 0;",
-         "    m->top->eval();", "    m->dirty = m->low = false;", "    return m;", "}", "",
+         "    m->top->eval();", "    m->dirty = m->low = false;",
+         '    const char *full = std::getenv("DIKTAMO_FULL_EVAL");',
+         '    m->full = full && *full && std::strcmp(full, "0") != 0;', "    return m;", "}", "",
          f"extern \"C\" void {w}_free({w} *m)", "{", "    if (!m) return;", f"    {w}_trace_close(m);",
          "    /* Verilator 5.006 erases a model's scopes from the thread's current context, which is the",
          "     * one current when it was first asked for: point it at this model's own (that one may be gone). */",
@@ -187,9 +273,9 @@ def main():
           " * (set, tick) costs one evaluation. Traced, the falling edge is evaluated and dumped at its time. */",
           f"extern \"C\" void {w}_tick({w} *m, uint64_t cycle)", "{",
           "    const uint64_t t = cycle * m->period_ps;",
-          "    if (m->low)", seen_low, "    m->ctx.time(t);", "    m->top->clk_i = 1;",
-          "    m->top->eval();", f"    {w}_dump(m, t);", "    m->ctx.time(t + m->period_ps / 2);", "    m->top->clk_i = 0;",
-          "    m->dirty = false;", "    m->low = true;", "    if (m->tfp) {", "        m->top->eval();",
+          "    if (m->low) {"] + seen_low + ["    }", "    m->ctx.time(t);", "    m->top->clk_i = 1;"] + edge_eval + [
+          f"    {w}_dump(m, t);", "    m->ctx.time(t + m->period_ps / 2);", "    m->top->clk_i = 0;",
+          "    m->dirty = false;", "    m->low = true;", "    if (m->tfp) {"] + fall_eval + [
           f"        {w}_dump(m, t + m->period_ps / 2);", "        m->low = false;", "    }", "}", "",
           f"extern \"C\" int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps)", "{"]
     if traced:

@@ -332,6 +332,21 @@ Test(sim, skipping_idle_cycles_changes_no_statistic_of_a_workload_run, .init = m
                                          "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
 }
 
+/* A tick whose inputs are those of the model's last evaluation runs only its clocked logic
+ * (scripts/gen_vwrap.py, clock_eval); DIKTAMO_FULL_EVAL=1 evaluates every edge in full. Both give the
+ * same statistics: workload runs through the switch, the directories and the LUs (a failure and its
+ * recovery among them), and a traffic run. */
+Test(sim, evaluating_only_the_clocked_logic_changes_no_statistic, .init = make_dir, .fini = remove_dir,
+     .timeout = 300)
+{
+    const char *const sims[2] = {SIM, "DIKTAMO_FULL_EVAL=1 " SIM}, *const none[2] = {"", ""};
+    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
+                           "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
+    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
+                           "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7");
+    same_stats(sims, none, "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4");
+}
+
 Test(sim, an_aborted_run_still_leaves_a_readable_trace, .init = make_dir, .fini = remove_dir)
 {
     char cmd[512];
