@@ -233,6 +233,18 @@ def gen_h(d):
     return "\n".join(o)
 
 
+def chunks(lsb, width):
+    """The 32-bit pieces of a field at bit lsb, width bits wide: (word, offset in it, bit of the
+    value, mask of the piece), low piece first."""
+    out, i = [], 0
+    while i < width:
+        w, off = (lsb + i) // 32, (lsb + i) % 32
+        n = min(32 - off, width - i)
+        out.append((w, off, i, hex((1 << n) - 1)))
+        i += n
+    return out
+
+
 def gen_c(d):
     p = d.params
     hdr = [f for f in d.fields if f["name"] not in ("opcode", "data", "rsvd")]
@@ -251,20 +263,22 @@ def gen_c(d):
          "        uint64_t m = n == 32u ? 0xffffffffu : ((1u << n) - 1u);",
          "        v |= ((uint64_t)(flit[word] >> off) & m) << i;", "        i += n;", "    }", "    return v;", "}", "",
          "static uint64_t fmask(unsigned w) { return w >= 64u ? ~0ull : (1ull << w) - 1u; }", "",
-         "void msg_pack(const msg_t *m, uint32_t *flit)", "{", "    memset(flit, 0, MSG_FLIT_WORDS * sizeof *flit);",
-         "    put_bits(flit, MSG_FIELD_OPCODE_LSB, MSG_FIELD_OPCODE_W, (uint64_t)m->opcode);"]
-    for f in hdr:
-        u = f["name"].upper()
-        o.append(f"    put_bits(flit, MSG_FIELD_{u}_LSB, MSG_FIELD_{u}_W, m->{f['name']});")
-    o += ["    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
-          "        put_bits(flit, MSG_FIELD_DATA_LSB + i * MSG_WORD_W, MSG_WORD_W, m->data[i]);", "}", "",
-          "void msg_unpack(const uint32_t *flit, msg_t *m)", "{", "    memset(m, 0, sizeof *m);",
-          "    m->opcode = (msg_op_t)get_bits(flit, MSG_FIELD_OPCODE_LSB, MSG_FIELD_OPCODE_W);"]
-    for f in hdr:
-        u = f["name"].upper()
-        o.append(f"    m->{f['name']} = ({c_type(f['width'])})get_bits(flit, MSG_FIELD_{u}_LSB, MSG_FIELD_{u}_W);")
-    o += ["    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
-          "        m->data[i] = get_bits(flit, MSG_FIELD_DATA_LSB + i * MSG_WORD_W, MSG_WORD_W);", "}", ""]
+         "/* Straight-line: every field's words and shifts are constants. */",
+         "void msg_pack(const msg_t *m, uint32_t *flit)", "{", "    memset(flit, 0, MSG_FLIT_WORDS * sizeof *flit);"]
+    fields = [(f, f"m->{f['name']}") for f in [d.field("opcode")] + hdr]
+    word_w = p["WORD_W"]
+    data = d.field("data")
+    lines = [({"lsb": data["lsb"] + i * word_w, "width": word_w}, f"m->data[{i}]")
+             for i in range(p["WORDS_PER_LINE"])]
+    for f, v in fields + lines:
+        o += [f"    flit[{w}] |= (uint32_t)((uint64_t){v} >> {i} & {mask}u) << {off};"
+              for w, off, i, mask in chunks(f["lsb"], f["width"])]
+    o += ["}", "", "void msg_unpack(const uint32_t *flit, msg_t *m)", "{", "    memset(m, 0, sizeof *m);"]
+    for f, v in fields + lines:
+        t = "msg_op_t" if f.get("name") == "opcode" else ("uint64_t" if "data[" in v else c_type(f["width"]))
+        parts = [f"(uint64_t)(flit[{w}] >> {off} & {mask}u) << {i}" for w, off, i, mask in chunks(f["lsb"], f["width"])]
+        o.append(f"    {v} = ({t})({' | '.join(parts)});")
+    o += ["}", ""]
     # Per-opcode tables.
     o.append("static const struct { const char *name; msg_class_t cls; uint32_t fields; msg_data_kind_t data; } "
              "msg_table[MSG_NUM_MSGS] = {")
