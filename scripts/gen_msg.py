@@ -249,34 +249,20 @@ def gen_c(d):
     p = d.params
     hdr = [f for f in d.fields if f["name"] not in ("opcode", "data", "rsvd")]
     o = [f"/* {HEADER_NOTE} */", '#include "msg_defs.h"', "", "#include <string.h>", "",
-         "/* Writes the low w bits of v at bit position lsb of flit. */",
-         "static inline __attribute__((always_inline)) void put_bits(uint32_t *flit, unsigned lsb, unsigned w, uint64_t v)", "{",
-         "    for (unsigned i = 0; i < w;) {",
-         "        unsigned word = (lsb + i) / 32u, off = (lsb + i) % 32u;",
-         "        unsigned n = 32u - off < w - i ? 32u - off : w - i;",
-         "        uint32_t m = (n == 32u ? 0xffffffffu : ((1u << n) - 1u)) << off;",
-         "        flit[word] = (flit[word] & ~m) | ((uint32_t)(v >> i) << off & m);", "        i += n;", "    }", "}", "",
-         "/* Reads w bits at bit position lsb of flit. */",
-         "static inline __attribute__((always_inline)) uint64_t get_bits(const uint32_t *flit, unsigned lsb, unsigned w)", "{", "    uint64_t v = 0;",
-         "    for (unsigned i = 0; i < w;) {", "        unsigned word = (lsb + i) / 32u, off = (lsb + i) % 32u;",
-         "        unsigned n = 32u - off < w - i ? 32u - off : w - i;",
-         "        uint64_t m = n == 32u ? 0xffffffffu : ((1u << n) - 1u);",
-         "        v |= ((uint64_t)(flit[word] >> off) & m) << i;", "        i += n;", "    }", "    return v;", "}", "",
          "static uint64_t fmask(unsigned w) { return w >= 64u ? ~0ull : (1ull << w) - 1u; }", "",
          "/* Straight-line: every field's words and shifts are constants. */",
          "void msg_pack(const msg_t *m, uint32_t *flit)", "{", "    memset(flit, 0, MSG_FLIT_WORDS * sizeof *flit);"]
-    fields = [(f, f"m->{f['name']}") for f in [d.field("opcode")] + hdr]
-    word_w = p["WORD_W"]
-    data = d.field("data")
-    lines = [({"lsb": data["lsb"] + i * word_w, "width": word_w}, f"m->data[{i}]")
-             for i in range(p["WORDS_PER_LINE"])]
-    for f, v in fields + lines:
+    # Every piece of the flit: (bit position, width, the msg_t member, its C type).
+    op, data, word_w = d.field("opcode"), d.field("data"), p["WORD_W"]
+    pieces = ([(op["lsb"], op["width"], "m->opcode", "msg_op_t")] +
+              [(f["lsb"], f["width"], f"m->{f['name']}", c_type(f["width"])) for f in hdr] +
+              [(data["lsb"] + i * word_w, word_w, f"m->data[{i}]", "uint64_t") for i in range(p["WORDS_PER_LINE"])])
+    for lsb, width, v, _ in pieces:
         o += [f"    flit[{w}] |= (uint32_t)((uint64_t){v} >> {i} & {mask}u) << {off};"
-              for w, off, i, mask in chunks(f["lsb"], f["width"])]
+              for w, off, i, mask in chunks(lsb, width)]
     o += ["}", "", "void msg_unpack(const uint32_t *flit, msg_t *m)", "{", "    memset(m, 0, sizeof *m);"]
-    for f, v in fields + lines:
-        t = "msg_op_t" if f.get("name") == "opcode" else ("uint64_t" if "data[" in v else c_type(f["width"]))
-        parts = [f"(uint64_t)(flit[{w}] >> {off} & {mask}u) << {i}" for w, off, i, mask in chunks(f["lsb"], f["width"])]
+    for lsb, width, v, t in pieces:
+        parts = [f"(uint64_t)(flit[{w}] >> {off} & {mask}u) << {i}" for w, off, i, mask in chunks(lsb, width)]
         o.append(f"    {v} = ({t})({' | '.join(parts)});")
     o += ["}", ""]
     # Per-opcode tables.
