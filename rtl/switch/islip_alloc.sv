@@ -103,23 +103,6 @@ module islip_alloc #(
   // A mask has the bits at and after its pointer set.
   logic [NumOut*InIdxW-1:0] gptr_q, gptr_d;
   logic [NumIn*OutIdxW-1:0] aptr_q, aptr_d;
-  logic [NumReq-1:0]        gmask_t; // column-major: output o's mask over the inputs
-  logic [NumReq-1:0]        amask;   // row-major: input i's mask over the outputs
-
-  // The masks, the iterations, the indices and the pointer update each skip their work when there
-  // is nothing to do (no request, no match): in simulation an idle allocator costs a few tests.
-  always_comb begin
-    gmask_t = '0;
-    amask   = '0;
-    if (req_i != '0) begin
-      for (int o = 0; o < NumOut; o++) gmask_t[o*NumIn +: NumIn] = {NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW];
-      for (int i = 0; i < NumIn; i++) amask[i*NumOut +: NumOut] = {NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW];
-    end
-  end
-
-  logic [NumReq-1:0] req_t; // req_i (column-major)
-
-  assign req_t = req_i;
 
   // One-hot to index: bit b of the index is the OR of the one-hot bits whose position has bit b
   // set (a constant mask per b), as in prio_enc but with one reduction per index bit.
@@ -137,6 +120,143 @@ module islip_alloc #(
   endfunction
   localparam logic [OutIdxW*NumOut-1:0] OutBitMasks = out_bit_masks();
   localparam logic [InIdxW*NumIn-1:0]   InBitMasks  = in_bit_masks();
+
+  // ---- Simulation form ----
+  // The same iterations over one word per output (its requests among the inputs) and one per input
+  // (the grants it got), each loop skipping the ports with nothing to do: an output without a
+  // request costs a test, an allocator without any request one test in all. The matching is kept as
+  // indices and valid bits, and match_o is built from them. The synthesis form below works on the
+  // whole matrices, as the hardware does; both give the same matching (the fabric_top_c4m2_synth
+  // model, Verilated with SYNTHESIS defined, and tb/test_fabric.c check it cycle for cycle, and
+  // tb/test_islip_alloc.c checks this form against the reference model).
+`ifndef SYNTHESIS
+  logic [NumOut-1:0]  gnt_row [NumIn];  // this iteration's grants to input i (bit o)
+  logic [NumIn-1:0]   in_free, in_first;
+  logic [NumOut-1:0]  out_free, out_first;
+  logic [InIdxW-1:0]  omi [NumOut];     // input matched to output o
+  logic [OutIdxW-1:0] imi [NumIn];      // output matched to input i
+  logic               progress_bad;     // an iteration with a request among free ports added nothing
+
+  always_comb begin
+    logic [NumIn-1:0]   r, hi, pick;
+    logic [NumOut-1:0]  g, ghi, acc;
+    logic [InIdxW-1:0]  gi;
+    logic [OutIdxW-1:0] ai;
+    logic               asked, added;
+    in_free      = '1;
+    out_free     = '1;
+    in_first     = '0;
+    out_first    = '0;
+    progress_bad = 1'b0;
+    r = '0; hi = '0; pick = '0; g = '0; ghi = '0; acc = '0; gi = '0; ai = '0; asked = 1'b0; added = 1'b0;
+    for (int i = 0; i < NumIn; i++) begin
+      gnt_row[i] = '0;
+      imi[i]     = '0;
+    end
+    for (int o = 0; o < NumOut; o++) omi[o] = '0;
+    if (req_i != '0) begin
+      for (int k = 0; k < NumIters; k++) begin
+        asked = 1'b0;
+        added = 1'b0;
+        // Grant: each free output picks the first free requesting input at or after its pointer.
+        for (int o = 0; o < NumOut; o++) begin
+          r = req_i[o*NumIn +: NumIn] & in_free;
+          if (out_free[o] && r != '0) begin
+            asked = 1'b1;
+            hi    = r & ({NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW]);
+            pick  = (hi != '0) ? (hi & (~hi + NumIn'(1))) : (r & (~r + NumIn'(1)));
+            for (int b = 0; b < InIdxW; b++) gi[b] = |(pick & InBitMasks[b*NumIn +: NumIn]);
+            gnt_row[gi][o] = 1'b1;
+          end
+        end
+        // Accept: each input with a grant picks the first granting output at or after its pointer.
+        for (int i = 0; i < NumIn; i++) begin
+          g = gnt_row[i];
+          if (g != '0) begin
+            ghi = g & ({NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW]);
+            acc = (ghi != '0) ? (ghi & (~ghi + NumOut'(1))) : (g & (~g + NumOut'(1)));
+            for (int b = 0; b < OutIdxW; b++) ai[b] = |(acc & OutBitMasks[b*NumOut +: NumOut]);
+            in_free[i]   = 1'b0;
+            out_free[ai] = 1'b0;
+            imi[i]       = ai;
+            omi[ai]      = InIdxW'(i);
+            added        = 1'b1;
+            if (k == 0) begin
+              in_first[i]   = 1'b1;
+              out_first[ai] = 1'b1;
+            end
+            gnt_row[i] = '0;
+          end
+        end
+        progress_bad = progress_bad | (asked & ~added);
+      end
+    end
+  end
+
+  assign in_match_valid_o  = ~in_free;
+  assign out_match_valid_o = ~out_free;
+
+  always_comb begin
+    match_o        = '0;
+    in_match_idx_o = '0;
+    if (in_free != '1)
+      for (int i = 0; i < NumIn; i++)
+        if (!in_free[i]) begin
+          in_match_idx_o[i*OutIdxW +: OutIdxW] = imi[i];
+          match_o[i*NumOut + 32'(imi[i])]      = 1'b1;
+        end
+  end
+
+  always_comb begin
+    out_match_idx_o = '0;
+    if (out_free != '1)
+      for (int o = 0; o < NumOut; o++)
+        if (!out_free[o]) out_match_idx_o[o*InIdxW +: InIdxW] = omi[o];
+  end
+
+  // Pointer update: first-iteration matches only, and only when the matching is used.
+  always_comb begin
+    gptr_d = gptr_q;
+    aptr_d = aptr_q;
+    if (en_i && out_first != '0) begin
+      for (int o = 0; o < NumOut; o++)
+        if (out_first[o])
+          gptr_d[o*InIdxW +: InIdxW] = (omi[o] == InIdxW'(NumIn - 1)) ? '0 : omi[o] + InIdxW'(1);
+      for (int i = 0; i < NumIn; i++)
+        if (in_first[i])
+          aptr_d[i*OutIdxW +: OutIdxW] = (imi[i] == OutIdxW'(NumOut - 1)) ? '0 : imi[i] + OutIdxW'(1);
+    end
+  end
+
+  // The matching column-major, for the checks below.
+  logic [NumReq-1:0] match_t;
+  always_comb begin
+    match_t = '0;
+    for (int o = 0; o < NumOut; o++)
+      if (!out_free[o]) match_t[o*NumIn + 32'(omi[o])] = 1'b1;
+  end
+
+  // While some free input requests a free output, an iteration adds a match: that output grants
+  // someone, and an input with a grant always accepts one.
+  `ASSERT(iteration_makes_progress, !progress_bad)
+`else
+  logic [NumReq-1:0]        gmask_t; // column-major: output o's mask over the inputs
+  logic [NumReq-1:0]        amask;   // row-major: input i's mask over the outputs
+
+  // The masks, the iterations, the indices and the pointer update each skip their work when there
+  // is nothing to do (no request, no match): in simulation an idle allocator costs a few tests.
+  always_comb begin
+    gmask_t = '0;
+    amask   = '0;
+    if (req_i != '0) begin
+      for (int o = 0; o < NumOut; o++) gmask_t[o*NumIn +: NumIn] = {NumIn{1'b1}} << gptr_q[o*InIdxW +: InIdxW];
+      for (int i = 0; i < NumIn; i++) amask[i*NumOut +: NumOut] = {NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW];
+    end
+  end
+
+  logic [NumReq-1:0] req_t; // req_i (column-major)
+
+  assign req_t = req_i;
 
   // ---- Iterations ----
   // Iteration k sees the ports left free by iteration k-1 and adds its accepts to the matching.
@@ -303,6 +423,8 @@ module islip_alloc #(
       end
     end
   end
+
+`endif
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
