@@ -293,37 +293,37 @@ module dir_ctrl #(
   );
 
   // ---- transaction table (control in flops, data in a ram_1r1w) ----
-  logic             t_valid_q  [TxnEntries], t_valid_d  [TxnEntries];
-  st_e              t_st_q     [TxnEntries], t_st_d     [TxnEntries];
-  tr_e              t_tr_q     [TxnEntries], t_tr_d     [TxnEntries];
-  logic             t_lnr_q    [TxnEntries], t_lnr_d    [TxnEntries];
-  logic [AddrW-1:0] t_line_q   [TxnEntries], t_line_d   [TxnEntries];
-  logic [31:0]      t_lline_q  [TxnEntries], t_lline_d  [TxnEntries];
-  msg_pkg::opcode_t t_op_q     [TxnEntries], t_op_d     [TxnEntries];
-  logic [NodeW-1:0] t_src_q    [TxnEntries], t_src_d    [TxnEntries];
-  logic [msg_pkg::CORE_ID_W-1:0] t_core_q [TxnEntries], t_core_d [TxnEntries];
-  logic [msg_pkg::TAG_W-1:0]     t_tag_q  [TxnEntries], t_tag_d  [TxnEntries];
-  logic [WordN-1:0] t_mask_q   [TxnEntries], t_mask_d   [TxnEntries];
-  logic [TsW-1:0]   t_ts_q     [TxnEntries], t_ts_d     [TxnEntries];   // an RWD's, a RECOVER's version
-  logic [EntW-1:0]  t_ent_q    [TxnEntries], t_ent_d    [TxnEntries];
-  logic             t_chg_q    [TxnEntries], t_chg_d    [TxnEntries];
-  logic [NumCn-1:0] t_await_q  [TxnEntries], t_await_d  [TxnEntries];
-  logic [NumCn-1:0] t_snp_q    [TxnEntries], t_snp_d    [TxnEntries];
-  logic             t_snpinv_q [TxnEntries], t_snpinv_d [TxnEntries];
-  logic             t_need_q   [TxnEntries], t_need_d   [TxnEntries];
-  logic             t_have_q   [TxnEntries], t_have_d   [TxnEntries];
-  logic             t_rdis_q   [TxnEntries], t_rdis_d   [TxnEntries];
-  logic             t_kepts_q  [TxnEntries], t_kepts_d  [TxnEntries];
-  logic             t_viol_q   [TxnEntries], t_viol_d   [TxnEntries];
-  logic             t_succ_q   [TxnEntries], t_succ_d   [TxnEntries];
-  logic [TW-1:0]    t_pred_q   [TxnEntries], t_pred_d   [TxnEntries];
+  logic [TxnEntries-1:0] t_valid_q;
+  st_e              t_st_q     [TxnEntries];
+  tr_e              t_tr_q     [TxnEntries];
+  logic             t_lnr_q    [TxnEntries];
+  logic [AddrW-1:0] t_line_q   [TxnEntries];
+  logic [31:0]      t_lline_q  [TxnEntries];
+  msg_pkg::opcode_t t_op_q     [TxnEntries];
+  logic [NodeW-1:0] t_src_q    [TxnEntries];
+  logic [msg_pkg::CORE_ID_W-1:0] t_core_q [TxnEntries];
+  logic [msg_pkg::TAG_W-1:0]     t_tag_q  [TxnEntries];
+  logic [WordN-1:0] t_mask_q   [TxnEntries];
+  logic [TsW-1:0]   t_ts_q     [TxnEntries];   // an RWD's, a RECOVER's version
+  logic [EntW-1:0]  t_ent_q    [TxnEntries];
+  logic             t_chg_q    [TxnEntries];
+  logic [NumCn-1:0] t_await_q  [TxnEntries];
+  logic [NumCn-1:0] t_snp_q    [TxnEntries];
+  logic             t_snpinv_q [TxnEntries];
+  logic             t_need_q   [TxnEntries];
+  logic             t_have_q   [TxnEntries];
+  logic             t_rdis_q   [TxnEntries];
+  logic             t_kepts_q  [TxnEntries];
+  logic             t_viol_q   [TxnEntries];
+  logic             t_succ_q   [TxnEntries];
+  logic [TW-1:0]    t_pred_q   [TxnEntries];
   // A RECOVER of the management port (not a CN's request), and a transaction whose FINISH
   // neither answers nor changes the entry (a RECOVER, or a failed CN's request not yet decided).
-  logic             t_rec_q    [TxnEntries], t_rec_d    [TxnEntries];
-  logic             t_skip_q   [TxnEntries], t_skip_d   [TxnEntries];
-  logic             t_recok_q  [TxnEntries], t_recok_d  [TxnEntries];
+  logic             t_rec_q    [TxnEntries];
+  logic             t_skip_q   [TxnEntries];
+  logic             t_recok_q  [TxnEntries];
   // A RECOVER that sets the line's version to t_ts (mg_req_tsv_i).
-  logic             t_setv_q   [TxnEntries], t_setv_d   [TxnEntries];
+  logic             t_setv_q   [TxnEntries];
 
   // The event's entry's next fields (written by the event, copied to its t_*_d at the end).
   logic             nx_valid;
@@ -1390,63 +1390,35 @@ module dir_ctrl #(
     if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;
   end
 
-  // The event's entry takes its new fields and every other keeps its own; then the changes to other
-  // entries: the waiting successors an END starts, the new transaction's link from its line's tail,
-  // the snoop sender's bit clear (a transaction gets new targets only while it has none). A process
-  // of its own, every index a constant of its loop: the event's case writing at the computed ei took
-  // Yosys' check of this block to minutes.
-  always_comb begin
-    for (int t = 0; t < TxnEntries; t++) begin
-      if (TW'(t) == ei) begin
-        t_valid_d[t] = nx_valid; t_st_d[t] = nx_st; t_tr_d[t] = nx_tr; t_lnr_d[t] = nx_lnr;
-        t_line_d[t] = nx_line; t_lline_d[t] = nx_lline; t_op_d[t] = nx_op; t_src_d[t] = nx_src;
-        t_core_d[t] = nx_core; t_tag_d[t] = nx_tag; t_mask_d[t] = nx_mask; t_ent_d[t] = nx_ent;
-        t_ts_d[t] = nx_ts; t_chg_d[t] = nx_chg; t_await_d[t] = nx_await; t_snp_d[t] = nx_snp;
-        t_snpinv_d[t] = nx_snpinv; t_need_d[t] = nx_need; t_have_d[t] = nx_have; t_rdis_d[t] = nx_rdis;
-        t_kepts_d[t] = nx_kepts; t_viol_d[t] = nx_viol; t_succ_d[t] = nx_succ; t_pred_d[t] = nx_pred;
-        t_rec_d[t] = nx_rec; t_skip_d[t] = nx_skip; t_recok_d[t] = nx_recok; t_setv_d[t] = nx_setv;
-      end else begin
-        t_valid_d[t] = t_valid_q[t]; t_st_d[t] = t_st_q[t]; t_tr_d[t] = t_tr_q[t]; t_lnr_d[t] = t_lnr_q[t];
-        t_line_d[t] = t_line_q[t]; t_lline_d[t] = t_lline_q[t]; t_op_d[t] = t_op_q[t];
-        t_src_d[t] = t_src_q[t]; t_core_d[t] = t_core_q[t]; t_tag_d[t] = t_tag_q[t];
-        t_mask_d[t] = t_mask_q[t]; t_ent_d[t] = t_ent_q[t]; t_ts_d[t] = t_ts_q[t]; t_chg_d[t] = t_chg_q[t];
-        t_await_d[t] = t_await_q[t]; t_snp_d[t] = t_snp_q[t]; t_snpinv_d[t] = t_snpinv_q[t];
-        t_need_d[t] = t_need_q[t]; t_have_d[t] = t_have_q[t]; t_rdis_d[t] = t_rdis_q[t];
-        t_kepts_d[t] = t_kepts_q[t]; t_viol_d[t] = t_viol_q[t]; t_succ_d[t] = t_succ_q[t];
-        t_pred_d[t] = t_pred_q[t]; t_rec_d[t] = t_rec_q[t]; t_skip_d[t] = t_skip_q[t];
-        t_recok_d[t] = t_recok_q[t]; t_setv_d[t] = t_setv_q[t];
-      end
-      if (wake[t]) t_st_d[t] = t_lnr_q[t] ? ST_DECIDE : ST_START;
-      if (succ_set && tail_i == TW'(t)) t_succ_d[t] = 1'b1;
-      if (s_take && s_i == TW'(t)) t_snp_d[t] = t_snp_d[t] & ~s_cn_oh;
-    end
+  // The event's entry takes its new fields (when there is no event, ei's own: nothing changes);
+  // then the changes to other entries: the waiting successors an END starts, the new transaction's
+  // link from its line's tail, the snoop sender's bit clear (a transaction gets new targets only
+  // while it has none), each after the event's entry's fields, so that it wins where it is the
+  // event's entry too. Written at their indices in the clocked block: the Verilated model writes
+  // one entry per cycle, where next-state copies of the whole table (28 fields x TxnEntries) cost
+  // it most of a directory's evaluation.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) t_valid_q     <= '0;
+    else         t_valid_q[ei] <= nx_valid;
+    t_st_q[ei]     <= nx_st;     t_tr_q[ei]    <= nx_tr;    t_lnr_q[ei]   <= nx_lnr;
+    t_line_q[ei]   <= nx_line;   t_lline_q[ei] <= nx_lline; t_op_q[ei]    <= nx_op;
+    t_src_q[ei]    <= nx_src;    t_core_q[ei]  <= nx_core;  t_tag_q[ei]   <= nx_tag;
+    t_mask_q[ei]   <= nx_mask;   t_ent_q[ei]   <= nx_ent;   t_ts_q[ei]    <= nx_ts;
+    t_chg_q[ei]    <= nx_chg;    t_await_q[ei] <= nx_await; t_snp_q[ei]   <= nx_snp;
+    t_snpinv_q[ei] <= nx_snpinv; t_need_q[ei]  <= nx_need;  t_have_q[ei]  <= nx_have;
+    t_rdis_q[ei]   <= nx_rdis;   t_kepts_q[ei] <= nx_kepts; t_viol_q[ei]  <= nx_viol;
+    t_succ_q[ei]   <= nx_succ;   t_pred_q[ei]  <= nx_pred;  t_rec_q[ei]   <= nx_rec;
+    t_skip_q[ei]   <= nx_skip;   t_recok_q[ei] <= nx_recok; t_setv_q[ei]  <= nx_setv;
+    if (wake != '0)
+      for (int t = 0; t < TxnEntries; t++)
+        if (wake[t]) t_st_q[t] <= t_lnr_q[t] ? ST_DECIDE : ST_START;
+    if (succ_set) t_succ_q[tail_i] <= 1'b1;
+    if (s_take)   t_snp_q[s_i]     <= (s_i == ei ? nx_snp : t_snp_q[s_i]) & ~s_cn_oh;
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni)              req_first_q <= 1'b0;
     else if (rwd_r || req_r)  req_first_q <= rwd_r;
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      for (int t = 0; t < TxnEntries; t++) t_valid_q[t] <= 1'b0;
-    end else begin
-      for (int t = 0; t < TxnEntries; t++) t_valid_q[t] <= t_valid_d[t];
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    for (int t = 0; t < TxnEntries; t++) begin
-      t_st_q[t]    <= t_st_d[t];    t_tr_q[t]    <= t_tr_d[t];    t_lnr_q[t]   <= t_lnr_d[t];
-      t_line_q[t]  <= t_line_d[t];  t_lline_q[t] <= t_lline_d[t]; t_op_q[t]    <= t_op_d[t];
-      t_src_q[t]   <= t_src_d[t];   t_core_q[t]  <= t_core_d[t];  t_tag_q[t]   <= t_tag_d[t];
-      t_mask_q[t]  <= t_mask_d[t];  t_ent_q[t]   <= t_ent_d[t];   t_chg_q[t]   <= t_chg_d[t];
-      t_ts_q[t]    <= t_ts_d[t];
-      t_await_q[t] <= t_await_d[t]; t_snp_q[t]   <= t_snp_d[t];   t_snpinv_q[t] <= t_snpinv_d[t];
-      t_need_q[t]  <= t_need_d[t];  t_have_q[t]  <= t_have_d[t];  t_rdis_q[t]  <= t_rdis_d[t];
-      t_kepts_q[t] <= t_kepts_d[t]; t_viol_q[t]  <= t_viol_d[t];  t_succ_q[t]  <= t_succ_d[t];
-      t_pred_q[t]  <= t_pred_d[t];  t_rec_q[t]   <= t_rec_d[t];   t_skip_q[t]  <= t_skip_d[t];
-      t_recok_q[t] <= t_recok_d[t]; t_setv_q[t]  <= t_setv_d[t];
-    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -1544,11 +1516,7 @@ module dir_ctrl #(
   // step and event writes: no event counted, nothing queued, no transaction moved).
   logic idle_in, txn_same;
   assign idle_in = idle_o & ~csr_valid_i & (tx_crd_i == '0);
-  always_comb begin
-    txn_same = 1'b1;
-    for (int t = 0; t < TxnEntries; t++)
-      txn_same = txn_same & (t_valid_d[t] == t_valid_q[t]) & (t_st_d[t] == t_st_q[t]);
-  end
+  assign txn_same = nx_valid == t_valid_q[ei] && nx_st == t_st_q[ei] && wake == '0;
   // A read outstanding (idle or not) is a walk's or a live transaction's, which waits for it.
   `ASSERT(read_outstanding_is_awaited, rq_empty || rq_out[TW+1] || t_valid_q[rq_out[TW-1:0]])
   `ASSERT(idle_changes_nothing, !idle_in || (evc == '0 && !mq_push && !rq_push && !sq_push && !mr_push &&
