@@ -339,22 +339,68 @@ Test(fabric, failed_cn_is_detected_the_cm_gets_one_msi_and_live_traffic_complete
  * (wired transposes, compare-and-OR): fabric_top_c4m2_synth is Verilated with SYNTHESIS defined,
  * and every output it gives, message and credit, cycle for cycle, must be fabric_top_c4m2's: at
  * three loads, under back-pressure, and with a CN failing. */
-Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 120)
+/* The switch's counters and registers after a run, read through the CSR port: per port and class
+ * its four performance counters, then SUNK, DROPPED, SUNK_FENCED, MSI_SENT, VIRAL and FENCED. */
+typedef struct csr_dump {
+    uint32_t v[32 * 11 * 4 + 8];
+    unsigned n;
+} csr_dump_t;
+
+static void csr_collect(void *obj, uint32_t rdata, bool err)
+{
+    csr_dump_t *d = obj;
+    cr_assert(!err && d->n < sizeof d->v / sizeof d->v[0], "a counter read was refused");
+    d->v[d->n++] = rdata;
+}
+
+static unsigned read_counters(bench_t *b, unsigned nports, csr_dump_t *d)
+{
+    static const unsigned regs[] = {SW_CSR_SUNK, SW_CSR_DROPPED, SW_CSR_SUNK_FENCED, SW_CSR_MSI_SENT,
+                                    SW_CSR_VIRAL, SW_CSR_FENCED};
+    unsigned want = 0;
+    d->n = 0;
+    for (unsigned p = 0; p < nports; p++)
+        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+            for (unsigned k = 0; k < 4; k++, want++)
+                fabric_csr(b->f, false, SW_CSR_PERF(p, c, k), 0, csr_collect, d);
+    for (unsigned i = 0; i < sizeof regs / sizeof regs[0]; i++, want++)
+        fabric_csr(b->f, false, regs[i], 0, csr_collect, d);
+    kernel_run(&b->k, b->k.now + 2 * want * PS_PER_NS + PS_PER_US);
+    cr_assert_eq(d->n, want, "the counter reads were not all answered");
+    return want;
+}
+
+/* In simulation the switch's ports are sw_ports, procedural blocks that skip idle ports; in
+ * synthesis (and the fabric_top_c4m2_synth model, Verilated with SYNTHESIS defined) they are a
+ * module per input and output port, as are the allocator's grant transposes and the switch's words
+ * (sw_words). The two forms must be the same machine: every RTL output (message, port, cycle,
+ * credit returned) and every counter of the switch the same, at light and full load, with
+ * back-pressure, with the credits so scarce that the credit turns decide (2 per class each way),
+ * with link jitter reordering messages, and with a CN failing (fence, drain, MSI). */
+Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 240)
 {
     const uint64_t seed = tb_seed(67);
     const setup_t cases[] = {
         {.ncn = 4, .nmn = 2, .load = 0.05, .count = 300, .skip = true},
         {.ncn = 4, .nmn = 2, .load = 0.5, .count = 600, .skip = true},
+        {.ncn = 4, .nmn = 2, .load = 1.0, .count = 600, .skip = true},
         {.ncn = 4, .nmn = 2, .load = 1.0, .count = 600, .skip = true, .hold_ps = 30000},
+        {.ncn = 4, .nmn = 2, .load = 0.8, .count = 600, .skip = true, .rx_credits = 2, .in_credits = 2},
+        {.ncn = 4, .nmn = 2, .load = 0.6, .count = 600, .skip = true, .jitter_ps = 5000},
         {.ncn = 4, .nmn = 2, .load = 0.3, .count = 600, .skip = true, .fail_port = 2, .fail_ps = 2 * PS_PER_US},
+        {.ncn = 4, .nmn = 2, .load = 0.9, .count = 600, .skip = true, .rx_credits = 3, .fail_port = 1,
+         .fail_ps = 1 * PS_PER_US},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bench_t sim, syn;
+        csr_dump_t dsim, dsyn;
         setup_t s = cases[i];
         s.seed = seed + i;
         bench_run(&sim, &s);
+        const unsigned n = read_counters(&sim, 6, &dsim);
         s.model = "fabric_top_c4m2_synth";
         bench_run(&syn, &s);
+        read_counters(&syn, 6, &dsyn);
         cr_assert_gt(sim.nrec, 100, "seed=%llu case %u: too little traffic to compare", (unsigned long long)s.seed, i);
         cr_assert_eq(sim.nrec, syn.nrec, "seed=%llu case %u: %zu outputs, the synthesis form %zu",
                      (unsigned long long)s.seed, i, sim.nrec, syn.nrec);
@@ -367,6 +413,11 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
                       (unsigned long long)s.seed, i, r, (unsigned long long)a->cycle, a->port, a->kind,
                       (unsigned long long)b->cycle, b->port, b->kind);
         }
+        for (unsigned r = 0; r < n; r++)
+            cr_assert_eq(dsim.v[r], dsyn.v[r], "seed=%llu case %u: counter read %u (%s %u%s%u%s%u) is %u, in the "
+                         "synthesis form %u", (unsigned long long)s.seed, i, r, r < 6 * 44 ? "port" : "register",
+                         r < 6 * 44 ? r / 44 : r - 6 * 44, r < 6 * 44 ? " class " : "", r < 6 * 44 ? r / 4 % 11 : 0,
+                         r < 6 * 44 ? " kind " : "", r < 6 * 44 ? r % 4 : 0, dsim.v[r], dsyn.v[r]);
         bench_free(&sim);
         bench_free(&syn);
     }

@@ -20,17 +20,26 @@ module prio_enc #(
     $error("prio_enc: N must be >= 1");
   end
 
-  // x & -x isolates the lowest set bit: one carry chain instead of an N-deep mux chain.
-  assign onehot_o = req_i & (~req_i + N'(1));
-  assign valid_o  = |req_i;
+  // Bit b*NW + i is bit b of index i (NW: N, at least 1, so that an illegal N reaches its $error).
+  localparam int NW = (N > 0) ? N : 1;
+  function automatic logic [IdxW*NW-1:0] index_bits();
+    index_bits = '0;
+    for (int b = 0; b < IdxW; b++)
+      for (int i = 0; i < NW; i++) index_bits[b*NW + i] = 1'((i >> b) & 1);
+  endfunction
+  localparam logic [IdxW*NW-1:0] IdxBits = index_bits();
 
-  // The index is the OR of the indices of the (at most one) set bits of onehot_o.
+  // x & -x isolates the lowest set bit: one carry chain instead of an N-deep mux chain. The index
+  // is the OR of the indices of the (at most one) set bits, one reduction per index bit; without a
+  // request there is nothing to encode (in simulation an idle encoder costs a test).
   always_comb begin
-    idx_o = '0;
-    for (int i = 0; i < N; i++) begin
-      if (onehot_o[i]) idx_o = idx_o | IdxW'(i);
-    end
+    onehot_o = req_i & (~req_i + N'(1));
+    idx_o    = '0;
+    if (req_i != '0)
+      for (int b = 0; b < IdxW; b++) idx_o[b] = |(NW'(onehot_o) & IdxBits[b*NW +: NW]);
   end
+
+  assign valid_o = |req_i;
 
 endmodule
 `default_nettype wire

@@ -1,7 +1,8 @@
 `default_nettype none
 // Round-robin arbiter. The grant goes to the first requester at or after the priority pointer,
-// wrapping around (PULP style: a priority encoder over the requests masked to [pointer, N) and
-// one over all requests; the masked one wins when it has a request). The pointer moves just past
+// wrapping around: a priority encoder over the requests masked to [pointer, N) when any is set
+// there, else over all requests (PULP's two encoders, with the choice made before encoding: one
+// encoder, and an idle arbiter encodes nothing). The pointer moves just past
 // the winner only when the grant is accepted (ack_i), so a requester keeps its turn until served.
 // Consequently any requester that keeps requesting is granted within N accepted grants.
 // The grant is combinational from req_i and the pointer; requests may change while unacknowledged
@@ -38,26 +39,19 @@ module rr_arb #(
   // (pointer at 0).
   logic [N-1:0] mask_q, mask_d;
 
-  logic [N-1:0]    masked_onehot, unmasked_onehot;
-  logic [IdxW-1:0] masked_idx, unmasked_idx;
-  logic            masked_valid;
+  // The requests at or after the pointer when there are any, else all of them: the first of
+  // those wins.
+  logic [N-1:0] masked, cand;
 
-  prio_enc #(.N(N)) u_masked (
-    .req_i    (req_i & mask_q),
-    .onehot_o (masked_onehot),
-    .idx_o    (masked_idx),
-    .valid_o  (masked_valid)
-  );
+  assign masked = req_i & mask_q;
+  assign cand   = (masked != '0) ? masked : req_i;
 
-  prio_enc #(.N(N)) u_unmasked (
-    .req_i    (req_i),
-    .onehot_o (unmasked_onehot),
-    .idx_o    (unmasked_idx),
+  prio_enc #(.N(N)) u_pick (
+    .req_i    (cand),
+    .onehot_o (gnt_o),
+    .idx_o    (gnt_idx_o),
     .valid_o  (gnt_valid_o)
   );
-
-  assign gnt_o     = masked_valid ? masked_onehot : unmasked_onehot;
-  assign gnt_idx_o = masked_valid ? masked_idx    : unmasked_idx;
 
   always_comb begin
     mask_d = mask_q;

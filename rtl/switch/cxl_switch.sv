@@ -285,8 +285,10 @@ module cxl_switch #(
   logic [CnW-1:0]      msi_cm, msi_subject;
   logic                vir_idle;
   logic [NumPorts-1:0] fenced, restart;
-  logic [NumOc-1:0]    own_valid, out_crd_avail, avail;
+  logic [NumOc-1:0]    own_valid, out_crd_avail, starve;
   logic [NumPorts-1:0] tx_valid_d;
+  logic [NumPorts-1:0]       in_match_valid, out_match_valid;
+  logic [NumPorts*PortW-1:0] in_match_idx, out_match_idx;
 
   always_comb begin
     for (int i = 0; i < NumCn; i++) begin
@@ -330,182 +332,24 @@ module cxl_switch #(
   assign fenced  = {{NumMn{1'b0}}, fenced_cn};
   assign restart = {{NumMn{1'b0}}, restart_cn} | {NumPorts{start_q}};
 
-  // ---- input ports ----
-  logic [NumPorts-1:0]       in_match_valid, out_match_valid, in_idle, ne_set, ne_clr;
-  logic [NumPorts*PortW-1:0] in_match_idx, out_match_idx;
-  logic [NumPorts*NumOc-1:0] nonempty;
-  logic [NumOc-1:0]          stall;
-  logic [NumPorts*FlitW-1:0] deq_msg_v;
-  logic [NumPorts*ClsW-1:0]  deq_cls_v;
-  logic [NumPorts-1:0]       in_wr;
-  logic [NumPorts*EntryW-1:0] in_wr_entry, in_rd_entry;
-  logic [$clog2(NumOc)-1:0]  ne_set_q [NumPorts];
-  logic [$clog2(NumOc)-1:0]  ne_clr_q [NumPorts];
-  logic [NumCls-1:0]         eg_elig [NumPorts];
-
-  for (genvar p = 0; p < NumPorts; p++) begin : g_in
-    logic [NodeW-1:0] dst;
-    assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
-
-    if (Voq) begin : g_voq
-      assign deq_msg_v[p*FlitW +: FlitW] = '0;
-      sw_ingress #(
-        .NumOut    (NumPorts),
-        .CrdPerCls (CrdPerCls)
-      ) u_in (
-        .clk_i            (clk_i),
-        .rst_ni           (rst_ni),
-        .rx_valid_i       (rx_valid_i[p]),
-        .rx_op_i          (rx_msg_i[p*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]),
-        .rx_route_valid_i (route_v_q[dst]),
-        .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
-        .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
-        .rx_sunk_o        (sunk[p]),
-        .restart_i        (restart[p]),
-        .adv_i            (adv_q),
-        .fenced_i         (fenced[p]),
-        .drop_o           (drop[2*p +: 2]),
-        .nonempty_o       (nonempty[p*NumOc +: NumOc]),
-        .ne_set_o         (ne_set[p]),
-        .ne_set_q_o       (ne_set_q[p]),
-        .ne_clr_o         (ne_clr[p]),
-        .ne_clr_q_o       (ne_clr_q[p]),
-        .stall_o          (stall[p*NumCls +: NumCls]),
-        .match_valid_i    (in_match_valid[p]),
-        .match_out_i      (in_match_idx[p*PortW +: PortW]),
-        .match_elig_i     (eg_elig[in_match_idx[p*PortW +: PortW]]),
-        .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
-        .enq_o            (in_wr[p]),
-        .enq_entry_o      (in_wr_entry[p*EntryW +: EntryW]),
-        .rd_entry_o       (in_rd_entry[p*EntryW +: EntryW]),
-        .idle_o           (in_idle[p])
-      );
-    end else begin : g_fifo
-      assign in_wr[p]                          = 1'b0;
-      assign in_wr_entry[p*EntryW +: EntryW] = '0;
-      assign in_rd_entry[p*EntryW +: EntryW] = '0;
-      assign ne_set[p]   = 1'b0;
-      assign ne_set_q[p] = '0;
-      assign ne_clr[p]   = 1'b0;
-      assign ne_clr_q[p] = '0;
-      sw_ingress_fifo #(
-        .NumOut    (NumPorts),
-        .CrdPerCls (CrdPerCls)
-      ) u_in (
-        .clk_i            (clk_i),
-        .rst_ni           (rst_ni),
-        .rx_valid_i       (rx_valid_i[p]),
-        .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
-        .rx_route_valid_i (route_v_q[dst]),
-        .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
-        .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
-        .rx_sunk_o        (sunk[p]),
-        .restart_i        (restart[p]),
-        .adv_i            (adv_q),
-        .fenced_i         (fenced[p]),
-        .drop_o           (drop[2*p +: 2]),
-        .nonempty_o       (nonempty[p*NumOc +: NumOc]),
-        .stall_o          (stall[p*NumCls +: NumCls]),
-        .match_valid_i    (in_match_valid[p]),
-        .match_out_i      (in_match_idx[p*PortW +: PortW]),
-        .match_elig_i     (eg_elig[in_match_idx[p*PortW +: PortW]]),
-        .deq_msg_o        (deq_msg_v[p*FlitW +: FlitW]),
-        .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
-        .idle_o           (in_idle[p])
-      );
-    end
-  end
-
-  // ---- which inputs hold a message for which (output, class): bit k*NumPorts + i, k = o*NumCls + c
-  // (see the header) ----
-`ifdef SYNTHESIS
-  localparam bit HoldersKept = 1'b0;
-`else
-  localparam bit HoldersKept = Voq;
-`endif
-  // Not traced as one vector (each output's part is, as its sw_egress' holders_i): in a traced
-  // model Verilator kept the whole 11 264 bits at 16 + 16 and built them word by word on every
-  // evaluation, a third of a test-flavour paper.ini run.
-  /*verilator tracing_off*/
-  logic [NumOc*NumPorts-1:0] holders;
-  /*verilator tracing_on*/
-
-  if (HoldersKept) begin : g_hold_kept
-    logic [NumPorts-1:0] col_q [NumOc];
-    logic [NumPorts-1:0] col_d [NumOc];
-
-    // The reset is in the next state: Verilator takes no non-blocking loop over an array.
-    always_comb begin
-      col_d = col_q;
-      for (int i = 0; i < NumPorts; i++) begin
-        if (ne_set[i]) col_d[ne_set_q[i]][i] = 1'b1;
-        if (ne_clr[i]) col_d[ne_clr_q[i]][i] = 1'b0;
-      end
-      if (!rst_ni)
-        for (int k = 0; k < NumOc; k++) col_d[k] = '0;
-    end
-
-    always_ff @(posedge clk_i) begin
-      col_q <= col_d;
-    end
-
-    for (genvar k = 0; k < NumOc; k++) begin : g_col
-      assign holders[k*NumPorts +: NumPorts] = col_q[k] & ~fenced;
-    end
-
-    // The kept copy is checked against the inputs' queue states (among inputs not fenced): the
-    // bits the last cycle set or cleared, and one (output, class) column in turn, every column once
-    // in NumOc cycles. Comparing all NumOc x NumPorts bits every cycle (11 264 at 16 + 16) took a
-    // quarter of a test-flavour paper.ini run.
-`ifndef SYNTHESIS
-    localparam int unsigned KW = $clog2(NumOc);
-    logic [KW-1:0]       chk_q;
-    logic [NumPorts-1:0] set_v_q, clr_v_q;
-    logic [KW-1:0]       set_k_q [NumPorts];
-    logic [KW-1:0]       clr_k_q [NumPorts];
-    always_ff @(posedge clk_i) begin
-      chk_q   <= (!rst_ni || chk_q == KW'(NumOc - 1)) ? '0 : chk_q + KW'(1);
-      set_v_q <= rst_ni ? ne_set : '0;
-      clr_v_q <= rst_ni ? ne_clr : '0;
-      set_k_q <= ne_set_q;
-      clr_k_q <= ne_clr_q;
-    end
-    logic kept_bad;
-    always_comb begin
-      kept_bad = 1'b0;
-      for (int i = 0; i < NumPorts; i++) begin
-        kept_bad = kept_bad | (~fenced[i] & (col_q[chk_q][i] != nonempty[i*NumOc + 32'(chk_q)]));
-        if (set_v_q[i])
-          kept_bad = kept_bad | (~fenced[i] & (col_q[set_k_q[i]][i] != nonempty[i*NumOc + 32'(set_k_q[i])]));
-        if (clr_v_q[i])
-          kept_bad = kept_bad | (~fenced[i] & (col_q[clr_k_q[i]][i] != nonempty[i*NumOc + 32'(clr_k_q[i])]));
-      end
-    end
-    `ASSERT(kept_holders_match_the_queues, !kept_bad)
-`endif
-  end else begin : g_hold_wired
-    // The inputs' queue states turned around, as wires (synthesis, the FIFO variant).
-    always_comb begin
-      for (int k = 0; k < NumOc; k++)
-        for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
-    end
-  end
-
-
   // ---- MSI injection: the CM's output is kept from the allocator in a cycle the MSI takes it; one
   // MSI at a time is in the traversal stage ----
   logic [NumPorts-1:0] msi_busy, msi_sent;
 
   assign inject = msi_valid & ~|msi_busy & out_crd_avail[32'(msi_cm)*NumCls + 32'(msg_pkg::CLS_MGREQ)];
 
-  // The allocator's requests, column-major (bit o*NumPorts + i), as the outputs build them.
-  logic [NumPorts*NumPorts-1:0] req_alloc, match_unused;
-  logic [NumPorts-1:0]          eg_req [NumPorts];
+  // The allocator's requests, column-major (bit o*NumPorts + i), as the outputs build them; the
+  // output an MSI takes requests nothing.
+  logic [NumPorts*NumPorts-1:0] eg_req, req_alloc, match_unused;
   logic [NumPorts-1:0]          alloc_msi;
 
-  for (genvar o = 0; o < NumPorts; o++) begin : g_req
-    assign alloc_msi[o] = inject && o == 32'(msi_cm);
-    assign req_alloc[o*NumPorts +: NumPorts] = eg_req[o] & {NumPorts{~alloc_msi[o]}};
+  always_comb begin
+    alloc_msi = '0;
+    req_alloc = eg_req;
+    if (inject) begin
+      alloc_msi[32'(msi_cm)] = 1'b1;
+      req_alloc[32'(msi_cm)*NumPorts +: NumPorts] = '0;
+    end
   end
 
   // ---- allocation stage ----
@@ -525,8 +369,12 @@ module cxl_switch #(
     .out_match_idx_o   (out_match_idx)
   );
 
-  // ---- output ports: credits, turns, requests and the class sent (allocation stage); crossbar
-  // column and output register (traversal stage). The MSI's subject is registered here, once. ----
+  // ---- the ports: what the allocation stage, the traversal stage and the port counters need of
+  // them (the words move in sw_words) ----
+  logic [NumPorts-1:0]        in_idle, in_wr;
+  logic [NumOc-1:0]           stall;
+  logic [NumPorts*FlitW-1:0]  deq_msg_v;
+  logic [NumPorts*EntryW-1:0] in_wr_entry, in_rd_entry;
   logic [NumPorts-1:0]       eg_busy;
   logic [NumPorts*PortW-1:0] eg_sel;
   logic [NumPorts*ClsW-1:0]  tx_cls;
@@ -537,34 +385,253 @@ module cxl_switch #(
     if (inject) s2_subject_q <= msi_subject;
   end
 
-  for (genvar o = 0; o < NumPorts; o++) begin : g_out
-    sw_egress #(
-      .NumIn        (NumPorts),
+
+  // A module per input port (sw_ingress) and per output port (sw_egress), so that hierarchical
+  // synthesis maps each once for all ports (constraints/cxl_switch.flow); in simulation with
+  // virtual output queues, sw_ports, the same machine as procedural blocks that skip idle ports
+  // (its header says why; the fabric_top_c4m2_synth model and tb/test_fabric.c check that the
+  // switch behaves the same cycle for cycle either way).
+`ifdef SYNTHESIS
+  localparam bit PortsSim = 1'b0;
+`else
+  localparam bit PortsSim = Voq;
+`endif
+
+  if (PortsSim) begin : g_sim
+    sw_ports #(
+      .NumPorts     (NumPorts),
+      .CrdPerCls    (CrdPerCls),
       .MaxTxCredits (MaxTxCredits)
-    ) u_out (
-      .clk_i         (clk_i),
-      .rst_ni        (rst_ni),
-      .fenced_i      (fenced[o]),
-      .crd_give_i    (tx_crd_i[o*NumCls +: NumCls]),
-      .crd_avail_o   (out_crd_avail[o*NumCls +: NumCls]),
-      .avail_o       (avail[o*NumCls +: NumCls]),
-      .holders_i     (holders[o*NumCls*NumPorts +: NumCls*NumPorts]),
-      .held_o        (own_valid[o*NumCls +: NumCls]),
-      .req_o         (eg_req[o]),
-      .match_valid_i (out_match_valid[o]),
-      .match_in_i    (out_match_idx[o*PortW +: PortW]),
-      .match_elig_o  (eg_elig[o]),
-      .in_cls_i      (deq_cls_v),
-      .msi_i         (alloc_msi[o]),
-      .xbar_sel_o    (eg_sel[o*PortW +: PortW]),
-      .send_o        (tx_valid_d[o]),
-      .send_cls_o    (tx_cls[o*ClsW +: ClsW]),
-      .sunk_o        (sunk_f[o]),
-      .msi_busy_o    (msi_busy[o]),
-      .msi_sent_o    (msi_sent[o]),
-      .tx_valid_o    (tx_valid_o[o]),
-      .busy_o        (eg_busy[o])
+    ) u_ports (
+      .clk_i             (clk_i),
+      .rst_ni            (rst_ni),
+      .rx_valid_i        (rx_valid_i),
+      .rx_msg_i          (rx_msg_i),
+      .route_v_i         (route_v_q),
+      .route_o_i         (route_o_q),
+      .restart_i         (restart),
+      .adv_i             (adv_q),
+      .fenced_i          (fenced),
+      .rx_crd_o          (rx_crd_o),
+      .rx_sunk_o         (sunk),
+      .drop_o            (drop),
+      .stall_o           (stall),
+      .enq_o             (in_wr),
+      .enq_entry_o       (in_wr_entry),
+      .rd_entry_o        (in_rd_entry),
+      .in_idle_o         (in_idle),
+      .req_o             (eg_req),
+      .in_match_valid_i  (in_match_valid),
+      .in_match_idx_i    (in_match_idx),
+      .out_match_valid_i (out_match_valid),
+      .out_match_idx_i   (out_match_idx),
+      .msi_i             (alloc_msi),
+      .tx_crd_i          (tx_crd_i),
+      .crd_avail_o       (out_crd_avail),
+      .held_o            (own_valid),
+      .starve_o          (starve),
+      .xbar_sel_o        (eg_sel),
+      .send_o            (tx_valid_d),
+      .send_cls_o        (tx_cls),
+      .sunk_o            (sunk_f),
+      .msi_busy_o        (msi_busy),
+      .msi_sent_o        (msi_sent),
+      .tx_valid_o        (tx_valid_o),
+      .busy_o            (eg_busy)
     );
+    // (The inputs keep no words of their own here: sw_words does.)
+    for (genvar p = 0; p < NumPorts; p++) begin : g_no_deq
+      assign deq_msg_v[p*FlitW +: FlitW] = '0;
+    end
+  end else begin : g_ports
+    logic [NumPorts-1:0]       ne_set, ne_clr;
+    logic [NumPorts*NumOc-1:0] nonempty;
+    logic [NumPorts*ClsW-1:0]  deq_cls_v;
+    logic [$clog2(NumOc)-1:0]  ne_set_q [NumPorts];
+    logic [$clog2(NumOc)-1:0]  ne_clr_q [NumPorts];
+    logic [NumOc-1:0]          eg_elig, avail;
+
+    for (genvar p = 0; p < NumPorts; p++) begin : g_in
+      logic [NodeW-1:0] dst;
+      assign dst = rx_msg_i[p*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
+
+      if (Voq) begin : g_voq
+        assign deq_msg_v[p*FlitW +: FlitW] = '0;
+        sw_ingress #(
+          .NumOut    (NumPorts),
+          .CrdPerCls (CrdPerCls)
+        ) u_in (
+          .clk_i            (clk_i),
+          .rst_ni           (rst_ni),
+          .rx_valid_i       (rx_valid_i[p]),
+          .rx_op_i          (rx_msg_i[p*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]),
+          .rx_route_valid_i (route_v_q[dst]),
+          .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
+          .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
+          .rx_sunk_o        (sunk[p]),
+          .restart_i        (restart[p]),
+          .adv_i            (adv_q),
+          .fenced_i         (fenced[p]),
+          .drop_o           (drop[2*p +: 2]),
+          .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+          .ne_set_o         (ne_set[p]),
+          .ne_set_q_o       (ne_set_q[p]),
+          .ne_clr_o         (ne_clr[p]),
+          .ne_clr_q_o       (ne_clr_q[p]),
+          .stall_o          (stall[p*NumCls +: NumCls]),
+          .match_valid_i    (in_match_valid[p]),
+          .match_out_i      (in_match_idx[p*PortW +: PortW]),
+          .match_elig_i     (eg_elig[32'(in_match_idx[p*PortW +: PortW])*NumCls +: NumCls]),
+          .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
+          .enq_o            (in_wr[p]),
+          .enq_entry_o      (in_wr_entry[p*EntryW +: EntryW]),
+          .rd_entry_o       (in_rd_entry[p*EntryW +: EntryW]),
+          .idle_o           (in_idle[p])
+        );
+      end else begin : g_fifo
+        assign in_wr[p]                          = 1'b0;
+        assign in_wr_entry[p*EntryW +: EntryW] = '0;
+        assign in_rd_entry[p*EntryW +: EntryW] = '0;
+        assign ne_set[p]   = 1'b0;
+        assign ne_set_q[p] = '0;
+        assign ne_clr[p]   = 1'b0;
+        assign ne_clr_q[p] = '0;
+        sw_ingress_fifo #(
+          .NumOut    (NumPorts),
+          .CrdPerCls (CrdPerCls)
+        ) u_in (
+          .clk_i            (clk_i),
+          .rst_ni           (rst_ni),
+          .rx_valid_i       (rx_valid_i[p]),
+          .rx_msg_i         (rx_msg_i[p*FlitW +: FlitW]),
+          .rx_route_valid_i (route_v_q[dst]),
+          .rx_route_out_i   (route_o_q[dst*PortW +: PortW]),
+          .rx_crd_o         (rx_crd_o[p*NumCls +: NumCls]),
+          .rx_sunk_o        (sunk[p]),
+          .restart_i        (restart[p]),
+          .adv_i            (adv_q),
+          .fenced_i         (fenced[p]),
+          .drop_o           (drop[2*p +: 2]),
+          .nonempty_o       (nonempty[p*NumOc +: NumOc]),
+          .stall_o          (stall[p*NumCls +: NumCls]),
+          .match_valid_i    (in_match_valid[p]),
+          .match_out_i      (in_match_idx[p*PortW +: PortW]),
+          .match_elig_i     (eg_elig[32'(in_match_idx[p*PortW +: PortW])*NumCls +: NumCls]),
+          .deq_msg_o        (deq_msg_v[p*FlitW +: FlitW]),
+          .deq_cls_o        (deq_cls_v[p*ClsW +: ClsW]),
+          .idle_o           (in_idle[p])
+        );
+      end
+    end
+
+    // ---- which inputs hold a message for which (output, class): bit k*NumPorts + i, k = o*NumCls + c
+    // (see the header) ----
+  `ifdef SYNTHESIS
+    localparam bit HoldersKept = 1'b0;
+  `else
+    localparam bit HoldersKept = Voq;
+  `endif
+    // Not traced as one vector (each output's part is, as its sw_egress' holders_i): in a traced
+    // model Verilator kept the whole 11 264 bits at 16 + 16 and built them word by word on every
+    // evaluation, a third of a test-flavour paper.ini run.
+    /*verilator tracing_off*/
+    logic [NumOc*NumPorts-1:0] holders;
+    /*verilator tracing_on*/
+
+    if (HoldersKept) begin : g_hold_kept
+      logic [NumPorts-1:0] col_q [NumOc];
+      logic [NumPorts-1:0] col_d [NumOc];
+
+      // The reset is in the next state: Verilator takes no non-blocking loop over an array.
+      always_comb begin
+        col_d = col_q;
+        for (int i = 0; i < NumPorts; i++) begin
+          if (ne_set[i]) col_d[ne_set_q[i]][i] = 1'b1;
+          if (ne_clr[i]) col_d[ne_clr_q[i]][i] = 1'b0;
+        end
+        if (!rst_ni)
+          for (int k = 0; k < NumOc; k++) col_d[k] = '0;
+      end
+
+      always_ff @(posedge clk_i) begin
+        col_q <= col_d;
+      end
+
+      for (genvar k = 0; k < NumOc; k++) begin : g_col
+        assign holders[k*NumPorts +: NumPorts] = col_q[k] & ~fenced;
+      end
+
+      // The kept copy is checked against the inputs' queue states (among inputs not fenced): the
+      // bits the last cycle set or cleared, and one (output, class) column in turn, every column once
+      // in NumOc cycles. Comparing all NumOc x NumPorts bits every cycle (11 264 at 16 + 16) took a
+      // quarter of a test-flavour paper.ini run.
+  `ifndef SYNTHESIS
+      localparam int unsigned KW = $clog2(NumOc);
+      logic [KW-1:0]       chk_q;
+      logic [NumPorts-1:0] set_v_q, clr_v_q;
+      logic [KW-1:0]       set_k_q [NumPorts];
+      logic [KW-1:0]       clr_k_q [NumPorts];
+      always_ff @(posedge clk_i) begin
+        chk_q   <= (!rst_ni || chk_q == KW'(NumOc - 1)) ? '0 : chk_q + KW'(1);
+        set_v_q <= rst_ni ? ne_set : '0;
+        clr_v_q <= rst_ni ? ne_clr : '0;
+        set_k_q <= ne_set_q;
+        clr_k_q <= ne_clr_q;
+      end
+      logic kept_bad;
+      always_comb begin
+        kept_bad = 1'b0;
+        for (int i = 0; i < NumPorts; i++) begin
+          kept_bad = kept_bad | (~fenced[i] & (col_q[chk_q][i] != nonempty[i*NumOc + 32'(chk_q)]));
+          if (set_v_q[i])
+            kept_bad = kept_bad | (~fenced[i] & (col_q[set_k_q[i]][i] != nonempty[i*NumOc + 32'(set_k_q[i])]));
+          if (clr_v_q[i])
+            kept_bad = kept_bad | (~fenced[i] & (col_q[clr_k_q[i]][i] != nonempty[i*NumOc + 32'(clr_k_q[i])]));
+        end
+      end
+      `ASSERT(kept_holders_match_the_queues, !kept_bad)
+  `endif
+    end else begin : g_hold_wired
+      // The inputs' queue states turned around, as wires (synthesis, the FIFO variant).
+      always_comb begin
+        for (int k = 0; k < NumOc; k++)
+          for (int i = 0; i < NumPorts; i++) holders[k*NumPorts + i] = nonempty[i*NumOc + k] & ~fenced[i];
+      end
+    end
+
+
+    for (genvar o = 0; o < NumPorts; o++) begin : g_out
+      sw_egress #(
+        .NumIn        (NumPorts),
+        .MaxTxCredits (MaxTxCredits)
+      ) u_out (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .fenced_i      (fenced[o]),
+        .crd_give_i    (tx_crd_i[o*NumCls +: NumCls]),
+        .crd_avail_o   (out_crd_avail[o*NumCls +: NumCls]),
+        .avail_o       (avail[o*NumCls +: NumCls]),
+        .holders_i     (holders[o*NumCls*NumPorts +: NumCls*NumPorts]),
+        .held_o        (own_valid[o*NumCls +: NumCls]),
+        .req_o         (eg_req[o*NumPorts +: NumPorts]),
+        .match_valid_i (out_match_valid[o]),
+        .match_in_i    (out_match_idx[o*PortW +: PortW]),
+        .match_elig_o  (eg_elig[o*NumCls +: NumCls]),
+        .in_cls_i      (deq_cls_v),
+        .msi_i         (alloc_msi[o]),
+        .xbar_sel_o    (eg_sel[o*PortW +: PortW]),
+        .send_o        (tx_valid_d[o]),
+        .send_cls_o    (tx_cls[o*ClsW +: ClsW]),
+        .sunk_o        (sunk_f[o]),
+        .msi_busy_o    (msi_busy[o]),
+        .msi_sent_o    (msi_sent[o]),
+        .tx_valid_o    (tx_valid_o[o]),
+        .busy_o        (eg_busy[o])
+      );
+    end
+
+
+    assign starve = own_valid & ~avail;
   end
 
   // ---- the words: buffer memories, crossbar columns, output registers ----
@@ -609,9 +676,6 @@ module cxl_switch #(
 
   // ---- performance counters ----
   if (PerfCnt) begin : g_perf
-    logic [NumOc-1:0] starve;
-    assign starve = own_valid & ~avail;
-
     sw_perf #(
       .NumPorts (NumPorts)
     ) u_perf (

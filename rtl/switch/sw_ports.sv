@@ -1,0 +1,643 @@
+`default_nettype none
+`include "assert.svh"
+
+// The CXL switch's ports in simulation: every input port (sw_ingress: the virtual output queues of
+// its shared buffer, the class round-robin, the drain of a fenced node, the credits it returns) and
+// every output port (sw_egress: the credits its partner granted, the credit turns, the class
+// allocated, the traversal stage's control), with the holders of every (output, class) kept from
+// the inputs' queue changes, in one module of procedural blocks.
+//
+// Why a second form. cxl_switch is built of a module per input and per output port, so that
+// hierarchical synthesis maps each once for all ports (constraints/cxl_switch.flow). Verilated, the
+// same structure costs every port its calls, the copies of its ports' vectors and all of its logic
+// at every evaluation, busy or not: about 30 000 host instructions per fabric cycle at 16 + 16, most
+// of a lightly loaded switch's cost. Here each cycle's work is done by loops that skip the ports
+// with nothing to do (no message arriving, none matched, no credit moving, no holder): an idle port
+// costs a test per loop. The two forms are the same machine: cxl_switch uses this one in
+// simulation (SYNTHESIS not defined, Voq = 1) and the per-port modules otherwise, and the
+// fabric_top_c4m2_synth model (Verilated with SYNTHESIS defined) and tb/test_fabric.c check that
+// the switch behaves the same cycle for cycle either way, performance counters included. What each
+// part does, and why, is documented with the per-port module it mirrors (sw_ingress, voq_buf,
+// sw_crd_ret, rr_arb, sw_egress, sw_turns); this file says only how it is computed.
+//
+// A cycle: the requests (from the holders, the credits and the turns, per output with a holder;
+// before the allocator), then the decisions and next states (after the allocator's match:
+// classes, dequeues, enqueues, credits, turns), then the clocked blocks. The small per-port state
+// is in arrays written whole (next state = state, then the active ports' changes); the queue
+// tables are written at their indices, one process per input port (Verilator 5.006 takes no
+// non-blocking write to an array in a loop it does not unroll, and sets shadow variables for
+// every write it does take, at every edge: one per table and port is what is needed).
+module sw_ports #(
+  /// number of ports (inputs and outputs)
+  parameter int unsigned NumPorts     = 6,
+  /// credits (buffer entries) per message class per input port
+  parameter int unsigned CrdPerCls    = 4,
+  /// largest number of credits per class a link partner may grant an output port
+  parameter int unsigned MaxTxCredits = 64,
+  localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
+  localparam int unsigned ClsW        = $clog2(NumCls),
+  localparam int unsigned PortW       = (NumPorts > 1) ? $clog2(NumPorts) : 1,
+  localparam int unsigned NumQ        = NumPorts * NumCls,
+  localparam int unsigned QW          = $clog2(NumQ),
+  localparam int unsigned Depth       = CrdPerCls * NumCls,
+  localparam int unsigned EntryW      = $clog2(Depth),
+  localparam int unsigned AdvW        = $clog2(CrdPerCls + 1),
+  localparam int unsigned FlitW       = msg_pkg::FLIT_W,
+  localparam int unsigned NodeW       = msg_pkg::NODE_ID_W
+) (
+  /// switch clock
+  input  wire logic                          clk_i,
+  /// synchronous reset, active low
+  input  wire logic                          rst_ni,
+  // ---- inputs ----
+  /// per port: a message arrives from the link
+  input  wire logic [NumPorts-1:0]           rx_valid_i,
+  /// per port: the arriving message (its opcode and destination are read)
+  input  wire logic [NumPorts*FlitW-1:0]     rx_msg_i,
+  /// the routing table: per node, a route exists
+  input  wire logic [(1<<NodeW)-1:0]         route_v_i,
+  /// the routing table: per node, its output port
+  input  wire logic [(1<<NodeW)*PortW-1:0]   route_o_i,
+  /// per port: (re)start its credit advertisement
+  input  wire logic [NumPorts-1:0]           restart_i,
+  /// credits per class each input advertises
+  input  wire logic [AdvW-1:0]               adv_i,
+  /// per port: its node is fenced
+  input  wire logic [NumPorts-1:0]           fenced_i,
+  /// per port: one credit returned to the link partner per set bit (bit p*NumCls + c)
+  output logic      [NumPorts*NumCls-1:0]    rx_crd_o,
+  /// per port: a message without a route was sunk this cycle
+  output logic      [NumPorts-1:0]           rx_sunk_o,
+  /// per port (bits 2p, 2p+1): a message from the fenced node dropped arriving, drained
+  output logic      [2*NumPorts-1:0]         drop_o,
+  /// per port and class: a message of the class waits in the input's buffer and none left
+  output logic      [NumPorts*NumCls-1:0]    stall_o,
+  /// per port: the arriving message goes into the input's buffer ...
+  output logic      [NumPorts-1:0]           enq_o,
+  /// ... in this entry (bits p*EntryW +: EntryW)
+  output logic      [NumPorts*EntryW-1:0]    enq_entry_o,
+  /// per port: the entry whose word the traversal stage reads (matched in the previous cycle)
+  output logic      [NumPorts*EntryW-1:0]    rd_entry_o,
+  /// per port: nothing in the input will change until an input changes
+  output logic      [NumPorts-1:0]           in_idle_o,
+  // ---- allocation ----
+  /// the allocator's requests, column-major (bit o*NumPorts + i)
+  output logic      [NumPorts*NumPorts-1:0]  req_o,
+  /// per input: the allocator matched it
+  input  wire logic [NumPorts-1:0]           in_match_valid_i,
+  /// per input: its output
+  input  wire logic [NumPorts*PortW-1:0]     in_match_idx_i,
+  /// per output: the allocator matched it
+  input  wire logic [NumPorts-1:0]           out_match_valid_i,
+  /// per output: its input
+  input  wire logic [NumPorts*PortW-1:0]     out_match_idx_i,
+  /// per output: an MSI takes it this cycle (it is not matched)
+  input  wire logic [NumPorts-1:0]           msi_i,
+  // ---- outputs ----
+  /// per port and class: a credit returned by the link partner
+  input  wire logic [NumPorts*NumCls-1:0]    tx_crd_i,
+  /// per port and class: the output holds a credit of the class
+  output logic      [NumPorts*NumCls-1:0]    crd_avail_o,
+  /// per port and class: some input holds a message of the class for the output
+  output logic      [NumPorts*NumCls-1:0]    held_o,
+  /// per port and class: held, and the output can take none of the class (credit starvation)
+  output logic      [NumPorts*NumCls-1:0]    starve_o,
+  /// per output: the input matched in the previous cycle (the crossbar's select)
+  output logic      [NumPorts*PortW-1:0]     xbar_sel_o,
+  /// per output: a message enters the output register this cycle
+  output logic      [NumPorts-1:0]           send_o,
+  /// per output: its class
+  output logic      [NumPorts*ClsW-1:0]      send_cls_o,
+  /// per output: a message matched here is sunk (the node was or is fenced)
+  output logic      [NumPorts-1:0]           sunk_o,
+  /// per output: an MSI is in the traversal stage
+  output logic      [NumPorts-1:0]           msi_busy_o,
+  /// per output: the MSI in the traversal stage enters the output register
+  output logic      [NumPorts-1:0]           msi_sent_o,
+  /// per output: a message leaves toward the link
+  output logic      [NumPorts-1:0]           tx_valid_o,
+  /// per output: a message is in the traversal stage or the output register
+  output logic      [NumPorts-1:0]           busy_o
+);
+  localparam int unsigned N      = NumPorts;
+  localparam int unsigned NumK   = N * NumCls;
+  localparam int unsigned CntW   = $clog2(Depth + 1);
+  localparam int unsigned OccW   = $clog2(CrdPerCls + 1);
+  localparam int unsigned OweW   = $clog2(CrdPerCls + 2);
+  localparam int unsigned TxCrdW = $clog2(MaxTxCredits + 1);
+  localparam int unsigned HcntW  = $clog2(NumK + 1);
+
+  if (NumPorts < 2 || NumPorts > 64) begin : g_bad_ports
+    $error("sw_ports: NumPorts must be in 2..64");
+  end
+  if (CrdPerCls < 1) begin : g_bad_crd
+    $error("sw_ports: CrdPerCls must be at least 1");
+  end
+
+  // Bit b*W + i is bit b of index i (W one-hot bits to an index, one reduction per index bit).
+  function automatic logic [PortW*N-1:0] port_bits();
+    port_bits = '0;
+    for (int b = 0; b < PortW; b++)
+      for (int i = 0; i < N; i++) port_bits[b*N + i] = 1'((i >> b) & 1);
+  endfunction
+  function automatic logic [ClsW*NumCls-1:0] cls_bits();
+    cls_bits = '0;
+    for (int b = 0; b < ClsW; b++)
+      for (int c = 0; c < NumCls; c++) cls_bits[b*NumCls + c] = 1'((c >> b) & 1);
+  endfunction
+  localparam logic [PortW*N-1:0]      PortBits = port_bits();
+  localparam logic [ClsW*NumCls-1:0]  ClsBits  = cls_bits();
+
+  // The input whose credit turn it is among holders h (not 0), from pointer ptr: the first at or
+  // after it, wrapping around (sw_turns).
+  function automatic logic [PortW-1:0] turn_of(logic [N-1:0] h, logic [PortW-1:0] ptr);
+    logic [N-1:0] at_or_after, first;
+    at_or_after = h & ~((N'(1) << ptr) - N'(1));
+    if (at_or_after == '0) at_or_after = h;
+    first = at_or_after & (~at_or_after + N'(1));
+    for (int b = 0; b < PortW; b++) turn_of[b] = |(first & PortBits[b*N +: N]);
+  endfunction
+
+  // ---- state ----
+  // Input i's queue tables (voq_buf, with one head table: a queue's head is written by an enqueue
+  // into it while empty, or by a dequeue): queue q of input i is element i*NumQ + q, entry e of
+  // input i element i*Depth + e. Every entry is written before it is read.
+  logic [NumQ-1:0]   ne_q    [N];            // queue holds a word
+  logic [EntryW-1:0] head_q  [N*NumQ];       // its head entry
+  logic [EntryW-1:0] tail_q  [N*NumQ];       // its tail entry
+  logic [EntryW-1:0] next_q  [N*Depth];      // an entry's successor in its queue, ...
+  logic [Depth-1:0]  succ_q  [N];            // ... valid where this bit is set
+  logic [EntryW-1:0] flq_q   [N*Depth];      // free entry numbers, oldest first
+
+  // Per input: the free list's pointers and counts, the class round-robin's thermometer mask
+  // (rr_arb), the drain pointer, per class the occupancy (messages in the buffer) and the
+  // credits owed to the link partner (sw_crd_ret), and what the ports show of these. (Narrow
+  // arrays, not a struct: the Verilated model reads a field of a wide struct bit by bit.)
+  logic [EntryW-1:0]      fl_rd_q [N];
+  logic [EntryW-1:0]      fl_rd_d [N];
+  logic [EntryW-1:0]      fl_wr_q [N];
+  logic [EntryW-1:0]      fl_wr_d [N];
+  logic [CntW-1:0]        fresh_q [N];
+  logic [CntW-1:0]        fresh_d [N];
+  logic [CntW-1:0]        free_q  [N];
+  logic [CntW-1:0]        free_d  [N];
+  logic [NumCls-1:0]      cmask_q [N];
+  logic [NumCls-1:0]      cmask_d [N];
+  logic [PortW-1:0]       dout_q  [N];         // the drain's output ...
+  logic [PortW-1:0]       dout_d  [N];
+  logic [ClsW-1:0]        dcls_q  [N];         // ... and class
+  logic [ClsW-1:0]        dcls_d  [N];
+  logic [NumCls*OccW-1:0] occ_q   [N];
+  logic [NumCls*OccW-1:0] occ_d   [N];
+  logic [NumCls*OweW-1:0] owe_q   [N];
+  logic [NumCls*OweW-1:0] owe_d   [N];
+  logic [NumCls-1:0]      held_in_q [N];      // per class: occupancy nonzero
+  logic [NumCls-1:0]      held_in_d [N];
+  logic [NumCls-1:0]      rxcrd_q [N];        // credits returned this cycle (rx_crd_o)
+  logic [NumCls-1:0]      rxcrd_d [N];
+  logic [EntryW-1:0]      sent_q  [N];        // the entry the traversal reads
+  logic [EntryW-1:0]      sent_d  [N];
+  logic [N-1:0]           started_q, started_d, open_q, open_d, owing_q, owing_d, rxcrd_any;
+  logic [N-1:0]           stored_q, stored_d; // the input's buffer holds a message
+
+  // Per output: the partner's credits per class and their flags (one or more, two or more), the
+  // credit turns' pointers, the holders kept from the inputs' changes and their count, and the
+  // traversal stage.
+  logic [NumCls*TxCrdW-1:0] tcrd_q [N];
+  logic [NumCls*TxCrdW-1:0] tcrd_d [N];
+  logic [NumCls-1:0]        nz_q   [N];
+  logic [NumCls-1:0]        nz_d   [N];
+  logic [NumCls-1:0]        many_q [N];
+  logic [NumCls-1:0]        many_d [N];
+  logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
+  logic [NumCls*PortW-1:0]  ptr_d  [N];
+  logic [NumCls*N-1:0]      col_q  [N];       // bit c*N + i: input i holds a message of class c
+  logic [HcntW-1:0]         hcnt_q [N];
+  logic [HcntW-1:0]         hcnt_d [N];
+  logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
+  logic [PortW-1:0]         s2_in_q  [N];
+  logic [PortW-1:0]         s2_in_d  [N];
+  logic [ClsW-1:0]          s2_cls_q [N];
+  logic [ClsW-1:0]          s2_cls_d [N];
+
+  // ---- the ports' vectors, field by field at constant offsets (a loop would read and write them
+  // at offsets it computes, which the Verilated model does bit by bit) ----
+  logic [NumCls-1:0] give     [N];            // credits back from the output's link partner
+  logic [PortW-1:0]  in_out   [N];            // the input's matched output
+  logic [PortW-1:0]  out_in   [N];            // the output's matched input
+  logic [N-1:0]      req_a    [N];            // the output's requests
+  logic [NumCls-1:0] held_a   [N];
+  logic [NumCls-1:0] starve_a [N];
+  logic [NumCls-1:0] leave    [N];            // per input and class: a message left the buffer
+  logic [EntryW-1:0] alloc    [N];            // the entry the input's enqueue takes
+  logic [N-1:0]      give_any;
+  for (genvar p = 0; p < N; p++) begin : g_view
+    assign give[p]                        = tx_crd_i[p*NumCls +: NumCls];
+    assign give_any[p]                    = |tx_crd_i[p*NumCls +: NumCls];
+    assign in_out[p]                      = in_match_idx_i[p*PortW +: PortW];
+    assign out_in[p]                      = out_match_idx_i[p*PortW +: PortW];
+    assign req_o[p*N +: N]                = req_a[p];
+    assign held_o[p*NumCls +: NumCls]     = held_a[p];
+    assign starve_o[p*NumCls +: NumCls]   = starve_a[p];
+    assign crd_avail_o[p*NumCls +: NumCls] = nz_q[p];
+    assign rx_crd_o[p*NumCls +: NumCls]   = rxcrd_q[p];
+    assign stall_o[p*NumCls +: NumCls]    = held_in_q[p] & ~leave[p];
+    assign enq_entry_o[p*EntryW +: EntryW] = alloc[p];
+    assign rd_entry_o[p*EntryW +: EntryW] = sent_q[p];
+    assign xbar_sel_o[p*PortW +: PortW]   = s2_in_q[p];
+    assign send_cls_o[p*ClsW +: ClsW]     = s2_cls_q[p];
+    assign rxcrd_any[p]                   = rxcrd_q[p] != '0;
+    assign nz_any[p]                      = nz_q[p] != '0;
+  end
+
+  // ---- requests, per output with a holder (before the allocator) ----
+  // A class's holders may send it when the output holds a credit of it and either two or more or
+  // it is the holder's turn (with two or more, every holder may: the turn is not looked for).
+  always_comb begin
+    logic [N-1:0]      h, ok;
+    logic [NumCls-1:0] avail, plenty;
+    h = '0; ok = '0; avail = '0; plenty = '0;
+    for (int o = 0; o < N; o++) begin
+      req_a[o]    = '0;
+      held_a[o]   = '0;
+      starve_a[o] = '0;
+      if (hcnt_q[o] != '0) begin
+        avail  = nz_q[o] | {NumCls{fenced_i[o]}};
+        plenty = many_q[o] | {NumCls{fenced_i[o]}};
+        for (int c = 0; c < NumCls; c++) begin
+          h = col_q[o][c*N +: N] & ~fenced_i;
+          if (h != '0) begin
+            held_a[o][c]   = 1'b1;
+            starve_a[o][c] = ~avail[c];
+            // (Written as statements: a function call in an expression is evaluated whatever the
+            // condition around it.)
+            if (avail[c]) begin
+              if (plenty[c]) ok = '1;
+              else           ok = N'(1) << turn_of(h, ptr_q[o][c*PortW +: PortW]);
+              req_a[o] = req_a[o] | (h & ok);
+            end
+          end
+        end
+      end
+    end
+  end
+
+  // ---- decisions and next states (after the allocator) ----
+  // Per input: its enqueue (into queue enq_q of output enq_o_ and class enq_c, entry alloc) and
+  // dequeue (from deq_q, entry head), the queue-table writes they make, and the holder bits they
+  // set and clear.
+  logic [N-1:0]      enq, deq, drain, leave_any, sunk, cr_act;
+  logic [N-1:0]      head_enq_we, head_deq_we, next_we, ne_clr;
+  logic [QW-1:0]     enq_q   [N];
+  logic [QW-1:0]     deq_q   [N];
+  logic [PortW-1:0]  enq_o_  [N];
+  logic [ClsW-1:0]   enq_c   [N];
+  logic [PortW-1:0]  deq_o_  [N];
+  logic [ClsW-1:0]   deq_c   [N];
+  logic [EntryW-1:0] head    [N];
+  logic [EntryW-1:0] head_nx [N];            // the dequeued queue's new head
+  logic [EntryW-1:0] tail    [N];            // the enqueued queue's tail before the enqueue
+  logic [ClsW-1:0]   rx_cls  [N];
+  logic [ClsW-1:0]   pick    [N];            // the class picked by a matched input
+  logic [NumCls-1:0] elig    [N];            // per input: the classes its matched output takes
+  // Per output: it takes a credit (of class cls_o), the matched input's turn, a credit count moves.
+  logic [N-1:0]      tk, tt, upd;
+  logic [ClsW-1:0]   cls_o   [N];
+
+  always_comb begin
+    logic [PortW-1:0]  m, r_out;
+    logic [NodeW-1:0]  dst;
+    logic [N-1:0]      h;
+    logic [NumCls-1:0] e, cand, g, crd;
+    logic [QW-1:0]     dq;
+    logic              last, same;
+    logic [OccW-1:0]   oc;
+    logic [OweW-1:0]   ow;
+    logic [TxCrdW-1:0] n;
+    m = '0; r_out = '0; dst = '0; h = '0; e = '0; cand = '0; g = '0; crd = '0; dq = '0;
+    last = 1'b0; same = 1'b0; oc = '0; ow = '0; n = '0;
+    enq = '0; deq = '0; drain = '0; leave_any = '0; sunk = '0;
+    head_enq_we = '0; head_deq_we = '0; next_we = '0; ne_clr = '0;
+    tk = '0; tt = '0;
+    drop_o      = '0;
+    started_d   = started_q | restart_i;
+    open_d      = open_q;
+    owing_d     = owing_q;
+    stored_d    = stored_q;
+    // (Arrays copied element by element: Yosys 0.23 takes no whole-array assignment.)
+    for (int i = 0; i < N; i++) begin
+      fl_rd_d[i] = fl_rd_q[i]; fl_wr_d[i] = fl_wr_q[i]; fresh_d[i] = fresh_q[i]; free_d[i] = free_q[i];
+      cmask_d[i] = cmask_q[i]; dout_d[i] = dout_q[i]; dcls_d[i] = dcls_q[i]; occ_d[i] = occ_q[i];
+      owe_d[i] = owe_q[i]; held_in_d[i] = held_in_q[i];
+      sent_d[i] = sent_q[i]; tcrd_d[i] = tcrd_q[i]; nz_d[i] = nz_q[i]; many_d[i] = many_q[i];
+      hcnt_d[i] = hcnt_q[i]; ptr_d[i] = ptr_q[i]; s2_in_d[i] = s2_in_q[i]; s2_cls_d[i] = s2_cls_q[i];
+      enq_q[i] = '0; deq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; deq_o_[i] = '0; deq_c[i] = '0;
+      alloc[i] = '0; head[i] = '0; head_nx[i] = '0; tail[i] = '0; rx_cls[i] = '0; pick[i] = '0;
+      elig[i] = '0; cls_o[i] = '0; leave[i] = '0; rxcrd_d[i] = '0;
+    end
+
+    // Each matched output: the classes its input may send (sw_egress match_elig).
+    if (out_match_valid_i != '0) begin
+      for (int o = 0; o < N; o++) begin
+        if (out_match_valid_i[o]) begin
+          m = out_in[o];
+          for (int c = 0; c < NumCls; c++) begin
+            h = col_q[o][c*N +: N] & ~fenced_i;
+            if (h[m] && (nz_q[o][c] || fenced_i[o])) begin
+              if (many_q[o][c] || fenced_i[o]) elig[m][c] = 1'b1;
+              else                             elig[m][c] = turn_of(h, ptr_q[o][c*PortW +: PortW]) == m;
+            end
+          end
+        end
+      end
+    end
+
+    // Each input with something to do: arrival (class decode, route, enqueue), the matched
+    // output's class (round-robin from the pointer over the eligible classes) and the dequeue, or
+    // the drain of a fenced node's buffer, one queue after the other (sw_ingress, voq_buf).
+    for (int i = 0; i < N; i++) begin
+      if (rx_valid_i[i] || in_match_valid_i[i] || fenced_i[i]) begin
+        if (rx_valid_i[i]) begin
+          dst       = rx_msg_i[i*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
+          r_out     = route_o_i[32'(dst)*PortW +: PortW];
+          rx_cls[i] = ClsW'(msg_pkg::msg_class(rx_msg_i[i*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]));
+          enq[i]    = route_v_i[dst] & ~fenced_i[i];
+          enq_q[i]  = QW'(r_out) * QW'(NumCls) + QW'(rx_cls[i]);
+          enq_o_[i] = r_out;
+          enq_c[i]  = rx_cls[i];
+          sunk[i]   = ~route_v_i[dst] & ~fenced_i[i];
+          drop_o[2*i] = fenced_i[i];
+        end
+        if (in_match_valid_i[i]) begin
+          e         = elig[i];
+          cand      = ((e & cmask_q[i]) != '0) ? (e & cmask_q[i]) : e;
+          g         = cand & (~cand + NumCls'(1));
+          for (int b = 0; b < ClsW; b++) pick[i][b] = |(g & ClsBits[b*NumCls +: NumCls]);
+          deq[i]    = e != '0;
+          deq_o_[i] = in_out[i];
+          deq_c[i]  = pick[i];
+          deq_q[i]  = QW'(in_out[i]) * QW'(NumCls) + QW'(pick[i]);
+          if (e != '0) begin
+            leave[i]      = g;
+            leave_any[i]  = 1'b1;
+            cmask_d[i] = ~(g | (g - NumCls'(1)));
+          end
+        end else if (fenced_i[i]) begin
+          dq        = QW'(dout_q[i]) * QW'(NumCls) + QW'(dcls_q[i]);
+          drain[i]  = ne_q[i][dq];
+          deq[i]    = drain[i];
+          deq_q[i]  = dq;
+          deq_o_[i] = dout_q[i];
+          deq_c[i]  = dcls_q[i];
+          drop_o[2*i+1] = drain[i];
+          if (!drain[i]) begin
+            if (dcls_q[i] != ClsW'(NumCls - 1)) begin
+              dcls_d[i] = dcls_q[i] + ClsW'(1);
+            end else begin
+              dcls_d[i] = '0;
+              dout_d[i] = (dout_q[i] == PortW'(N - 1)) ? '0 : dout_q[i] + PortW'(1);
+            end
+          end
+        end
+        // The head of the queue named (meaningful where it holds a word): the entry a matched
+        // input's traversal reads next cycle.
+        head[i] = head_q[i*NumQ + 32'(deq_q[i])];
+        if (in_match_valid_i[i]) sent_d[i] = head[i];
+        // Occupancy: an arrival with a route adds one to its class, a message leaving or drained
+        // takes one from its class.
+        if (enq[i]) begin
+          oc = occ_d[i][32'(rx_cls[i])*OccW +: OccW] + OccW'(1);
+          occ_d[i][32'(rx_cls[i])*OccW +: OccW] = oc;
+          held_in_d[i][rx_cls[i]]               = 1'b1;
+        end
+        if (deq[i]) begin
+          oc = occ_d[i][32'(deq_c[i])*OccW +: OccW] - OccW'(1);
+          occ_d[i][32'(deq_c[i])*OccW +: OccW] = oc;
+          held_in_d[i][deq_c[i]]               = oc != '0;
+        end
+        // The queue tables. A credit-respecting sender never finds the buffer full (asserted).
+        enq[i] = enq[i] & (free_q[i] != '0);
+        if (enq[i] || deq[i]) begin
+          alloc[i] = (fresh_q[i] != CntW'(Depth)) ? EntryW'(fresh_q[i])
+                                                     : flq_q[i*Depth + 32'(fl_rd_q[i])];
+          tail[i]  = tail_q[i*NumQ + 32'(enq_q[i])];
+          last     = deq[i] && !succ_q[i][head[i]];
+          same     = enq[i] && deq[i] && enq_q[i] == deq_q[i];
+          // Enqueue: into an empty queue it is the head; else it follows the tail, unless the
+          // same cycle dequeues the queue's only word (then it becomes the head instead).
+          head_enq_we[i] = enq[i] && !ne_q[i][enq_q[i]];
+          next_we[i]     = enq[i] && ne_q[i][enq_q[i]] && !(same && last);
+          // Dequeue: the head moves to its successor, or to the entry enqueued into the same queue;
+          // a queue left without a word is cleared.
+          head_deq_we[i] = deq[i] && (!last || same);
+          head_nx[i]     = last ? alloc[i] : next_q[i*Depth + 32'(head[i])];
+          ne_clr[i]      = deq[i] && last && !same;
+          if (enq[i] && !deq[i]) free_d[i] = free_q[i] - CntW'(1);
+          if (deq[i] && !enq[i]) free_d[i] = free_q[i] + CntW'(1);
+          if (enq[i] && fresh_q[i] != CntW'(Depth)) fresh_d[i] = fresh_q[i] + CntW'(1);
+          if (enq[i] && fresh_q[i] == CntW'(Depth))
+            fl_rd_d[i] = (fl_rd_q[i] == EntryW'(Depth - 1)) ? '0 : fl_rd_q[i] + EntryW'(1);
+          if (deq[i])
+            fl_wr_d[i] = (fl_wr_q[i] == EntryW'(Depth - 1)) ? '0 : fl_wr_q[i] + EntryW'(1);
+          stored_d[i] = free_d[i] != CntW'(Depth);
+          // Per output, the holder bits set: a set of a bit not yet set adds one, a clear takes one
+          // away.
+          if (enq[i] && !col_q[enq_o_[i]][32'(enq_c[i])*N + i])
+            hcnt_d[enq_o_[i]] = hcnt_d[enq_o_[i]] + HcntW'(1);
+          if (ne_clr[i])
+            hcnt_d[deq_o_[i]] = hcnt_d[deq_o_[i]] - HcntW'(1);
+        end
+      end
+    end
+
+    // Each input's credit return (sw_crd_ret): one credit back per class per cycle while it owes
+    // any; a message leaving or sunk earns one; fenced, nothing; a restart owes the advertised
+    // credits again.
+    cr_act = owing_q | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
+    for (int i = 0; i < N; i++) begin
+      if (cr_act[i]) begin
+        crd = '0;
+        if (owing_q[i] || leave_any[i] || sunk[i]) begin
+          for (int c = 0; c < NumCls; c++) begin
+            ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i][c]) + OweW'(sunk[i] && rx_cls[i] == ClsW'(c));
+            if (ow != '0) begin
+              crd[c] = 1'b1;
+              owe_d[i][c*OweW +: OweW] = ow - OweW'(1);
+            end
+          end
+        end
+        if (fenced_i[i]) begin
+          crd      = '0;
+          owe_d[i] = '0;
+        end
+        if (restart_i[i])
+          owe_d[i] = {NumCls{OweW'(adv_i)}};
+        rxcrd_d[i] = crd;
+        open_d[i]  = ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
+        owing_d[i] = owe_d[i] != '0;
+      end
+    end
+
+    // Each output that takes a message or an MSI: the class (the matched input's pick, or MGREQ),
+    // its credit (unless fenced) and, when the input owned the class's turn, the turn (the pointer
+    // moves just past it); each output with a credit back, one taken, or fenced with credits: its
+    // counts (sw_egress).
+    for (int o = 0; o < N; o++) begin
+      if (out_match_valid_i[o] || msi_i[o]) begin
+        if (out_match_valid_i[o]) begin
+          m        = out_in[o];
+          cls_o[o] = pick[m];
+          h        = col_q[o][32'(cls_o[o])*N +: N] & ~fenced_i;
+          if (h != '0) tt[o] = turn_of(h, ptr_q[o][32'(cls_o[o])*PortW +: PortW]) == m;
+          if (tt[o])
+            ptr_d[o][32'(cls_o[o])*PortW +: PortW] = (m == PortW'(N - 1)) ? '0 : m + PortW'(1);
+        end
+        if (msi_i[o]) cls_o[o] = ClsW'(msg_pkg::CLS_MGREQ);
+        tk[o]       = ~fenced_i[o];
+        s2_in_d[o]  = out_in[o];
+        s2_cls_d[o] = cls_o[o];
+      end
+    end
+    upd = give_any | tk | (fenced_i & nz_any);
+    for (int o = 0; o < N; o++) begin
+      if (upd[o]) begin
+        if (fenced_i[o]) begin
+          tcrd_d[o] = '0;
+          nz_d[o]   = '0;
+          many_d[o] = '0;
+        end else begin
+          g = give[o];
+          if (tk[o]) g[cls_o[o]] = 1'b1;
+          for (int c = 0; c < NumCls; c++) begin
+            if (g[c]) begin
+              n = tcrd_q[o][c*TxCrdW +: TxCrdW] + TxCrdW'(give[o][c]) - TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
+              tcrd_d[o][c*TxCrdW +: TxCrdW] = n;
+              nz_d[o][c]                    = n != '0;
+              many_d[o][c]                  = n > TxCrdW'(1);
+            end
+          end
+        end
+      end
+    end
+  end
+
+  assign enq_o     = enq;
+  assign rx_sunk_o = sunk;
+  assign in_idle_o = ~stored_q & ~owing_q & ~rxcrd_any;
+
+  // ---- traversal: what enters the output register ----
+  logic [N-1:0] lost;
+  assign lost       = s2_sink_q | fenced_i;
+  assign send_o     = (s2_valid_q | s2_msi_q) & ~lost;
+  assign sunk_o     = s2_valid_q & lost;
+  assign msi_busy_o = s2_msi_q;
+  assign msi_sent_o = s2_msi_q & ~lost;
+  assign tx_valid_o = tx_valid_q;
+  assign busy_o     = s2_valid_q | s2_msi_q | tx_valid_q;
+
+  // ---- clocked ----
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < N; i++) begin
+        fl_rd_q[i]   <= '0;
+        fl_wr_q[i]   <= '0;
+        fresh_q[i]   <= '0;
+        free_q[i]    <= CntW'(Depth);
+        cmask_q[i]   <= '1;
+        dout_q[i]    <= '0;
+        dcls_q[i]    <= '0;
+        occ_q[i]     <= '0;
+        owe_q[i]     <= '0;
+        held_in_q[i] <= '0;
+        rxcrd_q[i]   <= '0;
+        tcrd_q[i]    <= '0;
+        nz_q[i]      <= '0;
+        many_q[i]    <= '0;
+        hcnt_q[i]    <= '0;
+        ptr_q[i]     <= '0;
+      end
+      started_q  <= '0;
+      open_q     <= '0;
+      owing_q    <= '0;
+      stored_q   <= '0;
+      s2_valid_q <= '0;
+      s2_msi_q   <= '0;
+      tx_valid_q <= '0;
+    end else begin
+      for (int i = 0; i < N; i++) begin
+        fl_rd_q[i]   <= fl_rd_d[i];
+        fl_wr_q[i]   <= fl_wr_d[i];
+        fresh_q[i]   <= fresh_d[i];
+        free_q[i]    <= free_d[i];
+        cmask_q[i]   <= cmask_d[i];
+        dout_q[i]    <= dout_d[i];
+        dcls_q[i]    <= dcls_d[i];
+        occ_q[i]     <= occ_d[i];
+        owe_q[i]     <= owe_d[i];
+        held_in_q[i] <= held_in_d[i];
+        rxcrd_q[i]   <= rxcrd_d[i];
+        tcrd_q[i]    <= tcrd_d[i];
+        nz_q[i]      <= nz_d[i];
+        many_q[i]    <= many_d[i];
+        hcnt_q[i]    <= hcnt_d[i];
+        ptr_q[i]     <= ptr_d[i];
+      end
+      started_q  <= started_d;
+      open_q     <= open_d;
+      owing_q    <= owing_d;
+      stored_q   <= stored_d;
+      s2_valid_q <= out_match_valid_i;
+      s2_msi_q   <= msi_i;
+      tx_valid_q <= send_o;
+    end
+  end
+
+  // Not reset (each is written before it is read, or follows the match).
+  always_ff @(posedge clk_i) begin
+    s2_sink_q <= fenced_i;
+    for (int i = 0; i < N; i++) begin
+      s2_in_q[i]  <= s2_in_d[i];
+      s2_cls_q[i] <= s2_cls_d[i];
+      sent_q[i]   <= sent_d[i];
+    end
+  end
+
+  // The queue tables, one process per input: each writes its own tables' entries at the indices
+  // its enqueue and dequeue computed.
+  for (genvar i = 0; i < N; i++) begin : g_in
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        ne_q[i] <= '0;
+      end else begin
+        if (enq[i]) begin
+          ne_q[i][enq_q[i]]               <= 1'b1;
+          succ_q[i][alloc[i]]             <= 1'b0;
+          tail_q[i*NumQ + 32'(enq_q[i])]  <= alloc[i];
+        end
+        if (ne_clr[i])      ne_q[i][deq_q[i]]                <= 1'b0;
+        if (head_enq_we[i]) head_q[i*NumQ + 32'(enq_q[i])]   <= alloc[i];
+        if (head_deq_we[i]) head_q[i*NumQ + 32'(deq_q[i])]   <= head_nx[i];
+        if (next_we[i]) begin
+          next_q[i*Depth + 32'(tail[i])] <= alloc[i];
+          succ_q[i][tail[i]]             <= 1'b1;
+        end
+        if (deq[i]) flq_q[i*Depth + 32'(fl_wr_q[i])] <= head[i];
+      end
+    end
+  end
+
+  // The holders: each input's changes (a set before a clear), and reset per output. One process,
+  // its loops of constant bounds small enough to be written out.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      for (int o = 0; o < N; o++) col_q[o] <= '0;
+    end else begin
+      for (int i = 0; i < N; i++) begin
+        if (enq[i])    col_q[enq_o_[i]][32'(enq_c[i])*N + i] <= 1'b1;
+        if (ne_clr[i]) col_q[deq_o_[i]][32'(deq_c[i])*N + i] <= 1'b0;
+      end
+    end
+  end
+
+endmodule
+`default_nettype wire
