@@ -44,9 +44,10 @@ typedef struct fport {
     unsigned node;
     unsigned credits[MSG_NUM_CLASSES]; /* the node's credits for the RTL's input buffers */
     uint64_t link_free_at;             /* node -> RTL link busy until (ps) */
-    inflight_t *inq;                   /* node -> RTL messages in flight, sorted by (arrive, seq) */
-    unsigned inq_n, inq_cap;
+    inflight_t *inq;                   /* node -> RTL messages in flight, sorted by (arrive, seq): */
+    unsigned inq_head, inq_n, inq_cap; /* a ring of inq_cap (a power of two) from inq_head */
     crd_line_t crd[MSG_NUM_CLASSES];   /* node -> RTL credits in flight */
+    uint64_t due;                      /* earliest arrival of a message or credit, or UINT64_MAX */
     unsigned rx_crd_in_flight;         /* RTL -> node credits in flight */
     unsigned deliveries_in_flight;
     uint64_t *rx_msgs[MSG_NUM_CLASSES], *rx_bytes[MSG_NUM_CLASSES];
@@ -198,6 +199,7 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
             for (unsigned i = 0; i < p->rx_credits; i++)
                 crd_push(&fp->crd[c], clock_edge(&f->clk, p->reset_cycles));
         }
+        fp->due = p->rx_credits ? clock_edge(&f->clk, p->reset_cycles) : UINT64_MAX;
         snprintf(name, sizeof name, "fabric.port%u.credit_waits", pi);
         fp->credit_waits = stats_counter(st, name, "sends refused for want of a credit (fabric_credits == 0)");
         snprintf(name, sizeof name, "fabric.port%u.lost", pi);
@@ -313,16 +315,28 @@ void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
     inflight_t e = {.arrive = depart + f->p.link_latency_ps + jitter(f), .seq = f->send_seq++};
     msg_pack(m, e.flit);
     if (fp->inq_n == fp->inq_cap) {
-        fp->inq_cap = fp->inq_cap ? 2 * fp->inq_cap : 16;
-        fp->inq = xrealloc(fp->inq, fp->inq_cap * sizeof *fp->inq);
+        unsigned cap = fp->inq_cap ? 2 * fp->inq_cap : 16;
+        inflight_t *q = xrealloc(NULL, cap * sizeof *q);
+        for (unsigned i = 0; i < fp->inq_n; i++)
+            q[i] = fp->inq[(fp->inq_head + i) & (fp->inq_cap - 1)];
+        free(fp->inq);
+        fp->inq = q;
+        fp->inq_head = 0;
+        fp->inq_cap = cap;
     }
+    /* Sorted insertion from the tail: without jitter every message goes at the tail. */
+    const unsigned mask = fp->inq_cap - 1;
     unsigned i = fp->inq_n++;
-    while (i > 0 && (fp->inq[i - 1].arrive > e.arrive ||
-                     (fp->inq[i - 1].arrive == e.arrive && fp->inq[i - 1].seq > e.seq))) {
-        fp->inq[i] = fp->inq[i - 1];
+    while (i > 0) {
+        const inflight_t *prev = &fp->inq[(fp->inq_head + i - 1) & mask];
+        if (prev->arrive < e.arrive || (prev->arrive == e.arrive && prev->seq < e.seq))
+            break;
+        fp->inq[(fp->inq_head + i) & mask] = *prev;
         i--;
     }
-    fp->inq[i] = e;
+    fp->inq[(fp->inq_head + i) & mask] = e;
+    if (e.arrive < fp->due)
+        fp->due = e.arrive;
     (*fp->rx_msgs[c])++;
     *fp->rx_bytes[c] += msg_bytes(m);
     wake_at(f, e.arrive);
@@ -334,6 +348,8 @@ void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
         return; /* a dead node returns nothing */
     uint64_t t = f->k->now + f->p.link_latency_ps;
     crd_push(&f->port[p].crd[c], t);
+    if (t < f->port[p].due)
+        f->port[p].due = t;
     wake_at(f, t);
 }
 
@@ -380,14 +396,9 @@ static uint64_t next_heartbeat(const fabric_t *f, unsigned p)
 static uint64_t next_link_time(const fabric_t *f)
 {
     uint64_t t = UINT64_MAX;
-    for (unsigned pi = 0; pi < f->nports; pi++) {
-        const fport_t *fp = &f->port[pi];
-        if (fp->inq_n && fp->inq[0].arrive < t)
-            t = fp->inq[0].arrive;
-        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-            if (fp->crd[c].n && fp->crd[c].t[fp->crd[c].head] < t)
-                t = fp->crd[c].t[fp->crd[c].head];
-    }
+    for (unsigned pi = 0; pi < f->nports; pi++)
+        if (f->port[pi].due < t)
+            t = f->port[pi].due;
     return t;
 }
 
@@ -425,23 +436,31 @@ static void edge_event(void *obj, uint64_t cycle)
     }
     for (unsigned pi = 0; pi < f->nports; pi++) {
         fport_t *fp = &f->port[pi];
-        if (fp->inq_n && fp->inq[0].arrive <= now) {
-            memcpy(f->in.rx_msg[pi], fp->inq[0].flit, sizeof fp->inq[0].flit);
-            f->in.rx_valid |= 1ull << pi;
-            memmove(&fp->inq[0], &fp->inq[1], (fp->inq_n - 1) * sizeof fp->inq[0]);
-            fp->inq_n--;
-        }
         uint16_t crd = 0;
-        for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
-            crd_line_t *l = &fp->crd[c];
-            if (l->n && l->t[l->head] <= now) {
-                crd |= (uint16_t)(1u << c);
-                l->head = (l->head + 1) % l->cap;
-                l->n--;
+        bool any = false;
+        if (fp->due <= now) {
+            if (fp->inq_n && fp->inq[fp->inq_head].arrive <= now) {
+                memcpy(f->in.rx_msg[pi], fp->inq[fp->inq_head].flit, sizeof fp->inq[0].flit);
+                f->in.rx_valid |= 1ull << pi;
+                fp->inq_head = (fp->inq_head + 1) & (fp->inq_cap - 1);
+                fp->inq_n--;
+                any = true;
             }
+            uint64_t due = fp->inq_n ? fp->inq[fp->inq_head].arrive : UINT64_MAX;
+            for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+                crd_line_t *l = &fp->crd[c];
+                if (l->n && l->t[l->head] <= now) {
+                    crd |= (uint16_t)(1u << c);
+                    l->head = (l->head + 1) % l->cap;
+                    l->n--;
+                }
+                if (l->n && l->t[l->head] < due)
+                    due = l->t[l->head];
+            }
+            fp->due = due;
+            any = any || crd;
         }
         f->in.tx_crd[pi] = crd;
-        bool any = crd || (f->in.rx_valid >> pi & 1u);
         if (!any && cycle >= next_heartbeat(f, pi)) {
             f->in.rx_hb |= 1ull << pi;
             (*f->heartbeats)++;

@@ -1441,29 +1441,42 @@ void cn_mem_deliver(cn_mem_t *c, const msg_t *m)
 /* ---------------------------------------------------------------------------------------------
  * Zero-time access, inspection */
 
-bool cn_mem_peek(const cn_mem_t *c, uint64_t addr, uint64_t *v)
+uint8_t cn_mem_peek_line(const cn_mem_t *c, uint64_t line_addr, uint64_t v[ADDR_WORDS_PER_LINE])
 {
     if (c->failed)
-        return false; /* fail-stop: a failed CN's hierarchy does nothing more, its contents are lost */
-    uint64_t key = addr_line(addr);
-    unsigned w = addr_word(addr);
+        return 0;
+    uint64_t key = addr_line(line_addr);
     const cache_line_t *L = l3_line(c, key);
     const lt_t *t = lt_find(c, key);
-    if (L && (L->state == CN_L3_OWN || L->state == CN_L3_NC)) {
-        uint8_t dm;
-        uint64_t x = newest_word(c, L, w, &dm);
-        if (L->state == CN_L3_OWN || (dm >> w & 1)) {
-            *v = x;
-            return true;
+    uint8_t have = 0;
+    for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++) {
+        if (L && (L->state == CN_L3_OWN || L->state == CN_L3_NC)) {
+            uint8_t dm;
+            uint64_t x = newest_word(c, L, w, &dm);
+            if (L->state == CN_L3_OWN || (dm >> w & 1)) {
+                v[w] = x;
+                have |= (uint8_t)(1u << w);
+                continue;
+            }
+        }
+        if (t && ((t->out == CN_OUT_DIRTY_EVICT && !t->ev_snooped) || t->out == CN_OUT_LNR_EVICT ||
+                  (t->out == CN_OUT_WT && t->lk == LK_LNR)) &&
+            (t->bmask >> w & 1)) {
+            v[w] = t->buf[w];
+            have |= (uint8_t)(1u << w);
         }
     }
-    if (t && ((t->out == CN_OUT_DIRTY_EVICT && !t->ev_snooped) || t->out == CN_OUT_LNR_EVICT ||
-              (t->out == CN_OUT_WT && t->lk == LK_LNR)) &&
-        (t->bmask >> w & 1)) {
-        *v = t->buf[w];
-        return true;
-    }
-    return false;
+    return have;
+}
+
+bool cn_mem_peek(const cn_mem_t *c, uint64_t addr, uint64_t *v)
+{
+    uint64_t line[ADDR_WORDS_PER_LINE];
+    unsigned w = addr_word(addr);
+    if (!(cn_mem_peek_line(c, addr_line(addr), line) >> w & 1))
+        return false;
+    *v = line[w];
+    return true;
 }
 
 uint64_t cn_mem_local_peek(const cn_mem_t *c, uint64_t addr)

@@ -146,6 +146,9 @@ void cn_mem_credit(cn_mem_t *c, msg_class_t cls);
  *  (its line owned, E or M, anywhere in the CN; an LNR word dirty in it; or a write of it in
  *  flight whose data memory does not have yet), else false. */
 bool cn_mem_peek(const cn_mem_t *c, uint64_t addr, uint64_t *v);
+/** Zero time: cn_mem_peek of every word of the remote line at line_addr at once; bit w of the
+ *  result set where v[w] is this CN's newest copy of word w. */
+uint8_t cn_mem_peek_line(const cn_mem_t *c, uint64_t line_addr, uint64_t v[ADDR_WORDS_PER_LINE]);
 /** Zero time: the word at local addr as the CN's cores see it (caches, else local DRAM). */
 uint64_t cn_mem_local_peek(const cn_mem_t *c, uint64_t addr);
 /** Zero time: writes the word at local addr in local DRAM and in every cached copy. */
