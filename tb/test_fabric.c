@@ -60,6 +60,8 @@ typedef struct setup {
     uint64_t fail_ps;   /* ... at this time */
     uint32_t silence;   /* switch silence limit (0: 1024 cycles) */
     uint64_t hold_ps;   /* nodes hold each delivered message up to this long (back-pressure) */
+    int unroute_node;   /* > 0: this node's route is removed ... */
+    uint64_t unroute_ps; /* ... at this time (messages to it are then sunk) */
     const char *model;  /* a model by name (else the shape's) */
 } setup_t;
 
@@ -68,6 +70,12 @@ static void fail_event(void *obj, uint64_t port)
     bench_t *b = obj;
     fabric_fail_node(b->f, (unsigned)port);
     traffic_node_failed(b->t, (unsigned)port);
+}
+
+static void unroute_event(void *obj, uint64_t node)
+{
+    bench_t *b = obj;
+    fabric_csr(b->f, true, SW_CSR_ROUTE((unsigned)node), 0, NULL, NULL);
 }
 
 static void bench_run(bench_t *b, const setup_t *s)
@@ -99,6 +107,8 @@ static void bench_run(bench_t *b, const setup_t *s)
     b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
     if (s->fail_port > 0)
         kernel_at(&b->k, s->fail_ps, fail_event, b, (uint64_t)s->fail_port);
+    if (s->unroute_node > 0)
+        kernel_at(&b->k, s->unroute_ps, unroute_event, b, (uint64_t)s->unroute_node);
     kernel_run(&b->k, 10 * PS_PER_MS);
     /* Traffic is done when the last message is back; let its credits travel home too. */
     kernel_run(&b->k, b->k.now + 2 * PS_PER_US);
@@ -376,7 +386,8 @@ static unsigned read_counters(bench_t *b, unsigned nports, csr_dump_t *d)
  * (sw_words). The two forms must be the same machine: every RTL output (message, port, cycle,
  * credit returned) and every counter of the switch the same, at light and full load, with
  * back-pressure, with the credits so scarce that the credit turns decide (2 per class each way),
- * with link jitter reordering messages, and with a CN failing (fence, drain, MSI). */
+ * with link jitter reordering messages, with a CN failing (fence, drain, MSI), and with messages
+ * sunk for want of a route (the software removes an MN's route while traffic runs). */
 Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 240)
 {
     const uint64_t seed = tb_seed(67);
@@ -390,6 +401,8 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
         {.ncn = 4, .nmn = 2, .load = 0.3, .count = 600, .skip = true, .fail_port = 2, .fail_ps = 2 * PS_PER_US},
         {.ncn = 4, .nmn = 2, .load = 0.9, .count = 600, .skip = true, .rx_credits = 3, .fail_port = 1,
          .fail_ps = 1 * PS_PER_US},
+        {.ncn = 4, .nmn = 2, .load = 0.7, .count = 600, .skip = true, .rx_credits = 2,
+         .unroute_node = MSG_MN_BASE + 1, .unroute_ps = 2 * PS_PER_US},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bench_t sim, syn;
@@ -413,6 +426,8 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
                       (unsigned long long)s.seed, i, r, (unsigned long long)a->cycle, a->port, a->kind,
                       (unsigned long long)b->cycle, b->port, b->kind);
         }
+        if (s.unroute_node > 0)
+            cr_assert_gt(dsim.v[6 * 44], 0, "seed=%llu case %u: no message was sunk", (unsigned long long)s.seed, i);
         for (unsigned r = 0; r < n; r++)
             cr_assert_eq(dsim.v[r], dsyn.v[r], "seed=%llu case %u: counter read %u (%s %u%s%u%s%u) is %u, in the "
                          "synthesis form %u", (unsigned long long)s.seed, i, r, r < 6 * 44 ? "port" : "register",

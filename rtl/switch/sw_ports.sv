@@ -21,12 +21,18 @@
 // sw_crd_ret, rr_arb, sw_egress, sw_turns); this file says only how it is computed.
 //
 // A cycle: the requests (from the holders, the credits and the turns, per output with a holder;
-// before the allocator), then the decisions and next states (after the allocator's match:
-// classes, dequeues, enqueues, credits, turns), then the clocked blocks. The small per-port state
-// is in arrays written whole (next state = state, then the active ports' changes); the queue
-// tables are written at their indices, one process per input port (Verilator 5.006 takes no
-// non-blocking write to an array in a loop it does not unroll, and sets shadow variables for
-// every write it does take, at every edge: one per table and port is what is needed).
+// before the allocator), the matched ports' decisions (after the allocator's match: classes,
+// dequeues, drains, turns), the arrivals (class decode, route, enqueue, the queue tables' writes),
+// then the clocked blocks, which work out the next state of the ports that have something to do.
+// Only the arrivals read the link inputs (the messages, the credits back): Verilator evaluates
+// logic that reads a top input again after every change of one, before the edge, and again after
+// it, so what does not need them (the decisions, the next states) is kept out of that logic and
+// is evaluated once a cycle. Hence next-state logic in the clocked blocks here, against the house
+// habit of `q <= d` only: the combinational form evaluated every next state twice a cycle and
+// copied every port's state through next-state arrays at each evaluation. The queue tables are
+// written at their indices, one process per input port (Verilator 5.006 takes no non-blocking write
+// to an array in a loop it does not unroll, and sets a shadow variable for every write it takes:
+// one per table and port is what is needed).
 module sw_ports #(
   /// number of ports (inputs and outputs)
   parameter int unsigned NumPorts     = 6,
@@ -120,12 +126,10 @@ module sw_ports #(
   output logic      [NumPorts-1:0]           busy_o
 );
   localparam int unsigned N      = NumPorts;
-  localparam int unsigned NumK   = N * NumCls;
   localparam int unsigned CntW   = $clog2(Depth + 1);
   localparam int unsigned OccW   = $clog2(CrdPerCls + 1);
   localparam int unsigned OweW   = $clog2(CrdPerCls + 2);
   localparam int unsigned TxCrdW = $clog2(MaxTxCredits + 1);
-  localparam int unsigned HcntW  = $clog2(NumK + 1);
 
   if (NumPorts < 2 || NumPorts > 64) begin : g_bad_ports
     $error("sw_ports: NumPorts must be in 2..64");
@@ -174,51 +178,32 @@ module sw_ports #(
   // credits owed to the link partner (sw_crd_ret), and what the ports show of these. (Narrow
   // arrays, not a struct: the Verilated model reads a field of a wide struct bit by bit.)
   logic [EntryW-1:0]      fl_rd_q [N];
-  logic [EntryW-1:0]      fl_rd_d [N];
   logic [EntryW-1:0]      fl_wr_q [N];
-  logic [EntryW-1:0]      fl_wr_d [N];
   logic [CntW-1:0]        fresh_q [N];
-  logic [CntW-1:0]        fresh_d [N];
   logic [CntW-1:0]        free_q  [N];
-  logic [CntW-1:0]        free_d  [N];
   logic [NumCls-1:0]      cmask_q [N];
-  logic [NumCls-1:0]      cmask_d [N];
   logic [PortW-1:0]       dout_q  [N];         // the drain's output ...
-  logic [PortW-1:0]       dout_d  [N];
   logic [ClsW-1:0]        dcls_q  [N];         // ... and class
-  logic [ClsW-1:0]        dcls_d  [N];
   logic [NumCls*OccW-1:0] occ_q   [N];
-  logic [NumCls*OccW-1:0] occ_d   [N];
   logic [NumCls*OweW-1:0] owe_q   [N];
-  logic [NumCls*OweW-1:0] owe_d   [N];
   logic [NumCls-1:0]      held_in_q [N];      // per class: occupancy nonzero
-  logic [NumCls-1:0]      held_in_d [N];
   logic [NumCls-1:0]      rxcrd_q [N];        // credits returned this cycle (rx_crd_o)
-  logic [NumCls-1:0]      rxcrd_d [N];
   logic [EntryW-1:0]      sent_q  [N];        // the entry the traversal reads
-  logic [EntryW-1:0]      sent_d  [N];
-  logic [N-1:0]           started_q, started_d, open_q, open_d, owing_q, owing_d, rxcrd_any;
-  logic [N-1:0]           stored_q, stored_d; // the input's buffer holds a message
+  logic                   stored_q  [N];      // the input's buffer holds a message
+  logic                   open_q    [N];      // the credits' advertisement is under way or done
+  logic                   owing_q   [N];      // credits are owed to the link partner
+  logic [N-1:0]           started_q, rxcrd_any;
 
   // Per output: the partner's credits per class and their flags (one or more, two or more), the
-  // credit turns' pointers, the holders kept from the inputs' changes and their count, and the
-  // traversal stage.
+  // credit turns' pointers, the holders kept from the inputs' changes, and the traversal stage.
   logic [NumCls*TxCrdW-1:0] tcrd_q [N];
-  logic [NumCls*TxCrdW-1:0] tcrd_d [N];
   logic [NumCls-1:0]        nz_q   [N];
-  logic [NumCls-1:0]        nz_d   [N];
   logic [NumCls-1:0]        many_q [N];
-  logic [NumCls-1:0]        many_d [N];
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
-  logic [NumCls*PortW-1:0]  ptr_d  [N];
   logic [NumCls*N-1:0]      col_q  [N];       // bit c*N + i: input i holds a message of class c
-  logic [HcntW-1:0]         hcnt_q [N];
-  logic [HcntW-1:0]         hcnt_d [N];
   logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
   logic [PortW-1:0]         s2_in_q  [N];
-  logic [PortW-1:0]         s2_in_d  [N];
   logic [ClsW-1:0]          s2_cls_q [N];
-  logic [ClsW-1:0]          s2_cls_d [N];
 
   // ---- the ports' vectors, field by field at constant offsets (a loop would read and write them
   // at offsets it computes, which the Verilated model does bit by bit) ----
@@ -230,7 +215,7 @@ module sw_ports #(
   logic [NumCls-1:0] starve_a [N];
   logic [NumCls-1:0] leave    [N];            // per input and class: a message left the buffer
   logic [EntryW-1:0] alloc    [N];            // the entry the input's enqueue takes
-  logic [N-1:0]      give_any;
+  logic [N-1:0]      give_any, enq, sunk, drain;
   for (genvar p = 0; p < N; p++) begin : g_view
     assign give[p]                        = tx_crd_i[p*NumCls +: NumCls];
     assign give_any[p]                    = |tx_crd_i[p*NumCls +: NumCls];
@@ -248,6 +233,8 @@ module sw_ports #(
     assign send_cls_o[p*ClsW +: ClsW]     = s2_cls_q[p];
     assign rxcrd_any[p]                   = rxcrd_q[p] != '0;
     assign nz_any[p]                      = nz_q[p] != '0;
+    assign drop_o[2*p]                    = rx_valid_i[p] & fenced_i[p];
+    assign drop_o[2*p+1]                  = drain[p];
   end
 
   // ---- requests, per output with a holder (before the allocator) ----
@@ -261,7 +248,7 @@ module sw_ports #(
       req_a[o]    = '0;
       held_a[o]   = '0;
       starve_a[o] = '0;
-      if (hcnt_q[o] != '0) begin
+      if (col_q[o] != '0) begin
         avail  = nz_q[o] | {NumCls{fenced_i[o]}};
         plenty = many_q[o] | {NumCls{fenced_i[o]}};
         for (int c = 0; c < NumCls; c++) begin
@@ -282,61 +269,31 @@ module sw_ports #(
     end
   end
 
-  // ---- decisions and next states (after the allocator) ----
-  // Per input: its enqueue (into queue enq_q of output enq_o_ and class enq_c, entry alloc) and
-  // dequeue (from deq_q, entry head), the queue-table writes they make, and the holder bits they
-  // set and clear.
-  logic [N-1:0]      enq, deq, drain, leave_any, sunk, cr_act;
-  logic [N-1:0]      head_enq_we, head_deq_we, next_we, ne_clr;
-  logic [QW-1:0]     enq_q   [N];
-  logic [QW-1:0]     deq_q   [N];
-  logic [PortW-1:0]  enq_o_  [N];
-  logic [ClsW-1:0]   enq_c   [N];
+  // ---- the matched ports' decisions (after the allocator; state only) ----
+  // Per matched input: the classes its output takes (sw_egress match_elig), the class it sends
+  // (round-robin from its mask over them) and the dequeue; per fenced input not matched, the drain
+  // of its buffer, one queue after the other (sw_ingress, voq_buf); per output that takes a message
+  // or an MSI, the class, whether the input owned the class's turn, and the credit it takes.
+  logic [N-1:0]      deq, leave_any, tk, tt;
+  logic [QW-1:0]     deq_q   [N];            // the queue dequeued (or looked at by the drain)
   logic [PortW-1:0]  deq_o_  [N];
   logic [ClsW-1:0]   deq_c   [N];
-  logic [EntryW-1:0] head    [N];
-  logic [EntryW-1:0] head_nx [N];            // the dequeued queue's new head
-  logic [EntryW-1:0] tail    [N];            // the enqueued queue's tail before the enqueue
-  logic [ClsW-1:0]   rx_cls  [N];
+  logic [EntryW-1:0] head    [N];            // its head: what a matched input's traversal reads
   logic [ClsW-1:0]   pick    [N];            // the class picked by a matched input
   logic [NumCls-1:0] elig    [N];            // per input: the classes its matched output takes
-  // Per output: it takes a credit (of class cls_o), the matched input's turn, a credit count moves.
-  logic [N-1:0]      tk, tt, upd;
-  logic [ClsW-1:0]   cls_o   [N];
+  logic [ClsW-1:0]   cls_o   [N];            // per output: the class taken (MGREQ for an MSI)
 
   always_comb begin
-    logic [PortW-1:0]  m, r_out;
-    logic [NodeW-1:0]  dst;
+    logic [PortW-1:0]  m;
     logic [N-1:0]      h;
-    logic [NumCls-1:0] e, cand, g, crd;
+    logic [NumCls-1:0] e, cand, g;
     logic [QW-1:0]     dq;
-    logic              last, same;
-    logic [OccW-1:0]   oc;
-    logic [OweW-1:0]   ow;
-    logic [TxCrdW-1:0] n;
-    m = '0; r_out = '0; dst = '0; h = '0; e = '0; cand = '0; g = '0; crd = '0; dq = '0;
-    last = 1'b0; same = 1'b0; oc = '0; ow = '0; n = '0;
-    enq = '0; deq = '0; drain = '0; leave_any = '0; sunk = '0;
-    head_enq_we = '0; head_deq_we = '0; next_we = '0; ne_clr = '0;
-    tk = '0; tt = '0;
-    drop_o      = '0;
-    started_d   = started_q | restart_i;
-    open_d      = open_q;
-    owing_d     = owing_q;
-    stored_d    = stored_q;
-    // (Arrays copied element by element: Yosys 0.23 takes no whole-array assignment.)
+    m = '0; h = '0; e = '0; cand = '0; g = '0; dq = '0;
+    deq = '0; drain = '0; leave_any = '0; tk = '0; tt = '0;
     for (int i = 0; i < N; i++) begin
-      fl_rd_d[i] = fl_rd_q[i]; fl_wr_d[i] = fl_wr_q[i]; fresh_d[i] = fresh_q[i]; free_d[i] = free_q[i];
-      cmask_d[i] = cmask_q[i]; dout_d[i] = dout_q[i]; dcls_d[i] = dcls_q[i]; occ_d[i] = occ_q[i];
-      owe_d[i] = owe_q[i]; held_in_d[i] = held_in_q[i];
-      sent_d[i] = sent_q[i]; tcrd_d[i] = tcrd_q[i]; nz_d[i] = nz_q[i]; many_d[i] = many_q[i];
-      hcnt_d[i] = hcnt_q[i]; ptr_d[i] = ptr_q[i]; s2_in_d[i] = s2_in_q[i]; s2_cls_d[i] = s2_cls_q[i];
-      enq_q[i] = '0; deq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; deq_o_[i] = '0; deq_c[i] = '0;
-      alloc[i] = '0; head[i] = '0; head_nx[i] = '0; tail[i] = '0; rx_cls[i] = '0; pick[i] = '0;
-      elig[i] = '0; cls_o[i] = '0; leave[i] = '0; rxcrd_d[i] = '0;
+      deq_q[i] = '0; deq_o_[i] = '0; deq_c[i] = '0; head[i] = '0; pick[i] = '0; elig[i] = '0;
+      leave[i] = '0; cls_o[i] = '0;
     end
-
-    // Each matched output: the classes its input may send (sw_egress match_elig).
     if (out_match_valid_i != '0) begin
       for (int o = 0; o < N; o++) begin
         if (out_match_valid_i[o]) begin
@@ -351,75 +308,85 @@ module sw_ports #(
         end
       end
     end
-
-    // Each input with something to do: arrival (class decode, route, enqueue), the matched
-    // output's class (round-robin from the pointer over the eligible classes) and the dequeue, or
-    // the drain of a fenced node's buffer, one queue after the other (sw_ingress, voq_buf).
     for (int i = 0; i < N; i++) begin
-      if (rx_valid_i[i] || in_match_valid_i[i] || fenced_i[i]) begin
-        if (rx_valid_i[i]) begin
-          dst       = rx_msg_i[i*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
-          r_out     = route_o_i[32'(dst)*PortW +: PortW];
-          rx_cls[i] = ClsW'(msg_pkg::msg_class(rx_msg_i[i*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W]));
-          enq[i]    = route_v_i[dst] & ~fenced_i[i];
-          enq_q[i]  = QW'(r_out) * QW'(NumCls) + QW'(rx_cls[i]);
-          enq_o_[i] = r_out;
-          enq_c[i]  = rx_cls[i];
-          sunk[i]   = ~route_v_i[dst] & ~fenced_i[i];
-          drop_o[2*i] = fenced_i[i];
+      if (in_match_valid_i[i]) begin
+        e         = elig[i];
+        cand      = ((e & cmask_q[i]) != '0) ? (e & cmask_q[i]) : e;
+        g         = cand & (~cand + NumCls'(1));
+        for (int b = 0; b < ClsW; b++) pick[i][b] = |(g & ClsBits[b*NumCls +: NumCls]);
+        deq[i]    = e != '0;
+        deq_o_[i] = in_out[i];
+        deq_c[i]  = pick[i];
+        deq_q[i]  = QW'(in_out[i]) * QW'(NumCls) + QW'(pick[i]);
+        if (e != '0) begin
+          leave[i]     = g;
+          leave_any[i] = 1'b1;
         end
-        if (in_match_valid_i[i]) begin
-          e         = elig[i];
-          cand      = ((e & cmask_q[i]) != '0) ? (e & cmask_q[i]) : e;
-          g         = cand & (~cand + NumCls'(1));
-          for (int b = 0; b < ClsW; b++) pick[i][b] = |(g & ClsBits[b*NumCls +: NumCls]);
-          deq[i]    = e != '0;
-          deq_o_[i] = in_out[i];
-          deq_c[i]  = pick[i];
-          deq_q[i]  = QW'(in_out[i]) * QW'(NumCls) + QW'(pick[i]);
-          if (e != '0) begin
-            leave[i]      = g;
-            leave_any[i]  = 1'b1;
-            cmask_d[i] = ~(g | (g - NumCls'(1)));
-          end
-        end else if (fenced_i[i]) begin
-          dq        = QW'(dout_q[i]) * QW'(NumCls) + QW'(dcls_q[i]);
-          drain[i]  = ne_q[i][dq];
-          deq[i]    = drain[i];
-          deq_q[i]  = dq;
-          deq_o_[i] = dout_q[i];
-          deq_c[i]  = dcls_q[i];
-          drop_o[2*i+1] = drain[i];
-          if (!drain[i]) begin
-            if (dcls_q[i] != ClsW'(NumCls - 1)) begin
-              dcls_d[i] = dcls_q[i] + ClsW'(1);
-            end else begin
-              dcls_d[i] = '0;
-              dout_d[i] = (dout_q[i] == PortW'(N - 1)) ? '0 : dout_q[i] + PortW'(1);
-            end
-          end
-        end
-        // The head of the queue named (meaningful where it holds a word): the entry a matched
-        // input's traversal reads next cycle.
         head[i] = head_q[i*NumQ + 32'(deq_q[i])];
-        if (in_match_valid_i[i]) sent_d[i] = head[i];
-        // Occupancy: an arrival with a route adds one to its class, a message leaving or drained
-        // takes one from its class.
-        if (enq[i]) begin
-          oc = occ_d[i][32'(rx_cls[i])*OccW +: OccW] + OccW'(1);
-          occ_d[i][32'(rx_cls[i])*OccW +: OccW] = oc;
-          held_in_d[i][rx_cls[i]]               = 1'b1;
+      end else if (fenced_i[i]) begin
+        dq        = QW'(dout_q[i]) * QW'(NumCls) + QW'(dcls_q[i]);
+        drain[i]  = ne_q[i][dq];
+        deq[i]    = drain[i];
+        deq_q[i]  = dq;
+        deq_o_[i] = dout_q[i];
+        deq_c[i]  = dcls_q[i];
+        head[i]   = head_q[i*NumQ + 32'(dq)];
+      end
+    end
+    for (int o = 0; o < N; o++) begin
+      if (out_match_valid_i[o] || msi_i[o]) begin
+        if (out_match_valid_i[o]) begin
+          m        = out_in[o];
+          cls_o[o] = pick[m];
+          h        = col_q[o][32'(cls_o[o])*N +: N] & ~fenced_i;
+          if (h != '0) tt[o] = turn_of(h, ptr_q[o][32'(cls_o[o])*PortW +: PortW]) == m;
         end
-        if (deq[i]) begin
-          oc = occ_d[i][32'(deq_c[i])*OccW +: OccW] - OccW'(1);
-          occ_d[i][32'(deq_c[i])*OccW +: OccW] = oc;
-          held_in_d[i][deq_c[i]]               = oc != '0;
+        if (msi_i[o]) cls_o[o] = ClsW'(msg_pkg::CLS_MGREQ);
+        tk[o] = ~fenced_i[o];
+      end
+    end
+  end
+
+  // ---- arrivals (the only logic that reads the links' messages) and the queue tables' writes ----
+  // Per input with an arrival or a dequeue: the arrival's class and route, its enqueue (into queue
+  // enq_q of output enq_o_ and class enq_c, entry alloc), and the table writes the enqueue and the
+  // dequeue make. An arrival with a route counts in its class's occupancy (arrive); it is enqueued
+  // when the buffer has a free entry, which a credit-respecting sender always finds (asserted).
+  logic [N-1:0]      arrive, op_bad, head_enq_we, head_deq_we, next_we, ne_clr;
+  logic [QW-1:0]     enq_q   [N];
+  logic [PortW-1:0]  enq_o_  [N];
+  logic [ClsW-1:0]   enq_c   [N];
+  logic [EntryW-1:0] head_nx [N];            // the dequeued queue's new head
+  logic [EntryW-1:0] tail    [N];            // the enqueued queue's tail before the enqueue
+
+  always_comb begin
+    logic [PortW-1:0]           r_out;
+    logic [NodeW-1:0]           dst;
+    msg_pkg::opcode_t           op;
+    logic                       last, same;
+    r_out = '0; dst = '0; op = '0; last = 1'b0; same = 1'b0;
+    arrive = '0; enq = '0; sunk = '0; op_bad = '0;
+    head_enq_we = '0; head_deq_we = '0; next_we = '0; ne_clr = '0;
+    for (int i = 0; i < N; i++) begin
+      enq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; alloc[i] = '0; head_nx[i] = '0; tail[i] = '0;
+    end
+    for (int i = 0; i < N; i++) begin
+      if (rx_valid_i[i] || deq[i]) begin
+        if (rx_valid_i[i]) begin
+          dst        = rx_msg_i[i*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
+          op         = rx_msg_i[i*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W];
+          r_out      = route_o_i[32'(dst)*PortW +: PortW];
+          enq_c[i]   = ClsW'(msg_pkg::msg_class(op));
+          op_bad[i]  = ~msg_pkg::msg_op_valid(op);
+          arrive[i]  = route_v_i[dst] & ~fenced_i[i];
+          enq[i]     = arrive[i] & (free_q[i] != '0);
+          enq_q[i]   = QW'(r_out) * QW'(NumCls) + QW'(enq_c[i]);
+          enq_o_[i]  = r_out;
+          sunk[i]    = ~route_v_i[dst] & ~fenced_i[i];
         end
-        // The queue tables. A credit-respecting sender never finds the buffer full (asserted).
-        enq[i] = enq[i] & (free_q[i] != '0);
         if (enq[i] || deq[i]) begin
           alloc[i] = (fresh_q[i] != CntW'(Depth)) ? EntryW'(fresh_q[i])
-                                                     : flq_q[i*Depth + 32'(fl_rd_q[i])];
+                                                   : flq_q[i*Depth + 32'(fl_rd_q[i])];
           tail[i]  = tail_q[i*NumQ + 32'(enq_q[i])];
           last     = deq[i] && !succ_q[i][head[i]];
           same     = enq[i] && deq[i] && enq_q[i] == deq_q[i];
@@ -432,90 +399,6 @@ module sw_ports #(
           head_deq_we[i] = deq[i] && (!last || same);
           head_nx[i]     = last ? alloc[i] : next_q[i*Depth + 32'(head[i])];
           ne_clr[i]      = deq[i] && last && !same;
-          if (enq[i] && !deq[i]) free_d[i] = free_q[i] - CntW'(1);
-          if (deq[i] && !enq[i]) free_d[i] = free_q[i] + CntW'(1);
-          if (enq[i] && fresh_q[i] != CntW'(Depth)) fresh_d[i] = fresh_q[i] + CntW'(1);
-          if (enq[i] && fresh_q[i] == CntW'(Depth))
-            fl_rd_d[i] = (fl_rd_q[i] == EntryW'(Depth - 1)) ? '0 : fl_rd_q[i] + EntryW'(1);
-          if (deq[i])
-            fl_wr_d[i] = (fl_wr_q[i] == EntryW'(Depth - 1)) ? '0 : fl_wr_q[i] + EntryW'(1);
-          stored_d[i] = free_d[i] != CntW'(Depth);
-          // Per output, the holder bits set: a set of a bit not yet set adds one, a clear takes one
-          // away.
-          if (enq[i] && !col_q[enq_o_[i]][32'(enq_c[i])*N + i])
-            hcnt_d[enq_o_[i]] = hcnt_d[enq_o_[i]] + HcntW'(1);
-          if (ne_clr[i])
-            hcnt_d[deq_o_[i]] = hcnt_d[deq_o_[i]] - HcntW'(1);
-        end
-      end
-    end
-
-    // Each input's credit return (sw_crd_ret): one credit back per class per cycle while it owes
-    // any; a message leaving or sunk earns one; fenced, nothing; a restart owes the advertised
-    // credits again.
-    cr_act = owing_q | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
-    for (int i = 0; i < N; i++) begin
-      if (cr_act[i]) begin
-        crd = '0;
-        if (owing_q[i] || leave_any[i] || sunk[i]) begin
-          for (int c = 0; c < NumCls; c++) begin
-            ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i][c]) + OweW'(sunk[i] && rx_cls[i] == ClsW'(c));
-            if (ow != '0) begin
-              crd[c] = 1'b1;
-              owe_d[i][c*OweW +: OweW] = ow - OweW'(1);
-            end
-          end
-        end
-        if (fenced_i[i]) begin
-          crd      = '0;
-          owe_d[i] = '0;
-        end
-        if (restart_i[i])
-          owe_d[i] = {NumCls{OweW'(adv_i)}};
-        rxcrd_d[i] = crd;
-        open_d[i]  = ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
-        owing_d[i] = owe_d[i] != '0;
-      end
-    end
-
-    // Each output that takes a message or an MSI: the class (the matched input's pick, or MGREQ),
-    // its credit (unless fenced) and, when the input owned the class's turn, the turn (the pointer
-    // moves just past it); each output with a credit back, one taken, or fenced with credits: its
-    // counts (sw_egress).
-    for (int o = 0; o < N; o++) begin
-      if (out_match_valid_i[o] || msi_i[o]) begin
-        if (out_match_valid_i[o]) begin
-          m        = out_in[o];
-          cls_o[o] = pick[m];
-          h        = col_q[o][32'(cls_o[o])*N +: N] & ~fenced_i;
-          if (h != '0) tt[o] = turn_of(h, ptr_q[o][32'(cls_o[o])*PortW +: PortW]) == m;
-          if (tt[o])
-            ptr_d[o][32'(cls_o[o])*PortW +: PortW] = (m == PortW'(N - 1)) ? '0 : m + PortW'(1);
-        end
-        if (msi_i[o]) cls_o[o] = ClsW'(msg_pkg::CLS_MGREQ);
-        tk[o]       = ~fenced_i[o];
-        s2_in_d[o]  = out_in[o];
-        s2_cls_d[o] = cls_o[o];
-      end
-    end
-    upd = give_any | tk | (fenced_i & nz_any);
-    for (int o = 0; o < N; o++) begin
-      if (upd[o]) begin
-        if (fenced_i[o]) begin
-          tcrd_d[o] = '0;
-          nz_d[o]   = '0;
-          many_d[o] = '0;
-        end else begin
-          g = give[o];
-          if (tk[o]) g[cls_o[o]] = 1'b1;
-          for (int c = 0; c < NumCls; c++) begin
-            if (g[c]) begin
-              n = tcrd_q[o][c*TxCrdW +: TxCrdW] + TxCrdW'(give[o][c]) - TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
-              tcrd_d[o][c*TxCrdW +: TxCrdW] = n;
-              nz_d[o][c]                    = n != '0;
-              many_d[o][c]                  = n > TxCrdW'(1);
-            end
-          end
         end
       end
     end
@@ -523,8 +406,6 @@ module sw_ports #(
 
   assign enq_o     = enq;
   assign rx_sunk_o = sunk;
-  assign in_idle_o = ~stored_q & ~owing_q & ~rxcrd_any;
-
   // ---- traversal: what enters the output register ----
   logic [N-1:0] lost;
   assign lost       = s2_sink_q | fenced_i;
@@ -535,10 +416,35 @@ module sw_ports #(
   assign tx_valid_o = tx_valid_q;
   assign busy_o     = s2_valid_q | s2_msi_q | tx_valid_q;
 
-  // ---- clocked ----
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      for (int i = 0; i < N; i++) begin
+  // ---- clocked: the next state of each port with something to do ----
+  // One process per input port: its queue tables, written at the indices its enqueue and dequeue
+  // computed; the occupancy (an arrival with a route adds one to its class, a message leaving or
+  // drained takes one from its class); the free list; the class mask; the drain's pointer; the
+  // credits returned (sw_crd_ret: one back per class per cycle while it owes any; a message
+  // leaving or sunk earns one; fenced, nothing; a restart owes the advertised credits again). One
+  // per output port: the turn (when the matched input owned it, the pointer moves just past it),
+  // the partner's credits (a credit back, one taken, or fenced: none) and the traversal stage.
+  // (A process per port, not a loop: Verilator 5.006 takes no non-blocking write to an array in a
+  // loop it does not unroll, and does not unroll loops this long.)
+  logic [N-1:0] cr_act, upd, stored, open, owing;
+  assign cr_act    = owing | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
+  assign upd       = give_any | tk | (fenced_i & nz_any);
+  assign in_idle_o = ~stored & ~owing & ~rxcrd_any;
+
+  for (genvar i = 0; i < N; i++) begin : g_in
+    assign stored[i] = stored_q[i];
+    assign open[i]   = open_q[i];
+    assign owing[i]  = owing_q[i];
+    always_ff @(posedge clk_i) begin
+      logic [NumCls*OccW-1:0] occ;
+      logic [NumCls-1:0]      held, crd;
+      logic [OccW-1:0]        oc;
+      logic [NumCls*OweW-1:0] owe;
+      logic [OweW-1:0]        ow;
+      logic [CntW-1:0]        fr;
+      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0; fr = '0;
+      if (!rst_ni) begin
+        ne_q[i]      <= '0;
         fl_rd_q[i]   <= '0;
         fl_wr_q[i]   <= '0;
         fresh_q[i]   <= '0;
@@ -550,64 +456,9 @@ module sw_ports #(
         owe_q[i]     <= '0;
         held_in_q[i] <= '0;
         rxcrd_q[i]   <= '0;
-        tcrd_q[i]    <= '0;
-        nz_q[i]      <= '0;
-        many_q[i]    <= '0;
-        hcnt_q[i]    <= '0;
-        ptr_q[i]     <= '0;
-      end
-      started_q  <= '0;
-      open_q     <= '0;
-      owing_q    <= '0;
-      stored_q   <= '0;
-      s2_valid_q <= '0;
-      s2_msi_q   <= '0;
-      tx_valid_q <= '0;
-    end else begin
-      for (int i = 0; i < N; i++) begin
-        fl_rd_q[i]   <= fl_rd_d[i];
-        fl_wr_q[i]   <= fl_wr_d[i];
-        fresh_q[i]   <= fresh_d[i];
-        free_q[i]    <= free_d[i];
-        cmask_q[i]   <= cmask_d[i];
-        dout_q[i]    <= dout_d[i];
-        dcls_q[i]    <= dcls_d[i];
-        occ_q[i]     <= occ_d[i];
-        owe_q[i]     <= owe_d[i];
-        held_in_q[i] <= held_in_d[i];
-        rxcrd_q[i]   <= rxcrd_d[i];
-        tcrd_q[i]    <= tcrd_d[i];
-        nz_q[i]      <= nz_d[i];
-        many_q[i]    <= many_d[i];
-        hcnt_q[i]    <= hcnt_d[i];
-        ptr_q[i]     <= ptr_d[i];
-      end
-      started_q  <= started_d;
-      open_q     <= open_d;
-      owing_q    <= owing_d;
-      stored_q   <= stored_d;
-      s2_valid_q <= out_match_valid_i;
-      s2_msi_q   <= msi_i;
-      tx_valid_q <= send_o;
-    end
-  end
-
-  // Not reset (each is written before it is read, or follows the match).
-  always_ff @(posedge clk_i) begin
-    s2_sink_q <= fenced_i;
-    for (int i = 0; i < N; i++) begin
-      s2_in_q[i]  <= s2_in_d[i];
-      s2_cls_q[i] <= s2_cls_d[i];
-      sent_q[i]   <= sent_d[i];
-    end
-  end
-
-  // The queue tables, one process per input: each writes its own tables' entries at the indices
-  // its enqueue and dequeue computed.
-  for (genvar i = 0; i < N; i++) begin : g_in
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        ne_q[i] <= '0;
+        stored_q[i]  <= 1'b0;
+        open_q[i]    <= 1'b0;
+        owing_q[i]   <= 1'b0;
       end else begin
         if (enq[i]) begin
           ne_q[i][enq_q[i]]               <= 1'b1;
@@ -622,8 +473,135 @@ module sw_ports #(
           succ_q[i][tail[i]]             <= 1'b1;
         end
         if (deq[i]) flq_q[i*Depth + 32'(fl_wr_q[i])] <= head[i];
+        if (arrive[i] || deq[i]) begin
+          occ  = occ_q[i];
+          held = held_in_q[i];
+          if (arrive[i]) begin
+            oc                              = occ[32'(enq_c[i])*OccW +: OccW] + OccW'(1);
+            occ[32'(enq_c[i])*OccW +: OccW] = oc;
+            held[enq_c[i]]                  = 1'b1;
+          end
+          if (deq[i]) begin
+            oc                              = occ[32'(deq_c[i])*OccW +: OccW] - OccW'(1);
+            occ[32'(deq_c[i])*OccW +: OccW] = oc;
+            held[deq_c[i]]                  = oc != '0;
+          end
+          occ_q[i]     <= occ;
+          held_in_q[i] <= held;
+        end
+        if (enq[i] || deq[i]) begin
+          fr = free_q[i];
+          if (enq[i] && !deq[i]) fr = free_q[i] - CntW'(1);
+          if (deq[i] && !enq[i]) fr = free_q[i] + CntW'(1);
+          free_q[i]   <= fr;
+          stored_q[i] <= fr != CntW'(Depth);
+          if (enq[i] && fresh_q[i] != CntW'(Depth)) fresh_q[i] <= fresh_q[i] + CntW'(1);
+          if (enq[i] && fresh_q[i] == CntW'(Depth))
+            fl_rd_q[i] <= (fl_rd_q[i] == EntryW'(Depth - 1)) ? '0 : fl_rd_q[i] + EntryW'(1);
+          if (deq[i])
+            fl_wr_q[i] <= (fl_wr_q[i] == EntryW'(Depth - 1)) ? '0 : fl_wr_q[i] + EntryW'(1);
+        end
+        if (leave_any[i]) cmask_q[i] <= ~(leave[i] | (leave[i] - NumCls'(1)));
+        if (!in_match_valid_i[i] && fenced_i[i] && !drain[i]) begin
+          if (dcls_q[i] != ClsW'(NumCls - 1)) begin
+            dcls_q[i] <= dcls_q[i] + ClsW'(1);
+          end else begin
+            dcls_q[i] <= '0;
+            dout_q[i] <= (dout_q[i] == PortW'(N - 1)) ? '0 : dout_q[i] + PortW'(1);
+          end
+        end
+        if (cr_act[i]) begin
+          owe = owe_q[i];
+          if (owing_q[i] || leave_any[i] || sunk[i]) begin
+            for (int c = 0; c < NumCls; c++) begin
+              ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i][c]) + OweW'(sunk[i] && enq_c[i] == ClsW'(c));
+              if (ow != '0) begin
+                crd[c]              = 1'b1;
+                owe[c*OweW +: OweW] = ow - OweW'(1);
+              end
+            end
+          end
+          if (fenced_i[i]) begin
+            crd = '0;
+            owe = '0;
+          end
+          if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
+          owe_q[i]   <= owe;
+          rxcrd_q[i] <= crd;
+          open_q[i]  <= ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
+          owing_q[i] <= owe != '0;
+        end
+      end
+      // (Not reset: written before it is read.)
+      if (in_match_valid_i[i]) sent_q[i] <= head[i];
+    end
+  end
+
+  for (genvar o = 0; o < N; o++) begin : g_out
+    always_ff @(posedge clk_i) begin
+      logic [NumCls-1:0]        g, nz, many;
+      logic [NumCls*TxCrdW-1:0] tc;
+      logic [TxCrdW-1:0]        n;
+      logic [NumCls*PortW-1:0]  ptr;
+      g = '0; nz = '0; many = '0; tc = '0; n = '0; ptr = '0;
+      if (!rst_ni) begin
+        tcrd_q[o] <= '0;
+        nz_q[o]   <= '0;
+        many_q[o] <= '0;
+        ptr_q[o]  <= '0;
+      end else begin
+        if (tt[o]) begin
+          ptr = ptr_q[o];
+          ptr[32'(pick[out_in[o]])*PortW +: PortW] = (out_in[o] == PortW'(N - 1)) ? '0 : out_in[o] + PortW'(1);
+          ptr_q[o] <= ptr;
+        end
+        if (upd[o]) begin
+          if (fenced_i[o]) begin
+            tcrd_q[o] <= '0;
+            nz_q[o]   <= '0;
+            many_q[o] <= '0;
+          end else begin
+            g = give[o];
+            if (tk[o]) g[cls_o[o]] = 1'b1;
+            tc   = tcrd_q[o];
+            nz   = nz_q[o];
+            many = many_q[o];
+            for (int c = 0; c < NumCls; c++) begin
+              if (g[c]) begin
+                n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[o][c]) -
+                                         TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
+                tc[c*TxCrdW +: TxCrdW] = n;
+                nz[c]                  = n != '0;
+                many[c]                = n > TxCrdW'(1);
+              end
+            end
+            tcrd_q[o] <= tc;
+            nz_q[o]   <= nz;
+            many_q[o] <= many;
+          end
+        end
+      end
+      // (Not reset: follows the match.)
+      if (out_match_valid_i[o] || msi_i[o]) begin
+        s2_in_q[o]  <= out_in[o];
+        s2_cls_q[o] <= cls_o[o];
       end
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      started_q  <= '0;
+      s2_valid_q <= '0;
+      s2_msi_q   <= '0;
+      tx_valid_q <= '0;
+    end else begin
+      started_q  <= started_q | restart_i;
+      s2_valid_q <= out_match_valid_i;
+      s2_msi_q   <= msi_i;
+      tx_valid_q <= send_o;
+    end
+    s2_sink_q <= fenced_i;
   end
 
   // The holders: each input's changes (a set before a clear), and reset per output. One process,
@@ -638,6 +616,12 @@ module sw_ports #(
       end
     end
   end
+
+  // The sender's side of the contract (sw_ingress asserts the same per port): a message only on a
+  // credit (the buffer has room), after the credits were advertised, and of a defined opcode.
+  `ASSERT(rx_respects_credits, (arrive & ~enq) == '0)
+  `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open | rxcrd_any))) == '0)
+  `ASSERT(rx_opcode_defined, (rx_valid_i & ~fenced_i & op_bad) == '0)
 
 endmodule
 `default_nettype wire
