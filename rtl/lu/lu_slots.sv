@@ -116,7 +116,8 @@ module lu_slots #(
   input  wire logic             purge_mark_i,
   /// purge: the failed CN
   input  wire logic [NodeW-1:0] purge_cn_i,
-  /// purge: a slot of purge_cn_i is in use, not validated and not marked
+  /// purge: a slot of purge_cn_i is in use, not validated and not marked (while purge_mark_i;
+  /// low otherwise)
   output logic                  purge_cand_o,
   /// purge: a marked slot holds a word to free
   output logic                  purge_valid_o,
@@ -155,9 +156,10 @@ module lu_slots #(
   // single-bit moves per evaluation (a test-flavour assertion checks the copies).
   logic [Slots*Slots-1:0] aft_q;
   logic [WordN*Slots-1:0] pend_t;
-  // same_q is symmetric (an allocation writes its row and its column alike) wherever one of the two
-  // slots is busy, which is wherever it is read: row a doubles as column a. Rows and fields of free
-  // slots are stale and never read: an allocation writes its slot's row, column and fields.
+  // same_q is symmetric (an allocation writes its row and, in every busy row, its column alike)
+  // wherever both slots are busy, which is wherever it is read (every read is masked by busy_q):
+  // row a doubles as column a. Rows and fields of free slots are stale and never read: an
+  // allocation writes its slot's row and fields whole.
 
   // ---- free slot: the lowest ----
   logic [Slots-1:0] free_oh;
@@ -212,11 +214,14 @@ module lu_slots #(
         srch_match_o[s] = busy_q[s] & val_q[s] & (line_q[s*LineW +: LineW] == srch_line_i);
   end
 
-  // ---- purge candidates: the failed CN's slots in use and not validated ----
+  // ---- purge candidates: the failed CN's slots in use and not validated (looked for only while
+  // marking: lu_mgmt reads purge_cand_o only then) ----
   logic [Slots-1:0] pcand;
   always_comb begin
-    for (int s = 0; s < Slots; s++)
-      pcand[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == purge_cn_i);
+    pcand = '0;
+    if (purge_mark_i)
+      for (int s = 0; s < Slots; s++)
+        pcand[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == purge_cn_i);
   end
 
   // ---- words ready to drain, per validated slot ----
@@ -338,9 +343,11 @@ module lu_slots #(
   // bit, a VAL sets its slot's TS (not reset: busy_q says which slots mean anything). The loop runs
   // only in a cycle that changes a slot, and every index in it is a constant (indexed writes at a
   // computed slot cost Yosys' check of this block a multiple of its time).
+  logic [Slots-1:0] touch;
+  assign touch = asel | dsel | psel | vsel;
   always_ff @(posedge clk_i) begin
-    if (atake || dtake || ptake || vtake) begin
-      for (int a = 0; a < Slots; a++) begin
+    if (touch != '0) begin
+      for (int a = 0; a < Slots; a++) if (touch[a]) begin
         if (asel[a]) begin
           pend_q[a*WordN +: WordN] <= alloc_mask_i;
           cn_q[a*NodeW +: NodeW]   <= alloc_cn_i;
@@ -365,10 +372,14 @@ module lu_slots #(
   //   - a VAL orders its slot against the line's validated slots (equal TS: the one validated
   //     first is taken to precede).
   // Row a of bef_q and row b of aft_q (its column b) follow the same rule, each in its own layout.
+  // Only the rows of busy slots and the allocated one are written: a free slot's rows are never
+  // read, and its allocation writes them whole.
+  logic [Slots-1:0] rows;
+  assign rows = busy_q | asel;
   always_ff @(posedge clk_i) begin
     logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
     if (atake || vtake) begin
-      for (int a = 0; a < Slots; a++) begin
+      for (int a = 0; a < Slots; a++) if (rows[a]) begin
         diag    = Slots'(1) << a;
         // row a of bef_q
         m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
