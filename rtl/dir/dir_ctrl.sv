@@ -525,10 +525,17 @@ module dir_ctrl #(
   logic [TxnEntries-1:0] free_v, same_line, tail_v, free_oh_unused, tail_oh_unused;
   logic [TW-1:0]         free_i, tail_i;
   logic                  free_any, busy_any;
-  for (genvar t = 0; t < TxnEntries; t++) begin : g_cam
-    assign free_v[t]    = ~t_valid_q[t];
-    assign same_line[t] = t_valid_q[t] & (t_line_q[t] == n_addr);
-    assign tail_v[t]    = same_line[t] & ~t_succ_q[t];
+  // (Each per-transaction look-up below is made only when its result can be used: here, a new
+  // message or a management command; in simulation a cycle without one costs a test.)
+  assign free_v = ~t_valid_q;
+  always_comb begin
+    same_line = '0;
+    tail_v    = '0;
+    if (n_v || mg_req_valid_i)
+      for (int t = 0; t < TxnEntries; t++) begin
+        same_line[t] = t_valid_q[t] & (t_line_q[t] == n_addr);
+        tail_v[t]    = same_line[t] & ~t_succ_q[t];
+      end
   end
   prio_enc #(.N(TxnEntries)) u_free (.req_i (free_v), .onehot_o (free_oh_unused), .idx_o (free_i),
                                      .valid_o (free_any));
@@ -548,10 +555,13 @@ module dir_ctrl #(
   assign b_addr   = bir_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
   assign b_wrif   = bir_msg[msg_pkg::FIELD_FLAGS_LSB + 2];   // WR_IN_FLIGHT
   assign b_src_cn = b_src < NodeW'(NumCn);
-  for (genvar t = 0; t < TxnEntries; t++) begin : g_bmatch
-    assign b_match[t] = t_valid_q[t] & (t_st_q[t] == ST_SNOOP || t_st_q[t] == ST_MEMW ||
-                                        t_st_q[t] == ST_MEMRD) &
-                        (t_line_q[t] == b_addr) & b_src_cn & t_await_q[t][CnW'(b_src)];
+  always_comb begin
+    b_match = '0;
+    if (bir_v)
+      for (int t = 0; t < TxnEntries; t++)
+        b_match[t] = t_valid_q[t] & (t_st_q[t] == ST_SNOOP || t_st_q[t] == ST_MEMW ||
+                                     t_st_q[t] == ST_MEMRD) &
+                     (t_line_q[t] == b_addr) & b_src_cn & t_await_q[t][CnW'(b_src)];
   end
   prio_enc #(.N(TxnEntries)) u_bm (.req_i (b_match), .onehot_o (b_oh_unused), .idx_o (b_i),
                                    .valid_o (b_any));
@@ -564,12 +574,22 @@ module dir_ctrl #(
   logic                  pg_any, h_any, pg_cn_v_unused;
   logic [NumCn-1:0]      pg_cn_oh_unused;
   logic [CnW-1:0]        pg_cn;
-  for (genvar t = 0; t < TxnEntries; t++) begin : g_held
-    logic em_row;
-    assign em_row     = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
-    assign held[t]    = t_valid_q[t] & em_row & ((t_await_q[t] & failed_q) != '0);
-    assign pg_v[t]    = t_valid_q[t] & ~em_row & ((t_await_q[t] & failed_q) != '0);
-    assign h_match[t] = held[t] & same_line[t];
+  // (None while no CN has failed.)
+  always_comb begin
+    logic em_row, aw;
+    em_row  = 1'b0;
+    aw      = 1'b0;
+    held    = '0;
+    pg_v    = '0;
+    h_match = '0;
+    if (failed_q != '0)
+      for (int t = 0; t < TxnEntries; t++) begin
+        em_row     = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
+        aw         = t_valid_q[t] & ((t_await_q[t] & failed_q) != '0);
+        held[t]    = aw & em_row;
+        pg_v[t]    = aw & ~em_row;
+        h_match[t] = held[t] & same_line[t];
+      end
   end
   prio_enc #(.N(TxnEntries)) u_pg (.req_i (pg_v), .onehot_o (pg_oh_unused), .idx_o (pg_i),
                                    .valid_o (pg_any));
@@ -577,12 +597,14 @@ module dir_ctrl #(
                                .idx_o (pg_cn), .valid_o (pg_cn_v_unused));
   prio_enc #(.N(TxnEntries)) u_hm (.req_i (h_match), .onehot_o (h_oh_unused), .idx_o (h_i),
                                    .valid_o (h_any));
-  // The walk begins when nothing but held transactions and those waiting behind them is left.
+  // The walk begins when nothing but held transactions and those waiting behind them is left
+  // (looked at only while the walk waits for it).
   always_comb begin
     quiet = 1'b1;
-    for (int t = 0; t < TxnEntries; t++) begin
-      if (t_valid_q[t] && !held[t] && t_st_q[t] != ST_WAIT) quiet = 1'b0;
-    end
+    if (w_ph_q == W_QUIET)
+      for (int t = 0; t < TxnEntries; t++) begin
+        if (t_valid_q[t] && !held[t] && t_st_q[t] != ST_WAIT) quiet = 1'b0;
+      end
   end
 
   // Per step: the lowest transaction at that step.
@@ -590,14 +612,25 @@ module dir_ctrl #(
   logic [TxnEntries-1:0] at_step [NumStep];
   logic [TW-1:0]         step_i  [NumStep];
   logic [NumStep-1:0]    step_v;
-  for (genvar k = 0; k < NumStep; k++) begin : g_step
-    st_e want;
-    logic [TxnEntries-1:0] oh_unused;
-    assign want = (k == 0) ? ST_END : (k == 1) ? ST_FINISH : (k == 2) ? ST_INSTALL :
-                  (k == 3) ? ST_MEMRD : (k == 4) ? ST_DECIDE : ST_START;
-    for (genvar t = 0; t < TxnEntries; t++) begin : g_t
-      assign at_step[k][t] = t_valid_q[t] & (t_st_q[t] == want);
+  // (One look at each valid transaction's step, not one comparison per step and transaction.)
+  always_comb begin
+    for (int k = 0; k < NumStep; k++) at_step[k] = '0;
+    for (int t = 0; t < TxnEntries; t++) begin
+      if (t_valid_q[t]) begin
+        case (t_st_q[t])
+          ST_END:     at_step[0][t] = 1'b1;
+          ST_FINISH:  at_step[1][t] = 1'b1;
+          ST_INSTALL: at_step[2][t] = 1'b1;
+          ST_MEMRD:   at_step[3][t] = 1'b1;
+          ST_DECIDE:  at_step[4][t] = 1'b1;
+          ST_START:   at_step[5][t] = 1'b1;
+          default: ;
+        endcase
+      end
     end
+  end
+  for (genvar k = 0; k < NumStep; k++) begin : g_step
+    logic [TxnEntries-1:0] oh_unused;
     prio_enc #(.N(TxnEntries)) u_pick (.req_i (at_step[k]), .onehot_o (oh_unused),
                                        .idx_o (step_i[k]), .valid_o (step_v[k]));
   end
