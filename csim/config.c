@@ -96,6 +96,9 @@ static const cfg_key_t keys[] = {
     {"sim", "stall_timeout", T_TIME, F(sim.stall_timeout_ps), NULL, U(1 * MS), U(1 * NS),
      U(1000 * SEC), 0, NULL,
      "simulated time without progress after which a run stops and dumps what waits on what"},
+    {"sim", "threads", T_UINT, F(sim.threads), "threads", U(1), U(1), U(2), 0, NULL,
+     "host threads of a run: 1, or 2 to evaluate the switch's RTL on a second thread while the other "
+     "models run (the same results; faster on a machine with a core to spare)"},
 
     /* [system] */
     {"system", "num_cn", T_UINT, F(system.num_cn), "CNs", U(16), U(2), U(MSG_MAX_CN), 0, NULL,
@@ -278,7 +281,7 @@ typedef struct section {
 } section_t;
 
 static const section_t sections[] = {
-    {"sim", "The run: seed, length, progress line, deadlock watchdog."},
+    {"sim", "The run: seed, length, progress line, deadlock watchdog, host threads."},
     {"system", "How many nodes and cores (paper Table II, System Configuration)."},
     {"core", "Each out-of-order core and the remote-store protocol it runs."},
     {"l1", "Private L1 data cache of each core (64 B lines throughout)."},

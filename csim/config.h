@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_MAX_KEYS 64   /* capacity of the per-key origin array (the table is smaller) */
+#define CONFIG_MAX_KEYS 80   /* capacity of the per-key origin array (the table is smaller) */
 #define CONFIG_MAX_FILES 8   /* configuration files one sim_config_t can be loaded from */
 #define CONFIG_PATH_MAX 256  /* longest remembered file path, including the NUL */
 #define CONFIG_ERR_MAX 512   /* longest error message, including the NUL */
@@ -109,6 +109,7 @@ typedef struct sim_config {
         uint64_t end_time_ps;      /* simulated time of `make run` */
         bool progress;             /* progress line on stderr (when a terminal) */
         uint64_t stall_timeout_ps; /* no-progress time after which a run stops with a dump */
+        uint64_t threads;          /* host threads: 1, or 2 (the switch's evaluation on its own) */
     } sim;
     struct {
         uint64_t num_cn;       /* compute nodes */

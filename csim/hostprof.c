@@ -4,15 +4,18 @@
 #include <string.h>
 #include <sys/time.h>
 
-/* The zone running now, and the samples of the profile on (see hostprof.h for why these are the
- * process's). Written by the signal handler: sig_atomic_t, volatile. */
-static volatile sig_atomic_t zone_now = HOSTPROF_MODELS;
+/* The zone the thread runs now (each thread its own: the fabric's worker, worker.h, evaluates while
+ * the main thread runs other models), and the samples of the profile on (see hostprof.h for why
+ * these are the process's). Linux sends a process CPU-time timer's signal to the thread running when
+ * it expires, and the handler reads that thread's zone. Written by the signal handler: sig_atomic_t,
+ * volatile. */
+static __thread volatile sig_atomic_t zone_now = HOSTPROF_MODELS;
 static volatile sig_atomic_t counts[HOSTPROF_NZONES];
 static struct sigaction old_action;
 
 const char *hostprof_zone_name(hostprof_zone_e z)
 {
-    static const char *const names[HOSTPROF_NZONES] = {"models", "kernel", "fabric", "lu", "dir"};
+    static const char *const names[HOSTPROF_NZONES] = {"models", "kernel", "fabric", "lu", "dir", "wait"};
     return (unsigned)z < HOSTPROF_NZONES ? names[z] : "?";
 }
 
@@ -30,7 +33,7 @@ static void on_prof(int sig)
     (void)sig;
     sig_atomic_t z = zone_now;
     if (z >= 0 && z < HOSTPROF_NZONES)
-        counts[z]++;
+        __atomic_fetch_add(&counts[z], 1, __ATOMIC_RELAXED);
 }
 
 int hostprof_start(void)

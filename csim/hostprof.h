@@ -7,7 +7,8 @@
  * time. Marking costs one store; with no profile on, nothing samples it.
  *
  * This is the one process-wide state of csim, on purpose: a timer signal is delivered to the
- * process, and the zone is what the process is doing, whichever simulation it is. Simulations
+ * process, and the zone is what the process is doing, whichever simulation it is (the mark is per
+ * thread: the fabric's worker thread, worker.h, marks its own). Simulations
  * that run one after another in one process (the benchmark's rows) each take their own profile
  * (start, run, stop). */
 #ifndef HOSTPROF_H
@@ -21,12 +22,14 @@ typedef enum hostprof_zone {
     HOSTPROF_FABRIC, /* the Verilated fabric_top (the switch), its C shim included */
     HOSTPROF_LU,     /* the Verilated Logging Units */
     HOSTPROF_DIR,    /* the Verilated directory controllers */
+    HOSTPROF_WAIT,   /* a host thread waiting for another (worker.h: the worker idle, the owner
+                      * waiting for its job) */
     HOSTPROF_NZONES
 } hostprof_zone_e;
 
 #define HOSTPROF_PERIOD_US 1000u
 
-/** The zone's name: models, kernel, fabric, lu, dir. */
+/** The zone's name: models, kernel, fabric, lu, dir, wait. */
 const char *hostprof_zone_name(hostprof_zone_e z);
 
 /** Marks zone z as running; returns the zone it interrupts, for hostprof_leave. */

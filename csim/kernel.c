@@ -78,12 +78,56 @@ static event_t pop(kernel_t *k)
     return top;
 }
 
+uint64_t kernel_reserve(kernel_t *k, uint64_t n)
+{
+    uint64_t first = k->seq;
+    k->seq += n;
+    return first;
+}
+
+uint64_t kernel_use_seq(kernel_t *k, uint64_t seq)
+{
+    uint64_t prev = k->seq;
+    k->seq = seq;
+    return prev;
+}
+
+void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj)
+{
+    if (k->ndeferred == KERNEL_MAX_DEFERRED) {
+        fprintf(stderr, "kernel: more than %u deferred completions at one time\n", KERNEL_MAX_DEFERRED);
+        abort();
+    }
+    k->deferred[k->ndeferred++] = (kernel_deferred_t){fn, obj};
+}
+
+/* Runs the deferred completions, in the order they were deferred (one may defer another). */
+static void run_deferred(kernel_t *k)
+{
+    for (unsigned i = 0; i < k->ndeferred; i++) {
+        hostprof_enter(HOSTPROF_MODELS);
+        k->deferred[i].fn(k->deferred[i].obj);
+        hostprof_enter(HOSTPROF_KERNEL);
+    }
+    k->ndeferred = 0;
+}
+
 void kernel_run(kernel_t *k, uint64_t until)
 {
     hostprof_zone_e outer = hostprof_enter(HOSTPROF_KERNEL);
     k->stop = false;
-    while (k->n && !k->stop) {
+    for (;;) {
+        if (k->ndeferred && (!k->n || k->stop || k->heap[0].t > k->now)) {
+            run_deferred(k);
+            continue;
+        }
+        if (!k->n || k->stop)
+            break;
         if (k->heap[0].t > until) {
+            if (k->ndeferred) {
+                run_deferred(k);
+                continue;
+            }
             k->now = until;
             hostprof_leave(outer);
             return;
@@ -91,6 +135,8 @@ void kernel_run(kernel_t *k, uint64_t until)
         event_t e = pop(k);
         k->now = e.t;
         k->events++;
+        if (k->on_event)
+            k->on_event(k->on_event_obj, &e);
         hostprof_enter(HOSTPROF_MODELS);
         e.fn(e.obj, e.arg);
         hostprof_enter(HOSTPROF_KERNEL);

@@ -32,6 +32,14 @@ typedef struct event {
     uint64_t arg;
 } event_t;
 
+/** Work a model left unfinished at the current time: run before any later event (kernel_defer). */
+typedef struct kernel_deferred {
+    void (*fn)(void *obj);
+    void *obj;
+} kernel_deferred_t;
+
+#define KERNEL_MAX_DEFERRED 8
+
 typedef struct kernel {
     uint64_t now;      /* ps: time of the event being run (or of the last one) */
     event_t *heap;     /* binary min-heap on (t, seq) */
@@ -39,6 +47,10 @@ typedef struct kernel {
     uint64_t seq;      /* next sequence number */
     uint64_t events;   /* events run so far */
     bool stop;         /* set by kernel_stop(): kernel_run returns after the current event */
+    kernel_deferred_t deferred[KERNEL_MAX_DEFERRED]; /* to run before time moves on, in this order */
+    unsigned ndeferred;
+    void (*on_event)(void *obj, const event_t *e); /* if set, told of every event before it runs */
+    void *on_event_obj;                            /* (tests compare runs event for event) */
 } kernel_t;
 
 void kernel_init(kernel_t *k);
@@ -52,6 +64,17 @@ void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t 
 /** Runs events in time order until none is left, the next is later than until (ps), or
  *  kernel_stop() is called. Leaves now at the last event run, or at until when time ran out. */
 void kernel_run(kernel_t *k, uint64_t until);
+/** Reserves n sequence numbers at the current point of the scheduling order and returns the first:
+ *  events scheduled later with them (kernel_use_seq) sort among those of their time as if they had
+ *  been scheduled now. */
+uint64_t kernel_reserve(kernel_t *k, uint64_t n);
+/** Makes seq the next sequence number; returns the one it replaces (to be put back the same way). */
+uint64_t kernel_use_seq(kernel_t *k, uint64_t seq);
+/** Runs fn(obj) before kernel_run runs an event later than now, and before it returns. A model
+ *  whose work at this time finishes on another thread (fabric.c) completes it there; the events it
+ *  then schedules take sequence numbers it reserved (kernel_reserve), so the run is the one it
+ *  would have been had the work finished at once. fn runs once; it may schedule events. */
+void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj);
 /** Makes kernel_run return after the event that is running. */
 void kernel_stop(kernel_t *k);
 /** Time of the earliest pending event, or UINT64_MAX when none. */

@@ -524,6 +524,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
         .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
         .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
+        .threads = (unsigned)cfg->sim.threads,
     };
     s->f = fabric_create(k, fops, &fp, st);
     if (!s->f) {

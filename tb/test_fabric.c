@@ -28,6 +28,9 @@ typedef struct bench {
     traffic_t *t;
     obs_rec_t *rec;
     size_t nrec, caprec;
+    uint64_t trace_hash;  /* of every event run: time, phase, function, argument (kernel on_event) */
+    uint64_t ticks_end;   /* the ticker's last tick (ps) */
+    uint64_t tick_delay;  /* and the delay of the event each tick schedules */
 } bench_t;
 
 static void observe(void *obj, uint64_t cycle, unsigned kind, unsigned port, unsigned c, const msg_t *m)
@@ -63,7 +66,34 @@ typedef struct setup {
     int unroute_node;   /* > 0: this node's route is removed ... */
     uint64_t unroute_ps; /* ... at this time (messages to it are then sunk) */
     const char *model;  /* a model by name (else the shape's) */
+    unsigned threads;   /* host threads (fabric_params_t) */
+    bool blind;         /* no observer (an observer makes every edge finish at once) */
+    uint64_t ticker_ps; /* > 0: an event every ns until then schedules another a link latency later */
 } setup_t;
+
+static void on_event(void *obj, const event_t *e)
+{
+    bench_t *b = obj;
+    const uint64_t v[4] = {e->t, e->seq >> 62, (uint64_t)(uintptr_t)e->fn, e->arg};
+    for (unsigned i = 0; i < 4; i++)
+        b->trace_hash = (b->trace_hash ^ v[i]) * 0x100000001b3ull;
+}
+
+static void tock(void *obj, uint64_t arg)
+{
+    (void)obj;
+    (void)arg;
+}
+
+/* Ties a link latency later: each tick, at the model phase of a fabric edge's time, schedules an
+ * event for the time the edge's deliveries and credits arrive. */
+static void tick(void *obj, uint64_t arg)
+{
+    bench_t *b = obj;
+    kernel_after(&b->k, b->tick_delay, tock, b, arg);
+    if (b->k.now + 1000 <= b->ticks_end)
+        kernel_after(&b->k, 1000, tick, b, arg + 1);
+}
 
 static void fail_event(void *obj, uint64_t port)
 {
@@ -98,10 +128,20 @@ static void bench_run(bench_t *b, const setup_t *s)
         .heartbeat_cycles = 64,
         .silence_cycles = s->silence ? s->silence : 1024,
         .accept_cycles = 8192,
+        .threads = s->threads,
     };
+    b->trace_hash = 0xcbf29ce484222325ull;
+    b->k.on_event = on_event;
+    b->k.on_event_obj = b;
     b->f = fabric_create(&b->k, ops, &fp, &b->st);
     cr_assert_not_null(b->f);
-    fabric_observe(b->f, observe, b);
+    if (s->ticker_ps) {
+        b->ticks_end = s->ticker_ps;
+        b->tick_delay = fp.link_latency_ps;
+        kernel_at(&b->k, 0, tick, b, 0);
+    }
+    if (!s->blind)
+        fabric_observe(b->f, observe, b);
     traffic_params_t tp = {.load = s->load, .count = s->count, .seed = s->seed, .ordered = s->jitter_ps == 0,
                            .hold_ps = s->hold_ps, .class_mask = s->class_mask, .shift = s->shift};
     b->t = traffic_create(&b->k, b->f, &tp, &b->st, stop, b);
@@ -222,6 +262,61 @@ Test(fabric, skipping_idle_cycles_changes_no_cycle)
             bench_free(&on);
             bench_free(&off);
         }
+}
+
+/* The statistics of a run as JSON text, into buf. */
+static void stats_text(const bench_t *b, char *buf, size_t n)
+{
+    FILE *f = fmemopen(buf, n, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(stats_write_json(&b->st, f), 0);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_lt(strlen(buf), n - 1, "the statistics fit the buffer");
+}
+
+/* With two host threads each edge's evaluation runs on a worker while the nodes' events of its time
+ * run (fabric.h, "Threads"): the events run (time, phase, function, argument, in order), every
+ * statistic and the end time must be those of one thread, at light and full load, under
+ * back-pressure, with a CN failing, with a route removed through the CSR port while the switch is
+ * mostly idle (the access waits for the pending edge), and with events of other models tied with
+ * the edges' deliveries and credits (they come after them, as with one thread). */
+Test(fabric, a_second_host_thread_changes_no_cycle, .timeout = 120)
+{
+    const uint64_t seed = tb_seed(38);
+    static char a[1 << 20], o[1 << 20];
+    const setup_t cases[] = {
+        {.ncn = 4, .nmn = 2, .load = 0.05, .count = 200},
+        {.ncn = 4, .nmn = 2, .load = 1.0, .count = 300, .hold_ps = 20000},
+        {.ncn = 4, .nmn = 2, .load = 0.5, .count = 400, .fail_port = 2, .fail_ps = 3 * PS_PER_US, .silence = 256},
+        {.ncn = 4, .nmn = 2, .load = 0.05, .count = 100, .unroute_node = MSG_MN_BASE + 1,
+         .unroute_ps = 2 * PS_PER_US + 7000},
+        {.ncn = 4, .nmn = 2, .load = 0.3, .count = 200, .ticker_ps = 20 * PS_PER_US},
+        {.ncn = 16, .nmn = 16, .load = 0.3, .count = 60, .ticker_ps = 5 * PS_PER_US},
+    };
+    for (unsigned ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        bench_t one, two;
+        setup_t s = cases[ci];
+        s.skip = true;
+        s.blind = true;
+        s.seed = seed + ci;
+        s.threads = 1;
+        bench_run(&one, &s);
+        s.threads = 2;
+        bench_run(&two, &s);
+        cr_assert_gt(traffic_received(one.t), 0, "case %u: traffic flowed", ci);
+        cr_assert_eq(one.k.now, two.k.now, "seed=%llu case %u: both runs end at the same time",
+                     (unsigned long long)s.seed, ci);
+        cr_assert_eq(one.k.events, two.k.events, "seed=%llu case %u: %llu vs %llu kernel events",
+                     (unsigned long long)s.seed, ci, (unsigned long long)one.k.events,
+                     (unsigned long long)two.k.events);
+        cr_assert_eq(one.trace_hash, two.trace_hash, "seed=%llu case %u: not the same events in the same order",
+                     (unsigned long long)s.seed, ci);
+        stats_text(&one, a, sizeof a);
+        stats_text(&two, o, sizeof o);
+        cr_assert_str_eq(a, o, "seed=%llu case %u: the statistics differ", (unsigned long long)s.seed, ci);
+        bench_free(&one);
+        bench_free(&two);
+    }
 }
 
 /* Zero load: a message sent on a clock edge arrives after link + 2 switch cycles + link. The switch

@@ -57,6 +57,90 @@ Test(kernel, clock_edges_run_before_other_events_at_the_same_time)
     kernel_free(&k);
 }
 
+/* A model's work deferred at t = 100 (kernel_defer) runs after every other event at 100 and before
+ * the first at 200; the events it schedules with the sequence numbers reserved when it deferred sort
+ * before those the later events at 100 scheduled for the same time. */
+typedef struct defer_ctx {
+    kernel_t *k;
+    log_t *l;
+    uint64_t seq;   /* reserved */
+    unsigned runs;
+} defer_ctx_t;
+
+static void deferred_part(void *obj)
+{
+    defer_ctx_t *d = obj;
+    d->runs++;
+    record(d->l, 90);
+    uint64_t prev = kernel_use_seq(d->k, d->seq);
+    kernel_at(d->k, 300, record, d->l, 91);
+    kernel_at(d->k, 300, record, d->l, 92);
+    kernel_use_seq(d->k, prev);
+}
+
+static void deferring_event(void *obj, uint64_t arg)
+{
+    (void)arg;
+    defer_ctx_t *d = obj;
+    record(d->l, 1);
+    d->seq = kernel_reserve(d->k, 2);
+    kernel_defer(d->k, deferred_part, d);
+}
+
+static void later_event(void *obj, uint64_t arg)
+{
+    defer_ctx_t *d = obj;
+    record(d->l, arg);
+    kernel_at(d->k, 300, record, d->l, 10 + arg);
+}
+
+Test(kernel, deferred_work_runs_before_time_moves_on_in_its_reserved_order)
+{
+    kernel_t k;
+    kernel_init(&k);
+    log_t l = {.k = &k};
+    defer_ctx_t d = {.k = &k, .l = &l};
+    kernel_at(&k, 100, deferring_event, &d, 0);
+    kernel_at(&k, 100, later_event, &d, 2);
+    kernel_at(&k, 200, record, &l, 3);
+    kernel_run(&k, UINT64_MAX);
+    const uint64_t want_arg[] = {1, 2, 90, 3, 91, 92, 12}, want_t[] = {100, 100, 100, 200, 300, 300, 300};
+    cr_assert_eq(l.n, 7, "%u events", l.n);
+    for (unsigned i = 0; i < 7; i++) {
+        cr_assert_eq(l.arg[i], want_arg[i], "event %u: got arg %llu", i, (unsigned long long)l.arg[i]);
+        cr_assert_eq(l.t[i], want_t[i], "event %u: at %llu", i, (unsigned long long)l.t[i]);
+    }
+    cr_assert_eq(d.runs, 1);
+    kernel_free(&k);
+}
+
+/* Deferred work also runs when kernel_run returns: at its end time, when stopped, and when no event
+ * is left. */
+static void stopping_event(void *obj, uint64_t arg)
+{
+    defer_ctx_t *d = obj;
+    deferring_event(d, 0);
+    if (arg)
+        kernel_stop(d->k);
+}
+
+Test(kernel, deferred_work_runs_before_the_run_returns)
+{
+    for (unsigned way = 0; way < 3; way++) {
+        kernel_t k;
+        kernel_init(&k);
+        log_t l = {.k = &k};
+        defer_ctx_t d = {.k = &k, .l = &l};
+        kernel_at(&k, 100, stopping_event, &d, way == 1);
+        if (way == 0)
+            kernel_at(&k, 1000, record, &l, 5);
+        kernel_run(&k, way == 0 ? 500 : UINT64_MAX);
+        cr_assert_eq(d.runs, 1, "way %u: the deferred part ran before kernel_run returned", way);
+        cr_assert_eq(k.ndeferred, 0);
+        kernel_free(&k);
+    }
+}
+
 Test(kernel, run_until_leaves_later_events_pending)
 {
     kernel_t k;

@@ -290,16 +290,23 @@ static void same_stats_with_and_without_skipping(const char *args)
 
 /* The fast flavour (no assertions, X values zero) simulates the same machine as the test flavour:
  * workload runs under every kind of protocol, with link jitter, and a failure with its recovery. */
+/* Runs of every kind: workload runs under WB, WT with link jitter, and DIKTAMO-proactive with a
+ * CN's failure and its recovery, and a traffic run. */
+static const char *const varied_runs[] = {
+    "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
+    "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3",
+    "--config sim_configs/small.ini --set core.protocol=wt --set workload.name=ocean "
+    "--set fabric.link_jitter=20ns --seed 5",
+    "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
+    "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
+    "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4",
+};
+
 Test(sim, the_fast_flavour_gives_the_test_flavours_statistics, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
     const char *const sims[2] = {SIM, SIM_FAST}, *const none[2] = {"", ""};
-    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
-                           "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
-    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=wt --set workload.name=ocean "
-                           "--set fabric.link_jitter=20ns --seed 5");
-    same_stats(sims, none, "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
-                           "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7");
-    same_stats(sims, none, "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4");
+    for (unsigned i = 0; i < sizeof varied_runs / sizeof varied_runs[0]; i++)
+        same_stats(sims, none, varied_runs[i]);
 }
 
 Test(sim, the_fast_flavour_refuses_to_trace_in_one_line, .init = make_dir, .fini = remove_dir)
@@ -330,6 +337,16 @@ Test(sim, skipping_idle_cycles_changes_no_statistic_of_a_workload_run, .init = m
                                          "--set workload.name=fluid --set workload.fluid_updates=16 --seed 3");
     same_stats_with_and_without_skipping("--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
                                          "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
+}
+
+/* Two host threads (sim.threads = 2: the switch's RTL evaluated on a worker while the other models
+ * run, csim/fabric.h) give the statistics of one, on runs of every kind (varied_runs: a failure's
+ * recovery makes CSR accesses, link jitter makes every edge finish at once). */
+Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    const char *const sims[2] = {SIM, SIM}, *const two[2] = {"", " --set sim.threads=2"};
+    for (unsigned i = 0; i < sizeof varied_runs / sizeof varied_runs[0]; i++)
+        same_stats(sims, two, varied_runs[i]);
 }
 
 /* A tick whose inputs are those of the model's last evaluation runs only its clocked logic

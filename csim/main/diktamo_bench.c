@@ -10,7 +10,9 @@
  *           second (all cores together), fabric cycles per wall second (simulated and clocked);
  *           the same threads on the core model alone over a flat memory
  *           (csim/flat_run.h) and the ratio of the two speeds; the shares of the row's host time
- *           by zone (csim/hostprof.h). The goals (docs/architecture.md section 13) are 2 M
+ *           by zone (csim/hostprof.h). The paper.ini rows run again with two host threads
+ *           (sim.threads = 2: the switch evaluated on a second thread, csim/fabric.h), with the
+ *           CPU time of both. The goals (docs/architecture.md section 13) are 2 M
  *           instructions/s for 64 cores with the full RTL fabric under WB, 1 M under
  *           DIKTAMO-proactive: the paper.ini rows say where they stand.
  * Options: --out DIR, --only PATTERN (repeatable: the rows whose name holds it), --scale X (the
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cn/wl_api.h"
 #include "config.h"
@@ -125,7 +128,9 @@ static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, u
 typedef struct sys_result {
     double wall, instr_per_s, cycles_per_s, clocked_per_s, exec_us;
     uint64_t instr, cycles, clocked;
-    unsigned threads;
+    unsigned threads;         /* simulated threads */
+    unsigned host_threads;    /* sim.threads */
+    double cpu;               /* the run's host CPU seconds, every host thread's */
     hostprof_t prof;          /* where the run's host time went */
     double core_instr_per_s;  /* the core model alone (flat_run) on the same threads */
     double ratio;             /* instr_per_s / core_instr_per_s */
@@ -135,6 +140,14 @@ typedef struct sys_result {
 static uint64_t flat_latency_ps(const sim_config_t *c)
 {
     return c->l1.latency_cycles * PS_PER_S / c->core.freq_hz;
+}
+
+/* The process's CPU time (s): every host thread's. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Runs workload wname on config path under WB, or what the sets say; 0, or -1 with a message. */
@@ -173,9 +186,9 @@ static int bench_system(const char *path, const char *wname, const char *const *
     }
     hostprof_t prof = {0};
     int prof_ok = hostprof_start() == 0;
-    double t0 = progress_wall_seconds();
+    double t0 = progress_wall_seconds(), c0 = cpu_seconds();
     run_end_e how = system_run(s, c.sim.end_time_ps, NULL);
-    double dt = progress_wall_seconds() - t0;
+    double dt = progress_wall_seconds() - t0, dc = cpu_seconds() - c0;
     if (prof_ok)
         hostprof_stop(&prof);
     oracle_report_t rep;
@@ -191,6 +204,8 @@ static int bench_system(const char *path, const char *wname, const char *const *
         .cycles = fabric_cycles(f),
         .clocked = fabric_cycles_ticked(f),
         .threads = system_threads(s),
+        .host_threads = (unsigned)c.sim.threads,
+        .cpu = dc,
         .exec_us = (double)system_exec_ps(s) / (double)PS_PER_US,
     };
     res->instr_per_s = (double)res->instr / dt;
@@ -219,7 +234,7 @@ bad_cfg:
 
 /* Rows that failed, named at the end (every row runs whatever an earlier one did). */
 typedef struct failures {
-    char names[64][96];
+    char names[64][160]; /* as long as a row's name */
     unsigned n;
 } failures_t;
 
@@ -381,15 +396,16 @@ int main(int argc, char **argv)
     const char *scols[] = {"config",   "workload",   "threads",   "instructions", "sim_us",
                            "fabric_cycles", "clocked", "wall_s",    "instr_per_s",  "sim_cycles_per_s",
                            "clocked_cycles_per_s",    "core_instr_per_s", "ratio", "host_fabric", "host_lu",
-                           "host_dir", "host_models", "host_kernel"};
+                           "host_dir", "host_models", "host_kernel", "host_wait", "host_threads", "cpu_s"};
     stats_table_t *st = stats_table_new("system: workloads on the whole system (fast flavour); core_instr_per_s: the "
                                         "core model alone on the same threads over a flat memory; host_*: shares "
-                                        "of host time (sampled)",
-                                        18, scols);
+                                        "of host time (sampled; wait: a host thread waiting for the other); host_threads: sim.threads (2: the switch "
+                                        "evaluated on a second host thread), cpu_s: their CPU time",
+                                        21, scols);
     /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table). */
     const struct {
         const char *cfg, *tag;
-        const char *sets[5];
+        const char *sets[6];
     } sruns[] = {
         {"sim_configs/small.ini", "small", {"workload.kvs_records=1024", "workload.kvs_ops=256", NULL}},
         {"sim_configs/small.ini", "small-proactive",
@@ -397,6 +413,11 @@ int main(int argc, char **argv)
         {"sim_configs/paper.ini", "paper", {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", NULL}},
         {"sim_configs/paper.ini", "paper-proactive",
          {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "core.protocol=proactive", NULL}},
+        {"sim_configs/paper.ini", "paper-2threads",
+         {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "sim.threads=2", NULL}},
+        {"sim_configs/paper.ini", "paper-proactive-2threads",
+         {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "core.protocol=proactive",
+          "sim.threads=2", NULL}},
     };
     const char *const wls[] = {"ocean", "fluid", "kvs"};
     for (unsigned i = 0; i < sizeof sruns / sizeof sruns[0]; i++)
@@ -423,11 +444,13 @@ int main(int argc, char **argv)
             stats_table_set(st, 10, "%.0f", r.clocked_per_s);
             stats_table_set(st, 11, "%.0f", r.core_instr_per_s);
             stats_table_set(st, 12, "%.3f", r.ratio);
-            static const hostprof_zone_e zcol[] = {HOSTPROF_FABRIC, HOSTPROF_LU, HOSTPROF_DIR, HOSTPROF_MODELS,
-                                                   HOSTPROF_KERNEL};
-            for (unsigned z = 0; z < 5; z++)
+            static const hostprof_zone_e zcol[] = {HOSTPROF_FABRIC, HOSTPROF_LU,     HOSTPROF_DIR,
+                                                   HOSTPROF_MODELS, HOSTPROF_KERNEL, HOSTPROF_WAIT};
+            for (unsigned z = 0; z < 6; z++)
                 stats_table_set(st, 13 + z, "%.2f",
                                 r.prof.total ? (double)r.prof.samples[zcol[z]] / (double)r.prof.total : 0.0);
+            stats_table_set(st, 19, "%u", r.host_threads);
+            stats_table_set(st, 20, "%.2f", r.cpu);
             char name[128];
             snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "simulated instructions (all cores) per wall second") = r.instr_per_s;
@@ -438,6 +461,8 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "system.%s.%s.core_instr_per_s", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "the core model alone on the same threads over a flat memory: instructions per "
                                     "wall second") = r.core_instr_per_s;
+            snprintf(name, sizeof name, "system.%s.%s.cpu_s", sruns[i].tag, wls[j]);
+            *stats_gauge(&ss, name, "host CPU seconds of the run, every host thread's") = r.cpu;
             snprintf(name, sizeof name, "system.%s.%s.ratio", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "instr_per_s / core_instr_per_s (the cost of the simulated memory system)") =
                 r.ratio;

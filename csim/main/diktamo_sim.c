@@ -92,6 +92,7 @@ static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabri
         .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
         .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
         .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
+        .threads = (unsigned)cfg->sim.threads,
     };
     r.f = fabric_create(r.k, ops, &fp, st);
     if (!r.f)
