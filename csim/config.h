@@ -109,7 +109,7 @@ typedef struct sim_config {
         uint64_t end_time_ps;      /* simulated time of `make run` */
         bool progress;             /* progress line on stderr (when a terminal) */
         uint64_t stall_timeout_ps; /* no-progress time after which a run stops with a dump */
-        uint64_t threads;          /* host threads: 1, or 2 (the switch's evaluation on its own) */
+        uint64_t threads;          /* host threads: 1, or 2 (the switch's evaluation on a worker) */
     } sim;
     struct {
         uint64_t num_cn;       /* compute nodes */

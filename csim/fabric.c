@@ -6,7 +6,7 @@
 
 #include "cxl_switch_csr.h"
 #include "hostprof.h"
-#include "worker.h"
+#include "offload.h"
 
 /* A message on its way from a node into the RTL. */
 typedef struct inflight {
@@ -82,14 +82,12 @@ struct fabric {
     uint64_t *heartbeats;
     csr_req_t *csrq;       /* CSR accesses waiting, FIFO */
     unsigned csr_head, csr_n, csr_cap;
-    /* The edge being evaluated (edge_event): on the worker thread while pending (fabric_params_t
-     * threads), its outputs handled by edge_finish before time moves on. */
-    worker_t *worker;      /* NULL: every edge is evaluated and finished at once */
-    bool pending;          /* an edge's outputs wait for edge_finish */
+    /* The edge being evaluated (edge_event), on the kernel's worker thread if it has one (offload.h):
+     * its outputs are handled by edge_finish before time moves on. */
+    offload_t off;
     uint64_t edge_cycle, edge_now;
-    uint64_t edge_seq;     /* the first of the EDGE_SEQS sequence numbers its events take */
     uint64_t edge_next_in; /* next_input_time as the edge's inputs left it */
-    uint64_t *wakes;       /* wake requests while pending, applied in order after it */
+    uint64_t *wakes;       /* wake requests while the edge is pending, applied in order after it */
     unsigned nwakes, wakes_cap;
 };
 
@@ -99,9 +97,8 @@ struct fabric {
 
 static void edge_event(void *obj, uint64_t cycle);
 static void edge_eval(void *obj);
-static void edge_finish(fabric_t *f, bool deferred);
-static void edge_finish_deferred(void *obj);
-static void join(fabric_t *f);
+static void edge_finish(void *obj);
+static void after_finish(void *obj);
 
 const fabric_model_ops_t *fabric_model_find(unsigned num_cn, unsigned num_mn)
 {
@@ -136,7 +133,7 @@ static void *xrealloc(void *p, size_t n)
 /* Schedules the edge of cycle c unless an earlier one is pending. */
 static void wake(fabric_t *f, uint64_t cycle)
 {
-    if (f->pending) { /* after the edge's own wakes, as it would have come */
+    if (f->off.pending) { /* after the edge's own wakes, as it would have come */
         if (f->nwakes == f->wakes_cap) {
             f->wakes_cap = f->wakes_cap ? 2 * f->wakes_cap : 64;
             f->wakes = xrealloc(f->wakes, f->wakes_cap * sizeof *f->wakes);
@@ -184,10 +181,6 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
         fprintf(stderr, "fabric: needs a model, a clock, a non-zero link latency and receive credits\n");
         return NULL;
     }
-    if (p->threads > 2) {
-        fprintf(stderr, "fabric: 1 or 2 host threads, not %u\n", p->threads);
-        return NULL;
-    }
     if (p->rx_credits > FABRIC_MAX_CREDITS || p->in_credits > FABRIC_MAX_CREDITS) {
         fprintf(stderr, "fabric: at most %u credits per class (the switch's buffers), not %u and %u\n",
                 FABRIC_MAX_CREDITS, p->rx_credits, p->in_credits);
@@ -202,11 +195,8 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
     fabric_t *f = calloc(1, sizeof *f);
     if (!f)
         die("out of memory");
-    if (p->threads == 2 && !(f->worker = worker_create())) {
-        perror("fabric: cannot start the worker thread");
-        free(f);
-        return NULL;
-    }
+    f->off = (offload_t){.k = k, .eval = edge_eval, .finish = edge_finish, .after = after_finish, .obj = f,
+                         .nseq = EDGE_SEQS};
     f->k = k;
     f->ops = ops;
     f->p = *p;
@@ -269,8 +259,7 @@ void fabric_free(fabric_t *f)
 {
     if (!f)
         return;
-    join(f);
-    worker_free(f->worker);
+    offload_join(&f->off);
     free(f->wakes);
     f->ops->free(f->model);
     for (unsigned pi = 0; pi < f->nports; pi++) {
@@ -307,7 +296,7 @@ static uint64_t jitter(fabric_t *f)
 
 void fabric_csr(fabric_t *f, bool write, unsigned addr, uint32_t wdata, fabric_csr_fn done, void *obj)
 {
-    join(f); /* the edge's next wake looked at the CSR queue */
+    offload_join(&f->off); /* the edge's next wake looks at the CSR queue */
     if (f->csr_n == f->csr_cap) {
         unsigned cap = f->csr_cap ? 2 * f->csr_cap : 64;
         csr_req_t *q = xrealloc(NULL, cap * sizeof *q);
@@ -518,19 +507,11 @@ static void edge_event(void *obj, uint64_t cycle)
     (*f->cycles_ticked)++;
     f->edge_cycle = cycle;
     f->edge_now = now;
+    f->edge_next_in = f->p.skip_idle ? next_input_time(f) : UINT64_MAX; /* before the nodes' sends */
     /* On the worker while the other events of this time run, unless the outputs are wanted at once:
      * a CSR access's answer goes to software, an observer sees the outputs in order, and link jitter
      * draws from the random stream the nodes' sends draw from. */
-    if (f->worker && !f->in.csr_valid && !f->observe && !f->p.link_jitter_ps) {
-        f->pending = true;
-        f->edge_seq = kernel_reserve(f->k, EDGE_SEQS);
-        f->edge_next_in = f->p.skip_idle ? next_input_time(f) : UINT64_MAX; /* before sends change it */
-        worker_post(f->worker, edge_eval, f);
-        kernel_defer(f->k, edge_finish_deferred, f);
-    } else {
-        edge_eval(f);
-        edge_finish(f, false);
-    }
+    offload_edge(&f->off, f->in.csr_valid || f->observe || f->p.link_jitter_ps);
 }
 
 /* Evaluates the edge's RTL: the only part that may run on the worker (it touches the model and
@@ -543,14 +524,11 @@ static void edge_eval(void *obj)
     hostprof_leave(prev);
 }
 
-/* The edge's outputs: the CSR answer, deliveries and credits toward the nodes, the next edge. A
- * deferred edge's events take the sequence numbers reserved at the edge, so they are ordered as if
- * it had finished before any later event of its time (join applies the wakes asked for in between
- * after its own). */
-static void edge_finish(fabric_t *f, bool deferred)
+/* The edge's outputs: the CSR answer, deliveries and credits toward the nodes, the next edge. */
+static void edge_finish(void *obj)
 {
+    fabric_t *f = obj;
     const uint64_t cycle = f->edge_cycle, now = f->edge_now;
-    const uint64_t seq = deferred ? kernel_use_seq(f->k, f->edge_seq) : 0;
     f->rtl_idle = f->out.idle;
 
     if (f->in.csr_valid) {
@@ -596,36 +574,25 @@ static void edge_finish(fabric_t *f, bool deferred)
     if (!f->p.skip_idle || !f->rtl_idle || f->csr_n) {
         wake(f, cycle + 1);
     } else {
-        uint64_t t = deferred ? f->edge_next_in : next_input_time(f);
-        if (t != UINT64_MAX)
-            wake_at(f, t);
+        if (f->edge_next_in != UINT64_MAX)
+            wake_at(f, f->edge_next_in);
         if (f->out.timer_valid)
             wake(f, cycle + (f->out.timer_left ? f->out.timer_left : 1));
     }
-    if (deferred && kernel_use_seq(f->k, seq) > f->edge_seq + EDGE_SEQS)
-        die("an edge scheduled more events than it reserved sequence numbers for");
 }
 
-/* Finishes the pending edge: waits for its evaluation, handles its outputs, then the wakes asked for
- * while it was pending. Called before time moves on (kernel_defer) and before anything reads what
- * the edge's outputs change. */
-static void join(fabric_t *f)
+/* After a deferred edge's outputs: the wakes the nodes asked for while it was pending. */
+static void after_finish(void *obj)
 {
-    if (!f->pending)
-        return;
-    worker_wait(f->worker);
-    f->pending = false;
-    edge_finish(f, true);
+    fabric_t *f = obj;
     for (unsigned i = 0; i < f->nwakes; i++)
         wake(f, f->wakes[i]);
     f->nwakes = 0;
 }
 
-static void edge_finish_deferred(void *obj) { join(obj); }
-
 int fabric_trace_open(fabric_t *f, const char *path, uint64_t start_ps, uint64_t stop_ps)
 {
-    join(f);
+    offload_join(&f->off);
     return f->ops->trace_open(f->model, path, start_ps, stop_ps);
 }
 
@@ -641,7 +608,7 @@ uint64_t fabric_cycles_ticked(const fabric_t *f) { return *f->cycles_ticked; }
 
 bool fabric_quiet(fabric_t *f)
 {
-    join(f);
+    offload_join(&f->off);
     if (!f->rtl_idle || next_link_time(f) != UINT64_MAX || f->csr_n)
         return false;
     for (unsigned pi = 0; pi < f->nports; pi++)

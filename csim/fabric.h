@@ -26,11 +26,11 @@
  * non-zero latency, so the RTL sees the same inputs at the same cycles with or without skipping;
  * tb/test_fabric.c checks that cycle for cycle.
  *
- * Threads. With two host threads (fabric_params_t threads) an edge's RTL evaluation runs on a worker
- * thread (worker.h) while the other events of its time run on the caller's: its inputs are taken at
- * the edge, its outputs handled before time moves on (kernel_defer), its events ordered by sequence
+ * Threads. With two host threads (kernel_set_threads) an edge's RTL evaluation runs on the kernel's
+ * worker thread (offload.h) while the other events of its time run on the kernel's: its inputs are
+ * taken at the edge, its outputs handled before time moves on, its events ordered by sequence
  * numbers reserved at the edge, and the nodes' wakes of the fabric meanwhile applied after its own,
- * so the run is the same event for event. Nothing the other events at that time touch is the
+ * so the run is the same event for event (docs/architecture.md section 6). Nothing the other events at that time touch is the
  * edge's: the links into the RTL were read at the edge, the deliveries and credits its outputs make
  * arrive a link latency later, and its next wake is worked out from the inputs it read. What would
  * read its outputs or change its next wake (fabric_quiet, a CSR access) waits for it first; edges
@@ -121,9 +121,6 @@ typedef struct fabric_params {
     uint32_t heartbeat_cycles; /* a live CN's idle link sends a heartbeat this often; 0 = never */
     uint32_t silence_cycles;   /* switch SILENCE_LIMIT (0 = rule off); > heartbeat_cycles */
     uint32_t accept_cycles;    /* switch ACCEPT_LIMIT (0 = rule off) */
-    unsigned threads;          /* host threads: 0 or 1, the caller's; 2, the RTL's evaluation at an
-                                * edge on a worker thread while the other events of that time run
-                                * (the same run either way: fabric.c) */
 } fabric_params_t;
 
 typedef struct fabric fabric_t;

@@ -1,9 +1,11 @@
 #include "kernel.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "hostprof.h"
+#include "worker.h"
 
 static bool before(const event_t *a, const event_t *b)
 {
@@ -14,8 +16,24 @@ void kernel_init(kernel_t *k) { *k = (kernel_t){0}; }
 
 void kernel_free(kernel_t *k)
 {
+    worker_free(k->worker);
     free(k->heap);
     *k = (kernel_t){0};
+}
+
+int kernel_set_threads(kernel_t *k, unsigned n)
+{
+    if (n < 1 || n > 2) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (n == 2 && !k->worker && !(k->worker = worker_create()))
+        return -1;
+    if (n == 1) {
+        worker_free(k->worker);
+        k->worker = NULL;
+    }
+    return 0;
 }
 
 void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg)
@@ -28,6 +46,11 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
     if (t < k->now) {
         fprintf(stderr, "kernel: event scheduled in the past (%llu ps < now %llu ps)\n", (unsigned long long)t,
                 (unsigned long long)k->now);
+        abort();
+    }
+    if (k->finishing && t == k->now) {
+        fprintf(stderr, "kernel: a deferred completion scheduled an event at its own time (%llu ps): it would "
+                        "run after events it preceded\n", (unsigned long long)t);
         abort();
     }
     if (k->n == k->cap) {
@@ -104,11 +127,13 @@ void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj)
 /* Runs the deferred completions, in the order they were deferred (one may defer another). */
 static void run_deferred(kernel_t *k)
 {
+    k->finishing = true;
     for (unsigned i = 0; i < k->ndeferred; i++) {
         hostprof_enter(HOSTPROF_MODELS);
         k->deferred[i].fn(k->deferred[i].obj);
         hostprof_enter(HOSTPROF_KERNEL);
     }
+    k->finishing = false;
     k->ndeferred = 0;
 }
 

@@ -38,7 +38,7 @@ typedef struct kernel_deferred {
     void *obj;
 } kernel_deferred_t;
 
-#define KERNEL_MAX_DEFERRED 8
+#define KERNEL_MAX_DEFERRED 128 /* a fabric, 32 LUs, 32 directories, with room */
 
 typedef struct kernel {
     uint64_t now;      /* ps: time of the event being run (or of the last one) */
@@ -51,10 +51,16 @@ typedef struct kernel {
     unsigned ndeferred;
     void (*on_event)(void *obj, const event_t *e); /* if set, told of every event before it runs */
     void *on_event_obj;                            /* (tests compare runs event for event) */
+    struct worker *worker; /* the second host thread (kernel_set_threads), or NULL */
+    bool finishing;        /* running deferred completions */
 } kernel_t;
 
 void kernel_init(kernel_t *k);
+/** Frees the queue (and the worker thread, if any). */
 void kernel_free(kernel_t *k);
+/** Host threads the models' evaluations may use: 1, or 2 (a worker thread, worker.h, that the
+ *  models hand their evaluations at an edge: offload.h). 0, or -1 with errno. */
+int kernel_set_threads(kernel_t *k, unsigned n);
 /** Schedules fn(obj, arg) at time t (ps, t >= now), in the model phase. */
 void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg);
 /** Schedules fn(obj, arg) at time t in the given phase (KERNEL_PHASE_*). */
@@ -71,9 +77,10 @@ uint64_t kernel_reserve(kernel_t *k, uint64_t n);
 /** Makes seq the next sequence number; returns the one it replaces (to be put back the same way). */
 uint64_t kernel_use_seq(kernel_t *k, uint64_t seq);
 /** Runs fn(obj) before kernel_run runs an event later than now, and before it returns. A model
- *  whose work at this time finishes on another thread (fabric.c) completes it there; the events it
+ *  whose work at this time finishes on another thread (offload.h) completes it there; the events it
  *  then schedules take sequence numbers it reserved (kernel_reserve), so the run is the one it
- *  would have been had the work finished at once. fn runs once; it may schedule events. */
+ *  would have been had the work finished at once. fn runs once; it may schedule events, but none
+ *  at the current time (that one would run after events it preceded: the kernel stops the run). */
 void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj);
 /** Makes kernel_run return after the event that is running. */
 void kernel_stop(kernel_t *k);

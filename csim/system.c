@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cn/addr.h"
@@ -524,8 +525,11 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
         .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
         .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
-        .threads = (unsigned)cfg->sim.threads,
     };
+    if (kernel_set_threads(k, (unsigned)cfg->sim.threads)) {
+        snprintf(err, SYSTEM_ERR_MAX, "cannot start a second host thread: %s", strerror(errno));
+        goto fail;
+    }
     s->f = fabric_create(k, fops, &fp, st);
     if (!s->f) {
         snprintf(err, SYSTEM_ERR_MAX, "the fabric cannot be built (see above)");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,17 +21,23 @@
 #define SPINS 8192u
 #define YIELD_EVERY 64u
 
-struct worker {
-    pthread_t thread;
+typedef struct job {
     void (*fn)(void *arg);
     void *arg;
-    /* Each on its own cache line: the owner writes posted and reads done, the worker the reverse. */
+    uint64_t ticket;
+    uint64_t done; /* above a ticket once that ticket's job is done (slots are reused) */
+} job_t;
+
+struct worker {
+    pthread_t thread;
+    job_t jobs[WORKER_MAX_JOBS];
+    uint64_t tickets;              /* the owner's: jobs posted so far */
+    /* Shared counters (modulo 2^32), each on its own cache line. */
     _Alignas(64) uint32_t posted;  /* jobs posted (the futex the worker sleeps on) */
-    uint32_t quit;
     uint32_t worker_asleep;
-    _Alignas(64) uint32_t done;    /* jobs finished (the futex the owner sleeps on) */
+    _Alignas(64) uint32_t taken;   /* jobs taken by either thread */
+    _Alignas(64) uint32_t finished; /* jobs finished (the futex the owner sleeps on) */
     uint32_t owner_asleep;
-    _Alignas(64) uint32_t seen;    /* the owner's: jobs it waited for */
 };
 
 static void futex_wait(uint32_t *addr, uint32_t val)
@@ -71,12 +78,29 @@ static uint32_t await_change(uint32_t *addr, uint32_t val, uint32_t *asleep)
     return v;
 }
 
-/* Publishes *addr = v and wakes the other side if it sleeps on it. */
+/* Makes *addr = v visible and wakes the other side if it sleeps on it. */
 static void publish(uint32_t *addr, uint32_t v, uint32_t *asleep)
 {
     __atomic_store_n(addr, v, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(asleep, __ATOMIC_SEQ_CST))
         futex_wake(addr);
+}
+
+/* Takes job number t (modulo 2^32) if no thread has; true when this thread is to run it. */
+static bool take(worker_t *w, uint32_t t)
+{
+    return __atomic_compare_exchange_n(&w->taken, &t, t + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/* Runs job number t and marks it done. */
+static void run_job(worker_t *w, uint32_t t)
+{
+    job_t *j = &w->jobs[t % WORKER_MAX_JOBS];
+    j->fn(j->arg);
+    __atomic_store_n(&j->done, j->ticket + 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&w->finished, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&w->owner_asleep, __ATOMIC_SEQ_CST))
+        futex_wake(&w->finished);
 }
 
 static void *run(void *arg)
@@ -91,14 +115,18 @@ static void *run(void *arg)
     sigdelset(&set, SIGILL);
     sigdelset(&set, SIGABRT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    uint32_t ran = 0;
     for (;;) {
-        await_change(&w->posted, ran, &w->worker_asleep);
-        if (__atomic_load_n(&w->quit, __ATOMIC_ACQUIRE))
-            return NULL;
-        ran++;
-        w->fn(w->arg);
-        publish(&w->done, ran, &w->owner_asleep);
+        uint32_t t = __atomic_load_n(&w->taken, __ATOMIC_ACQUIRE);
+        uint32_t p = __atomic_load_n(&w->posted, __ATOMIC_ACQUIRE);
+        if (t == p) {
+            await_change(&w->posted, p, &w->worker_asleep);
+            continue;
+        }
+        if (!take(w, t))
+            continue;
+        if (!w->jobs[t % WORKER_MAX_JOBS].fn)
+            return NULL; /* worker_free's last job */
+        run_job(w, t);
     }
 }
 
@@ -107,7 +135,7 @@ worker_t *worker_create(void)
     worker_t *w = aligned_alloc(64, (sizeof(worker_t) + 63) / 64 * 64);
     if (!w)
         return NULL;
-    *w = (worker_t){0};
+    memset(w, 0, sizeof *w);
     int e = pthread_create(&w->thread, NULL, run, w);
     if (e) {
         free(w);
@@ -121,33 +149,44 @@ void worker_free(worker_t *w)
 {
     if (!w)
         return;
-    worker_wait(w);
-    __atomic_store_n(&w->quit, 1, __ATOMIC_RELEASE);
-    publish(&w->posted, w->seen + 1, &w->worker_asleep);
+    if (w->tickets)
+        worker_wait(w, w->tickets - 1);
+    worker_post(w, NULL, NULL); /* the worker stops at it */
     pthread_join(w->thread, NULL);
     free(w);
 }
 
-void worker_post(worker_t *w, void (*fn)(void *arg), void *arg)
+uint64_t worker_post(worker_t *w, void (*fn)(void *arg), void *arg)
 {
-    if (worker_busy(w)) {
-        fprintf(stderr, "worker: a job posted while one is in progress\n");
-        abort();
+    const uint64_t ticket = w->tickets;
+    if (ticket >= WORKER_MAX_JOBS)
+        worker_wait(w, ticket - WORKER_MAX_JOBS); /* its slot is free */
+    job_t *j = &w->jobs[ticket % WORKER_MAX_JOBS];
+    j->fn = fn;
+    j->arg = arg;
+    j->ticket = ticket;
+    w->tickets = ticket + 1;
+    publish(&w->posted, (uint32_t)w->tickets, &w->worker_asleep);
+    return ticket;
+}
+
+bool worker_done(const worker_t *w, uint64_t ticket)
+{
+    return __atomic_load_n(&w->jobs[ticket % WORKER_MAX_JOBS].done, __ATOMIC_ACQUIRE) > ticket;
+}
+
+void worker_wait(worker_t *w, uint64_t ticket)
+{
+    while (!worker_done(w, ticket)) {
+        /* A job queued up to this one and not taken yet: run it here rather than wait. */
+        uint32_t t = __atomic_load_n(&w->taken, __ATOMIC_ACQUIRE);
+        if ((uint32_t)((uint32_t)ticket - t) < 0x80000000u && t != (uint32_t)w->tickets) {
+            if (take(w, t))
+                run_job(w, t);
+            continue;
+        }
+        uint32_t f = __atomic_load_n(&w->finished, __ATOMIC_SEQ_CST);
+        if (!worker_done(w, ticket))
+            await_change(&w->finished, f, &w->owner_asleep);
     }
-    w->fn = fn;
-    w->arg = arg;
-    publish(&w->posted, w->seen + 1, &w->worker_asleep);
 }
-
-void worker_wait(worker_t *w)
-{
-    uint32_t posted = __atomic_load_n(&w->posted, __ATOMIC_RELAXED);
-    if (w->seen == posted)
-        return;
-    uint32_t d = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
-    while (d != posted)
-        d = await_change(&w->done, d, &w->owner_asleep);
-    w->seen = posted;
-}
-
-bool worker_busy(const worker_t *w) { return w->seen != __atomic_load_n(&w->posted, __ATOMIC_RELAXED); }

@@ -128,8 +128,8 @@ static void bench_run(bench_t *b, const setup_t *s)
         .heartbeat_cycles = 64,
         .silence_cycles = s->silence ? s->silence : 1024,
         .accept_cycles = 8192,
-        .threads = s->threads,
     };
+    cr_assert_eq(kernel_set_threads(&b->k, s->threads ? s->threads : 1), 0);
     b->trace_hash = 0xcbf29ce484222325ull;
     b->k.on_event = on_event;
     b->k.on_event_obj = b;

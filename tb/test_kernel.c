@@ -1,5 +1,6 @@
 /* The simulation kernel: event order, clock edges, the run loop's stall detection. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -273,4 +274,41 @@ Test(kernel, run_loop_ends_done_end_time_or_idle)
     p.end_ps = PS_PER_S;
     cr_assert_eq(run_loop(&k, &p), RUN_IDLE);
     kernel_free(&k);
+}
+
+/* An event a deferred completion schedules at its own time would run after the events that came
+ * after the deferring one: the kernel stops the run rather than reorder it. */
+static void defer_at_now(void *obj)
+{
+    kernel_t *k = obj;
+    kernel_at(k, k->now, record, NULL, 0);
+}
+
+static void deferring_at_now(void *obj, uint64_t arg)
+{
+    (void)arg;
+    kernel_defer(obj, defer_at_now, obj);
+}
+
+Test(kernel, a_deferred_completion_cannot_schedule_at_its_own_time, .signal = SIGABRT)
+{
+    kernel_t k;
+    kernel_init(&k);
+    kernel_at(&k, 100, deferring_at_now, &k, 0);
+    kernel_run(&k, UINT64_MAX);
+}
+
+Test(kernel, threads_are_one_or_two)
+{
+    kernel_t k;
+    kernel_init(&k);
+    cr_assert_eq(kernel_set_threads(&k, 3), -1);
+    cr_assert_eq(kernel_set_threads(&k, 0), -1);
+    cr_assert_null(k.worker);
+    cr_assert_eq(kernel_set_threads(&k, 2), 0);
+    cr_assert_not_null(k.worker, "two threads: a worker");
+    cr_assert_eq(kernel_set_threads(&k, 1), 0);
+    cr_assert_null(k.worker, "one thread: none");
+    cr_assert_eq(kernel_set_threads(&k, 2), 0);
+    kernel_free(&k); /* frees the worker */
 }

@@ -1,6 +1,6 @@
-/* The worker thread (csim/worker): jobs run on another thread, one at a time, each once, in the
- * order posted, and worker_wait returns only when the job is done; the worker sleeps when idle and
- * wakes for the next job; its CPU time is sampled in its own host-profile zone. */
+/* The worker thread (csim/worker): queued jobs run once each, on the worker or on the owner waiting
+ * for them, and worker_wait returns only when the job is done; the worker sleeps when idle and wakes
+ * for the next job; its CPU time is sampled in its own host-profile zone. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <time.h>
@@ -12,9 +12,8 @@
 
 typedef struct job {
     pthread_t ran_on;
-    uint64_t spins;   /* work to do before finishing */
-    uint64_t done_at; /* the job's number, written last */
-    uint64_t *count;  /* jobs run so far (only the worker writes it) */
+    uint64_t spins; /* work to do before finishing */
+    unsigned runs;  /* times run */
 } job_t;
 
 static void do_job(void *arg)
@@ -24,50 +23,64 @@ static void do_job(void *arg)
     for (uint64_t i = 0; i < j->spins; i++)
         x += i;
     j->ran_on = pthread_self();
-    j->done_at = ++*j->count;
+    __atomic_add_fetch(&j->runs, 1, __ATOMIC_RELAXED);
 }
 
-Test(worker, jobs_run_on_another_thread_once_each_in_order)
+/* Batches of up to 300 jobs (more than the queue holds, so posting waits for a slot): every job
+ * runs once and is done when waited for, and both threads take jobs (the owner runs those still
+ * queued when it waits). */
+Test(worker, every_job_runs_once_and_both_threads_take_jobs)
 {
     const uint64_t seed = tb_seed(61);
     rng_t r;
     rng_init_named(&r, seed, "worker.jobs");
     worker_t *w = worker_create();
     cr_assert_not_null(w);
-    uint64_t count = 0;
-    job_t jobs[2000];
-    for (unsigned i = 0; i < 2000; i++) {
-        /* Mostly short jobs, some long: the owner sometimes waits, sometimes finds the job done. */
-        jobs[i] = (job_t){.spins = rng_below(&r, 10) ? rng_below(&r, 200) : rng_below(&r, 200000), .count = &count};
-        cr_assert(!worker_busy(w));
-        worker_post(w, do_job, &jobs[i]);
-        cr_assert(worker_busy(w));
-        if (i % 7 == 3) { /* and sometimes sleeps while it works, so that it sleeps too */
+    static job_t jobs[300];
+    uint64_t tickets[300];
+    unsigned on_worker = 0, on_owner = 0;
+    for (unsigned b = 0; b < 60; b++) {
+        unsigned n = 1 + (unsigned)rng_below(&r, 300);
+        for (unsigned i = 0; i < n; i++) {
+            /* Mostly short jobs, some long. */
+            jobs[i] = (job_t){.spins = rng_below(&r, 10) ? rng_below(&r, 200) : rng_below(&r, 100000)};
+            tickets[i] = worker_post(w, do_job, &jobs[i]);
+            cr_assert(i == 0 || tickets[i] == tickets[i - 1] + 1, "tickets in posting order");
+        }
+        if (b % 7 == 3) { /* the worker gets ahead, or falls asleep */
             struct timespec ts = {0, 300000};
             nanosleep(&ts, NULL);
         }
-        worker_wait(w);
-        cr_assert(!worker_busy(w));
-        cr_assert_eq(jobs[i].done_at, i + 1, "seed=%llu: job %u finished as number %llu", (unsigned long long)seed, i,
-                     (unsigned long long)jobs[i].done_at);
-        cr_assert(!pthread_equal(jobs[i].ran_on, pthread_self()), "job %u ran on the owner's thread", i);
+        for (unsigned i = n; i-- > 0;) /* the last first: the owner runs what is still queued */
+            worker_wait(w, tickets[i]);
+        for (unsigned i = 0; i < n; i++) {
+            cr_assert(worker_done(w, tickets[i]), "seed=%llu batch %u: job %u not done", (unsigned long long)seed, b, i);
+            cr_assert_eq(jobs[i].runs, 1, "seed=%llu batch %u: job %u ran %u times", (unsigned long long)seed, b, i,
+                         jobs[i].runs);
+            if (pthread_equal(jobs[i].ran_on, pthread_self()))
+                on_owner++;
+            else
+                on_worker++;
+        }
+        worker_wait(w, tickets[0]); /* done: returns at once */
     }
-    worker_wait(w); /* nothing posted: returns at once */
-    cr_assert_eq(count, 2000);
+    cr_assert_gt(on_worker, 0, "the worker ran jobs");
+    cr_assert_gt(on_owner, 0, "the owner ran queued jobs while it waited");
     worker_free(w);
     worker_free(NULL);
 }
 
-/* A job left running is waited for by worker_free. */
-Test(worker, free_waits_for_the_job_in_progress)
+/* Jobs left queued or running are finished by worker_free. */
+Test(worker, free_finishes_the_jobs_queued)
 {
     worker_t *w = worker_create();
     cr_assert_not_null(w);
-    uint64_t count = 0;
-    job_t j = {.spins = 50000000, .count = &count};
-    worker_post(w, do_job, &j);
+    static job_t j[3] = {{.spins = 30000000}, {.spins = 10}, {.spins = 1000}};
+    for (unsigned i = 0; i < 3; i++)
+        worker_post(w, do_job, &j[i]);
     worker_free(w);
-    cr_assert_eq(j.done_at, 1);
+    for (unsigned i = 0; i < 3; i++)
+        cr_assert_eq(j[i].runs, 1, "job %u", i);
 }
 
 static double cpu_seconds(void)
@@ -96,9 +109,9 @@ Test(worker, its_time_is_sampled_in_its_own_zone)
     cr_assert_not_null(w);
     const hostprof_zone_e fab = HOSTPROF_FABRIC, dir = HOSTPROF_DIR;
     cr_assert_eq(hostprof_start(), 0);
-    worker_post(w, spin_in_zone, (void *)&fab);
+    uint64_t t = worker_post(w, spin_in_zone, (void *)&fab);
     spin_in_zone((void *)&dir);
-    worker_wait(w);
+    worker_wait(w, t);
     hostprof_t p;
     hostprof_stop(&p);
     worker_free(w);

@@ -92,8 +92,11 @@ static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabri
         .heartbeat_cycles = (uint32_t)cfg->fabric.heartbeat_cycles,
         .silence_cycles = (uint32_t)cfg->fabric.silence_cycles,
         .accept_cycles = (uint32_t)cfg->fabric.accept_cycles,
-        .threads = (unsigned)cfg->sim.threads,
     };
+    if (kernel_set_threads(r.k, (unsigned)cfg->sim.threads)) {
+        perror("diktamo_sim: cannot start a second host thread");
+        return 1;
+    }
     r.f = fabric_create(r.k, ops, &fp, st);
     if (!r.f)
         return 1;
