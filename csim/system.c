@@ -33,6 +33,16 @@ typedef struct sys_cn {
     double *hit_rate[3];                 /* filled at the end of a run */
 } sys_cn_t;
 
+/* The end-of-run checks peek every word they know, most of them next to the one before: while they
+ * run nothing moves (system_check), so a remote line is looked up once (in every CN's hierarchy,
+ * then its MN) and its words kept while the checks stay in it. */
+typedef struct line_peek {
+    bool on;   /* during system_check */
+    bool valid;
+    uint64_t key;
+    uint64_t v[ADDR_WORDS_PER_LINE];
+} line_peek_t;
+
 struct system {
     kernel_t *k;
     const sim_config_t *cfg;
@@ -53,6 +63,7 @@ struct system {
     uint64_t *c_fail_shared, *c_fail_dirty, *c_fail_excl; /* Fig. 15: the failed CNs' L3s at the crash */
     double *g_rec[9];
     sys_cn_t *cn;
+    line_peek_t peek;   /* system_peek's line, during system_check */
     bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
     lu_map_t map;       /* the replica map */
     oracle_t *oracle;
@@ -345,13 +356,36 @@ uint64_t system_peek(system_t *s, unsigned cn, uint64_t addr)
 {
     if (addr_is_local(addr))
         return cn_mem_local_peek(s->cn[cn].mem, addr);
-    uint64_t v;
-    for (unsigned i = 0; i < s->ncn; i++)
-        if (cn_mem_peek(s->cn[i].mem, addr, &v))
-            return v;
-    uint64_t line[ADDR_WORDS_PER_LINE];
-    mn_node_peek(s->mn[home_mn(s, addr_gline(addr))], addr_gline(addr), line);
-    return line[addr_word(addr)];
+    line_peek_t *lp = &s->peek;
+    const uint64_t key = addr_line(addr);
+    if (lp->on && lp->valid && lp->key == key)
+        return lp->v[addr_word(addr)];
+    /* Each word from the first CN whose hierarchy holds it, else from its MN. */
+    uint64_t words[ADDR_WORDS_PER_LINE];
+    uint8_t have = 0;
+    for (unsigned i = 0; i < s->ncn && have != 0xff; i++) {
+        uint64_t v[ADDR_WORDS_PER_LINE];
+        uint8_t m = cn_mem_peek_line(s->cn[i].mem, key, v) & (uint8_t)~have;
+        for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
+            if (m >> w & 1)
+                words[w] = v[w];
+        have |= m;
+        if (!lp->on && have >> addr_word(addr) & 1)
+            return words[addr_word(addr)]; /* the run goes on: this word only */
+    }
+    if (have != 0xff) {
+        uint64_t line[ADDR_WORDS_PER_LINE];
+        mn_node_peek(s->mn[home_mn(s, addr_gline(addr))], addr_gline(addr), line);
+        for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
+            if (!(have >> w & 1))
+                words[w] = line[w];
+    }
+    if (lp->on) {
+        memcpy(lp->v, words, sizeof words);
+        lp->key = key;
+        lp->valid = true;
+    }
+    return words[addr_word(addr)];
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1031,50 +1065,22 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
     return e;
 }
 
-/* The oracle's check peeks every remote word it knows, most of them next to the one before: a
- * line is looked up once (in every CN's hierarchy, then its MN) and its words kept while the check
- * stays in it. Nothing moves during the check. */
-typedef struct line_peek {
-    system_t *s;
-    bool valid;
-    uint64_t key;
-    uint64_t v[ADDR_WORDS_PER_LINE];
-} line_peek_t;
+static uint64_t oracle_peek(void *obj, uint64_t addr) { return system_peek(obj, 0, addr); }
 
-static uint64_t oracle_peek(void *obj, uint64_t addr)
-{
-    line_peek_t *lp = obj;
-    if (addr_is_local(addr))
-        return system_peek(lp->s, 0, addr);
-    uint64_t key = addr_line(addr);
-    if (!lp->valid || lp->key != key) {
-        system_t *s = lp->s;
-        uint8_t have = 0;
-        for (unsigned i = 0; i < s->ncn && have != 0xff; i++) {
-            uint64_t v[ADDR_WORDS_PER_LINE];
-            uint8_t m = cn_mem_peek_line(s->cn[i].mem, key, v) & (uint8_t)~have;
-            for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
-                if (m >> w & 1)
-                    lp->v[w] = v[w];
-            have |= m;
-        }
-        if (have != 0xff) {
-            uint64_t line[ADDR_WORDS_PER_LINE];
-            mn_node_peek(s->mn[home_mn(s, addr_gline(addr))], addr_gline(addr), line);
-            for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
-                if (!(have >> w & 1))
-                    lp->v[w] = line[w];
-        }
-        lp->valid = true;
-        lp->key = key;
-    }
-    return lp->v[addr_word(addr)];
-}
+/* system_check with the line cache on. */
+static int check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err);
 
 int system_check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err)
 {
-    line_peek_t lp = {.s = s};
-    oracle_check(s->oracle, oracle_peek, &lp, f, max_lines, r);
+    s->peek = (line_peek_t){.on = true};
+    int rc = check(s, f, max_lines, r, err);
+    s->peek.on = false;
+    return rc;
+}
+
+static int check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, char *err)
+{
+    oracle_check(s->oracle, oracle_peek, s, f, max_lines, r);
     *s->c_or_words = r->words;
     *s->c_or_stores = r->stores;
     *s->c_or_ok = r->ok;
