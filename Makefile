@@ -376,6 +376,10 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 pgo: | $(SETUP) ## the simulator built with profile-guided optimization for PGO_CONFIG's shape (default sim_configs/paper.ini): build/bin/diktamo_sim_<shape>_pgo, its speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
 	+bash scripts/pgo.sh --config $(or $(PGO_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
+.PHONY: threads
+threads: | $(SETUP) ## one host thread against two (sim.threads) on THREADS_CONFIG's workloads (default sim_configs/paper.ini; ROUNDS=3): identical statistics, wall and user times in build/bench/threads_<shape>.json
+	+bash scripts/threads.sh --config $(or $(THREADS_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
+
 .PHONY: faults
 faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_configs/run.ini (RUNS=40, SEED=1): lost and phantom must be 0
 	$(MAKE) SIM_SHAPE=c4m2 $(BIN)/diktamo_sim_c4m2

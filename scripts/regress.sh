@@ -77,5 +77,13 @@ else
   say "regress: make pgo on run.ini: FAIL (see $log)"; fail=1
 fi
 
+# Two host threads (make threads) on paper.ini: the statistics of every workload under WB and
+# proactive at 64 cores must equal one thread's (one round).
+if bash scripts/threads.sh --config sim_configs/paper.ini --rounds 1 >>"$log" 2>&1; then
+  say "regress: make threads on paper.ini (the same statistics with two host threads as with one): pass"
+else
+  say "regress: make threads on paper.ini: FAIL (see $log)"; fail=1
+fi
+
 if [ "$fail" = 0 ]; then say "regress: all passed"; else say "regress: FAILURES above"; fi
 exit "$fail"

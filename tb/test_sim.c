@@ -494,29 +494,35 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert(stat(p, &st) != 0, "nothing is written on bad input");
 }
 
-/* make pgo's script (scripts/pgo.sh) refuses bad arguments and a bad configuration with one line and
- * exit status 2, before it builds or runs anything. (Its run itself, which checks that the PGO
- * simulator's statistics equal the plain one's, takes minutes: make regress runs it.) */
-Test(sim, pgo_refuses_bad_input_in_one_line_before_building, .init = make_dir, .fini = remove_dir, .timeout = 120)
+/* make pgo's and make threads' scripts (scripts/pgo.sh, scripts/threads.sh) refuse bad arguments and
+ * a bad configuration with one line and exit status 2, before they build or run anything. (Their
+ * runs, which check that the PGO simulator's statistics and two host threads' equal the plain one
+ * thread's, take minutes: make regress runs them.) */
+Test(sim, pgo_and_threads_refuse_bad_input_in_one_line_before_building, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
 {
     write_file("bad.ini", "[system]\nnum_cn = 3x\n");
-    char bad_ini[160], cmd[512];
+    char bad_ini[160], cmd[512], msg[160];
     snprintf(bad_ini, sizeof bad_ini, "--config %s/bad.ini", dir);
     const struct {
         const char *args, *msg;
     } bad[] = {
-        {"--rounds 0", "pgo.sh: --rounds 0: a count of 1 or more\n"},
-        {"--rounds x", "pgo.sh: --rounds x: a count of 1 or more\n"},
-        {"--round 2", "pgo.sh: --round: unknown argument (--config FILE, --rounds N)\n"},
+        {"--rounds 0", "%s.sh: --rounds 0: a count of 1 or more\n"},
+        {"--rounds x", "%s.sh: --rounds x: a count of 1 or more\n"},
+        {"--round 2", "%s.sh: --round: unknown argument (--config FILE, --rounds N)\n"},
         {bad_ini, "bad.ini:2: system.num_cn"},
     };
-    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        result_t r;
-        snprintf(cmd, sizeof cmd, "bash scripts/pgo.sh %s", bad[i].args);
-        run(cmd, &r);
-        cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
-        cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
-        cr_assert_not_null(strstr(r.err, bad[i].msg), "%s: %s", cmd, r.err);
-        cr_assert_eq(strstr(r.out, "pgo: "), NULL, "%s: it started: %s", cmd, r.out);
-    }
+    const char *const scripts[] = {"pgo", "threads"};
+    for (unsigned s = 0; s < 2; s++)
+        for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            result_t r;
+            snprintf(cmd, sizeof cmd, "bash scripts/%s.sh %s", scripts[s], bad[i].args);
+            snprintf(msg, sizeof msg, bad[i].msg, scripts[s]);
+            run(cmd, &r);
+            cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
+            cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
+            cr_assert_not_null(strstr(r.err, msg), "%s: %s", cmd, r.err);
+            snprintf(msg, sizeof msg, "%s: ", scripts[s]);
+            cr_assert_eq(strstr(r.out, msg), NULL, "%s: it started: %s", cmd, r.out);
+        }
 }
