@@ -177,13 +177,27 @@ uint64_t kernel_next_time(const kernel_t *k) { return k->n ? k->heap[0].t : UINT
 
 size_t kernel_pending(const kernel_t *k) { return k->n; }
 
+/* The period when the frequency divides 1 THz (1 GHz, 500 MHz: every edge a whole number of
+ * periods, no 128-bit arithmetic), else 0. */
+static uint64_t exact_period(const clock_domain_t *c)
+{
+    const uint64_t p = PS_PER_S / c->freq_hz;
+    return p * c->freq_hz == PS_PER_S ? p : 0;
+}
+
 uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle)
 {
+    const uint64_t p = exact_period(c);
+    if (p)
+        return cycle * p;
     return (uint64_t)((unsigned __int128)cycle * PS_PER_S / c->freq_hz);
 }
 
 uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t)
 {
+    const uint64_t p = exact_period(c);
+    if (p)
+        return t / p + (t % p != 0);
     /* ceil(t * f / 1e12) is the first k with k * 1e12 / f >= t before flooring; step back or forward
      * over the floor of clock_edge to find the exact answer. */
     uint64_t k = (uint64_t)(((unsigned __int128)t * c->freq_hz + PS_PER_S - 1) / PS_PER_S);
