@@ -86,7 +86,9 @@ struct fabric {
      * its outputs are handled by edge_finish before time moves on. */
     offload_t off;
     uint64_t edge_cycle, edge_now;
-    uint64_t edge_next_in; /* next_input_time as the edge's inputs left it */
+    bool next_in_taken;    /* edge_next_in holds next_input_time as the edge's inputs left it (a
+                            * deferred edge: the nodes' sends of its time come before its finish) */
+    uint64_t edge_next_in;
     uint64_t *wakes;       /* wake requests while the edge is pending, applied in order after it */
     unsigned nwakes, wakes_cap;
 };
@@ -507,11 +509,14 @@ static void edge_event(void *obj, uint64_t cycle)
     (*f->cycles_ticked)++;
     f->edge_cycle = cycle;
     f->edge_now = now;
-    f->edge_next_in = f->p.skip_idle ? next_input_time(f) : UINT64_MAX; /* before the nodes' sends */
     /* On the worker while the other events of this time run, unless the outputs are wanted at once:
      * a CSR access's answer goes to software, an observer sees the outputs in order, and link jitter
      * draws from the random stream the nodes' sends draw from. */
-    offload_edge(&f->off, f->in.csr_valid || f->observe || f->p.link_jitter_ps);
+    const bool at_once = f->in.csr_valid || f->observe || f->p.link_jitter_ps || !f->k->worker;
+    f->next_in_taken = !at_once && f->p.skip_idle;
+    if (f->next_in_taken)
+        f->edge_next_in = next_input_time(f);
+    offload_edge(&f->off, at_once);
 }
 
 /* Evaluates the edge's RTL: the only part that may run on the worker (it touches the model and
@@ -574,8 +579,9 @@ static void edge_finish(void *obj)
     if (!f->p.skip_idle || !f->rtl_idle || f->csr_n) {
         wake(f, cycle + 1);
     } else {
-        if (f->edge_next_in != UINT64_MAX)
-            wake_at(f, f->edge_next_in);
+        uint64_t t = f->next_in_taken ? f->edge_next_in : next_input_time(f);
+        if (t != UINT64_MAX)
+            wake_at(f, t);
         if (f->out.timer_valid)
             wake(f, cycle + (f->out.timer_left ? f->out.timer_left : 1));
     }
