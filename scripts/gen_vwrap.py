@@ -200,9 +200,10 @@ def main():
     # settled, and the get after it does not evaluate.
     def copy_in(p):
         n, w = p["name"], p["width"]
-        if w > 64:
-            return (f"    for (int i = 0; i < {(w + 31) // 32}; i++) {{\n"
-                    f"        ch |= m->top->{n}[i] != in->{n}[i];\n        m->top->{n}[i] = in->{n}[i];\n    }}")
+        if w > 64: # words compared and copied whole (memcmp, memcpy: vector instructions)
+            nb = f"{(w + 31) // 32} * sizeof(uint32_t)"
+            return (f"    if (std::memcmp(&m->top->{n}[0], in->{n}, {nb})) {{\n"
+                    f"        std::memcpy(&m->top->{n}[0], in->{n}, {nb});\n        ch = true;\n    }}")
         v = f"(uint64_t)in->{n}[0] | (uint64_t)in->{n}[1] << 32" if w > 32 else f"(decltype(m->top->{n}))in->{n}"
         return f"    {{\n        const auto v = {v};\n        ch |= m->top->{n} != v;\n        m->top->{n} = v;\n    }}"
 
