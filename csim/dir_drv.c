@@ -411,8 +411,8 @@ void dir_drv_step(dir_drv_t *d)
         v->cycle = d->cyc;
         hdr_unpack(&o->viol_hdr_o[4 * lane], &v->m);
     }
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->crd[c] += o->rx_crd_o >> c & 1;
+    for (uint32_t r = o->rx_crd_o; r; r &= r - 1)
+        d->crd[__builtin_ctz(r)]++;
     /* idle_o covers every input but the send credits and the CSR port (and the ready inputs, which
      * matter only with a request pending, i.e. not idle). */
     d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i;

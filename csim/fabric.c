@@ -291,6 +291,15 @@ void fabric_attach(fabric_t *f, unsigned p, fabric_deliver_fn deliver, fabric_cr
 
 unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c) { return f->port[p].credits[c]; }
 
+bool fabric_starved(const fabric_t *f, unsigned p)
+{
+    const unsigned *crd = f->port[p].credits;
+    bool any = false;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        any |= crd[c] == 0;
+    return any;
+}
+
 static uint64_t jitter(fabric_t *f)
 {
     return f->p.link_jitter_ps ? rng_below(&f->jitter_rng, f->p.link_jitter_ps + 1) : 0;

@@ -362,8 +362,8 @@ void lu_drv_step(lu_drv_t *d)
         if (d->on_tx)
             d->on_tx(d->ctx, &m, d->cyc);
     }
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->crd[c] += o->rx_crd_o >> c & 1;
+    for (uint32_t r = o->rx_crd_o; r; r &= r - 1)
+        d->crd[__builtin_ctz(r)]++;
     /* Credits returned are an output the caller acts on, not state the next edge needs: an edge
      * with idle_o high and no input changed nothing. */
     d->quiet = o->idle_o && !in->rx_valid_i && !in->tx_crd_i && !in->csr_valid_i && !in->dump_start_i &&

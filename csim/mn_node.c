@@ -41,13 +41,7 @@ struct mn_node {
 static void edge_event(void *obj, uint64_t cycle);
 
 /* Some class has no credit toward the switch port. */
-static bool starved(const mn_node_t *n)
-{
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        if (fabric_credits(n->f, n->port, (msg_class_t)c) == 0)
-            return true;
-    return false;
-}
+static bool starved(const mn_node_t *n) { return fabric_starved(n->f, n->port); }
 
 static void die(const mn_node_t *n, const char *what)
 {
