@@ -210,7 +210,7 @@ def main():
     def copy_out(p):
         n, w = p["name"], p["width"]
         if w > 64:
-            return f"    for (int i = 0; i < {(w + 31) // 32}; i++) out->{n}[i] = m->top->{n}[i];"
+            return f"    std::memcpy(out->{n}, &m->top->{n}[0], {(w + 31) // 32} * sizeof(uint32_t));"
         if w > 32:
             return (f"    out->{n}[0] = (uint32_t)m->top->{n};\n"
                     f"    out->{n}[1] = (uint32_t)(m->top->{n} >> 32);")
