@@ -44,6 +44,7 @@ typedef struct fport {
     void *obj;
     unsigned node;
     unsigned credits[MSG_NUM_CLASSES]; /* the node's credits for the RTL's input buffers */
+    uint32_t no_credit;                /* classes whose credits are 0 (bit per class) */
     uint64_t link_free_at;             /* node -> RTL link busy until (ps) */
     inflight_t *inq;                   /* node -> RTL messages in flight, sorted by (arrive, seq): */
     unsigned inq_head, inq_n, inq_cap; /* a ring of inq_cap (a power of two) from inq_head */
@@ -212,6 +213,7 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
     for (unsigned pi = 0; pi < f->nports; pi++) {
         fport_t *fp = &f->port[pi];
         fp->node = pi < ops->num_cn ? pi : MSG_MN_BASE + (pi - ops->num_cn);
+        fp->no_credit = (1u << MSG_NUM_CLASSES) - 1u; /* until the switch's inputs advertise theirs */
         for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
             const char *cn = msg_class_name((msg_class_t)c);
             snprintf(name, sizeof name, "fabric.port%u.%s.in_msgs", pi, cn);
@@ -291,14 +293,7 @@ void fabric_attach(fabric_t *f, unsigned p, fabric_deliver_fn deliver, fabric_cr
 
 unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c) { return f->port[p].credits[c]; }
 
-bool fabric_starved(const fabric_t *f, unsigned p)
-{
-    const unsigned *crd = f->port[p].credits;
-    bool any = false;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        any |= crd[c] == 0;
-    return any;
-}
+bool fabric_starved(const fabric_t *f, unsigned p) { return f->port[p].no_credit != 0; }
 
 static uint64_t jitter(fabric_t *f)
 {
@@ -348,7 +343,8 @@ void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
                 bad);
         abort();
     }
-    fp->credits[c]--;
+    if (--fp->credits[c] == 0)
+        fp->no_credit |= 1u << c;
     uint64_t depart = f->k->now > fp->link_free_at ? f->k->now : fp->link_free_at;
     fp->link_free_at = depart + clock_period_ps(&f->clk);
     inflight_t e = {.arrive = depart + f->p.link_latency_ps + jitter(f), .seq = f->send_seq++};
@@ -398,6 +394,7 @@ static void credit_event(void *obj, uint64_t arg)
     unsigned p = (unsigned)(arg >> 8), c = (unsigned)(arg & 0xff);
     fport_t *fp = &f->port[p];
     fp->credits[c]++;
+    fp->no_credit &= ~(1u << c);
     fp->rx_crd_in_flight--;
     if (fp->credit && !fp->failed)
         fp->credit(fp->obj, p, (msg_class_t)c);
