@@ -62,6 +62,7 @@ typedef struct setup {
     int fail_port;      /* > 0: this CN fails ... */
     uint64_t fail_ps;   /* ... at this time */
     uint32_t silence;   /* switch silence limit (0: 1024 cycles) */
+    uint32_t accept;    /* switch accept limit (0: 8192 cycles) */
     uint64_t hold_ps;   /* nodes hold each delivered message up to this long (back-pressure) */
     int unroute_node;   /* > 0: this node's route is removed ... */
     uint64_t unroute_ps; /* ... at this time (messages to it are then sunk) */
@@ -127,7 +128,7 @@ static void bench_run(bench_t *b, const setup_t *s)
         .reset_cycles = 4,
         .heartbeat_cycles = 64,
         .silence_cycles = s->silence ? s->silence : 1024,
-        .accept_cycles = 8192,
+        .accept_cycles = s->accept ? s->accept : 8192,
     };
     cr_assert_eq(kernel_set_threads(&b->k, s->threads ? s->threads : 1), 0);
     b->trace_hash = 0xcbf29ce484222325ull;
@@ -481,8 +482,9 @@ static unsigned read_counters(bench_t *b, unsigned nports, csr_dump_t *d)
  * (sw_words). The two forms must be the same machine: every RTL output (message, port, cycle,
  * credit returned) and every counter of the switch the same, at light and full load, with
  * back-pressure, with the credits so scarce that the credit turns decide (2 per class each way),
- * with link jitter reordering messages, with a CN failing (fence, drain, MSI), and with messages
- * sunk for want of a route (the software removes an MN's route while traffic runs). */
+ * with link jitter reordering messages, with a CN failing (fence, drain, MSI), with messages
+ * sunk for want of a route (the software removes an MN's route while traffic runs), and with CNs
+ * declared failed by the accept rule (nodes holding what they receive longer than the limit). */
 Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 240)
 {
     const uint64_t seed = tb_seed(67);
@@ -498,6 +500,10 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
          .fail_ps = 1 * PS_PER_US},
         {.ncn = 4, .nmn = 2, .load = 0.7, .count = 600, .skip = true, .rx_credits = 2,
          .unroute_node = MSG_MN_BASE + 1, .unroute_ps = 2 * PS_PER_US},
+        {.ncn = 4, .nmn = 2, .load = 0.5, .count = 400, .skip = true, .rx_credits = 2, .hold_ps = 2 * PS_PER_US,
+         .accept = 600},
+        {.ncn = 4, .nmn = 2, .load = 0.05, .count = 200, .skip = true, .rx_credits = 2, .hold_ps = 3 * PS_PER_US,
+         .accept = 600},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bench_t sim, syn;
@@ -523,6 +529,9 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
         }
         if (s.unroute_node > 0)
             cr_assert_gt(dsim.v[6 * 44], 0, "seed=%llu case %u: no message was sunk", (unsigned long long)s.seed, i);
+        if (s.accept)
+            cr_assert_neq(dsim.v[6 * 44 + 5], 0, "seed=%llu case %u: no CN was declared failed by the accept rule",
+                          (unsigned long long)s.seed, i);
         for (unsigned r = 0; r < n; r++)
             cr_assert_eq(dsim.v[r], dsyn.v[r], "seed=%llu case %u: counter read %u (%s %u%s%u%s%u) is %u, in the "
                          "synthesis form %u", (unsigned long long)s.seed, i, r, r < 6 * 44 ? "port" : "register",

@@ -121,12 +121,15 @@ module sw_viral #(
   logic                cm_named_q, cm_named_d;
   logic [CnW-1:0]      cm_cn_q, cm_cn_d;
   logic [NumCn-1:0]    sil_exp, acc_exp, detect, wait_q;
-  logic [31:0]         prog_base [NumCn];
 
   // ---- timers ----
   // The accept age counts from the last message sent while waiting, or from the cycle the wait
   // began (wait_q: the CN was waiting at the last clock), so it depends on no cycle that a skipping
-  // simulator leaves out.
+  // simulator leaves out. timer_valid_o / timer_left_o give the earliest expiry, for a simulator
+  // that skips idle cycles (not a timing path of the design).
+`ifdef SYNTHESIS
+  logic [31:0] prog_base [NumCn];
+
   always_comb begin
     for (int i = 0; i < NumCn; i++) begin
       prog_base[i] = wait_q[i] ? last_prog_q[i] : now_i;
@@ -134,9 +137,7 @@ module sw_viral #(
       acc_exp[i]   = armed_q[i] && acc_lim_q != '0 && wait_i[i] && (now_i - prog_base[i]) >= acc_lim_q;
     end
   end
-  assign detect = sil_exp | acc_exp;
 
-  // The earliest expiry, for a simulator that skips idle cycles (not a timing path of the design).
   logic [31:0] left;
 
   always_comb begin
@@ -156,6 +157,45 @@ module sw_viral #(
       end
     end
   end
+`else
+  // Simulation form (the same outputs every cycle; tb/test_fabric.c compares it with the synthesis
+  // form above): now_i changes every cycle, so the synthesis form's loops over every CN ran at every
+  // edge. Silence ages all grow together, so the armed CN silent longest (sil_old_q, worked out
+  // again only when it or the armed set changes) decides the earliest silence expiry, and the
+  // other CNs are looked at only in the cycle it expires; accept ages only for CNs that wait.
+  logic [CnW-1:0] sil_old_q;
+  logic [31:0]    age, left;
+
+  always_comb begin
+    sil_exp       = '0;
+    acc_exp       = '0;
+    timer_valid_o = 1'b0;
+    timer_left_o  = '0;
+    age           = '0;
+    left          = '0;
+    if (armed_q != '0 && sil_lim_q != '0) begin
+      age           = now_i - last_act_q[sil_old_q];
+      timer_valid_o = 1'b1;
+      timer_left_o  = (age >= sil_lim_q) ? '0 : sil_lim_q - age;
+      if (age >= sil_lim_q) begin
+        for (int i = 0; i < NumCn; i++)
+          sil_exp[i] = armed_q[i] && (now_i - last_act_q[i]) >= sil_lim_q;
+      end
+    end
+    if (acc_lim_q != '0 && (armed_q & wait_i) != '0) begin
+      for (int i = 0; i < NumCn; i++) begin
+        if (armed_q[i] && wait_i[i]) begin
+          age        = now_i - (wait_q[i] ? last_prog_q[i] : now_i);
+          acc_exp[i] = age >= acc_lim_q;
+          left       = (age >= acc_lim_q) ? '0 : acc_lim_q - age;
+          if (!timer_valid_o || left < timer_left_o) timer_left_o = left;
+          timer_valid_o = 1'b1;
+        end
+      end
+    end
+  end
+`endif
+  assign detect = sil_exp | acc_exp;
 
   // ---- the CM and the MSI to send ----
   logic [CnW-1:0] low_live, low_msi;
@@ -289,6 +329,7 @@ module sw_viral #(
 
   // Timestamps: the last activity and the last progress of every CN, and detection times. A CN
   // (re)started now counts its silence from now.
+`ifdef SYNTHESIS
   always_ff @(posedge clk_i) begin
     for (int i = 0; i < NumCn; i++) begin
       if (!rst_ni) begin
@@ -304,6 +345,60 @@ module sw_viral #(
       end
     end
   end
+`else
+  // Simulation form: each loop runs only in a cycle with something to record. last_prog_q is
+  // written when a message is sent and when a wait begins, the only values the accept age reads
+  // (the synthesis form also writes it while no wait is on, where it is never read).
+  logic [NumCn-1:0] act_now, prog_now;
+
+  assign act_now  = act_i | (armed_d & ~armed_q);
+  assign prog_now = sent_i | (wait_i & ~wait_q);
+
+  always_ff @(posedge clk_i) begin : p_stamps
+    logic           found;
+    logic [31:0]    old_age, cand_age;
+    logic [CnW-1:0] pick;
+    if (!rst_ni) begin
+      for (int i = 0; i < NumCn; i++) begin
+        last_act_q[i]  <= '0;
+        last_prog_q[i] <= '0;
+        det_time_q[i]  <= '0;
+      end
+      wait_q    <= '0;
+      sil_old_q <= '0;
+    end else begin
+      wait_q <= wait_i;
+      if (act_now != '0) begin
+        for (int i = 0; i < NumCn; i++)
+          if (act_now[i]) last_act_q[i] <= now_i;
+      end
+      if (prog_now != '0) begin
+        for (int i = 0; i < NumCn; i++)
+          if (prog_now[i]) last_prog_q[i] <= now_i;
+      end
+      if (detect != '0) begin
+        for (int i = 0; i < NumCn; i++)
+          if (detect[i]) det_time_q[i] <= now_i;
+      end
+      // The armed CN silent longest after this edge: unchanged unless it acted, the armed set or
+      // the limit changed (another CN's activity only makes that one younger).
+      if (armed_d != armed_q || act_now[sil_old_q] || sil_lim_d != sil_lim_q) begin
+        found   = 1'b0;
+        old_age = '0;
+        pick    = '0;
+        for (int i = 0; i < NumCn; i++) begin
+          cand_age = act_now[i] ? '0 : now_i - last_act_q[i];
+          if (armed_d[i] && (!found || cand_age > old_age)) begin
+            found   = 1'b1;
+            old_age = cand_age;
+            pick    = CnW'(i);
+          end
+        end
+        sil_old_q <= pick;
+      end
+    end
+  end
+`endif
 
   assign fenced_o  = fenced_q;
   assign restart_o = restart_q;
