@@ -518,8 +518,8 @@ static void edge_event(void *obj, uint64_t cycle)
     /* On the worker while the other events of this time run, unless the outputs are wanted at once:
      * a CSR access's answer goes to software, an observer sees the outputs in order, and link jitter
      * draws from the random stream the nodes' sends draw from. */
-    const bool at_once = f->in.csr_valid || f->observe || f->p.link_jitter_ps || !f->k->worker;
-    f->next_in_taken = !at_once && f->p.skip_idle;
+    const bool at_once = f->in.csr_valid || f->observe || f->p.link_jitter_ps;
+    f->next_in_taken = offload_defers(&f->off, at_once) && f->p.skip_idle;
     if (f->next_in_taken)
         f->edge_next_in = next_input_time(f);
     offload_edge(&f->off, at_once);

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 /* The zone the thread runs now (each thread its own: the fabric's worker, worker.h, evaluates while
  * the main thread runs other models), and the samples of the profile on (see hostprof.h for why
@@ -34,6 +35,13 @@ static void on_prof(int sig)
     sig_atomic_t z = zone_now;
     if (z >= 0 && z < HOSTPROF_NZONES)
         __atomic_fetch_add(&counts[z], 1, __ATOMIC_RELAXED);
+}
+
+double hostprof_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int hostprof_start(void)

@@ -43,6 +43,9 @@ typedef struct hostprof {
     uint64_t total;
 } hostprof_t;
 
+/** The process's CPU time in seconds, every thread's (what the profile's timer counts). */
+double hostprof_cpu_seconds(void);
+
 /** Starts sampling (zeroes the counts). 0, or -1 when the timer cannot be set. */
 int hostprof_start(void);
 /** Stops sampling and returns the counts of the profile. */

@@ -142,17 +142,13 @@ void kernel_run(kernel_t *k, uint64_t until)
     hostprof_zone_e outer = hostprof_enter(HOSTPROF_KERNEL);
     k->stop = false;
     for (;;) {
-        if (k->ndeferred && (!k->n || k->stop || k->heap[0].t > k->now)) {
+        if (k->ndeferred && (!k->n || k->stop || k->heap[0].t > k->now || k->heap[0].t > until)) {
             run_deferred(k);
             continue;
         }
         if (!k->n || k->stop)
             break;
         if (k->heap[0].t > until) {
-            if (k->ndeferred) {
-                run_deferred(k);
-                continue;
-            }
             k->now = until;
             hostprof_leave(outer);
             return;

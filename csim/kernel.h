@@ -38,7 +38,7 @@ typedef struct kernel_deferred {
     void *obj;
 } kernel_deferred_t;
 
-#define KERNEL_MAX_DEFERRED 128 /* a fabric, 32 LUs, 32 directories, with room */
+#define KERNEL_MAX_DEFERRED 8 /* one per model whose edges are offloaded (offload.h: the fabric) */
 
 typedef struct kernel {
     uint64_t now;      /* ps: time of the event being run (or of the last one) */

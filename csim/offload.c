@@ -7,13 +7,15 @@
 
 static void deferred(void *obj) { offload_join(obj); }
 
+bool offload_defers(const offload_t *o, bool at_once) { return !at_once && o->k->worker; }
+
 void offload_edge(offload_t *o, bool at_once)
 {
     if (o->pending) {
         fprintf(stderr, "offload: an edge while the last one is pending\n");
         abort();
     }
-    if (at_once || !o->k->worker) {
+    if (!offload_defers(o, at_once)) {
         o->eval(o->obj);
         o->finish(o->obj);
         return;

@@ -31,8 +31,10 @@ typedef struct offload {
     uint64_t ticket, seq;
 } offload_t;
 
-/** One edge: its inputs are in place. Evaluates and finishes now when at_once or with no worker;
- *  else hands the evaluation to the worker and defers the finish. */
+/** offload_edge(o, at_once) will defer the finish: not at_once, and the kernel has a worker. */
+bool offload_defers(const offload_t *o, bool at_once);
+/** One edge: its inputs are in place. Evaluates and finishes now unless offload_defers; else hands
+ *  the evaluation to the worker and defers the finish. */
 void offload_edge(offload_t *o, bool at_once);
 /** Finishes the pending edge (after its evaluation); nothing when none is pending. */
 void offload_join(offload_t *o);

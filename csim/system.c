@@ -1,9 +1,9 @@
 /* The whole simulated cluster (see system.h). */
 #include "system.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 
 #include "cn/addr.h"

@@ -67,7 +67,7 @@ typedef struct setup {
     int unroute_node;   /* > 0: this node's route is removed ... */
     uint64_t unroute_ps; /* ... at this time (messages to it are then sunk) */
     const char *model;  /* a model by name (else the shape's) */
-    unsigned threads;   /* host threads (fabric_params_t) */
+    unsigned threads;   /* host threads (kernel_set_threads; 0: 1) */
     bool blind;         /* no observer (an observer makes every edge finish at once) */
     uint64_t ticker_ps; /* > 0: an event every ns until then schedules another a link latency later */
 } setup_t;

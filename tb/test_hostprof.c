@@ -3,24 +3,16 @@
  * on. (CPU time is sampled, at the timer's resolution, perhaps the kernel's 4 ms tick: each case
  * spins 100 ms of CPU per zone and asks for a fraction of the samples it should get.) */
 #include <criterion/criterion.h>
-#include <time.h>
 
 #include "hostprof.h"
 #include "kernel.h"
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Burns about ms of CPU time (what the timer counts, however loaded the machine is). */
 static void spin(double ms)
 {
     volatile uint64_t x = 0;
-    double t0 = cpu_seconds();
-    while (cpu_seconds() - t0 < ms / 1000.0)
+    double t0 = hostprof_cpu_seconds();
+    while (hostprof_cpu_seconds() - t0 < ms / 1000.0)
         for (int i = 0; i < 1000; i++)
             x += (uint64_t)i;
 }

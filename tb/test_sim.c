@@ -288,8 +288,6 @@ static void same_stats_with_and_without_skipping(const char *args)
     same_stats((const char *const[]){SIM, SIM}, (const char *const[]){"", " --no-skip"}, args);
 }
 
-/* The fast flavour (no assertions, X values zero) simulates the same machine as the test flavour:
- * workload runs under every kind of protocol, with link jitter, and a failure with its recovery. */
 /* Runs of every kind: workload runs under WB, WT with link jitter, and DIKTAMO-proactive with a
  * CN's failure and its recovery, and a traffic run. */
 static const char *const varied_runs[] = {
@@ -302,6 +300,8 @@ static const char *const varied_runs[] = {
     "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4",
 };
 
+/* The fast flavour (no assertions, X values zero) simulates the same machine as the test flavour:
+ * workload runs under every kind of protocol, with link jitter, and a failure with its recovery. */
 Test(sim, the_fast_flavour_gives_the_test_flavours_statistics, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
     const char *const sims[2] = {SIM, SIM_FAST}, *const none[2] = {"", ""};

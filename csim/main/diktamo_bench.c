@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cn/wl_api.h"
 #include "config.h"
@@ -142,14 +141,6 @@ static uint64_t flat_latency_ps(const sim_config_t *c)
     return c->l1.latency_cycles * PS_PER_S / c->core.freq_hz;
 }
 
-/* The process's CPU time (s): every host thread's. */
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Runs workload wname on config path under WB, or what the sets say; 0, or -1 with a message. */
 static int bench_system(const char *path, const char *wname, const char *const *sets, sys_result_t *res)
 {
@@ -186,9 +177,9 @@ static int bench_system(const char *path, const char *wname, const char *const *
     }
     hostprof_t prof = {0};
     int prof_ok = hostprof_start() == 0;
-    double t0 = progress_wall_seconds(), c0 = cpu_seconds();
+    double t0 = progress_wall_seconds(), c0 = hostprof_cpu_seconds();
     run_end_e how = system_run(s, c.sim.end_time_ps, NULL);
-    double dt = progress_wall_seconds() - t0, dc = cpu_seconds() - c0;
+    double dt = progress_wall_seconds() - t0, dc = hostprof_cpu_seconds() - c0;
     if (prof_ok)
         hostprof_stop(&prof);
     oracle_report_t rep;
@@ -399,9 +390,10 @@ int main(int argc, char **argv)
                            "host_dir", "host_models", "host_kernel", "host_wait", "host_threads", "cpu_s"};
     stats_table_t *st = stats_table_new("system: workloads on the whole system (fast flavour); core_instr_per_s: the "
                                         "core model alone on the same threads over a flat memory; host_*: shares "
-                                        "of host time (sampled; wait: a host thread waiting for the other); host_threads: sim.threads (2: the switch "
-                                        "evaluated on a second host thread), cpu_s: their CPU time",
-                                        21, scols);
+                                        "of host time (sampled; wait: a host thread waiting for the other); "
+                                        "host_threads: sim.threads (2: the switch evaluated on a second host "
+                                        "thread), cpu_s: their CPU time",
+                                        sizeof scols / sizeof scols[0], scols);
     /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table). */
     const struct {
         const char *cfg, *tag;
