@@ -68,6 +68,7 @@ typedef struct dir_out {
 typedef struct dir_model_ops {
     const char *name;
     unsigned txn_entries, dc_sets, dc_ways, crd_per_cls;
+    unsigned walk_reads; /* WalkReads: directory lines the recovery walk reads ahead of its scan */
     void *(*create)(uint64_t period_ps, uint64_t seed);
     void (*free)(void *m);
     void (*set)(void *m, const dir_in_t *in);
@@ -80,8 +81,9 @@ typedef struct dir_model_ops {
 #define DIR_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
 #define DIR_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
 /** Defines `const dir_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
- *  with TXN transaction entries, SETS x WAYS directory cache entries and CRD credits per class. */
-#define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD)                                                          \
+ *  with TXN transaction entries, SETS x WAYS directory cache entries, CRD credits per class and a
+ *  recovery walk WALK directory lines ahead. */
+#define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD, WALK)                                                          \
     _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");  \
     _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
@@ -120,7 +122,7 @@ typedef struct dir_model_ops {
         return vw_##M##_trace_open(m, p, a, b);                                                                 \
     }                                                                                                           \
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
-    const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,               \
+    const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,  WALK,        \
                                   NAME##_create, NAME##_free,  NAME##_set,    NAME##_get,                       \
                                   NAME##_tick,  NAME##_trace_open, NAME##_trace_close}
 

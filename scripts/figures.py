@@ -376,7 +376,7 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took):
           "is not attributed yet"
     scaled = f"inputs scaled to this machine ({size} size, {shapes}), not the paper's"
     unknown = "cause not measured yet"
-    walk = ("TravDir reads every directory line of the MN (streaming at the DRAM's rate), so it grows with the MN's "
+    walk = ("TravDir reads every directory line of the MN (16 reads ahead of its scan), so it grows with the MN's "
             "size, while the logs Merge searches grow with the run's length: these runs are microseconds long")
     rows = [
         ("WT / WB (mean)", mean["wt"], PAPER["wt_wb"], gap + "; a WT_WR / CMP round trip costs about a REPL round trip"),

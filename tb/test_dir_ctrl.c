@@ -1296,6 +1296,64 @@ static void walk_many(const dir_model_ops_t *ops)
 Test(dir_ctrl, recovery_walk_covers_every_line_with_global_addresses, .timeout = 120) { walk_many(&dir_ops_default); }
 Test(dir_ctrl, recovery_walk_with_a_small_table_and_cache, .timeout = 120) { walk_many(&dir_ops_small); }
 
+/* The walk's pace (TravDir, paper section V's sequential prefetching): WalkReads directory lines
+ * read ahead of the scan, a line whose entries need nothing scanned in one cycle, so a walk over
+ * L directory lines after the cache flush takes about L / WalkReads DRAM latencies; a line that
+ * needs something costs a cycle per entry that does. */
+static void walk_pace(const dir_model_ops_t *ops, uint64_t lat_ps)
+{
+    dir_drv_cfg_t cfg = dir_drv_cfg_default();
+    cfg.mem_latency_ps = lat_ps;
+    cfg.lines = 8192; /* 2 048 directory lines */
+    tctx_t *t = mk_cfg(ops, &cfg);
+    /* GIVEN CN 3 sharing every 64th line with CN 4 (their entries must lose CN 3) */
+    unsigned nsh = 0;
+    for (uint32_t l = 0; l < cfg.lines; l += 64, nsh++) {
+        req(t, OP_RD_SHARED, 4, l);
+        expect(t, OP_DATA_E, 4);
+        req(t, OP_RD_SHARED, 3, l);
+        msg_t s = expect(t, OP_BISNP_DATA, 4);
+        send_full(t, OP_BIRSP_S, 4, l, 0, NULL, 0, s.tag);
+        expect(t, OP_DATA_S, 3);
+        settle(t);
+    }
+    /* WHEN CN 3 fails and the handler walks */
+    mg_fail(t, 3);
+    uint64_t owned[1];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 1, &cyc), 0);
+    /* THEN every shared entry lost CN 3, and the walk took the flush and about lines / WalkReads
+     * DRAM latencies: never less (WalkReads reads in flight at most), and at most a cycle a line
+     * (the scan) or WalkReads lines per latency and 4 cycles (a read's way through the memory
+     * queue, the answer into the walk queue, the scan), plus the first read and a cycle per
+     * changed entry */
+    for (uint32_t l = 0; l < cfg.lines; l += 64)
+        expect_entry(t, l, DIR_S, 1u << 4, 0);
+    cr_assert_eq(csr(t, DIR_CSR_WALK_LINES), cfg.lines / 4);
+    cr_assert_eq(csr(t, DIR_CSR_WALK_SH), nsh);
+    const uint64_t dlines = cfg.lines / 4, lat = lat_ps / cfg.period_ps, flush = ops->dc_sets * ops->dc_ways;
+    const uint64_t lo = flush + dlines * lat / ops->walk_reads;
+    const uint64_t per = lat + 4 > ops->walk_reads ? lat + 4 : ops->walk_reads; /* per WalkReads lines */
+    const uint64_t hi = flush + dlines * per / ops->walk_reads + lat + 2 * nsh + 64;
+    cr_log_info("walk_pace %s, %llu ps: TravDir %u cycles, bounds [%llu, %llu]", ops->name, (unsigned long long)lat_ps,
+                cyc, (unsigned long long)lo, (unsigned long long)hi);
+    cr_assert(cyc >= lo && cyc <= hi, "%s, DRAM latency %llu ps: TravDir %u cycles over %llu directory lines, "
+              "expected %llu to %llu", ops->name, (unsigned long long)lat_ps, cyc, (unsigned long long)dlines,
+              (unsigned long long)lo, (unsigned long long)hi);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_walk_streams_its_reads_ahead_of_a_line_a_cycle_scan, .timeout = 120)
+{
+    walk_pace(&dir_ops_default, 45000); /* Table II's DRAM: 16 ahead, about 2.8 cycles a line */
+    walk_pace(&dir_ops_default, 8000);  /* reads outrun the scan: about a cycle a line */
+    walk_pace(&dir_ops_small, 20000);   /* one read ahead: a latency a line */
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The scenario of the saved GTKWave view (waves/dir_ctrl.gtkw, `make waves-dir`; csim/dir_scn.c,
  * which the program tracing the view runs too), message by message, so that the view cannot

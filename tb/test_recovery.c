@@ -294,7 +294,8 @@ Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout 
  * recovery run. */
 static void fail_during(rec_run_t *r, uint64_t seed, unsigned second, uint64_t in)
 {
-    const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", NULL};
+    /* 1 MiB MNs: a walk of about 13 us, long enough for a failure during it */
+    const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", "mem.mn_size=1MiB", NULL};
     rec_open(r, "ocean", "proactive", extra, seed);
     snprintf(r->ctx, sizeof r->ctx,
              "ocean under proactive, CN %u failing %" PRIu64 " ns into the recovery, seed %" PRIu64
@@ -309,7 +310,7 @@ Test(recovery, a_cn_failing_during_a_recovery_joins_it_and_nothing_is_lost, .tim
 {
     const uint64_t seed = tb_seed(23);
     /* GIVEN CN 1 failed and being recovered WHEN CN 3 fails while the MNs recover (at 3, then 9 us,
-     *       within the 16 us walk of a 512 KiB MN)
+     *       within the 13 us walk of a 1 MiB MN)
      * THEN one run recovers both, CN 3 joining it, and nothing committed is lost */
     for (unsigned k = 0; k < 2; k++) {
         rec_run_t r;

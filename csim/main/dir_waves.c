@@ -16,7 +16,7 @@
 #include "dir_scn.h"
 #include "vw_dir_ctrl.h"
 
-DIR_MODEL_OPS(dir_waves_ops, dir_ctrl, 16, 256, 4, 4);
+DIR_MODEL_OPS(dir_waves_ops, dir_ctrl, 16, 256, 4, 4, 16);
 
 static const char *node(unsigned id, char *buf, size_t n)
 {

@@ -68,7 +68,7 @@ module dir_ctrl #(
   parameter int unsigned CrdPerCls    = 4,
   /// largest number of credits per class the link partner may grant
   parameter int unsigned MaxTxCredits = 64,
-  /// directory lines a walk (management port) reads ahead
+  /// directory lines a walk (management port) reads ahead of its scan (<= MemReads)
   parameter int unsigned WalkReads    = 4,
   localparam int unsigned FlitW  = msg_pkg::FLIT_W,
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
@@ -416,8 +416,9 @@ module dir_ctrl #(
   // failed_q: CNs the handler declared failed (FAIL); they stay failed until reset. rec_q: from
   // FAIL to RESUME no new request enters the table. The walk: W_QUIET until every transaction
   // is held on a failed owner or waits, W_FLUSH writes the directory cache's dirty entries back
-  // and drops them, W_SCAN reads every directory line (WalkReads ahead) and processes its four
-  // entries one a cycle.
+  // and drops them, W_SCAN reads every directory line (up to WalkReads of them ahead of the scan,
+  // the reads issued besides the engine's events) and scans a line a cycle, stopping a cycle at
+  // each entry that needs something.
   typedef enum logic [1:0] {W_IDLE, W_QUIET, W_FLUSH, W_SCAN} wph_e;
   logic [NumCn-1:0] failed_q, failed_d;
   logic             rec_q, rec_d;
@@ -681,7 +682,7 @@ module dir_ctrl #(
   // ---- the engine: one event per cycle ----
   typedef enum logic [3:0] {
     EV_NONE, EV_MEMRSP, EV_BIRSP, EV_PURGE, EV_END, EV_FINISH, EV_INSTALL, EV_MEMRD, EV_DECIDE,
-    EV_START, EV_WPROC, EV_FLUSH, EV_WRD, EV_WDONE, EV_MG, EV_NEW
+    EV_START, EV_WPROC, EV_FLUSH, EV_WDONE, EV_MG, EV_NEW
   } ev_e;
   ev_e           ev;
   logic [TW-1:0] ei;
@@ -695,10 +696,12 @@ module dir_ctrl #(
   // While the walk flushes and scans, the transactions' steps wait (only memory responses and
   // snoop answers, which cannot wait, are taken); no command but FAIL (while it waits
   // for quiet) is taken until it has ended.
+  // The walk's reads and their answers are not events (w_rd below, wf_push): the walk's
+  // sequential prefetcher reads ahead while the engine scans.
   always_comb begin
     ev = EV_NONE;
     ei = '0;
-    if (mem_rsp_valid_i) begin
+    if (mem_rsp_valid_i && !rq_out[TW+1]) begin
       ev = EV_MEMRSP;
       ei = rq_out[TW-1:0];
     end else if (bir_v && mq_room) begin
@@ -729,8 +732,6 @@ module dir_ctrl #(
       ev = EV_WPROC;
     end else if (w_ph_q == W_FLUSH && mq_room) begin
       ev = EV_FLUSH;
-    end else if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && res_ok) begin
-      ev = EV_WRD;
     end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
       ev = EV_WDONE;
     end else if (mg_req_valid_i && mg_ok &&
@@ -887,7 +888,7 @@ module dir_ctrl #(
     w_ph_d   = (w_ph_q == W_QUIET && quiet) ? W_FLUSH : w_ph_q;
     mr_push  = 1'b0;
     mr_in    = '0;
-    wf_push  = 1'b0;
+    wf_push  = mem_rsp_valid_i && rq_out[TW+1];
     wf_pop   = 1'b0;
     dc_clean = 1'b0;
     dc_inv   = 1'b0;
@@ -915,9 +916,7 @@ module dir_ctrl #(
     unique case (ev)
       // A memory response: a directory line (install the entry next) or data.
       EV_MEMRSP: begin
-        if (rq_out[TW+1]) begin
-          wf_push = 1'b1;
-        end else if (rq_out[TW]) begin
+        if (rq_out[TW]) begin
           nx_ent = mem_rsp_rdata_i[t_lline_q[ei][1:0]*128 +: EntW];
           nx_st  = ST_INSTALL;
         end else begin
@@ -1211,20 +1210,11 @@ module dir_ctrl #(
         end
       end
 
-      // The walk's next directory line: read it.
-      EV_WRD: begin
-        mq_push = 1'b1;
-        mq_in   = {1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0)};
-        rq_push = 1'b1;
-        rq_in   = {2'b11, TW'(0)};
-        evc[EV_MRD]   = 1'b1;
-        evc[EV_WLINE] = 1'b1;
-        w_grp_d = w_grp_q + 32'd1;
-        w_out_d = w_out_q + WOutW'(1);
-      end
-
-      // One entry of the directory line at the walk queue's head: a failed owner's line is
-      // reported (OWNED), failed CNs leave sharer and stale-write vectors (the entry rewritten).
+      // The directory line at the walk queue's head: its entries from w_k_q on that need nothing
+      // are passed over in this cycle; the first that needs something (a failed owner's line is
+      // reported, OWNED; failed CNs leave a sharer or stale-write vector, the entry rewritten) is
+      // handled, and the next event goes on after it. A line of entries needing nothing takes one
+      // cycle (the scan keeps up with the reads WalkReads ahead: the sequential prefetching).
       EV_WPROC: begin
         logic [31:0]      l;
         logic [EntW-1:0]  we;
@@ -1232,8 +1222,22 @@ module dir_ctrl #(
         logic [NumCn-1:0] wvec, wstale, nvec;
         logic [TsW-1:0]   wver;
         logic [AddrW-1:0] lchunk, gline;
-        l      = {w_pgrp_q[29:0], w_k_q};
-        we     = wf_out[32'(w_k_q)*128 +: EntW];
+        logic [3:0]       act;
+        logic [1:0]       k;
+        logic             any;
+        for (int j = 0; j < 4; j++) begin
+          logic [1:0]       sj;
+          logic [NumCn-1:0] vj, tj;
+          sj = wf_out[j*128 +: 2];
+          vj = wf_out[j*128 + 2 +: NumCn];
+          tj = wf_out[j*128 + 2 + NumCn +: NumCn];
+          act[j] = (2'(j) >= w_k_q) && ({w_pgrp_q[29:0], 2'(j)} < cfg_lines) &&
+                   ((vj & failed_q) != '0 && (sj == E_EM || sj == E_S) || (tj & failed_q) != '0);
+        end
+        any = act != '0;
+        k   = act[0] ? 2'd0 : act[1] ? 2'd1 : act[2] ? 2'd2 : 2'd3;
+        l      = {w_pgrp_q[29:0], k};
+        we     = wf_out[32'(k)*128 +: EntW];
         wst    = we[1:0];
         wvec   = we[2 +: NumCn];
         wstale = we[2 + NumCn +: NumCn];
@@ -1242,12 +1246,12 @@ module dir_ctrl #(
         // The line's global address (the address map, backwards).
         lchunk = ((AddrW'(l) >> cfg_gran_shift) << cfg_mn_shift) | AddrW'(cfg_mn_idx);
         gline  = (lchunk << cfg_gran_shift) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift));
-        if (l < cfg_lines) begin
+        if (any) begin
           if (wst == E_EM && (wvec & failed_q) != '0) begin
             mr_push = 1'b1;
             mr_in   = {MR_OWNED, gline, 32'd0};
             evc[EV_OWNED] = 1'b1;
-          end else if (nvec != wvec || (wstale & failed_q) != '0) begin
+          end else begin
             mq_push = 1'b1;
             mq_in   = ent_write(l, ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec,
                                             wstale & ~failed_q, wver));
@@ -1255,11 +1259,12 @@ module dir_ctrl #(
             evc[EV_WSH] = nvec != wvec;
           end
         end
-        w_k_d = w_k_q + 2'd1;
-        if (w_k_q == 2'd3) begin
+        w_k_d = k + 2'd1;
+        if (!any || k == 2'd3) begin
           wf_pop   = 1'b1;
           w_pgrp_d = w_pgrp_q + 32'd1;
           w_out_d  = w_out_q - WOutW'(1);
+          w_k_d    = 2'd0;
         end
       end
 
@@ -1418,6 +1423,20 @@ module dir_ctrl #(
       end
       default: ;
     endcase
+
+    // The walk's sequential prefetcher: the next directory line is read in any cycle of the scan
+    // whose event sends no memory request, WalkReads lines ahead of the scan at most (read and
+    // not yet scanned); the answers go to the walk queue as they come (wf_push).
+    if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && !mq_push && res_ok) begin
+      mq_push = 1'b1;
+      mq_in   = {1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0)};
+      rq_push = 1'b1;
+      rq_in   = {2'b11, TW'(0)};
+      evc[EV_MRD]   = 1'b1;
+      evc[EV_WLINE] = 1'b1;
+      w_grp_d = w_grp_q + 32'd1;
+      w_out_d = w_out_d + WOutW'(1);
+    end
 
     evc[EV_SNP] = s_take;
     if (v_kind != '0) evc[EV_VIOL + 32'(v_kind) - 1] = 1'b1;

@@ -11,8 +11,9 @@
 # The system's directories (DIR_SYS_PARAMS; synthesis keeps the block's own defaults, 64 and 4):
 # - up to FABRIC_MAX_CREDITS (csim/fabric.h) send credits per class from their switch port (the
 #   links' default credits are their bandwidth-delay product, 74 with paper.ini);
-# - a recovery walk 16 directory lines ahead, which covers the 45 ns DRAM latency at 4 cycles a
-#   line, so the walk streams at the DRAM's rate (the paper's sequential prefetching of TravDir).
+# - a recovery walk reading up to 16 directory lines ahead of its scan (the paper's sequential
+#   prefetching of TravDir): 16 lines per 45 ns DRAM round trip, about 3 ns a line (the scan
+#   alone would take a line a cycle).
 DIR_SYS_PARAMS := -GMaxTxCredits=128 -GWalkReads=16
 $(eval $(call vmodel,dir_ctrl,dir_ctrl,$(DIR_SYS_PARAMS),test))
 $(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
@@ -74,8 +75,9 @@ waves-dir: $(BIN)/dir_waves ## trace a read for ownership of a line three CNs sh
 # the fabric:
 #   $(DIR_SYS_OBJS)       dir_ctrl, test flavour (assertions on): diktamo_sim and the test binary
 #   $(DIR_SYS_OBJS_fast)  dir_ctrl_fast, fast flavour: diktamo_bench
-# Both have dir_ctrl.sv's default sizes (16 transactions, 256 x 4 directory cache entries,
-# 4 credits per class), which the generated table states.
+# Both have dir_ctrl.sv's default sizes (16 transactions, 256 x 4 directory cache entries, 4
+# credits per class on the receive side) and DIR_SYS_PARAMS' WalkReads, which the generated table
+# states.
 $(eval $(call vmodel,dir_ctrl_fast,dir_ctrl,$(DIR_SYS_PARAMS),fast))
 ALL_MODELS += dir_ctrl_fast
 # $(call dir_sys_ops,MODEL)
@@ -86,7 +88,7 @@ $(GEN)/dir_ops_sys_$(1).c: scripts/mk/dir.mk
 	   echo '#include <string.h>'; \
 	   echo '#include "mn_node.h"'; \
 	   echo '#include "vw_$(1).h"'; \
-	   echo 'DIR_MODEL_OPS(dir_ops_sys, $(1), 16, 256, 4, 4);'; } > $$@
+	   echo 'DIR_MODEL_OPS(dir_ops_sys, $(1), 16, 256, 4, 4, 16);'; } > $$@
 $(OBJ)/gen/dir_ops_sys_$(1).o: $(GEN)/dir_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN)/msg_defs.h csim/dir_drv.h \
                                csim/mn_node.h | $(SETUP)
 	@mkdir -p $$(@D)

@@ -7,5 +7,5 @@
 #include "vw_dir_ctrl.h"
 #include "vw_dir_ctrl_small.h"
 
-DIR_MODEL_OPS(dir_ops_default, dir_ctrl, 16, 256, 4, 4);
-DIR_MODEL_OPS(dir_ops_small, dir_ctrl_small, 4, 2, 1, 2);
+DIR_MODEL_OPS(dir_ops_default, dir_ctrl, 16, 256, 4, 4, 16);
+DIR_MODEL_OPS(dir_ops_small, dir_ctrl_small, 4, 2, 1, 2, 1);
