@@ -90,6 +90,7 @@ typedef enum dir_mg_rsp_kind {
     DIR_MR_RECOVERED = 3, /* line's words written, its entry I (or its held transaction released) */
     DIR_MR_NOT_OWNED = 4, /* RECOVER of a line no failed CN owns: nothing done */
     DIR_MR_REFUSED = 5,   /* RECOVER of a line not this MN's, or not coherent */
+    DIR_MR_BUSY = 6,      /* RECOVER that needs a transaction of its own, the table full: send it again */
 } dir_mg_rsp_e;
 
 /** Name of a row ("S_Upg"), of a violation kind ("NOT_OWNER"). */

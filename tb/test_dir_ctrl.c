@@ -1018,6 +1018,63 @@ Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_reco
     done(t);
 }
 
+/* A RECOVER that needs a transaction of its own while held transactions fill the table is answered
+ * BUSY (the RECOVERs behind it release them); sent again once they are released, it is carried
+ * out. Waiting for a free entry would hold the port for ever (a recovery make faults once stalled
+ * in: the MN waiting for RECOVER answers, its table full). */
+static void recover_busy(const dir_model_ops_t *ops)
+{
+    tctx_t *t = mk_rec(ops, 64);
+    const uint64_t n = ops->txn_entries;
+    uint64_t rec[8];
+    line_fill(rec, 0x77);
+    /* GIVEN CN 1 owning lines 0 .. n, and CN 2 reading lines 1 .. n: n reads snooping CN 1, the
+     * table full */
+    for (uint64_t a = 0; a <= n; a++)
+        make_em(t, 1, a);
+    for (uint64_t a = 1; a <= n; a++)
+        send_full(t, OP_RD_SHARED, 2, a, 0, NULL, 0, (unsigned)(16 + a));
+    for (uint64_t a = 1; a <= n; a++)
+        expect(t, OP_BISNP_DATA, 1);
+    cr_assert_eq(csr(t, DIR_CSR_IN_USE), n);
+    /* WHEN CN 1 fails before it answers, and the handler walks */
+    mg_fail(t, 1);
+    uint64_t owned[32];
+    uint32_t cyc;
+    cr_assert_eq(mg_walk(t, owned, 32, &cyc), n + 1);
+    cr_assert_eq(owned[0], 0);
+    /* THEN the RECOVER of line 0, which no transaction holds, is answered BUSY: the table is full */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 0, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_BUSY).line, 0);
+    /* AND the RECOVERs of the held lines release their reads, which get the recovered line */
+    for (uint64_t a = 1; a <= n; a++) {
+        mg_cmd(t, DIR_MG_RECOVER, 0, a, 0xff, rec);
+        cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, a);
+    }
+    for (uint64_t a = 1; a <= n; a++)
+        expect_data((msg_t[]){expect(t, OP_DATA_E, 2)}, rec);
+    settle(t);
+    /* AND line 0's RECOVER, sent again, is carried out */
+    mg_cmd(t, DIR_MG_RECOVER, 0, 0, 0xff, rec);
+    cr_assert_eq(mg_expect(t, DIR_MR_RECOVERED).line, 0);
+    mg_cmd(t, DIR_MG_RESUME, 0, 0, 0, NULL);
+    mg_expect(t, DIR_MR_DONE);
+    settle(t);
+    expect_mem(t, 0, rec);
+    /* AND line 0 has no owner: CN 3 reads it for ownership without a snoop */
+    req(t, OP_RD_OWN, 3, 0);
+    expect_data((msg_t[]){expect(t, OP_DATA_E, 3)}, rec);
+    settle(t);
+    cr_assert_eq(dir_drv_viols(t->d), 0);
+    done(t);
+}
+
+Test(dir_ctrl, recovery_a_recover_finding_the_table_full_is_answered_busy)
+{
+    recover_busy(&dir_ops_default);
+    recover_busy(&dir_ops_small);
+}
+
 Test(dir_ctrl, recovery_a_cn_failing_while_the_walk_waits_is_taken_and_walked_too)
 {
     tctx_t *t = mk_rec(&dir_ops_default, 64);

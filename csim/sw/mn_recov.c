@@ -2,6 +2,7 @@
 #include "sw/mn_recov.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ struct mn_recov {
     size_t on, ocap;
     unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
     mn_recov_report_t r;
-    uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn;
+    uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn, *n_busy;
 };
 
 static int cmp_line(const void *a, const void *b)
@@ -300,6 +301,19 @@ static void on_mg(void *obj, const dir_mg_rsp_t *m)
             mg(r, DIR_MG_RESUME, 0, NULL);
         }
         break;
+    case DIR_MR_BUSY: {
+        /* The table was full of transactions that the RECOVERs queued behind this one release:
+         * this one goes to the back of the queue. */
+        const owned_t *o = find(r, m->line);
+        if (r->ph != RV_RECOVER || !o) {
+            fprintf(stderr, "%s: BUSY for line 0x%llx, not a RECOVER of this recovery\n", r->name,
+                    (unsigned long long)m->line);
+            abort();
+        }
+        (*r->n_busy)++;
+        mg(r, DIR_MG_RECOVER, 0, o);
+        break;
+    }
     }
 }
 
@@ -428,7 +442,9 @@ mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const 
     r->n_owned = stats_counter_in(st, p->name, "owned", "lines a failed CN owned here (Owned lists)");
     r->n_wlu = stats_counter_in(st, p->name, "words_lu", "words recovered from LU logs");
     r->n_wmn = stats_counter_in(st, p->name, "words_mn", "words recovered from MN log stores");
-    if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn) {
+    r->n_busy = stats_counter_in(st, p->name, "busy",
+                                 "RECOVERs the directory answered BUSY (its table full), sent again");
+    if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn || !r->n_busy) {
         free(r);
         return NULL;
     }

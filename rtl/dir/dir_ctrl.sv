@@ -54,7 +54,8 @@
 // still taken until then: flush the directory cache, read every directory line, report lines
 // owned by failed CNs, remove them from sharer and stale-write vectors), RECOVER line (words to memory and the entry to I while a
 // failed CN owns it, or release the transaction held on it; with mg_req_tsv_i, the line's version
-// becomes mg_req_ts_i, the failed owner's last commit), RESUME.
+// becomes mg_req_ts_i, the failed owner's last commit; answered BUSY when it needs a transaction
+// of its own and the table is full: the handler sends it again), RESUME.
 module dir_ctrl #(
   /// transaction table entries
   parameter int unsigned TxnEntries   = 16,
@@ -261,7 +262,7 @@ module dir_ctrl #(
   // Management port: commands and answers.
   localparam logic [1:0] MG_FAIL = 2'd0, MG_WALK = 2'd1, MG_RECOVER = 2'd2, MG_RESUME = 2'd3;
   localparam logic [2:0] MR_DONE = 3'd0, MR_WALKED = 3'd1, MR_OWNED = 3'd2, MR_RECOVERED = 3'd3,
-                         MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5;
+                         MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5, MR_BUSY = 3'd6;
 
   // ---- receive ----
   logic             rx_bad, rx_idle;
@@ -690,9 +691,8 @@ module dir_ctrl #(
   logic          mg_ok;    // the management port's command can be carried out this cycle
 
   assign res_ok = mq_room & rq_room;
-  // A RECOVER needs a free entry unless it releases a held transaction or is refused.
-  assign mg_ok  = mr_room & mq_room & (mg_req_op_i != MG_RECOVER || free_any || h_any ||
-                                       !n_here || !n_scr);
+  // A RECOVER that needs an entry of its own when none is free is answered BUSY (below).
+  assign mg_ok  = mr_room & mq_room;
   // While the walk flushes and scans, the transactions' steps wait (only memory responses and
   // snoop answers, which cannot wait, are taken); no command but FAIL (while it waits
   // for quiet) is taken until it has ended.
@@ -739,7 +739,7 @@ module dir_ctrl #(
       // A RECOVER that needs a transaction of its own enters the table as a new request would. A
       // FAIL is taken while the walk waits for quiet too: a CN that fails during a recovery holds
       // transactions up that only its FAIL releases (they then wait as held ones).
-      ev = (n_mg && n_here && n_scr && !h_any) ? EV_NEW : EV_MG;
+      ev = (n_mg && n_here && n_scr && !h_any && free_any) ? EV_NEW : EV_MG;
       ei = h_any ? h_i : free_i;
     end else if (n_v && !rec_q && !n_mg) begin
       ev = EV_NEW;
@@ -1325,7 +1325,14 @@ module dir_ctrl #(
             if (!n_here || !n_scr) begin
               // Not this MN's line, or not a coherent one: the handler is wrong.
               mr_push = 1'b1;
-            end else if (h_any) begin
+            end else if (!h_any) begin
+              // It needs a transaction of its own and the table is full: answered BUSY, for the
+              // handler to send it again later. Waiting here would hold the port, and the
+              // RECOVERs behind it may be the ones that release the held transactions filling
+              // the table (they only go on once their lines are recovered).
+              mr_push = 1'b1;
+              mr_in   = {MR_BUSY, mg_req_addr_i, 32'd0};
+            end else begin
               // A transaction awaits the failed owner's answer: the words to memory, then the
               // transaction goes on as if the owner had answered BIRSP_I (it reads memory); with
               // a version, as if the answer had carried it, as one with data does: the grant
