@@ -4,8 +4,9 @@
  *   - every workload under WB and WT, with fabric jitter, gives its correct result and the oracle
  *     of committed stores finds every remote word holding its last committed store;
  *   - TSO litmus tests on the whole system (threads on different CNs and on one CN, lines moving
- *     between caches, fabric jitter reordering messages): every outcome allowed by x86-TSO, SB's
- *     relaxed outcome seen;
+ *     between caches, fabric jitter reordering messages, every protocol): every outcome allowed by
+ *     x86-TSO; SB's relaxed outcome seen, and R's, R+mfence+po's, SB+mfence+po's, RWC's and n4's
+ *     where stores drain a round trip at a time;
  *   - the oracle can fail: an older value or a value never stored, written behind the system's
  *     back into MN memory, is reported lost or phantom;
  *   - the idle round trip of a remote miss (paper Table II: 200 ns);
@@ -143,7 +144,18 @@ Test(system, kvs_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
  * iterations every thread first reads every variable (a shared copy in each CN: loads hit, stores
  * must invalidate the others: the store buffer's effects show). The lines of the variables stay
  * in the caches from one iteration to the next, in whatever state the last one left them, so the
- * iterations see many coherence situations. */
+ * iterations see many coherence situations.
+ *
+ * A thread's stores leave its store buffer one at a time, each once its line is owned: with only
+ * the test's own stores, prefetched for ownership at dispatch, a store is visible about one round
+ * trip after it retires, and the relaxations that need a store to stay buffered longer than a
+ * fence and a snoop elsewhere (R+mfence+po, RWC, SB+mfence+po) hardly show. On a real core many
+ * things keep stores buffered; here, in a random half of the iterations, a thread first stores to
+ * 1 to LM_BUSY lines of its own that no cache holds (busy[it][t], right before its first
+ * operation): its test stores then wait behind those misses while its loads go ahead. The lines
+ * are private and never read, so the TSO outcomes of the test are the same. */
+
+#define LM_BUSY 3 /* stores that miss before a thread's part, at most */
 
 typedef struct lm_sys {
     const litmus_t *L;
@@ -151,8 +163,9 @@ typedef struct lm_sys {
     uint64_t stride;
     uint64_t (*delay)[LM_THR][LM_OPS + 1]; /* per iteration */
     bool *warm;                            /* per iteration: every thread reads every variable first */
+    uint8_t (*busy)[LM_THR];               /* per iteration and thread: stores that miss first */
     outcome_t *out;
-    uint64_t vars, bar, start;
+    uint64_t vars, bar, start, priv; /* priv: LM_BUSY lines per iteration and thread for busy */
     uint64_t core_hz;
 } lm_sys_t;
 
@@ -173,7 +186,11 @@ static int lm_setup(wl_env_t *e, void **state, char *err)
     x->vars = e->ops->alloc_cxl(e, LM_VARS * 64);
     x->bar = e->ops->alloc_cxl(e, WL_BARRIER_BYTES);
     x->start = e->ops->alloc_cxl(e, 64);
-    return x->vars == WL_ALLOC_FAIL || x->bar == WL_ALLOC_FAIL || x->start == WL_ALLOC_FAIL ? -1 : 0;
+    x->priv = e->ops->alloc_cxl(e, (uint64_t)x->n * LM_THR * LM_BUSY * 64);
+    return x->vars == WL_ALLOC_FAIL || x->bar == WL_ALLOC_FAIL || x->start == WL_ALLOC_FAIL ||
+                   x->priv == WL_ALLOC_FAIL
+               ? -1
+               : 0;
 }
 
 static void lm_thread(wl_thread_t *t, void *state)
@@ -196,6 +213,12 @@ static void lm_thread(wl_thread_t *t, void *state)
         wait_until(t, wl_ld(t, x->start), x->core_hz);
         lm_thread_t a = {.L = L, .t = t->tid, .base = x->vars, .stride = x->stride};
         memcpy(a.delay, x->delay[it][t->tid], sizeof a.delay);
+        if (x->busy[it][t->tid]) { /* right before the first operation, after its delay */
+            wl_compute(t, a.delay[0]);
+            a.delay[0] = 0;
+            for (unsigned b = 0; b < x->busy[it][t->tid]; b++)
+                wl_st(t, x->priv + (((uint64_t)it * LM_THR + t->tid) * LM_BUSY + b) * 64, 1);
+        }
         lm_body(t, &a);
         for (unsigned i = 0; i < L->len[t->tid]; i++) {
             const lm_op_t *o = &L->op[t->tid][i];
@@ -216,6 +239,7 @@ typedef struct lm_cfg {
     const char *jitter;
     unsigned credits; /* fabric.link_credits (0: derived; 30 ns of jitter needs more than the switch's
                        * buffers hold, so it names its own) */
+    const char *proto; /* core.protocol, or NULL: drawn per run (DIKTAMO's with 3 CNs or more) */
 } lm_cfg_t;
 
 static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, outcome_t *out, const char *line)
@@ -226,19 +250,25 @@ static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, ou
     memset(out, 0, n * sizeof *out);
     x.delay = calloc(n, sizeof *x.delay);
     x.warm = calloc(n, sizeof *x.warm);
+    x.busy = calloc(n, sizeof *x.busy);
     for (unsigned it = 0; it < n; it++) {
         x.warm[it] = rng_chance(r, 0.5);
         uint64_t dm = dmax[rng_below(r, 5)];
-        for (unsigned t = 0; t < L->nthr; t++)
+        for (unsigned t = 0; t < L->nthr; t++) {
+            x.busy[it][t] = rng_chance(r, 0.5) ? (uint8_t)rng_range(r, 1, LM_BUSY) : 0;
             for (unsigned j = 0; j <= LM_OPS; j++)
                 x.delay[it][t][j] = rng_range(r, 0, dm);
+        }
     }
-    char sn[48], sj[64], ss[64], sk[48];
+    char sn[48], sj[64], ss[64], sk[48], sp[48];
     snprintf(sn, sizeof sn, "system.num_cn=%u", lc->num_cn);
     snprintf(sk, sizeof sk, "fabric.link_credits=%u", lc->credits);
     snprintf(sj, sizeof sj, "fabric.link_jitter=%s", lc->jitter);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, rng_next(r));
-    const char *sets[] = {sn, sj, sk, ss, rng_chance(r, 0.5) ? "core.protocol=wt" : "core.protocol=wb", NULL};
+    static const char *const protos[] = {"wb", "wt", "baseline", "parallel", "proactive"};
+    snprintf(sp, sizeof sp, "core.protocol=%s",
+             lc->proto ? lc->proto : protos[rng_below(r, lc->num_cn >= 3 ? 5 : 2)]);
+    const char *sets[] = {sn, sj, sk, ss, sp, NULL};
     sim_config_t c;
     small_config(&c, sets);
     x.core_hz = c.core.freq_hz;
@@ -257,6 +287,7 @@ static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, ou
     sys_close(&sr);
     free(x.delay);
     free(x.warm);
+    free(x.busy);
 }
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -274,6 +305,40 @@ Test(system, litmus_sb_relaxed_outcome_appears, .timeout = 600)
 {
     litmus("SB", "x=1;r0=y | y=1;r1=x", NULL, LIST("r0=0,r1=0"), iters(150));
     litmus("SB+mfences", "x=1;F;r0=y | y=1;F;r1=x", LIST("r0=0,r1=0"), NULL, iters(150));
+}
+
+/* x86-TSO's relaxations that need a store to stay in its store buffer while its thread's later
+ * loads go and other threads' fenced stores and loads happen: each must be seen, and its fenced
+ * variant never. They show where stores drain one round trip at a time (WT waits for each
+ * write-through's CMP, DIKTAMO-baseline for each store's REPL_ACKs at the buffer's head) and the
+ * test's threads start behind up to LM_BUSY stores that miss. Under WB (and proactive, whose
+ * stores commit as WB's once their REPLs left on entry) a store is visible about one ownership
+ * round trip after it retires, as the exclusive prefetches of the stores before it overlap its
+ * own: R's relaxation shows there, the other three hardly (measured: none of them in 2 x 300
+ * iterations under WB; under proactive, 2 R+mfence+po, no RWC in 600). */
+static void litmus_buffered(const char *name, const char *src, const char *const *forbid, const char *const *must,
+                            unsigned n)
+{
+    uint64_t seed = tb_seed(0xB0FFE000u + (uint64_t)strlen(src) * 131u + (uint64_t)(unsigned char)name[0]);
+    lm_cfg_t cfgs[] = {
+        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "wt"},
+        {.num_cn = 2, .jitter = "0ns", .proto = "wt"},
+        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "baseline"},
+    };
+    for (unsigned i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++)
+        lm_check(name, src, forbid, must, n, run_on_system, &cfgs[i], seed + i, "TB_SYS_VERBOSE");
+}
+
+Test(system, litmus_relaxations_of_a_buffered_store_appear, .timeout = 900)
+{
+    litmus_buffered("R", "x=1;y=1 | y=2;r0=x", NULL, LIST("y=2,r0=0"), iters(600));
+    litmus_buffered("R+mfence+po", "x=1;F;y=1 | y=2;r0=x", NULL, LIST("y=2,r0=0"), iters(600));
+    litmus_buffered("R+mfences", "x=1;F;y=1 | y=2;F;r0=x", LIST("y=2,r0=0"), NULL, iters(300));
+    litmus_buffered("SB+mfence+po", "x=1;F;r0=y | y=1;r1=x", NULL, LIST("r0=0,r1=0"), iters(600));
+    litmus_buffered("RWC", "x=1 | r0=x;r1=y | y=1;r2=x", NULL, LIST("r0=1,r1=0,r2=0"), iters(1000));
+    litmus_buffered("RWC+mfence", "x=1 | r0=x;r1=y | y=1;F;r2=x", LIST("r0=1,r1=0,r2=0"), NULL, iters(300));
+    litmus_buffered("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"),
+                    iters(300));
 }
 
 Test(system, litmus_mp_iriw_2plus2w_forbidden_never_appear, .timeout = 600)
