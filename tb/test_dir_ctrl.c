@@ -205,17 +205,20 @@ static void make_em(tctx_t *t, unsigned o, uint64_t a)
     settle(t);
 }
 
-static void make_s12(tctx_t *t, uint64_t a)
+/* Line a shared by CNs first (granted E, then snooped to S) and second. */
+static void make_s(tctx_t *t, unsigned first, unsigned second, uint64_t a)
 {
-    req(t, OP_RD_SHARED, 1, a);
-    expect(t, OP_DATA_E, 1);
+    req(t, OP_RD_SHARED, first, a);
+    expect(t, OP_DATA_E, first);
     settle(t);
-    req(t, OP_RD_SHARED, 2, a);
-    msg_t s = expect(t, OP_BISNP_DATA, 1);
-    send_full(t, OP_BIRSP_S, 1, a, 0, NULL, 0, s.tag);
-    expect(t, OP_DATA_S, 2);
+    req(t, OP_RD_SHARED, second, a);
+    msg_t s = expect(t, OP_BISNP_DATA, first);
+    send_full(t, OP_BIRSP_S, first, a, 0, NULL, 0, s.tag);
+    expect(t, OP_DATA_S, second);
     settle(t);
 }
+
+static void make_s12(tctx_t *t, uint64_t a) { make_s(t, 1, 2, a); }
 
 Test(dir_ctrl, I_RdS)
 {
@@ -1314,13 +1317,7 @@ static void walk_many(const dir_model_ops_t *ops)
             make_em(t, 5, g);
             want_owned[nwant++] = g;
         } else if (l % 5 == 0) {
-            req(t, OP_RD_SHARED, 6, g);
-            expect(t, OP_DATA_E, 6);
-            req(t, OP_RD_SHARED, 5, g);
-            msg_t s = expect(t, OP_BISNP_DATA, 6);
-            send_full(t, OP_BIRSP_S, 6, g, 0, NULL, 0, s.tag);
-            expect(t, OP_DATA_S, 5);
-            settle(t);
+            make_s(t, 6, 5, g);
         }
     }
     /* WHEN CN 5 fails and the handler walks */
@@ -1365,15 +1362,8 @@ static void walk_pace(const dir_model_ops_t *ops, uint64_t lat_ps)
     tctx_t *t = mk_cfg(ops, &cfg);
     /* GIVEN CN 3 sharing every 64th line with CN 4 (their entries must lose CN 3) */
     unsigned nsh = 0;
-    for (uint32_t l = 0; l < cfg.lines; l += 64, nsh++) {
-        req(t, OP_RD_SHARED, 4, l);
-        expect(t, OP_DATA_E, 4);
-        req(t, OP_RD_SHARED, 3, l);
-        msg_t s = expect(t, OP_BISNP_DATA, 4);
-        send_full(t, OP_BIRSP_S, 4, l, 0, NULL, 0, s.tag);
-        expect(t, OP_DATA_S, 3);
-        settle(t);
-    }
+    for (uint32_t l = 0; l < cfg.lines; l += 64, nsh++)
+        make_s(t, 4, 3, l);
     /* WHEN CN 3 fails and the handler walks */
     mg_fail(t, 3);
     uint64_t owned[1];
