@@ -295,6 +295,32 @@ Test(oracle, lookup_and_iteration)
     oracle_free(o);
 }
 
+Test(oracle, a_word_never_stored_keeps_its_initial_value_and_a_doubt_changes_nothing)
+{
+    /* GIVEN a word set up to 4 and never stored, whose CN's last commit is called in doubt */
+    oracle_t *o = oracle_create();
+    uint64_t mem[2] = {4, 0};
+    arr_t a = {mem, 2};
+    oracle_init(o, 0, 4);
+    oracle_doubt(o, 0, 0, 0);
+    oracle_word_t w;
+    cr_assert(oracle_lookup(o, 0, &w));
+    cr_assert(w.init == 4 && w.last == 4 && w.stores == 0 && w.last_t_ps == 0);
+    /* THEN it must hold 4: ok when it does, phantom otherwise (no earlier value to accept) */
+    oracle_report_t r;
+    oracle_check(o, arr_peek, &a, NULL, 0, &r);
+    cr_assert(r.words == 1 && r.ok == 1 && r.stores == 0);
+    mem[0] = 0;
+    oracle_check(o, arr_peek, &a, NULL, 0, &r);
+    cr_assert(r.phantom == 1 && r.lost == 0 && r.undurable == 0 && r.ok == 0);
+    /* AND its first commit starts from its initial value: 4 is then an earlier value (lost) */
+    oracle_commit(o, 0, 9, 10, 1, 1);
+    mem[0] = 4;
+    oracle_check(o, arr_peek, &a, NULL, 0, &r);
+    cr_assert(r.lost == 1 && r.phantom == 0);
+    oracle_free(o);
+}
+
 Test(oracle, commit_time_going_back_for_a_word_aborts, .signal = SIGABRT)
 {
     /* GIVEN a word committed at 100 ps WHEN a commit at 99 ps comes THEN an internal error */
