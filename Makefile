@@ -385,10 +385,11 @@ faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_confi
 	$(MAKE) SIM_SHAPE=c4m2 $(BIN)/diktamo_sim_c4m2
 	python3 scripts/faults.py --runs $(or $(RUNS),40) --seed $(or $(SEED),1) --jobs $(JOBS)
 
-# make figures runs on CONFIG (run.ini), FULL=1 on paper.ini (16 + 16, its inputs); FIG_CONFIG=... for another.
-FIG_CONFIG ?= $(if $(FULL),sim_configs/paper.ini,$(CONFIG))
+# make figures runs on paper.ini (the paper's 16 + 16 cluster, paper.ini's scaled inputs), FULL=1 with
+# the paper's input sizes; FIG_CONFIG=... for another configuration.
+FIG_CONFIG ?= sim_configs/paper.ini
 .PHONY: figures
-figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model: docs/results.md, docs/figures/ (SIZE=default|tiny; FULL=1: paper.ini, 16 + 16; CONFIG=, SEED=)
+figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model, paper.ini's 16 + 16: docs/results.md, docs/figures/ (SIZE=default|tiny; FULL=1: the paper's input sizes, hours; FIG_CONFIG=, SEED=)
 	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
 	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs
 

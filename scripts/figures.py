@@ -7,12 +7,13 @@ figures with the command that replays it), then draws Figs. 10-19 with gnuplot (
 writes results.md: the figures and the table of the paper's headline ratios beside ours, each with
 a verdict (within 15 %, or the reason it is not).
 
-The experiments, on one configuration (default sim_configs/run.ini: 4 CNs of 4 cores, 2 MNs, the
-paper's cores, caches, fabric and Logging Units, scaled workloads):
+The experiments, on one configuration (make figures: sim_configs/paper.ini, the paper's 16 CNs of 4
+cores and 16 MNs, its cores, caches, fabric and Logging Units, scaled workloads; this script's own
+default is sim_configs/run.ini, 4 CNs of 4 cores and 2 MNs):
   proto   every workload under WB, WT, DIKTAMO-baseline, -parallel, -proactive and -proactive-noC
           (Figs. 10, 11, 12, 13, 14, 16)
   fail    every workload under DIKTAMO-proactive, CN 0 failing half-way through its proto run
-          (Figs. 15, 17)
+          (at 12.5 ms, as in the paper, with --size full) (Figs. 15, 17)
   nr      DIKTAMO-proactive with Nr = 2 and 4 (Fig. 18; Nr = 3 is the proto run)
   sync    every workload under WT and DIKTAMO's three with core.sync = ideal: lock and barrier
           writes as under WB, the paper's idealized synchronization (a table in results.md; under
@@ -27,7 +28,7 @@ run again, so an interrupted `make figures` resumes, and a rebuilt simulator run
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
                           [--jobs N] [--scale N,N,...] [--flavour fast|test]
   --size tiny     minimal inputs and 2 / 4 CNs (the test in make test: every figure is drawn)
-  --size full     the configuration's own inputs (make figures FULL=1: paper.ini, 16 + 16)
+  --size full     the paper's input sizes (SIZES below; make figures FULL=1): hours a run here
   --docs DIR      also write results.md and the figures there (make figures: docs/)
   --flavour test  run the test-flavour simulator (SVA assertions on) instead of the fast one
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
@@ -62,9 +63,15 @@ SIZES = {
     "tiny": ["workload.ocean_grid=16", "workload.ocean_iters=1", "workload.fluid_cells=48",
              "workload.fluid_updates=8", "workload.kvs_records=48", "workload.kvs_ops=64", "lu.dump_period=2us"],
     "default": [],
-    # the configuration's own inputs: with paper.ini (make figures FULL=1), the paper's 16 + 16
-    # cluster and its inputs as paper.ini scales them (section VI's full inputs need the speed issue)
-    "full": [],
+    # The paper's inputs (section VI: 6.4 B instructions or more per application, SPLASH-2's and
+    # PARSEC's medium inputs or larger, YCSB's 1.6 M records of 1 KB and 6.4 M operations), for
+    # make figures FULL=1 on paper.ini. Instructions per unit measured on paper.ini's own inputs
+    # (2026-12-04): ocean 26.7 per grid point and sweep, fluid 284 per locked update; so ocean's
+    # 258 x 258 grid (256 interior points a side) takes 3 700 sweeps and fluid 352 000 updates a
+    # thread over 100 000 cells (fluidanimate's medium input has 100 000 particles) to reach
+    # 6.4 B; kvs is YCSB's as the paper gives it (about 443 instructions an operation: 2.8 B).
+    "full": ["workload.ocean_grid=256", "workload.ocean_iters=3700", "workload.fluid_cells=100000",
+             "workload.fluid_updates=352000", "workload.kvs_records=1600000", "workload.kvs_ops=6400000"],
 }
 # Scaling runs use a grid with a row per thread at 16 CNs of 4 cores.
 SCALE_SIZES = {"tiny": [], "default": ["workload.ocean_grid=64"], "full": []}
@@ -245,12 +252,19 @@ def experiments(size, scale_cns):
     return proto + sync, nr, scale
 
 
+# The paper crashes a CN 12.5 ms into each run (section VII-B): the failure runs of --size full do,
+# the others half-way through their (shorter) runs.
+PAPER_CRASH_NS = 12_500_000
+
+
 def fail_runs(out, size):
-    """CN 0 fails half-way through each workload's proactive run."""
+    """CN 0 fails half-way through each workload's proactive run (at 12.5 ms with --size full)."""
     runs = []
     for w in WORKLOADS:
         t = load(out, f"proto-{w}-proactive")["system"]["exec_time_ns"]
         at = max(1, int(t / 2))
+        if size == "full" and t > 2 * PAPER_CRASH_NS:
+            at = PAPER_CRASH_NS
         runs.append(Run(f"fail-{w}", [f"workload.name={w}"] + SIZES[size] + VARIANTS["proactive"] +
                         ["fail.cn=0", f"fail.at={at}ns"]))
     return runs
@@ -376,8 +390,9 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took):
           "is not attributed yet"
     scaled = f"inputs scaled to this machine ({size} size, {shapes}), not the paper's"
     unknown = "cause not measured yet"
-    walk = ("TravDir reads every directory line of the MN (16 reads ahead of its scan), so it grows with the MN's "
-            "size, while the logs Merge searches grow with the run's length: these runs are microseconds long")
+    walk = ("TravDir reads every directory line of the MN (16 reads ahead of its scan: about 12 ms for 1 GiB), so it "
+            "grows with the MN's size, while the logs Merge searches grow with the run's length: these runs are "
+            "microseconds long (the paper crashes a CN 12.5 ms into runs of billions of instructions: FULL=1)")
     rows = [
         ("WT / WB (mean)", mean["wt"], PAPER["wt_wb"], gap + "; a WT_WR / CMP round trip costs about a REPL round trip"),
         ("baseline / WB", mean["baseline"], PAPER["baseline_wb"], gap),
