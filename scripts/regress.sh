@@ -69,6 +69,14 @@ for seed in $(seq 1 "$n"); do
   done
 done
 
+# A larger campaign of CN failures than make faults' default (10 x N runs, campaign seed 7): a
+# RECOVER that waited for a full directory table (fixed in 56c2b33) stalled only there.
+if make -s faults RUNS=$((n * 10)) SEED=7 >>"$log" 2>&1; then
+  say "regress: make faults RUNS=$((n * 10)) SEED=7: pass"
+else
+  say "regress: make faults RUNS=$((n * 10)) SEED=7: FAIL (see $log and build/results/faults/)"; fail=1
+fi
+
 # The simulator built with profile-guided optimization (make pgo) on run.ini's shape: its statistics
 # must equal the plain fast flavour's on every workload under WB and proactive (one round).
 if bash scripts/pgo.sh --config sim_configs/run.ini --rounds 1 >>"$log" 2>&1; then
