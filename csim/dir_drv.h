@@ -83,7 +83,7 @@ typedef struct dir_model_ops {
 /** Defines `const dir_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with TXN transaction entries, SETS x WAYS directory cache entries, CRD credits per class and a
  *  recovery walk WALK directory lines ahead. */
-#define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD, WALK)                                                          \
+#define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD, WALK)                                                    \
     _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");  \
     _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
