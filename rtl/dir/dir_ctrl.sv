@@ -696,8 +696,8 @@ module dir_ctrl #(
   // While the walk flushes and scans, the transactions' steps wait (only memory responses and
   // snoop answers, which cannot wait, are taken); no command but FAIL (while it waits
   // for quiet) is taken until it has ended.
-  // The walk's reads and their answers are not events (w_rd below, wf_push): the walk's
-  // sequential prefetcher reads ahead while the engine scans.
+  // The walk's reads and their answers are not events (the prefetcher after the events' case
+  // below, and wf_push): it reads ahead while the engine scans.
   always_comb begin
     ev = EV_NONE;
     ei = '0;
