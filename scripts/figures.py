@@ -164,20 +164,42 @@ def simulate(out, cfg, seed, run):
     return run.name, rc, False
 
 
+# Seconds between two lines naming the runs under way while none ends (FIGURES_PROGRESS_S, for the test).
+PROGRESS_S = float(os.environ.get("FIGURES_PROGRESS_S", "60"))
+
+
 def run_all(out, cfg, seed, runs, jobs, label):
-    """Runs a list (jobs at a time) with a progress line; stops at the first failure with its replay."""
+    """Runs a list (jobs at a time) with a progress line per run that ends, and one naming the runs under
+    way (with their time so far) every PROGRESS_S seconds that none ends; stops at the first failure with
+    its replay."""
     t0 = time.time()
-    n, failed, kept_n = len(runs), [], 0
+    n, failed, kept_n, k = len(runs), [], 0, 0
+    started = {}  # run name -> when its simulation began
+
+    def one(r):
+        started[r.name] = time.time()
+        return simulate(out, cfg, seed, r)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(simulate, out, cfg, seed, r): r for r in runs}
-        for k, f in enumerate(concurrent.futures.as_completed(futs), 1):
-            name, rc, kept = f.result()
-            r = futs[f]
-            state = "kept" if kept else ("ok" if rc == 0 else "FAILED")
-            kept_n += kept
-            print(f"figures: {label} [{k}/{n}] {name}: {state} ({time.time() - t0:.0f} s)", flush=True)
-            if rc != 0:
-                failed.append(r)
+        futs = {ex.submit(one, r): r for r in runs}
+        pending = set(futs)
+        while pending:
+            done, pending = concurrent.futures.wait(pending, timeout=PROGRESS_S,
+                                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            if not done:
+                now = time.time()
+                under = [f"{futs[f].name} ({(now - started[futs[f].name]) / 60:.1f} min)" for f in pending
+                         if futs[f].name in started]
+                print(f"figures: {label} [{k}/{n}] running: {', '.join(under)}", flush=True)
+            for f in done:
+                k += 1
+                name, rc, kept = f.result()
+                r = futs[f]
+                state = "kept" if kept else ("ok" if rc == 0 else "FAILED")
+                kept_n += kept
+                print(f"figures: {label} [{k}/{n}] {name}: {state} ({time.time() - t0:.0f} s)", flush=True)
+                if rc != 0:
+                    failed.append(r)
     for r in failed:
         sys.stderr.write(open(f"{out}/{r.name}.err").read())
         print(f"figures: {r.name} failed; replay: bash scripts/run_sim.sh {shlex.join(r.args(cfg, seed))}",

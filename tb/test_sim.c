@@ -444,10 +444,14 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
 {
     char cmd[512], p[192];
     result_t r;
+    /* a line naming the runs under way every 50 ms that none ends (a minute by default) */
     snprintf(cmd, sizeof cmd,
-             "python3 scripts/figures.py --size tiny --jobs 2 --flavour test --out %s/fig --docs %s/docs", dir, dir);
+             "FIGURES_PROGRESS_S=0.05 python3 scripts/figures.py --size tiny --jobs 2 --flavour test --out %s/fig "
+             "--docs %s/docs",
+             dir, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert_not_null(strstr(r.out, "] running: "), "no line named the runs under way:\n%.2000s", r.out);
     static const char *const figs[] = {"fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16a", "fig16b",
                                        "fig16c", "fig17", "fig18", "fig19"};
     static char md[1 << 16];
