@@ -40,9 +40,6 @@ struct mn_node {
 
 static void edge_event(void *obj, uint64_t cycle);
 
-/* Some class has no credit toward the switch port. */
-static bool starved(const mn_node_t *n) { return fabric_starved(n->f, n->port); }
-
 static void die(const mn_node_t *n, const char *what)
 {
     fprintf(stderr, "mn_node %s: %s\n", n->name, what);
@@ -174,10 +171,10 @@ static void edge_event(void *obj, uint64_t cycle)
         *n->tx_starved += skipped;
     dir_drv_skip_to(n->d, cycle);
     present(n, cycle);
-    if (starved(n))
+    if (fabric_starved(n->f, n->port))
         (*n->tx_starved)++;
     dir_drv_step(n->d);
-    n->starved_after = starved(n);
+    n->starved_after = fabric_starved(n->f, n->port);
     (*n->cycles_clocked)++;
     size_t nv = dir_drv_viols(n->d);
     for (; n->nviol_seen < nv; n->nviol_seen++) {

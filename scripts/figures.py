@@ -284,9 +284,7 @@ def fail_runs(out, size):
     runs = []
     for w in WORKLOADS:
         t = load(out, f"proto-{w}-proactive")["system"]["exec_time_ns"]
-        at = max(1, int(t / 2))
-        if size == "full" and t > 2 * PAPER_CRASH_NS:
-            at = PAPER_CRASH_NS
+        at = PAPER_CRASH_NS if size == "full" and t > 2 * PAPER_CRASH_NS else max(1, int(t / 2))
         runs.append(Run(f"fail-{w}", [f"workload.name={w}"] + SIZES[size] + VARIANTS["proactive"] +
                         ["fail.cn=0", f"fail.at={at}ns"]))
     return runs
@@ -414,13 +412,11 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took):
     cluster = "the paper's 64 cores" if threads >= 64 else f"a scaled cluster of {threads} cores"
     gap = (f"scaled inputs on {cluster} (runs of microseconds), not the paper's; what is left of the gap is not "
            "attributed yet")
-    # proactive's early REPL sets, when none left before the store-buffer head (Fig. 11): it is parallel then
-    if min(P[w]["proactive"]["system"]["repl"]["sets_at_head_frac"] for w in WORKLOADS) >= 0.99:
-        gap_pro = (gap + "; proactive sends every REPL set at the store buffer's head here, as parallel does: "
-                   f"{threads} cores reserve the LUs' 4 KiB buffers for a set each, leaving none for early sets "
-                   "(docs/architecture.md 11e)")
-    else:
-        gap_pro = gap
+    # proactive is parallel when it sent every REPL set at the store buffer's head (Fig. 11)
+    all_at_head = min(P[w]["proactive"]["system"]["repl"]["sets_at_head_frac"] for w in WORKLOADS) >= 0.99
+    gap_pro = gap + (f"; proactive sends every REPL set at the store buffer's head here, as parallel does: {threads} "
+                     "cores reserve the LUs' 4 KiB buffers for a set each, leaving none for early sets "
+                     "(docs/architecture.md 11e)" if all_at_head else "")
     scaled = f"inputs scaled to this machine ({size} size, {shapes}), not the paper's"
     unknown = "cause not measured yet"
     walk = ("TravDir reads every directory line of the MN (16 reads ahead of its scan: about 12 ms for 1 GiB), so it "
