@@ -76,9 +76,11 @@ static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel",
 static const char *const sync_names[] = {"replicated", "ideal", NULL};
 static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
 static const char *const writeback_names[] = {"line", "word", NULL};
+static const char *const reserve_names[] = {"per_core", "none", NULL};
 static const char *const workload_names[] = {"ocean", "fluid", "kvs", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
+_Static_assert(sizeof(cfg_head_reserve_e) == sizeof(int), "enum fields are stored through an int");
 
 #define F(path) offsetof(sim_config_t, path)
 #define U(x) {.u = (x)}
@@ -218,6 +220,10 @@ static const cfg_key_t keys[] = {
     {"lu", "high_watermark", T_REAL, F(lu.high_watermark), "fraction of dram_log_bytes", D(0.9),
      D(0.05), D(1.0), 0, NULL,
      "DRAM log fill level that triggers an early dump (assumption)"},
+    {"lu", "head_reserve", T_ENUM, F(lu.head_reserve), NULL, U(CFG_RESERVE_PER_CORE), U(0),
+     U(CFG_RESERVE_COUNT - 1), 0, reserve_names,
+     "room each LU's buffer keeps for store-buffer heads: per_core (a REPL set per core; proactive's early "
+     "sets share the rest) or none (early sets bounded by the SBs only, as the paper: may deadlock)"},
 
     /* [recovery] */
     {"recovery", "rec_search", T_TIME, F(recovery.rec_search_ps), NULL, U(1 * NS), U(0), U(1 * US), 0, NULL,

@@ -60,6 +60,15 @@ typedef enum cfg_sync {
     CFG_SYNC_COUNT
 } cfg_sync_e;
 
+/** What each Logging Unit's buffer keeps out of reach of DIKTAMO-proactive's early REPL sets. */
+typedef enum cfg_head_reserve {
+    CFG_RESERVE_PER_CORE = 0, /* one full REPL set per core of the system, for sets at a store-buffer
+                                 head; early sets share the rest, split over the CNs */
+    CFG_RESERVE_NONE = 1,     /* nothing: early sets are bounded by the store buffers only (the
+                                 paper's section IV-C); a full buffer holds REPLs back */
+    CFG_RESERVE_COUNT
+} cfg_head_reserve_e;
+
 /** What a dirty line of the Large Non-coherent Region writes back. */
 typedef enum cfg_lnr_wb {
     CFG_LNR_WB_LINE = 0, /* the whole line, as real hardware does */
@@ -153,6 +162,7 @@ typedef struct sim_config {
         uint64_t nr;
         uint64_t zlib_level;
         double high_watermark;
+        cfg_head_reserve_e head_reserve;
     } lu;
     struct {
         uint64_t rec_search_ps;    /* an MN log store's search time per stored record */

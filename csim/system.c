@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -620,10 +621,13 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         }
     }
     /* Early REPL sets (proactive): each CN's share of every LU's buffer beyond one full set per
-     * core of the system (csim/cn/cn_repl.h). */
+     * core of the system (csim/cn/cn_repl.h), or, with lu.head_reserve = none, no bound but the
+     * store buffers'. */
     const unsigned all_cores = s->ncn * s->cores;
     unsigned early_sets = 0, early_words = 0;
-    if (lops) {
+    if (lops && cfg->lu.head_reserve == CFG_RESERVE_NONE) {
+        early_sets = early_words = UINT_MAX;
+    } else if (lops) {
         early_sets = lops->slots > all_cores ? (lops->slots - all_cores) / s->ncn : 0;
         early_words = lops->entries > 8 * all_cores ? (lops->entries - 8 * all_cores) / s->ncn : 0;
     }

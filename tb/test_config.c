@@ -345,6 +345,7 @@ Test(config, malformed_values)
         {"lu", "high_watermark", "1e999", "'1e999' is not a finite number in range"},
         {"sim", "progress", "maybe", "expected true/false, yes/no, on/off or 1/0, got 'maybe'"},
         {"core", "protocol", "diktamo", "expected one of wb, wt, baseline, parallel, proactive, got 'diktamo'"},
+        {"lu", "head_reserve", "half", "expected one of per_core, none, got 'half'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[256], want[512];

@@ -9,6 +9,8 @@
  *     every Nr appears with every variant; TB_REPL_ALL=1 (make regress) runs every Nr with each;
  *   - relative sanity on a write-heavy workload: WB fastest, WT slowest, parallel no slower than
  *     baseline, proactive faster than parallel.
+ *   - lu.head_reserve: per_core keeps each CN's early REPL sets within its share of every LU's
+ *     buffer, none leaves them to the store buffers.
  *
  * Randomized: replay with TB_SEED=<seed> --filter 'replication/<test>'. */
 #include <criterion/criterion.h>
@@ -42,7 +44,22 @@ static const variant_t variants[] = {
 
 typedef struct result {
     uint64_t exec_ps, checked, repl, acks, vals, sets, at_head, dumps;
+    uint64_t refused, early_sets_max, early_words_max; /* early sets: refused; the most toward one LU */
 } result_t;
+
+/* The largest of cn<c>.<leaf> over the CNs. */
+static uint64_t max_counter(const stats_t *st, unsigned ncn, const char *leaf)
+{
+    uint64_t m = 0;
+    char name[96];
+    for (unsigned c = 0; c < ncn; c++) {
+        snprintf(name, sizeof name, "cn%u.%s", c, leaf);
+        const uint64_t *v = stats_find_counter(st, name);
+        cr_assert_not_null(v, "%s", name);
+        m = *v > m ? *v : m;
+    }
+    return m;
+}
 
 static uint64_t sum_counters(const stats_t *st, unsigned ncn, unsigned ncores, const char *leaf)
 {
@@ -123,6 +140,9 @@ static void run_case(const char *wname, const char *proto, bool coalesce, unsign
         res->sets = sum_counters(&st, ncn, nco, "repl_sets");
         res->at_head = sum_counters(&st, ncn, nco, "repl_sets_at_head");
         res->dumps = sum_counters(&st, ncn, 0, "lu.dump_starts");
+        res->refused = sum_counters(&st, ncn, 0, "repl.early_refused");
+        res->early_sets_max = max_counter(&st, ncn, "repl.early_sets_max");
+        res->early_words_max = max_counter(&st, ncn, "repl.early_words_max");
         cr_assert_gt(res->checked, 0, "%s: no store-buffer commit to check", ctx);
         cr_assert(res->repl == (uint64_t)nr * res->sets && res->acks == res->repl && res->vals == res->repl,
                   "%s: %" PRIu64 " REPL sets, %" PRIu64 " REPLs, %" PRIu64 " REPL_ACKs, %" PRIu64 " VALs", ctx,
@@ -218,4 +238,41 @@ Test(replication, ideal_synchronization_replicates_only_the_data, .timeout = 600
         cr_assert_lt(idl.sets, rep.sets, "%s: ideal sync sent %" PRIu64 " REPL sets, replicated %" PRIu64, wls[w],
                      idl.sets, rep.sets);
     }
+}
+
+Test(replication, the_head_reserve_bounds_early_sets_or_leaves_them_to_the_store_buffers, .timeout = 600)
+{
+    /* GIVEN fluid under proactive on 4 CNs of 6 cores, Nr 3: with lu.head_reserve = per_core each
+     *       LU's buffer keeps a full REPL set (a slot, 8 words) per core of the system, and each CN
+     *       may have (slots - 24) / 4 early sets and (entries - 8 x 24) / 4 words of them not yet
+     *       validated toward one LU
+     * WHEN run with per_core and with none
+     * THEN both pass every check (the oracle, every replica's log); under per_core no CN exceeds
+     *      its share toward any LU and the share refuses some early sets; under none nothing is
+     *      refused and some CN goes beyond the share (the store buffers are the only bound) */
+    const unsigned ncn = 4, cores = 6, all = ncn * cores;
+    const unsigned share_sets = (lu_ops_sys.slots - all) / ncn, share_words = (lu_ops_sys.entries - 8 * all) / ncn;
+    cr_assert(lu_ops_sys.slots > all && lu_ops_sys.entries > 8 * all, "the system's LU (%u slots, %u entries) "
+              "leaves no share to 24 cores", lu_ops_sys.slots, lu_ops_sys.entries);
+    const char *per_core[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.fluid_updates=64",
+                              "lu.head_reserve=per_core", NULL};
+    const char *none[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.fluid_updates=64",
+                          "lu.head_reserve=none", NULL};
+    uint64_t seed = tb_seed(26);
+    result_t r, n;
+    run_case("fluid", "proactive", true, 3, seed, per_core, &r);
+    run_case("fluid", "proactive", true, 3, seed, none, &n);
+    cr_log_info("share %u sets, %u words; per_core: %" PRIu64 " refused, at most %" PRIu64 " sets, %" PRIu64
+                " words, %.3f us; none: %" PRIu64 " refused, at most %" PRIu64 " sets, %" PRIu64 " words, %.3f us",
+                share_sets, share_words, r.refused, r.early_sets_max, r.early_words_max, (double)r.exec_ps / 1e6,
+                n.refused, n.early_sets_max, n.early_words_max, (double)n.exec_ps / 1e6);
+    cr_assert(r.early_sets_max <= share_sets && r.early_words_max <= share_words,
+              "per_core: %" PRIu64 " sets, %" PRIu64 " words toward one LU, share %u and %u", r.early_sets_max,
+              r.early_words_max, share_sets, share_words);
+    cr_assert_gt(r.refused, 0, "per_core: the share never refused an early set");
+    cr_assert_gt(r.early_sets_max, 0, "per_core: no early set was sent");
+    cr_assert_eq(n.refused, 0, "none: %" PRIu64 " early sets refused", n.refused);
+    cr_assert(n.early_sets_max > share_sets || n.early_words_max > share_words,
+              "none: at most %" PRIu64 " sets, %" PRIu64 " words toward one LU, within the share %u and %u",
+              n.early_sets_max, n.early_words_max, share_sets, share_words);
 }

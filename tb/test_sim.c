@@ -482,6 +482,10 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert_not_null(strstr(r.out, ": kept ("), "%s", r.out);
     cr_assert_not_null(strstr(md, "## Synchronization"), "results.md has no synchronization table");
     cr_assert_not_null(strstr(md, "| proactive | "), "results.md has no synchronization row for proactive");
+    cr_assert_not_null(strstr(md, "## The Logging Units' room for store-buffer heads"),
+                       "results.md has no table of lu.head_reserve");
+    cr_assert_not_null(strstr(md, "| workload | per_core | at head | none | at head |"),
+                       "results.md's lu.head_reserve table does not compare the configuration's per_core with none");
     /* A run made by another build of the simulator is made again, and only it. */
     snprintf(p, sizeof p, "%s/fig/proto-ocean-wb.done", dir);
     static char done[4096];

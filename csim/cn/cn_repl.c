@@ -51,8 +51,20 @@ struct cn_repl {
     unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
     repl_if_t rif;
     uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused;
+    uint64_t *early_sets_max, *early_words_max; /* the most of early_sets / early_words toward one LU */
     stats_hist_t *rtt;
 };
+
+/* An early set of `words` words toward LU `lu` goes out (+1) or is validated or lost (-1). */
+static void early_count(cn_repl_t *r, unsigned lu, unsigned words, int dir)
+{
+    r->early_sets[lu] += (unsigned)dir;
+    r->early_words[lu] += (unsigned)dir * words;
+    if (*r->early_sets_max < r->early_sets[lu])
+        *r->early_sets_max = r->early_sets[lu];
+    if (*r->early_words_max < r->early_words[lu])
+        *r->early_words_max = r->early_words[lu];
+}
 
 static msg_t mq_pop(mq_t *q)
 {
@@ -187,7 +199,10 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
         reg(r, st, &r->val_msgs, "val_msgs", "VAL messages sent", err) ||
         reg(r, st, &r->val_bytes, "val_bytes", "bytes of the VALs on the link", err) ||
         reg(r, st, &r->refused, "early_refused", "early REPL sets refused (the CN's share of a replica in use)",
-            err)) {
+            err) ||
+        reg(r, st, &r->early_sets_max, "early_sets_max",
+            "the most early REPL sets this CN had not yet validated toward one replica at a time", err) ||
+        reg(r, st, &r->early_words_max, "early_words_max", "the words of those sets, at most at a time", err)) {
         cn_repl_free(r);
         return NULL;
     }
@@ -256,7 +271,7 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
     for (unsigned i = 0; i < e->nrep; i++) {
         e->rep[i] = (uint8_t)rep[i];
         if (early)
-            r->early_sets[rep[i]]++, r->early_words[rep[i]] += nw;
+            early_count(r, rep[i], nw, +1);
         m.dst = (uint8_t)rep[i];
         (*r->repl_msgs)++;
         *r->repl_bytes += msg_bytes(&m);
@@ -284,7 +299,7 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
     for (unsigned i = 0; i < e->nrep; i++) {
         m.dst = e->rep[i];
         if (e->early)
-            r->early_sets[e->rep[i]]--, r->early_words[e->rep[i]] -= e->words;
+            early_count(r, e->rep[i], e->words, -1);
         (*r->val_msgs)++;
         *r->val_bytes += msg_bytes(&m);
         send(r, &m);
@@ -311,7 +326,7 @@ void cn_repl_lost(cn_repl_t *r, unsigned f)
         if (!e->busy || e->valed || k == e->nrep)
             continue; /* committed ones only wait for their VALs to leave */
         if (e->early)
-            r->early_sets[f]--, r->early_words[f] -= e->words;
+            early_count(r, f, e->words, -1);
         bool had = e->acked_by >> f & 1u;
         memmove(&e->rep[k], &e->rep[k + 1], e->nrep - k - 1);
         e->nrep--;
@@ -334,7 +349,7 @@ void cn_repl_lost(cn_repl_t *r, unsigned f)
         if (add != MAX_NR) {
             e->rep[e->nrep++] = (uint8_t)add;
             if (e->early)
-                r->early_sets[add]++, r->early_words[add] += e->words;
+                early_count(r, add, e->words, +1);
             msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)add,
                        .core = (uint8_t)(h / TAGS_PER_CORE), .tag = (uint16_t)(h % TAGS_PER_CORE),
                        .addr = e->gline, .mask = e->mask};

@@ -22,10 +22,14 @@
  * of every replica's buffer for early sets (early_sets slots and early_words word entries, what
  * the buffer has beyond one full REPL set per core of the system, split over the CNs: the system
  * computes it) and refuses an early set that would exceed it on any of its replicas; the entry then
- * sends at the head, where sets are never refused.
+ * sends at the head, where sets are never refused. With lu.head_reserve = none the system gives no
+ * bound (UINT_MAX): early sets are limited by the store buffers only, as in the paper, and a buffer
+ * full of early sets can hold a head back for good (the stall detector reports it).
  *
  * Statistics under the name: repl_msgs, repl_bytes, repl_acks, val_msgs, val_bytes (bytes as a link
- * carries them: msg_bytes), early_refused, and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
+ * carries them: msg_bytes), early_refused, early_sets_max and early_words_max (the most early sets,
+ * and words, not yet validated toward one replica at a time: within the share, or what none lets the
+ * buffers hold), and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
 #ifndef CN_REPL_H
 #define CN_REPL_H
 
