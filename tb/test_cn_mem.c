@@ -1432,6 +1432,56 @@ Test(cn_mem, a_gated_rmw_pins_its_line_so_snoops_and_other_cores_wait_for_its_wr
     fx_free(f);
 }
 
+/* A store gate that says wait (DIKTAMO: the REPL_ACKs are not all in). */
+static bool store_gate_wait(void *obj, uint64_t tag)
+{
+    (void)obj;
+    (void)tag;
+    g_gates++;
+    return false;
+}
+
+Test(cn_mem, a_parked_store_keeps_its_line_unpinned_and_counts_it_lost_when_a_snoop_took_it)
+{
+    /* GIVEN core 0's gated store to remote word (20, 3) parked with write permission (DATA_E) */
+    fx_t *f = fx_new(NULL);
+    g_gates = 0;
+    uint64_t d[W], words[W] = {0};
+    line_data(d, 0x2000);
+    words[3] = 0x99;
+    f->mi->store_gated(f->mi->obj, 0, ra(20, 0), 1u << 3, words, store_gate_wait, on_commit, on_done, f, 1);
+    fx_run(f);
+    msg_t q = fx_next(f, OP_RD_OWN, 20);
+    fx_answer(f, &q, OP_DATA_E, d);
+    cr_assert_eq(g_gates, 1);
+    fx_not_done(f, 1);
+    /* WHEN the MN snoops the line while it waits */
+    fx_snoop(f, OP_BISNP_INV, 20, 0x44);
+    /* THEN the snoop is answered at once (nothing pins a parked store's line) */
+    fx_birsp(f, OP_BIRSP_I, 20, 0x44, 0, NULL);
+    cr_assert_eq(ctr(f, "parked_lost"), 0);
+    /* WHEN its gate's owner lets it go */
+    f->mi->store_go(f->mi->obj, 0);
+    fx_run(f);
+    /* THEN it counts as lost and asks for the line again, then commits */
+    cr_assert_eq(ctr(f, "parked_lost"), 1);
+    msg_t q2 = fx_next(f, OP_RD_OWN, 20);
+    fx_answer(f, &q2, OP_DATA_E, d);
+    cr_assert_eq(fx_rec(f, R_COMMIT, 1)->v, 0);
+    fx_done(f, 1, UINT64_MAX, 0);
+    /* AND a second parked store on the same line, not snooped, goes on from its L1: not lost */
+    words[3] = 0xaa;
+    f->mi->store_gated(f->mi->obj, 0, ra(20, 0), 1u << 3, words, store_gate_wait, on_commit, on_done, f, 2);
+    fx_run(f);
+    cr_assert_eq(g_gates, 2);
+    f->mi->store_go(f->mi->obj, 0);
+    fx_run(f);
+    fx_done(f, 2, UINT64_MAX, 0);
+    fx_nothing_sent(f);
+    cr_assert_eq(ctr(f, "parked_lost"), 1);
+    fx_free(f);
+}
+
 Test(cn_mem, a_failed_hierarchy_does_nothing_more_and_its_contents_are_lost)
 {
     /* GIVEN core 0 holds remote line 16 dirty (a committed store) and waits for line 17 (RD_SHARED

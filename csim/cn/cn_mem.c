@@ -89,7 +89,7 @@ typedef struct cn_stats {
     uint64_t *c_l1_hits[CN_MEM_MAX_CORES], *c_l1_misses[CN_MEM_MAX_CORES];
     uint64_t *c_l2_hits[CN_MEM_MAX_CORES], *c_l2_misses[CN_MEM_MAX_CORES];
     uint64_t *tx[MSG_NUM_MSGS], *rx[MSG_NUM_MSGS];
-    uint64_t *pins, *sn_pinned, *lnr_rmws;
+    uint64_t *pins, *sn_pinned, *lnr_rmws, *parked_lost;
     uint64_t *sn_held, *sn_wif, *sn_upg_lost, *sn_void_cmpe, *sn_unexpected, *rx_unexpected;
     uint64_t *ev_clean, *ev_dirty, *ev_lnr, *ev_lnr_silent, *ev_local, *ev_l1, *ev_l2;
     uint64_t *wts, *merges, *alloc_waits, *upgrades_local;
@@ -1124,6 +1124,9 @@ static void mi_store_go(void *obj, unsigned core)
                   (uintptr_t)o);
         return;
     }
+    const cache_line_t *a = cache_find(c->l1[core], o->key);
+    if (!a || a->state != CN_PV_X)
+        (*c->s.parked_lost)++;
     o->gate = NULL;
     o->lvl = 1;
     op_schedule(c, o, 0);
@@ -1688,6 +1691,10 @@ static void make_stats(cn_mem_t *c, stats_t *st)
     s->sn_held = ctr(c, st, "snoops held until the answer to the CN's own read was in", "snoop.held");
     s->sn_pinned = ctr(c, st, "snoops held until a gated rmw's write (the line pinned)", "snoop.held_by_pin");
     s->pins = ctr(c, st, "gated rmws that pinned their line until their replication was done", "rmw_pins");
+    s->parked_lost = ctr(c, st,
+                         "gated stores whose L1 lost write permission (snooped or evicted) while they waited for "
+                         "their replication: looked up again at the go",
+                         "parked_lost");
     s->lnr_rmws = ctr(c, st,
                       "read-modify-writes on LNR words: atomic only inside this CN, so an error (the run fails "
                       "its check)",
