@@ -511,8 +511,8 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
         ("Nr 4 vs Nr 3", nr_mean[4] - 1, PAPER["nr4_vs_nr3"], unknown, "pct"),
         ("Nr 2 / WB", nr_mean[2] * mean["proactive"], PAPER["nr2_wb"], why(at_head, unreserved)),
         ("proactive speed-up over WT", mean["wt"] / mean["proactive"], PAPER["proactive_vs_wt"],
-         why(at_head, unreserved + (f"; with both, against WT with ideal synchronization, {sync_mean['wt'] / ri_mean:.3g}"
-                                    if unreserved else ""))),
+         why(at_head, unreserved + (f"; with both, against WT with ideal synchronization, "
+                                    f"{sync_mean['wt'] / ri_mean:.3g}" if unreserved else ""))),
         (f"{low} -> {top} CNs, WB", scale_gain["wb"], PAPER["scale_wb"], scaled + "; the same input over more threads"),
         (f"{low} -> {top} CNs, proactive", scale_gain["proactive"], PAPER["scale_proactive"],
          scaled + "; the same input over more threads"),
@@ -564,9 +564,9 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     for v in SYNC_VARIANTS:
         md.append(f"| {v} | {mean[v]:.3g} | {sync_mean[v]:.3g} | {PAPER_FIG10[v]:.3g} |")
     md += ["", "## The Logging Units' room for store-buffer heads", "",
-           f"DIKTAMO-proactive / WB with the configuration's `lu.head_reserve = {reserve}`, with `none`, and with `none` "
-           "and `core.sync = ideal` (the paper's two assumptions together), and the fraction of REPL sets sent at the "
-           "store-buffer head (Fig. 11). `per_core` keeps a full REPL set per core "
+           f"DIKTAMO-proactive / WB with the configuration's `lu.head_reserve = {reserve}`, with `none`, and with "
+           "`none` and `core.sync = ideal` (the paper's two assumptions together), and the fraction of REPL sets sent "
+           "at the store-buffer head (Fig. 11). `per_core` keeps a full REPL set per core "
            "of the system in each LU's buffer for sets at a store-buffer head, so that early sets can never fill a "
            "buffer that a head needs (a deadlock); `none` bounds early sets by the store buffers only, as the paper "
            "does (it says nothing of a full buffer): a deadlock is then possible, and the stall detector would stop "

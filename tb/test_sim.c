@@ -487,7 +487,8 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert_not_null(strstr(md, "run again dumping every eighth of its run"), "results.md names no dump run");
     cr_assert_not_null(strstr(md, "## The Logging Units' room for store-buffer heads"),
                        "results.md has no table of lu.head_reserve");
-    cr_assert_not_null(strstr(md, "| workload | per_core | at head | none | at head | none, ideal sync | at head | paper |"),
+    cr_assert_not_null(strstr(md, "| workload | per_core | at head | none | at head | none, ideal sync | at head | "
+                                  "paper |"),
                        "results.md's lu.head_reserve table does not compare the configuration's per_core with none");
     /* A run made by another build of the simulator is made again, and only it. */
     snprintf(p, sizeof p, "%s/fig/proto-ocean-wb.done", dir);
