@@ -25,7 +25,8 @@ default is sim_configs/run.ini, 4 CNs of 4 cores and 2 MNs):
           each LU's buffer for store-buffer heads; and with core.sync = ideal as well, the
           paper's two assumptions together (a table in results.md)
   scale   WB and DIKTAMO-proactive on 4, 8 and 16 CNs of the same cores, as many MNs, the same
-          workloads (Fig. 19; a Verilated fabric per shape, built on first use)
+          total work (fluid's per-thread updates scaled up on the smaller shapes) (Fig. 19; a
+          Verilated fabric per shape, built on first use)
 
 Runs are kept under --out (build/results/figures): a run whose statistics exist with the same
 command line, simulator binary and configuration file (their sha256) and a success status is not
@@ -282,19 +283,44 @@ plot for [c=2:{ncols + 1}] '{dat}' using c:xtic(1) title columnhead(c)
 
 # ---- the experiments ----
 
-def experiments(size, scale_cns):
+def cfg_value(cfg, sets, sec, key):
+    """A key's value in the configuration cfg with the --set overrides sets (diktamo_cfg --dump)."""
+    a = ["build/bin/diktamo_cfg", "--config", cfg]
+    for x in sets:
+        a += ["--set", x]
+    p = subprocess.run(a + ["--dump"], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        sys.exit(2 if p.returncode == 2 else 1)
+    cur = None
+    for line in p.stdout.splitlines():
+        line = line.split(";")[0].strip()
+        if line.startswith("["):
+            cur = line.strip("[]")
+        elif cur == sec and "=" in line and line.split("=")[0].strip() == key:
+            return line.split("=", 1)[1].strip()
+    die(f"{cfg}: no {sec}.{key} in its dump", 1)
+
+
+def experiments(cfg, size, scale_cns):
     base = SIZES[size]
     proto = [Run(f"proto-{w}-{v}", [f"workload.name={w}"] + base + s) for w in WORKLOADS for v, s in VARIANTS.items()]
     nr = [Run(f"nr{n}-{w}", [f"workload.name={w}"] + base + VARIANTS["proactive"] + [f"lu.nr={n}"])
           for w in WORKLOADS for n in (2, 4)]
     sync = [Run(f"sync-{w}-{v}", [f"workload.name={w}"] + base + VARIANTS[v] + ["core.sync=ideal"])
             for w in WORKLOADS for v in SYNC_VARIANTS]
+    # Fig. 19 scales strongly, as the paper does: the same total work on every shape. kvs's operations
+    # and ocean's grid are totals; fluid's updates are per thread, so a shape of n CNs makes
+    # top / n times as many per thread as the largest one.
     scale = []
+    top = max(scale_cns)
+    updates = int(cfg_value(cfg, base + SCALE_SIZES[size], "workload", "fluid_updates"))
     for n in scale_cns:
         mn = max(2, n) if size != "tiny" else 2
         for w in WORKLOADS:
+            work = [f"workload.fluid_updates={updates * top // n}"] if w == "fluid" else []
             for v in ("wb", "proactive"):
-                scale.append(Run(f"scale{n}-{w}-{v}", [f"workload.name={w}"] + base + SCALE_SIZES[size] +
+                scale.append(Run(f"scale{n}-{w}-{v}", [f"workload.name={w}"] + base + SCALE_SIZES[size] + work +
                                  VARIANTS[v] + [f"system.num_cn={n}", f"system.num_mn={mn}",
                                                 f"lu.nr={min(3, n - 1)}"]))
     reserve = [Run(f"reserve-{w}", [f"workload.name={w}"] + base + VARIANTS["proactive"] + ["lu.head_reserve=none"])
@@ -445,7 +471,17 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     plot(out, "fig19", f"Fig. 19: WB and DIKTAMO-proactive on {', '.join(map(str, scale_cns))} CNs "
          f"(normalized to WB on {top})", "normalized execution time", f"{out}/fig19.dat", len(hdr) - 1)
     low = min(scale_cns)
-    scale_gain = {v: geo([S[(low, w, v)] / S[(top, w, v)] for w in WORKLOADS]) for v in ("wb", "proactive")}
+    gain = {(w, v): S[(low, w, v)] / S[(top, w, v)] for w in WORKLOADS for v in ("wb", "proactive")}
+    scale_gain = {v: geo([gain[(w, v)] for w in WORKLOADS]) for v in ("wb", "proactive")}
+    grid = int(run_key(out, f"scale{top}-ocean-wb", "workload", "ocean_grid"))
+    top_threads = load(out, f"scale{top}-ocean-wb")["system"]["threads"]
+
+    def scaling(v):
+        """Fig. 19's reason: each workload's speed-up, and ocean's rows per thread on the largest shape."""
+        return (", ".join(f"{w} {gain[(w, v)]:.2f}" for w in WORKLOADS) + f" (the same total work on every shape); "
+                f"ocean's grid of {grid} rows leaves {grid / top_threads:.3g} to each of {top_threads} threads (the "
+                "paper's 258 x 258 grid: 4 to each of 64), so its barriers and the rows neighbours share weigh more "
+                "as threads are added")
 
     # ---- the table of headline ratios ----
     dumped = [lu[w]["compression"] for w in WORKLOADS if lu[w]["compression"] > 0]
@@ -524,9 +560,9 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
          why(at_head, unreserved, f"with both, against WT with ideal synchronization ({sync_mean['wt']:.3g} x WB, the "
              f"paper's {PAPER['wt_wb']}), {sync_mean['wt'] / ri_mean:.3g}: WT costs less here (WT / WB row)"
              if unreserved else "", both=assumed(sync_mean["wt"] / ri_mean), paper=PAPER["proactive_vs_wt"])),
-        (f"{low} -> {top} CNs, WB", scale_gain["wb"], PAPER["scale_wb"], scaled + "; the same input over more threads"),
+        (f"{low} -> {top} CNs, WB", scale_gain["wb"], PAPER["scale_wb"], scaling("wb") + "; " + scaled),
         (f"{low} -> {top} CNs, proactive", scale_gain["proactive"], PAPER["scale_proactive"],
-         scaled + "; the same input over more threads"),
+         scaling("proactive") + "; " + scaled),
         ("dump compression (geometric mean)", comp, PAPER["compression"],
          ", ".join(f"{w} {lu[w]['compression']:.2f} x" for w in WORKLOADS) + ": the workloads' data values (kvs's "
          "payload words are hashes; part 2's applications bring the originals' kinds of values)"),
@@ -637,7 +673,7 @@ def main():
     if a.jobs < 1:
         die(f"--jobs {a.jobs}: at least 1")
     build("build/bin/diktamo_cfg")
-    proto, nr, scale_runs = experiments(a.size, scale)
+    proto, nr, scale_runs = experiments(a.config, a.size, scale)
     every = proto + nr + scale_runs
     for r in every:
         place(r, a.config, a.seed, a.flavour)
