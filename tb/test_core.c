@@ -395,7 +395,7 @@ Test(core, litmus_r_relaxed_only_without_fence)
 Test(core, litmus_forwarding_n5_n6_n4)
 {
     /* a thread reads its own store before the other thread sees it */
-    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), NULL, iters(1000));
+    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), LIST("r0=1,r1=0,x=1"), iters(1000));
     litmus("n5", "x=1;r0=x | x=2;r1=x", LIST("r0=2,r1=1", "r0=0", "r1=0"), NULL, iters(1000));
     litmus("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"), iters(1000));
 }

@@ -5,8 +5,9 @@
  *     of committed stores finds every remote word holding its last committed store;
  *   - TSO litmus tests on the whole system (threads on different CNs and on one CN, lines moving
  *     between caches, fabric jitter reordering messages, every protocol): every outcome allowed by
- *     x86-TSO; SB's relaxed outcome seen, and R's, R+mfence+po's, SB+mfence+po's, RWC's and n4's
- *     where stores drain a round trip at a time;
+ *     x86-TSO; SB's relaxed outcome seen, and R's, R+mfence+po's, SB+mfence+po's, RWC's, n4's and
+ *     n6's (a thread reads its own buffered store, the other thread's two stores overtake it) where
+ *     stores drain a round trip at a time;
  *   - the oracle can fail: an older value or a value never stored, written behind the system's
  *     back into MN memory, is reported lost or phantom;
  *   - the idle round trip of a remote miss (paper Table II: 200 ns);
@@ -339,6 +340,7 @@ Test(system, litmus_relaxations_of_a_buffered_store_appear, .timeout = 900)
     litmus_buffered("RWC+mfence", "x=1 | r0=x;r1=y | y=1;F;r2=x", LIST("r0=1,r1=0,r2=0"), NULL, iters(300));
     litmus_buffered("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"),
                     iters(300));
+    litmus_buffered("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), LIST("r0=1,r1=0,x=1"), iters(600));
 }
 
 Test(system, litmus_mp_iriw_2plus2w_forbidden_never_appear, .timeout = 600)
