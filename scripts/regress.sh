@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 n=${1:-20}
 fail=0
 log=build/reports/regress.log
-mkdir -p build/reports
+mkdir -p build/reports build/regress
 : > "$log"
 
 say() { printf '%s\n' "$*" | tee -a "$log"; }
@@ -65,6 +65,24 @@ for seed in $(seq 1 "$n"); do
       say "regress: small.ini --seed $seed $args: pass"
     else
       say "regress: small.ini --seed $seed $args: FAIL (see $log)"; fail=1
+    fi
+  done
+done
+
+# DIKTAMO-proactive with lu.head_reserve = none (the paper's early REPL sets, bounded by the store
+# buffers only) under pressure: 4 CNs of 16 cores on small.ini, so that a CN's early sets toward one
+# LU outnumber its buffer's 64 slots; every workload, N seeds, link jitter. Nothing excludes a
+# deadlock through a full buffer here: a run that stalls fails (the stall detector's dump in the log).
+for seed in $(seq 1 "$n"); do
+  for w in ocean fluid kvs; do
+    if SIM_FLAVOUR=test bash scripts/run_sim.sh --config sim_configs/small.ini --seed "$seed" --quiet \
+         --set system.cores_per_cn=16 --set l3.size=2MiB --set core.protocol=proactive --set lu.head_reserve=none \
+         --set workload.name=$w --set fabric.link_jitter=20ns --set workload.fluid_updates=64 \
+         --set workload.kvs_records=512 --set workload.kvs_ops=1024 \
+         --stats "build/regress/reserve-none-$w-$seed.json" >>"$log" 2>&1; then
+      say "regress: head_reserve=none $w --seed $seed: pass"
+    else
+      say "regress: head_reserve=none $w --seed $seed: FAIL (see $log)"; fail=1
     fi
   done
 done
