@@ -13,8 +13,10 @@ cache_t *cache_create(uint64_t size_bytes, unsigned ways)
     uint64_t sets = size_bytes / ADDR_LINE_BYTES / ways;
     c->sets = sets ? (unsigned)sets : 1;
     c->ways = ways;
+    c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : 0;
     c->line = calloc((size_t)c->sets * ways, sizeof *c->line);
-    if (!c->line)
+    c->tag = calloc((size_t)c->sets * ways, sizeof *c->tag);
+    if (!c->line || !c->tag)
         abort();
     for (unsigned i = 0; i < c->sets * ways; i++)
         c->line[i].owner = -1;
@@ -26,20 +28,26 @@ void cache_free(cache_t *c)
     if (!c)
         return;
     free(c->line);
+    free(c->tag);
     free(c);
 }
 
-static cache_line_t *set_of(const cache_t *c, uint64_t key)
+/* Index of the first way of key's set. */
+static size_t set_base(const cache_t *c, uint64_t key)
 {
-    return &c->line[(size_t)((key / ADDR_LINE_BYTES) % c->sets) * c->ways];
+    uint64_t n = key / ADDR_LINE_BYTES;
+    return (size_t)(c->set_mask ? n & c->set_mask : n % c->sets) * c->ways;
 }
+
+static cache_line_t *set_of(const cache_t *c, uint64_t key) { return &c->line[set_base(c, key)]; }
 
 cache_line_t *cache_find(const cache_t *c, uint64_t key)
 {
-    cache_line_t *s = set_of(c, key);
+    size_t b = set_base(c, key);
+    const uint64_t *t = &c->tag[b];
     for (unsigned w = 0; w < c->ways; w++)
-        if (s[w].valid && s[w].key == key)
-            return &s[w];
+        if (t[w] == key && c->line[b + w].valid) /* an invalidated line keeps its stale tag */
+            return &c->line[b + w];
     return NULL;
 }
 
@@ -63,6 +71,7 @@ void cache_install(cache_t *c, cache_line_t *l, uint64_t key)
 {
     memset(l, 0, sizeof *l);
     l->key = key;
+    c->tag[l - c->line] = key;
     l->valid = true;
     l->owner = -1;
     cache_touch(c, l);

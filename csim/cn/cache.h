@@ -28,8 +28,11 @@ typedef struct cache_line {
 
 typedef struct cache {
     unsigned sets, ways;
+    unsigned set_mask; /* sets - 1 when sets is a power of two (a mask finds the set), else 0 */
     uint64_t stamp; /* LRU clock */
     cache_line_t *line; /* sets * ways, set-major */
+    uint64_t *tag;      /* line[i].key as installed, packed: a lookup reads one set's keys in a few
+                           host cache lines, then the valid bit of the line it matches */
 } cache_t;
 
 /** Says whether line l may not be chosen as a victim (it is busy). */
