@@ -226,16 +226,24 @@ def load(out, name):
     return d
 
 
-def run_key(out, name, sec, key):
-    """A key's value in the configuration a run wrote beside its statistics (<name>.json.ini)."""
+def ini_value(lines, sec, key):
+    """A key's value in an effective configuration (diktamo_sim's <stats>.ini, diktamo_cfg --dump), or None."""
     cur = None
-    for line in open(f"{out}/{name}.json.ini"):
+    for line in lines:
         line = line.split(";")[0].strip()
         if line.startswith("["):
             cur = line.strip("[]")
         elif cur == sec and "=" in line and line.split("=")[0].strip() == key:
             return line.split("=", 1)[1].strip()
-    die(f"{out}/{name}.json.ini has no {sec}.{key}", 1)
+    return None
+
+
+def run_key(out, name, sec, key):
+    """A key's value in the configuration a run wrote beside its statistics (<name>.json.ini)."""
+    v = ini_value(open(f"{out}/{name}.json.ini"), sec, key)
+    if v is None:
+        die(f"{out}/{name}.json.ini has no {sec}.{key}", 1)
+    return v
 
 
 def lost_frac(d):
@@ -294,14 +302,10 @@ def cfg_value(cfg, sets, sec, key):
     if p.returncode != 0:
         sys.stderr.write(p.stderr)
         sys.exit(2 if p.returncode == 2 else 1)
-    cur = None
-    for line in p.stdout.splitlines():
-        line = line.split(";")[0].strip()
-        if line.startswith("["):
-            cur = line.strip("[]")
-        elif cur == sec and "=" in line and line.split("=")[0].strip() == key:
-            return line.split("=", 1)[1].strip()
-    die(f"{cfg}: no {sec}.{key} in its dump", 1)
+    v = ini_value(p.stdout.splitlines(), sec, key)
+    if v is None:
+        die(f"{cfg}: no {sec}.{key} in its dump", 1)
+    return v
 
 
 def experiments(cfg, size, scale_cns):
