@@ -254,6 +254,13 @@ def lost_frac(d):
     return lost / sets if sets else 0.0
 
 
+def sync_frac(d):
+    """The share of a run's thread time spent in locks, unlocks and barriers (cores' sync_ns)."""
+    cns = [k for k in d if k.startswith("cn") and k[2:].isdigit()]
+    sync = sum(d[c][k]["sync_ns"] for c in cns for k in d[c] if k.startswith("core") and k[4:].isdigit())
+    return sync / (d["system"]["threads"] * d["system"]["exec_time_ns"])
+
+
 def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -626,6 +633,13 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
            "| protocol | replicated | ideal | paper |", "|---|---|---|---|"]
     for v in SYNC_VARIANTS:
         md.append(f"| {v} | {mean[v]:.3g} | {sync_mean[v]:.3g} | {PAPER_FIG10[v]:.3g} |")
+    md += ["", "The share of the threads' time spent in locks, unlocks and barriers (waiting for a lock or the other "
+           "threads, and their accesses; the cores' `sync_ns` over threads x execution time): these scaled workloads "
+           "are dominated by their synchronization, so what a protocol adds to a lock or barrier weighs on the whole.",
+           "", "| workload | wb | wt | proactive | proactive, none + ideal sync |", "|---|---|---|---|---|"]
+    for w in WORKLOADS:
+        md.append(f"| {w} | {sync_frac(P[w]['wb']):.2f} | {sync_frac(P[w]['wt']):.2f} | "
+                  f"{sync_frac(P[w]['proactive']):.2f} | {sync_frac(RI[w]):.2f} |")
     md += ["", "## The Logging Units' room for store-buffer heads", "",
            f"DIKTAMO-proactive / WB with the configuration's `lu.head_reserve = {reserve}`, with `none`, and with "
            "`none` and `core.sync = ideal` (the paper's two assumptions together), and the fraction of REPL sets sent "

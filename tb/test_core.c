@@ -1449,6 +1449,46 @@ Test(core, ideal_sync_writes_are_neither_replicated_nor_written_through)
         }
 }
 
+/* 10 us of computation, then a lock and an unlock (*arg 0) or a barrier of one (*arg 1). */
+static void body_compute_then_sync(wl_thread_t *t, void *arg)
+{
+    wl_compute(t, 24000);
+    if (*(const int *)arg == 0) {
+        wl_lock(t, 0x1000);
+        wl_unlock(t, 0x1000);
+    } else {
+        unsigned phase = 0;
+        wl_barrier(t, 0x4000, 1, &phase);
+    }
+}
+
+Test(core, sync_time_counts_the_locks_and_barriers_only)
+{
+    /* GIVEN a memory of latency L = 50 ns
+     * WHEN a thread computes 10 us, then takes and releases a lock (or passes a barrier of one);
+     *      and another makes one store
+     * THEN the first's sync_ns covers at least the lock's (barrier's) first miss (L) and not the computation
+     *      (well under its 10 us: the lock's first load may dispatch while the computation's last
+     *      instructions are still in the ROB, so a little overlap is counted); the second's is 0 */
+    const uint64_t L = 50000;
+    core_params_t cp = paper_params(0);
+    flat_mem_params_t mp = fixed_mem(L);
+    sys_t s;
+    for (int kind = 0; kind < 2; kind++) {
+        sys_init(&s, 1, &cp, &mp);
+        run1(&s, body_compute_then_sync, &kind);
+        uint64_t sync = counter(&s, 0, "sync_ns"), total = counter(&s, 0, "cycles") * 417 / 1000;
+        cr_assert(sync >= L / 1000 && sync < 1000 && total >= 10000, "%s: sync %" PRIu64 " ns of %" PRIu64 " ns",
+                  kind ? "barrier" : "lock", sync, total);
+        sys_free(&s);
+    }
+    sys_init(&s, 1, &cp, &mp);
+    uint64_t base = 0x1000;
+    run1(&s, body_one_store, &base);
+    cr_assert_eq(counter(&s, 0, "sync_ns"), 0);
+    sys_free(&s);
+}
+
 Test(core, diktamo_protocols_order_coherence_and_replication)
 {
     /* GIVEN a memory of latency L = 100 ns and replication round trips of R = 300 ns

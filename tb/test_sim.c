@@ -485,6 +485,8 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     /* the tiny runs are shorter than the dump period: runs of their own dump, so compression is measured */
     cr_assert_null(strstr(md, "| dump compression (geometric mean) | — |"), "results.md measured no compression");
     cr_assert_not_null(strstr(md, "run again dumping every eighth of its run"), "results.md names no dump run");
+    cr_assert_not_null(strstr(md, "| workload | wb | wt | proactive | proactive, none + ideal sync |"),
+                       "results.md has no table of the time in synchronization");
     cr_assert_not_null(strstr(md, "## The Logging Units' room for store-buffer heads"),
                        "results.md has no table of lu.head_reserve");
     cr_assert_not_null(strstr(md, "| workload | per_core | at head | none | at head | none, ideal sync | at head | "

@@ -207,6 +207,7 @@ struct core {
     void (*on_exit)(void *);
     void *exit_obj;
     uint64_t start_cycle;
+    uint64_t sync_ps0; /* the thread's sync_ps when it started here */
     bool end_wait_drain;
     uint64_t wait_addr; /* for core_dump */
 
@@ -266,6 +267,7 @@ struct core {
     /* Statistics. */
     stats_t own_stats;       /* when the caller gave none */
     bool own_stats_used;
+    uint64_t *n_sync_ns;
     uint64_t *n_instr, *n_cycles, *n_loads, *n_stores, *n_rmws, *n_fences, *n_flushes, *n_fwd, *n_coal;
     uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall, *n_ld_replay;
     double *g_ipc;
@@ -1267,6 +1269,7 @@ static void ev_finish(void *obj, uint64_t arg)
     assert(c->thr == TH_ENDING && sb_empty(c));
     uint64_t end = cyc_now(c);
     *c->n_cycles += end - c->start_cycle;
+    *c->n_sync_ns += (c->t->sync_ps - c->sync_ps0) / 1000;
     *c->g_ipc = *c->n_cycles ? (double)*c->n_instr / (double)*c->n_cycles : 0.0;
     coro_free(c->co);
     c->co = NULL;
@@ -1311,6 +1314,7 @@ void core_run(core_t *c, wl_thread_t *t, void (*body)(wl_thread_t *, void *), vo
     t->cn = c->p.cn;
     t->core = c->p.id;
     c->t = t;
+    c->sync_ps0 = t->sync_ps;
     c->body = body;
     c->body_arg = arg;
     c->on_exit = on_exit;
@@ -1362,6 +1366,8 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
     char name[160];
     if (reg_counter(c, st, &c->n_instr, "instructions", "instructions dispatched (memory + compute)", err) ||
         reg_counter(c, st, &c->n_cycles, "cycles", "core cycles from thread start to thread end", err) ||
+        reg_counter(c, st, &c->n_sync_ns, "sync_ns",
+                    "time the thread spent in locks, unlocks and barriers (waiting, and their accesses), ns", err) ||
         reg_counter(c, st, &c->n_loads, "loads", "loads", err) ||
         reg_counter(c, st, &c->n_stores, "stores", "stores", err) ||
         reg_counter(c, st, &c->n_rmws, "rmws", "atomic read-modify-writes", err) ||

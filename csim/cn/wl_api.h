@@ -71,6 +71,9 @@ struct wl_thread {
      * then are synchronization, which a runner may idealize (the core model under core.sync =
      * ideal: their writes are never written through nor replicated). */
     bool sync;
+    /* Simulated time (ps, by ops->now) the thread has spent in its locks, unlocks and barriers:
+     * waiting for a lock or the other threads, and the accesses themselves. */
+    uint64_t sync_ps;
 };
 
 /** Thread tid still lives (the membership; always without one). */

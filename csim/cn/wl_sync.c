@@ -11,6 +11,7 @@
 
 bool wl_lock(wl_thread_t *t, uint64_t lock)
 {
+    const uint64_t t0 = wl_now(t);
     t->sync = true;
     uint64_t backoff = SPIN_MIN;
     /* Test-and-test-and-set: spin on plain loads (a shared copy in the cache, no traffic while the
@@ -22,6 +23,7 @@ bool wl_lock(wl_thread_t *t, uint64_t lock)
             wl_compute(t, backoff);
         if (wl_cas(t, lock, v, (uint64_t)t->tid + 1) == v) {
             t->sync = false;
+            t->sync_ps += wl_now(t) - t0;
             return v != 0;
         }
         if (backoff < SPIN_MAX)
@@ -32,9 +34,11 @@ bool wl_lock(wl_thread_t *t, uint64_t lock)
 void wl_unlock(wl_thread_t *t, uint64_t lock)
 {
     /* A plain store releases under TSO: the critical section's stores are ordered before it. */
+    const uint64_t t0 = wl_now(t);
     t->sync = true;
     wl_st(t, lock, 0);
     t->sync = false;
+    t->sync_ps += wl_now(t) - t0;
 }
 
 void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
@@ -44,6 +48,7 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
     const unsigned p = (*phase)++;
     const uint64_t mine = bar + line * (1 + p % 3), after_next = bar + line * (1 + (p + 2) % 3);
     const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;
+    const uint64_t t0 = wl_now(t);
     t->sync = true;
     /* The fadd drains this thread's store buffer: its stores of the phase are visible before it
      * counts itself in. */
@@ -51,6 +56,7 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
     for (;;) {
         if (wl_ld(t, released) != p) {
             t->sync = false;
+            t->sync_ps += wl_now(t) - t0;
             return;
         }
         uint64_t need = group & (t->live ? *t->live : ~0ull);
@@ -62,6 +68,7 @@ void wl_barrier(wl_thread_t *t, uint64_t bar, unsigned n, unsigned *phase)
             wl_st(t, after_next, 0);
             wl_cas(t, released, p, (uint64_t)p + 1);
             t->sync = false;
+            t->sync_ps += wl_now(t) - t0;
             return;
         }
         wl_compute(t, SPIN_MIN);
