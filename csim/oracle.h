@@ -14,9 +14,9 @@
  * stored, and 12 B per commit that replaced a value other than the word's initial value or its
  * previous replaced value (an append-only history); a commit is O(1), a check O(words) plus a walk
  * of the history of each word that does not hold its last value. Ten million stores fit in a few
- * hundred MB; YCSB's 1.6 M records of 1 KB (205 M words set up) in about 6 GB. Addresses are 8-byte aligned remote byte
- * addresses (csim/cn/addr.h); a word first seen at a commit, without oracle_init, has initial
- * value 0 (memory is zeroed when allocated). */
+ * hundred MB; YCSB's 1.6 M records of 1 KB (205 M words set up) in about 6 GB. Addresses are
+ * 8-byte aligned remote byte addresses (csim/cn/addr.h); a word first seen at a commit, without
+ * oracle_init, has initial value 0 (memory is zeroed when allocated). */
 #ifndef ORACLE_H
 #define ORACLE_H
 

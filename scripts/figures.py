@@ -246,19 +246,30 @@ def run_key(out, name, sec, key):
     return v
 
 
+def nodes(d, prefix):
+    """The statistics objects under d named prefix<number> (cn0, cn1, ... or core0, core1, ...)."""
+    return [v for k, v in d.items() if k.startswith(prefix) and k[len(prefix):].isdigit()]
+
+
+def cn_sum(d, leaf):
+    """A CN counter summed over a run's CNs."""
+    return sum(c[leaf] for c in nodes(d, "cn"))
+
+
+def core_sum(d, leaf):
+    """A core counter summed over a run's cores."""
+    return sum(k[leaf] for c in nodes(d, "cn") for k in nodes(c, "core"))
+
+
 def lost_frac(d):
     """The fraction of a run's REPL sets whose store lost its line while it waited for its REPL_ACKs."""
-    cns = [k for k in d if k.startswith("cn") and k[2:].isdigit()]
-    lost = sum(d[c]["parked_lost"] for c in cns)
-    sets = sum(d[c][k]["repl_sets"] for c in cns for k in d[c] if k.startswith("core") and k[4:].isdigit())
-    return lost / sets if sets else 0.0
+    sets = core_sum(d, "repl_sets")
+    return cn_sum(d, "parked_lost") / sets if sets else 0.0
 
 
 def sync_frac(d):
     """The share of a run's thread time spent in locks, unlocks and barriers (cores' sync_ns)."""
-    cns = [k for k in d if k.startswith("cn") and k[2:].isdigit()]
-    sync = sum(d[c][k]["sync_ns"] for c in cns for k in d[c] if k.startswith("core") and k[4:].isdigit())
-    return sync / (d["system"]["threads"] * d["system"]["exec_time_ns"])
+    return core_sum(d, "sync_ns") / (d["system"]["threads"] * d["system"]["exec_time_ns"])
 
 
 def geo(xs):
@@ -538,8 +549,7 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     # our value of a ratio with both of the paper's assumptions (None when the configuration has them already)
     assumed = (lambda x: x) if reserve != "none" else (lambda x: None)
     # WT: a write-through per store-buffer entry, each about a round trip, one after another
-    wts = {w: sum(P[w]["wt"][c]["write_throughs"] for c in P[w]["wt"] if c.startswith("cn") and c[2:].isdigit()) /
-           P[w]["wt"]["system"]["threads"] for w in WORKLOADS}
+    wts = {w: cn_sum(P[w]["wt"], "write_throughs") / P[w]["wt"]["system"]["threads"] for w in WORKLOADS}
     wt_cost = ("WT / WB - 1 is WT's extra time per write-through (" +
                ", ".join(f"{w} {(ex[w]['wt'] - ex[w]['wb']) / wts[w]:.0f} ns" for w in WORKLOADS) +
                "; an idle round trip is about 200 ns: less where a write-through overlaps other work, more where "
