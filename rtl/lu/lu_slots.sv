@@ -457,5 +457,10 @@ module lu_slots #(
     `ASSERT(purged_never_drains, !(pur_q[s] && dsel[s]))
   end
 
+`ifdef LU_SLOTS_ORDER
+  // The proof that words drain in commit order (Yosys only: constraints/formal/lu_slots_order.ys).
+  `include "lu_slots_order.svh"
+`endif
+
 endmodule
 `default_nettype wire
