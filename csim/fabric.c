@@ -49,6 +49,7 @@ typedef struct fport {
     inflight_t *inq;                   /* node -> RTL messages in flight, sorted by (arrive, seq): */
     unsigned inq_head, inq_n, inq_cap; /* a ring of inq_cap (a power of two) from inq_head */
     crd_line_t crd[MSG_NUM_CLASSES];   /* node -> RTL credits in flight */
+    uint16_t crd_cls;                  /* bit c: crd[c] is not empty */
     uint64_t due;                      /* earliest arrival of a message or credit, or UINT64_MAX */
     unsigned rx_crd_in_flight;         /* RTL -> node credits in flight */
     unsigned deliveries_in_flight;
@@ -71,6 +72,9 @@ struct fabric {
     rng_t jitter_rng;
     uint64_t send_seq;
     uint64_t next_cycle;   /* cycle of the pending edge event, or UINT64_MAX when asleep */
+    uint64_t hb_low;       /* no port's next heartbeat (next_heartbeat) comes before this cycle: an
+                            * edge before it looks for none (exact after a look, a lower bound
+                            * after: a port's next heartbeat only moves later) */
     uint64_t last_cycle;   /* last cycle clocked */
     bool rtl_idle;
     fabric_in_t in;
@@ -227,6 +231,8 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
             /* The node grants its receive buffers to the RTL at time 0; they go in at one per cycle. */
             for (unsigned i = 0; i < p->rx_credits; i++)
                 crd_push(&fp->crd[c], clock_edge(&f->clk, p->reset_cycles));
+            if (p->rx_credits)
+                fp->crd_cls |= (uint16_t)(1u << c);
         }
         fp->due = p->rx_credits ? clock_edge(&f->clk, p->reset_cycles) : UINT64_MAX;
         snprintf(name, sizeof name, "fabric.port%u.credit_waits", pi);
@@ -248,6 +254,7 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
     f->next_cycle = UINT64_MAX;
     for (unsigned pi = 0; pi < f->nports; pi++)
         f->port[pi].last_in = f->last_cycle;
+    f->hb_low = 0;
     /* The fabric manager's initialization: routes, the credits the inputs advertise, failure
      * detection, then the ports start. */
     for (unsigned pi = 0; pi < f->nports; pi++)
@@ -383,6 +390,7 @@ void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
         return; /* a dead node returns nothing */
     uint64_t t = f->k->now + f->p.link_latency_ps;
     crd_push(&f->port[p].crd[c], t);
+    f->port[p].crd_cls |= (uint16_t)(1u << c);
     if (t < f->port[p].due)
         f->port[p].due = t;
     wake_at(f, t);
@@ -467,6 +475,7 @@ static void edge_event(void *obj, uint64_t cycle)
     f->in.now = (uint32_t)cycle;
     f->in.rx_valid = 0;
     f->in.rx_hb = 0;
+    f->in.tx_crd_any = 0;
     f->in.csr_valid = f->csr_n > 0;
     if (f->in.csr_valid) {
         const csr_req_t *q = &f->csrq[f->csr_head];
@@ -474,6 +483,8 @@ static void edge_event(void *obj, uint64_t cycle)
         f->in.csr_addr = q->addr;
         f->in.csr_wdata = q->wdata;
     }
+    const bool hb_look = cycle >= f->hb_low;
+    uint64_t hb_next = UINT64_MAX;
     for (unsigned pi = 0; pi < f->nports; pi++) {
         fport_t *fp = &f->port[pi];
         uint16_t crd = 0;
@@ -487,28 +498,40 @@ static void edge_event(void *obj, uint64_t cycle)
                 any = true;
             }
             uint64_t due = fp->inq_n ? fp->inq[fp->inq_head].arrive : UINT64_MAX;
-            for (unsigned c = 0; c < MSG_NUM_CLASSES; c++) {
+            for (unsigned cls = fp->crd_cls; cls; cls &= cls - 1) {
+                const unsigned c = (unsigned)__builtin_ctz(cls);
                 crd_line_t *l = &fp->crd[c];
-                if (l->n && l->t[l->head] <= now) {
+                if (l->t[l->head] <= now) {
                     crd |= (uint16_t)(1u << c);
-                    l->head = (l->head + 1) % l->cap;
-                    l->n--;
+                    l->head = l->head + 1 == l->cap ? 0 : l->head + 1;
+                    if (--l->n == 0) {
+                        fp->crd_cls &= (uint16_t)~(1u << c);
+                        continue;
+                    }
                 }
-                if (l->n && l->t[l->head] < due)
+                if (l->t[l->head] < due)
                     due = l->t[l->head];
             }
             fp->due = due;
             any = any || crd;
         }
         f->in.tx_crd[pi] = crd;
-        if (!any && cycle >= next_heartbeat(f, pi)) {
+        f->in.tx_crd_any |= (uint64_t)(crd != 0) << pi;
+        if (hb_look && !any && cycle >= next_heartbeat(f, pi)) {
             f->in.rx_hb |= 1ull << pi;
             (*f->heartbeats)++;
             any = true;
         }
         if (any)
             fp->last_in = cycle;
+        if (hb_look) {
+            uint64_t hb = next_heartbeat(f, pi);
+            if (hb < hb_next)
+                hb_next = hb;
+        }
     }
+    if (hb_look)
+        f->hb_low = hb_next;
 
     *f->cycles_skipped += cycle - f->last_cycle - 1;
     f->last_cycle = cycle;
@@ -552,7 +575,9 @@ static void edge_finish(void *obj)
             q.done(q.obj, f->out.csr_rdata, f->out.csr_err);
     }
 
-    for (unsigned pi = 0; pi < f->nports; pi++) {
+    /* The ports with a message or a credit, in port order (the order of their events). */
+    for (uint64_t ports = f->out.tx_valid | f->out.rx_crd_any; ports; ports &= ports - 1) {
+        const unsigned pi = (unsigned)__builtin_ctzll(ports);
         fport_t *fp = &f->port[pi];
         if (f->out.tx_valid >> pi & 1u) {
             delivery_t *d = f->free_deliveries;

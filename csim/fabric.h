@@ -65,6 +65,7 @@ typedef struct fabric_in {
     uint32_t rx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];   /* packed with msg_pack */
     uint64_t rx_hb;                                      /* bit p: a heartbeat enters port p */
     uint16_t tx_crd[FABRIC_MAX_PORTS];                   /* bit c: one egress credit of class c */
+    uint64_t tx_crd_any;                                 /* bit p: tx_crd[p] is not 0 (the others are) */
     bool csr_valid, csr_write;                           /* a switch CSR access */
     uint32_t csr_addr, csr_wdata;
 } fabric_in_t;
@@ -74,6 +75,7 @@ typedef struct fabric_out {
     uint64_t tx_valid;
     uint32_t tx_msg[FABRIC_MAX_PORTS][MSG_FLIT_WORDS];
     uint16_t rx_crd[FABRIC_MAX_PORTS];                   /* bit c: one ingress credit of class c returned */
+    uint64_t rx_crd_any;                                 /* bit p: rx_crd[p] is not 0 (the others are) */
     bool csr_rvalid, csr_err;                            /* the answer to the access of this cycle */
     uint32_t csr_rdata;
     bool timer_valid;                                    /* a failure timer runs ... */

@@ -25,6 +25,7 @@ typedef struct tport {
     uint64_t generated, sent, received;
     bool failed;
     pqueue_t to_send[MSG_NUM_CLASSES]; /* generated, not yet sent */
+    uint32_t to_send_cls;              /* bit c: to_send[c] is not empty */
     pqueue_t *expect;                  /* [source port][class]: sent to this port, not yet here */
     unsigned rr;                       /* class to look at first when sending */
     uint64_t tag;
@@ -106,8 +107,14 @@ static pqueue_t *expect_q(traffic_t *t, unsigned dst_port, unsigned src_port, ms
 
 static void try_send(traffic_t *t, tport_t *tp)
 {
-    for (unsigned i = 0; i < MSG_NUM_CLASSES; i++) {
-        unsigned c = (tp->rr + i) % MSG_NUM_CLASSES;
+    /* The classes with messages to send, from rr on: bit j of rot is class (rr + j) mod the count. */
+    const uint32_t all = (1u << MSG_NUM_CLASSES) - 1u;
+    uint32_t rot = tp->rr ? (tp->to_send_cls >> tp->rr | tp->to_send_cls << (MSG_NUM_CLASSES - tp->rr)) & all
+                          : tp->to_send_cls;
+    for (; rot; rot &= rot - 1) {
+        unsigned c = tp->rr + (unsigned)__builtin_ctz(rot);
+        if (c >= MSG_NUM_CLASSES)
+            c -= MSG_NUM_CLASSES;
         while (tp->to_send[c].n && fabric_credits(t->f, tp->port, (msg_class_t)c)) {
             pending_t e = pq_remove(&tp->to_send[c], 0);
             e.t_sent = t->k->now;
@@ -121,8 +128,10 @@ static void try_send(traffic_t *t, tport_t *tp)
             if (tp->sent == t->p.count)
                 t->ports_sent++;
         }
+        if (!tp->to_send[c].n)
+            tp->to_send_cls &= ~(1u << c);
     }
-    tp->rr = (tp->rr + 1) % MSG_NUM_CLASSES;
+    tp->rr = tp->rr + 1 == MSG_NUM_CLASSES ? 0 : tp->rr + 1;
 }
 
 static void generate_event(void *obj, uint64_t arg)
@@ -136,6 +145,7 @@ static void generate_event(void *obj, uint64_t arg)
     unsigned dst_port;
     random_msg(t, tp, &e.m, &dst_port);
     pq_push(&tp->to_send[msg_class(e.m.opcode)], &e);
+    tp->to_send_cls |= 1u << msg_class(e.m.opcode);
     tp->generated++;
     try_send(t, tp);
     if (tp->generated < t->p.count)

@@ -294,19 +294,22 @@ def gen_c(d):
           "    v &= fmask(msg_field_width(f));", "    switch (f) {"]
     for f in hdr:
         o.append(f"    case MSG_F_{f['name'].upper()}: m->{f['name']} = ({c_type(f['width'])})v; break;")
+    # msg_equal and msg_check straight-line too: a field at a time, in field order (the first
+    # field that fails names the error), each with its own constant mask.
     o += ["    default: break;", "    }", "}", "", "bool msg_equal(const msg_t *a, const msg_t *b)", "{",
-          "    if (a->opcode != b->opcode)", "        return false;",
-          "    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++)",
-          "        if (msg_field_get(a, 1u << i) != msg_field_get(b, 1u << i))", "            return false;",
-          "    return !memcmp(a->data, b->data, sizeof a->data);", "}", "",
+          "    return a->opcode == b->opcode &&"]
+    o += [f"           a->{f['name']} == b->{f['name']} &&" for f in hdr]
+    o += ["           !memcmp(a->data, b->data, sizeof a->data);", "}", "",
           "const char *msg_check(const msg_t *m)", "{",
           "    if ((unsigned)m->opcode >= MSG_NUM_MSGS)", '        return "undefined opcode";',
-          "    uint32_t used = msg_fields_used(m->opcode);",
-          "    for (unsigned i = 0; i < MSG_NUM_HDR_FIELDS; i++) {", "        uint32_t f = 1u << i;",
-          "        uint64_t v = msg_field_get(m, f);", "        if (v & ~fmask(msg_field_width(f)))",
-          '            return "field value wider than its field";', "        if (!(used & f) && v)",
-          '            return "a field the message does not use is not zero";', "    }",
-          "    msg_data_kind_t k = msg_data_kind(m->opcode);",
+          "    uint32_t used = msg_fields_used(m->opcode);"]
+    for f in hdr:
+        u = f["name"].upper()
+        o += [f"    if ((uint64_t)m->{f['name']} & ~fmask(MSG_FIELD_{u}_W))",
+              '        return "field value wider than its field";',
+              f"    if (!(used & MSG_F_{u}) && m->{f['name']})",
+              '        return "a field the message does not use is not zero";']
+    o += ["    msg_data_kind_t k = msg_data_kind(m->opcode);",
           "    if (k == MSG_DATA_LINE && m->mask != (1u << MSG_WORDS_PER_LINE) - 1u)",
           '        return "line data needs an all-ones mask";',
           "    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)",
