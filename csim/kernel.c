@@ -7,9 +7,10 @@
 #include "hostprof.h"
 #include "worker.h"
 
-static bool before(const event_t *a, const event_t *b)
+/* (t, seq) in order, compared as one 128-bit key: no branch on the tie. */
+static inline bool before(const event_t *a, const event_t *b)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    return ((unsigned __int128)a->t << 64 | a->seq) < ((unsigned __int128)b->t << 64 | b->seq);
 }
 
 void kernel_init(kernel_t *k) { *k = (kernel_t){0}; }
@@ -80,24 +81,32 @@ void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t 
     kernel_at(k, k->now + delay, fn, obj, arg);
 }
 
+/* Bottom-up: the hole left by the top goes down along the smaller children to a leaf (one
+ * comparison a level), then the last event climbs from there (rarely more than a level: it is one
+ * of the latest). About half the comparisons of the usual sift-down; the order of the events is
+ * the same, their (t, seq) keys being distinct. */
 static event_t pop(kernel_t *k)
 {
     event_t top = k->heap[0];
     event_t last = k->heap[--k->n];
+    const size_t n = k->n;
+    if (!n)
+        return top;
     size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= k->n)
-            break;
-        if (c + 1 < k->n && before(&k->heap[c + 1], &k->heap[c]))
+    for (size_t c = 1; c < n; c = 2 * i + 1) {
+        if (c + 1 < n && before(&k->heap[c + 1], &k->heap[c]))
             c++;
-        if (!before(&k->heap[c], &last))
-            break;
         k->heap[i] = k->heap[c];
         i = c;
     }
-    if (k->n)
-        k->heap[i] = last;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!before(&last, &k->heap[parent]))
+            break;
+        k->heap[i] = k->heap[parent];
+        i = parent;
+    }
+    k->heap[i] = last;
     return top;
 }
 
