@@ -13,6 +13,19 @@ static inline bool before(const event_t *a, const event_t *b)
     return ((unsigned __int128)a->t << 64 | a->seq) < ((unsigned __int128)b->t << 64 | b->seq);
 }
 
+/* Puts e at hole i of the heap, climbing while it precedes its parent. */
+static inline void sift_up(event_t *heap, size_t i, event_t e)
+{
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!before(&e, &heap[parent]))
+            break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = e;
+}
+
 void kernel_init(kernel_t *k) { *k = (kernel_t){0}; }
 
 void kernel_free(kernel_t *k)
@@ -63,16 +76,7 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
         }
     }
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_KERNEL);
-    event_t e = {t, ((uint64_t)phase << 62) | k->seq++, fn, obj, arg};
-    size_t i = k->n++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!before(&e, &k->heap[parent]))
-            break;
-        k->heap[i] = k->heap[parent];
-        i = parent;
-    }
-    k->heap[i] = e;
+    sift_up(k->heap, k->n++, (event_t){t, ((uint64_t)phase << 62) | k->seq++, fn, obj, arg});
     hostprof_leave(prev);
 }
 
@@ -99,14 +103,7 @@ static event_t pop(kernel_t *k)
         k->heap[i] = k->heap[c];
         i = c;
     }
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!before(&last, &k->heap[parent]))
-            break;
-        k->heap[i] = k->heap[parent];
-        i = parent;
-    }
-    k->heap[i] = last;
+    sift_up(k->heap, i, last);
     return top;
 }
 
