@@ -8,7 +8,8 @@
 #                show (another one, e.g. an assertion of the model, is an error of the check).
 # NAME.fail.ys / NAME.fail.rumur is a control that must FAIL with a counterexample (so that a check
 # that passes whatever the design does is noticed): a mutation of the model, or a proof without an
-# assumption it needs. One line per check: proven (with states and time for Rumur) or
+# assumption it needs. For Yosys that is a trace ("model found"): an induction that gives up at
+# -maxsteps without one is neither a proof nor a counterexample, and fails the check. One line per check: proven (with states and time for Rumur) or
 # counterexample found. Usage: scripts/formal.sh [--dir DIR] [NAME...] (default: every check of
 # DIR, default constraints/formal). Logs and generated models go to $FORMAL_OUT (default
 # build/formal)/NAME.*. Exit status 1 when any check goes the wrong way.
@@ -46,13 +47,20 @@ gen_model() { # CONF OUT.m
   done < "$conf"
 }
 
-run_ys() { # NAME YS -> 0 proven, 1 proof failed, 2 error
+run_ys() { # NAME YS -> 0 proven, 1 counterexample, 2 error or no proof either way
   local name=$1 ys=$2 log=$out/$1.log
   yosys -q -l "$log" -s "$ys" > /dev/null 2>&1
   local rc=$?
   [ $rc -eq 0 ] && return 0
-  grep -q "proof did fail" "$log" && return 1
-  detail="yosys error (see $log): $(grep -m1 ERROR "$log")"
+  # A failed proof is a counterexample only when Yosys found a trace ("model found", from reset
+  # in an induction's base case): an induction that reached -maxsteps proved nothing either way,
+  # which a control must not pass for.
+  grep -q "proof did fail" "$log" && grep -q "model found" "$log" && return 1
+  if grep -q "proof did fail" "$log"; then
+    detail="no counterexample: the induction reached -maxsteps without a trace or a proof (see $log)"
+  else
+    detail="yosys error (see $log): $(grep -m1 ERROR "$log")"
+  fi
   return 2
 }
 
