@@ -163,9 +163,15 @@
   end
 
   // Non-vacuity (lu_slots_order_reach.fail.ys): the environment reaches a state where the order
-  // matters: a validated update waits in the buffer beside an older committed update of a common
-  // word whose VAL is still in flight.
-  (* keep *) logic f_reorder;
+  // matters (f_reorder: a validated update waits in the buffer beside an older committed update
+  // of a common word whose VAL is still in flight), and a word drains after it.
+  logic f_reorder, f_reorder_seen_q;
+  (* keep *) logic f_reorder_then_drain;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni)        f_reorder_seen_q <= 1'b0;
+    else if (f_reorder) f_reorder_seen_q <= 1'b1;
+  end
+  assign f_reorder_then_drain = rst_ni & f_reorder_seen_q & dtake;
   always_comb begin
     f_reorder = 1'b0;
     for (int s = 0; s < Slots; s++)
