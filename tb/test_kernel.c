@@ -313,23 +313,25 @@ Test(kernel, threads_are_one_or_two)
     kernel_free(&k); /* frees the worker */
 }
 
-/* Edges of clocks whose period is a whole number of picoseconds (1 GHz, 500 MHz) take a shortcut
- * (no 128-bit arithmetic): the same edges as the general formula, and the first edge at or after a
- * time is the first one, for these and for 2.4 GHz (seeded random times and cycles). */
-Test(kernel, exact_period_clocks_have_the_general_formulas_edges)
+/* Edges are computed from the period as a reduced fraction (64-bit arithmetic, the fraction
+ * remembered for a few frequencies): the same edges as the general formula, and the first edge at
+ * or after a time is the first one, for whole-picosecond periods (1 GHz, 500 MHz), 2.4 GHz, 3 GHz
+ * and a frequency coprime to 1 THz, more clocks than the memo holds (seeded random times and
+ * cycles, up to where 128-bit arithmetic takes over). */
+Test(kernel, clock_edges_have_the_general_formulas_edges)
 {
     const uint64_t seed = tb_seed(22);
     rng_t r;
     rng_init_named(&r, seed, "kernel.clocks");
     const clock_domain_t clocks[] = {{"fabric", 1000000000ull}, {"lu", 500000000ull}, {"core", 2400000000ull},
-                                     {"odd", 3000000000ull}};
+                                     {"odd", 3000000000ull}, {"coprime", 999999937ull}};
     for (unsigned i = 0; i < 20000; i++) {
-        const clock_domain_t *c = &clocks[i % 4];
-        uint64_t cycle = rng_below(&r, 1ull << 40);
+        const clock_domain_t *c = &clocks[i % 5];
+        uint64_t cycle = i % 7 ? rng_below(&r, 1ull << 40) : UINT64_MAX - rng_below(&r, 1ull << 20);
         uint64_t want = (uint64_t)((unsigned __int128)cycle * PS_PER_S / c->freq_hz);
         cr_assert_eq(clock_edge(c, cycle), want, "seed=%llu %s cycle %llu", (unsigned long long)seed, c->name,
                      (unsigned long long)cycle);
-        uint64_t t = rng_below(&r, 1ull << 50);
+        uint64_t t = i % 5 ? rng_below(&r, 1ull << 50) : rng_below(&r, 1ull << 62);
         uint64_t k = clock_cycle_at_or_after(c, t);
         cr_assert(clock_edge(c, k) >= t && (k == 0 || clock_edge(c, k - 1) < t),
                   "seed=%llu %s t %llu: cycle %llu is not the first edge at or after it", (unsigned long long)seed,
