@@ -201,6 +201,9 @@ module sw_ports #(
   logic [NumCls-1:0]        many_q [N];
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
   logic [NumCls*N-1:0]      col_q  [N];       // bit c*N + i: input i holds a message of class c
+  logic [N-1:0]             col_any_q;        // outputs whose holders may be any (a superset of
+                                              // col_q[o] != 0: an enqueue sets the bit, a column
+                                              // found empty clears it a cycle later)
   logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
   logic [PortW-1:0]         s2_in_q  [N];
   logic [ClsW-1:0]          s2_cls_q [N];
@@ -248,7 +251,9 @@ module sw_ports #(
       req_a[o]    = '0;
       held_a[o]   = '0;
       starve_a[o] = '0;
-      if (col_q[o] != '0) begin
+      // An output whose column is empty has no holder to look at (a bit test, not a test of its
+      // 352 bits: most outputs, most cycles).
+      if (col_any_q[o]) begin
         avail  = nz_q[o] | {NumCls{fenced_i[o]}};
         plenty = many_q[o] | {NumCls{fenced_i[o]}};
         for (int c = 0; c < NumCls; c++) begin
@@ -617,11 +622,30 @@ module sw_ports #(
     end
   end
 
+  // The outputs whose holders may be any: set by an enqueue, kept while the column holds a bit.
+  always_ff @(posedge clk_i) begin
+    logic [N-1:0] any;
+    if (!rst_ni) begin
+      col_any_q <= '0;
+    end else begin
+      any = '0;
+      if (col_any_q != '0)
+        for (int o = 0; o < N; o++) if (col_any_q[o]) any[o] = col_q[o] != '0;
+      if (enq != '0)
+        for (int i = 0; i < N; i++) if (enq[i]) any[enq_o_[i]] = 1'b1;
+      col_any_q <= any;
+    end
+  end
+
   // The sender's side of the contract (sw_ingress asserts the same per port): a message only on a
   // credit (the buffer has room), after the credits were advertised, and of a defined opcode.
   `ASSERT(rx_respects_credits, (arrive & ~enq) == '0)
   `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open | rxcrd_any))) == '0)
   `ASSERT(rx_opcode_defined, (rx_valid_i & ~fenced_i & op_bad) == '0)
+  // col_any_q covers every output with a holder.
+  for (genvar o = 0; o < N; o++) begin : g_col_any
+    `ASSERT(col_any_covers_holders, col_q[o] == '0 || col_any_q[o])
+  end
 
 endmodule
 `default_nettype wire
