@@ -17,13 +17,15 @@
 // Everything else is free: when REPLs, commits, VALs, drains, searches and purges happen, the
 // masks, the requesters, two lines (address 0 and 1), the initial versions.
 //
-// The property (order_*): when a word leaves for the DRAM log, its slot is validated with its
-// store's version as TS, and no other update of that word committed before it is still in the
-// buffer, validated or not. Since an update's REPL is in the buffer before the update commits, the
+// The property (f_prop_bad never rises): when a word leaves for the DRAM log, its slot is
+// validated with its store's version as TS, and no other update of that word committed before it
+// is still in the buffer, validated or not. Since an update's REPL is in the buffer before the update commits, the
 // log receives each word's updates in commit order. Also: a VAL finds one slot, and no two
 // validated updates of one word ever carry the same TS (val_ts_clash_o never rises).
-// The inv_* assertions are the inductive strengthening the proof needs (facts about reachable
-// states: what the pair matrices mean, the ghost against the block's state).
+// f_inv_bad (never rises either) is the inductive strengthening the proof needs: facts about
+// reachable states, what the pair matrices mean, the ghost against the block's state. The script
+// proves both with sat -prove on these wires rather than through assert cells, whose check Yosys
+// registers a cycle late.
 
   // The environment's free choices, each cycle.
   (* anyseq *) logic             f_commit;      // a store commits
