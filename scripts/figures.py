@@ -530,12 +530,13 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
                                                                    if rest else "")])
     # The LUs' room for store-buffer heads: proactive as configured against lu.head_reserve = none
     reserve = run_key(out, f"proto-{WORKLOADS[0]}-proactive", "lu", "head_reserve")
-    R = {w: load(out, f"reserve-{w}") for w in WORKLOADS}
-    res_norm = {w: R[w]["system"]["exec_time_ns"] / ex[w]["wb"] for w in WORKLOADS}
-    res_mean = geo(list(res_norm.values()))
-    RI = {w: load(out, f"reserve-ideal-{w}") for w in WORKLOADS}
-    ri_norm = {w: RI[w]["system"]["exec_time_ns"] / ex[w]["wb"] for w in WORKLOADS}
-    ri_mean = geo(list(ri_norm.values()))
+    def against_wb(prefix):
+        """The runs <prefix>-<workload>, their execution times normalized to WB's, and the mean of those."""
+        runs = {w: load(out, f"{prefix}-{w}") for w in WORKLOADS}
+        norm_wb = {w: runs[w]["system"]["exec_time_ns"] / ex[w]["wb"] for w in WORKLOADS}
+        return runs, norm_wb, geo(list(norm_wb.values()))
+    R, res_norm, res_mean = against_wb("reserve")
+    RI, ri_norm, ri_mean = against_wb("reserve-ideal")
     head = {w: (P[w]["proactive"]["system"]["repl"]["sets_at_head_frac"],
                 R[w]["system"]["repl"]["sets_at_head_frac"], RI[w]["system"]["repl"]["sets_at_head_frac"])
             for w in WORKLOADS}
