@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_MAX_KEYS 80   /* capacity of the per-key origin array (the table is smaller) */
+#define CONFIG_MAX_KEYS 96   /* capacity of the per-key origin array (the table is smaller) */
 #define CONFIG_MAX_FILES 8   /* configuration files one sim_config_t can be loaded from */
 #define CONFIG_PATH_MAX 256  /* longest remembered file path, including the NUL */
 #define CONFIG_ERR_MAX 512   /* longest error message, including the NUL */
@@ -76,18 +76,27 @@ typedef enum cfg_lnr_wb {
     CFG_LNR_WB_COUNT
 } cfg_lnr_wb_e;
 
-/** How the kvs workload draws its keys. */
+/** How the kvs and the data-sharing workloads draw their keys. */
 typedef enum cfg_keys {
     CFG_KEYS_UNIFORM = 0, /* uniform (paper section VI) */
     CFG_KEYS_ZIPFIAN = 1, /* YCSB's scrambled Zipfian (rng_zipf_t) */
     CFG_KEYS_COUNT
 } cfg_keys_e;
 
+/** A data-sharing workload's flushes left out on purpose (a mutation its checks must catch). */
+typedef enum cfg_skip_flush {
+    CFG_SKIP_NONE = 0,   /* every flush the design needs */
+    CFG_SKIP_READER = 1, /* a reader keeps its stale copy: no flush when the record moved */
+    CFG_SKIP_WRITER = 2, /* a writer leaves its new object in its own CN's caches */
+    CFG_SKIP_COUNT
+} cfg_skip_flush_e;
+
 /** The workloads `make run` and the tests run (csim/workloads/). */
 typedef enum cfg_workload {
     CFG_WL_OCEAN = 0, /* red-black stencil over a shared grid, barriers (ocean-like) */
     CFG_WL_FLUID = 1, /* lock-protected updates of shared cells (fluidanimate-like) */
     CFG_WL_KVS = 2,   /* YCSB-like key-value store on CXL memory */
+    CFG_WL_HCMETA = 3, /* objects in the LNR, an index and coherence records in the SCR (HCMeta) */
     CFG_WL_COUNT
 } cfg_workload_e;
 
@@ -190,6 +199,16 @@ typedef struct sim_config {
         uint64_t kvs_read_pct;
         cfg_keys_e kvs_keys;       /* how its keys are drawn */
         double kvs_zipf_theta;
+        /* The data-sharing workloads on partly coherent memory (hcmeta). */
+        uint64_t share_objects;
+        uint64_t share_object_bytes;
+        uint64_t share_ops;        /* in all, over the threads */
+        uint64_t share_read_pct;
+        cfg_keys_e share_keys;
+        double share_zipf_theta;
+        uint64_t share_scr_budget; /* bytes of SCR for the sharing metadata; 0: unlimited */
+        cfg_skip_flush_e share_skip_flush;
+        uint64_t hcmeta_rpc_ps;    /* the owner's software time per request */
     } workload;
 
     /* Bookkeeping: where each value came from (indexed like the key table). */
@@ -262,7 +281,7 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
-/** Name of a workload ("ocean", "fluid", "kvs"). */
+/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta"). */
 const char *config_workload_name(cfg_workload_e w);
 
 #endif

@@ -325,7 +325,7 @@ static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
 }
 
 static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
-                      bool ideal)
+                      bool unreplicated)
 {
     system_t *s = obj;
     if (addr_is_local(addr))
@@ -336,7 +336,7 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
     (*s->commits)++;
     if (s->fail_after && *s->commits == s->fail_after)
         system_fail_at(s, s->fail_cn, s->k->now); /* not from inside the core */
-    if (s->dk && !ideal) { /* an ideal synchronization write is not replicated: no LU logs it */
+    if (s->dk && !unreplicated) { /* an ideal synchronization write or an LNR word: no LU logs it */
         struct hword *w = hist_word(s, addr, true);
         if (w->n == w->cap) {
             w->cap = w->cap ? 2 * w->cap : 4;
@@ -746,6 +746,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 .protocol = cfg->core.protocol,
                 .coalesce = cfg->core.coalesce,
                 .sync_ideal = cfg->core.sync == CFG_SYNC_IDEAL,
+                .lnr_lo = cfg->mem.scr_size_bytes ? s->scr_hi : 0,
                 .repl = n->repl ? cn_repl_if(n->repl) : NULL,
                 .name = cname,
             };

@@ -542,6 +542,18 @@ Test(config, coherent_region_beyond_remote_memory)
                           "mem.mn_size=4 MiB), system.num_mn = 2 (--set system.num_mn=2)");
 }
 
+Test(config, hcmeta_needs_an_lnr_and_no_failure)
+{
+    expect_validate_error((const char *const[]){"workload.name=hcmeta", NULL},
+                          "--set workload.name=hcmeta: workload.name: hcmeta keeps its objects in the Large "
+                          "Non-coherent Region, which mem.scr_size = 0 leaves out (all remote memory coherent): "
+                          "workload.name = hcmeta (--set workload.name=hcmeta), mem.scr_size = 0 B (<default>)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=hcmeta", "fail.at=10us", NULL},
+                          "--set workload.name=hcmeta: workload.name: hcmeta does not survive a CN failure (its owners' service "
+                          "is not recovered): workload.name = hcmeta (--set workload.name=hcmeta), fail.at = 10 us "
+                          "(--set fail.at=10 us)");
+}
+
 Test(config, unknown_workload_name)
 {
     sim_config_t c;

@@ -33,6 +33,7 @@
 #include "stats.h"
 #include "system.h"
 #include "tb_seed.h"
+#include "workloads/workloads.h"
 
 static unsigned iters(unsigned dflt)
 {
@@ -136,6 +137,77 @@ Test(system, kvs_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
     uint64_t seed = tb_seed(13);
     workload_case("kvs", "wb", seed);
     workload_case("kvs", "wt", seed);
+}
+
+/* hcmeta on small.ini with a 64 KiB coherent region: 64 objects of 256 B in the LNR, 200
+ * operations (read_pct % gets), an SCR budget for half of them (owners share more on request),
+ * the owner's time 1 us; skip: a flush mutation (share_skip_flush) or "none". */
+static void hcmeta_config(sim_config_t *c, const char *proto, uint64_t seed, const char *read_pct, const char *skip)
+{
+    char sp[64], ss[64], sr[64], sk[64];
+    snprintf(sp, sizeof sp, "core.protocol=%s", proto);
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
+    snprintf(sr, sizeof sr, "workload.share_read_pct=%s", read_pct);
+    snprintf(sk, sizeof sk, "workload.share_skip_flush=%s", skip);
+    const char *sets[] = {"workload.name=hcmeta", sp, ss, sr, sk, "fabric.link_jitter=20ns", "mem.scr_size=64KiB",
+                          "workload.share_objects=64", "workload.share_object_size=256B", "workload.share_ops=200",
+                          "workload.share_scr_budget=1664B", "workload.hcmeta_rpc=1us", NULL};
+    small_config(c, sets);
+}
+
+Test(system, hcmeta_under_wb_and_proactive_is_correct_and_loses_nothing, .timeout = 300)
+{
+    /* GIVEN hcmeta (objects in the LNR, index and records in the SCR, room for half the objects)
+     * WHEN it runs on the whole system under WB and under DIKTAMO-proactive
+     * THEN its check passes (every get current and whole, puts serialized, the last puts in memory),
+     * the oracle loses nothing, and owners shared objects on request */
+    uint64_t seed = tb_seed(14);
+    static const char *const protos[] = {"wb", "proactive"};
+    for (int p = 0; p < 2; p++) {
+        sim_config_t c;
+        hcmeta_config(&c, protos[p], seed, "70", "none");
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "hcmeta under %s, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", protos[p], seed,
+                 seed);
+        oracle_report_t rep;
+        run_and_check(&r, &wl_hcmeta, 0, NULL, ctx, &rep);
+        cr_assert(rep.stores > 0 && rep.lost + rep.phantom == 0, "%s: %llu stores, %llu lost, %llu phantom", ctx,
+                  (unsigned long long)rep.stores, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        const uint64_t *rpcs = stats_find_counter(&r.st, "workload.hcmeta.rpcs");
+        const uint64_t *flushes = stats_find_counter(&r.st, "workload.hcmeta.flushes");
+        cr_assert(rpcs && *rpcs > 0 && flushes && *flushes > 0, "%s: no request to an owner or no flush", ctx);
+        cr_log_info("%s: %llu requests, %llu lines flushed", ctx, (unsigned long long)*rpcs,
+                    (unsigned long long)*flushes);
+        sys_close(&r);
+    }
+}
+
+Test(system, hcmeta_without_a_flush_fails_its_check, .timeout = 300)
+{
+    /* GIVEN hcmeta, half its operations puts, with a reader that keeps its stale copies or a writer
+     * that leaves its new object in its CN's caches
+     * WHEN it runs on the whole system (LNR lines cached without coherence, as hardware does)
+     * THEN the run's check fails: the workload's (a stale or torn read, puts not serialized) or,
+     * for the writer, the oracle's first (its last stores never reached memory) */
+    uint64_t seed = tb_seed(15);
+    static const char *const skips[] = {"reader", "writer"};
+    for (int m = 0; m < 2; m++) {
+        sim_config_t c;
+        hcmeta_config(&c, "wb", seed, "50", skips[m]);
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, &wl_hcmeta, 0, NULL, err), 0, "%s", err);
+        cr_assert_eq(system_run(r.s, 50 * PS_PER_MS, NULL), RUN_DONE);
+        oracle_report_t rep;
+        int rc = system_check(r.s, NULL, 0, &rep, err);
+        cr_assert(rc != 0 && (strstr(err, "hcmeta: ") || (m == 1 && strstr(err, "oracle: ") && rep.lost > 0)),
+                  "seed %" PRIu64 ": without the %s's flush: %s", seed, skips[m], rc ? err : "the check passed");
+        cr_log_info("without the %s's flush: %s", skips[m], err);
+        sys_close(&r);
+    }
 }
 
 /* =============================================================================================
@@ -703,28 +775,40 @@ static void lnr_thread(wl_thread_t *t, void *state)
 Test(system, lnr_lines_are_cached_without_coherence_until_flushed, .timeout = 120)
 {
     /* GIVEN half of remote memory coherent, the other half the LNR; a thread of CN 1 caches an LNR
-     * line, a thread of CN 0 writes it, flushes it, then sets a coherent flag */
-    sim_config_t c;
-    small_config(&c, (const char *const[]){"mem.scr_size=2MiB", NULL});
-    sys_run_t r;
-    sys_open(&r, &c, true);
-    lnr_t x = {0};
-    workload_t w = {.name = "lnr", .setup = lnr_setup, .thread = lnr_thread};
-    char err[SYSTEM_ERR_MAX] = "";
-    cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
-    cr_assert_geq(x.a, 2ull << 20, "an LNR address lies above the coherent region");
-    cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
-    oracle_report_t rep;
-    cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s", err);
-    /* THEN CN 1 still reads its stale copy after the flag, and the new words after its own flush */
-    for (unsigned i = 0; i < 8; i++) {
-        cr_assert_eq(x.before[i], 0);
-        cr_assert_eq(x.stale[i], 0, "word %u: a non-coherent copy was updated behind the reader's back", i);
-        cr_assert_eq(x.after[i], 1 + i, "word %u: the flushed words did not reach the reader", i);
-        cr_assert_eq(system_peek(r.s, 0, x.a + 8 * i), 1 + i);
+     * line, a thread of CN 0 writes it, flushes it, then sets a coherent flag; under WB, and under
+     * DIKTAMO-proactive */
+    static const char *const protos[] = {"core.protocol=wb", "core.protocol=proactive"};
+    for (int p = 0; p < 2; p++) {
+        sim_config_t c;
+        small_config(&c, (const char *const[]){"mem.scr_size=2MiB", protos[p], NULL});
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        lnr_t x = {0};
+        workload_t w = {.name = "lnr", .setup = lnr_setup, .thread = lnr_thread};
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
+        cr_assert_geq(x.a, 2ull << 20, "an LNR address lies above the coherent region");
+        cr_assert_eq(system_run(r.s, 10 * PS_PER_MS, NULL), RUN_DONE);
+        oracle_report_t rep;
+        cr_assert_eq(system_check(r.s, stderr, 10, &rep, err), 0, "%s: %s", protos[p], err);
+        /* THEN CN 1 still reads its stale copy after the flag, and the new words after its own flush */
+        for (unsigned i = 0; i < 8; i++) {
+            cr_assert_eq(x.before[i], 0);
+            cr_assert_eq(x.stale[i], 0, "%s: word %u: a non-coherent copy was updated behind the reader's back",
+                         protos[p], i);
+            cr_assert_eq(x.after[i], 1 + i, "%s: word %u: the flushed words did not reach the reader", protos[p], i);
+            cr_assert_eq(system_peek(r.s, 0, x.a + 8 * i), 1 + i);
+        }
+        cr_assert_eq(rep.stores, 9, "8 LNR words and the flag");
+        /* AND under DIKTAMO only the coherent flag is replicated: the LNR words commit as under WB
+         * (they reach other CNs only through MN memory, which holds them) */
+        if (p == 1) {
+            const uint64_t *sets = stats_find_counter(&r.st, "cn0.core0.repl_sets");
+            cr_assert(sets && *sets == 1, "REPL sets of the writer: %llu, want 1 (the flag's)",
+                      sets ? (unsigned long long)*sets : 0ull);
+        }
+        sys_close(&r);
     }
-    cr_assert_eq(rep.stores, 9, "8 LNR words and the flag");
-    sys_close(&r);
 }
 
 /* Publishing a 1 KB object in the LNR: the writer (CN 0) writes its 16 lines, writes them back

@@ -50,6 +50,22 @@ static sim_config_t small_cfg(void)
     return c;
 }
 
+/* hcmeta's: 64 objects of 256 B in the LNR, 600 operations, 70 % gets, an SCR budget of 32
+ * entries (on 4 CNs two sets of 4 per owner: half the objects shared at a time, so owners share
+ * more on request and unshare others), the owner's software time 1 us. */
+static sim_config_t hc_cfg(void)
+{
+    sim_config_t c = small_cfg();
+    c.mem.scr_size_bytes = 64 * 1024;
+    c.workload.share_objects = 64;
+    c.workload.share_object_bytes = 256;
+    c.workload.share_ops = 600;
+    c.workload.share_read_pct = 70;
+    c.workload.share_scr_budget = 32 * 52;
+    c.workload.hcmeta_rpc_ps = 1000000;
+    return c;
+}
+
 static const workload_t *find(const char *name)
 {
     const workload_t *w = workload_find(name);
@@ -163,6 +179,147 @@ Test(workloads, kvs_passes_its_check_and_the_oracle)
     runs_clean("kvs", &c, 320);
 }
 
+Test(workloads, hcmeta_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 64 objects, 600 operations, 70 % gets, Zipfian keys, room in the SCR for half of them
+     * WHEN run on 1..16 threads THEN every get returned a version current during it, whole; puts
+     * serialized; memory holds every last put; the index consistent */
+    sim_config_t c = hc_cfg();
+    runs_clean("hcmeta", &c, 500);
+    /* and uniform keys, with an SCR budget for every object, with all gets and with all puts */
+    c.workload.share_keys = CFG_KEYS_UNIFORM;
+    runs_clean("hcmeta", &c, 510);
+    c.workload.share_scr_budget = 0;
+    runs_clean("hcmeta", &c, 520);
+    c = hc_cfg();
+    c.workload.share_read_pct = 100;
+    runs_clean("hcmeta", &c, 530);
+    c.workload.share_read_pct = 0;
+    c.workload.share_objects = 8;
+    runs_clean("hcmeta", &c, 540);
+}
+
+/* hcmeta on the functional runner: 4 threads (one per CN), the statistic `name`'s value. */
+static uint64_t hc_stat(wl_func_t *f, const char *name)
+{
+    const uint64_t *p = wl_func_counter(f, name);
+    cr_assert_not_null(p, "no statistic workload.%s", name);
+    return *p;
+}
+
+Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
+{
+    /* GIVEN hcmeta on 4 threads, one per CN
+     * WHEN its SCR budget holds half of the objects
+     * THEN hosts ask owners to share objects (requests, installs, evictions) and flush stale copies;
+     * WHEN the budget holds them all THEN no request, install or eviction */
+    uint64_t seed = tb_seed(550);
+    sim_config_t c = hc_cfg();
+    for (int unlimited = 0; unlimited < 2; unlimited++) {
+        c.workload.share_scr_budget = unlimited ? 0 : 32 * 52;
+        wl_func_t *f = wl_func_create(find("hcmeta"), &c, 4, NUM_CN, seed);
+        char err[WL_ERR_MAX];
+        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                  "seed %llu: %s", (unsigned long long)seed, err);
+        uint64_t gets = hc_stat(f, "hcmeta.gets"), puts = hc_stat(f, "hcmeta.puts"), rpcs = hc_stat(f, "hcmeta.rpcs");
+        uint64_t inst = hc_stat(f, "hcmeta.installs"), ev = hc_stat(f, "hcmeta.evictions");
+        cr_log_info("hcmeta, %s SCR: %llu gets, %llu puts, %llu requests (%llu ps), %llu installs, %llu evictions, "
+                    "%llu lines flushed, %llu retries", unlimited ? "unlimited" : "half the objects'",
+                    (unsigned long long)gets, (unsigned long long)puts, (unsigned long long)rpcs,
+                    (unsigned long long)hc_stat(f, "hcmeta.rpc_ps"), (unsigned long long)inst, (unsigned long long)ev,
+                    (unsigned long long)hc_stat(f, "hcmeta.flushes"), (unsigned long long)hc_stat(f, "hcmeta.retries"));
+        cr_assert_eq(gets + puts, 600);
+        cr_assert(gets > 300 && puts > 100, "seed %llu: %llu gets, %llu puts of 600 at 70 %% gets",
+                  (unsigned long long)seed, (unsigned long long)gets, (unsigned long long)puts);
+        cr_assert_eq(hc_stat(f, "hcmeta.torn_reads"), 0);
+        cr_assert(hc_stat(f, "hcmeta.flushes") > 0, "seed %llu: puts but no line flushed", (unsigned long long)seed);
+        if (unlimited)
+            cr_assert(rpcs == 0 && inst == 0 && ev == 0, "seed %llu: room for all, yet %llu requests, %llu installs, "
+                      "%llu evictions", (unsigned long long)seed, (unsigned long long)rpcs, (unsigned long long)inst,
+                      (unsigned long long)ev);
+        else
+            cr_assert(rpcs > 0 && inst >= rpcs / 2 && ev > 0 && ev <= inst && hc_stat(f, "hcmeta.rpc_ps") > 0,
+                      "seed %llu: %llu requests, %llu installs, %llu evictions", (unsigned long long)seed,
+                      (unsigned long long)rpcs, (unsigned long long)inst, (unsigned long long)ev);
+        wl_func_free(f);
+    }
+}
+
+Test(workloads, hcmeta_check_catches_a_missing_flush)
+{
+    /* GIVEN hcmeta on 4 threads of 4 CNs, half its operations puts, with a mutation: readers keep
+     * their stale copies (no flush when the record moved), or writers leave their new object in
+     * their own CN's caches
+     * WHEN run on the functional runner, whose CNs keep LNR copies until flushed (as hardware does)
+     * THEN the check fails, naming a stale or torn read (each of 4 seeds) */
+    static const cfg_skip_flush_e muts[] = {CFG_SKIP_READER, CFG_SKIP_WRITER};
+    uint64_t base = tb_seed(560);
+    for (size_t m = 0; m < 2; m++)
+        for (uint64_t k = 0; k < 4; k++) {
+            sim_config_t c = hc_cfg();
+            c.workload.share_read_pct = 50;
+            c.workload.share_objects = 16;
+            c.workload.share_scr_budget = 0;
+            c.workload.share_skip_flush = muts[m];
+            char err[WL_ERR_MAX] = "";
+            int rc = wl_func_run(find("hcmeta"), &c, 4, NUM_CN, base + k, err);
+            cr_assert_eq(rc, -1, "seed %llu (TB_SEED=%llu): without the %s's flush the check passed",
+                         (unsigned long long)(base + k), (unsigned long long)base, m ? "writer" : "reader");
+            cr_assert(strncmp(err, "hcmeta: ", 8) == 0 && !strchr(err, '\n'), "%s", err);
+            cr_log_info("hcmeta without the %s's flush: %s", m ? "writer" : "reader", err);
+        }
+}
+
+Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
+{
+    /* GIVEN a finished hcmeta run on 4 threads, half puts on 8 objects, and thread 0's log (CN 0's
+     * local memory after its seen table: a key word with the top bit for a put, version, start, end)
+     * and one of its gets whose key thread 0 put again later */
+    sim_config_t c = hc_cfg();
+    c.workload.share_objects = 8;
+    c.workload.share_read_pct = 50;
+    uint64_t seed = tb_seed(570);
+    wl_func_t *f = wl_func_create(find("hcmeta"), &c, 4, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    wl_env_t *e = wl_func_env(f);
+    const uint64_t log = ADDR_LOCAL_BASE + 8 * 8, n = 600 / 4;
+    uint64_t g = n, later_end = 0;
+    for (uint64_t i = 0; i < n && !later_end; i++) {
+        uint64_t kw = e->ops->peek(e, 0, log + 32 * i);
+        if (kw >> 63)
+            continue;
+        for (uint64_t j = i + 1; j < n && !later_end; j++)
+            if (e->ops->peek(e, 0, log + 32 * j) == (kw | 1ull << 63)) {
+                g = i;
+                later_end = e->ops->peek(e, 0, log + 32 * j + 24);
+            }
+    }
+    cr_assert(later_end, "seed %llu: thread 0 never put a key it had read", (unsigned long long)seed);
+    const uint64_t ga = log + 32 * g, t0 = e->ops->peek(e, 0, ga + 16), t1 = e->ops->peek(e, 0, ga + 24);
+    /* WHEN the get is moved after that put's end THEN its version is stale */
+    wl_func_corrupt(f, 0, ga + 16, later_end + 1);
+    wl_func_corrupt(f, 0, ga + 24, later_end + 2);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a stale get passed", (unsigned long long)seed);
+    cr_assert(strstr(err, "stale: thread"), "%s", err);
+    cr_log_info("%s", err);
+    /* WHEN it returns a version one more than it did, moved before any put THEN that version was not yet
+     * written (or never) */
+    wl_func_corrupt(f, 0, ga + 16, 0);
+    wl_func_corrupt(f, 0, ga + 24, 0);
+    uint64_t ver = e->ops->peek(e, 0, ga + 8);
+    wl_func_corrupt(f, 0, ga + 8, ver + 1);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: an early get passed", (unsigned long long)seed);
+    cr_assert(strstr(err, "whose put began only at") || strstr(err, "never written"), "%s", err);
+    cr_log_info("%s", err);
+    /* and restored, the check passes again */
+    wl_func_corrupt(f, 0, ga + 8, ver);
+    wl_func_corrupt(f, 0, ga + 16, t0);
+    wl_func_corrupt(f, 0, ga + 24, t1);
+    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    wl_func_free(f);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Each check can fail */
 
@@ -170,9 +327,9 @@ Test(workloads, kvs_passes_its_check_and_the_oracle)
  * setup initialized whose final value is neither 0 nor 1 (lock, barrier and counter words the
  * checks need not judge), and wants check() to fail each time naming something, and to pass
  * again once the word is restored. */
-static void corruption_fails(const char *name, uint64_t dflt_seed, unsigned tries)
+static void corruption_fails(const char *name, const sim_config_t *cfg, uint64_t dflt_seed, unsigned tries)
 {
-    sim_config_t c = small_cfg();
+    sim_config_t c = *cfg;
     uint64_t seed = tb_seed(dflt_seed);
     wl_func_t *f = wl_func_create(find(name), &c, 7, NUM_CN, seed);
     char err[WL_ERR_MAX];
@@ -209,8 +366,16 @@ static void corruption_fails(const char *name, uint64_t dflt_seed, unsigned trie
     wl_func_free(f);
 }
 
-Test(workloads, ocean_check_fails_on_a_corrupted_word) { corruption_fails("ocean", 400, 20); }
-Test(workloads, fluid_check_fails_on_a_corrupted_word) { corruption_fails("fluid", 410, 20); }
+Test(workloads, ocean_check_fails_on_a_corrupted_word)
+{
+    sim_config_t c = small_cfg();
+    corruption_fails("ocean", &c, 400, 20);
+}
+Test(workloads, fluid_check_fails_on_a_corrupted_word)
+{
+    sim_config_t c = small_cfg();
+    corruption_fails("fluid", &c, 410, 20);
+}
 /* The most stores any one word of kvs received: with every operation a put, twice the puts of its
  * hottest key (each put takes the record's lock word by cas and releases it by a store). */
 static uint64_t kvs_hottest_puts(const sim_config_t *c, uint64_t seed)
@@ -275,7 +440,16 @@ Test(workloads, kvs_counts_its_operations_in_the_run_statistics)
     wl_func_free(f);
 }
 
-Test(workloads, kvs_check_fails_on_a_corrupted_word) { corruption_fails("kvs", 420, 20); }
+Test(workloads, kvs_check_fails_on_a_corrupted_word)
+{
+    sim_config_t c = small_cfg();
+    corruption_fails("kvs", &c, 420, 20);
+}
+Test(workloads, hcmeta_check_fails_on_a_corrupted_word)
+{
+    sim_config_t c = hc_cfg();
+    corruption_fails("hcmeta", &c, 430, 40);
+}
 
 Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)
 {
@@ -330,6 +504,28 @@ Test(workloads, setup_refuses_what_does_not_fit)
     setup_refuses("fluid", &c, 4, "fluid: thread 0's log of 200 moves (6400 bytes) does not fit CN 0's local memory");
     c.workload.kvs_ops = 4 * 300; /* 300 puts at most per thread: 4 800 B */
     setup_refuses("kvs", &c, 4, "kvs: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
+}
+
+Test(workloads, hcmeta_setup_refuses_what_cannot_work)
+{
+    /* GIVEN no LNR (mem.scr_size = 0), an SCR budget short of a set per CN, an SCR too small for
+     * the index, or an LNR too small for the objects THEN setup refuses, saying which */
+    sim_config_t c = hc_cfg();
+    c.mem.scr_size_bytes = 0;
+    setup_refuses("hcmeta", &c, 4, "hcmeta: needs a Large Non-coherent Region for its objects (mem.scr_size = 0");
+    c = hc_cfg();
+    c.workload.share_scr_budget = 15 * 52;
+    setup_refuses("hcmeta", &c, 4, "hcmeta: a budget of 780 bytes of SCR buys 15 entries, fewer than a set of 4 for "
+                                   "each CN that runs threads (16)");
+    c = hc_cfg();
+    c.mem.scr_size_bytes = 2048;
+    setup_refuses("hcmeta", &c, 4, "hcmeta: an index of 32 entries (2048 bytes) and 4 mailboxes do not fit the "
+                                   "coherent region (mem.scr_size)");
+    c = hc_cfg();
+    c.system.num_mn = 2;
+    c.mem.mn_size_bytes = 64 * 1024; /* 128 KiB of CXL memory, 64 of it the SCR */
+    c.workload.share_objects = 300;  /* 75 KiB of objects */
+    setup_refuses("hcmeta", &c, 4, "hcmeta: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
 }
 
 Test(workloads, setup_refuses_impossible_sizes)
@@ -707,10 +903,12 @@ Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
 Test(workloads, default_sizes_pass_on_64_threads)
 {
     /* GIVEN the configuration's default sizes (paper.ini's), 64 threads on 16 CNs (the paper's
-     * cluster) WHEN each workload runs THEN it passes its check and the oracle */
+     * cluster), and for hcmeta a 1 MiB coherent region (its objects in the LNR above it) WHEN each
+     * workload runs THEN it passes its check and the oracle */
     sim_config_t c;
     config_defaults(&c);
     for (unsigned i = 0; workloads[i]; i++) {
+        c.mem.scr_size_bytes = i == CFG_WL_HCMETA ? 1u << 20 : 0;
         char err[WL_ERR_MAX];
         cr_assert_eq(wl_func_run(workloads[i], &c, 64, 16, tb_seed(900), err), 0, "seed %llu: %s",
                      (unsigned long long)tb_seed(900), err);

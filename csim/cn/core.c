@@ -148,6 +148,7 @@ typedef struct sq_ent {
     uint64_t addr, value;
     uint64_t d, r; /* dispatch and retire cycles */
     bool ideal;    /* an idealized synchronization write (core_params_t.sync_ideal) */
+    bool lnr;      /* a store to the Large Non-coherent Region (not replicated) */
     bool flush;    /* a clflushopt of addr's line (addr: the line), not a store */
 } sq_ent_t;
 
@@ -162,6 +163,7 @@ typedef struct sb_entry {
     unsigned nst;
     bool started, committed;
     bool ideal;      /* all its stores are idealized synchronization writes: a plain WB commit */
+    bool lnr;        /* its line is in the Large Non-coherent Region: a plain WB commit */
     bool flush;      /* a clflushopt of the line (no words): sent when at the head, not waited for */
     uint64_t t_head; /* cycle the entry started draining */
     uint64_t t_coh;  /* cycle its coherence transaction ended (write permission in L1); 0: not yet */
@@ -263,6 +265,7 @@ struct core {
     uint32_t rmw_h;
     bool rmw_repl;
     bool rmw_ideal; /* the rmw is an idealized synchronization write */
+    bool rmw_lnr;   /* the rmw is on the Large Non-coherent Region (not replicated) */
 
     /* Statistics. */
     stats_t own_stats;       /* when the caller gave none */
@@ -532,6 +535,15 @@ static void ev_sb_next(void *obj, uint64_t arg)
 }
 
 /* The commit point of the head entry: its words are visible. */
+/* addr is in the Large Non-coherent Region. Its stores become visible to other CNs only when
+ * written back to MN memory, which then holds them (durable against a CN's failure); the
+ * coherent region's ordering, which the DIKTAMO protocols replicate with its versions, does not
+ * exist for them. So they commit as under WB, unreplicated. */
+static bool in_lnr(const core_t *c, uint64_t addr)
+{
+    return c->p.lnr_lo && !addr_is_local(addr) && addr_gline(addr_line(addr)) >= c->p.lnr_lo;
+}
+
 static void sb_committed(core_t *c, sb_entry_t *e)
 {
     assert(c->sb_n > 0 && e == sb_at(c, c->sb_head) && e->started && !e->committed);
@@ -549,7 +561,7 @@ static void sb_committed(core_t *c, sb_entry_t *e)
             continue;
         }
         if (c->commit_fn)
-            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, e->ideal);
+            c->commit_fn(c->commit_obj, c->p.cn, c->p.id, s->addr, s->value, c->k->now, e->ideal || e->lnr);
         *c->n_ideal += e->ideal;
         if (remote) {
             stats_hist_add(c->h_rob, s->r - s->d);
@@ -682,7 +694,8 @@ static void ev_st_retire(void *obj, uint64_t seq)
     assert(c->sb_n < c->sbcap);
     sb_entry_t *e = sb_at(c, c->sb_head + c->sb_n++);
     *e = (sb_entry_t){
-        .id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1, .ideal = s->ideal, .flush = s->flush};
+        .id = ++c->sb_ids, .line = line, .mask = bit, .first = seq, .nst = 1, .ideal = s->ideal, .lnr = s->lnr,
+        .flush = s->flush};
     e->words[addr_word(s->addr)] = s->value;
     if (c->proto->on_enter)
         c->proto->on_enter(c, e, false);
@@ -807,7 +820,7 @@ static bool dk_gate(void *obj, uint64_t tag)
 
 static void dk_on_head(core_t *c, sb_entry_t *e)
 {
-    if (addr_is_local(e->line) || e->ideal) {
+    if (addr_is_local(e->line) || e->ideal || e->lnr) {
         store_head(c, e, false);
         return;
     }
@@ -828,7 +841,7 @@ static void proactive_on_enter(core_t *c, sb_entry_t *e, bool merged)
             return;
         y = sb_at(c, c->sb_head + c->sb_n - 2); /* can no longer grow: e opened behind it */
     }
-    if (!y->started && !y->rsent && !addr_is_local(y->line) && !y->ideal && !y->flush)
+    if (!y->started && !y->rsent && !addr_is_local(y->line) && !y->ideal && !y->lnr && !y->flush)
         dk_send(c, y, y != sb_at(c, c->sb_head)); /* at the head already (about to start): not early */
 }
 
@@ -864,7 +877,7 @@ static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned versi
         c->repl.val(c->repl.obj, c->rmw_h, version);
     }
     if (c->commit_fn)
-        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now, c->rmw_ideal);
+        c->commit_fn(c->commit_obj, c->p.cn, c->p.id, c->wait_addr, v, c->k->now, c->rmw_ideal || c->rmw_lnr);
     *c->n_ideal += c->rmw_ideal;
 }
 
@@ -1080,7 +1093,8 @@ static void sq_dispatch(core_t *c, uint64_t addr, uint64_t v, bool flush)
     sq_ent_t *s = sq_ent(c, seq);
     uint64_t rr = retire_one(c, r, d + 1);
     bool ideal = !flush && c->p.sync_ideal && c->t->sync && !addr_is_local(addr);
-    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr, .ideal = ideal, .flush = flush};
+    *s = (sq_ent_t){.addr = addr, .value = v, .d = d, .r = rr, .ideal = ideal, .lnr = !flush && in_lnr(c, addr),
+                    .flush = flush};
     kernel_at(c->k, edge(c, rr), ev_st_retire, c, seq);
     trace(c, flush ? CORE_REC_FLUSH_OPT : CORE_REC_STORE, r, d, d, d + 1);
 }
@@ -1128,7 +1142,8 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
     serialize(c, &r, &d);
     (*c->n_rmws)++;
     c->rmw_ideal = c->p.sync_ideal && t->sync && !addr_is_local(addr);
-    if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr) && !c->rmw_ideal)
+    c->rmw_lnr = in_lnr(c, addr);
+    if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr) && !c->rmw_ideal && !c->rmw_lnr)
         c->mem.rmw_gated(c->mem.obj, c->p.id, addr, op, a, b, cb_rmw_gate, cb_rmw_committed, cb_io_done, c,
                          ++c->io_tag);
     else

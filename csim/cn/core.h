@@ -65,14 +65,17 @@ typedef struct core_params {
                                  without it is the paper's DIKTAMO-proactive-noC) */
     bool sync_ideal;          /* cfg core.sync = ideal: the thread's synchronization writes
                                  (wl_thread_t.sync) commit as under WB: no write-through, no REPL */
+    uint64_t lnr_lo;          /* first global line of the Large Non-coherent Region, whose stores the
+                                 DIKTAMO protocols do not replicate; 0: none (all remote coherent) */
     size_t stack_bytes;       /* the thread's coroutine stack; 0: 256 KiB */
 } core_params_t;
 
 /** A committed store word (the oracle of committed stores records these): t_ps is the commit
- *  point. An rmw that writes reports its new value. ideal: an idealized synchronization write
- *  (core_params_t.sync_ideal): committed but neither written through nor replicated. */
+ *  point. An rmw that writes reports its new value. unreplicated: a remote word no LU logs (under a
+ *  DIKTAMO protocol): an idealized synchronization write (core_params_t.sync_ideal) or an LNR word
+ *  (core_params_t.lnr_lo). */
 typedef void (*core_commit_fn)(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
-                               bool ideal);
+                               bool unreplicated);
 
 /** A core on kernel k, reaching memory only through mem (copied; mem->obj must outlive the core),
  *  registering its statistics in st under p->name. NULL with err (256 bytes, one line) on a bad

@@ -1,0 +1,402 @@
+/* hcmeta: HCMeta, the baseline of data sharing on partly coherent CXL memory (the Megalon blog's
+ * description: a shared index and one coherence record per shared object in the small coherent
+ * region, SCR; the objects in the large non-coherent region, LNR, whose copies in a CN's caches go
+ * stale without warning). Objects, operations and the check: share.h.
+ *
+ * SCR (coherent):
+ *   index    C entries of a line each: word 0 key + 1 (0: empty), word 1 the object's LNR address,
+ *            word 2 its coherence record (bit 0 lock, the rest a version that only grows). C is
+ *            workload.share_scr_budget / 52 (the blog's SCR bytes per shared object; an entry is
+ *            padded to its own line here), or, with a budget of 0, enough for every object. The
+ *            entries are partitioned by owner, the CNs that run threads (key k's is owner k mod
+ *            owners), into sets of 4 ways; k's set is (k / owners) mod sets, so that with room for
+ *            every object no set overflows.
+ *   mailbox  per thread a request word (number, owner, key) and a reply word (the number answered); per
+ *            owner a doorbell word that clients add to after writing a request.
+ *   done     threads that have finished their operations.
+ * Local (each CN): seen[key], the record (entry, version) this CN last validated key's cached lines
+ * against; an owner's lock, the doorbell count it has served, and a FIFO hand per set it owns.
+ *
+ * get: find the key in its set (4 independent loads). Absent: the object is not shared; ask the
+ * owner (below) and look again. Present: read the record (spin while locked); if it is not the one
+ * this CN validated, flush the object's lines; read the object; read the record and the key word
+ * again: either moved, retry; else remember the record and return the object.
+ * put: find, lock the record by compare-and-swap, flush stale lines as a get does, read the
+ * object's version, write the object and write it back (clflushopt each line, fence), then store
+ * the record's next version unlocked, and fence so the put ends visible.
+ * Sharing an unshared object (churn): a client on another CN writes its request, rings the owner's
+ * doorbell and waits, serving its own CN's requests meanwhile; a thread of the owner CN sees the
+ * doorbell between operations (or while it waits), takes the owner lock, and for each request
+ * installs the key, spends workload.hcmeta_rpc of software time (the blog's 55 us, from Tigon's
+ * artifact) and answers. Installing takes an empty way or the set's FIFO victim, whose record it
+ * locks first, so a reader in the middle of reading the victim fails its re-check. A client on the
+ * owner CN installs the key itself, with the same software time. Threads that have finished keep
+ * serving until every thread has. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "workloads/share.h"
+
+#define WAYS 4u
+#define ENTRY_SCR_BYTES 52u /* the blog's: a 40-byte key, 8 of location, 4 of record */
+#define CLIENT_INSTRS 200u  /* per operation: the client's choice of key and its hashing */
+#define SPIN_INSTRS 100u    /* a spin-wait iteration's pause */
+#define E_KEY 0u
+#define E_ADDR 8u
+#define E_REC 16u
+#define LINE 64u
+#define REQ_KEY_BITS 26u /* a request word: number << 32 | owner << 26 | key (share_objects <= 2^26) */
+#define REQ_KEY_MASK ((1ull << REQ_KEY_BITS) - 1)
+
+enum { H_RPCS, H_RPC_PS, H_INSTALLS, H_EVICTIONS, H_NCOUNT };
+static const char *const h_names[H_NCOUNT] = {"hcmeta.rpcs", "hcmeta.rpc_ps", "hcmeta.installs", "hcmeta.evictions"};
+static const char *const h_docs[H_NCOUNT] = {
+    "hcmeta: requests to share an object sent to its owner on another CN",
+    "hcmeta: the requests' round trips, summed (ps)",
+    "hcmeta: objects made shared (by their owner, for another CN's request or its own)",
+    "hcmeta: shared objects unshared to make room (their entry given to another)"};
+
+typedef struct hcmeta {
+    share_t s;
+    uint64_t nent, sets;  /* entries; sets per owner */
+    unsigned nown;        /* owners: the CNs that run threads */
+    unsigned *own_cn;     /* owner i's CN */
+    unsigned *own_of;     /* CN c's owner index (UINT_MAX: runs no thread) */
+    uint64_t index, req, rep, bell, done;
+    uint64_t *own;        /* per CN (local): [0] owner lock, [1] doorbell count served, [2 + set] hand */
+    uint64_t *seq;        /* host: each thread's last request number (only that thread touches it) */
+    uint64_t rpc_instrs;  /* the owner's software time per request, as core instructions */
+    uint64_t *stat[H_NCOUNT];
+} hcmeta_t;
+
+static void hc_free(void *state)
+{
+    hcmeta_t *h = state;
+    if (!h)
+        return;
+    share_free(&h->s);
+    free(h->own);
+    free(h->seq);
+    free(h->own_cn);
+    free(h->own_of);
+    free(h);
+}
+
+static uint64_t ent(const hcmeta_t *h, uint64_t e) { return h->index + LINE * e; }
+static unsigned owner(const hcmeta_t *h, uint64_t key) { return (unsigned)(key % h->nown); }
+/* The first entry of key's set. */
+static uint64_t set_base(const hcmeta_t *h, uint64_t key)
+{
+    uint64_t set = key / h->nown % h->sets;
+    return (owner(h, key) * h->sets + set) * WAYS;
+}
+/* A record as seen[] keeps it: the entry and the version, never 0. */
+static uint64_t seen_val(uint64_t e, uint64_t rec) { return (e + 1) << 32 | (rec >> 1 & 0xffffffffu); }
+
+static int hc_setup(wl_env_t *e, void **state, char *err)
+{
+    const sim_config_t *c = e->cfg;
+    *state = NULL;
+    hcmeta_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return wl_errf(err, "hcmeta: out of host memory");
+    if (share_setup(e, &h->s, "hcmeta", err)) {
+        free(h);
+        return -1;
+    }
+    int rc = 0;
+    if (!(h->own_cn = calloc(e->num_cn, sizeof *h->own_cn)) || !(h->own_of = malloc(e->num_cn * sizeof *h->own_of))) {
+        rc = wl_errf(err, "hcmeta: out of host memory");
+        goto out;
+    }
+    for (unsigned cn = 0; cn < e->num_cn; cn++)
+        h->own_of[cn] = UINT_MAX;
+    for (unsigned t = 0; t < e->nthreads; t++)
+        if (h->own_of[e->thread_cn[t]] == UINT_MAX) {
+            h->own_of[e->thread_cn[t]] = h->nown;
+            h->own_cn[h->nown++] = e->thread_cn[t];
+        }
+    const unsigned ncn = h->nown;
+    /* Every object's set in its owner's partition has a way when sets >= sets_all. */
+    uint64_t per_owner = (h->s.nobj + ncn - 1) / ncn, sets_all = (per_owner + WAYS - 1) / WAYS;
+    uint64_t budget = c->workload.share_scr_budget, cap = budget / ENTRY_SCR_BYTES;
+    h->sets = budget ? cap / ((uint64_t)ncn * WAYS) : sets_all;
+    if (h->sets > sets_all)
+        h->sets = sets_all;
+    if (!h->sets) {
+        rc = wl_errf(err, "hcmeta: a budget of %llu bytes of SCR buys %llu entries, fewer than a set of %u for each "
+                     "CN that runs threads (%u)", (unsigned long long)budget, (unsigned long long)cap, WAYS, ncn * WAYS);
+        goto out;
+    }
+    h->nent = h->sets * ncn * WAYS;
+    h->rpc_instrs = (uint64_t)((double)c->workload.hcmeta_rpc_ps * (double)c->core.freq_hz / 1e12 + 0.5);
+    if ((h->index = e->ops->alloc_cxl(e, h->nent * LINE)) == WL_ALLOC_FAIL ||
+        (h->req = e->ops->alloc_cxl(e, (uint64_t)e->nthreads * LINE)) == WL_ALLOC_FAIL ||
+        (h->rep = e->ops->alloc_cxl(e, (uint64_t)e->nthreads * LINE)) == WL_ALLOC_FAIL ||
+        (h->bell = e->ops->alloc_cxl(e, (uint64_t)ncn * LINE)) == WL_ALLOC_FAIL ||
+        (h->done = e->ops->alloc_cxl(e, LINE)) == WL_ALLOC_FAIL) {
+        rc = wl_errf(err, "hcmeta: an index of %llu entries (%llu bytes) and %u mailboxes do not fit the coherent "
+                     "region (mem.scr_size)", (unsigned long long)h->nent, (unsigned long long)(h->nent * LINE),
+                     e->nthreads);
+        goto out;
+    }
+    if (!(h->own = calloc(e->num_cn, sizeof *h->own)) || !(h->seq = calloc(e->nthreads, sizeof *h->seq))) {
+        rc = wl_errf(err, "hcmeta: out of host memory");
+        goto out;
+    }
+    for (unsigned i = 0; i < ncn; i++)
+        if ((h->own[h->own_cn[i]] = e->ops->alloc_local(e, h->own_cn[i], 8 * (2 + h->sets))) == WL_ALLOC_FAIL) {
+            rc = wl_errf(err, "hcmeta: CN %u's owner state does not fit its local memory", h->own_cn[i]);
+            goto out;
+        }
+    for (unsigned i = 0; i < H_NCOUNT; i++)
+        if (!(h->stat[i] = e->ops->counter(e, h_names[i], h_docs[i], err))) {
+            rc = -1;
+            goto out;
+        }
+    /* Steady state: each set holds the first keys that map to it. */
+    for (uint64_t key = 0; key < h->s.nobj; key++) {
+        uint64_t way = key / ncn / h->sets;
+        if (way >= WAYS)
+            continue;
+        uint64_t a = ent(h, set_base(h, key) + way);
+        e->ops->poke(e, 0, a + E_KEY, key + 1);
+        e->ops->poke(e, 0, a + E_ADDR, share_obj(&h->s, key));
+    }
+out:
+    if (rc)
+        hc_free(h);
+    else
+        *state = h;
+    return rc;
+}
+
+/* key's entry, or UINT64_MAX when it is not shared. */
+static uint64_t find(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    uint64_t base = set_base(h, key), a[WAYS], v[WAYS];
+    for (unsigned w = 0; w < WAYS; w++)
+        a[w] = ent(h, base + w) + E_KEY;
+    wl_ld_batch(t, a, v, WAYS);
+    for (unsigned w = 0; w < WAYS; w++)
+        if (v[w] == key + 1)
+            return base + w;
+    return UINT64_MAX;
+}
+
+/* Shares key (the caller holds its owner's lock, on a thread of the owner CN). */
+static void install(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    if (find(t, h, key) != UINT64_MAX)
+        return; /* shared meanwhile, by an earlier request */
+    uint64_t base = set_base(h, key), e = UINT64_MAX, a[WAYS], v[WAYS];
+    for (unsigned w = 0; w < WAYS; w++)
+        a[w] = ent(h, base + w) + E_KEY;
+    wl_ld_batch(t, a, v, WAYS);
+    for (unsigned w = 0; w < WAYS && e == UINT64_MAX; w++)
+        if (!v[w])
+            e = base + w;
+    if (e == UINT64_MAX) {
+        uint64_t hand = h->own[t->cn] + 8 * (2 + (base / WAYS) % h->sets), w = wl_ld(t, hand);
+        e = base + w;
+        wl_st(t, hand, (w + 1) % WAYS);
+        (*h->stat[H_EVICTIONS])++;
+    }
+    /* Lock the victim's record: its readers fail their re-check, its writer finishes first. */
+    uint64_t rec = ent(h, e) + E_REC, r;
+    for (;;) {
+        r = wl_ld(t, rec);
+        if (!(r & 1) && wl_cas(t, rec, r, r | 1) == r)
+            break;
+        wl_compute(t, SPIN_INSTRS);
+    }
+    wl_st(t, ent(h, e) + E_KEY, key + 1);
+    wl_st(t, ent(h, e) + E_ADDR, share_obj(&h->s, key));
+    wl_st(t, rec, r + 2);
+    (*h->stat[H_INSTALLS])++;
+}
+
+/* Answers the requests to this thread's CN, if the doorbell rang and no other thread of the CN is
+ * at it. */
+static void serve(wl_thread_t *t, const hcmeta_t *h)
+{
+    const unsigned cn = t->cn, me = h->own_of[cn];
+    const uint64_t lock = h->own[cn], served = lock + 8, rung = wl_ld(t, h->bell + LINE * me);
+    if (rung == wl_ld(t, served) || wl_cas(t, lock, 0, t->tid + 1) != 0)
+        return;
+    wl_st(t, served, rung);
+    for (unsigned u = 0; u < h->s.nthreads; u++) {
+        uint64_t a[2] = {h->req + LINE * u, h->rep + LINE * u}, v[2];
+        wl_ld_batch(t, a, v, 2);
+        if (v[0] >> 32 == v[1] || (v[0] >> REQ_KEY_BITS & 63) != me)
+            continue;
+        install(t, h, v[0] & REQ_KEY_MASK);
+        wl_compute(t, h->rpc_instrs);
+        wl_st(t, h->rep + LINE * u, v[0] >> 32);
+    }
+    wl_unlock(t, lock);
+}
+
+/* Makes key shared: by this thread when it is on the owner CN, else through the owner. */
+static void request(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    const unsigned o = owner(h, key);
+    if (o == h->own_of[t->cn]) {
+        wl_lock(t, h->own[t->cn]);
+        install(t, h, key);
+        wl_compute(t, h->rpc_instrs);
+        wl_unlock(t, h->own[t->cn]);
+        return;
+    }
+    const uint64_t seq = ++h->seq[t->tid], t0 = wl_now(t);
+    wl_st(t, h->req + LINE * t->tid, seq << 32 | (uint64_t)o << REQ_KEY_BITS | key);
+    wl_fadd(t, h->bell + LINE * o, 1);
+    while (wl_ld(t, h->rep + LINE * t->tid) != seq) {
+        serve(t, h);
+        wl_compute(t, SPIN_INSTRS);
+    }
+    (*h->stat[H_RPCS])++;
+    *h->stat[H_RPC_PS] += wl_now(t) - t0;
+}
+
+/* The record of key's entry, unlocked and validated: this CN's copies of the object are no older
+ * than it (flushed when the CN last validated another). *ent_out: the entry. */
+static uint64_t validate(wl_thread_t *t, const hcmeta_t *h, uint64_t key, uint64_t *ent_out)
+{
+    for (;;) {
+        uint64_t e = find(t, h, key);
+        if (e == UINT64_MAX) {
+            request(t, h, key);
+            continue;
+        }
+        uint64_t r = wl_ld(t, ent(h, e) + E_REC);
+        if (r & 1) {
+            (*h->s.stat[SHARE_RETRIES])++;
+            wl_compute(t, SPIN_INSTRS);
+            continue;
+        }
+        uint64_t seen = share_seen(&h->s, t->cn, key);
+        if (wl_ld(t, seen) != seen_val(e, r))
+            share_flush_stale(t, &h->s, key);
+        *ent_out = e;
+        return r;
+    }
+}
+
+static uint64_t get(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    for (;;) {
+        uint64_t e, r = validate(t, h, key, &e);
+        bool torn;
+        uint64_t ver = share_read(t, &h->s, key, &torn);
+        uint64_t a[2] = {ent(h, e) + E_REC, ent(h, e) + E_KEY}, v[2];
+        wl_ld_batch(t, a, v, 2);
+        if (v[0] != r || v[1] != key + 1) {
+            (*h->s.stat[SHARE_RETRIES])++;
+            continue;
+        }
+        wl_st(t, share_seen(&h->s, t->cn, key), seen_val(e, r));
+        *h->s.stat[SHARE_TORN] += torn;
+        return ver;
+    }
+}
+
+static uint64_t put(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    for (;;) {
+        uint64_t e, r = validate(t, h, key, &e), rec = ent(h, e) + E_REC;
+        if (wl_cas(t, rec, r, r | 1) != r) {
+            (*h->s.stat[SHARE_RETRIES])++;
+            continue;
+        }
+        /* Locked at the version validated: the entry is still key's (reassigning it moves the
+         * record) and this CN's copies are current. */
+        uint64_t ver = wl_ld(t, share_obj(&h->s, key) + 8) + 1;
+        share_write(t, &h->s, key, ver);
+        wl_st(t, rec, r + 2);
+        wl_fence(t); /* the put ends visible: its log's end bounds its commit */
+        wl_st(t, share_seen(&h->s, t->cn, key), seen_val(e, r + 2));
+        return ver;
+    }
+}
+
+static void hc_thread(wl_thread_t *t, void *state)
+{
+    const hcmeta_t *h = state;
+    rng_t r;
+    rng_init_named(&r, t->seed, "hcmeta");
+    const uint64_t n = share_thread_ops(&h->s, t->tid);
+    for (uint64_t op = 0; op < n; op++) {
+        serve(t, h);
+        wl_compute(t, CLIENT_INSTRS);
+        bool is_get;
+        uint64_t key = share_next_key(&h->s, &r, &is_get), t0 = wl_now(t);
+        uint64_t ver = is_get ? get(t, h, key) : put(t, h, key);
+        share_log(t, &h->s, op, !is_get, key, ver, t0, wl_now(t));
+    }
+    share_done(t, &h->s, n);
+    wl_fadd(t, h->done, 1);
+    while (wl_ld(t, h->done) < h->s.nthreads) {
+        serve(t, h);
+        wl_compute(t, SPIN_INSTRS);
+    }
+}
+
+static int hc_check(wl_env_t *e, void *state, char *err)
+{
+    const hcmeta_t *h = state;
+    if (share_check(e, &h->s, err))
+        return -1;
+    /* The index: every key at most once, in its own set, with its object's address; no record
+     * left locked. */
+    uint8_t *in = calloc(h->s.nobj, 1);
+    if (!in)
+        return wl_errf(err, "hcmeta: check: out of host memory");
+    int rc = 0;
+    uint64_t vsum = 0;
+    for (uint64_t i = 0; i < h->nent && !rc; i++) {
+        uint64_t a = ent(h, i), kw = e->ops->peek(e, 0, a + E_KEY), r = e->ops->peek(e, 0, a + E_REC);
+        vsum += r >> 1;
+        if (r & 1)
+            rc = wl_errf(err, "hcmeta: entry %llu's record is still locked", (unsigned long long)i);
+        else if (kw && (kw > h->s.nobj || in[kw - 1] || set_base(h, kw - 1) != i / WAYS * WAYS ||
+                        e->ops->peek(e, 0, a + E_ADDR) != share_obj(&h->s, kw - 1)))
+            rc = wl_errf(err, "hcmeta: entry %llu holds key word %llu: unknown, twice, outside its set or with "
+                         "another address", (unsigned long long)i, (unsigned long long)kw);
+        else if (kw)
+            in[kw - 1] = 1;
+    }
+    /* Every version step is a put's or an install's; every request rang a doorbell and was answered. */
+    if (!rc && vsum != *h->s.stat[SHARE_PUTS] + *h->stat[H_INSTALLS])
+        rc = wl_errf(err, "hcmeta: the records' versions add up to %llu, not the %llu puts + %llu installs",
+                     (unsigned long long)vsum, (unsigned long long)*h->s.stat[SHARE_PUTS],
+                     (unsigned long long)*h->stat[H_INSTALLS]);
+    uint64_t rung = 0;
+    for (unsigned i = 0; i < h->nown; i++)
+        rung += e->ops->peek(e, 0, h->bell + LINE * i);
+    if (!rc && rung != *h->stat[H_RPCS])
+        rc = wl_errf(err, "hcmeta: the doorbells rang %llu times for %llu requests", (unsigned long long)rung,
+                     (unsigned long long)*h->stat[H_RPCS]);
+    for (unsigned u = 0; u < h->s.nthreads && !rc; u++) {
+        uint64_t q = e->ops->peek(e, 0, h->req + LINE * u);
+        if (q >> 32 != e->ops->peek(e, 0, h->rep + LINE * u) || q >> 32 != h->seq[u] ||
+            (q && ((q >> REQ_KEY_BITS & 63) >= h->nown || (q & REQ_KEY_MASK) >= h->s.nobj)))
+            rc = wl_errf(err, "hcmeta: thread %u's request word 0x%llx: unanswered, or not its last (%llu)", u,
+                         (unsigned long long)q, (unsigned long long)h->seq[u]);
+    }
+    if (!rc && e->ops->peek(e, 0, h->done) != h->s.nthreads)
+        rc = wl_errf(err, "hcmeta: %llu threads counted themselves done, of %u",
+                     (unsigned long long)e->ops->peek(e, 0, h->done), h->s.nthreads);
+    free(in);
+    return rc;
+}
+
+const workload_t wl_hcmeta = {
+    .name = "hcmeta",
+    .doc = "HCMeta: objects in the LNR, a shared index with a coherence record per object in the SCR, owners "
+           "sharing more on request",
+    .setup = hc_setup,
+    .thread = hc_thread,
+    .check = hc_check,
+    .free = hc_free,
+};

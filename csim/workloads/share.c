@@ -1,0 +1,302 @@
+/* What the data-sharing workloads have in common (see share.h). */
+#include "workloads/share.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define LOG_WORDS 4u      /* an operation's log: key (top bit: a put), version, start, end */
+#define PUT_BIT (1ull << 63)
+
+static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "retries", "flushes", "torn_reads"};
+static const char *const c_doc[SHARE_NCOUNT] = {
+    "gets done", "puts done", "validations that failed and were tried again (a record moved or was locked)",
+    "object lines flushed: stale copies dropped and new objects written back",
+    "gets that validated yet read a torn object (must be 0)"};
+
+static uint64_t payload(uint64_t key, uint64_t ver, uint64_t writer, uint64_t i)
+{
+    return wl_mix64(wl_mix64(wl_mix64(key ^ 0x5348ull) ^ ver) ^ (writer << 40 | i));
+}
+
+uint64_t share_thread_ops(const share_t *s, unsigned tid)
+{
+    return s->ops / s->nthreads + (tid < s->ops % s->nthreads);
+}
+
+void share_free(share_t *s)
+{
+    free(s->seen);
+    free(s->log);
+    s->seen = s->log = NULL;
+}
+
+int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
+{
+    const sim_config_t *c = e->cfg;
+    *s = (share_t){.name = name,
+                   .nobj = c->workload.share_objects,
+                   .obj_bytes = c->workload.share_object_bytes,
+                   .ops = c->workload.share_ops,
+                   .read_pct = c->workload.share_read_pct,
+                   .zipf = c->workload.share_keys == CFG_KEYS_ZIPFIAN,
+                   .skip = c->workload.share_skip_flush,
+                   .nthreads = e->nthreads,
+                   .num_cn = e->num_cn,
+                   .thread_cn = e->thread_cn};
+    s->obj_words = s->obj_bytes / 8;
+    if (s->obj_words <= SHARE_HDR_WORDS || s->obj_bytes % ADDR_LINE_BYTES)
+        return wl_errf(err, "%s: an object of %llu bytes is not whole lines with a payload after its header", name,
+                       (unsigned long long)s->obj_bytes);
+    if (s->zipf && rng_zipf_init(&s->keys, s->nobj, c->workload.share_zipf_theta, true))
+        return wl_errf(err, "%s: no Zipfian over %llu keys with theta %g", name, (unsigned long long)s->nobj,
+                       c->workload.share_zipf_theta);
+    if (!(s->seen = calloc(e->num_cn, sizeof *s->seen)) || !(s->log = calloc(e->nthreads, sizeof *s->log))) {
+        share_free(s);
+        return wl_errf(err, "%s: out of host memory", name);
+    }
+    s->objects = s->nobj <= UINT64_MAX / s->obj_bytes ? e->ops->alloc_lnr(e, s->nobj * s->obj_bytes) : WL_ALLOC_FAIL;
+    if (s->objects == WL_ALLOC_FAIL) {
+        share_free(s);
+        if (!c->mem.scr_size_bytes)
+            return wl_errf(err, "%s: needs a Large Non-coherent Region for its objects (mem.scr_size = 0 makes all "
+                           "remote memory coherent)", name);
+        return wl_errf(err, "%s: %llu objects of %llu bytes do not fit the Large Non-coherent Region", name,
+                       (unsigned long long)s->nobj, (unsigned long long)s->obj_bytes);
+    }
+    for (unsigned cn = 0; cn < e->num_cn; cn++)
+        if ((s->seen[cn] = e->ops->alloc_local(e, cn, s->nobj * 8)) == WL_ALLOC_FAIL) {
+            share_free(s);
+            return wl_errf(err, "%s: CN %u's table of %llu seen records does not fit its local memory", name, cn,
+                           (unsigned long long)s->nobj);
+        }
+    for (unsigned t = 0; t < e->nthreads; t++) {
+        uint64_t bytes = (share_thread_ops(s, t) * LOG_WORDS + 1) * 8;
+        if ((s->log[t] = e->ops->alloc_local(e, e->thread_cn[t], bytes)) == WL_ALLOC_FAIL) {
+            share_free(s);
+            return wl_errf(err, "%s: thread %u's log (%llu bytes) does not fit CN %u's local memory", name, t,
+                           (unsigned long long)bytes, e->thread_cn[t]);
+        }
+    }
+    for (unsigned i = 0; i < SHARE_NCOUNT; i++) {
+        char leaf[64], doc[160];
+        snprintf(leaf, sizeof leaf, "%s.%s", name, c_leaf[i]);
+        snprintf(doc, sizeof doc, "%s: %s", name, c_doc[i]);
+        if (!(s->stat[i] = e->ops->counter(e, leaf, doc, err))) {
+            share_free(s);
+            return -1;
+        }
+    }
+    for (uint64_t key = 0; key < s->nobj; key++) {
+        uint64_t o = share_obj(s, key);
+        e->ops->poke(e, 0, o, key + 1);
+        for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
+            e->ops->poke(e, 0, o + 8 * i, payload(key, 0, 0, i));
+    }
+    return 0;
+}
+
+uint64_t share_next_key(const share_t *s, rng_t *r, bool *get)
+{
+    uint64_t key = s->zipf ? rng_zipf_next(&s->keys, r) : rng_below(r, s->nobj);
+    *get = rng_below(r, 100) < s->read_pct;
+    return key;
+}
+
+static void flush_lines(wl_thread_t *t, const share_t *s, uint64_t key)
+{
+    for (uint64_t a = 0; a < s->obj_bytes; a += ADDR_LINE_BYTES)
+        wl_flush_opt(t, share_obj(s, key) + a);
+    wl_fence(t);
+    *s->stat[SHARE_FLUSHES] += s->obj_bytes / ADDR_LINE_BYTES;
+}
+
+void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key)
+{
+    if (s->skip != CFG_SKIP_READER)
+        flush_lines(t, s, key);
+}
+
+uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
+{
+    uint64_t a[SHARE_BATCH], v[SHARE_BATCH], ver = 0, writer = 0, o = share_obj(s, key);
+    bool bad = false;
+    for (uint64_t w0 = 0; w0 < s->obj_words; w0 += SHARE_BATCH) {
+        unsigned nb = (unsigned)(s->obj_words - w0 < SHARE_BATCH ? s->obj_words - w0 : SHARE_BATCH);
+        for (unsigned j = 0; j < nb; j++)
+            a[j] = o + 8 * (w0 + j);
+        wl_ld_batch(t, a, v, nb);
+        for (unsigned j = 0; j < nb; j++) {
+            uint64_t w = w0 + j;
+            if (w == 0)
+                bad |= v[j] != key + 1;
+            else if (w == 1)
+                ver = v[j];
+            else if (w == 2)
+                writer = v[j];
+            else
+                bad |= v[j] != payload(key, ver, writer, w);
+        }
+    }
+    wl_compute(t, s->obj_words); /* the comparisons, one per word */
+    *torn = bad;
+    return ver;
+}
+
+void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver)
+{
+    uint64_t o = share_obj(s, key), me = t->tid + 1;
+    wl_st(t, o, key + 1);
+    wl_st(t, o + 8, ver);
+    wl_st(t, o + 16, me);
+    for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
+        wl_st(t, o + 8 * i, payload(key, ver, me, i));
+    if (s->skip != CFG_SKIP_WRITER)
+        flush_lines(t, s, key);
+}
+
+void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t key, uint64_t ver, uint64_t t0,
+               uint64_t t1)
+{
+    uint64_t a = s->log[t->tid] + 8 * LOG_WORDS * n;
+    wl_st(t, a, key | (put ? PUT_BIT : 0));
+    wl_st(t, a + 8, ver);
+    wl_st(t, a + 16, t0);
+    wl_st(t, a + 24, t1);
+    (*s->stat[put ? SHARE_PUTS : SHARE_GETS])++;
+}
+
+void share_done(wl_thread_t *t, const share_t *s, uint64_t n)
+{
+    wl_st(t, s->log[t->tid] + 8 * LOG_WORDS * share_thread_ops(s, t->tid), n);
+}
+
+/* ---- the check ---- */
+
+typedef struct op {
+    uint64_t key, ver, t0, t1;
+    unsigned tid;
+} op_t;
+
+static int op_cmp(const void *a, const void *b)
+{
+    const op_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->ver < y->ver ? -1 : x->ver > y->ver;
+}
+
+int share_check(wl_env_t *e, const share_t *s, char *err)
+{
+    const char *nm = s->name;
+    if (wl_env_lost(e))
+        return wl_errf(err, "%s: %u threads were lost with a failed CN: this workload does not survive a failure",
+                       nm, wl_env_lost(e));
+    uint64_t torn = *s->stat[SHARE_TORN];
+    if (torn)
+        return wl_errf(err, "%s: %llu gets validated a torn object (a read mixed two versions)", nm,
+                       (unsigned long long)torn);
+    op_t *puts = malloc((s->ops ? s->ops : 1) * sizeof *puts), *gets = malloc((s->ops ? s->ops : 1) * sizeof *gets);
+    uint64_t *first = calloc(s->nobj + 1, sizeof *first); /* index into puts of each key's first put */
+    uint64_t np = 0, ng = 0;
+    int rc = 0;
+    if (!puts || !gets || !first) {
+        rc = wl_errf(err, "%s: check: out of host memory", nm);
+        goto out;
+    }
+    for (unsigned t = 0; t < s->nthreads; t++) {
+        unsigned cn = s->thread_cn[t];
+        uint64_t n = share_thread_ops(s, t), done = e->ops->peek(e, cn, s->log[t] + 8 * LOG_WORDS * n);
+        if (done != n) {
+            rc = wl_errf(err, "%s: thread %u did %llu of its %llu operations", nm, t, (unsigned long long)done,
+                         (unsigned long long)n);
+            goto out;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t a = s->log[t] + 8 * LOG_WORDS * i, kw = e->ops->peek(e, cn, a);
+            op_t o = {kw & ~PUT_BIT, e->ops->peek(e, cn, a + 8), e->ops->peek(e, cn, a + 16),
+                      e->ops->peek(e, cn, a + 24), t};
+            if (o.key >= s->nobj) {
+                rc = wl_errf(err, "%s: thread %u's operation %llu names key %llu (%llu objects)", nm, t,
+                             (unsigned long long)i, (unsigned long long)o.key, (unsigned long long)s->nobj);
+                goto out;
+            }
+            if (kw & PUT_BIT)
+                puts[np++] = o;
+            else
+                gets[ng++] = o;
+        }
+    }
+    /* Puts of a key serialized: versions 1, 2, 3, ... */
+    qsort(puts, np, sizeof *puts, op_cmp);
+    for (uint64_t i = 0; i < np; i++) {
+        bool new_key = i == 0 || puts[i - 1].key != puts[i].key;
+        uint64_t want = new_key ? 1 : puts[i - 1].ver + 1;
+        if (puts[i].ver != want) {
+            rc = wl_errf(err, "%s: key %llu: thread %u's put wrote version %llu where %llu was due (its puts were "
+                         "not serialized, or one read a stale version)", nm, (unsigned long long)puts[i].key,
+                         puts[i].tid, (unsigned long long)puts[i].ver, (unsigned long long)want);
+            goto out;
+        }
+        if (new_key)
+            first[puts[i].key] = i + 1;
+    }
+    /* Each get's version was the latest committed at some instant during the get. */
+    for (uint64_t i = 0; i < ng; i++) {
+        const op_t *g = &gets[i];
+        uint64_t f = first[g->key];
+        uint64_t nput = 0; /* the key's puts */
+        for (uint64_t j = f ? f - 1 : np; j < np && puts[j].key == g->key; j++)
+            nput++;
+        if (g->ver > nput) {
+            rc = wl_errf(err, "%s: thread %u's get of key %llu returned version %llu, never written (%llu puts)", nm,
+                         g->tid, (unsigned long long)g->key, (unsigned long long)g->ver, (unsigned long long)nput);
+            goto out;
+        }
+        const op_t *mine = g->ver ? &puts[f - 1 + g->ver - 1] : NULL, *next = g->ver < nput ? &puts[f - 1 + g->ver] : NULL;
+        if (mine && mine->t0 > g->t1) {
+            rc = wl_errf(err, "%s: thread %u's get of key %llu (%llu .. %llu ps) returned version %llu, whose put began "
+                         "only at %llu ps", nm, g->tid, (unsigned long long)g->key, (unsigned long long)g->t0,
+                         (unsigned long long)g->t1, (unsigned long long)g->ver, (unsigned long long)mine->t0);
+            goto out;
+        }
+        if (next && next->t1 < g->t0) {
+            rc = wl_errf(err, "%s: thread %u's get of key %llu (%llu .. %llu ps) returned version %llu, stale: thread "
+                         "%u's put of version %llu had ended at %llu ps", nm, g->tid, (unsigned long long)g->key,
+                         (unsigned long long)g->t0, (unsigned long long)g->t1, (unsigned long long)g->ver, next->tid,
+                         (unsigned long long)next->ver, (unsigned long long)next->t1);
+            goto out;
+        }
+    }
+    /* Memory holds every key's last put, whole. */
+    for (uint64_t key = 0, j = 0; key < s->nobj; key++) {
+        uint64_t ver = 0, writer = 0;
+        while (j < np && puts[j].key == key) {
+            ver = puts[j].ver;
+            writer = puts[j].tid + 1;
+            j++;
+        }
+        uint64_t o = share_obj(s, key);
+        uint64_t got_k = e->ops->peek(e, 0, o), got_v = e->ops->peek(e, 0, o + 8), got_w = e->ops->peek(e, 0, o + 16);
+        if (got_k != key + 1 || got_v != ver || got_w != writer) {
+            rc = wl_errf(err, "%s: key %llu's object holds key word %llu, version %llu by writer %llu; want version "
+                         "%llu by writer %llu (its last put)", nm, (unsigned long long)key,
+                         (unsigned long long)got_k, (unsigned long long)got_v, (unsigned long long)got_w,
+                         (unsigned long long)ver, (unsigned long long)writer);
+            goto out;
+        }
+        for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++) {
+            uint64_t got = e->ops->peek(e, 0, o + 8 * i), want = payload(key, ver, writer, i);
+            if (got != want) {
+                rc = wl_errf(err, "%s: key %llu's payload word %llu is 0x%llx, want 0x%llx (version %llu by writer "
+                             "%llu)", nm, (unsigned long long)key, (unsigned long long)i, (unsigned long long)got,
+                             (unsigned long long)want, (unsigned long long)ver, (unsigned long long)writer);
+                goto out;
+            }
+        }
+    }
+out:
+    free(puts);
+    free(gets);
+    free(first);
+    return rc;
+}

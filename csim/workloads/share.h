@@ -1,0 +1,85 @@
+/* What the data-sharing workloads on partly coherent memory have in common (hcmeta.c): objects
+ * in the Large Non-coherent Region (LNR), how an object is written, read and flushed, the keys
+ * operations draw, each thread's log of its operations in its CN's local memory, and the check of
+ * a run against that history.
+ *
+ * An object of workload.share_object_size bytes (whole lines) sits at a fixed LNR address. Its
+ * first line starts with a header: word 0 key + 1, word 1 the object's version (puts of a key are
+ * numbered 1, 2, 3, ...; 0 is setup's), word 2 its writer (tid + 1; 0: setup). Every other word is
+ * payload: word i of (key, version, writer) is a hash of the four, so a read that mixes two
+ * versions (a torn read) shows.
+ *
+ * Correctness, checked at the end against the logs: every get returned a version that was the
+ * key's latest committed put at some instant during the get (its put began before the get ended,
+ * and the next put of the key did not end before the get began), whole (no torn read); the puts of
+ * a key were serialized (versions 1 .. n, each once); and memory holds every key's last put. A put
+ * ends once its commit is visible (the workload fences it), so its log's end bounds its commit. */
+#ifndef SHARE_H
+#define SHARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "rng.h"
+#include "workloads/workloads.h"
+
+#define SHARE_HDR_WORDS 3u
+#define SHARE_BATCH 256u /* loads per wl_ld_batch when an object is read */
+
+/* The counters every sharing workload keeps ("<name>.<counter>" in the run's statistics). */
+enum {
+    SHARE_GETS,    /* gets done */
+    SHARE_PUTS,    /* puts done */
+    SHARE_RETRIES, /* validations that failed and were tried again */
+    SHARE_FLUSHES, /* object lines flushed (stale copies dropped and new objects written back) */
+    SHARE_TORN,    /* gets that validated yet read a torn object (must be 0) */
+    SHARE_NCOUNT
+};
+
+typedef struct share {
+    const char *name; /* the workload's, for messages and counters */
+    uint64_t nobj, obj_bytes, obj_words, ops, read_pct;
+    bool zipf;
+    rng_zipf_t keys;
+    cfg_skip_flush_e skip;
+    unsigned nthreads, num_cn;
+    const unsigned *thread_cn;
+    uint64_t objects; /* LNR: object k at objects + k * obj_bytes */
+    uint64_t *seen;   /* per CN (local): a word per key, the workload's own use (validated records) */
+    uint64_t *log;    /* per thread (local): 4 words an operation, then the count done */
+    uint64_t *stat[SHARE_NCOUNT];
+} share_t;
+
+/** Reads the workload.share_* keys, allocates the objects (LNR; an error without one), the seen
+ *  tables, the logs and the counters, and writes every object's setup version. */
+int share_setup(wl_env_t *e, share_t *s, const char *name, char *err);
+void share_free(share_t *s);
+
+/** Operations of thread tid (share_ops split evenly). */
+uint64_t share_thread_ops(const share_t *s, unsigned tid);
+/** The next operation's key and kind (get with probability share_read_pct). */
+uint64_t share_next_key(const share_t *s, rng_t *r, bool *get);
+static inline uint64_t share_obj(const share_t *s, uint64_t key) { return s->objects + key * s->obj_bytes; }
+/** Address of the seen word of key on CN cn. */
+static inline uint64_t share_seen(const share_t *s, unsigned cn, uint64_t key) { return s->seen[cn] + 8 * key; }
+
+/** Drops key's lines from the thread's CN (clflushopt each, then a fence), unless the reader
+ *  mutation skips it; counts them. */
+void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key);
+/** Reads every word of key's object (batched: independent loads). Returns its version, *torn set
+ *  when a payload word or the key word does not match the header's (key, version, writer). */
+uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn);
+/** Writes key's object as version ver by this thread, then writes it back (clflushopt each line,
+ *  then a fence) unless the writer mutation skips it. */
+void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver);
+/** Logs the thread's n-th operation (0-based): a get (returned version ver) or a put (wrote it),
+ *  from t0 to t1 (wl_now). */
+void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t key, uint64_t ver, uint64_t t0,
+               uint64_t t1);
+/** The thread has done all of its n operations (its count, read by the check). */
+void share_done(wl_thread_t *t, const share_t *s, uint64_t n);
+/** The check above; 0, or -1 with err filled. */
+int share_check(wl_env_t *e, const share_t *s, char *err);
+
+#endif
