@@ -97,6 +97,7 @@ typedef enum cfg_workload {
     CFG_WL_FLUID = 1, /* lock-protected updates of shared cells (fluidanimate-like) */
     CFG_WL_KVS = 2,   /* YCSB-like key-value store on CXL memory */
     CFG_WL_HCMETA = 3, /* objects in the LNR, an index and coherence records in the SCR (HCMeta) */
+    CFG_WL_MEGALON = 4, /* objects in the LNR, index replicas kept by a shared log, records in the SCR */
     CFG_WL_COUNT
 } cfg_workload_e;
 
@@ -199,7 +200,7 @@ typedef struct sim_config {
         uint64_t kvs_read_pct;
         cfg_keys_e kvs_keys;       /* how its keys are drawn */
         double kvs_zipf_theta;
-        /* The data-sharing workloads on partly coherent memory (hcmeta). */
+        /* The data-sharing workloads on partly coherent memory (hcmeta, megalon). */
         uint64_t share_objects;
         uint64_t share_object_bytes;
         uint64_t share_ops;        /* in all, over the threads */
@@ -208,7 +209,10 @@ typedef struct sim_config {
         double share_zipf_theta;
         uint64_t share_scr_budget; /* bytes of SCR for the sharing metadata; 0: unlimited */
         cfg_skip_flush_e share_skip_flush;
+        uint64_t share_read_pause_ps; /* a reader's pause between its lookup and its read */
         uint64_t hcmeta_rpc_ps;    /* the owner's software time per request */
+        uint64_t megalon_log_entries;
+        bool megalon_dual_path;    /* false: the mutation without the dual-path check */
     } workload;
 
     /* Bookkeeping: where each value came from (indexed like the key table). */
@@ -281,7 +285,7 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
-/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta"). */
+/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon"). */
 const char *config_workload_name(cfg_workload_e w);
 
 #endif

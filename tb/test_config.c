@@ -549,8 +549,8 @@ Test(config, hcmeta_needs_an_lnr_and_no_failure)
                           "Non-coherent Region, which mem.scr_size = 0 leaves out (all remote memory coherent): "
                           "workload.name = hcmeta (--set workload.name=hcmeta), mem.scr_size = 0 B (<default>)");
     expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=hcmeta", "fail.at=10us", NULL},
-                          "--set workload.name=hcmeta: workload.name: hcmeta does not survive a CN failure (its owners' service "
-                          "is not recovered): workload.name = hcmeta (--set workload.name=hcmeta), fail.at = 10 us "
+                          "--set workload.name=hcmeta: workload.name: hcmeta does not survive a CN failure yet (its recovery "
+                          "is not designed): workload.name = hcmeta (--set workload.name=hcmeta), fail.at = 10 us "
                           "(--set fail.at=10 us)");
 }
 

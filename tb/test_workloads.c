@@ -66,6 +66,16 @@ static sim_config_t hc_cfg(void)
     return c;
 }
 
+/* megalon's: hcmeta's objects and operations, 8 records (a 32-byte budget: written objects take
+ * them from each other) and a log of 16 entries (the ring wraps many times). */
+static sim_config_t mg_cfg(void)
+{
+    sim_config_t c = hc_cfg();
+    c.workload.share_scr_budget = 32;
+    c.workload.megalon_log_entries = 16;
+    return c;
+}
+
 static const workload_t *find(const char *name)
 {
     const workload_t *w = workload_find(name);
@@ -192,6 +202,9 @@ Test(workloads, hcmeta_passes_its_check_and_the_oracle)
     c.workload.share_scr_budget = 0;
     runs_clean("hcmeta", &c, 520);
     c = hc_cfg();
+    c.workload.share_read_pause_ps = 20000000; /* readers paused between the record and the object */
+    runs_clean("hcmeta", &c, 525);
+    c = hc_cfg();
     c.workload.share_read_pct = 100;
     runs_clean("hcmeta", &c, 530);
     c.workload.share_read_pct = 0;
@@ -245,6 +258,95 @@ Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
     }
 }
 
+/* Runs `name` on 4 threads of 4 CNs with base's objects and operations, 16 objects, half the
+ * operations puts, under `set` (a mutation), for 4 seeds: each run's check must fail naming the
+ * workload. */
+static void mutation_fails(const char *name, const sim_config_t *base, const char *set, uint64_t dflt_seed)
+{
+    uint64_t seed0 = tb_seed(dflt_seed);
+    for (uint64_t k = 0; k < 4; k++) {
+        sim_config_t c = *base;
+        c.workload.share_read_pct = 50;
+        c.workload.share_objects = 16;
+        config_err_t ce;
+        cr_assert_eq(config_set(&c, set, &ce), 0, "%s", ce.msg);
+        char err[WL_ERR_MAX] = "";
+        int rc = wl_func_run(find(name), &c, 4, NUM_CN, seed0 + k, err);
+        cr_assert_eq(rc, -1, "%s, seed %llu (TB_SEED=%llu): with %s the check passed", name,
+                     (unsigned long long)(seed0 + k), (unsigned long long)seed0, set);
+        cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "%s", err);
+        cr_log_info("%s with %s: %s", name, set, err);
+    }
+}
+
+Test(workloads, megalon_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 64 objects, 600 operations, 70 % gets, Zipfian keys, 8 records and a log of 16 entries
+     * WHEN run on 1..16 threads THEN every get current and whole, puts serialized, memory holding
+     * the last puts, every CN's replica the same and the whole log applied */
+    sim_config_t c = mg_cfg();
+    runs_clean("megalon", &c, 580);
+    /* and uniform keys, a record for every object, 95 % gets, all puts on 8 objects */
+    c.workload.share_keys = CFG_KEYS_UNIFORM;
+    runs_clean("megalon", &c, 585);
+    c.workload.share_scr_budget = 0;
+    runs_clean("megalon", &c, 590);
+    c = mg_cfg();
+    c.workload.share_read_pct = 95;
+    runs_clean("megalon", &c, 595);
+    /* and readers paused 20 us between finding an object and reading it (puts overtake them: the
+     * dual-path check retries those reads) */
+    c = mg_cfg();
+    c.workload.share_read_pause_ps = 20000000;
+    runs_clean("megalon", &c, 596);
+    c.workload.share_read_pct = 0;
+    c.workload.share_objects = 8;
+    runs_clean("megalon", &c, 598);
+}
+
+Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
+{
+    /* GIVEN megalon on 4 threads, one per CN
+     * WHEN 30 % of the operations are puts and 8 records serve 64 objects THEN records change
+     * hands (ALLOC and FREE appended, every entry applied by each of the 4 CNs, the ring's head
+     * moved on); WHEN every object can have a record THEN none is taken from another; WHEN only
+     * gets THEN no record and no entry at all */
+    uint64_t seed = tb_seed(620);
+    for (int mode = 0; mode < 3; mode++) {
+        sim_config_t c = mg_cfg();
+        if (mode == 1)
+            c.workload.share_scr_budget = 0;
+        if (mode == 2)
+            c.workload.share_read_pct = 100;
+        wl_func_t *f = wl_func_create(find("megalon"), &c, 4, NUM_CN, seed);
+        char err[WL_ERR_MAX];
+        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                  "seed %llu: %s", (unsigned long long)seed, err);
+        uint64_t app = hc_stat(f, "megalon.appends"), allocs = hc_stat(f, "megalon.allocs");
+        uint64_t ev = hc_stat(f, "megalon.evictions"), applied = hc_stat(f, "megalon.applied");
+        cr_log_info("megalon, mode %d: %llu gets, %llu puts, %llu appends (%llu applied), %llu allocations, %llu "
+                    "evictions, %llu lost, head %llu, %llu dual-path retries, %llu lines flushed", mode,
+                    (unsigned long long)hc_stat(f, "megalon.gets"), (unsigned long long)hc_stat(f, "megalon.puts"),
+                    (unsigned long long)app, (unsigned long long)applied, (unsigned long long)allocs,
+                    (unsigned long long)ev, (unsigned long long)hc_stat(f, "megalon.lost_allocs"),
+                    (unsigned long long)hc_stat(f, "megalon.gc_head"), (unsigned long long)hc_stat(f, "megalon.dual_path"),
+                    (unsigned long long)hc_stat(f, "megalon.flushes"));
+        cr_assert_eq(hc_stat(f, "megalon.gets") + hc_stat(f, "megalon.puts"), 600);
+        cr_assert_eq(applied, 4 * app, "seed %llu: every CN applies every entry", (unsigned long long)seed);
+        if (mode == 0)
+            cr_assert(allocs > 8 && ev > 0 && app >= allocs + 1 && hc_stat(f, "megalon.gc_head") > 0,
+                      "seed %llu: %llu allocations, %llu evictions, %llu appends", (unsigned long long)seed,
+                      (unsigned long long)allocs, (unsigned long long)ev, (unsigned long long)app);
+        else if (mode == 1)
+            cr_assert(allocs > 0 && ev == 0, "seed %llu: %llu allocations, %llu evictions", (unsigned long long)seed,
+                      (unsigned long long)allocs, (unsigned long long)ev);
+        else
+            cr_assert(app == 0 && allocs == 0, "seed %llu: read-only, yet %llu appends", (unsigned long long)seed,
+                      (unsigned long long)app);
+        wl_func_free(f);
+    }
+}
+
 Test(workloads, hcmeta_check_catches_a_missing_flush)
 {
     /* GIVEN hcmeta on 4 threads of 4 CNs, half its operations puts, with a mutation: readers keep
@@ -252,22 +354,27 @@ Test(workloads, hcmeta_check_catches_a_missing_flush)
      * their own CN's caches
      * WHEN run on the functional runner, whose CNs keep LNR copies until flushed (as hardware does)
      * THEN the check fails, naming a stale or torn read (each of 4 seeds) */
-    static const cfg_skip_flush_e muts[] = {CFG_SKIP_READER, CFG_SKIP_WRITER};
-    uint64_t base = tb_seed(560);
-    for (size_t m = 0; m < 2; m++)
-        for (uint64_t k = 0; k < 4; k++) {
-            sim_config_t c = hc_cfg();
-            c.workload.share_read_pct = 50;
-            c.workload.share_objects = 16;
-            c.workload.share_scr_budget = 0;
-            c.workload.share_skip_flush = muts[m];
-            char err[WL_ERR_MAX] = "";
-            int rc = wl_func_run(find("hcmeta"), &c, 4, NUM_CN, base + k, err);
-            cr_assert_eq(rc, -1, "seed %llu (TB_SEED=%llu): without the %s's flush the check passed",
-                         (unsigned long long)(base + k), (unsigned long long)base, m ? "writer" : "reader");
-            cr_assert(strncmp(err, "hcmeta: ", 8) == 0 && !strchr(err, '\n'), "%s", err);
-            cr_log_info("hcmeta without the %s's flush: %s", m ? "writer" : "reader", err);
-        }
+    sim_config_t c = hc_cfg();
+    c.workload.share_scr_budget = 0;
+    mutation_fails("hcmeta", &c, "workload.share_skip_flush=reader", 560);
+    mutation_fails("hcmeta", &c, "workload.share_skip_flush=writer", 565);
+}
+
+Test(workloads, megalon_check_catches_a_missing_flush_or_dual_path_check)
+{
+    /* GIVEN megalon on 4 threads of 4 CNs, half its operations puts, 8 records for 16 objects (they
+     * change hands through the log), with a mutation: no reader's flush, no writer's flush, or no
+     * dual-path check at the end of a read
+     * THEN the check fails (each of 4 seeds) */
+    sim_config_t c = mg_cfg();
+    mutation_fails("megalon", &c, "workload.share_skip_flush=reader", 600);
+    mutation_fails("megalon", &c, "workload.share_skip_flush=writer", 605);
+    /* (the dual-path check matters when a reader is slower than a put: readers paused 20 us
+     * between finding the object and reading it; a torn read then comes every few hundred
+     * operations) */
+    c.workload.share_read_pause_ps = 20000000;
+    c.workload.share_ops = 3000;
+    mutation_fails("megalon", &c, "workload.megalon_dual_path=false", 610);
 }
 
 Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
@@ -450,6 +557,11 @@ Test(workloads, hcmeta_check_fails_on_a_corrupted_word)
     sim_config_t c = hc_cfg();
     corruption_fails("hcmeta", &c, 430, 40);
 }
+Test(workloads, megalon_check_fails_on_a_corrupted_word)
+{
+    sim_config_t c = mg_cfg();
+    corruption_fails("megalon", &c, 440, 40);
+}
 
 Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)
 {
@@ -526,6 +638,20 @@ Test(workloads, hcmeta_setup_refuses_what_cannot_work)
     c.mem.mn_size_bytes = 64 * 1024; /* 128 KiB of CXL memory, 64 of it the SCR */
     c.workload.share_objects = 300;  /* 75 KiB of objects */
     setup_refuses("hcmeta", &c, 4, "hcmeta: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
+    setup_refuses("megalon", &c, 4, "megalon: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
+    /* megalon: a budget that buys no record, a log beyond the LNR, records beyond the SCR */
+    c = mg_cfg();
+    c.workload.share_scr_budget = 3;
+    setup_refuses("megalon", &c, 4, "megalon: a budget of 3 bytes of SCR buys 0 records of 4 bytes: 1 to 2^31 - 1 work");
+    c = mg_cfg();
+    c.system.num_mn = 2;
+    c.mem.mn_size_bytes = 64 * 1024;
+    c.workload.share_objects = 200;          /* 50 KiB of the LNR's 64 */
+    c.workload.megalon_log_entries = 1024; /* 64 KiB more */
+    setup_refuses("megalon", &c, 4, "megalon: a log of 1024 entries does not fit the Large Non-coherent Region");
+    c = mg_cfg();
+    c.workload.share_scr_budget = 256 * 1024; /* 65 536 records of 8 bytes: 512 KiB */
+    setup_refuses("megalon", &c, 4, "megalon: 65536 records and the log's pointers do not fit the coherent region");
 }
 
 Test(workloads, setup_refuses_impossible_sizes)
@@ -903,12 +1029,12 @@ Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
 Test(workloads, default_sizes_pass_on_64_threads)
 {
     /* GIVEN the configuration's default sizes (paper.ini's), 64 threads on 16 CNs (the paper's
-     * cluster), and for hcmeta a 1 MiB coherent region (its objects in the LNR above it) WHEN each
+     * cluster), and for hcmeta and megalon a 1 MiB coherent region (objects in the LNR above it) WHEN each
      * workload runs THEN it passes its check and the oracle */
     sim_config_t c;
     config_defaults(&c);
     for (unsigned i = 0; workloads[i]; i++) {
-        c.mem.scr_size_bytes = i == CFG_WL_HCMETA ? 1u << 20 : 0;
+        c.mem.scr_size_bytes = i == CFG_WL_HCMETA || i == CFG_WL_MEGALON ? 1u << 20 : 0;
         char err[WL_ERR_MAX];
         cr_assert_eq(wl_func_run(workloads[i], &c, 64, 16, tb_seed(900), err), 0, "seed %llu: %s",
                      (unsigned long long)tb_seed(900), err);

@@ -288,6 +288,7 @@ static uint64_t get(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
     for (;;) {
         uint64_t e, r = validate(t, h, key, &e);
         bool torn;
+        share_pause(t, &h->s);
         uint64_t ver = share_read(t, &h->s, key, &torn);
         uint64_t a[2] = {ent(h, e) + E_REC, ent(h, e) + E_KEY}, v[2];
         wl_ld_batch(t, a, v, 2);

@@ -44,6 +44,7 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
                    .num_cn = e->num_cn,
                    .thread_cn = e->thread_cn};
     s->obj_words = s->obj_bytes / 8;
+    s->pause_instrs = (uint64_t)((double)c->workload.share_read_pause_ps * (double)c->core.freq_hz / 1e12 + 0.5);
     if (s->obj_words <= SHARE_HDR_WORDS || s->obj_bytes % ADDR_LINE_BYTES)
         return wl_errf(err, "%s: an object of %llu bytes is not whole lines with a payload after its header", name,
                        (unsigned long long)s->obj_bytes);
@@ -100,6 +101,15 @@ uint64_t share_next_key(const share_t *s, rng_t *r, bool *get)
     uint64_t key = s->zipf ? rng_zipf_next(&s->keys, r) : rng_below(r, s->nobj);
     *get = rng_below(r, 100) < s->read_pct;
     return key;
+}
+
+void share_pause(wl_thread_t *t, const share_t *s)
+{
+    for (uint64_t left = s->pause_instrs; left;) {
+        uint64_t n = left < 1000 ? left : 1000;
+        wl_compute(t, n);
+        left -= n;
+    }
 }
 
 static void flush_lines(wl_thread_t *t, const share_t *s, uint64_t key)

@@ -43,6 +43,7 @@ typedef struct share {
     bool zipf;
     rng_zipf_t keys;
     cfg_skip_flush_e skip;
+    uint64_t pause_instrs; /* workload.share_read_pause, as core instructions */
     unsigned nthreads, num_cn;
     const unsigned *thread_cn;
     uint64_t objects; /* LNR: object k at objects + k * obj_bytes */
@@ -64,6 +65,9 @@ static inline uint64_t share_obj(const share_t *s, uint64_t key) { return s->obj
 /** Address of the seen word of key on CN cn. */
 static inline uint64_t share_seen(const share_t *s, unsigned cn, uint64_t key) { return s->seen[cn] + 8 * key; }
 
+/** A reader's pause between finding an object and reading it (workload.share_read_pause), spent in
+ *  steps of 1000 instructions, so that on the functional runner too others run meanwhile. */
+void share_pause(wl_thread_t *t, const share_t *s);
 /** Drops key's lines from the thread's CN (clflushopt each, then a fence), unless the reader
  *  mutation skips it; counts them. */
 void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key);
