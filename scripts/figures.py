@@ -40,20 +40,19 @@ Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [-
   --flavour test  run the test-flavour simulator (SVA assertions on) instead of the fast one
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 import argparse
-import concurrent.futures
-import hashlib
-import json
 import math
 import os
-import shlex
 import shutil
 import subprocess
 import sys
 import time
 
+import simruns
+from simruns import FLAVOUR_SUFFIX, Run, build, die, load, place, plot, run_all, run_key, ini_value, write_dat
+
+simruns.PROG = "figures"
+
 WORKLOADS = ["ocean", "fluid", "kvs"]
-# The simulator's flavour (--flavour): build/bin/diktamo_sim_<shape> or its _test build.
-FLAVOUR_SUFFIX = {"fast": "", "test": "_test"}
 VARIANTS = {
     "wb": ["core.protocol=wb"],
     "wt": ["core.protocol=wt"],
@@ -98,154 +97,6 @@ PAPER_FIG10 = {"wb": 1.0, "wt": PAPER["wt_wb"], "baseline": PAPER["baseline_wb"]
                "proactive": PAPER["proactive_wb"]}
 
 
-def die(msg, code=2):
-    print(f"figures: {msg}", file=sys.stderr)
-    sys.exit(code)
-
-
-class Run:
-    """One simulation: a name, the shape it needs and its --set arguments."""
-
-    def __init__(self, name, sets):
-        self.name, self.sets = name, sets
-        self.shape = self.sim = None  # the fabric shape it needs, the simulator binary that runs it
-
-    def args(self, cfg, seed):
-        a = ["--config", cfg, "--seed", str(seed)]
-        for s in self.sets:
-            a += ["--set", s]
-        return a
-
-
-def build(target, *args):
-    """make TARGET; its output is shown only when it fails."""
-    p = subprocess.run(["make", "-s"] + list(args) + [target], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        die(f"could not build {target}", 1)
-
-
-def shape_of(cfg, seed, run):
-    """The fabric shape a run needs; bad input stops everything here (exit status 2)."""
-    p = subprocess.run(["build/bin/diktamo_cfg"] + run.args(cfg, seed) + ["--shape"], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stderr)
-        sys.exit(2 if p.returncode == 2 else 1)
-    return p.stdout.strip()
-
-
-_digests = {}
-
-
-def digest(path):
-    """sha256 of a file's bytes (computed once per file and call)."""
-    if path not in _digests:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        _digests[path] = h.hexdigest()
-    return _digests[path]
-
-
-def place(run, cfg, seed, flavour):
-    """The run's fabric shape and the simulator binary (of that flavour) that runs it."""
-    run.shape = shape_of(cfg, seed, run)
-    run.sim = f"build/bin/diktamo_sim_{run.shape}{FLAVOUR_SUFFIX[flavour]}"
-
-
-def simulate(out, cfg, seed, run):
-    """Runs one simulation unless its statistics exist for the same command, the same simulator binary and
-    the same configuration file (a run of an older build is made again); returns (name, status, kept)."""
-    sim = run.sim
-    cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
-    line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
-    done = f"{out}/{run.name}.done"
-    if os.path.exists(done) and open(done).read() == line and os.path.exists(f"{out}/{run.name}.json"):
-        return run.name, 0, True
-    if os.path.exists(done):
-        os.unlink(done)
-    with open(f"{out}/{run.name}.err", "w") as err:
-        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=err).returncode
-    if rc == 0:
-        with open(done, "w") as f:
-            f.write(line)
-    return run.name, rc, False
-
-
-# Seconds between two lines naming the runs under way while none ends (FIGURES_PROGRESS_S, for the test).
-PROGRESS_S = float(os.environ.get("FIGURES_PROGRESS_S", "60"))
-
-
-def run_all(out, cfg, seed, runs, jobs, label):
-    """Runs a list (jobs at a time) with a progress line per run that ends, and one naming the runs under
-    way (with their time so far) every PROGRESS_S seconds that none ends; stops at the first failure with
-    its replay."""
-    t0 = time.time()
-    n, failed, kept_n, k = len(runs), [], 0, 0
-    started = {}  # run name -> when its simulation began
-
-    def one(r):
-        started[r.name] = time.time()
-        return simulate(out, cfg, seed, r)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(one, r): r for r in runs}
-        pending = set(futs)
-        while pending:
-            done, pending = concurrent.futures.wait(pending, timeout=PROGRESS_S,
-                                                    return_when=concurrent.futures.FIRST_COMPLETED)
-            if not done:
-                now = time.time()
-                under = [f"{futs[f].name} ({(now - started[futs[f].name]) / 60:.1f} min)" for f in pending
-                         if futs[f].name in started]
-                print(f"figures: {label} [{k}/{n}] running: {', '.join(under)}", flush=True)
-            for f in done:
-                k += 1
-                name, rc, kept = f.result()
-                r = futs[f]
-                state = "kept" if kept else ("ok" if rc == 0 else "FAILED")
-                kept_n += kept
-                print(f"figures: {label} [{k}/{n}] {name}: {state} ({time.time() - t0:.0f} s)", flush=True)
-                if rc != 0:
-                    failed.append(r)
-    for r in failed:
-        sys.stderr.write(open(f"{out}/{r.name}.err").read())
-        print(f"figures: {r.name} failed; replay: bash scripts/run_sim.sh {shlex.join(r.args(cfg, seed))}",
-              file=sys.stderr)
-    if failed:
-        sys.exit(1)
-    return kept_n
-
-
-def load(out, name):
-    d = json.load(open(f"{out}/{name}.json"))
-    o = d["oracle"]
-    if o["lost"] or o["phantom"]:
-        die(f"{name}: the oracle found {o['lost']} lost and {o['phantom']} phantom words", 1)
-    return d
-
-
-def ini_value(lines, sec, key):
-    """A key's value in an effective configuration (diktamo_sim's <stats>.ini, diktamo_cfg --dump), or None."""
-    cur = None
-    for line in lines:
-        line = line.split(";")[0].strip()
-        if line.startswith("["):
-            cur = line.strip("[]")
-        elif cur == sec and "=" in line and line.split("=")[0].strip() == key:
-            return line.split("=", 1)[1].strip()
-    return None
-
-
-def run_key(out, name, sec, key):
-    """A key's value in the configuration a run wrote beside its statistics (<name>.json.ini)."""
-    v = ini_value(open(f"{out}/{name}.json.ini"), sec, key)
-    if v is None:
-        die(f"{out}/{name}.json.ini has no {sec}.{key}", 1)
-    return v
-
-
 def nodes(d, prefix):
     """The statistics objects under d named prefix<number> (cn0, cn1, ... or core0, core1, ...)."""
     return [v for k, v in d.items() if k.startswith(prefix) and k[len(prefix):].isdigit()]
@@ -274,39 +125,6 @@ def sync_frac(d):
 
 def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-# ---- gnuplot ----
-
-def write_dat(path, header, rows):
-    with open(path, "w") as f:
-        f.write(" ".join(header) + "\n")
-        for r in rows:
-            f.write(" ".join(r[0:1] + ["%.6g" % v if isinstance(v, (int, float)) else str(v) for v in r[1:]]) + "\n")
-
-
-def plot(out, name, title, ylabel, dat, ncols, stacked=False, extra=""):
-    """A histogram of dat's columns 2 .. ncols + 1, one group per row, as NAME.svg and NAME.png."""
-    style = "rowstacked" if stacked else "clustered gap 1"
-    body = f"""set title '{title}'
-set style data histograms
-set style histogram {style}
-set style fill solid 0.85 border -1
-set boxwidth 0.8
-set key outside right top
-set grid ytics
-set yrange [0:*]
-set ylabel '{ylabel}'
-{extra}
-plot for [c=2:{ncols + 1}] '{dat}' using c:xtic(1) title columnhead(c)
-"""
-    for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
-        gp = f"{out}/{name}.{ext}.gp"
-        with open(gp, "w") as f:
-            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
-        p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
-        if p.returncode != 0:
-            die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
 
 
 # ---- the experiments ----

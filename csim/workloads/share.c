@@ -7,11 +7,15 @@
 #define LOG_WORDS 4u      /* an operation's log: key (top bit: a put), version, start, end */
 #define PUT_BIT (1ull << 63)
 
-static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "retries", "flushes", "torn_reads"};
+static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "retries", "flushes", "torn_reads",
+                                                 "warm_ps", "end_ps", "window_ops"};
 static const char *const c_doc[SHARE_NCOUNT] = {
     "gets done", "puts done", "validations that failed and were tried again (a record moved or was locked)",
     "object lines flushed: stale copies dropped and new objects written back",
-    "gets that validated yet read a torn object (must be 0)"};
+    "gets that validated yet read a torn object (must be 0)",
+    "the measured window's start (ps): the latest time a thread finished the first tenth of its operations",
+    "the measured window's end (ps): the latest time a thread finished its operations",
+    "operations after each thread's first tenth (throughput: window_ops / (end_ps - warm_ps))"};
 
 static uint64_t payload(uint64_t key, uint64_t ver, uint64_t writer, uint64_t i)
 {
@@ -173,6 +177,13 @@ void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t 
     wl_st(t, a + 16, t0);
     wl_st(t, a + 24, t1);
     (*s->stat[put ? SHARE_PUTS : SHARE_GETS])++;
+    const uint64_t warm = share_thread_ops(s, t->tid) / 10;
+    if (n + 1 == warm && t1 > *s->stat[SHARE_WARM_PS]) /* statistics kept as maxima */
+        *s->stat[SHARE_WARM_PS] = t1;
+    if (n >= warm)
+        (*s->stat[SHARE_WIN_OPS])++;
+    if (t1 > *s->stat[SHARE_END_PS])
+        *s->stat[SHARE_END_PS] = t1;
 }
 
 void share_done(wl_thread_t *t, const share_t *s, uint64_t n)

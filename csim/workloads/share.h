@@ -34,6 +34,9 @@ enum {
     SHARE_RETRIES, /* validations that failed and were tried again */
     SHARE_FLUSHES, /* object lines flushed (stale copies dropped and new objects written back) */
     SHARE_TORN,    /* gets that validated yet read a torn object (must be 0) */
+    SHARE_WARM_PS, /* the measured window's start: the latest end of a thread's first tenth of its ops */
+    SHARE_END_PS,  /* the window's end: the latest end of a thread's operations */
+    SHARE_WIN_OPS, /* operations after each thread's first tenth (throughput: these over the window) */
     SHARE_NCOUNT
 };
 
@@ -78,7 +81,7 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn);
  *  then a fence) unless the writer mutation skips it. */
 void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver);
 /** Logs the thread's n-th operation (0-based): a get (returned version ver) or a put (wrote it),
- *  from t0 to t1 (wl_now). */
+ *  from t0 to t1 (wl_now), and keeps the measured window (its first tenth of operations warms up). */
 void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t key, uint64_t ver, uint64_t t0,
                uint64_t t1);
 /** The thread has done all of its n operations (its count, read by the check). */
