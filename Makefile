@@ -393,6 +393,11 @@ figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model
 	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
 	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs
 
+# make megalon: the Megalon blog's experiments, scaled, on sim_configs/pc.ini (scripts/megalon.py).
+.PHONY: megalon
+megalon: | $(SETUP) ## HCMeta and Megalon on partly coherent memory: the blog's M1-M4, scaled; docs/results-megalon.md (SIZE=default|tiny, SEED=)
+	+python3 scripts/megalon.py --seed $(or $(SEED),1) --jobs $(JOBS) --size $(or $(SIZE),default) --docs docs
+
 .PHONY: regress
 regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)
 	bash scripts/regress.sh $(or $(N),20)

@@ -197,3 +197,23 @@ plot for [c=2:{ncols + 1}] '{dat}' using c:xtic(1) title columnhead(c)
         p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
         if p.returncode != 0:
             die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
+
+
+def plot_lines(out, name, title, ylabel, dat, ncols, logy=False):
+    """Lines with points of dat's columns 2 .. ncols + 1 against its first (a category per row), as
+    NAME.svg and NAME.png."""
+    body = f"""set title '{title}'
+set key outside right top
+set grid ytics
+set ylabel '{ylabel}'
+set xlabel '{open(dat).readline().split()[0]}'
+{"set logscale y" if logy else "set yrange [0:*]"}
+plot for [c=2:{ncols + 1}] '{dat}' using 0:c:xtic(1) with linespoints lw 2 title columnhead(c)
+"""
+    for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
+        gp = f"{out}/{name}.{ext}.gp"
+        with open(gp, "w") as f:
+            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
+        p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+        if p.returncode != 0:
+            die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)

@@ -437,6 +437,51 @@ Test(sim, the_trace_window_limits_what_is_dumped, .init = make_dir, .fini = remo
     cr_assert_gt(last, first);
 }
 
+/* make megalon on the tiny input: both figures (SVG and PNG) and results-megalon.md with its tables
+ * and the headline ratios beside the blog's (their values are the model's: not checked here); a
+ * second call runs nothing again; bad arguments stop it with one line and exit status 2. */
+Test(sim, megalon_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 600)
+{
+    char cmd[512], p[192];
+    result_t r;
+    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --jobs 2 --flavour test --out %s/mg --docs %s/docs",
+             dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    static char md[1 << 15];
+    snprintf(p, sizeof p, "%s/docs/results-megalon.md", dir);
+    slurp(p, md, sizeof md);
+    static const char *const figs[] = {"megalon_m1", "megalon_m2"};
+    for (unsigned i = 0; i < 2; i++) {
+        for (unsigned e = 0; e < 2; e++) {
+            struct stat st;
+            snprintf(p, sizeof p, "%s/docs/figures/%s.%s", dir, figs[i], e ? "png" : "svg");
+            cr_assert(stat(p, &st) == 0 && st.st_size > 1000, "%s was not drawn", p);
+        }
+        snprintf(p, sizeof p, "](figures/%s.svg)", figs[i]);
+        cr_assert_not_null(strstr(md, p), "results-megalon.md does not show %s", figs[i]);
+    }
+    static const char *const rows[] = {"| M1: Megalon / HCMeta, read-only, largest size |",
+                                       "| M2: Megalon / HCMeta at the largest size |", "| M3: Megalon / HCMeta, small SCR |",
+                                       "| M4: a churn's cost, HCMeta / Megalon |", "| M4: Megalon's replicas, % of the data |",
+                                       "## M1 (blog Fig. 1(c))", "## M2 (blog Fig. 6(a))", "## M3", "## M4"};
+    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_assert_not_null(strstr(md, rows[i]), "results-megalon.md has no %s", rows[i]);
+    cr_assert_not_null(strstr(r.out, "] m1-hcmeta-120: ok ("), "no progress line for a run:\n%.2000s", r.out);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
+    /* bad input: one line, status 2, nothing run */
+    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --jobs 0 --out %s/bad", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert(strstr(r.err, "megalon: --jobs 0: at least 1\n") != NULL, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --config %s/none.ini --out %s/bad", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert(strstr(r.err, "megalon: no configuration file") != NULL, "%s", r.err);
+}
+
 /* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
  * paper's headline ratios are produced (their values are the model's: not checked here); bad
  * arguments stop it at once with one line and exit status 2. */

@@ -103,6 +103,36 @@ static uint64_t seen_norec(uint64_t mw) { return 1ull << 63 | mw; }
 #define MW_RID(mw) ((mw) & 0xffffffffu)     /* record + 1, 0: none */
 #define MW_NEXT(mw, rid1) ((((mw) >> 32) + 1) << 32 | (rid1)) /* the epoch moved on, a new record */
 
+/* Steady state, as after a long run: the record pool full, each record a random object's (its bit
+ * set, every replica mapping it both ways). -1: out of host memory. */
+static int fill_pool(wl_env_t *e, megalon_t *m)
+{
+    const uint64_t n = m->nrec < m->s.nobj ? m->nrec : m->s.nobj;
+    uint64_t *perm = malloc(m->s.nobj * sizeof *perm), word = 0;
+    if (!perm)
+        return -1;
+    for (uint64_t k = 0; k < m->s.nobj; k++)
+        perm[k] = k;
+    rng_t r;
+    rng_init_named(&r, e->seed, "megalon.pool");
+    for (uint64_t rid = 0; rid < n; rid++) {
+        uint64_t j = rid + rng_below(&r, m->s.nobj - rid), key = perm[j];
+        perm[j] = perm[rid];
+        perm[rid] = key;
+        for (unsigned i = 0; i < m->nown; i++) {
+            e->ops->poke(e, m->own_cn[i], map_at(m, m->own_cn[i], key), rid + 1);
+            e->ops->poke(e, m->own_cn[i], rev_at(m, m->own_cn[i], rid), key + 1);
+        }
+        word |= 1ull << (rid % 64);
+        if (rid % 64 == 63 || rid + 1 == n) {
+            e->ops->poke(e, 0, m->bitmap + 8 * (rid / 64), word);
+            word = 0;
+        }
+    }
+    free(perm);
+    return 0;
+}
+
 static int mg_setup(wl_env_t *e, void **state, char *err)
 {
     const sim_config_t *c = e->cfg;
@@ -166,6 +196,10 @@ static int mg_setup(wl_env_t *e, void **state, char *err)
             rc = -1;
             goto out;
         }
+    if (fill_pool(e, m)) {
+        rc = wl_errf(err, "megalon: out of host memory");
+        goto out;
+    }
 out:
     if (rc)
         mg_free(m);
