@@ -286,6 +286,10 @@ static const cfg_key_t keys[] = {
      NULL, "hcmeta, megalon: gets and puts over all threads"},
     {"workload", "share_read_pct", T_UINT, F(workload.share_read_pct), "%", U(95), U(0), U(100), 0, NULL,
      "hcmeta, megalon: share of the operations that are gets (blog Fig. 6(a): 5 % writes)"},
+    {"workload", "share_insert_pct", T_UINT, F(workload.share_insert_pct), "%", U(0), U(0), U(100), 0, NULL,
+     "hcmeta, megalon: share of the operations that are inserts (a put that makes a deleted key present)"},
+    {"workload", "share_delete_pct", T_UINT, F(workload.share_delete_pct), "%", U(0), U(0), U(100), 0, NULL,
+     "hcmeta, megalon: share of the operations that are deletes (the rest, after gets and inserts, are puts)"},
     {"workload", "share_keys", T_ENUM, F(workload.share_keys), NULL, U(CFG_KEYS_ZIPFIAN), U(0),
      U(CFG_KEYS_COUNT - 1), 0, kvs_key_names, "hcmeta, megalon: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
     {"workload", "share_zipf_theta", T_REAL, F(workload.share_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
@@ -1222,6 +1226,14 @@ int config_validate(const sim_config_t *c, config_err_t *err)
         return vfail(c, b, err, "%s keeps its objects in the Large Non-coherent Region, which mem.scr_size = 0 "
                      "leaves out (all remote memory coherent): %s, %s", wn,
                      describe(c, kidx("workload.name"), d1, sizeof d1), describe(c, kidx("mem.scr_size"), d2, sizeof d2));
+    }
+    if (c->workload.share_read_pct + c->workload.share_insert_pct + c->workload.share_delete_pct > 100) {
+        size_t b = blame(c, blame(c, kidx("workload.share_read_pct"), kidx("workload.share_insert_pct")),
+                         kidx("workload.share_delete_pct"));
+        return vfail(c, b, err, "the sharing workloads' gets, inserts and deletes exceed 100 %%: %s, %s, %s",
+                     describe(c, kidx("workload.share_read_pct"), d1, sizeof d1),
+                     describe(c, kidx("workload.share_insert_pct"), d2, sizeof d2),
+                     describe(c, kidx("workload.share_delete_pct"), d3, sizeof d3));
     }
     if (sharing && (c->fail.at_ps || c->fail.after_commits)) {
         size_t b = blame(c, kidx("workload.name"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));

@@ -205,6 +205,8 @@ typedef struct sim_config {
         uint64_t share_object_bytes;
         uint64_t share_ops;        /* in all, over the threads */
         uint64_t share_read_pct;
+        uint64_t share_insert_pct;
+        uint64_t share_delete_pct;
         cfg_keys_e share_keys;
         double share_zipf_theta;
         uint64_t share_scr_budget; /* bytes of SCR for the sharing metadata; 0: unlimited */

@@ -164,7 +164,8 @@ static void sharing_config(sim_config_t *c, const char *wname, const char *proto
 
 Test(system, sharing_under_wb_and_proactive_is_correct_and_loses_nothing, .timeout = 300)
 {
-    /* GIVEN hcmeta (room in the SCR for half the objects) and megalon (8 records for 64 objects)
+    /* GIVEN hcmeta (room in the SCR for half the objects) and megalon (8 records for 64 objects),
+     * 60 % gets, 10 % inserts, 10 % deletes, 20 % puts
      * WHEN each runs on the whole system under WB and under DIKTAMO-proactive
      * THEN its check passes (every get current and whole, puts serialized, the last puts in memory,
      * its metadata consistent), the oracle loses nothing, and the metadata moved: hcmeta's owners
@@ -175,7 +176,8 @@ Test(system, sharing_under_wb_and_proactive_is_correct_and_loses_nothing, .timeo
     for (int w = 0; w < 2; w++)
         for (int p = 0; p < 2; p++) {
             sim_config_t c;
-            sharing_config(&c, wls[w], protos[p], seed, "70", NULL);
+            sharing_config(&c, wls[w], protos[p], seed, "60",
+                           (const char *const[]){"workload.share_insert_pct=10", "workload.share_delete_pct=10", NULL});
             sys_run_t r;
             sys_open(&r, &c, true);
             char ctx[160];

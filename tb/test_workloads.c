@@ -210,6 +210,12 @@ Test(workloads, hcmeta_passes_its_check_and_the_oracle)
     c.workload.share_read_pct = 0;
     c.workload.share_objects = 8;
     runs_clean("hcmeta", &c, 540);
+    /* and inserts and deletes: 40 % gets, 20 % each of puts, inserts and deletes */
+    c = hc_cfg();
+    c.workload.share_read_pct = 40;
+    c.workload.share_insert_pct = 20;
+    c.workload.share_delete_pct = 20;
+    runs_clean("hcmeta", &c, 545);
 }
 
 /* hcmeta on the functional runner: 4 threads (one per CN), the statistic `name`'s value. */
@@ -302,6 +308,12 @@ Test(workloads, megalon_passes_its_check_and_the_oracle)
     c.workload.share_read_pct = 0;
     c.workload.share_objects = 8;
     runs_clean("megalon", &c, 598);
+    /* and inserts and deletes: 40 % gets, 20 % each of puts, inserts and deletes */
+    c = mg_cfg();
+    c.workload.share_read_pct = 40;
+    c.workload.share_insert_pct = 20;
+    c.workload.share_delete_pct = 20;
+    runs_clean("megalon", &c, 599);
 }
 
 Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
@@ -310,14 +322,21 @@ Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
      * WHEN 30 % of the operations are puts and 8 records serve 64 objects THEN records change
      * hands (ALLOC and FREE appended, every entry applied by each of the 4 CNs, the ring's head
      * moved on); WHEN every object can have a record THEN setup gave each one and no entry is
-     * appended; WHEN only gets THEN no entry at all */
+     * appended; WHEN only gets THEN no entry at all; WHEN 20 % inserts and 20 % deletes THEN each
+     * delete is announced, and gets of deleted keys are answered by the replica */
     uint64_t seed = tb_seed(620);
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         sim_config_t c = mg_cfg();
         if (mode == 1)
             c.workload.share_scr_budget = 0;
         if (mode == 2)
             c.workload.share_read_pct = 100;
+        if (mode == 3) { /* inserts and deletes, every object with a record: only they append */
+            c.workload.share_scr_budget = 0;
+            c.workload.share_read_pct = 50;
+            c.workload.share_insert_pct = 20;
+            c.workload.share_delete_pct = 20;
+        }
         wl_func_t *f = wl_func_create(find("megalon"), &c, 4, NUM_CN, seed);
         char err[WL_ERR_MAX];
         cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
@@ -331,7 +350,8 @@ Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
                     (unsigned long long)ev, (unsigned long long)hc_stat(f, "megalon.lost_allocs"),
                     (unsigned long long)hc_stat(f, "megalon.gc_head"), (unsigned long long)hc_stat(f, "megalon.dual_path"),
                     (unsigned long long)hc_stat(f, "megalon.flushes"));
-        cr_assert_eq(hc_stat(f, "megalon.gets") + hc_stat(f, "megalon.puts"), 600);
+        uint64_t ins = hc_stat(f, "megalon.inserts"), del = hc_stat(f, "megalon.deletes");
+        cr_assert_eq(hc_stat(f, "megalon.gets") + hc_stat(f, "megalon.puts") + ins + del, 600);
         cr_assert_eq(applied, 4 * app, "seed %llu: every CN applies every entry", (unsigned long long)seed);
         if (mode == 0)
             cr_assert(allocs > 8 && ev > 0 && app >= allocs + 1 && hc_stat(f, "megalon.gc_head") > 0,
@@ -340,9 +360,15 @@ Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
         else if (mode == 1) /* setup gave every object a record */
             cr_assert(allocs == 0 && ev == 0 && app == 0, "seed %llu: %llu allocations, %llu evictions",
                       (unsigned long long)seed, (unsigned long long)allocs, (unsigned long long)ev);
-        else
+        else if (mode == 2)
             cr_assert(app == 0 && allocs == 0, "seed %llu: read-only, yet %llu appends", (unsigned long long)seed,
                       (unsigned long long)app);
+        else /* every delete announced, and an insert or put only when the key was deleted */
+            cr_assert(app >= del && app <= del + ins + hc_stat(f, "megalon.puts") && allocs == 0 && ins && del &&
+                          hc_stat(f, "megalon.gone_gets") > 0,
+                      "seed %llu: %llu appends for %llu deletes and %llu inserts, %llu gets of deleted keys",
+                      (unsigned long long)seed, (unsigned long long)app, (unsigned long long)del,
+                      (unsigned long long)ins, (unsigned long long)hc_stat(f, "megalon.gone_gets"));
         /* the pool starts full: records change hands from the first put of an unrecorded object */
         if (mode == 0)
             cr_assert(ev + 8 >= allocs, "seed %llu: %llu allocations but only %llu evictions with 8 records",
@@ -384,7 +410,7 @@ Test(workloads, megalon_check_catches_a_missing_flush_or_dual_path_check)
 Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
 {
     /* GIVEN a finished hcmeta run on 4 threads, half puts on 8 objects, and thread 0's log (CN 0's
-     * local memory after its seen table: a key word with the top bit for a put, version, start, end)
+     * local memory after its seen table: the key with the operation above bit 60, result, start, end)
      * and one of its gets whose key thread 0 put again later */
     sim_config_t c = hc_cfg();
     c.workload.share_objects = 8;
@@ -398,10 +424,10 @@ Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
     uint64_t g = n, later_end = 0;
     for (uint64_t i = 0; i < n && !later_end; i++) {
         uint64_t kw = e->ops->peek(e, 0, log + 32 * i);
-        if (kw >> 63)
+        if (kw >> 60) /* the operation, above the key: 0 a get, 1 a put */
             continue;
         for (uint64_t j = i + 1; j < n && !later_end; j++)
-            if (e->ops->peek(e, 0, log + 32 * j) == (kw | 1ull << 63)) {
+            if (e->ops->peek(e, 0, log + 32 * j) == (kw | 1ull << 60)) {
                 g = i;
                 later_end = e->ops->peek(e, 0, log + 32 * j + 24);
             }
@@ -422,6 +448,14 @@ Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
     wl_func_corrupt(f, 0, ga + 8, ver + 1);
     cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: an early get passed", (unsigned long long)seed);
     cr_assert(strstr(err, "whose put began only at") || strstr(err, "never written"), "%s", err);
+    cr_log_info("%s", err);
+    /* WHEN it says the key was deleted (no delete wrote that version) THEN the check fails */
+    wl_func_corrupt(f, 0, ga + 16, t0);
+    wl_func_corrupt(f, 0, ga + 24, t1);
+    wl_func_corrupt(f, 0, ga + 8, ver | 1ull << 62);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a get that saw a deletion never made passed",
+                 (unsigned long long)seed);
+    cr_assert(strstr(err, "(deleted), never written so"), "%s", err);
     cr_log_info("%s", err);
     /* and restored, the check passes again */
     wl_func_corrupt(f, 0, ga + 8, ver);

@@ -21,9 +21,10 @@
  * owner (below) and look again. Present: read the record (spin while locked); if it is not the one
  * this CN validated, flush the object's lines; read the object; read the record and the key word
  * again: either moved, retry; else remember the record and return the object.
- * put: find, lock the record by compare-and-swap, flush stale lines as a get does, read the
- * object's version, write the object and write it back (clflushopt each line, fence), then store
- * the record's next version unlocked, and fence so the put ends visible.
+ * A write (put, insert, delete: share.h): find, lock the record by compare-and-swap, flush stale
+ * lines as a get does, read the object's version, write the object (a tombstone for a delete) and
+ * write it back (clflushopt each line, fence), then store the record's next version unlocked, and
+ * fence so the write ends visible.
  * Sharing an unshared object (churn): a client on another CN writes its request, rings the owner's
  * doorbell and waits, serving its own CN's requests meanwhile; a thread of the owner CN sees the
  * doorbell between operations (or while it waits), takes the owner lock, and for each request
@@ -302,7 +303,9 @@ static uint64_t get(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
     }
 }
 
-static uint64_t put(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+/* A write: a put or an insert (the object's next version) or a delete (a tombstone). Returns its
+ * result (share_log). */
+static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_e op)
 {
     for (;;) {
         uint64_t e, r = validate(t, h, key, &e), rec = ent(h, e) + E_REC;
@@ -312,12 +315,13 @@ static uint64_t put(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
         }
         /* Locked at the version validated: the entry is still key's (reassigning it moves the
          * record) and this CN's copies are current. */
+        const bool gone = op == SHARE_DELETE;
         uint64_t ver = wl_ld(t, share_obj(&h->s, key) + 8) + 1;
-        share_write(t, &h->s, key, ver);
+        share_write(t, &h->s, key, ver, gone);
         wl_st(t, rec, r + 2);
-        wl_fence(t); /* the put ends visible: its log's end bounds its commit */
+        wl_fence(t); /* the write ends visible: its log's end bounds its commit */
         wl_st(t, share_seen(&h->s, t->cn, key), seen_val(e, r + 2));
-        return ver;
+        return ver | (gone ? SHARE_GONE : 0);
     }
 }
 
@@ -330,10 +334,10 @@ static void hc_thread(wl_thread_t *t, void *state)
     for (uint64_t op = 0; op < n; op++) {
         serve(t, h);
         wl_compute(t, CLIENT_INSTRS);
-        bool is_get;
-        uint64_t key = share_next_key(&h->s, &r, &is_get), t0 = wl_now(t);
-        uint64_t ver = is_get ? get(t, h, key) : put(t, h, key);
-        share_log(t, &h->s, op, !is_get, key, ver, t0, wl_now(t));
+        share_op_e kind;
+        uint64_t key = share_next_op(&h->s, &r, &kind), t0 = wl_now(t);
+        uint64_t res = kind == SHARE_GET ? get(t, h, key) : write(t, h, key, kind);
+        share_log(t, &h->s, op, kind, key, res, t0, wl_now(t));
     }
     share_done(t, &h->s, n);
     wl_fadd(t, h->done, 1);
@@ -367,11 +371,11 @@ static int hc_check(wl_env_t *e, void *state, char *err)
         else if (kw)
             in[kw - 1] = 1;
     }
-    /* Every version step is a put's or an install's; every request rang a doorbell and was answered. */
-    if (!rc && vsum != *h->s.stat[SHARE_PUTS] + *h->stat[H_INSTALLS])
-        rc = wl_errf(err, "hcmeta: the records' versions add up to %llu, not the %llu puts + %llu installs",
-                     (unsigned long long)vsum, (unsigned long long)*h->s.stat[SHARE_PUTS],
-                     (unsigned long long)*h->stat[H_INSTALLS]);
+    /* Every version step is a write's or an install's; every request rang a doorbell and was answered. */
+    const uint64_t writes = *h->s.stat[SHARE_PUTS] + *h->s.stat[SHARE_INSERTS] + *h->s.stat[SHARE_DELETES];
+    if (!rc && vsum != writes + *h->stat[H_INSTALLS])
+        rc = wl_errf(err, "hcmeta: the records' versions add up to %llu, not the %llu writes + %llu installs",
+                     (unsigned long long)vsum, (unsigned long long)writes, (unsigned long long)*h->stat[H_INSTALLS]);
     uint64_t rung = 0;
     for (unsigned i = 0; i < h->nown; i++)
         rung += e->ops->peek(e, 0, h->bell + LINE * i);

@@ -27,7 +27,10 @@
  * a recorded object locks the record by CAS, syncs, checks the mapping again, flushes stale lines
  * (as a get), writes the object and writes it back, then stores the counter's next value unlocked
  * and fences (the put ends visible).
- * Reads. sync, then by the replica: a recorded object is read as HCMeta reads it (record, flush
+ * Writes (puts, inserts, deletes: share.h) of an object take its record as above; a delete, and a
+ * write of a deleted key, is also announced (DELETE with its version, INSERT) before the record is
+ * unlocked, so that each replica knows the deleted keys and their versions.
+ * Reads. sync, then by the replica: a deleted key's get answers from the replica; a recorded object is read as HCMeta reads it (record, flush
  * unless this CN validated that record, object, record again); an unrecorded one needs no record:
  * nobody writes an object before announcing its record, so copies cached while it had none are
  * current: `seen` keeps the replica word (epoch included) of the read that last flushed them, and a
@@ -48,14 +51,17 @@
 #define LINE 64u
 #define E_ALLOC 1u
 #define E_FREE 2u
+#define E_INSERT 3u /* the key is present again (its record: the version) */
+#define E_DELETE 4u /* the key was deleted (its record: the delete's version) */
 #define NONE UINT64_MAX
 
-enum { M_APPENDS, M_APPLIED, M_ALLOCS, M_EVICTIONS, M_LOST, M_CLOCK, M_GC_HEAD, M_DUAL, M_APPEND_PS, M_NCOUNT };
+enum { M_APPENDS, M_APPLIED, M_ALLOCS, M_EVICTIONS, M_LOST, M_CLOCK, M_GC_HEAD, M_DUAL, M_APPEND_PS, M_GONE_GETS,
+       M_NCOUNT };
 static const char *const m_names[M_NCOUNT] = {
     "megalon.appends", "megalon.applied", "megalon.allocs",    "megalon.evictions", "megalon.lost_allocs",
-    "megalon.clock",   "megalon.gc_head", "megalon.dual_path", "megalon.append_ps"};
+    "megalon.clock",   "megalon.gc_head", "megalon.dual_path", "megalon.append_ps", "megalon.gone_gets"};
 static const char *const m_docs[M_NCOUNT] = {
-    "megalon: log entries appended (ALLOC and FREE of records)",
+    "megalon: log entries appended (ALLOC and FREE of records, INSERT and DELETE of keys)",
     "megalon: log entries applied, summed over the CNs' replicas",
     "megalon: records given to objects on their first write (free ones and victims)",
     "megalon: records taken from an object to give to another (announced FREE, then ALLOC)",
@@ -63,7 +69,8 @@ static const char *const m_docs[M_NCOUNT] = {
     "megalon: records the clock looked at for a victim",
     "megalon: log entries released by garbage collection (the head)",
     "megalon: reads retried by the dual-path check (the key's record changed during the read)",
-    "megalon: time spent appending entries, claim to write-back (ps, summed)"};
+    "megalon: time spent appending entries, claim to write-back (ps, summed)",
+    "megalon: gets of a deleted key answered by the replica (no object read)"};
 
 typedef struct megalon {
     share_t s;
@@ -72,7 +79,8 @@ typedef struct megalon {
     uint64_t log;                                    /* LNR: the ring */
     unsigned nown;                                   /* the CNs that run threads */
     unsigned *own_cn, *own_of;                       /* owner i's CN; CN c's index (UINT_MAX: none) */
-    uint64_t *repl;  /* per CN (local): [0] replica lock, [1] applied, then key -> rid + 1, then rid -> key + 1 */
+    uint64_t *repl;  /* per CN (local): [0] replica lock, [1] applied, then key -> rid + 1, then rid -> key + 1,
+                        then key -> its delete's version + 1 (0: present) */
     bool dual;       /* the dual-path check (false: the mutation) */
     uint64_t *shadow; /* host: each ring slot's last entry as appended (4 words), for the check */
     uint64_t *stat[M_NCOUNT];
@@ -96,6 +104,10 @@ static uint64_t map_at(const megalon_t *m, unsigned cn, uint64_t key) { return m
 static uint64_t rev_at(const megalon_t *m, unsigned cn, uint64_t rid)
 {
     return m->repl[cn] + 16 + 8 * m->s.nobj + 8 * rid;
+}
+static uint64_t gone_at(const megalon_t *m, unsigned cn, uint64_t key)
+{
+    return m->repl[cn] + 16 + 8 * (m->s.nobj + m->nrec) + 8 * key;
 }
 static uint64_t seen_val(uint64_t rid, uint64_t rec) { return (rid + 1) << 32 | (rec >> 1 & 0xffffffffu); }
 /* seen of an object read without a record, at replica word mw (bit 63: never a record's value) */
@@ -185,9 +197,9 @@ static int mg_setup(wl_env_t *e, void **state, char *err)
         e->ops->poke(e, 0, m->log + a, 0);
     for (unsigned i = 0; i < m->nown; i++) {
         unsigned cn = m->own_cn[i];
-        if ((m->repl[cn] = e->ops->alloc_local(e, cn, 16 + 8 * (m->s.nobj + m->nrec))) == WL_ALLOC_FAIL) {
+        if ((m->repl[cn] = e->ops->alloc_local(e, cn, 16 + 8 * (2 * m->s.nobj + m->nrec))) == WL_ALLOC_FAIL) {
             rc = wl_errf(err, "megalon: CN %u's index replica (%llu bytes) does not fit its local memory", cn,
-                         (unsigned long long)(16 + 8 * (m->s.nobj + m->nrec)));
+                         (unsigned long long)(16 + 8 * (2 * m->s.nobj + m->nrec)));
             goto out;
         }
     }
@@ -236,9 +248,13 @@ static void sync_to(wl_thread_t *t, const megalon_t *m, uint64_t upto)
                 wl_st(t, map, MW_NEXT(mw, rid + 1));
                 wl_st(t, rev_at(m, cn, rid), key + 1);
             }
-        } else if (MW_RID(mw) == rid + 1) { /* FREE of the key's current record */
-            wl_st(t, map, MW_NEXT(mw, 0));
-            wl_st(t, rev_at(m, cn, rid), 0);
+        } else if (v[1] == E_FREE) {
+            if (MW_RID(mw) == rid + 1) { /* the key's current record */
+                wl_st(t, map, MW_NEXT(mw, 0));
+                wl_st(t, rev_at(m, cn, rid), 0);
+            }
+        } else {
+            wl_st(t, gone_at(m, cn, key), v[1] == E_DELETE ? rid + 1 : 0); /* rid: the version */
         }
         wl_compute(t, APPLY_INSTRS);
     }
@@ -319,9 +335,9 @@ static uint64_t mapped(wl_thread_t *t, const megalon_t *m, uint64_t key)
     return r1 ? r1 - 1 : NONE;
 }
 
-/* The dual-path check at the end of a read synced to `tail` with key's replica word mw: true when
- * an ALLOC or FREE of the key came meanwhile. */
-static bool moved(wl_thread_t *t, const megalon_t *m, uint64_t key, uint64_t tail, uint64_t mw)
+/* The dual-path check at the end of a read synced to `tail` with key's replica words mw and gw
+ * (record, deletion): true when an entry of the key came meanwhile. */
+static bool moved(wl_thread_t *t, const megalon_t *m, uint64_t key, uint64_t tail, uint64_t mw, uint64_t gw)
 {
     if (!m->dual)
         return false;
@@ -329,7 +345,7 @@ static bool moved(wl_thread_t *t, const megalon_t *m, uint64_t key, uint64_t tai
     if (now == tail)
         return false;
     sync_to(t, m, now);
-    if (map_word(t, m, key) == mw)
+    if (map_word(t, m, key) == mw && wl_ld(t, gone_at(m, t->cn, key)) == gw)
         return false;
     (*m->stat[M_DUAL])++;
     return true;
@@ -339,20 +355,28 @@ static uint64_t get(wl_thread_t *t, const megalon_t *m, uint64_t key)
 {
     const uint64_t seen = share_seen(&m->s, t->cn, key);
     for (;;) {
-        const uint64_t tail = sync(t, m), mw = map_word(t, m, key);
+        const uint64_t tail = sync(t, m), mw = map_word(t, m, key), gw = wl_ld(t, gone_at(m, t->cn, key));
         bool torn;
+        if (gw) { /* deleted, says the replica: no object to read */
+            if (moved(t, m, key, tail, mw, gw)) {
+                (*m->s.stat[SHARE_RETRIES])++;
+                continue;
+            }
+            (*m->stat[M_GONE_GETS])++;
+            return (gw - 1) | SHARE_GONE;
+        }
         share_pause(t, &m->s);
         if (!MW_RID(mw)) {
             if (wl_ld(t, seen) != seen_norec(mw))
                 share_flush_stale(t, &m->s, key);
-            uint64_t ver = share_read(t, &m->s, key, &torn);
-            if (moved(t, m, key, tail, mw)) {
+            uint64_t res = share_read(t, &m->s, key, &torn);
+            if (moved(t, m, key, tail, mw, gw)) {
                 (*m->s.stat[SHARE_RETRIES])++;
                 continue;
             }
             wl_st(t, seen, seen_norec(mw));
             *m->s.stat[SHARE_TORN] += torn;
-            return ver;
+            return res;
         }
         const uint64_t rid = MW_RID(mw) - 1, r = wl_ld(t, rec_at(m, rid));
         if (r & 1) {
@@ -362,14 +386,14 @@ static uint64_t get(wl_thread_t *t, const megalon_t *m, uint64_t key)
         }
         if (wl_ld(t, seen) != seen_val(rid, r))
             share_flush_stale(t, &m->s, key);
-        uint64_t ver = share_read(t, &m->s, key, &torn);
-        if (wl_ld(t, rec_at(m, rid)) != r || moved(t, m, key, tail, mw)) {
+        uint64_t res = share_read(t, &m->s, key, &torn);
+        if (wl_ld(t, rec_at(m, rid)) != r || moved(t, m, key, tail, mw, gw)) {
             (*m->s.stat[SHARE_RETRIES])++;
             continue;
         }
         wl_st(t, seen, seen_val(rid, r));
         *m->s.stat[SHARE_TORN] += torn;
-        return ver;
+        return res;
     }
 }
 
@@ -432,7 +456,10 @@ static uint64_t take_record(wl_thread_t *t, const megalon_t *m, uint64_t key, ui
     return rid;
 }
 
-static uint64_t put(wl_thread_t *t, const megalon_t *m, uint64_t key)
+/* A write: a put or an insert (the object's next version) or a delete (a tombstone). A delete, and
+ * a write of a deleted key, is announced too (DELETE, INSERT), before the record is unlocked, so
+ * that the replicas answer gets of a deleted key. Returns its result (share_log). */
+static uint64_t write(wl_thread_t *t, const megalon_t *m, uint64_t key, share_op_e op)
 {
     for (;;) {
         sync(t, m);
@@ -448,7 +475,7 @@ static uint64_t put(wl_thread_t *t, const megalon_t *m, uint64_t key)
             }
             sync(t, m);
         }
-        /* Locked at r. The key must still map to it: else a concurrent put announced another
+        /* Locked at r. The key must still map to it: else a concurrent write announced another
          * record for the key (this one was ours: give it back), or it was reassigned. */
         if (mapped(t, m, key) != rid) {
             if (!wl_ld(t, rev_at(m, t->cn, rid))) /* mapped to no key: free it, before the unlock */
@@ -460,12 +487,18 @@ static uint64_t put(wl_thread_t *t, const megalon_t *m, uint64_t key)
         }
         if (wl_ld(t, share_seen(&m->s, t->cn, key)) != seen_val(rid, r))
             share_flush_stale(t, &m->s, key);
-        uint64_t ver = wl_ld(t, share_obj(&m->s, key) + 8) + 1;
-        share_write(t, &m->s, key, ver);
+        const uint64_t o = share_obj(&m->s, key), a[2] = {o, o + 8};
+        uint64_t hdr[2];
+        wl_ld_batch(t, a, hdr, 2);
+        const bool gone = op == SHARE_DELETE, was_gone = hdr[0] & SHARE_GONE;
+        const uint64_t ver = hdr[1] + 1;
+        share_write(t, &m->s, key, ver, gone);
+        if (gone || was_gone)
+            append(t, m, gone ? E_DELETE : E_INSERT, key, ver);
         wl_st(t, rec_at(m, rid), r + 2);
-        wl_fence(t); /* the put ends visible: its log's end bounds its commit */
+        wl_fence(t); /* the write ends visible: its log's end bounds its commit */
         wl_st(t, share_seen(&m->s, t->cn, key), seen_val(rid, r + 2));
-        return ver;
+        return ver | (gone ? SHARE_GONE : 0);
     }
 }
 
@@ -477,10 +510,10 @@ static void mg_thread(wl_thread_t *t, void *state)
     const uint64_t n = share_thread_ops(&m->s, t->tid);
     for (uint64_t op = 0; op < n; op++) {
         wl_compute(t, CLIENT_INSTRS);
-        bool is_get;
-        uint64_t key = share_next_key(&m->s, &r, &is_get), t0 = wl_now(t);
-        uint64_t ver = is_get ? get(t, m, key) : put(t, m, key);
-        share_log(t, &m->s, op, !is_get, key, ver, t0, wl_now(t));
+        share_op_e kind;
+        uint64_t key = share_next_op(&m->s, &r, &kind), t0 = wl_now(t);
+        uint64_t res = kind == SHARE_GET ? get(t, m, key) : write(t, m, key, kind);
+        share_log(t, &m->s, op, kind, key, res, t0, wl_now(t));
     }
     share_done(t, &m->s, n);
     wl_fadd(t, m->done, 1);
@@ -496,9 +529,9 @@ static int mg_check(wl_env_t *e, void *state, char *err)
     const megalon_t *m = state;
     if (share_check(e, &m->s, err))
         return -1;
-    /* Every CN applied the whole log, and their replicas agree: with each other, with the bitmap
-     * (a record in use exactly when some key maps to it) and with the reverse maps; no record is
-     * left locked. */
+    /* Every CN applied the whole log, and their replicas agree: with each other, with the objects
+     * (deleted ones and their versions), with the bitmap (a record in use exactly when some key
+     * maps to it) and with the reverse maps; no record is left locked. */
     const uint64_t tail = e->ops->peek(e, 0, m->tail);
     uint8_t *used = calloc(m->nrec ? m->nrec : 1, 1);
     if (!used)
@@ -513,8 +546,13 @@ static int mg_check(wl_env_t *e, void *state, char *err)
                          (unsigned long long)a, (unsigned long long)pub, (unsigned long long)tail);
         for (uint64_t key = 0; key < m->s.nobj && !rc; key++) {
             uint64_t w = e->ops->peek(e, cn, map_at(m, cn, key)), w0 = e->ops->peek(e, cn0, map_at(m, cn0, key));
-            uint64_t v = MW_RID(w);
-            if (w != w0)
+            uint64_t v = MW_RID(w), g = e->ops->peek(e, cn, gone_at(m, cn, key));
+            uint64_t hk = e->ops->peek(e, 0, share_obj(&m->s, key)), hv = e->ops->peek(e, 0, share_obj(&m->s, key) + 8);
+            if (g != (hk & SHARE_GONE ? hv + 1 : 0))
+                rc = wl_errf(err, "megalon: key %llu: CN %u's replica has it %s (0x%llx), its object %s at version %llu",
+                             (unsigned long long)key, cn, g ? "deleted" : "present", (unsigned long long)g,
+                             hk & SHARE_GONE ? "deleted" : "present", (unsigned long long)hv);
+            else if (w != w0)
                 rc = wl_errf(err, "megalon: key %llu: CN %u's replica word is 0x%llx, CN %u's 0x%llx",
                              (unsigned long long)key, cn, (unsigned long long)w, cn0, (unsigned long long)w0);
             else if (v && (v > m->nrec || e->ops->peek(e, cn, rev_at(m, cn, v - 1)) != key + 1))
@@ -542,9 +580,10 @@ static int mg_check(wl_env_t *e, void *state, char *err)
     uint64_t csum = 0;
     for (uint64_t rid = 0; rid < m->nrec; rid++)
         csum += e->ops->peek(e, 0, rec_at(m, rid)) >> 1;
-    if (!rc && csum != *m->s.stat[SHARE_PUTS] + *m->stat[M_EVICTIONS] + *m->stat[M_LOST])
-        rc = wl_errf(err, "megalon: the records' counters add up to %llu, not %llu puts + %llu evictions + %llu lost "
-                     "allocations", (unsigned long long)csum, (unsigned long long)*m->s.stat[SHARE_PUTS],
+    const uint64_t writes = *m->s.stat[SHARE_PUTS] + *m->s.stat[SHARE_INSERTS] + *m->s.stat[SHARE_DELETES];
+    if (!rc && csum != writes + *m->stat[M_EVICTIONS] + *m->stat[M_LOST])
+        rc = wl_errf(err, "megalon: the records' counters add up to %llu, not %llu writes + %llu evictions + %llu "
+                     "lost allocations", (unsigned long long)csum, (unsigned long long)writes,
                      (unsigned long long)*m->stat[M_EVICTIONS], (unsigned long long)*m->stat[M_LOST]);
     if (!rc && (e->ops->peek(e, 0, m->hand) != *m->stat[M_CLOCK] ||
                 e->ops->peek(e, 0, m->head) != *m->stat[M_GC_HEAD]))

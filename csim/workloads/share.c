@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define LOG_WORDS 4u      /* an operation's log: key (top bit: a put), version, start, end */
-#define PUT_BIT (1ull << 63)
+#define LOG_WORDS 4u /* an operation's log: key | op << 60, result, start, end */
+#define OP_SHIFT 60u
 
-static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "retries", "flushes", "torn_reads",
-                                                 "warm_ps", "end_ps", "window_ops"};
+static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "inserts", "deletes", "retries", "flushes",
+                                                 "torn_reads", "warm_ps", "end_ps", "window_ops"};
 static const char *const c_doc[SHARE_NCOUNT] = {
-    "gets done", "puts done", "validations that failed and were tried again (a record moved or was locked)",
+    "gets done", "puts done", "inserts done", "deletes done", "validations that failed and were tried again (a record moved or was locked)",
     "object lines flushed: stale copies dropped and new objects written back",
     "gets that validated yet read a torn object (must be 0)",
     "the measured window's start (ps): the latest time a thread finished the first tenth of its operations",
@@ -42,12 +42,18 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
                    .obj_bytes = c->workload.share_object_bytes,
                    .ops = c->workload.share_ops,
                    .read_pct = c->workload.share_read_pct,
+                   .insert_pct = c->workload.share_insert_pct,
+                   .delete_pct = c->workload.share_delete_pct,
                    .zipf = c->workload.share_keys == CFG_KEYS_ZIPFIAN,
                    .skip = c->workload.share_skip_flush,
                    .nthreads = e->nthreads,
                    .num_cn = e->num_cn,
                    .thread_cn = e->thread_cn};
     s->obj_words = s->obj_bytes / 8;
+    if (s->read_pct + s->insert_pct + s->delete_pct > 100)
+        return wl_errf(err, "%s: %llu %% gets, %llu %% inserts and %llu %% deletes exceed 100 %%", name,
+                       (unsigned long long)s->read_pct, (unsigned long long)s->insert_pct,
+                       (unsigned long long)s->delete_pct);
     s->pause_instrs = (uint64_t)((double)c->workload.share_read_pause_ps * (double)c->core.freq_hz / 1e12 + 0.5);
     if (s->obj_words <= SHARE_HDR_WORDS || s->obj_bytes % ADDR_LINE_BYTES)
         return wl_errf(err, "%s: an object of %llu bytes is not whole lines with a payload after its header", name,
@@ -100,10 +106,13 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
     return 0;
 }
 
-uint64_t share_next_key(const share_t *s, rng_t *r, bool *get)
+uint64_t share_next_op(const share_t *s, rng_t *r, share_op_e *op)
 {
-    uint64_t key = s->zipf ? rng_zipf_next(&s->keys, r) : rng_below(r, s->nobj);
-    *get = rng_below(r, 100) < s->read_pct;
+    uint64_t key = s->zipf ? rng_zipf_next(&s->keys, r) : rng_below(r, s->nobj), p = rng_below(r, 100);
+    *op = p < s->read_pct                                  ? SHARE_GET
+          : p < s->read_pct + s->insert_pct                 ? SHARE_INSERT
+          : p < s->read_pct + s->insert_pct + s->delete_pct ? SHARE_DELETE
+                                                            : SHARE_PUT;
     return key;
 }
 
@@ -132,7 +141,7 @@ void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key)
 
 uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
 {
-    uint64_t a[SHARE_BATCH], v[SHARE_BATCH], ver = 0, writer = 0, o = share_obj(s, key);
+    uint64_t a[SHARE_BATCH], v[SHARE_BATCH], ver = 0, writer = 0, gone = 0, o = share_obj(s, key);
     bool bad = false;
     for (uint64_t w0 = 0; w0 < s->obj_words; w0 += SHARE_BATCH) {
         unsigned nb = (unsigned)(s->obj_words - w0 < SHARE_BATCH ? s->obj_words - w0 : SHARE_BATCH);
@@ -141,8 +150,10 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
         wl_ld_batch(t, a, v, nb);
         for (unsigned j = 0; j < nb; j++) {
             uint64_t w = w0 + j;
-            if (w == 0)
-                bad |= v[j] != key + 1;
+            if (w == 0) {
+                bad |= (v[j] & ~SHARE_GONE) != key + 1;
+                gone = v[j] & SHARE_GONE;
+            }
             else if (w == 1)
                 ver = v[j];
             else if (w == 2)
@@ -153,13 +164,13 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
     }
     wl_compute(t, s->obj_words); /* the comparisons, one per word */
     *torn = bad;
-    return ver;
+    return ver | gone;
 }
 
-void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver)
+void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver, bool gone)
 {
     uint64_t o = share_obj(s, key), me = t->tid + 1;
-    wl_st(t, o, key + 1);
+    wl_st(t, o, (key + 1) | (gone ? SHARE_GONE : 0));
     wl_st(t, o + 8, ver);
     wl_st(t, o + 16, me);
     for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
@@ -168,15 +179,16 @@ void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver)
         flush_lines(t, s, key);
 }
 
-void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t key, uint64_t ver, uint64_t t0,
+void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint64_t key, uint64_t res, uint64_t t0,
                uint64_t t1)
 {
     uint64_t a = s->log[t->tid] + 8 * LOG_WORDS * n;
-    wl_st(t, a, key | (put ? PUT_BIT : 0));
-    wl_st(t, a + 8, ver);
+    wl_st(t, a, key | (uint64_t)op << OP_SHIFT);
+    wl_st(t, a + 8, res);
     wl_st(t, a + 16, t0);
     wl_st(t, a + 24, t1);
-    (*s->stat[put ? SHARE_PUTS : SHARE_GETS])++;
+    (*s->stat[op == SHARE_GET ? SHARE_GETS : op == SHARE_PUT ? SHARE_PUTS : op == SHARE_INSERT ? SHARE_INSERTS
+                                                                                              : SHARE_DELETES])++;
     const uint64_t warm = share_thread_ops(s, t->tid) / 10;
     if (n + 1 == warm && t1 > *s->stat[SHARE_WARM_PS]) /* statistics kept as maxima */
         *s->stat[SHARE_WARM_PS] = t1;
@@ -194,17 +206,22 @@ void share_done(wl_thread_t *t, const share_t *s, uint64_t n)
 /* ---- the check ---- */
 
 typedef struct op {
-    uint64_t key, ver, t0, t1;
+    uint64_t key, res, t0, t1; /* res: the version read or written (SHARE_GONE: deleted) */
+    share_op_e op;
     unsigned tid;
 } op_t;
+
+static uint64_t ver_of(const op_t *o) { return o->res & ~SHARE_GONE; }
 
 static int op_cmp(const void *a, const void *b)
 {
     const op_t *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    return x->ver < y->ver ? -1 : x->ver > y->ver;
+    return ver_of(x) < ver_of(y) ? -1 : ver_of(x) > ver_of(y);
 }
+
+static const char *const op_name[] = {"get", "put", "insert", "delete"};
 
 int share_check(wl_env_t *e, const share_t *s, char *err)
 {
@@ -216,11 +233,11 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
     if (torn)
         return wl_errf(err, "%s: %llu gets validated a torn object (a read mixed two versions)", nm,
                        (unsigned long long)torn);
-    op_t *puts = malloc((s->ops ? s->ops : 1) * sizeof *puts), *gets = malloc((s->ops ? s->ops : 1) * sizeof *gets);
-    uint64_t *first = calloc(s->nobj + 1, sizeof *first); /* index into puts of each key's first put */
-    uint64_t np = 0, ng = 0;
+    op_t *wr = malloc((s->ops ? s->ops : 1) * sizeof *wr), *gets = malloc((s->ops ? s->ops : 1) * sizeof *gets);
+    uint64_t *first = calloc(s->nobj + 1, sizeof *first); /* index + 1 into wr of each key's first write */
+    uint64_t nw = 0, ng = 0;
     int rc = 0;
-    if (!puts || !gets || !first) {
+    if (!wr || !gets || !first) {
         rc = wl_errf(err, "%s: check: out of host memory", nm);
         goto out;
     }
@@ -234,75 +251,79 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
         }
         for (uint64_t i = 0; i < n; i++) {
             uint64_t a = s->log[t] + 8 * LOG_WORDS * i, kw = e->ops->peek(e, cn, a);
-            op_t o = {kw & ~PUT_BIT, e->ops->peek(e, cn, a + 8), e->ops->peek(e, cn, a + 16),
-                      e->ops->peek(e, cn, a + 24), t};
-            if (o.key >= s->nobj) {
-                rc = wl_errf(err, "%s: thread %u's operation %llu names key %llu (%llu objects)", nm, t,
-                             (unsigned long long)i, (unsigned long long)o.key, (unsigned long long)s->nobj);
+            op_t o = {kw & ((1ull << OP_SHIFT) - 1), e->ops->peek(e, cn, a + 8), e->ops->peek(e, cn, a + 16),
+                      e->ops->peek(e, cn, a + 24), (share_op_e)(kw >> OP_SHIFT), t};
+            if (o.key >= s->nobj || kw >> OP_SHIFT > SHARE_DELETE) {
+                rc = wl_errf(err, "%s: thread %u's operation %llu names key %llu (%llu objects), operation %llu", nm,
+                             t, (unsigned long long)i, (unsigned long long)o.key, (unsigned long long)s->nobj,
+                             (unsigned long long)(kw >> OP_SHIFT));
                 goto out;
             }
-            if (kw & PUT_BIT)
-                puts[np++] = o;
-            else
+            if (o.op == SHARE_GET)
                 gets[ng++] = o;
+            else
+                wr[nw++] = o;
         }
     }
-    /* Puts of a key serialized: versions 1, 2, 3, ... */
-    qsort(puts, np, sizeof *puts, op_cmp);
-    for (uint64_t i = 0; i < np; i++) {
-        bool new_key = i == 0 || puts[i - 1].key != puts[i].key;
-        uint64_t want = new_key ? 1 : puts[i - 1].ver + 1;
-        if (puts[i].ver != want) {
-            rc = wl_errf(err, "%s: key %llu: thread %u's put wrote version %llu where %llu was due (its puts were "
-                         "not serialized, or one read a stale version)", nm, (unsigned long long)puts[i].key,
-                         puts[i].tid, (unsigned long long)puts[i].ver, (unsigned long long)want);
+    /* The writes of a key serialized: versions 1, 2, 3, ..., a delete's a tombstone, the others not. */
+    qsort(wr, nw, sizeof *wr, op_cmp);
+    for (uint64_t i = 0; i < nw; i++) {
+        bool new_key = i == 0 || wr[i - 1].key != wr[i].key;
+        uint64_t want = new_key ? 1 : ver_of(&wr[i - 1]) + 1;
+        if (ver_of(&wr[i]) != want || (bool)(wr[i].res & SHARE_GONE) != (wr[i].op == SHARE_DELETE)) {
+            rc = wl_errf(err, "%s: key %llu: thread %u's %s wrote version %llu%s where %llu was due (its writes were "
+                         "not serialized, or one read a stale version)", nm, (unsigned long long)wr[i].key,
+                         wr[i].tid, op_name[wr[i].op], (unsigned long long)ver_of(&wr[i]),
+                         wr[i].res & SHARE_GONE ? " (deleted)" : "", (unsigned long long)want);
             goto out;
         }
         if (new_key)
-            first[puts[i].key] = i + 1;
+            first[wr[i].key] = i + 1;
     }
-    /* Each get's version was the latest committed at some instant during the get. */
+    /* Each get's result was the key's latest committed write at some instant during the get. */
     for (uint64_t i = 0; i < ng; i++) {
         const op_t *g = &gets[i];
-        uint64_t f = first[g->key];
-        uint64_t nput = 0; /* the key's puts */
-        for (uint64_t j = f ? f - 1 : np; j < np && puts[j].key == g->key; j++)
-            nput++;
-        if (g->ver > nput) {
-            rc = wl_errf(err, "%s: thread %u's get of key %llu returned version %llu, never written (%llu puts)", nm,
-                         g->tid, (unsigned long long)g->key, (unsigned long long)g->ver, (unsigned long long)nput);
+        uint64_t f = first[g->key], v = ver_of(g), nwk = 0; /* the key's writes */
+        for (uint64_t j = f ? f - 1 : nw; j < nw && wr[j].key == g->key; j++)
+            nwk++;
+        const op_t *mine = v && v <= nwk ? &wr[f - 1 + v - 1] : NULL, *next = v < nwk ? &wr[f - 1 + v] : NULL;
+        if (v > nwk || (bool)(g->res & SHARE_GONE) != (mine && mine->op == SHARE_DELETE)) {
+            rc = wl_errf(err, "%s: thread %u's get of key %llu returned version %llu%s, never written so (%llu writes)",
+                         nm, g->tid, (unsigned long long)g->key, (unsigned long long)v,
+                         g->res & SHARE_GONE ? " (deleted)" : "", (unsigned long long)nwk);
             goto out;
         }
-        const op_t *mine = g->ver ? &puts[f - 1 + g->ver - 1] : NULL, *next = g->ver < nput ? &puts[f - 1 + g->ver] : NULL;
         if (mine && mine->t0 > g->t1) {
-            rc = wl_errf(err, "%s: thread %u's get of key %llu (%llu .. %llu ps) returned version %llu, whose put began "
+            rc = wl_errf(err, "%s: thread %u's get of key %llu (%llu .. %llu ps) returned version %llu, whose %s began "
                          "only at %llu ps", nm, g->tid, (unsigned long long)g->key, (unsigned long long)g->t0,
-                         (unsigned long long)g->t1, (unsigned long long)g->ver, (unsigned long long)mine->t0);
+                         (unsigned long long)g->t1, (unsigned long long)v, op_name[mine->op],
+                         (unsigned long long)mine->t0);
             goto out;
         }
         if (next && next->t1 < g->t0) {
             rc = wl_errf(err, "%s: thread %u's get of key %llu (%llu .. %llu ps) returned version %llu, stale: thread "
-                         "%u's put of version %llu had ended at %llu ps", nm, g->tid, (unsigned long long)g->key,
-                         (unsigned long long)g->t0, (unsigned long long)g->t1, (unsigned long long)g->ver, next->tid,
-                         (unsigned long long)next->ver, (unsigned long long)next->t1);
+                         "%u's %s of version %llu had ended at %llu ps", nm, g->tid, (unsigned long long)g->key,
+                         (unsigned long long)g->t0, (unsigned long long)g->t1, (unsigned long long)v, next->tid,
+                         op_name[next->op], (unsigned long long)ver_of(next), (unsigned long long)next->t1);
             goto out;
         }
     }
-    /* Memory holds every key's last put, whole. */
+    /* Memory holds every key's last write, whole. */
     for (uint64_t key = 0, j = 0; key < s->nobj; key++) {
-        uint64_t ver = 0, writer = 0;
-        while (j < np && puts[j].key == key) {
-            ver = puts[j].ver;
-            writer = puts[j].tid + 1;
+        uint64_t ver = 0, writer = 0, gone = 0;
+        while (j < nw && wr[j].key == key) {
+            ver = ver_of(&wr[j]);
+            gone = wr[j].res & SHARE_GONE;
+            writer = wr[j].tid + 1;
             j++;
         }
         uint64_t o = share_obj(s, key);
         uint64_t got_k = e->ops->peek(e, 0, o), got_v = e->ops->peek(e, 0, o + 8), got_w = e->ops->peek(e, 0, o + 16);
-        if (got_k != key + 1 || got_v != ver || got_w != writer) {
-            rc = wl_errf(err, "%s: key %llu's object holds key word %llu, version %llu by writer %llu; want version "
-                         "%llu by writer %llu (its last put)", nm, (unsigned long long)key,
+        if (got_k != ((key + 1) | gone) || got_v != ver || got_w != writer) {
+            rc = wl_errf(err, "%s: key %llu's object holds key word 0x%llx, version %llu by writer %llu; want version "
+                         "%llu by writer %llu%s (its last write)", nm, (unsigned long long)key,
                          (unsigned long long)got_k, (unsigned long long)got_v, (unsigned long long)got_w,
-                         (unsigned long long)ver, (unsigned long long)writer);
+                         (unsigned long long)ver, (unsigned long long)writer, gone ? ", deleted" : "");
             goto out;
         }
         for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++) {
@@ -316,7 +337,7 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
         }
     }
 out:
-    free(puts);
+    free(wr);
     free(gets);
     free(first);
     return rc;

@@ -4,16 +4,21 @@
  * a run against that history.
  *
  * An object of workload.share_object_size bytes (whole lines) sits at a fixed LNR address. Its
- * first line starts with a header: word 0 key + 1, word 1 the object's version (puts of a key are
- * numbered 1, 2, 3, ...; 0 is setup's), word 2 its writer (tid + 1; 0: setup). Every other word is
- * payload: word i of (key, version, writer) is a hash of the four, so a read that mixes two
- * versions (a torn read) shows.
+ * first line starts with a header: word 0 key + 1 (with SHARE_GONE set once deleted), word 1 the
+ * object's version (the writes of a key, puts, inserts and deletes, are numbered 1, 2, 3, ...; 0 is
+ * setup's), word 2 its writer (tid + 1; 0: setup). Every other word is payload: word i of (key,
+ * version, writer) is a hash of the four, so a read that mixes two versions (a torn read) shows.
+ * Operations: get, and three writes: put (the object's new value), insert (the same: a put that
+ * makes a deleted key present again; on a present key it replaces it) and delete (a tombstone: the
+ * key reads as deleted until a put or an insert). workload.share_read_pct of them are gets,
+ * share_insert_pct inserts, share_delete_pct deletes, the rest puts.
  *
  * Correctness, checked at the end against the logs: every get returned a version that was the
- * key's latest committed put at some instant during the get (its put began before the get ended,
- * and the next put of the key did not end before the get began), whole (no torn read); the puts of
- * a key were serialized (versions 1 .. n, each once); and memory holds every key's last put. A put
- * ends once its commit is visible (the workload fences it), so its log's end bounds its commit. */
+ * key's latest committed write at some instant during the get (its write began before the get
+ * ended, and the next write of the key did not end before the get began), deleted exactly when
+ * that write was a delete, and whole (no torn read); the writes of a key were serialized (versions
+ * 1 .. n, each once); and memory holds every key's last write. A write ends once its commit is
+ * visible (the workload fences it), so its log's end bounds its commit. */
 #ifndef SHARE_H
 #define SHARE_H
 
@@ -25,12 +30,17 @@
 #include "workloads/workloads.h"
 
 #define SHARE_HDR_WORDS 3u
+#define SHARE_GONE (1ull << 62) /* in an object's key word and in a result: the key is deleted */
+
+typedef enum share_op { SHARE_GET, SHARE_PUT, SHARE_INSERT, SHARE_DELETE } share_op_e;
 #define SHARE_BATCH 256u /* loads per wl_ld_batch when an object is read */
 
 /* The counters every sharing workload keeps ("<name>.<counter>" in the run's statistics). */
 enum {
     SHARE_GETS,    /* gets done */
     SHARE_PUTS,    /* puts done */
+    SHARE_INSERTS, /* inserts done */
+    SHARE_DELETES, /* deletes done */
     SHARE_RETRIES, /* validations that failed and were tried again */
     SHARE_FLUSHES, /* object lines flushed (stale copies dropped and new objects written back) */
     SHARE_TORN,    /* gets that validated yet read a torn object (must be 0) */
@@ -42,7 +52,7 @@ enum {
 
 typedef struct share {
     const char *name; /* the workload's, for messages and counters */
-    uint64_t nobj, obj_bytes, obj_words, ops, read_pct;
+    uint64_t nobj, obj_bytes, obj_words, ops, read_pct, insert_pct, delete_pct;
     bool zipf;
     rng_zipf_t keys;
     cfg_skip_flush_e skip;
@@ -62,8 +72,8 @@ void share_free(share_t *s);
 
 /** Operations of thread tid (share_ops split evenly). */
 uint64_t share_thread_ops(const share_t *s, unsigned tid);
-/** The next operation's key and kind (get with probability share_read_pct). */
-uint64_t share_next_key(const share_t *s, rng_t *r, bool *get);
+/** The next operation's key and kind (share_read_pct, share_insert_pct, share_delete_pct). */
+uint64_t share_next_op(const share_t *s, rng_t *r, share_op_e *op);
 static inline uint64_t share_obj(const share_t *s, uint64_t key) { return s->objects + key * s->obj_bytes; }
 /** Address of the seen word of key on CN cn. */
 static inline uint64_t share_seen(const share_t *s, unsigned cn, uint64_t key) { return s->seen[cn] + 8 * key; }
@@ -74,15 +84,17 @@ void share_pause(wl_thread_t *t, const share_t *s);
 /** Drops key's lines from the thread's CN (clflushopt each, then a fence), unless the reader
  *  mutation skips it; counts them. */
 void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key);
-/** Reads every word of key's object (batched: independent loads). Returns its version, *torn set
- *  when a payload word or the key word does not match the header's (key, version, writer). */
+/** Reads every word of key's object (batched: independent loads). Returns its version, with
+ *  SHARE_GONE when deleted; *torn set when a payload word or the key word does not match the
+ *  header's (key, version, writer). */
 uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn);
-/** Writes key's object as version ver by this thread, then writes it back (clflushopt each line,
- *  then a fence) unless the writer mutation skips it. */
-void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver);
-/** Logs the thread's n-th operation (0-based): a get (returned version ver) or a put (wrote it),
- *  from t0 to t1 (wl_now), and keeps the measured window (its first tenth of operations warms up). */
-void share_log(wl_thread_t *t, const share_t *s, uint64_t n, bool put, uint64_t key, uint64_t ver, uint64_t t0,
+/** Writes key's object as version ver by this thread (a tombstone when gone), then writes it back
+ *  (clflushopt each line, then a fence) unless the writer mutation skips it. */
+void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver, bool gone);
+/** Logs the thread's n-th operation (0-based): op on key, its result (the version read or written,
+ *  SHARE_GONE when deleted), from t0 to t1 (wl_now), and keeps the measured window (its first
+ *  tenth of operations warms up). */
+void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint64_t key, uint64_t res, uint64_t t0,
                uint64_t t1);
 /** The thread has done all of its n operations (its count, read by the check). */
 void share_done(wl_thread_t *t, const share_t *s, uint64_t n);
