@@ -93,22 +93,21 @@ def verdict(ours, blog, reason):
 def report(out, size, took):
     z = SIZES[size]
     t = {}
-    rows = []
-    for n in z["m1"]:
-        for v in ("hcmeta", "hcmeta-unl", "megalon"):
-            t[("m1", v, n)] = stats(out, f"m1-{v}-{n}")
-        rows.append([f"{n / 1000:g}k"] + [t[("m1", v, n)][2] for v in ("hcmeta", "hcmeta-unl", "megalon")])
-    write_dat(f"{out}/m1.dat", ["objects", "HCMeta", "HCMeta,unlimited", "Megalon"], rows)
-    plot_lines(out, "megalon_m1", "M1 (blog Fig. 1(c)): read-only, uniform, 1 KiB objects", "Mops/s (simulated)",
-               f"{out}/m1.dat", 3, logy=True)
-    rows = []
-    for n in z["m2"]:
-        for v in ("hcmeta", "hcmeta5", "megalon"):
-            t[("m2", v, n)] = stats(out, f"m2-{v}-{n}")
-        rows.append([f"{n / 1000:g}k"] + [t[("m2", v, n)][2] for v in ("hcmeta", "hcmeta5", "megalon")])
-    write_dat(f"{out}/m2.dat", ["objects", "HCMeta,55us", "HCMeta,5us", "Megalon"], rows)
-    plot_lines(out, "megalon_m2", "M2 (blog Fig. 6(a)): 5 % writes, Zipfian, 1 KiB objects", "Mops/s (simulated)",
-               f"{out}/m2.dat", 3, logy=True)
+
+    def series(exp, variants, labels, title):
+        """Loads an experiment's runs into t and draws its throughput against the object count."""
+        rows = []
+        for n in z[exp]:
+            for v in variants:
+                t[(exp, v, n)] = stats(out, f"{exp}-{v}-{n}")
+            rows.append([f"{n / 1000:g}k"] + [t[(exp, v, n)][2] for v in variants])
+        write_dat(f"{out}/{exp}.dat", ["objects"] + labels, rows)
+        plot_lines(out, f"megalon_{exp}", title, "Mops/s (simulated)", f"{out}/{exp}.dat", len(variants), logy=True)
+
+    series("m1", ("hcmeta", "hcmeta-unl", "megalon"), ["HCMeta", "HCMeta,unlimited", "Megalon"],
+           "M1 (blog Fig. 1(c)): read-only, uniform, 1 KiB objects")
+    series("m2", ("hcmeta", "hcmeta5", "megalon"), ["HCMeta,55us", "HCMeta,5us", "Megalon"],
+           "M2 (blog Fig. 6(a)): 5 % writes, Zipfian, 1 KiB objects")
     n3 = z["m2"][-1]
     for v in ("hcmeta", "megalon"):
         t[("m3", v, n3)] = stats(out, f"m3-{v}-{n3}")

@@ -175,6 +175,17 @@ def write_dat(path, header, rows):
             f.write(" ".join(r[0:1] + ["%.6g" % v if isinstance(v, (int, float)) else str(v) for v in r[1:]]) + "\n")
 
 
+def draw(out, name, body):
+    """Runs a gnuplot script body twice: NAME.svg and NAME.png under out."""
+    for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
+        gp = f"{out}/{name}.{ext}.gp"
+        with open(gp, "w") as f:
+            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
+        p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+        if p.returncode != 0:
+            die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
+
+
 def plot(out, name, title, ylabel, dat, ncols, stacked=False, extra=""):
     """A histogram of dat's columns 2 .. ncols + 1, one group per row, as NAME.svg and NAME.png."""
     style = "rowstacked" if stacked else "clustered gap 1"
@@ -190,13 +201,7 @@ set ylabel '{ylabel}'
 {extra}
 plot for [c=2:{ncols + 1}] '{dat}' using c:xtic(1) title columnhead(c)
 """
-    for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
-        gp = f"{out}/{name}.{ext}.gp"
-        with open(gp, "w") as f:
-            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
-        p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
-        if p.returncode != 0:
-            die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
+    draw(out, name, body)
 
 
 def plot_lines(out, name, title, ylabel, dat, ncols, logy=False):
@@ -210,10 +215,4 @@ set xlabel '{open(dat).readline().split()[0]}'
 {"set logscale y" if logy else "set yrange [0:*]"}
 plot for [c=2:{ncols + 1}] '{dat}' using 0:c:xtic(1) with linespoints lw 2 title columnhead(c)
 """
-    for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
-        gp = f"{out}/{name}.{ext}.gp"
-        with open(gp, "w") as f:
-            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
-        p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
-        if p.returncode != 0:
-            die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
+    draw(out, name, body)

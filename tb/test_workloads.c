@@ -189,33 +189,51 @@ Test(workloads, kvs_passes_its_check_and_the_oracle)
     runs_clean("kvs", &c, 320);
 }
 
-Test(workloads, hcmeta_passes_its_check_and_the_oracle)
+/* A sharing workload's runs (runs_clean: 1..16 threads, each seed) on base (Zipfian keys, 70 % gets,
+ * a budget short of the objects), then with uniform keys, a budget for every object, readers paused
+ * 20 us between finding an object and reading it (puts overtake them), 95 % gets, all writes on 8
+ * objects, and 40 % gets with 20 % each of puts, inserts and deletes. */
+static void sharing_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
 {
-    /* GIVEN 64 objects, 600 operations, 70 % gets, Zipfian keys, room in the SCR for half of them
-     * WHEN run on 1..16 threads THEN every get returned a version current during it, whole; puts
-     * serialized; memory holds every last put; the index consistent */
-    sim_config_t c = hc_cfg();
-    runs_clean("hcmeta", &c, 500);
-    /* and uniform keys, with an SCR budget for every object, with all gets and with all puts */
+    sim_config_t c = *base;
+    runs_clean(name, &c, seed);
     c.workload.share_keys = CFG_KEYS_UNIFORM;
-    runs_clean("hcmeta", &c, 510);
+    runs_clean(name, &c, seed + 10);
     c.workload.share_scr_budget = 0;
-    runs_clean("hcmeta", &c, 520);
-    c = hc_cfg();
-    c.workload.share_read_pause_ps = 20000000; /* readers paused between the record and the object */
-    runs_clean("hcmeta", &c, 525);
-    c = hc_cfg();
-    c.workload.share_read_pct = 100;
-    runs_clean("hcmeta", &c, 530);
+    runs_clean(name, &c, seed + 20);
+    c = *base;
+    c.workload.share_read_pause_ps = 20000000;
+    runs_clean(name, &c, seed + 30);
+    c = *base;
+    c.workload.share_read_pct = 95;
+    runs_clean(name, &c, seed + 40);
     c.workload.share_read_pct = 0;
     c.workload.share_objects = 8;
-    runs_clean("hcmeta", &c, 540);
-    /* and inserts and deletes: 40 % gets, 20 % each of puts, inserts and deletes */
-    c = hc_cfg();
+    runs_clean(name, &c, seed + 50);
+    c = *base;
     c.workload.share_read_pct = 40;
     c.workload.share_insert_pct = 20;
     c.workload.share_delete_pct = 20;
-    runs_clean("hcmeta", &c, 545);
+    runs_clean(name, &c, seed + 60);
+}
+
+Test(workloads, hcmeta_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 64 objects, 600 operations, 70 % gets, room in the SCR for half of them, and the variants
+     * of sharing_runs_clean WHEN run on 1..16 threads THEN every get returned a version current
+     * during it, whole; writes serialized; memory holds every last write; the index consistent */
+    sim_config_t c = hc_cfg();
+    sharing_runs_clean("hcmeta", &c, 500);
+}
+
+Test(workloads, megalon_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 64 objects, 600 operations, 70 % gets, 8 records and a log of 16 entries, and the
+     * variants of sharing_runs_clean WHEN run on 1..16 threads THEN every get current and whole,
+     * writes serialized, memory holding the last writes, every CN's replica the same and the whole
+     * log applied */
+    sim_config_t c = mg_cfg();
+    sharing_runs_clean("megalon", &c, 700);
 }
 
 /* hcmeta on the functional runner: 4 threads (one per CN), the statistic `name`'s value. */
@@ -283,37 +301,6 @@ static void mutation_fails(const char *name, const sim_config_t *base, const cha
         cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "%s", err);
         cr_log_info("%s with %s: %s", name, set, err);
     }
-}
-
-Test(workloads, megalon_passes_its_check_and_the_oracle)
-{
-    /* GIVEN 64 objects, 600 operations, 70 % gets, Zipfian keys, 8 records and a log of 16 entries
-     * WHEN run on 1..16 threads THEN every get current and whole, puts serialized, memory holding
-     * the last puts, every CN's replica the same and the whole log applied */
-    sim_config_t c = mg_cfg();
-    runs_clean("megalon", &c, 580);
-    /* and uniform keys, a record for every object, 95 % gets, all puts on 8 objects */
-    c.workload.share_keys = CFG_KEYS_UNIFORM;
-    runs_clean("megalon", &c, 585);
-    c.workload.share_scr_budget = 0;
-    runs_clean("megalon", &c, 590);
-    c = mg_cfg();
-    c.workload.share_read_pct = 95;
-    runs_clean("megalon", &c, 595);
-    /* and readers paused 20 us between finding an object and reading it (puts overtake them: the
-     * dual-path check retries those reads) */
-    c = mg_cfg();
-    c.workload.share_read_pause_ps = 20000000;
-    runs_clean("megalon", &c, 596);
-    c.workload.share_read_pct = 0;
-    c.workload.share_objects = 8;
-    runs_clean("megalon", &c, 598);
-    /* and inserts and deletes: 40 % gets, 20 % each of puts, inserts and deletes */
-    c = mg_cfg();
-    c.workload.share_read_pct = 40;
-    c.workload.share_insert_pct = 20;
-    c.workload.share_delete_pct = 20;
-    runs_clean("megalon", &c, 599);
 }
 
 Test(workloads, megalon_gives_records_to_written_objects_through_its_log)

@@ -33,14 +33,12 @@
  * locks first, so a reader in the middle of reading the victim fails its re-check. A client on the
  * owner CN installs the key itself, with the same software time. Threads that have finished keep
  * serving until every thread has. */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "workloads/share.h"
 
 #define WAYS 4u
 #define ENTRY_SCR_BYTES 52u /* the blog's: a 40-byte key, 8 of location, 4 of record */
-#define CLIENT_INSTRS 200u  /* per operation: the client's choice of key and its hashing */
 #define SPIN_INSTRS 100u    /* a spin-wait iteration's pause */
 #define E_KEY 0u
 #define E_ADDR 8u
@@ -60,9 +58,6 @@ static const char *const h_docs[H_NCOUNT] = {
 typedef struct hcmeta {
     share_t s;
     uint64_t nent, sets;  /* entries; sets per owner */
-    unsigned nown;        /* owners: the CNs that run threads */
-    unsigned *own_cn;     /* owner i's CN */
-    unsigned *own_of;     /* CN c's owner index (UINT_MAX: runs no thread) */
     uint64_t index, req, rep, bell, done;
     uint64_t *own;        /* per CN (local): [0] owner lock, [1] doorbell count served, [2 + set] hand */
     uint64_t *seq;        /* host: each thread's last request number (only that thread touches it) */
@@ -78,17 +73,15 @@ static void hc_free(void *state)
     share_free(&h->s);
     free(h->own);
     free(h->seq);
-    free(h->own_cn);
-    free(h->own_of);
     free(h);
 }
 
 static uint64_t ent(const hcmeta_t *h, uint64_t e) { return h->index + LINE * e; }
-static unsigned owner(const hcmeta_t *h, uint64_t key) { return (unsigned)(key % h->nown); }
+static unsigned owner(const hcmeta_t *h, uint64_t key) { return (unsigned)(key % h->s.nown); }
 /* The first entry of key's set. */
 static uint64_t set_base(const hcmeta_t *h, uint64_t key)
 {
-    uint64_t set = key / h->nown % h->sets;
+    uint64_t set = key / h->s.nown % h->sets;
     return (owner(h, key) * h->sets + set) * WAYS;
 }
 /* A record as seen[] keeps it: the entry and the version, never 0. */
@@ -106,18 +99,7 @@ static int hc_setup(wl_env_t *e, void **state, char *err)
         return -1;
     }
     int rc = 0;
-    if (!(h->own_cn = calloc(e->num_cn, sizeof *h->own_cn)) || !(h->own_of = malloc(e->num_cn * sizeof *h->own_of))) {
-        rc = wl_errf(err, "hcmeta: out of host memory");
-        goto out;
-    }
-    for (unsigned cn = 0; cn < e->num_cn; cn++)
-        h->own_of[cn] = UINT_MAX;
-    for (unsigned t = 0; t < e->nthreads; t++)
-        if (h->own_of[e->thread_cn[t]] == UINT_MAX) {
-            h->own_of[e->thread_cn[t]] = h->nown;
-            h->own_cn[h->nown++] = e->thread_cn[t];
-        }
-    const unsigned ncn = h->nown;
+    const unsigned ncn = h->s.nown;
     /* Every object's set in its owner's partition has a way when sets >= sets_all. */
     uint64_t per_owner = (h->s.nobj + ncn - 1) / ncn, sets_all = (per_owner + WAYS - 1) / WAYS;
     uint64_t budget = c->workload.share_scr_budget, cap = budget / ENTRY_SCR_BYTES;
@@ -146,8 +128,8 @@ static int hc_setup(wl_env_t *e, void **state, char *err)
         goto out;
     }
     for (unsigned i = 0; i < ncn; i++)
-        if ((h->own[h->own_cn[i]] = e->ops->alloc_local(e, h->own_cn[i], 8 * (2 + h->sets))) == WL_ALLOC_FAIL) {
-            rc = wl_errf(err, "hcmeta: CN %u's owner state does not fit its local memory", h->own_cn[i]);
+        if ((h->own[h->s.own_cn[i]] = e->ops->alloc_local(e, h->s.own_cn[i], 8 * (2 + h->sets))) == WL_ALLOC_FAIL) {
+            rc = wl_errf(err, "hcmeta: CN %u's owner state does not fit its local memory", h->s.own_cn[i]);
             goto out;
         }
     for (unsigned i = 0; i < H_NCOUNT; i++)
@@ -221,7 +203,7 @@ static void install(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
  * at it. */
 static void serve(wl_thread_t *t, const hcmeta_t *h)
 {
-    const unsigned cn = t->cn, me = h->own_of[cn];
+    const unsigned cn = t->cn, me = h->s.own_of[cn];
     const uint64_t lock = h->own[cn], served = lock + 8, rung = wl_ld(t, h->bell + LINE * me);
     if (rung == wl_ld(t, served) || wl_cas(t, lock, 0, t->tid + 1) != 0)
         return;
@@ -242,7 +224,7 @@ static void serve(wl_thread_t *t, const hcmeta_t *h)
 static void request(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
 {
     const unsigned o = owner(h, key);
-    if (o == h->own_of[t->cn]) {
+    if (o == h->s.own_of[t->cn]) {
         wl_lock(t, h->own[t->cn]);
         install(t, h, key);
         wl_compute(t, h->rpc_instrs);
@@ -325,21 +307,14 @@ static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_
     }
 }
 
+static uint64_t hc_get(wl_thread_t *t, const void *w, uint64_t key) { return get(t, w, key); }
+static uint64_t hc_write(wl_thread_t *t, const void *w, uint64_t key, share_op_e op) { return write(t, w, key, op); }
+static void hc_serve(wl_thread_t *t, const void *w) { serve(t, w); }
+
 static void hc_thread(wl_thread_t *t, void *state)
 {
     const hcmeta_t *h = state;
-    rng_t r;
-    rng_init_named(&r, t->seed, "hcmeta");
-    const uint64_t n = share_thread_ops(&h->s, t->tid);
-    for (uint64_t op = 0; op < n; op++) {
-        serve(t, h);
-        wl_compute(t, CLIENT_INSTRS);
-        share_op_e kind;
-        uint64_t key = share_next_op(&h->s, &r, &kind), t0 = wl_now(t);
-        uint64_t res = kind == SHARE_GET ? get(t, h, key) : write(t, h, key, kind);
-        share_log(t, &h->s, op, kind, key, res, t0, wl_now(t));
-    }
-    share_done(t, &h->s, n);
+    share_run(t, &h->s, h, "hcmeta", hc_get, hc_write, hc_serve);
     wl_fadd(t, h->done, 1);
     while (wl_ld(t, h->done) < h->s.nthreads) {
         serve(t, h);
@@ -377,7 +352,7 @@ static int hc_check(wl_env_t *e, void *state, char *err)
         rc = wl_errf(err, "hcmeta: the records' versions add up to %llu, not the %llu writes + %llu installs",
                      (unsigned long long)vsum, (unsigned long long)writes, (unsigned long long)*h->stat[H_INSTALLS]);
     uint64_t rung = 0;
-    for (unsigned i = 0; i < h->nown; i++)
+    for (unsigned i = 0; i < h->s.nown; i++)
         rung += e->ops->peek(e, 0, h->bell + LINE * i);
     if (!rc && rung != *h->stat[H_RPCS])
         rc = wl_errf(err, "hcmeta: the doorbells rang %llu times for %llu requests", (unsigned long long)rung,
@@ -385,7 +360,7 @@ static int hc_check(wl_env_t *e, void *state, char *err)
     for (unsigned u = 0; u < h->s.nthreads && !rc; u++) {
         uint64_t q = e->ops->peek(e, 0, h->req + LINE * u);
         if (q >> 32 != e->ops->peek(e, 0, h->rep + LINE * u) || q >> 32 != h->seq[u] ||
-            (q && ((q >> REQ_KEY_BITS & 63) >= h->nown || (q & REQ_KEY_MASK) >= h->s.nobj)))
+            (q && ((q >> REQ_KEY_BITS & 63) >= h->s.nown || (q & REQ_KEY_MASK) >= h->s.nobj)))
             rc = wl_errf(err, "hcmeta: thread %u's request word 0x%llx: unanswered, or not its last (%llu)", u,
                          (unsigned long long)q, (unsigned long long)h->seq[u]);
     }

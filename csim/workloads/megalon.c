@@ -39,13 +39,11 @@
  * mapping changed, retry. workload.megalon_dual_path = false leaves it out (a mutation its check
  * must catch).
  * Threads that have finished keep syncing (the head needs every CN's count) until all are done. */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "workloads/share.h"
 
 #define REC_SCR_BYTES 4u   /* the blog's record: a lock bit and a counter */
-#define CLIENT_INSTRS 200u /* per operation: the client's choice of key and its hashing */
 #define SPIN_INSTRS 100u   /* a spin-wait iteration's pause */
 #define APPLY_INSTRS 20u   /* applying an entry to the replica */
 #define LINE 64u
@@ -77,8 +75,6 @@ typedef struct megalon {
     uint64_t nrec, nent;                             /* records; log entries */
     uint64_t rec, bitmap, hand, tail, head, applied, done; /* SCR */
     uint64_t log;                                    /* LNR: the ring */
-    unsigned nown;                                   /* the CNs that run threads */
-    unsigned *own_cn, *own_of;                       /* owner i's CN; CN c's index (UINT_MAX: none) */
     uint64_t *repl;  /* per CN (local): [0] replica lock, [1] applied, then key -> rid + 1, then rid -> key + 1,
                         then key -> its delete's version + 1 (0: present) */
     bool dual;       /* the dual-path check (false: the mutation) */
@@ -92,8 +88,6 @@ static void mg_free(void *state)
     if (!m)
         return;
     share_free(&m->s);
-    free(m->own_cn);
-    free(m->own_of);
     free(m->repl);
     free(m->shadow);
     free(m);
@@ -131,9 +125,9 @@ static int fill_pool(wl_env_t *e, megalon_t *m)
         uint64_t j = rid + rng_below(&r, m->s.nobj - rid), key = perm[j];
         perm[j] = perm[rid];
         perm[rid] = key;
-        for (unsigned i = 0; i < m->nown; i++) {
-            e->ops->poke(e, m->own_cn[i], map_at(m, m->own_cn[i], key), rid + 1);
-            e->ops->poke(e, m->own_cn[i], rev_at(m, m->own_cn[i], rid), key + 1);
+        for (unsigned i = 0; i < m->s.nown; i++) {
+            e->ops->poke(e, m->s.own_cn[i], map_at(m, m->s.own_cn[i], key), rid + 1);
+            e->ops->poke(e, m->s.own_cn[i], rev_at(m, m->s.own_cn[i], rid), key + 1);
         }
         word |= 1ull << (rid % 64);
         if (rid % 64 == 63 || rid + 1 == n) {
@@ -166,24 +160,16 @@ static int mg_setup(wl_env_t *e, void **state, char *err)
                      (unsigned long long)budget, (unsigned long long)m->nrec, REC_SCR_BYTES);
         goto out;
     }
-    if (!(m->own_cn = calloc(e->num_cn, sizeof *m->own_cn)) || !(m->own_of = malloc(e->num_cn * sizeof *m->own_of)) ||
-        !(m->repl = calloc(e->num_cn, sizeof *m->repl)) || !(m->shadow = calloc(4 * m->nent, sizeof *m->shadow))) {
+    if (!(m->repl = calloc(e->num_cn, sizeof *m->repl)) || !(m->shadow = calloc(4 * m->nent, sizeof *m->shadow))) {
         rc = wl_errf(err, "megalon: out of host memory");
         goto out;
     }
-    for (unsigned cn = 0; cn < e->num_cn; cn++)
-        m->own_of[cn] = UINT_MAX;
-    for (unsigned t = 0; t < e->nthreads; t++)
-        if (m->own_of[e->thread_cn[t]] == UINT_MAX) {
-            m->own_of[e->thread_cn[t]] = m->nown;
-            m->own_cn[m->nown++] = e->thread_cn[t];
-        }
     uint64_t words = (m->nrec + 63) / 64;
     if ((m->rec = e->ops->alloc_cxl(e, 8 * m->nrec)) == WL_ALLOC_FAIL ||
         (m->bitmap = e->ops->alloc_cxl(e, 8 * words)) == WL_ALLOC_FAIL ||
         (m->hand = e->ops->alloc_cxl(e, LINE)) == WL_ALLOC_FAIL || (m->tail = e->ops->alloc_cxl(e, LINE)) == WL_ALLOC_FAIL ||
         (m->head = e->ops->alloc_cxl(e, LINE)) == WL_ALLOC_FAIL || (m->done = e->ops->alloc_cxl(e, LINE)) == WL_ALLOC_FAIL ||
-        (m->applied = e->ops->alloc_cxl(e, (uint64_t)m->nown * LINE)) == WL_ALLOC_FAIL) {
+        (m->applied = e->ops->alloc_cxl(e, (uint64_t)m->s.nown * LINE)) == WL_ALLOC_FAIL) {
         rc = wl_errf(err, "megalon: %llu records and the log's pointers do not fit the coherent region (mem.scr_size)",
                      (unsigned long long)m->nrec);
         goto out;
@@ -195,8 +181,8 @@ static int mg_setup(wl_env_t *e, void **state, char *err)
     }
     for (uint64_t a = 0; a < m->nent * LINE; a += 8) /* an empty ring (zeroes the oracle knows) */
         e->ops->poke(e, 0, m->log + a, 0);
-    for (unsigned i = 0; i < m->nown; i++) {
-        unsigned cn = m->own_cn[i];
+    for (unsigned i = 0; i < m->s.nown; i++) {
+        unsigned cn = m->s.own_cn[i];
         if ((m->repl[cn] = e->ops->alloc_local(e, cn, 16 + 8 * (2 * m->s.nobj + m->nrec))) == WL_ALLOC_FAIL) {
             rc = wl_errf(err, "megalon: CN %u's index replica (%llu bytes) does not fit its local memory", cn,
                          (unsigned long long)(16 + 8 * (2 * m->s.nobj + m->nrec)));
@@ -259,7 +245,7 @@ static void sync_to(wl_thread_t *t, const megalon_t *m, uint64_t upto)
         wl_compute(t, APPLY_INSTRS);
     }
     wl_st(t, mine, a);
-    wl_st(t, m->applied + LINE * m->own_of[cn], a);
+    wl_st(t, m->applied + LINE * m->s.own_of[cn], a);
     wl_unlock(t, lock);
     *m->stat[M_APPLIED] += n;
 }
@@ -283,8 +269,8 @@ static void spin(wl_thread_t *t, const megalon_t *m)
 static void advance_head(wl_thread_t *t, const megalon_t *m)
 {
     uint64_t low = UINT64_MAX, a[64], v[64];
-    for (unsigned i0 = 0; i0 < m->nown; i0 += 64) {
-        unsigned nb = m->nown - i0 < 64 ? m->nown - i0 : 64;
+    for (unsigned i0 = 0; i0 < m->s.nown; i0 += 64) {
+        unsigned nb = m->s.nown - i0 < 64 ? m->s.nown - i0 : 64;
         for (unsigned j = 0; j < nb; j++)
             a[j] = m->applied + LINE * (i0 + j);
         wl_ld_batch(t, a, v, nb);
@@ -502,20 +488,13 @@ static uint64_t write(wl_thread_t *t, const megalon_t *m, uint64_t key, share_op
     }
 }
 
+static uint64_t mg_get(wl_thread_t *t, const void *w, uint64_t key) { return get(t, w, key); }
+static uint64_t mg_write(wl_thread_t *t, const void *w, uint64_t key, share_op_e op) { return write(t, w, key, op); }
+
 static void mg_thread(wl_thread_t *t, void *state)
 {
     const megalon_t *m = state;
-    rng_t r;
-    rng_init_named(&r, t->seed, "megalon");
-    const uint64_t n = share_thread_ops(&m->s, t->tid);
-    for (uint64_t op = 0; op < n; op++) {
-        wl_compute(t, CLIENT_INSTRS);
-        share_op_e kind;
-        uint64_t key = share_next_op(&m->s, &r, &kind), t0 = wl_now(t);
-        uint64_t res = kind == SHARE_GET ? get(t, m, key) : write(t, m, key, kind);
-        share_log(t, &m->s, op, kind, key, res, t0, wl_now(t));
-    }
-    share_done(t, &m->s, n);
+    share_run(t, &m->s, m, "megalon", mg_get, mg_write, NULL);
     wl_fadd(t, m->done, 1);
     while (wl_ld(t, m->done) < m->s.nthreads) { /* appenders may need this CN's count for the head */
         sync(t, m);
@@ -537,9 +516,9 @@ static int mg_check(wl_env_t *e, void *state, char *err)
     if (!used)
         return wl_errf(err, "megalon: check: out of host memory");
     int rc = 0;
-    const unsigned cn0 = m->own_cn[0];
-    for (unsigned i = 0; i < m->nown && !rc; i++) {
-        unsigned cn = m->own_cn[i];
+    const unsigned cn0 = m->s.own_cn[0];
+    for (unsigned i = 0; i < m->s.nown && !rc; i++) {
+        unsigned cn = m->s.own_cn[i];
         uint64_t a = e->ops->peek(e, cn, m->repl[cn] + 8), pub = e->ops->peek(e, 0, m->applied + LINE * i);
         if (a != tail || pub != tail)
             rc = wl_errf(err, "megalon: CN %u applied %llu entries (published %llu) of %llu", cn,

@@ -1,6 +1,7 @@
 /* What the data-sharing workloads have in common (see share.h). */
 #include "workloads/share.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,7 +32,10 @@ void share_free(share_t *s)
 {
     free(s->seen);
     free(s->log);
+    free(s->own_cn);
+    free(s->own_of);
     s->seen = s->log = NULL;
+    s->own_cn = s->own_of = NULL;
 }
 
 int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
@@ -61,10 +65,18 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
     if (s->zipf && rng_zipf_init(&s->keys, s->nobj, c->workload.share_zipf_theta, true))
         return wl_errf(err, "%s: no Zipfian over %llu keys with theta %g", name, (unsigned long long)s->nobj,
                        c->workload.share_zipf_theta);
-    if (!(s->seen = calloc(e->num_cn, sizeof *s->seen)) || !(s->log = calloc(e->nthreads, sizeof *s->log))) {
+    if (!(s->seen = calloc(e->num_cn, sizeof *s->seen)) || !(s->log = calloc(e->nthreads, sizeof *s->log)) ||
+        !(s->own_cn = calloc(e->num_cn, sizeof *s->own_cn)) || !(s->own_of = malloc(e->num_cn * sizeof *s->own_of))) {
         share_free(s);
         return wl_errf(err, "%s: out of host memory", name);
     }
+    for (unsigned cn = 0; cn < e->num_cn; cn++)
+        s->own_of[cn] = UINT_MAX;
+    for (unsigned t = 0; t < e->nthreads; t++)
+        if (s->own_of[e->thread_cn[t]] == UINT_MAX) {
+            s->own_of[e->thread_cn[t]] = s->nown;
+            s->own_cn[s->nown++] = e->thread_cn[t];
+        }
     s->objects = s->nobj <= UINT64_MAX / s->obj_bytes ? e->ops->alloc_lnr(e, s->nobj * s->obj_bytes) : WL_ALLOC_FAIL;
     if (s->objects == WL_ALLOC_FAIL) {
         share_free(s);
@@ -198,9 +210,26 @@ void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint
         *s->stat[SHARE_END_PS] = t1;
 }
 
-void share_done(wl_thread_t *t, const share_t *s, uint64_t n)
+#define CLIENT_INSTRS 200u /* per operation: the client's choice of key and its hashing */
+
+void share_run(wl_thread_t *t, const share_t *s, const void *w, const char *stream,
+               uint64_t (*get)(wl_thread_t *, const void *, uint64_t),
+               uint64_t (*write)(wl_thread_t *, const void *, uint64_t, share_op_e),
+               void (*between)(wl_thread_t *, const void *))
 {
-    wl_st(t, s->log[t->tid] + 8 * LOG_WORDS * share_thread_ops(s, t->tid), n);
+    rng_t r;
+    rng_init_named(&r, t->seed, stream);
+    const uint64_t n = share_thread_ops(s, t->tid);
+    for (uint64_t op = 0; op < n; op++) {
+        if (between)
+            between(t, w);
+        wl_compute(t, CLIENT_INSTRS);
+        share_op_e kind;
+        uint64_t key = share_next_op(s, &r, &kind), t0 = wl_now(t);
+        uint64_t res = kind == SHARE_GET ? get(t, w, key) : write(t, w, key, kind);
+        share_log(t, s, op, kind, key, res, t0, wl_now(t));
+    }
+    wl_st(t, s->log[t->tid] + 8 * LOG_WORDS * n, n);
 }
 
 /* ---- the check ---- */

@@ -59,6 +59,9 @@ typedef struct share {
     uint64_t pause_instrs; /* workload.share_read_pause, as core instructions */
     unsigned nthreads, num_cn;
     const unsigned *thread_cn;
+    unsigned nown;    /* the CNs that run threads (each an owner of hcmeta's index, a replica of megalon's) */
+    unsigned *own_cn; /* the i-th of them */
+    unsigned *own_of; /* CN c's index among them (UINT_MAX: runs no thread) */
     uint64_t objects; /* LNR: object k at objects + k * obj_bytes */
     uint64_t *seen;   /* per CN (local): a word per key, the workload's own use (validated records) */
     uint64_t *log;    /* per thread (local): 4 words an operation, then the count done */
@@ -96,8 +99,14 @@ void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver, b
  *  tenth of operations warms up). */
 void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint64_t key, uint64_t res, uint64_t t0,
                uint64_t t1);
-/** The thread has done all of its n operations (its count, read by the check). */
-void share_done(wl_thread_t *t, const share_t *s, uint64_t n);
+/** A thread's operations: share_thread_ops of them, each drawn by share_next_op (the thread's own
+ *  stream, named `stream`) after the client's work, done by get or write, logged. `between`, when
+ *  not NULL, runs before each operation (hcmeta's owners serve requests there). Then the thread
+ *  counts itself done (the check reads the count). */
+void share_run(wl_thread_t *t, const share_t *s, const void *w, const char *stream,
+               uint64_t (*get)(wl_thread_t *, const void *, uint64_t),
+               uint64_t (*write)(wl_thread_t *, const void *, uint64_t, share_op_e),
+               void (*between)(wl_thread_t *, const void *));
 /** The check above; 0, or -1 with err filled. */
 int share_check(wl_env_t *e, const share_t *s, char *err);
 
