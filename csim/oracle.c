@@ -219,6 +219,17 @@ void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
         w->doubt++;
 }
 
+void oracle_doubt_unwritten(oracle_t *o, uint64_t addr, unsigned cn)
+{
+    const word_t *ww = word_find(o, addr);
+    commit_t *w = ww && ww->c != NO_COMMIT ? &o->c[ww->c] : NULL;
+    if (!w || w->last_cn != cn)
+        return;
+    if (w->doubt == 0)
+        w->dbase = w->prev;
+    w->doubt = UINT8_MAX; /* any earlier value */
+}
+
 static void fill(const oracle_t *o, const word_t *w, oracle_word_t *out)
 {
     *out = (oracle_word_t){.addr = w->addr, .init = w->init, .last = w->init};

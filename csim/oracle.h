@@ -45,6 +45,11 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
  *  value of the word. Nothing happens when the word's last commit is another core's (the doubted
  *  one was superseded: its value was seen). A commit after the call ends the doubt. */
 void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core);
+/** Every commit to addr by CN cn since memory last had the word is in doubt: a word of the Large
+ *  Non-coherent Region that the CN stored and had not written back when it failed (lost with its
+ *  caches: no other CN could have read it). When the word's last commit is cn's, the check accepts
+ *  any earlier value of the word. */
+void oracle_doubt_unwritten(oracle_t *o, uint64_t addr, unsigned cn);
 
 /** The coherent value of the word at addr now (what a core would read). */
 typedef uint64_t (*oracle_peek_fn)(void *obj, uint64_t addr);

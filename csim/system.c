@@ -894,12 +894,21 @@ static uint64_t progress_measure(void *obj)
     return n;
 }
 
-/* A commit of the failing CN that is not durable yet: its VALs never left it (cn_repl_unsent), or
- * its write-through has no CMP yet (cn_mem_wt_pending): in doubt. */
+/* A commit of the failing CN that is not durable yet: its VALs never left it (cn_repl_unsent), its
+ * write-through has no CMP yet (cn_mem_wt_pending), or it is an LNR word not written back
+ * (cn_mem_lnr_unwritten): in doubt. */
 typedef struct doubt_ctx {
     oracle_t *oracle;
     unsigned cn;
 } doubt_ctx_t;
+
+static void doubt_lnr(void *obj, uint64_t gline, uint8_t mask)
+{
+    const doubt_ctx_t *d = obj;
+    for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+        if (mask >> w & 1u)
+            oracle_doubt_unwritten(d->oracle, gline * ADDR_LINE_BYTES + (uint64_t)w * ADDR_WORD_BYTES, d->cn);
+}
 
 static void doubt_entry(void *obj, unsigned core, uint64_t gline, uint8_t mask)
 {
@@ -921,6 +930,7 @@ void system_fail_cn(system_t *s, unsigned cn)
     if (n->repl)
         cn_repl_unsent(n->repl, doubt_entry, &d);
     cn_mem_wt_pending(n->mem, doubt_entry, &d);
+    cn_mem_lnr_unwritten(n->mem, doubt_lnr, &d); /* lost with its caches, seen by no other CN */
     cn_mem_census_t cen;
     cn_mem_census(n->mem, &cen);
     *s->c_fail_shared += cen.shared;

@@ -131,6 +131,44 @@ Test(oracle, a_commit_in_doubt_may_be_missing_and_nothing_else)
     oracle_free(o);
 }
 
+Test(oracle, an_lnr_word_a_failed_cn_never_wrote_back_may_hold_any_earlier_value)
+{
+    /* GIVEN word 0: 100 -> 1 -> 2 -> 3 (CN 1, cores 0 and 1); word 8: 101 -> 5 (CN 1) -> 6 (CN 2) */
+    oracle_t *o = oracle_create();
+    uint64_t mem[2];
+    arr_t a = {mem, 2};
+    oracle_init(o, 0, 100);
+    oracle_init(o, 8, 101);
+    oracle_commit(o, 0, 1, 10, 1, 0);
+    oracle_commit(o, 0, 2, 11, 1, 1);
+    oracle_commit(o, 0, 3, 12, 1, 0);
+    oracle_commit(o, 8, 5, 13, 1, 0);
+    oracle_commit(o, 8, 6, 14, 2, 0);
+    /* WHEN CN 1 fails with both words unwritten back in its caches */
+    oracle_doubt_unwritten(o, 0, 1);
+    oracle_doubt_unwritten(o, 8, 1); /* its last commit is CN 2's: no doubt */
+    struct {
+        uint64_t m[2];
+        uint64_t ok, undurable, lost, phantom;
+    } cases[] = {
+        {{3, 6}, 2, 0, 0, 0},   /* the last values */
+        {{1, 6}, 1, 1, 0, 0},   /* word 0: any earlier value, whichever core stored it */
+        {{100, 6}, 1, 1, 0, 0}, /* its initial value too */
+        {{2, 5}, 0, 1, 1, 0},   /* word 8: CN 2's value was not CN 1's to lose */
+        {{7, 6}, 1, 0, 0, 1},   /* never committed: phantom */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(mem, cases[c].m, sizeof mem);
+        oracle_report_t r;
+        oracle_check(o, arr_peek, &a, NULL, 0, &r);
+        cr_assert(r.ok == cases[c].ok && r.undurable == cases[c].undurable && r.lost == cases[c].lost &&
+                      r.phantom == cases[c].phantom,
+                  "case %zu: ok %llu undurable %llu lost %llu phantom %llu", c, (unsigned long long)r.ok,
+                  (unsigned long long)r.undurable, (unsigned long long)r.lost, (unsigned long long)r.phantom);
+    }
+    oracle_free(o);
+}
+
 Test(oracle, a_value_committed_again_is_the_last_one)
 {
     /* GIVEN a lock word: 0 -> 1 -> 0 -> 1 -> 0 */

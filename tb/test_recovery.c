@@ -214,6 +214,76 @@ Test(recovery, a_failure_under_wb_loses_committed_stores_and_the_oracle_says_so,
     rec_close(&r);
 }
 
+/* Thread 1 (CN 1) stores two LNR lines, writes the first back (clflush) and not the second, then
+ * sets a coherent flag and spins; thread 0 (CN 0) waits for the flag. */
+typedef struct lnr_fail {
+    uint64_t kept, unflushed, flag;
+} lnr_fail_t;
+
+static int lf_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    lnr_fail_t *x = *state;
+    x->kept = e->ops->alloc_lnr(e, 64);
+    x->unflushed = e->ops->alloc_lnr(e, 64);
+    x->flag = e->ops->alloc_cxl(e, 64);
+    return x->kept == WL_ALLOC_FAIL || x->unflushed == WL_ALLOC_FAIL || x->flag == WL_ALLOC_FAIL ? -1 : 0;
+}
+
+static void lf_thread(wl_thread_t *t, void *state)
+{
+    const lnr_fail_t *x = state;
+    if (t->tid == 1) {
+        for (unsigned i = 0; i < 8; i++) {
+            wl_st(t, x->kept + 8 * i, 100 + i);
+            wl_st(t, x->unflushed + 8 * i, 200 + i);
+        }
+        wl_flush(t, x->kept);
+        wl_st(t, x->flag, 1);
+        while (wl_ld(t, x->flag) != 2) /* until its CN fails (nobody writes 2) */
+            wl_compute(t, 1000);
+    }
+    while (wl_ld(t, x->flag) == 0)
+        wl_compute(t, 100);
+}
+
+Test(recovery, a_failed_cn_s_lnr_stores_not_written_back_are_in_doubt_not_lost, .timeout = 300)
+{
+    /* GIVEN DIKTAMO-proactive with a 2 MiB coherent region, a thread of CN 1 that stored two lines of
+     * the Large Non-coherent Region and wrote only the first back (whose stores are not replicated:
+     * other CNs see them only through MN memory), then CN 1 failing */
+    const char *extra[] = {"mem.scr_size=256KiB", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean", "proactive", extra, 11);
+    snprintf(r.ctx, sizeof r.ctx, "LNR stores of a failed CN");
+    system_free(r.s);
+    stats_free(&r.st);
+    kernel_free(&r.k);
+    kernel_init(&r.k);
+    cr_assert_eq(stats_init(&r.st), 0);
+    char err[SYSTEM_ERR_MAX] = "";
+    r.s = system_create(&r.k, &r.c, fabric_model_find(4, 2), &dir_ops_sys, &lu_ops_sys, true, &r.st, err);
+    cr_assert_not_null(r.s, "%s", err);
+    lnr_fail_t x = {0};
+    workload_t w = {.name = "lnr_fail", .setup = lf_setup, .thread = lf_thread};
+    cr_assert_eq(system_load(r.s, &w, 2, &x, err), 0, "%s", err);
+    system_fail_at(r.s, 1, r.k.now + 20 * PS_PER_US);
+    oracle_report_t rep;
+    int rc = rec_finish(&r, &rep, err);
+    /* THEN the recovery completes and the check passes: the written-back line holds CN 1's words,
+     * the other line's 8 words, lost with CN 1's caches and seen by no other CN, are in doubt (the
+     * oracle accepts the values memory had), and nothing is lost */
+    cr_assert_eq(counter(&r, "recovery.count"), 1);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(rep.lost == 0 && rep.phantom == 0 && rep.undurable >= 8, "%llu lost, %llu phantom, %llu in doubt",
+              (unsigned long long)rep.lost, (unsigned long long)rep.phantom, (unsigned long long)rep.undurable);
+    for (unsigned i = 0; i < 8; i++) {
+        cr_assert_eq(system_peek(r.s, 0, x.kept + 8 * i), 100 + i, "word %u of the line written back", i);
+        cr_assert_eq(system_peek(r.s, 0, x.unflushed + 8 * i), 0, "word %u of the line not written back", i);
+    }
+    rec_close(&r);
+}
+
 Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeout = 300)
 {
     /* GIVEN proactive with Nr = 1 (each line's only replica is its bucket owner's LU), CN 2 failing */

@@ -1592,6 +1592,24 @@ void cn_mem_wt_pending(const cn_mem_t *c, void (*fn)(void *obj, unsigned core, u
                 fn(obj, t->wt_op->core, addr_gline(t->key), t->bmask);
 }
 
+void cn_mem_lnr_unwritten(const cn_mem_t *c, void (*fn)(void *obj, uint64_t gline, uint8_t mask), void *obj)
+{
+    for (unsigned i = 0; i < cache_lines(c->l3); i++) {
+        const cache_line_t *L = cache_at(c->l3, i);
+        if (!L->valid || L->state != CN_L3_NC)
+            continue;
+        uint8_t dmask = 0;
+        for (unsigned w = 0; w < W; w++)
+            newest_word(c, L, w, &dmask);
+        if (dmask)
+            fn(obj, addr_gline(L->key), dmask);
+    }
+    for (unsigned b = 0; b < LT_BUCKETS; b++)
+        for (const lt_t *t = c->bucket[b]; t; t = t->hnext)
+            if (t->out == CN_OUT_LNR_EVICT)
+                fn(obj, addr_gline(t->key), t->bmask);
+}
+
 void cn_mem_dump(const cn_mem_t *c, FILE *f)
 {
     fprintf(f, "  %s (CN %u): %llu accesses live, %u lines in flight, %u local DRAM accesses\n", c->name, c->p.cn,

@@ -135,6 +135,10 @@ void cn_mem_fail(cn_mem_t *c);
  *  memory). */
 void cn_mem_wt_pending(const cn_mem_t *c, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
                        void *obj);
+/** fn(obj, gline, mask) for every line of the Large Non-coherent Region whose words this CN stored
+ *  and memory may not have: dirty words of an LNR line in its caches, and LNR write-backs (flush or
+ *  eviction) still waiting for their CMP. (Stores written through under WT: cn_mem_wt_pending.) */
+void cn_mem_lnr_unwritten(const cn_mem_t *c, void (*fn)(void *obj, uint64_t gline, uint8_t mask), void *obj);
 /** A message arrived on the link (NDR, DRS or BISNP for this CN); consumed at once
  *  (link->release). Other classes are not the hierarchy's: route them elsewhere (they are counted
  *  as unexpected and released). */
