@@ -1217,8 +1217,8 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("mem.mn_size"), d2, sizeof d2),
                      describe(c, kidx("system.num_mn"), d3, sizeof d3));
     }
-    /* The sharing workloads keep their objects in the Large Non-coherent Region and do not survive a
-     * failure yet. */
+    /* The sharing workloads keep their objects in the Large Non-coherent Region; hcmeta does not
+     * survive a failure yet. */
     const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON;
     const char *wn = config_workload_name(c->workload.name);
     if (sharing && c->mem.scr_size_bytes == 0) {
@@ -1235,7 +1235,7 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("workload.share_insert_pct"), d2, sizeof d2),
                      describe(c, kidx("workload.share_delete_pct"), d3, sizeof d3));
     }
-    if (sharing && (c->fail.at_ps || c->fail.after_commits)) {
+    if (c->workload.name == CFG_WL_HCMETA && (c->fail.at_ps || c->fail.after_commits)) {
         size_t b = blame(c, kidx("workload.name"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));
         return vfail(c, b, err, "%s does not survive a CN failure yet (its recovery is not designed): %s, %s", wn,
                      describe(c, kidx("workload.name"), d1, sizeof d1),

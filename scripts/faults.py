@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make faults`: a seeded campaign of CN failures and recoveries (docs/architecture.md 11g).
 
-Each run is one diktamo_sim co-simulation of a workload (ocean, fluid, kvs) under WT or a DIKTAMO
+Each run is one diktamo_sim co-simulation of a workload (ocean, fluid, kvs, megalon) under WT or a DIKTAMO
 variant (baseline, parallel, proactive, proactive-noC) with Nr 2 or 3, and a CN failing at a moment
 drawn from the campaign's seed:
   commits   after a random number of committed remote store words (REPLs and VALs in flight);
@@ -37,7 +37,21 @@ VARIANTS = [
     ("proactive", ["--set", "core.protocol=proactive"]),
     ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
 ]
-WORKLOADS = ["ocean", "fluid", "kvs"]
+WORKLOADS = ["ocean", "fluid", "kvs", "megalon"]
+# Settings a workload needs on run.ini: megalon keeps its objects and log in the Large Non-coherent
+# Region above a 256 KiB coherent one, with 256 records for its 1024 objects and a 64-entry log (so
+# that records and log slots change hands while CNs fail), inserts and deletes among its writes.
+WORKLOAD_SETS = {"megalon": ["mem.scr_size=256KiB", "workload.share_scr_budget=1KiB",
+                             "workload.megalon_log_entries=64", "workload.share_read_pct=70",
+                             "workload.share_insert_pct=5", "workload.share_delete_pct=5"]}
+
+
+def wl_args(wl):
+    """--set arguments naming workload wl and its settings."""
+    a = ["--set", "workload.name=" + wl]
+    for x in WORKLOAD_SETS.get(wl, []):
+        a += ["--set", x]
+    return a
 KINDS = ["commits", "time", "dump", "flush", "second", "during", "cm"]
 NUM_CN = 4
 DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
@@ -71,7 +85,7 @@ def windows(sim, config, out, seed, jobs):
     one of them fails."""
     def one(wv):
         wl, (vname, vargs) = wv
-        args = ["--seed", str(seed), "--set", "workload.name=" + wl, "--set", "lu.nr=2"] + vargs
+        args = ["--seed", str(seed)] + wl_args(wl) + ["--set", "lu.nr=2"] + vargs
         cmd, rc, err, d = simulate(sim, config, out, "window-%s-%s" % (wl, vname), args)
         if rc != 0 or not d:
             msg = (err.strip().splitlines() or ["exit %d" % rc])[-1]
@@ -99,7 +113,7 @@ def plan(runs, seed, window_us):
             nr = 3
         run_seed = rng.randrange(1, 1 << 31)
         cn = rng.randrange(1 if kind == "cm" else 0, NUM_CN)
-        args = ["--seed", str(run_seed), "--set", "workload.name=" + wl, "--set", "lu.nr=%d" % nr] + vargs
+        args = ["--seed", str(run_seed)] + wl_args(wl) + ["--set", "lu.nr=%d" % nr] + vargs
         win_ns = int(window_us[(wl, vname)] * 1000)
         if kind == "commits":
             args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]

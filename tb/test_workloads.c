@@ -452,6 +452,44 @@ Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
     wl_func_free(f);
 }
 
+Test(workloads, megalon_survives_a_cn_failure)
+{
+    /* GIVEN megalon on 8 threads of 4 CNs (8 records for 64 objects, a log of 8 entries, half of the
+     * operations writes, inserts and deletes among them), and, for each of 150 runs, CN 2 failing
+     * after a random number of calls (its two threads lost with their logs, its LNR copies lost)
+     * WHEN the survivors go on THEN each run passes the check (over the live threads' logs: nothing
+     * they wrote or read contradicts the history; versions a lost thread wrote may show) and the
+     * oracle (the lost CN's unwritten LNR words in doubt, nothing lost), and over the runs survivors
+     * took over locks the lost threads held and filled log entries they had claimed */
+    uint64_t base = tb_seed(640), takeovers = 0, nops = 0;
+    for (uint64_t k = 0; k < 150; k++) {
+        sim_config_t c = mg_cfg();
+        c.workload.megalon_log_entries = 8;
+        c.workload.share_read_pct = 50;
+        c.workload.share_insert_pct = 10;
+        c.workload.share_delete_pct = 10;
+        uint64_t seed = base + k;
+        rng_t r;
+        rng_init_named(&r, seed, "test.fail");
+        wl_func_t *f = wl_func_create(find("megalon"), &c, 8, NUM_CN, seed);
+        wl_func_fail_cn(f, 2, 200 + rng_below(&r, 6000));
+        char err[WL_ERR_MAX];
+        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                  "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
+        oracle_report_t rep;
+        wl_func_oracle_check(f, stderr, 5, &rep);
+        cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
+                  (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        takeovers += hc_stat(f, "megalon.takeovers");
+        nops += hc_stat(f, "megalon.nop_fills");
+        wl_func_free(f);
+    }
+    cr_log_info("megalon, 150 failures: %llu locks taken over, %llu log entries filled", (unsigned long long)takeovers,
+                (unsigned long long)nops);
+    cr_assert(takeovers > 0 && nops > 0, "150 failures: %llu takeovers, %llu log entries filled",
+              (unsigned long long)takeovers, (unsigned long long)nops);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Each check can fail */
 

@@ -298,7 +298,7 @@ static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_
         /* Locked at the version validated: the entry is still key's (reassigning it moves the
          * record) and this CN's copies are current. */
         const bool gone = op == SHARE_DELETE;
-        uint64_t ver = wl_ld(t, share_obj(&h->s, key) + 8) + 1;
+        uint64_t ver = (wl_ld(t, share_obj(&h->s, key) + 8) & SHARE_VER_MASK) + 1;
         share_write(t, &h->s, key, ver, gone);
         wl_st(t, rec, r + 2);
         wl_fence(t); /* the write ends visible: its log's end bounds its commit */
@@ -325,7 +325,10 @@ static void hc_thread(wl_thread_t *t, void *state)
 static int hc_check(wl_env_t *e, void *state, char *err)
 {
     const hcmeta_t *h = state;
-    if (share_check(e, &h->s, err))
+    if (wl_env_lost(e))
+        return wl_errf(err, "hcmeta: %u threads were lost with a failed CN: hcmeta does not survive a failure",
+                       wl_env_lost(e));
+    if (share_check(e, &h->s, NULL, NULL, err))
         return -1;
     /* The index: every key at most once, in its own set, with its object's address; no record
      * left locked. */

@@ -112,6 +112,7 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
     for (uint64_t key = 0; key < s->nobj; key++) {
         uint64_t o = share_obj(s, key);
         e->ops->poke(e, 0, o, key + 1);
+        e->ops->poke(e, 0, o + 8, 0); /* version 0 by setup, present */
         for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
             e->ops->poke(e, 0, o + 8 * i, payload(key, 0, 0, i));
     }
@@ -153,7 +154,7 @@ void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key)
 
 uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
 {
-    uint64_t a[SHARE_BATCH], v[SHARE_BATCH], ver = 0, writer = 0, gone = 0, o = share_obj(s, key);
+    uint64_t a[SHARE_BATCH], v[SHARE_BATCH], st = 0, o = share_obj(s, key);
     bool bad = false;
     for (uint64_t w0 = 0; w0 < s->obj_words; w0 += SHARE_BATCH) {
         unsigned nb = (unsigned)(s->obj_words - w0 < SHARE_BATCH ? s->obj_words - w0 : SHARE_BATCH);
@@ -162,29 +163,34 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
         wl_ld_batch(t, a, v, nb);
         for (unsigned j = 0; j < nb; j++) {
             uint64_t w = w0 + j;
-            if (w == 0) {
-                bad |= (v[j] & ~SHARE_GONE) != key + 1;
-                gone = v[j] & SHARE_GONE;
-            }
+            if (w == 0)
+                bad |= v[j] != key + 1;
             else if (w == 1)
-                ver = v[j];
-            else if (w == 2)
-                writer = v[j];
+                st = v[j];
             else
-                bad |= v[j] != payload(key, ver, writer, w);
+                bad |= v[j] != payload(key, st & SHARE_VER_MASK, st >> SHARE_WRITER_SHIFT & 0x3fff, w);
         }
     }
     wl_compute(t, s->obj_words); /* the comparisons, one per word */
     *torn = bad;
-    return ver | gone;
+    return st;
+}
+
+uint64_t share_repair(wl_thread_t *t, const share_t *s, uint64_t key)
+{
+    flush_lines(t, s, key);
+    const uint64_t o = share_obj(s, key), st = wl_ld(t, o + 8);
+    for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
+        wl_st(t, o + 8 * i, payload(key, st & SHARE_VER_MASK, st >> SHARE_WRITER_SHIFT & 0x3fff, i));
+    flush_lines(t, s, key);
+    return st;
 }
 
 void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver, bool gone)
 {
     uint64_t o = share_obj(s, key), me = t->tid + 1;
-    wl_st(t, o, (key + 1) | (gone ? SHARE_GONE : 0));
-    wl_st(t, o + 8, ver);
-    wl_st(t, o + 16, me);
+    wl_st(t, o, key + 1);
+    wl_st(t, o + 8, ver | me << SHARE_WRITER_SHIFT | (gone ? SHARE_GONE : 0)); /* one word: never torn */
     for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
         wl_st(t, o + 8 * i, payload(key, ver, me, i));
     if (s->skip != CFG_SKIP_WRITER)
@@ -195,6 +201,8 @@ void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint
                uint64_t t1)
 {
     uint64_t a = s->log[t->tid] + 8 * LOG_WORDS * n;
+    if (op != SHARE_GET)
+        res = (res & ~(0x3fffull << SHARE_WRITER_SHIFT)) | ((uint64_t)t->tid + 1) << SHARE_WRITER_SHIFT;
     wl_st(t, a, key | (uint64_t)op << OP_SHIFT);
     wl_st(t, a + 8, res);
     wl_st(t, a + 16, t0);
@@ -240,7 +248,8 @@ typedef struct op {
     unsigned tid;
 } op_t;
 
-static uint64_t ver_of(const op_t *o) { return o->res & ~SHARE_GONE; }
+static uint64_t ver_of(const op_t *o) { return o->res & SHARE_VER_MASK; }
+static uint64_t writer_of(const op_t *o) { return o->res >> SHARE_WRITER_SHIFT & 0x3fff; }
 
 static int op_cmp(const void *a, const void *b)
 {
@@ -252,18 +261,17 @@ static int op_cmp(const void *a, const void *b)
 
 static const char *const op_name[] = {"get", "put", "insert", "delete"};
 
-int share_check(wl_env_t *e, const share_t *s, char *err)
+int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(const wl_env_t *e, const void *obj, uint64_t key),
+                const void *obj, char *err)
 {
     const char *nm = s->name;
-    if (wl_env_lost(e))
-        return wl_errf(err, "%s: %u threads were lost with a failed CN: this workload does not survive a failure",
-                       nm, wl_env_lost(e));
+    const unsigned lost = wl_env_lost(e);
     uint64_t torn = *s->stat[SHARE_TORN];
     if (torn)
         return wl_errf(err, "%s: %llu gets validated a torn object (a read mixed two versions)", nm,
                        (unsigned long long)torn);
     op_t *wr = malloc((s->ops ? s->ops : 1) * sizeof *wr), *gets = malloc((s->ops ? s->ops : 1) * sizeof *gets);
-    uint64_t *first = calloc(s->nobj + 1, sizeof *first); /* index + 1 into wr of each key's first write */
+    uint64_t *first = calloc(s->nobj + 1, sizeof *first); /* index + 1 into wr of each key's first logged write */
     uint64_t nw = 0, ng = 0;
     int rc = 0;
     if (!wr || !gets || !first) {
@@ -272,6 +280,8 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
     }
     for (unsigned t = 0; t < s->nthreads; t++) {
         unsigned cn = s->thread_cn[t];
+        if (!wl_env_alive(e, t))
+            continue; /* its log was in its failed CN's memory */
         uint64_t n = share_thread_ops(s, t), done = e->ops->peek(e, cn, s->log[t] + 8 * LOG_WORDS * n);
         if (done != n) {
             rc = wl_errf(err, "%s: thread %u did %llu of its %llu operations", nm, t, (unsigned long long)done,
@@ -294,12 +304,14 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
                 wr[nw++] = o;
         }
     }
-    /* The writes of a key serialized: versions 1, 2, 3, ..., a delete's a tombstone, the others not. */
+    /* The writes of a key serialized: versions 1, 2, 3, ... (with threads lost, their writes are
+     * missing: versions only grow), a delete's a tombstone, the others not. */
     qsort(wr, nw, sizeof *wr, op_cmp);
     for (uint64_t i = 0; i < nw; i++) {
         bool new_key = i == 0 || wr[i - 1].key != wr[i].key;
         uint64_t want = new_key ? 1 : ver_of(&wr[i - 1]) + 1;
-        if (ver_of(&wr[i]) != want || (bool)(wr[i].res & SHARE_GONE) != (wr[i].op == SHARE_DELETE)) {
+        if ((lost ? ver_of(&wr[i]) < want : ver_of(&wr[i]) != want) ||
+            (bool)(wr[i].res & SHARE_GONE) != (wr[i].op == SHARE_DELETE)) {
             rc = wl_errf(err, "%s: key %llu: thread %u's %s wrote version %llu%s where %llu was due (its writes were "
                          "not serialized, or one read a stale version)", nm, (unsigned long long)wr[i].key,
                          wr[i].tid, op_name[wr[i].op], (unsigned long long)ver_of(&wr[i]),
@@ -312,14 +324,22 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
     /* Each get's result was the key's latest committed write at some instant during the get. */
     for (uint64_t i = 0; i < ng; i++) {
         const op_t *g = &gets[i];
-        uint64_t f = first[g->key], v = ver_of(g), nwk = 0; /* the key's writes */
-        for (uint64_t j = f ? f - 1 : nw; j < nw && wr[j].key == g->key; j++)
-            nwk++;
-        const op_t *mine = v && v <= nwk ? &wr[f - 1 + v - 1] : NULL, *next = v < nwk ? &wr[f - 1 + v] : NULL;
-        if (v > nwk || (bool)(g->res & SHARE_GONE) != (mine && mine->op == SHARE_DELETE)) {
-            rc = wl_errf(err, "%s: thread %u's get of key %llu returned version %llu%s, never written so (%llu writes)",
-                         nm, g->tid, (unsigned long long)g->key, (unsigned long long)v,
-                         g->res & SHARE_GONE ? " (deleted)" : "", (unsigned long long)nwk);
+        const uint64_t f = first[g->key], v = ver_of(g), w = writer_of(g);
+        const op_t *mine = NULL, *next = NULL; /* the logged write of v, the first logged one after it */
+        for (uint64_t j = f ? f - 1 : nw; j < nw && wr[j].key == g->key && !next; j++)
+            if (ver_of(&wr[j]) == v)
+                mine = &wr[j];
+            else if (ver_of(&wr[j]) > v)
+                next = &wr[j];
+        /* v is setup's (writer 0), a logged write's (its writer, a tombstone exactly when a delete),
+         * or, with threads lost, an unlogged write of a lost thread */
+        bool ok = v == 0 ? w == 0 && !(g->res & SHARE_GONE)
+                  : mine ? w == mine->tid + 1 && (bool)(g->res & SHARE_GONE) == (mine->op == SHARE_DELETE)
+                         : lost && w && w <= s->nthreads && !wl_env_alive(e, (unsigned)(w - 1));
+        if (!ok) {
+            rc = wl_errf(err, "%s: thread %u's get of key %llu returned version %llu by writer %llu%s, never written "
+                         "so", nm, g->tid, (unsigned long long)g->key, (unsigned long long)v,
+                         (unsigned long long)w, g->res & SHARE_GONE ? " (deleted)" : "");
             goto out;
         }
         if (mine && mine->t0 > g->t1) {
@@ -337,7 +357,8 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
             goto out;
         }
     }
-    /* Memory holds every key's last write, whole. */
+    /* Memory holds every key's last logged write (or, with threads lost, a later one of a lost
+     * thread), whole. */
     for (uint64_t key = 0, j = 0; key < s->nobj; key++) {
         uint64_t ver = 0, writer = 0, gone = 0;
         while (j < nw && wr[j].key == key) {
@@ -346,13 +367,23 @@ int share_check(wl_env_t *e, const share_t *s, char *err)
             writer = wr[j].tid + 1;
             j++;
         }
-        uint64_t o = share_obj(s, key);
-        uint64_t got_k = e->ops->peek(e, 0, o), got_v = e->ops->peek(e, 0, o + 8), got_w = e->ops->peek(e, 0, o + 16);
-        if (got_k != ((key + 1) | gone) || got_v != ver || got_w != writer) {
-            rc = wl_errf(err, "%s: key %llu's object holds key word 0x%llx, version %llu by writer %llu; want version "
-                         "%llu by writer %llu%s (its last write)", nm, (unsigned long long)key,
-                         (unsigned long long)got_k, (unsigned long long)got_v, (unsigned long long)got_w,
-                         (unsigned long long)ver, (unsigned long long)writer, gone ? ", deleted" : "");
+        if (lost && in_doubt && in_doubt(e, obj, key))
+            continue;
+        uint64_t o = share_obj(s, key), got_k = e->ops->peek(e, 0, o), got = e->ops->peek(e, 0, o + 8);
+        const uint64_t got_v = got & SHARE_VER_MASK, got_w = got >> SHARE_WRITER_SHIFT & 0x3fff;
+        const bool later = lost && got_v > ver && got_w && got_w <= s->nthreads &&
+                           !wl_env_alive(e, (unsigned)(got_w - 1));
+        if (later) {
+            ver = got_v;
+            writer = got_w;
+            gone = got & SHARE_GONE;
+        }
+        if (got_k != key + 1 || got != (ver | writer << SHARE_WRITER_SHIFT | gone)) {
+            rc = wl_errf(err, "%s: key %llu's object holds key word 0x%llx, state 0x%llx (version %llu by writer "
+                         "%llu); want version %llu by writer %llu%s (its last write)", nm, (unsigned long long)key,
+                         (unsigned long long)got_k, (unsigned long long)got, (unsigned long long)got_v,
+                         (unsigned long long)got_w, (unsigned long long)ver, (unsigned long long)writer,
+                         gone ? ", deleted" : "");
             goto out;
         }
         for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++) {

@@ -4,10 +4,11 @@
  * a run against that history.
  *
  * An object of workload.share_object_size bytes (whole lines) sits at a fixed LNR address. Its
- * first line starts with a header: word 0 key + 1 (with SHARE_GONE set once deleted), word 1 the
- * object's version (the writes of a key, puts, inserts and deletes, are numbered 1, 2, 3, ...; 0 is
- * setup's), word 2 its writer (tid + 1; 0: setup). Every other word is payload: word i of (key,
- * version, writer) is a hash of the four, so a read that mixes two versions (a torn read) shows.
+ * first line starts with a header: word 0 key + 1, word 1 its state in one word (so that no
+ * write-back ever tears it): the version (the writes of a key, puts, inserts and deletes, are
+ * numbered 1, 2, 3, ...; 0 is setup's), its writer (tid + 1 << SHARE_WRITER_SHIFT; 0: setup) and
+ * SHARE_GONE once deleted. Every other word is payload: word i of (key, version, writer) is a hash
+ * of the four, so a read that mixes two versions (a torn read) shows.
  * Operations: get, and three writes: put (the object's new value), insert (the same: a put that
  * makes a deleted key present again; on a present key it replaces it) and delete (a tombstone: the
  * key reads as deleted until a put or an insert). workload.share_read_pct of them are gets,
@@ -18,7 +19,10 @@
  * ended, and the next write of the key did not end before the get began), deleted exactly when
  * that write was a delete, and whole (no torn read); the writes of a key were serialized (versions
  * 1 .. n, each once); and memory holds every key's last write. A write ends once its commit is
- * visible (the workload fences it), so its log's end bounds its commit. */
+ * visible (the workload fences it), so its log's end bounds its commit. With threads lost with a
+ * failed CN (their logs were in its memory), the check covers the live threads' logs: a key's
+ * versions only grow, a get may return a version no log holds only when a lost thread wrote it, and
+ * memory holds the last logged write of a key or a later one by a lost thread, whole. */
 #ifndef SHARE_H
 #define SHARE_H
 
@@ -29,8 +33,10 @@
 #include "rng.h"
 #include "workloads/workloads.h"
 
-#define SHARE_HDR_WORDS 3u
-#define SHARE_GONE (1ull << 62) /* in an object's key word and in a result: the key is deleted */
+#define SHARE_HDR_WORDS 2u
+#define SHARE_GONE (1ull << 62) /* in an object's state and in a result: the key is deleted */
+#define SHARE_WRITER_SHIFT 48u  /* a result: version | writer (tid + 1) << 48 | SHARE_GONE */
+#define SHARE_VER_MASK ((1ull << SHARE_WRITER_SHIFT) - 1)
 
 typedef enum share_op { SHARE_GET, SHARE_PUT, SHARE_INSERT, SHARE_DELETE } share_op_e;
 #define SHARE_BATCH 256u /* loads per wl_ld_batch when an object is read */
@@ -87,16 +93,20 @@ void share_pause(wl_thread_t *t, const share_t *s);
 /** Drops key's lines from the thread's CN (clflushopt each, then a fence), unless the reader
  *  mutation skips it; counts them. */
 void share_flush_stale(wl_thread_t *t, const share_t *s, uint64_t key);
-/** Reads every word of key's object (batched: independent loads). Returns its version, with
- *  SHARE_GONE when deleted; *torn set when a payload word or the key word does not match the
- *  header's (key, version, writer). */
+/** Reads every word of key's object (batched: independent loads). Returns its version, its writer
+ *  (<< SHARE_WRITER_SHIFT) and SHARE_GONE when deleted; *torn set when a payload word or the key word
+ *  does not match the header's (key, version, writer). */
 uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn);
 /** Writes key's object as version ver by this thread (a tombstone when gone), then writes it back
  *  (clflushopt each line, then a fence) unless the writer mutation skips it. */
 void share_write(wl_thread_t *t, const share_t *s, uint64_t key, uint64_t ver, bool gone);
+/** Makes key's object whole after a writer was lost with its CN part way (its caller holds the
+ *  record the writer held): drops this CN's copies, reads the header memory has, and writes every
+ *  word again as that version by that writer, then writes it back. Returns that result. */
+uint64_t share_repair(wl_thread_t *t, const share_t *s, uint64_t key);
 /** Logs the thread's n-th operation (0-based): op on key, its result (the version read or written,
- *  SHARE_GONE when deleted), from t0 to t1 (wl_now), and keeps the measured window (its first
- *  tenth of operations warms up). */
+ *  SHARE_GONE when deleted; for a get, its writer too; a write's writer is this thread), from t0 to
+ *  t1 (wl_now), and keeps the measured window (its first tenth of operations warms up). */
 void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint64_t key, uint64_t res, uint64_t t0,
                uint64_t t1);
 /** A thread's operations: share_thread_ops of them, each drawn by share_next_op (the thread's own
@@ -107,7 +117,9 @@ void share_run(wl_thread_t *t, const share_t *s, const void *w, const char *stre
                uint64_t (*get)(wl_thread_t *, const void *, uint64_t),
                uint64_t (*write)(wl_thread_t *, const void *, uint64_t, share_op_e),
                void (*between)(wl_thread_t *, const void *));
-/** The check above; 0, or -1 with err filled. */
-int share_check(wl_env_t *e, const share_t *s, char *err);
+/** The check above; 0, or -1 with err filled. in_doubt (NULL: none), with threads lost: keys whose
+ *  write a lost thread left half done and no survivor has made whole (their memory is not judged). */
+int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(const wl_env_t *e, const void *obj, uint64_t key),
+                const void *obj, char *err);
 
 #endif

@@ -149,6 +149,9 @@ struct wl_func {
     stats_t wst; /* the workload's own counters (wl_env_ops_t.counter) */
     lnr_cache_t *lnr; /* per CN: its copies of LNR lines */
     unsigned lnr_lines; /* copies held, over all CNs (random evictions only while there are some) */
+    uint64_t live;      /* the membership (wl_func_fail_cn): bit i while thread i lives */
+    uint64_t fail_after; /* calls after which fail_cn fails (0: none) */
+    unsigned fail_cn;
 };
 
 static bool is_lnr(const struct wl_func *f, uint64_t addr) { return !addr_is_local(addr) && addr >= f->remote_limit; }
@@ -547,6 +550,38 @@ int wl_func_setup(wl_func_t *f, char *err)
     return 0;
 }
 
+void wl_func_fail_cn(wl_func_t *f, unsigned cn, uint64_t after)
+{
+    f->fail_cn = cn;
+    f->fail_after = after ? after : 1;
+    f->live = f->nthreads >= 64 ? ~0ull : (1ull << f->nthreads) - 1;
+    for (unsigned i = 0; i < f->nthreads; i++)
+        f->th[i].t.live = &f->live;
+    f->env.live = &f->live;
+}
+
+/* CN fail_cn fails now: its threads are dropped from live[] (n of them) and from the membership, its
+ * copies of LNR lines are lost (their words not written back in doubt). Returns the new count. */
+static unsigned fail_now(struct wl_func *f, unsigned *live, unsigned n)
+{
+    for (unsigned i = 0; i < n;)
+        if (f->th[live[i]].t.cn == f->fail_cn) {
+            f->live &= ~(1ull << live[i]);
+            live[i] = live[--n];
+        } else {
+            i++;
+        }
+    lnr_cache_t *c = &f->lnr[f->fail_cn];
+    for (unsigned k = 0; k < c->n; k++)
+        for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
+            if (c->l[k].dirty >> w & 1)
+                oracle_doubt_unwritten(f->oracle, c->l[k].line + 8u * w, f->fail_cn);
+    f->lnr_lines -= c->n;
+    c->n = 0;
+    f->fail_after = 0;
+    return n;
+}
+
 int wl_func_threads(wl_func_t *f, char *err)
 {
     unsigned *live = malloc(f->nthreads * sizeof *live);
@@ -560,6 +595,12 @@ int wl_func_threads(wl_func_t *f, char *err)
     unsigned cur = 0, prev = UINT32_MAX; /* index into live[] of the thread run last */
     int rc = 0;
     while (nlive) {
+        if (f->fail_after && f->st.calls >= f->fail_after) {
+            nlive = fail_now(f, live, nlive);
+            prev = UINT32_MAX;
+            if (!nlive)
+                break;
+        }
         if (prev == UINT32_MAX || !rng_chance(&f->sched, f->burst))
             cur = (unsigned)rng_below(&f->sched, nlive);
         fthread_t *ft = &f->th[live[cur]];

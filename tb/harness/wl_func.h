@@ -51,6 +51,13 @@ void wl_func_set_stall_limit(wl_func_t *f, uint64_t calls);
 
 /** The workload's setup. 0, or -1 with err (WL_ERR_MAX bytes) filled. */
 int wl_func_setup(wl_func_t *f, char *err);
+/** CN cn fails once the threads have made `after` calls in all (before wl_func_threads; at most 64
+ *  threads): its threads stop for good and leave the membership (wl_thread_t.live, wl_env_t.live:
+ *  the survivors and the check see them lost), its copies of LNR lines are lost (their words not
+ *  written back are in doubt for the oracle: oracle_doubt_unwritten), and its local memory is
+ *  the check's no more (a check skips lost threads). Coherent stores are never lost here (flat
+ *  memory: what DIKTAMO's replication gives the system). */
+void wl_func_fail_cn(wl_func_t *f, unsigned cn, uint64_t after);
 /** Runs every thread to its end. 0, or -1 with err filled (bad address, stall). */
 int wl_func_threads(wl_func_t *f, char *err);
 /** The workload's check. 0, or -1 with err filled. */
