@@ -434,6 +434,9 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
           "Our figures are this model's on scaled inputs; the paper's values stand beside them where its text "
           f"states them. The statistics of every run are in {out}/.",
           "",
+          "The Megalon blog's experiments (HCMeta and Megalon on partly coherent memory, `make megalon`) "
+          "and their verdicts are in [results-megalon.md](results-megalon.md).",
+          "",
           "## Headline ratios",
           "",
           "The paper's simulator treats locks and barriers abstractly; here their writes are replicated (or "
