@@ -29,6 +29,18 @@ static uint64_t arr_peek(void *obj, uint64_t addr)
     return a->v[addr / 8];
 }
 
+/* Case c: memory set to m (a->n words); oracle_check must count want[] = {ok, undurable, lost,
+ * phantom}. */
+static void check_case(const oracle_t *o, arr_t *a, const uint64_t *m, const uint64_t want[4], size_t c)
+{
+    memcpy(a->v, m, a->n * sizeof *m);
+    oracle_report_t r;
+    oracle_check(o, arr_peek, a, NULL, 0, &r);
+    cr_assert(r.ok == want[0] && r.undurable == want[1] && r.lost == want[2] && r.phantom == want[3],
+              "case %zu: ok %llu undurable %llu lost %llu phantom %llu", c, (unsigned long long)r.ok,
+              (unsigned long long)r.undurable, (unsigned long long)r.lost, (unsigned long long)r.phantom);
+}
+
 Test(oracle, classifies_ok_lost_and_phantom)
 {
     /* GIVEN five words: initial values, then commits (word 4 never initialized: initial 0) */
@@ -102,25 +114,18 @@ Test(oracle, a_commit_in_doubt_may_be_missing_and_nothing_else)
     oracle_doubt(o, 0, 1, 0);  /* another core's: no doubt */
     struct {
         uint64_t m[3];
-        uint64_t ok, undurable, lost, phantom;
+        uint64_t want[4]; /* ok, undurable, lost, phantom */
     } cases[] = {
-        {{2, 7, 4}, 3, 0, 0, 0},   /* every last value */
-        {{1, 6, 4}, 1, 2, 0, 0},   /* the values before the doubted commits */
-        {{1, 5, 4}, 1, 2, 0, 0},   /* two in doubt on word 8: any earlier value of it */
-        {{100, 7, 4}, 2, 0, 1, 0}, /* word 0: before the doubted commit's predecessor: lost */
-        {{2, 7, 3}, 2, 0, 1, 0},   /* word 16: its last commit was another CN's: lost */
-        {{9, 7, 4}, 2, 0, 0, 1},   /* never committed: phantom, doubt or not */
+        {{2, 7, 4}, {3, 0, 0, 0}},   /* every last value */
+        {{1, 6, 4}, {1, 2, 0, 0}},   /* the values before the doubted commits */
+        {{1, 5, 4}, {1, 2, 0, 0}},   /* two in doubt on word 8: any earlier value of it */
+        {{100, 7, 4}, {2, 0, 1, 0}}, /* word 0: before the doubted commit's predecessor: lost */
+        {{2, 7, 3}, {2, 0, 1, 0}},   /* word 16: its last commit was another CN's: lost */
+        {{9, 7, 4}, {2, 0, 0, 1}},   /* never committed: phantom, doubt or not */
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        memcpy(mem, cases[c].m, sizeof mem);
-        oracle_report_t r;
-        oracle_check(o, arr_peek, &a, NULL, 0, &r);
-        /* THEN a doubted commit may be missing, with only the value it replaced in its place */
-        cr_assert(r.ok == cases[c].ok && r.undurable == cases[c].undurable && r.lost == cases[c].lost &&
-                      r.phantom == cases[c].phantom,
-                  "case %zu: ok %llu undurable %llu lost %llu phantom %llu", c, (unsigned long long)r.ok,
-                  (unsigned long long)r.undurable, (unsigned long long)r.lost, (unsigned long long)r.phantom);
-    }
+    /* THEN a doubted commit may be missing, with only the value it replaced in its place */
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        check_case(o, &a, cases[c].m, cases[c].want, c);
     /* WHEN word 0 is committed again THEN its doubt is over */
     oracle_commit(o, 0, 11, 30, 3, 0);
     uint64_t m2[3] = {2, 7, 4};
@@ -149,23 +154,16 @@ Test(oracle, an_lnr_word_a_failed_cn_never_wrote_back_may_hold_any_earlier_value
     oracle_doubt_unwritten(o, 8, 1); /* its last commit is CN 2's: no doubt */
     struct {
         uint64_t m[2];
-        uint64_t ok, undurable, lost, phantom;
+        uint64_t want[4]; /* ok, undurable, lost, phantom */
     } cases[] = {
-        {{3, 6}, 2, 0, 0, 0},   /* the last values */
-        {{1, 6}, 1, 1, 0, 0},   /* word 0: any earlier value, whichever core stored it */
-        {{100, 6}, 1, 1, 0, 0}, /* its initial value too */
-        {{2, 5}, 0, 1, 1, 0},   /* word 8: CN 2's value was not CN 1's to lose */
-        {{7, 6}, 1, 0, 0, 1},   /* never committed: phantom */
+        {{3, 6}, {2, 0, 0, 0}},   /* the last values */
+        {{1, 6}, {1, 1, 0, 0}},   /* word 0: any earlier value, whichever core stored it */
+        {{100, 6}, {1, 1, 0, 0}}, /* its initial value too */
+        {{2, 5}, {0, 1, 1, 0}},   /* word 8: CN 2's value was not CN 1's to lose */
+        {{7, 6}, {1, 0, 0, 1}},   /* never committed: phantom */
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        memcpy(mem, cases[c].m, sizeof mem);
-        oracle_report_t r;
-        oracle_check(o, arr_peek, &a, NULL, 0, &r);
-        cr_assert(r.ok == cases[c].ok && r.undurable == cases[c].undurable && r.lost == cases[c].lost &&
-                      r.phantom == cases[c].phantom,
-                  "case %zu: ok %llu undurable %llu lost %llu phantom %llu", c, (unsigned long long)r.ok,
-                  (unsigned long long)r.undurable, (unsigned long long)r.lost, (unsigned long long)r.phantom);
-    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        check_case(o, &a, cases[c].m, cases[c].want, c);
     oracle_free(o);
 }
 
