@@ -295,8 +295,14 @@ static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_
             (*h->s.stat[SHARE_RETRIES])++;
             continue;
         }
-        /* Locked at the version validated: the entry is still key's (reassigning it moves the
-         * record) and this CN's copies are current. */
+        /* Locked at the version validated. The entry may have been given to another key between
+         * finding it and reading its record (its new record is what was read): then unlock it as it
+         * was and look again. Else it is key's until unlocked, and this CN's copies are current. */
+        if (wl_ld(t, ent(h, e) + E_KEY) != key + 1) {
+            wl_st(t, rec, r);
+            (*h->s.stat[SHARE_RETRIES])++;
+            continue;
+        }
         const bool gone = op == SHARE_DELETE;
         uint64_t ver = (wl_ld(t, share_obj(&h->s, key) + 8) & SHARE_VER_MASK) + 1;
         share_write(t, &h->s, key, ver, gone);
