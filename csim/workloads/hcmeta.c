@@ -21,8 +21,8 @@
  * owner (below) and look again. Present: read the record (spin while locked); if it is not the one
  * this CN validated, flush the object's lines; read the object; read the record and the key word
  * again: either moved, retry; else remember the record and return the object.
- * A write (put, insert, delete: share.h): find, lock the record by compare-and-swap, flush stale
- * lines as a get does, read the object's version, write the object (a tombstone for a delete) and
+ * A write (put, insert, delete: share.h): find, lock the record by compare-and-swap, check that
+ * the entry still holds the key (else unlock and look again), flush stale lines as a get does, read the object's version, write the object (a tombstone for a delete) and
  * write it back (clflushopt each line, fence), then store the record's next version unlocked, and
  * fence so the write ends visible.
  * Sharing an unshared object (churn): a client on another CN writes its request, rings the owner's
