@@ -235,6 +235,19 @@ static int ocean_check(wl_env_t *e, void *state, char *err)
                          (unsigned long long)it, ldexp((double)got, -RESID_SHIFT), (unsigned long long)got,
                          RESID_SHIFT, ldexp((double)resid[it], -RESID_SHIFT), (unsigned long long)resid[it]);
     }
+    /* The barrier (csim/cn/wl_sync.c): two phases a sweep released; the last one's arrival mask holds
+     * every thread, the other two were zeroed by the last two releases. */
+    const uint64_t line = WL_BARRIER_BYTES / 4, phases = 2 * o->iters, last = phases - 1;
+    const uint64_t group = o->nthreads >= 64 ? ~0ull : (1ull << o->nthreads) - 1;
+    if (rc == 0 && e->ops->peek(e, 0, o->bar) != phases)
+        rc = wl_errf(err, "ocean: the barrier released %llu phases, want %llu (two a sweep)",
+                     (unsigned long long)e->ops->peek(e, 0, o->bar), (unsigned long long)phases);
+    for (uint64_t k = 0; rc == 0 && k < 3; k++) {
+        uint64_t got = e->ops->peek(e, 0, o->bar + line * (1 + k)), want = k == last % 3 ? group : 0;
+        if (got != want)
+            rc = wl_errf(err, "ocean: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last phase",
+                         (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
+    }
     free(g), free(part), free(resid);
     return rc;
 }
