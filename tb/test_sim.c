@@ -437,6 +437,22 @@ Test(sim, the_trace_window_limits_what_is_dumped, .init = make_dir, .fini = remo
     cr_assert_gt(last, first);
 }
 
+/* Each figure drawn under dir/docs/figures (SVG and PNG, not empty) and shown in the document md
+ * (named doc). */
+static void assert_drawn(const char *md, const char *doc, const char *const *figs, size_t n)
+{
+    char p[192];
+    for (size_t i = 0; i < n; i++) {
+        for (unsigned e = 0; e < 2; e++) {
+            struct stat st;
+            snprintf(p, sizeof p, "%s/docs/figures/%s.%s", dir, figs[i], e ? "png" : "svg");
+            cr_assert(stat(p, &st) == 0 && st.st_size > 1000, "%s was not drawn", p);
+        }
+        snprintf(p, sizeof p, "](figures/%s.svg)", figs[i]);
+        cr_assert_not_null(strstr(md, p), "%s does not show %s", doc, figs[i]);
+    }
+}
+
 /* make megalon on the tiny input: both figures (SVG and PNG) and results-megalon.md with its tables
  * and the headline ratios beside the blog's (their values are the model's: not checked here); a
  * second call runs nothing again; bad arguments stop it with one line and exit status 2. */
@@ -452,15 +468,7 @@ Test(sim, megalon_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini
     snprintf(p, sizeof p, "%s/docs/results-megalon.md", dir);
     slurp(p, md, sizeof md);
     static const char *const figs[] = {"megalon_m1", "megalon_m2"};
-    for (unsigned i = 0; i < 2; i++) {
-        for (unsigned e = 0; e < 2; e++) {
-            struct stat st;
-            snprintf(p, sizeof p, "%s/docs/figures/%s.%s", dir, figs[i], e ? "png" : "svg");
-            cr_assert(stat(p, &st) == 0 && st.st_size > 1000, "%s was not drawn", p);
-        }
-        snprintf(p, sizeof p, "](figures/%s.svg)", figs[i]);
-        cr_assert_not_null(strstr(md, p), "results-megalon.md does not show %s", figs[i]);
-    }
+    assert_drawn(md, "results-megalon.md", figs, 2);
     static const char *const rows[] = {"| M1: Megalon / HCMeta, read-only, largest size |",
                                        "| M2: Megalon / HCMeta at the largest size |", "| M3: Megalon / HCMeta, small SCR |",
                                        "| M4: a churn's cost, HCMeta / Megalon |", "| M4: Megalon's replicas, % of the data |",
@@ -502,15 +510,7 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     static char md[1 << 16];
     snprintf(p, sizeof p, "%s/docs/results.md", dir);
     slurp(p, md, sizeof md);
-    for (unsigned i = 0; i < sizeof figs / sizeof figs[0]; i++) {
-        for (unsigned e = 0; e < 2; e++) {
-            struct stat st;
-            snprintf(p, sizeof p, "%s/docs/figures/%s.%s", dir, figs[i], e ? "png" : "svg");
-            cr_assert(stat(p, &st) == 0 && st.st_size > 1000, "%s was not drawn", p);
-        }
-        snprintf(p, sizeof p, "](figures/%s.svg)", figs[i]);
-        cr_assert_not_null(strstr(md, p), "results.md does not show %s", figs[i]);
-    }
+    assert_drawn(md, "results.md", figs, sizeof figs / sizeof figs[0]);
     static const char *const rows[] = {"| WT / WB (mean) |", "| baseline / WB |", "| parallel vs baseline |",
                                        "| proactive / WB |", "| proactive-best / WB |", "| Nr 2 vs Nr 3 |",
                                        "| Nr 4 vs Nr 3 |", "| Nr 2 / WB |", "| proactive speed-up over WT |",

@@ -534,7 +534,6 @@ static void ev_sb_next(void *obj, uint64_t arg)
     sb_start_head(c);
 }
 
-/* The commit point of the head entry: its words are visible. */
 /* addr is in the Large Non-coherent Region. Its stores become visible to other CNs only when
  * written back to MN memory, which then holds them (durable against a CN's failure); the
  * coherent region's ordering, which the DIKTAMO protocols replicate with its versions, does not
@@ -544,6 +543,7 @@ static bool in_lnr(const core_t *c, uint64_t addr)
     return c->p.lnr_lo && !addr_is_local(addr) && addr_gline(addr_line(addr)) >= c->p.lnr_lo;
 }
 
+/* The commit point of the head entry: its words are visible. */
 static void sb_committed(core_t *c, sb_entry_t *e)
 {
     assert(c->sb_n > 0 && e == sb_at(c, c->sb_head) && e->started && !e->committed);

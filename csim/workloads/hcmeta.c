@@ -304,7 +304,7 @@ static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_
             continue;
         }
         const bool gone = op == SHARE_DELETE;
-        uint64_t ver = (wl_ld(t, share_obj(&h->s, key) + 8) & SHARE_VER_MASK) + 1;
+        uint64_t ver = share_ver(wl_ld(t, share_obj(&h->s, key) + 8)) + 1;
         share_write(t, &h->s, key, ver, gone);
         wl_st(t, rec, r + 2);
         wl_fence(t); /* the write ends visible: its log's end bounds its commit */

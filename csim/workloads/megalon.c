@@ -437,11 +437,11 @@ static bool takeover(wl_thread_t *t, const megalon_t *m, uint64_t rid, uint64_t 
     const uint64_t owner = wl_ld(t, rev_at(m, t->cn, rid));
     if (owner) {
         const uint64_t key = owner - 1, res = share_repair(t, &m->s, key), gw = wl_ld(t, gone_at(m, t->cn, key));
-        const uint64_t ver = res & SHARE_VER_MASK, writer = res >> SHARE_WRITER_SHIFT & 0x3fff;
-        if ((res & SHARE_GONE) && gw != (ver | writer << SHARE_WRITER_SHIFT) + 1)
-            append(t, m, E_DELETE, key, ver | writer << SHARE_WRITER_SHIFT);
+        const uint64_t del = res & ~SHARE_GONE; /* a DELETE's record: version | writer << 48 */
+        if ((res & SHARE_GONE) && gw != del + 1)
+            append(t, m, E_DELETE, key, del);
         else if (!(res & SHARE_GONE) && gw)
-            append(t, m, E_INSERT, key, ver);
+            append(t, m, E_INSERT, key, share_ver(res));
     } /* else: the lost thread was taking it; its bit stays (a live allocator may have set it and be
        * waiting for this lock): the clock gives it out again */
     wl_st(t, rec_at(m, rid), r_next(r));
@@ -590,7 +590,7 @@ static uint64_t write(wl_thread_t *t, const megalon_t *m, uint64_t key, share_op
         }
         if (wl_ld(t, share_seen(&m->s, t->cn, key)) != seen_val(rid, r))
             share_flush_stale(t, &m->s, key);
-        const uint64_t state = wl_ld(t, share_obj(&m->s, key) + 8), ver = (state & SHARE_VER_MASK) + 1;
+        const uint64_t state = wl_ld(t, share_obj(&m->s, key) + 8), ver = share_ver(state) + 1;
         const bool gone = op == SHARE_DELETE, was_gone = state & SHARE_GONE;
         share_write(t, &m->s, key, ver, gone);
         if (gone || was_gone)
@@ -642,17 +642,17 @@ static bool cn_lives(const wl_env_t *e, const megalon_t *m, unsigned cn)
 /* Key's record (in a live replica) is locked by a thread lost with a failed CN that nobody needed
  * since: the write it was doing took effect in part (in memory, unannounced) until a survivor takes
  * the lock over. */
-static bool held_by_lost(const wl_env_t *e, const void *state, uint64_t key)
+static bool held_by_lost(wl_env_t *e, const void *state, uint64_t key)
 {
     const megalon_t *m = state;
     for (unsigned i = 0; i < m->s.nown; i++) {
         const unsigned cn = m->s.own_cn[i];
         if (!cn_lives(e, m, cn))
             continue;
-        const uint64_t r1 = MW_RID(e->ops->peek((wl_env_t *)e, cn, map_at(m, cn, key)));
+        const uint64_t r1 = MW_RID(e->ops->peek(e, cn, map_at(m, cn, key)));
         if (!r1)
             return false;
-        const uint64_t r = e->ops->peek((wl_env_t *)e, 0, rec_at(m, r1 - 1));
+        const uint64_t r = e->ops->peek(e, 0, rec_at(m, r1 - 1));
         return (r & R_LOCK) && r_holder(r) && r_holder(r) <= m->s.nthreads && !wl_env_alive(e, r_holder(r) - 1);
     }
     return false;

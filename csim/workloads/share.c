@@ -168,7 +168,7 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
             else if (w == 1)
                 st = v[j];
             else
-                bad |= v[j] != payload(key, st & SHARE_VER_MASK, st >> SHARE_WRITER_SHIFT & 0x3fff, w);
+                bad |= v[j] != payload(key, share_ver(st), share_writer(st), w);
         }
     }
     wl_compute(t, s->obj_words); /* the comparisons, one per word */
@@ -181,7 +181,7 @@ uint64_t share_repair(wl_thread_t *t, const share_t *s, uint64_t key)
     flush_lines(t, s, key);
     const uint64_t o = share_obj(s, key), st = wl_ld(t, o + 8);
     for (uint64_t i = SHARE_HDR_WORDS; i < s->obj_words; i++)
-        wl_st(t, o + 8 * i, payload(key, st & SHARE_VER_MASK, st >> SHARE_WRITER_SHIFT & 0x3fff, i));
+        wl_st(t, o + 8 * i, payload(key, share_ver(st), share_writer(st), i));
     flush_lines(t, s, key);
     return st;
 }
@@ -202,7 +202,7 @@ void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint
 {
     uint64_t a = s->log[t->tid] + 8 * LOG_WORDS * n;
     if (op != SHARE_GET)
-        res = (res & ~(0x3fffull << SHARE_WRITER_SHIFT)) | ((uint64_t)t->tid + 1) << SHARE_WRITER_SHIFT;
+        res = (res & ~SHARE_WRITER_MASK) | ((uint64_t)t->tid + 1) << SHARE_WRITER_SHIFT;
     wl_st(t, a, key | (uint64_t)op << OP_SHIFT);
     wl_st(t, a + 8, res);
     wl_st(t, a + 16, t0);
@@ -248,8 +248,8 @@ typedef struct op {
     unsigned tid;
 } op_t;
 
-static uint64_t ver_of(const op_t *o) { return o->res & SHARE_VER_MASK; }
-static uint64_t writer_of(const op_t *o) { return o->res >> SHARE_WRITER_SHIFT & 0x3fff; }
+static uint64_t ver_of(const op_t *o) { return share_ver(o->res); }
+static uint64_t writer_of(const op_t *o) { return share_writer(o->res); }
 
 static int op_cmp(const void *a, const void *b)
 {
@@ -261,7 +261,7 @@ static int op_cmp(const void *a, const void *b)
 
 static const char *const op_name[] = {"get", "put", "insert", "delete"};
 
-int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(const wl_env_t *e, const void *obj, uint64_t key),
+int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(wl_env_t *e, const void *obj, uint64_t key),
                 const void *obj, char *err)
 {
     const char *nm = s->name;
@@ -370,7 +370,7 @@ int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(const wl_env_t *
         if (lost && in_doubt && in_doubt(e, obj, key))
             continue;
         uint64_t o = share_obj(s, key), got_k = e->ops->peek(e, 0, o), got = e->ops->peek(e, 0, o + 8);
-        const uint64_t got_v = got & SHARE_VER_MASK, got_w = got >> SHARE_WRITER_SHIFT & 0x3fff;
+        const uint64_t got_v = share_ver(got), got_w = share_writer(got);
         const bool later = lost && got_v > ver && got_w && got_w <= s->nthreads &&
                            !wl_env_alive(e, (unsigned)(got_w - 1));
         if (later) {

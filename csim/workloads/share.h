@@ -37,6 +37,10 @@
 #define SHARE_GONE (1ull << 62) /* in an object's state and in a result: the key is deleted */
 #define SHARE_WRITER_SHIFT 48u  /* a result: version | writer (tid + 1) << 48 | SHARE_GONE */
 #define SHARE_VER_MASK ((1ull << SHARE_WRITER_SHIFT) - 1)
+#define SHARE_WRITER_MASK (0x3fffull << SHARE_WRITER_SHIFT)
+/** A state's (or a result's) version and writer (tid + 1; 0: setup). */
+static inline uint64_t share_ver(uint64_t st) { return st & SHARE_VER_MASK; }
+static inline uint64_t share_writer(uint64_t st) { return (st & SHARE_WRITER_MASK) >> SHARE_WRITER_SHIFT; }
 
 typedef enum share_op { SHARE_GET, SHARE_PUT, SHARE_INSERT, SHARE_DELETE } share_op_e;
 #define SHARE_BATCH 256u /* loads per wl_ld_batch when an object is read */
@@ -119,7 +123,7 @@ void share_run(wl_thread_t *t, const share_t *s, const void *w, const char *stre
                void (*between)(wl_thread_t *, const void *));
 /** The check above; 0, or -1 with err filled. in_doubt (NULL: none), with threads lost: keys whose
  *  write a lost thread left half done and no survivor has made whole (their memory is not judged). */
-int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(const wl_env_t *e, const void *obj, uint64_t key),
+int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(wl_env_t *e, const void *obj, uint64_t key),
                 const void *obj, char *err);
 
 #endif
