@@ -154,13 +154,20 @@ out:
     return rc;
 }
 
-/* key's entry, or UINT64_MAX when it is not shared. */
-static uint64_t find(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+/* Loads the key words of key's set into v (4 independent loads); returns the set's first entry. */
+static uint64_t load_set(wl_thread_t *t, const hcmeta_t *h, uint64_t key, uint64_t v[WAYS])
 {
-    uint64_t base = set_base(h, key), a[WAYS], v[WAYS];
+    uint64_t base = set_base(h, key), a[WAYS];
     for (unsigned w = 0; w < WAYS; w++)
         a[w] = ent(h, base + w) + E_KEY;
     wl_ld_batch(t, a, v, WAYS);
+    return base;
+}
+
+/* key's entry, or UINT64_MAX when it is not shared. */
+static uint64_t find(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
+{
+    uint64_t v[WAYS], base = load_set(t, h, key, v);
     for (unsigned w = 0; w < WAYS; w++)
         if (v[w] == key + 1)
             return base + w;
@@ -170,14 +177,11 @@ static uint64_t find(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
 /* Shares key (the caller holds its owner's lock, on a thread of the owner CN). */
 static void install(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
 {
-    if (find(t, h, key) != UINT64_MAX)
-        return; /* shared meanwhile, by an earlier request */
-    uint64_t base = set_base(h, key), e = UINT64_MAX, a[WAYS], v[WAYS];
+    uint64_t v[WAYS], base = load_set(t, h, key, v), e = UINT64_MAX;
     for (unsigned w = 0; w < WAYS; w++)
-        a[w] = ent(h, base + w) + E_KEY;
-    wl_ld_batch(t, a, v, WAYS);
-    for (unsigned w = 0; w < WAYS && e == UINT64_MAX; w++)
-        if (!v[w])
+        if (v[w] == key + 1)
+            return; /* shared meanwhile, by an earlier request */
+        else if (!v[w] && e == UINT64_MAX)
             e = base + w;
     if (e == UINT64_MAX) {
         uint64_t hand = h->own[t->cn] + 8 * (2 + (base / WAYS) % h->sets), w = wl_ld(t, hand);
