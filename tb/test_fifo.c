@@ -1,6 +1,8 @@
-/* Tests of rtl/common/fifo.sv (and the ram_1r1w inside it) through tb/hdl/fifo_tb.sv, which holds
- * one instance per parameter set. Every set runs at once, each with its own random source, sink,
- * scoreboard and cycle-accurate reference model (tb/ref/fifo_ref.c). */
+/* Tests of rtl/common/fifo.sv through tb/hdl/fifo_tb.sv, which holds one instance per parameter set.
+ * Every set runs at once, each with its own random source, sink, scoreboard and cycle-accurate
+ * reference model (tb/ref/fifo_ref.c). The random runs test both forms of the FIFO: the simulation
+ * form (model fifo_tb: the head word in a register of its own) and the synthesis form (model
+ * fifo_tb_synth, Verilated with SYNTHESIS defined: the ram_1r1w read at the head pointer). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "sb/vw_bits.h"
 #include "tb_seed.h"
 #include "vw_fifo_tb.h"
+#include "vw_fifo_tb_synth.h"
 
 #define PERIOD_PS 1000
 
@@ -17,6 +20,11 @@ typedef vw_fifo_tb_in in_t;
 typedef vw_fifo_tb_out out_t;
 
 STREAM_OPS(OPS, vw_fifo_tb);
+STREAM_OPS(OPS_SYNTH, vw_fifo_tb_synth);
+/* The two forms have the same ports, so the same field offsets serve both. */
+_Static_assert(sizeof(vw_fifo_tb_in) == sizeof(vw_fifo_tb_synth_in) &&
+                   sizeof(vw_fifo_tb_out) == sizeof(vw_fifo_tb_synth_out),
+               "fifo_tb and fifo_tb_synth differ in their ports");
 
 /** One instance of the harness: its parameters and where its ports are. */
 typedef struct fifo_set {
@@ -62,7 +70,8 @@ static void check_and_tick(void *user, size_t s, const stream_lane_t *l, const v
  * ready). Checks each cycle against the model, that no output depends combinationally on an input,
  * and end to end with the scoreboard. Stores in delivered[set] (when not NULL) the beats each set
  * delivered in the first `cycles` cycles. */
-static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles, uint64_t *delivered)
+static void run_stream(const stream_ops_t *ops, uint64_t seed, double idle, double stall, unsigned cycles,
+                       uint64_t *delivered)
 {
     fifo_ref_t refs[NSETS];
     const stream_port_t *ports[NSETS];
@@ -70,7 +79,7 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
         fifo_ref_init(&refs[s], SETS[s].depth);
         ports[s] = &SETS[s].port;
     }
-    stream_run(&(stream_run_t){.block = "fifo", .ops = &OPS, .period_ps = PERIOD_PS, .ports = ports,
+    stream_run(&(stream_run_t){.block = ops == &OPS ? "fifo" : "fifo (synthesis form)", .ops = ops, .period_ps = PERIOD_PS, .ports = ports,
                                .nlanes = NSETS, .seed = seed, .idle = idle, .stall = stall, .cycles = cycles,
                                .drain = 2 * 16 + 8, .on_cycle = check_and_tick, .user = refs,
                                .delivered = delivered});
@@ -78,11 +87,15 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
         fifo_ref_free(&refs[s]);
 }
 
-/* Source idle x sink back-pressure matrix, every parameter set in each run. */
+/* Source idle x sink back-pressure matrix, every parameter set in each run, each form. */
 #define STREAM_TEST(IDLE, STALL)                                                                   \
     Test(fifo, in_order_bit_exact_idle_##IDLE##_stall_##STALL)                                     \
     {                                                                                              \
-        run_stream(tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL);                           \
+        run_stream(&OPS, tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL);                     \
+    }                                                                                              \
+    Test(fifo_synth, in_order_bit_exact_idle_##IDLE##_stall_##STALL)                               \
+    {                                                                                              \
+        run_stream(&OPS_SYNTH, tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL);               \
     }
 STREAM_MATRIX(STREAM_TEST)
 
@@ -93,7 +106,7 @@ Test(fifo, full_rate_without_idle_or_back_pressure)
     const unsigned cycles = 1000;
     uint64_t delivered[NSETS];
     uint64_t seed = tb_seed(1);
-    run_stream(seed, 0.0, 0.0, cycles, delivered);
+    run_stream(&OPS, seed, 0.0, 0.0, cycles, delivered);
     for (size_t s = 0; s < NSETS; s++) {
         /* The first beat needs one cycle to cross. */
         uint64_t want = SETS[s].depth >= 2 ? cycles - 1 : cycles / 2;

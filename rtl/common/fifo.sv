@@ -83,6 +83,15 @@ module fifo #(
     end
   end
 
+  // Two forms of the storage. Synthesis (SYNTHESIS defined): a ram_1r1w read at the head pointer,
+  // as the macro a real design would use. Simulation: the head word kept in a register of its own,
+  // written in the clocked block only when the head changes (a push into an empty FIFO, or one
+  // that meets the pop of the last word; a pop with words behind it), so that a Verilated model
+  // does not copy the head word out of the array at every evaluation (a directory evaluates ten
+  // such FIFOs per cycle, most of them 640 bits wide). The outputs are the same cycle for cycle:
+  // the head register holds the word the ram would be read at rd_ptr_q
+  // (test_fifo.c runs the same tests on both forms).
+`ifdef SYNTHESIS
   ram_1r1w #(.Depth(Depth), .Width(Width)) u_ram (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
@@ -92,6 +101,20 @@ module fifo #(
     .raddr_i (rd_ptr_q),
     .rdata_o (out_data_o)
   );
+`else
+  /* verilator tracing_off */
+  logic [Width-1:0] mem_q [Depth];
+  /* verilator tracing_on */
+  logic [Width-1:0] head_q;
+  always_ff @(posedge clk_i) begin
+    if (push) mem_q[wr_ptr_q] <= in_data_i;
+    // The next head: the pushed word when it lands on an empty place at the head, else the
+    // word behind the popped one (a pop leaving words: written at an earlier edge).
+    if (push && (count_q == '0 || (pop && count_q == CntW'(1)))) head_q <= in_data_i;
+    else if (pop && count_q != CntW'(1))                        head_q <= mem_q[rd_ptr_d];
+  end
+  assign out_data_o = head_q;
+`endif
 
   `ASSERT(count_in_range, {1'b0, count_q} <= (CntW + 1)'(Depth))
   // The pointers are Depth apart modulo Depth exactly when the count says so.

@@ -3,8 +3,10 @@
 
 // The directory controller's on-chip directory cache: Sets x Ways entries of the MN's directory,
 // write-back (a dirty victim goes back to the directory area of MN DRAM), round-robin victim per
-// set. Tags and entries live in ram_1r1w arrays (one word per set holding every way), valid and
-// dirty bits in flops (reset empties the cache).
+// set. Tags and entries live in ram_1r1w arrays, one tag array and one entry array per way (a
+// write touches its way's arrays only: no read-modify-write of a whole set's word, which a
+// Verilated model would copy at every evaluation), valid and dirty bits in flops (reset empties
+// the cache).
 //
 // One line per cycle: line_i selects the set; hit_o / way / entry_o answer combinationally. In
 // the same cycle the controller may
@@ -74,8 +76,8 @@ module dir_cache #(
 
   logic [SetW-1:0]      set;
   logic [TagW-1:0]      tag;
-  logic [Ways*TagW-1:0] tags_r, tags_w;
-  logic [Ways*EntW-1:0] ents_r, ents_w;
+  logic [Ways*TagW-1:0] tags_r;
+  logic [Ways*EntW-1:0] ents_r;
   // Valid and dirty bits, and the victim pointers, flattened (set s, way w: bit s * Ways + w).
   logic [Sets*Ways-1:0] valid_q, dirty_q;
   logic [Sets*WayW-1:0] vict_q;
@@ -87,14 +89,16 @@ module dir_cache #(
   assign set = wbsel_i ? wbset_i : line_i[SetW-1:0];
   assign tag = line_i[LineW-1:LineW-TagW];
 
-  ram_1r1w #(.Depth(Sets), .Width(Ways * TagW)) u_tags (
-    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (we), .waddr_i (set), .wdata_i (tags_w),
-    .raddr_i (set), .rdata_o (tags_r)
-  );
-  ram_1r1w #(.Depth(Sets), .Width(Ways * EntW)) u_ents (
-    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (we), .waddr_i (set), .wdata_i (ents_w),
-    .raddr_i (set), .rdata_o (ents_r)
-  );
+  for (genvar w = 0; w < Ways; w++) begin : g_way
+    ram_1r1w #(.Depth(Sets), .Width(TagW)) u_tags (
+      .clk_i (clk_i), .rst_ni (rst_ni), .we_i (we && wway == WayW'(w)), .waddr_i (set), .wdata_i (tag),
+      .raddr_i (set), .rdata_o (tags_r[w*TagW +: TagW])
+    );
+    ram_1r1w #(.Depth(Sets), .Width(EntW)) u_ents (
+      .clk_i (clk_i), .rst_ni (rst_ni), .we_i (we && wway == WayW'(w)), .waddr_i (set),
+      .wdata_i (fill_i ? fill_entry_i : upd_entry_i), .raddr_i (set), .rdata_o (ents_r[w*EntW +: EntW])
+    );
+  end
 
   assign set_valid = valid_q[set*Ways +: Ways];
   assign set_dirty = dirty_q[set*Ways +: Ways];
@@ -113,12 +117,6 @@ module dir_cache #(
   // The way written: the victim on a fill, the hit way on an update.
   assign wway = fill_i ? vway : hway;
   assign we   = fill_i | (upd_i & hit_o);
-  always_comb begin
-    tags_w = tags_r;
-    ents_w = ents_r;
-    tags_w[wway*TagW +: TagW] = tag;
-    ents_w[wway*EntW +: EntW] = fill_i ? fill_entry_i : upd_entry_i;
-  end
 
   // Write-back: the set's next victim (what a fill would evict) or the flush walk's way, when
   // valid and dirty (independent of fill_i: the caller decides).

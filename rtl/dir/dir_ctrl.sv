@@ -310,6 +310,9 @@ module dir_ctrl #(
   logic             t_chg_q    [TxnEntries];
   logic [NumCn-1:0] t_await_q  [TxnEntries];
   logic [NumCn-1:0] t_snp_q    [TxnEntries];
+  // Per transaction: snoops left to send (t_snp_q != 0), kept beside t_snp_q so that the snoop
+  // sender finds its transaction by one word, not by testing every entry's vector each cycle.
+  logic [TxnEntries-1:0] t_snpany_q;
   logic             t_snpinv_q [TxnEntries];
   logic             t_need_q   [TxnEntries];
   logic             t_have_q   [TxnEntries];
@@ -377,7 +380,7 @@ module dir_ctrl #(
     .count_o (mq_cnt_unused), .empty_o (mq_empty)
   );
   assign mem_req_valid_o = mq_v;
-  assign {mem_req_write_o, mem_req_dir_o, mem_req_addr_o, mem_req_wdata_o, mem_req_wmask_o} = mq_out;
+  assign {mem_req_write_o, mem_req_dir_o, mem_req_addr_o, mem_req_wmask_o, mem_req_wdata_o} = mq_out;
 
   logic             rq_push, rq_room, rq_v, rq_empty;
   logic [TagQW-1:0] rq_in, rq_out;
@@ -472,6 +475,14 @@ module dir_ctrl #(
   );
 
   // ---- helpers ----
+  // A memory request as the queue holds it: {write, dir, addr, mask, data}, the data at the low
+  // bits so that the port's 512 data bits leave the queue's head word-aligned (no shifts in a
+  // Verilated model).
+  function automatic logic [MemReqW-1:0] mreq(logic w, logic dir, logic [31:0] a, logic [DataW-1:0] data,
+                                              logic [WordN-1:0] m);
+    mreq = {w, dir, a, m, data};
+  endfunction
+
   // A directory entry's DRAM write: the 128-bit slot of local line l in its group's line.
   function automatic logic [MemReqW-1:0] ent_write(logic [31:0] l, logic [EntW-1:0] e);
     // Shifted into place, not written at a computed part-select (which Yosys unrolls bit by bit).
@@ -479,7 +490,7 @@ module dir_ctrl #(
     logic [WordN-1:0] m;
     d = DataW'(128'(e)) << (32'(l[1:0]) * 128);
     m = WordN'(2'b11) << (2 * l[1:0]);
-    ent_write = {1'b1, 1'b1, 32'(l >> 2), d, m};
+    ent_write = mreq(1'b1, 1'b1, 32'(l >> 2), d, m);
   endfunction
 
   function automatic logic [EntW-1:0] ent_make(logic [1:0] st, logic [NumCn-1:0] vec,
@@ -527,13 +538,15 @@ module dir_ctrl #(
   logic [TxnEntries-1:0] free_v, same_line, tail_v, free_oh_unused, tail_oh_unused;
   logic [TW-1:0]         free_i, tail_i;
   logic                  free_any, busy_any;
+  logic                  low_turn;   // no event above the management port's and new messages'
   // (Each per-transaction look-up below is made only when its result can be used: here, a new
-  // message or a management command; in simulation a cycle without one costs a test.)
+  // message or a management command in a cycle whose event can be theirs; in simulation a cycle
+  // without one costs a test.)
   assign free_v = ~t_valid_q;
   always_comb begin
     same_line = '0;
     tail_v    = '0;
-    if (n_v || mg_req_valid_i)
+    if ((n_v || mg_req_valid_i) && low_turn)
       for (int t = 0; t < TxnEntries; t++) begin
         same_line[t] = t_valid_q[t] & (t_line_q[t] == n_addr);
         tail_v[t]    = same_line[t] & ~t_succ_q[t];
@@ -583,16 +596,17 @@ module dir_ctrl #(
     aw      = 1'b0;
     held    = '0;
     pg_v    = '0;
-    h_match = '0;
     if (failed_q != '0)
       for (int t = 0; t < TxnEntries; t++) begin
         em_row     = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
         aw         = t_valid_q[t] & ((t_await_q[t] & failed_q) != '0);
         held[t]    = aw & em_row;
         pg_v[t]    = aw & ~em_row;
-        h_match[t] = held[t] & same_line[t];
       end
   end
+  // (Apart: the same-line look-up waits for the events above the management port's, PURGE
+  // among them.)
+  assign h_match = held & same_line;
   prio_enc #(.N(TxnEntries)) u_pg (.req_i (pg_v), .onehot_o (pg_oh_unused), .idx_o (pg_i),
                                    .valid_o (pg_any));
   prio_enc #(.N(NumCn)) u_pgc (.req_i (t_await_q[pg_i] & failed_q), .onehot_o (pg_cn_oh_unused),
@@ -609,27 +623,27 @@ module dir_ctrl #(
       end
   end
 
-  // Per step: the lowest transaction at that step.
+  // Per step: the lowest transaction at that step. at_step_q[k] holds the valid transactions at
+  // step k, kept beside t_st_q where the table is written (below), so that finding the steps'
+  // transactions is six priority encoders, not a look at every entry's state each cycle.
   localparam int unsigned NumStep = 6;   // END, FINISH, INSTALL, MEMRD, DECIDE, START
+  localparam int unsigned StepDecide = 4, StepStart = 5;
+  logic [NumStep*TxnEntries-1:0] at_step_q;   // step k, transaction t: bit k * TxnEntries + t
   logic [TxnEntries-1:0] at_step [NumStep];
   logic [TW-1:0]         step_i  [NumStep];
   logic [NumStep-1:0]    step_v;
-  // (One look at each valid transaction's step, not one comparison per step and transaction.)
-  always_comb begin
-    for (int k = 0; k < NumStep; k++) at_step[k] = '0;
-    for (int t = 0; t < TxnEntries; t++) begin
-      if (t_valid_q[t]) begin
-        case (t_st_q[t])
-          ST_END:     at_step[0][t] = 1'b1;
-          ST_FINISH:  at_step[1][t] = 1'b1;
-          ST_INSTALL: at_step[2][t] = 1'b1;
-          ST_MEMRD:   at_step[3][t] = 1'b1;
-          ST_DECIDE:  at_step[4][t] = 1'b1;
-          ST_START:   at_step[5][t] = 1'b1;
-          default: ;
-        endcase
-      end
-    end
+  function automatic logic [NumStep-1:0] step_of(st_e st);
+    step_of = {st == ST_START, st == ST_DECIDE, st == ST_MEMRD, st == ST_INSTALL, st == ST_FINISH,
+               st == ST_END};
+  endfunction
+  function automatic logic step_is(st_e st, logic [2:0] k);
+    logic [NumStep-1:0] b;
+    b       = step_of(st);
+    step_is = b[k];
+  endfunction
+  logic [NumStep-1:0] nx_step;   // the step of the event's entry's next state, if it is valid
+  for (genvar k = 0; k < NumStep; k++) begin : g_at_step
+    assign at_step[k] = at_step_q[k*TxnEntries +: TxnEntries];
   end
   for (genvar k = 0; k < NumStep; k++) begin : g_step
     logic [TxnEntries-1:0] oh_unused;
@@ -645,21 +659,27 @@ module dir_ctrl #(
   logic [CnW-1:0]        s_cn;
   logic                  s_cn_v_unused;
   logic [FlitW-1:0]      s_msg;
-  for (genvar t = 0; t < TxnEntries; t++) begin : g_snp
-    assign snp_v[t] = t_valid_q[t] & ((t_snp_q[t] & ~failed_q) != '0);
+  // (With a failed CN, its snoops are never sent: each vector is looked at then.)
+  always_comb begin
+    snp_v = t_valid_q & t_snpany_q;
+    if (failed_q != '0)
+      for (int t = 0; t < TxnEntries; t++) snp_v[t] = t_valid_q[t] & ((t_snp_q[t] & ~failed_q) != '0);
   end
   prio_enc #(.N(TxnEntries)) u_sp (.req_i (snp_v), .onehot_o (snp_oh_unused), .idx_o (s_i),
                                    .valid_o (s_any));
   prio_enc #(.N(NumCn)) u_sc (.req_i (t_snp_q[s_i] & ~failed_q), .onehot_o (s_cn_oh), .idx_o (s_cn),
                               .valid_o (s_cn_v_unused));
+  // (Built only while there is one to send.)
   always_comb begin
     s_msg = '0;
-    s_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] =
-      t_snpinv_q[s_i] ? msg_pkg::OP_BISNP_INV : msg_pkg::OP_BISNP_DATA;
-    s_msg[msg_pkg::FIELD_SRC_LSB +: NodeW]             = node_id;
-    s_msg[msg_pkg::FIELD_DST_LSB +: NodeW]             = NodeW'(s_cn);
-    s_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]    = msg_pkg::TAG_W'(s_i);
-    s_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW]            = t_line_q[s_i];
+    if (s_any) begin
+      s_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] =
+        t_snpinv_q[s_i] ? msg_pkg::OP_BISNP_INV : msg_pkg::OP_BISNP_DATA;
+      s_msg[msg_pkg::FIELD_SRC_LSB +: NodeW]             = node_id;
+      s_msg[msg_pkg::FIELD_DST_LSB +: NodeW]             = NodeW'(s_cn);
+      s_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]    = msg_pkg::TAG_W'(s_i);
+      s_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW]            = t_line_q[s_i];
+    end
   end
 
   // ---- send port: responses, snoops, the software's messages ----
@@ -698,42 +718,55 @@ module dir_ctrl #(
   // for quiet) is taken until it has ended.
   // The walk's reads and their answers are not events (the prefetcher after the events' case
   // below, and wf_push): it reads ahead while the engine scans.
+  // The events above the management port's and new messages' first (low_turn: none of them), so
+  // that the table's same-line look-up, which only those two use, is made only when one of them
+  // can be the cycle's event.
+  ev_e           ev_hi;
+  logic [TW-1:0] ei_hi;
   always_comb begin
-    ev = EV_NONE;
-    ei = '0;
+    ev_hi = EV_NONE;
+    ei_hi = '0;
     if (mem_rsp_valid_i && !rq_out[TW+1]) begin
-      ev = EV_MEMRSP;
-      ei = rq_out[TW-1:0];
+      ev_hi = EV_MEMRSP;
+      ei_hi = rq_out[TW-1:0];
     end else if (bir_v && mq_room) begin
-      ev = EV_BIRSP;
-      ei = b_i;
+      ev_hi = EV_BIRSP;
+      ei_hi = b_i;
     end else if (!walking && pg_any) begin
-      ev = EV_PURGE;
-      ei = pg_i;
+      ev_hi = EV_PURGE;
+      ei_hi = pg_i;
     end else if (!walking && step_v[0] && mq_room) begin
-      ev = EV_END;
-      ei = step_i[0];
+      ev_hi = EV_END;
+      ei_hi = step_i[0];
     end else if (!walking && step_v[1] && sq_room && mr_room) begin
-      ev = EV_FINISH;
-      ei = step_i[1];
+      ev_hi = EV_FINISH;
+      ei_hi = step_i[1];
     end else if (!walking && step_v[2] && mq_room) begin
-      ev = EV_INSTALL;
-      ei = step_i[2];
+      ev_hi = EV_INSTALL;
+      ei_hi = step_i[2];
     end else if (!walking && step_v[3] && res_ok) begin
-      ev = EV_MEMRD;
-      ei = step_i[3];
+      ev_hi = EV_MEMRD;
+      ei_hi = step_i[3];
     end else if (!walking && step_v[4] && res_ok) begin
-      ev = EV_DECIDE;
-      ei = step_i[4];
+      ev_hi = EV_DECIDE;
+      ei_hi = step_i[4];
     end else if (!walking && step_v[5] && res_ok) begin
-      ev = EV_START;
-      ei = step_i[5];
+      ev_hi = EV_START;
+      ei_hi = step_i[5];
     end else if (w_ph_q == W_SCAN && wf_v && mq_room && mr_room) begin
-      ev = EV_WPROC;
+      ev_hi = EV_WPROC;
     end else if (w_ph_q == W_FLUSH && mq_room) begin
-      ev = EV_FLUSH;
+      ev_hi = EV_FLUSH;
     end else if (w_ph_q == W_SCAN && w_grp_q >= w_ngrp && w_out_q == '0 && mr_room) begin
-      ev = EV_WDONE;
+      ev_hi = EV_WDONE;
+    end
+  end
+  assign low_turn = ev_hi == EV_NONE;
+  always_comb begin
+    ev = ev_hi;
+    ei = ei_hi;
+    if (!low_turn) begin
+      // (the event above)
     end else if (mg_req_valid_i && mg_ok &&
                  (w_ph_q == W_IDLE || (w_ph_q == W_QUIET && mg_req_op_i == MG_FAIL))) begin
       // A RECOVER that needs a transaction of its own enters the table as a new request would. A
@@ -779,17 +812,20 @@ module dir_ctrl #(
   assign a_cn   = (ev == EV_PURGE) ? pg_cn : b_src[CnW-1:0];
   assign a_wrif = (ev == EV_PURGE) ? 1'b0 : b_wrif;
 
-  // The header of the event transaction's request (violations found at DECIDE report it).
+  // The header of the event transaction's request (violations found at DECIDE report it; built
+  // only then).
   logic [HdrW-1:0] e_hdr;
   always_comb begin
     e_hdr = '0;
-    e_hdr[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W] = e_op;
-    e_hdr[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW]                = e_r;
-    e_hdr[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = node_id;
-    e_hdr[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
-    e_hdr[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W]       = t_tag_q[ei];
-    e_hdr[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW]               = t_line_q[ei];
-    e_hdr[msg_pkg::FIELD_MASK_LSB - DataW +: WordN]               = t_mask_q[ei];
+    if (ev == EV_DECIDE) begin
+      e_hdr[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W] = e_op;
+      e_hdr[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW]                = e_r;
+      e_hdr[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = node_id;
+      e_hdr[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
+      e_hdr[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W]       = t_tag_q[ei];
+      e_hdr[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW]               = t_line_q[ei];
+      e_hdr[msg_pkg::FIELD_MASK_LSB - DataW +: WordN]               = t_mask_q[ei];
+    end
   end
 
   // The response of a finished transaction, and its line's new entry.
@@ -824,21 +860,24 @@ module dir_ctrl #(
       default: ;
     endcase
   end
+  // (Built only when FINISH pushes it.)
   always_comb begin
     logic data;
     data  = msg_pkg::msg_has_data(f_op);
     sq_in = '0;
-    sq_in[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] = f_op;
-    sq_in[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id;
-    sq_in[msg_pkg::FIELD_DST_LSB +: NodeW]                = e_r;
-    sq_in[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
-    sq_in[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]       = t_tag_q[ei];
-    sq_in[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = t_line_q[ei];
-    sq_in[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
-    sq_in[DataW-1:0]                                      = data ? td_rdata : '0;
-    // Grants carry the line's version (section 11b); DATA_NC and CMP carry none.
-    if (f_op == msg_pkg::OP_DATA_E || f_op == msg_pkg::OP_DATA_S || f_op == msg_pkg::OP_CMP_E)
-      sq_in[msg_pkg::FIELD_TS_LSB +: TsW] = e_ver;
+    if (ev == EV_FINISH) begin
+      sq_in[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] = f_op;
+      sq_in[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id;
+      sq_in[msg_pkg::FIELD_DST_LSB +: NodeW]                = e_r;
+      sq_in[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W]  = t_core_q[ei];
+      sq_in[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]       = t_tag_q[ei];
+      sq_in[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = t_line_q[ei];
+      sq_in[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
+      sq_in[DataW-1:0]                                      = data ? td_rdata : '0;
+      // Grants carry the line's version (section 11b); DATA_NC and CMP carry none.
+      if (f_op == msg_pkg::OP_DATA_E || f_op == msg_pkg::OP_DATA_S || f_op == msg_pkg::OP_CMP_E)
+        sq_in[msg_pkg::FIELD_TS_LSB +: TsW] = e_ver;
+    end
   end
 
   // Every event's effects.
@@ -965,7 +1004,7 @@ module dir_ctrl #(
             td_wdata = bir_msg[DataW-1:0];
             nx_have = 1'b1;
             mq_push  = 1'b1;
-            mq_in    = {1'b1, 1'b0, t_lline_q[ei], bir_msg[DataW-1:0], WordN'('1)};
+            mq_in    = mreq(1'b1, 1'b0, t_lline_q[ei], bir_msg[DataW-1:0], WordN'('1));
             evc[EV_MWR] = 1'b1;
           end
           if (!bad && left == '0 && t_st_q[ei] == ST_SNOOP) begin
@@ -1028,7 +1067,7 @@ module dir_ctrl #(
       // Read the line's data.
       EV_MEMRD: begin
         mq_push = 1'b1;
-        mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+        mq_in   = mreq(1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0));
         rq_push = 1'b1;
         evc[EV_MRD]   = 1'b1;
         nx_rdis  = 1'b1;
@@ -1044,7 +1083,7 @@ module dir_ctrl #(
           // the owner was granted, and the next owner must build on the versions the logs hold.
           if (e_st == E_EM && (e_vec & failed_q) != '0) begin
             mq_push = 1'b1;
-            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]};
+            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]);
             evc[EV_MWR]  = 1'b1;
             nx_ent  = ent_make(E_I, '0, e_stale & ~failed_q, t_setv_q[ei] ? t_ts_q[ei] : e_ver);
             nx_chg  = 1'b1;
@@ -1163,8 +1202,8 @@ module dir_ctrl #(
             nx_st = ST_FINISH;
           end else if (wr) begin
             mq_push = 1'b1;
-            mq_in   = {1'b1, 1'b0, t_lline_q[ei], td_rdata,
-                       (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]};
+            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], td_rdata,
+                       (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]);
             evc[EV_MWR] = 1'b1;
             nx_st  = ST_FINISH;
           end else if (snoop) begin
@@ -1175,14 +1214,14 @@ module dir_ctrl #(
             // S_RdOwn reads memory while the sharers are invalidated.
             if (rd) begin
               mq_push = 1'b1;
-              mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+              mq_in   = mreq(1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0));
               rq_push = 1'b1;
               evc[EV_MRD]  = 1'b1;
               nx_rdis = 1'b1;
             end
           end else if (rd) begin
             mq_push = 1'b1;
-            mq_in   = {1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0)};
+            mq_in   = mreq(1'b0, 1'b0, t_lline_q[ei], DataW'(0), WordN'(0));
             rq_push = 1'b1;
             evc[EV_MRD]  = 1'b1;
             nx_rdis = 1'b1;
@@ -1201,7 +1240,7 @@ module dir_ctrl #(
           evc[EV_HIT] = 1'b1;
         end else begin
           mq_push = 1'b1;
-          mq_in   = {1'b0, 1'b1, 32'(t_lline_q[ei] >> 2), DataW'(0), WordN'(0)};
+          mq_in   = mreq(1'b0, 1'b1, 32'(t_lline_q[ei] >> 2), DataW'(0), WordN'(0));
           rq_push = 1'b1;
           rq_in   = {2'b01, ei};
           evc[EV_MISS] = 1'b1;
@@ -1342,7 +1381,7 @@ module dir_ctrl #(
                 nx_chg = 1'b1;
               end
               mq_push = 1'b1;
-              mq_in   = {1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i};
+              mq_in   = mreq(1'b1, 1'b0, 32'(n_lwide), mg_req_wdata_i, mg_req_wmask_i);
               evc[EV_MWR]   = 1'b1;
               evc[EV_RECOK] = 1'b1;
               mr_push = 1'b1;
@@ -1436,7 +1475,7 @@ module dir_ctrl #(
     // not yet scanned); the answers go to the walk queue as they come (wf_push).
     if (w_ph_q == W_SCAN && w_grp_q < w_ngrp && 32'(w_out_q) < WalkReads && !mq_push && res_ok) begin
       mq_push = 1'b1;
-      mq_in   = {1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0)};
+      mq_in   = mreq(1'b0, 1'b1, w_grp_q, DataW'(0), WordN'(0));
       rq_push = 1'b1;
       rq_in   = {2'b11, TW'(0)};
       evc[EV_MRD]   = 1'b1;
@@ -1471,6 +1510,29 @@ module dir_ctrl #(
     if (wake != '0)
       for (int t = 0; t < TxnEntries; t++)
         if (wake[t]) t_st_q[t] <= t_lnr_q[t] ? ST_DECIDE : ST_START;
+  end
+
+  assign nx_step = nx_valid ? step_of(nx_st) : '0;
+  // The snoop sender's summary follows t_snp_q's writes: the event's entry's, then the sender's.
+  always_ff @(posedge clk_i) begin
+    logic [TxnEntries-1:0] sa;
+    sa     = t_snpany_q;
+    sa[ei] = nx_snp != '0;
+    if (s_take) sa[s_i] = ((s_i == ei ? nx_snp : t_snp_q[s_i]) & ~s_cn_oh) != '0;
+    t_snpany_q <= sa;
+  end
+
+  // The steps' vectors follow the same writes: the event's entry, then the successors an END
+  // wakes (each was waiting: at no step).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      at_step_q <= '0;
+    end else begin
+      for (int k = 0; k < NumStep; k++) at_step_q[k*TxnEntries + 32'(ei)] <= nx_step[k];
+      if (wake != '0)
+        for (int t = 0; t < TxnEntries; t++)
+          if (wake[t]) at_step_q[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] <= 1'b1;
+    end
     if (succ_set) t_succ_q[tail_i] <= 1'b1;
     if (s_take)   t_snp_q[s_i]     <= (s_i == ei ? nx_snp : t_snp_q[s_i]) & ~s_cn_oh;
   end
@@ -1516,32 +1578,38 @@ module dir_ctrl #(
   assign viol_hdr_o   = {rx_bad_hdr, v_hdr};
 
   // ---- counters and CSRs ----
-  logic [31:0] cnt_q [NumEv];
+  logic [NumEv*32-1:0] cnt_q;   // counter e: bits e * 32 +: 32
   logic [TW:0] in_use;
-  for (genvar e = 0; e < NumEv; e++) begin : g_cnt
-    logic [1:0] inc;
-    assign inc = (e == EV_VIOL + 5) ? {1'b0, evc[e]} + {1'b0, rx_bad} : {1'b0, evc[e]};
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) cnt_q[e] <= '0;
-      else         cnt_q[e] <= cnt_q[e] + 32'(inc);
+  // Only the counters of the cycle's events are written (a cycle counts one or two events).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      cnt_q <= '0;
+    end else if (evc != '0 || rx_bad) begin
+      for (int e = 0; e < NumEv; e++)
+        if (evc[e] || (e == EV_VIOL + 5 && rx_bad))
+          cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad) : 32'd1);
     end
   end
+  // (Counted only when the CSR port reads.)
   always_comb begin
     in_use = '0;
-    for (int t = 0; t < TxnEntries; t++) in_use = in_use + (TW + 1)'(t_valid_q[t]);
+    if (csr_valid_i)
+      for (int t = 0; t < TxnEntries; t++) in_use = in_use + (TW + 1)'(t_valid_q[t]);
   end
 
   logic        csr_rvalid_q, csr_err_q, csr_err_d;
   logic [31:0] csr_rdata_q, csr_rdata_d;
   always_comb begin
+    logic [5:0] hi;   // a counter of the upper range, at 0x25..
+    hi          = csr_addr_i[5:0] - 6'd2;
     csr_rdata_d = '0;
     csr_err_d   = 1'b0;
     // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
     // at 0x25..0x2B and the failed CNs.
-    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[csr_addr_i[5:0]];
+    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32];
     else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
     else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = w_last_q;
-    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[csr_addr_i[5:0] - 6'd2];
+    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[32'(hi)*32 +: 32];
     else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_q);
     else                                          csr_err_d   = 1'b1;
   end
@@ -1602,6 +1670,16 @@ module dir_ctrl #(
   // replaces that owner's.
   `ASSERT(release_failed_owner, !(ev == EV_MG && mg_req_op_i == MG_RECOVER && h_any) ||
           (e_st == E_EM && (e_vec & failed_q) != '0))
+  // The steps' vectors match the transactions' states.
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as_step
+    for (genvar k = 0; k < NumStep; k++) begin : g_k
+      `ASSERT(step_matches, at_step_q[k*TxnEntries + t] == (t_valid_q[t] && step_is(t_st_q[t], 3'(k))))
+    end
+  end
+  // The snoop sender's summary matches the vectors.
+  for (genvar t = 0; t < TxnEntries; t++) begin : g_as_snp
+    `ASSERT(snpany_matches, !t_valid_q[t] || t_snpany_q[t] == (t_snp_q[t] != '0))
+  end
   // An EM entry names exactly one owner.
   for (genvar t = 0; t < TxnEntries; t++) begin : g_as
     `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)

@@ -72,7 +72,10 @@ module dir_rx #(
   msg_pkg::class_t   cls;
   logic              ok;
   logic [NumQ-1:0]   in_q, q_in_ready, q_valid, q_ready, q_empty;
-  logic [FlitW-1:0]  q_data [NumQ];
+  // The heads of the whole-flit FIFOs (1 RWD .. 5 DUMP; REQ's is the header alone), each its own
+  // signal rather than an array: the Verilated model then reads each FIFO's head register where it
+  // is used instead of copying it into an array at every evaluation.
+  logic [FlitW-1:0]  rwd_head, bir_head, mgrsp_head, mgreq_head, dump_head;
   logic [NumCls*2-1:0] ret;  // per class, credits to return this cycle (lu_crd_ret's RetW = 2)
   logic              crd_idle;
 
@@ -92,14 +95,8 @@ module dir_rx #(
     q_ready[0] = req_ready_i;
     q_ready[1] = rwd_ready_i;
     q_ready[2] = bir_ready_i;
-    sw_valid_o = 1'b0;
-    sw_msg_o   = q_data[3];
-    for (int i = NumQ - 1; i >= 3; i--) begin
-      if (q_valid[i]) begin
-        sw_valid_o = 1'b1;
-        sw_msg_o   = q_data[i];
-      end
-    end
+    sw_valid_o = q_valid[3] | q_valid[4] | q_valid[5];
+    sw_msg_o   = q_valid[3] ? mgrsp_head : q_valid[4] ? mgreq_head : dump_head;
     if (q_valid[3])      q_ready[3] = sw_ready_i;
     else if (q_valid[4]) q_ready[4] = sw_ready_i;
     else                 q_ready[5] = sw_ready_i;
@@ -135,24 +132,45 @@ module dir_rx #(
     .out_valid_o (q_valid[0]), .out_ready_i (q_ready[0]), .out_data_o (req_hdr),
     .count_o (req_cnt_unused), .empty_o (q_empty[0])
   );
-  assign q_data[0] = {req_hdr, DataW'(0)};
 
-  for (genvar i = 1; i < NumQ; i++) begin : g_q
-    logic [CntW-1:0] cnt_unused;
-    fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_q (
-      .clk_i (clk_i), .rst_ni (rst_ni),
-      .in_valid_i (in_q[i]), .in_ready_o (q_in_ready[i]), .in_data_i (rx_msg_i),
-      .out_valid_o (q_valid[i]), .out_ready_i (q_ready[i]), .out_data_o (q_data[i]),
-      .count_o (cnt_unused), .empty_o (q_empty[i])
-    );
-  end
+  logic [CntW-1:0] rwd_cnt_unused, bir_cnt_unused, mgrsp_cnt_unused, mgreq_cnt_unused, dump_cnt_unused;
+  fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_rwd (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (in_q[1]), .in_ready_o (q_in_ready[1]), .in_data_i (rx_msg_i),
+    .out_valid_o (q_valid[1]), .out_ready_i (q_ready[1]), .out_data_o (rwd_head),
+    .count_o (rwd_cnt_unused), .empty_o (q_empty[1])
+  );
+  fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_bir (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (in_q[2]), .in_ready_o (q_in_ready[2]), .in_data_i (rx_msg_i),
+    .out_valid_o (q_valid[2]), .out_ready_i (q_ready[2]), .out_data_o (bir_head),
+    .count_o (bir_cnt_unused), .empty_o (q_empty[2])
+  );
+  fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_mgrsp (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (in_q[3]), .in_ready_o (q_in_ready[3]), .in_data_i (rx_msg_i),
+    .out_valid_o (q_valid[3]), .out_ready_i (q_ready[3]), .out_data_o (mgrsp_head),
+    .count_o (mgrsp_cnt_unused), .empty_o (q_empty[3])
+  );
+  fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_mgreq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (in_q[4]), .in_ready_o (q_in_ready[4]), .in_data_i (rx_msg_i),
+    .out_valid_o (q_valid[4]), .out_ready_i (q_ready[4]), .out_data_o (mgreq_head),
+    .count_o (mgreq_cnt_unused), .empty_o (q_empty[4])
+  );
+  fifo #(.Depth(CrdPerCls), .Width(FlitW)) u_dump (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (in_q[5]), .in_ready_o (q_in_ready[5]), .in_data_i (rx_msg_i),
+    .out_valid_o (q_valid[5]), .out_ready_i (q_ready[5]), .out_data_o (dump_head),
+    .count_o (dump_cnt_unused), .empty_o (q_empty[5])
+  );
 
   assign req_valid_o = q_valid[0];
   assign req_hdr_o   = req_hdr;
   assign rwd_valid_o = q_valid[1];
-  assign rwd_msg_o   = q_data[1];
+  assign rwd_msg_o   = rwd_head;
   assign bir_valid_o = q_valid[2];
-  assign bir_msg_o   = q_data[2];
+  assign bir_msg_o   = bir_head;
   assign idle_o      = crd_idle & (&q_empty);
 
   // The link partner sends only on credits, so a class's FIFO always has room.

@@ -43,7 +43,7 @@ module lu_tx #(
   logic [NumSrc-1:0] req, gnt;
   logic [SrcW-1:0]   gidx;
   logic              gvalid;
-  logic [FlitW-1:0]  gmsg;
+  msg_pkg::opcode_t  ops [NumSrc];
   msg_pkg::opcode_t  gop;
   logic              valid_q;
   logic [FlitW-1:0]  msg_q;
@@ -57,17 +57,15 @@ module lu_tx #(
   end
 
   for (genvar s = 0; s < NumSrc; s++) begin : g_req
-    msg_pkg::opcode_t op;
-    assign op     = src_msg_i[s*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
-    assign req[s] = src_valid_i[s] & crd_avail[msg_pkg::msg_class(op)];
+    assign ops[s] = src_msg_i[s*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
+    assign req[s] = src_valid_i[s] & crd_avail[msg_pkg::msg_class(ops[s])];
   end
 
   rr_arb #(.N(NumSrc)) u_arb (
     .clk_i (clk_i), .rst_ni (rst_ni), .req_i (req), .ack_i (1'b1),
     .gnt_o (gnt), .gnt_idx_o (gidx), .gnt_valid_o (gvalid)
   );
-  assign gmsg        = src_msg_i[gidx*FlitW +: FlitW];
-  assign gop         = gmsg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
+  assign gop         = ops[gidx];
   assign src_ready_o = gnt;
 
   always_comb begin
@@ -79,8 +77,10 @@ module lu_tx #(
     if (!rst_ni) valid_q <= 1'b0;
     else valid_q <= gvalid;
   end
+  // The granted message is selected where it is loaded (a Verilated model then moves it only in a
+  // cycle that sends one).
   always_ff @(posedge clk_i) begin
-    if (gvalid) msg_q <= gmsg;
+    if (gvalid) msg_q <= src_msg_i[gidx*FlitW +: FlitW];
   end
 
   assign tx_valid_o = valid_q;
