@@ -26,6 +26,7 @@ struct mn_node {
     uint64_t min_cycle;  /* the first cycle a new edge may have: after the one clocked last or now */
     msg_t *q;            /* the adapter's buffers, in arrival order (ring) */
     size_t qhead, qn, qcap;
+    uint32_t qcls_n[MSG_NUM_CLASSES]; /* the messages of each class among them */
     size_t nviol_seen;
     size_t nmg_seen;     /* management answers passed on */
     void (*mg_fn)(void *obj, const dir_mg_rsp_t *r);
@@ -85,6 +86,7 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
         n->q = q, n->qhead = 0, n->qcap = cap;
     }
     n->q[(n->qhead + n->qn++) % n->qcap] = *m;
+    n->qcls_n[msg_class(m->opcode)]++;
     wake_now(n);
 }
 
@@ -130,19 +132,34 @@ static void on_mem(void *ctx, bool write, bool dir, uint32_t addr, uint64_t cycl
  * of one class keep their order: a class without a credit blocks only itself). */
 static void present(mn_node_t *n, uint64_t cycle)
 {
+    /* The classes held that have a credit: with none, every message held waits (the common case
+     * while the controller is the bottleneck: no look at each message). */
+    uint32_t avail = 0;
+    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
+        if (n->qcls_n[c] && dir_drv_credits(n->d, (msg_class_t)c))
+            avail |= 1u << c;
+    if (!avail) {
+        if (n->qn)
+            (*n->rx_held)++;
+        return;
+    }
     uint32_t blocked = 0;
     for (size_t i = 0; i < n->qn; i++) {
         size_t at = (n->qhead + i) % n->qcap;
         msg_class_t c = msg_class(n->q[at].opcode);
-        if (dir_drv_credits(n->d, c) == 0) { /* its later messages too: the class keeps its order */
+        if (!(avail >> c & 1)) { /* its later messages too: the class keeps its order */
             blocked |= 1u << c;
             continue;
         }
         msg_t m = n->q[at];
-        /* Close the gap: later messages move up one place. */
-        for (size_t j = i; j + 1 < n->qn; j++)
-            n->q[(n->qhead + j) % n->qcap] = n->q[(n->qhead + j + 1) % n->qcap];
+        /* Close the gap: later messages move up one place (the oldest leaves by the head). */
+        if (i == 0)
+            n->qhead = (n->qhead + 1) % n->qcap;
+        else
+            for (size_t j = i; j + 1 < n->qn; j++)
+                n->q[(n->qhead + j) % n->qcap] = n->q[(n->qhead + j + 1) % n->qcap];
         n->qn--;
+        n->qcls_n[c]--;
         if (blocked)
             (*n->rx_held)++;
         dir_drv_send_at(n->d, &m, cycle);
