@@ -184,10 +184,13 @@ module lu_dump #(
   logic [NodeW-1:0] fdst;
   assign fdst    = fcn_q[NodeW-1:0];
   assign fl_send = fl_q & (fcn_q < cfg_num_cn_i) & (fdst != node_id_i);
+  // (Built only in a cycle that offers it.)
   always_comb begin
     m     = '0;
     m.src = node_id_i;
-    if (fl_send) begin
+    if (!tx_valid_o) begin
+      // nothing offered
+    end else if (fl_send) begin
       m.opcode = msg_pkg::OP_EARLY_FLUSH;
       m.dst    = fdst;
       m.tag    = ftag_q;

@@ -264,11 +264,14 @@ module lu_log #(
                        (ack_q_data[AckW-1 -: msg_pkg::NODE_ID_W] == purge_cn_i);
   assign ack_valid_o = ackq_v & ~ack_drop;
   msg_pkg::msg_t ack_m;
+  // (Built only while the queue has one.)
   always_comb begin
-    ack_m        = '0;
-    ack_m.opcode = msg_pkg::OP_REPL_ACK;
-    ack_m.src    = node_id_i;
-    {ack_m.dst, ack_m.core, ack_m.tag, ack_m.addr} = ack_q_data;
+    ack_m = '0;
+    if (ackq_v) begin
+      ack_m.opcode = msg_pkg::OP_REPL_ACK;
+      ack_m.src    = node_id_i;
+      {ack_m.dst, ack_m.core, ack_m.tag, ack_m.addr} = ack_q_data;
+    end
   end
   assign ack_msg_o = ack_m;
 

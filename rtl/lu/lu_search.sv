@@ -188,27 +188,33 @@ module lu_search #(
   assign rem = fnd_q[k_q*WordN +: WordN] & ~sent_q;
   prio_enc #(.N(WordN)) u_rem (.req_i (rem), .onehot_o (rem_oh_unused), .idx_o (rem_w), .valid_o (rem_v));
   assign gts = ts_q[(32'(k_q)*WordN + 32'(rem_w))*TsW +: TsW];
+  // (Looked at only while words remain: with none, the group is empty anyway.)
   always_comb begin
-    for (int w = 0; w < WordN; w++) grp[w] = rem[w] & (ts_q[(k_q*WordN + w)*TsW +: TsW] == gts);
+    grp = '0;
+    if (rem != '0)
+      for (int w = 0; w < WordN; w++) grp[w] = rem[w] & (ts_q[(k_q*WordN + w)*TsW +: TsW] == gts);
   end
   logic          grp_end, grp_buf;
   msg_pkg::msg_t rmsg;
   assign grp_end = (rem & ~grp) == '0;
   assign grp_buf = (grp & sram_q[k_q*WordN +: WordN]) != '0;
+  // (Built only while it is offered: resp_msg_o means nothing without resp_valid_o.)
   always_comb begin
     rmsg         = '0;
-    rmsg.opcode  = msg_pkg::OP_FETCH_LATEST_VERS_RESP;
-    rmsg.src     = node_id_i;
-    rmsg.dst     = src_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
-    rmsg.subject = subj_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
-    rmsg.tag     = tag_q[k_q*msg_pkg::TAG_W +: msg_pkg::TAG_W];
-    rmsg.addr    = line_q[k_q*LineW +: LineW];
-    rmsg.flags   = {1'b0, grp_buf, grp_end, grp_end & last_q[k_q]};
-    if (rem_v) begin
-      rmsg.mask = grp;
-      rmsg.ts   = gts;
-      for (int w = 0; w < WordN; w++)
-        if (grp[w]) rmsg.data[w*ValW +: ValW] = val_q[(k_q*WordN + w)*ValW +: ValW];
+    if (st_q == S_RESP) begin
+      rmsg.opcode  = msg_pkg::OP_FETCH_LATEST_VERS_RESP;
+      rmsg.src     = node_id_i;
+      rmsg.dst     = src_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
+      rmsg.subject = subj_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
+      rmsg.tag     = tag_q[k_q*msg_pkg::TAG_W +: msg_pkg::TAG_W];
+      rmsg.addr    = line_q[k_q*LineW +: LineW];
+      rmsg.flags   = {1'b0, grp_buf, grp_end, grp_end & last_q[k_q]};
+      if (rem_v) begin
+        rmsg.mask = grp;
+        rmsg.ts   = gts;
+        for (int w = 0; w < WordN; w++)
+          if (grp[w]) rmsg.data[w*ValW +: ValW] = val_q[(k_q*WordN + w)*ValW +: ValW];
+      end
     end
   end
   assign resp_msg_o   = rmsg;

@@ -186,14 +186,18 @@ module lu_slots #(
     ts_eq  = '0;
     ts_old = '0;
     ts_new = '0;
+    // (Per slot, only what is read: the match of a slot waiting for its VAL; the TS order of a
+    // validated one, which is all the order updates and the clash check look at.)
     if (val_i) begin
       for (int s = 0; s < Slots; s++) begin
-        vmatch[s] = busy_q[s] & ~val_q[s] & ~pur_q[s] & (cn_q[s*NodeW +: NodeW] == val_cn_i) &
-                    (core_q[s*CoreW +: CoreW] == val_core_i) & (tag_q[s*TagW +: TagW] == val_tag_i) &
-                    (line_q[s*LineW +: LineW] == val_line_i);
-        ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
-        ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
-        ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
+        if (busy_q[s] && !val_q[s] && !pur_q[s])
+          vmatch[s] = (cn_q[s*NodeW +: NodeW] == val_cn_i) & (core_q[s*CoreW +: CoreW] == val_core_i) &
+                      (tag_q[s*TagW +: TagW] == val_tag_i) & (line_q[s*LineW +: LineW] == val_line_i);
+        if (busy_q[s] && val_q[s]) begin
+          ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
+          ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
+          ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
+        end
       end
     end
   end
