@@ -87,7 +87,7 @@ module fifo #(
   // as the macro a real design would use. Simulation: the head word kept in a register of its own,
   // written in the clocked block only when the head changes (a push into an empty FIFO, or one
   // that meets the pop of the last word; a pop with words behind it), so that a Verilated model
-  // does not copy the head word out of the array at every evaluation (a directory evaluates ten
+  // does not copy the head word out of the array at every evaluation (a directory evaluates a dozen
   // such FIFOs per cycle, most of them 640 bits wide). The outputs are the same cycle for cycle:
   // the head register holds the word the ram would be read at rd_ptr_q
   // (test_fifo.c runs the same tests on both forms).

@@ -1203,7 +1203,7 @@ module dir_ctrl #(
           end else if (wr) begin
             mq_push = 1'b1;
             mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], td_rdata,
-                       (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]);
+                           (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]);
             evc[EV_MWR] = 1'b1;
             nx_st  = ST_FINISH;
           end else if (snoop) begin
@@ -1510,6 +1510,8 @@ module dir_ctrl #(
     if (wake != '0)
       for (int t = 0; t < TxnEntries; t++)
         if (wake[t]) t_st_q[t] <= t_lnr_q[t] ? ST_DECIDE : ST_START;
+    if (succ_set) t_succ_q[tail_i] <= 1'b1;
+    if (s_take)   t_snp_q[s_i]     <= (s_i == ei ? nx_snp : t_snp_q[s_i]) & ~s_cn_oh;
   end
 
   assign nx_step = nx_valid ? step_of(nx_st) : '0;
@@ -1533,8 +1535,6 @@ module dir_ctrl #(
         for (int t = 0; t < TxnEntries; t++)
           if (wake[t]) at_step_q[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] <= 1'b1;
     end
-    if (succ_set) t_succ_q[tail_i] <= 1'b1;
-    if (s_take)   t_snp_q[s_i]     <= (s_i == ei ? nx_snp : t_snp_q[s_i]) & ~s_cn_oh;
   end
 
   always_ff @(posedge clk_i) begin
