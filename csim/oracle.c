@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,27 +208,32 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
     o->stores++;
 }
 
-void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
+/* The word's last commit when it is CN cn's (and core's, unless core is UINT_MAX), its doubt begun
+ * (dbase: the value before it); NULL when the word was never stored or another committed it last
+ * (the doubted commit was superseded: its value was seen). */
+static commit_t *doubt_begin(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
 {
     const word_t *ww = word_find(o, addr);
     commit_t *w = ww && ww->c != NO_COMMIT ? &o->c[ww->c] : NULL;
-    if (!w || w->last_cn != cn || w->last_core != core)
-        return; /* never stored, or a later commit by another core superseded it */
+    if (!w || w->last_cn != cn || (core != UINT_MAX && w->last_core != core))
+        return NULL;
     if (w->doubt == 0)
         w->dbase = w->prev;
-    if (w->doubt < UINT8_MAX)
+    return w;
+}
+
+void oracle_doubt(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
+{
+    commit_t *w = doubt_begin(o, addr, cn, core);
+    if (w && w->doubt < UINT8_MAX)
         w->doubt++;
 }
 
 void oracle_doubt_unwritten(oracle_t *o, uint64_t addr, unsigned cn)
 {
-    const word_t *ww = word_find(o, addr);
-    commit_t *w = ww && ww->c != NO_COMMIT ? &o->c[ww->c] : NULL;
-    if (!w || w->last_cn != cn)
-        return;
-    if (w->doubt == 0)
-        w->dbase = w->prev;
-    w->doubt = UINT8_MAX; /* any earlier value */
+    commit_t *w = doubt_begin(o, addr, cn, UINT_MAX);
+    if (w)
+        w->doubt = UINT8_MAX; /* any earlier value */
 }
 
 static void fill(const oracle_t *o, const word_t *w, oracle_word_t *out)

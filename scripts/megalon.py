@@ -29,12 +29,11 @@ Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (o
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import time
 
 import simruns
-from simruns import FLAVOUR_SUFFIX, Run, build, die, load, place, plot_lines, run_all, run_key, write_dat
+from simruns import FLAVOUR_SUFFIX, Run, build, die, load, place, plot_lines, provenance, run_all, run_key, write_dat
 
 simruns.PROG = "megalon"
 
@@ -90,7 +89,7 @@ def verdict(ours, blog, reason):
     return "agrees (within a factor 2)" if ok else f"differs: {reason}"
 
 
-def report(out, size, took):
+def report(out, size, took, mine):
     z = SIZES[size]
     t = {}
 
@@ -113,7 +112,7 @@ def report(out, size, took):
         t[("m3", v, n3)] = stats(out, f"m3-{v}-{n3}")
 
     L = [f"# Megalon and HCMeta on partly coherent memory (`make megalon`)", "",
-         f"Made by `scripts/megalon.py --size {size}` on {provenance()}: {took}. Configuration "
+         f"Made by `scripts/megalon.py --size {size}` on {provenance(mine)}: {took}. Configuration "
          "`sim_configs/pc.ini` (4 CNs of 2 cores, 2 MNs of 32 MiB with a 2 MiB coherent region, WB); the "
          "blog's object counts and SCR budgets scaled by 1/1000 (M -> k, MB -> KiB). Throughput: operations "
          "after each thread's first tenth over the time they took, Mops/s of simulated time; the blog's "
@@ -213,11 +212,6 @@ def report(out, size, took):
     print(md)
 
 
-def provenance():
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    return f"{rev or 'no git'}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", default="sim_configs/pc.ini")
@@ -243,10 +237,12 @@ def main():
     kept = run_all(a.out, a.config, a.seed, runs, a.jobs, "runs")
     took = f"{len(runs) - kept} of its {len(runs)} runs made by this call in {(time.time() - t0) / 60:.1f} minutes, " \
            f"{a.jobs} at a time"
-    report(a.out, a.size, took)
+    figs = ("megalon_m1.svg", "megalon_m1.png", "megalon_m2.svg", "megalon_m2.png")
+    mine = [f"{a.docs}/results-megalon.md"] + [f"{a.docs}/figures/{fn}" for fn in figs] if a.docs else []
+    report(a.out, a.size, took, mine)
     if a.docs:
         os.makedirs(f"{a.docs}/figures", exist_ok=True)
-        for fn in ("megalon_m1.svg", "megalon_m1.png", "megalon_m2.svg", "megalon_m2.png"):
+        for fn in figs:
             shutil.copy(f"{a.out}/{fn}", f"{a.docs}/figures/{fn}")
         shutil.copy(f"{a.out}/results-megalon.md", f"{a.docs}/results-megalon.md")
 

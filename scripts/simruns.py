@@ -146,6 +146,18 @@ def load(out, name):
     return d
 
 
+def provenance(mine=()):
+    """The commit (and whether the tree differs from it, the paths this script writes, mine, aside)
+    and the machine, for the claims' record."""
+    def git(*a):
+        p = subprocess.run(["git"] + list(a), capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else ""
+    rev = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    if git("status", "--porcelain", "--untracked-files=no", "--", ".", *[f":(exclude){m}" for m in mine]):
+        rev += " with local changes"
+    return f"{rev}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}"
+
+
 def ini_value(lines, sec, key):
     """A key's value in an effective configuration (diktamo_sim's <stats>.ini, diktamo_cfg --dump), or None."""
     cur = None

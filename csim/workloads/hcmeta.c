@@ -22,9 +22,10 @@
  * this CN validated, flush the object's lines; read the object; read the record and the key word
  * again: either moved, retry; else remember the record and return the object.
  * A write (put, insert, delete: share.h): find, lock the record by compare-and-swap, check that
- * the entry still holds the key (else unlock and look again), flush stale lines as a get does, read the object's version, write the object (a tombstone for a delete) and
- * write it back (clflushopt each line, fence), then store the record's next version unlocked, and
- * fence so the write ends visible.
+ * the entry still holds the key (else unlock and look again), flush stale lines as a get does,
+ * read the object's version, write the object (a tombstone for a delete) and write it back
+ * (clflushopt each line, fence), then store the record's next version unlocked, and fence so the
+ * write ends visible.
  * Sharing an unshared object (churn): a client on another CN writes its request, rings the owner's
  * doorbell and waits, serving its own CN's requests meanwhile; a thread of the owner CN sees the
  * doorbell between operations (or while it waits), takes the owner lock, and for each request

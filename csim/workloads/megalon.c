@@ -30,12 +30,12 @@
  * Writes (puts, inserts, deletes: share.h) of an object take its record as above; a delete, and a
  * write of a deleted key, is also announced (DELETE with its version, INSERT) before the record is
  * unlocked, so that each replica knows the deleted keys and their versions.
- * Reads. sync, then by the replica: a deleted key's get answers from the replica; a recorded object is read as HCMeta reads it (record, flush
- * unless this CN validated that record, object, record again); an unrecorded one needs no record:
- * nobody writes an object before announcing its record, so copies cached while it had none are
- * current: `seen` keeps the replica word (epoch included) of the read that last flushed them, and a
- * read flushes when the word moved on since. The dual-path check, at the
- * end of every read: load the tail; if it moved since the read's sync, sync and, if the key's
+ * Reads. sync, then by the replica: a deleted key's get answers from the replica; a recorded
+ * object is read as HCMeta reads it (record, flush unless this CN validated that record, object,
+ * record again); an unrecorded one needs no record: nobody writes an object before announcing its
+ * record, so copies cached while it had none are current: `seen` keeps the replica word (epoch
+ * included) of the read that last flushed them, and a read flushes when the word moved on since.
+ * The dual-path check, at the end of every read: load the tail; if it moved since the read's sync, sync and, if the key's
  * mapping changed, retry. workload.megalon_dual_path = false leaves it out (a mutation its check
  * must catch).
  * Threads that have finished keep syncing (the head needs every live CN's count) until every live

@@ -11,7 +11,8 @@
 static const char *const c_leaf[SHARE_NCOUNT] = {"gets", "puts", "inserts", "deletes", "retries", "flushes",
                                                  "torn_reads", "warm_ps", "end_ps", "window_ops"};
 static const char *const c_doc[SHARE_NCOUNT] = {
-    "gets done", "puts done", "inserts done", "deletes done", "validations that failed and were tried again (a record moved or was locked)",
+    "gets done", "puts done", "inserts done", "deletes done",
+    "validations that failed and were tried again (a record moved or was locked)",
     "object lines flushed: stale copies dropped and new objects written back",
     "gets that validated yet read a torn object (must be 0)",
     "the measured window's start (ps): the latest time a thread finished the first tenth of its operations",
