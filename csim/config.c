@@ -78,7 +78,8 @@ static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
 static const char *const writeback_names[] = {"line", "word", NULL};
 static const char *const reserve_names[] = {"per_core", "none", NULL};
 static const char *const skip_flush_names[] = {"none", "reader", "writer", NULL};
-static const char *const workload_names[] = {"ocean", "fluid", "kvs", "hcmeta", "megalon", NULL};
+static const char *const workload_names[] = {"ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art",
+                                             NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_head_reserve_e) == sizeof(int), "enum fields are stored through an int");
@@ -253,7 +254,7 @@ static const cfg_key_t keys[] = {
     {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN), U(0), U(CFG_WL_COUNT - 1),
      0, workload_names,
      "the workload a run executes: ocean (red-black stencil, barriers), fluid (locked cell "
-     "updates), kvs (YCSB-like store, 1 KB records), hcmeta and megalon (partly coherent memory)"},
+     "updates), kvs (YCSB-like store, 1 KB records); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art"},
     {"workload", "threads", T_UINT, F(workload.threads), "threads", U(0), U(0), U(4096), 0, NULL,
      "simulated threads, one per core, spread round-robin over the CNs; 0 = one on every core"},
     {"workload", "ocean_grid", T_UINT, F(workload.ocean_grid), "points per side", U(64), U(2),
@@ -279,27 +280,35 @@ static const cfg_key_t keys[] = {
     {"workload", "kvs_zipf_theta", T_REAL, F(workload.kvs_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
      NULL, "kvs: the Zipfian's skew when kvs_keys = zipfian (YCSB: 0.99)"},
     {"workload", "share_objects", T_UINT, F(workload.share_objects), "objects", U(1024), U(1), U(1u << 26), 0,
-     NULL, "hcmeta, megalon: shared objects, in the LNR (assumption: the blog's 2.4 M to 24 M scaled by 1/1000)"},
+     NULL, "hcmeta, megalon: shared objects, in the LNR (assumption: the blog's 2.4 M to 24 M scaled by 1/1000); "
+     "the indexes (sc_btree, sc_art): keys, 8 bytes each with a value of 8"},
     {"workload", "share_object_size", T_SIZE, F(workload.share_object_bytes), NULL, U(1 * KIB), U(128),
      U(1 * MIB), F_LINE, NULL, "hcmeta, megalon: bytes of one object, a header line and its payload (blog: 1 to 4 KB)"},
     {"workload", "share_ops", T_UINT, F(workload.share_ops), "operations", U(2048), U(1), U(1ull << 40), 0,
-     NULL, "hcmeta, megalon: gets and puts over all threads"},
+     NULL, "hcmeta, megalon, the indexes: operations over all threads"},
     {"workload", "share_read_pct", T_UINT, F(workload.share_read_pct), "%", U(95), U(0), U(100), 0, NULL,
-     "hcmeta, megalon: share of the operations that are gets (blog Fig. 6(a): 5 % writes)"},
+     "hcmeta, megalon, the indexes: share of the operations that are gets (blog Fig. 6(a): 5 % writes)"},
     {"workload", "share_insert_pct", T_UINT, F(workload.share_insert_pct), "%", U(0), U(0), U(100), 0, NULL,
      "hcmeta, megalon: share of the operations that are inserts (a put that makes a deleted key present)"},
     {"workload", "share_delete_pct", T_UINT, F(workload.share_delete_pct), "%", U(0), U(0), U(100), 0, NULL,
      "hcmeta, megalon: share of the operations that are deletes (the rest, after gets and inserts, are puts)"},
+    {"workload", "share_rmw_pct", T_UINT, F(workload.share_rmw_pct), "%", U(0), U(0), U(100), 0, NULL,
+     "the indexes: share of the operations that are read-modify-writes (a get, then a put of the key: YCSB-F)"},
+    {"workload", "share_scan_pct", T_UINT, F(workload.share_scan_pct), "%", U(0), U(0), U(100), 0, NULL,
+     "the indexes: share of the operations that are range scans (the rest, after gets, read-modify-writes and "
+     "scans, are puts)"},
+    {"workload", "share_scan_len", T_UINT, F(workload.share_scan_len), "keys", U(16), U(1), U(256), 0, NULL,
+     "the indexes: keys a range scan returns, from the drawn key on in order (assumption: the blog does not say)"},
     {"workload", "share_keys", T_ENUM, F(workload.share_keys), NULL, U(CFG_KEYS_ZIPFIAN), U(0),
-     U(CFG_KEYS_COUNT - 1), 0, kvs_key_names, "hcmeta, megalon: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
+     U(CFG_KEYS_COUNT - 1), 0, kvs_key_names, "hcmeta, megalon, the indexes: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
     {"workload", "share_zipf_theta", T_REAL, F(workload.share_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
-     NULL, "hcmeta, megalon: the Zipfian's skew when share_keys = zipfian (YCSB: 0.99)"},
+     NULL, "hcmeta, megalon, the indexes: the Zipfian's skew when share_keys = zipfian (YCSB: 0.99)"},
     {"workload", "share_scr_budget", T_SIZE, F(workload.share_scr_budget), NULL, U(100 * KIB), U(0), U(1 * TIB),
-     0, NULL, "hcmeta, megalon: bytes of SCR for the sharing metadata: 52 per shared object (hcmeta), 4 per "
-     "record (megalon) (blog: 100 MB, scaled by 1/1000); 0 = one per object"},
+     0, NULL, "bytes of SCR for the metadata: 52 per object (hcmeta), 4 per record (megalon), 8 per node "
+     "version (the indexes; the rest spill into the LNR) (blog: 100 MB, scaled by 1/1000); 0 = all of them"},
     {"workload", "share_skip_flush", T_ENUM, F(workload.share_skip_flush), NULL, U(CFG_SKIP_NONE), U(0),
-     U(CFG_SKIP_COUNT - 1), 0, skip_flush_names, "hcmeta, megalon: none, or a mutation the checks must catch: "
-     "reader (no flush of a stale copy) or writer (no flush of a new object)"},
+     U(CFG_SKIP_COUNT - 1), 0, skip_flush_names, "hcmeta, megalon, the indexes: none, or a mutation the "
+     "checks must catch: reader (no flush of a stale copy) or writer (no flush of a new object or node)"},
     {"workload", "share_read_pause", T_TIME, F(workload.share_read_pause_ps), NULL, U(0), U(0), U(1 * SEC), 0, NULL,
      "hcmeta, megalon: a reader's pause between finding an object and reading it (an interrupt, a preemption: "
      "its checks must cover it); 0 = none"},
@@ -1217,9 +1226,10 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("mem.mn_size"), d2, sizeof d2),
                      describe(c, kidx("system.num_mn"), d3, sizeof d3));
     }
-    /* The sharing workloads keep their objects in the Large Non-coherent Region; hcmeta does not
-     * survive a failure yet. */
-    const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON;
+    /* The sharing workloads and the indexes keep their data in the Large Non-coherent Region;
+     * hcmeta and the indexes do not survive a failure yet. */
+    const bool index = c->workload.name == CFG_WL_SC_BTREE || c->workload.name == CFG_WL_SC_ART;
+    const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON || index;
     const char *wn = config_workload_name(c->workload.name);
     if (sharing && c->mem.scr_size_bytes == 0) {
         size_t b = blame(c, kidx("mem.scr_size"), kidx("workload.name"));
@@ -1227,7 +1237,28 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      "leaves out (all remote memory coherent): %s, %s", wn,
                      describe(c, kidx("workload.name"), d1, sizeof d1), describe(c, kidx("mem.scr_size"), d2, sizeof d2));
     }
-    if (c->workload.share_read_pct + c->workload.share_insert_pct + c->workload.share_delete_pct > 100) {
+    if (index && c->workload.share_read_pct + c->workload.share_rmw_pct + c->workload.share_scan_pct > 100) {
+        size_t b = blame(c, blame(c, kidx("workload.share_read_pct"), kidx("workload.share_rmw_pct")),
+                         kidx("workload.share_scan_pct"));
+        return vfail(c, b, err, "the index's gets, read-modify-writes and scans exceed 100 %%: %s, %s, %s",
+                     describe(c, kidx("workload.share_read_pct"), d1, sizeof d1),
+                     describe(c, kidx("workload.share_rmw_pct"), d2, sizeof d2),
+                     describe(c, kidx("workload.share_scan_pct"), d3, sizeof d3));
+    }
+    const char *odd = index ? (c->workload.share_insert_pct   ? "workload.share_insert_pct"
+                               : c->workload.share_delete_pct ? "workload.share_delete_pct"
+                                                              : NULL)
+                      : sharing ? (c->workload.share_rmw_pct    ? "workload.share_rmw_pct"
+                                   : c->workload.share_scan_pct ? "workload.share_scan_pct"
+                                                                : NULL)
+                                : NULL;
+    if (odd) {
+        size_t b = blame(c, kidx(odd), kidx("workload.name"));
+        return vfail(c, b, err, "%s has no such operations (%s): %s, %s", wn,
+                     index ? "its key set is fixed: no inserts or deletes" : "no read-modify-writes or scans",
+                     describe(c, kidx("workload.name"), d1, sizeof d1), describe(c, kidx(odd), d2, sizeof d2));
+    }
+    if (!index && c->workload.share_read_pct + c->workload.share_insert_pct + c->workload.share_delete_pct > 100) {
         size_t b = blame(c, blame(c, kidx("workload.share_read_pct"), kidx("workload.share_insert_pct")),
                          kidx("workload.share_delete_pct"));
         return vfail(c, b, err, "the sharing workloads' gets, inserts and deletes exceed 100 %%: %s, %s, %s",
@@ -1235,7 +1266,7 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("workload.share_insert_pct"), d2, sizeof d2),
                      describe(c, kidx("workload.share_delete_pct"), d3, sizeof d3));
     }
-    if (c->workload.name == CFG_WL_HCMETA && (c->fail.at_ps || c->fail.after_commits)) {
+    if ((c->workload.name == CFG_WL_HCMETA || index) && (c->fail.at_ps || c->fail.after_commits)) {
         size_t b = blame(c, kidx("workload.name"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));
         return vfail(c, b, err, "%s does not survive a CN failure yet (its recovery is not designed): %s, %s", wn,
                      describe(c, kidx("workload.name"), d1, sizeof d1),

@@ -98,6 +98,8 @@ typedef enum cfg_workload {
     CFG_WL_KVS = 2,   /* YCSB-like key-value store on CXL memory */
     CFG_WL_HCMETA = 3, /* objects in the LNR, an index and coherence records in the SCR (HCMeta) */
     CFG_WL_MEGALON = 4, /* objects in the LNR, index replicas kept by a shared log, records in the SCR */
+    CFG_WL_SC_BTREE = 5, /* a B+-tree in the LNR, a version per node in the SCR (SC-BTree) */
+    CFG_WL_SC_ART = 6,   /* an adaptive radix tree in the LNR, versions in the SCR and spilled (SC-ART) */
     CFG_WL_COUNT
 } cfg_workload_e;
 
@@ -207,6 +209,9 @@ typedef struct sim_config {
         uint64_t share_read_pct;
         uint64_t share_insert_pct;
         uint64_t share_delete_pct;
+        uint64_t share_rmw_pct;    /* the indexes' read-modify-writes (YCSB-F) */
+        uint64_t share_scan_pct;   /* the indexes' range scans */
+        uint64_t share_scan_len;   /* keys a scan returns */
         cfg_keys_e share_keys;
         double share_zipf_theta;
         uint64_t share_scr_budget; /* bytes of SCR for the sharing metadata; 0: unlimited */
@@ -287,7 +292,7 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
-/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon"). */
+/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art"). */
 const char *config_workload_name(cfg_workload_e w);
 
 #endif

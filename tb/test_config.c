@@ -554,6 +554,46 @@ Test(config, hcmeta_needs_an_lnr_and_no_failure)
                           "(--set fail.at=10 us)");
 }
 
+Test(config, index_operations_are_checked_against_the_workload)
+{
+    /* an index needs the LNR, has no inserts or deletes, and its gets, read-modify-writes and scans
+     * fit in 100 %; hcmeta and megalon have no read-modify-writes or scans; the indexes refuse failures */
+    expect_validate_error((const char *const[]){"workload.name=sc_btree", NULL},
+                          "--set workload.name=sc_btree: workload.name: sc_btree keeps its objects in the Large "
+                          "Non-coherent Region, which mem.scr_size = 0 leaves out (all remote memory coherent): "
+                          "workload.name = sc_btree (--set workload.name=sc_btree), mem.scr_size = 0 B (<default>)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=sc_btree",
+                                                "workload.share_rmw_pct=10", "workload.share_scan_pct=1", NULL},
+                          "--set workload.share_rmw_pct=10: workload.share_rmw_pct: the index's gets, "
+                          "read-modify-writes and scans exceed 100 %: workload.share_read_pct = 95 (<default>), "
+                          "workload.share_rmw_pct = 10 (--set workload.share_rmw_pct=10), workload.share_scan_pct "
+                          "= 1 (--set workload.share_scan_pct=1)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=sc_btree",
+                                                "workload.share_delete_pct=1", NULL},
+                          "--set workload.share_delete_pct=1: workload.share_delete_pct: sc_btree has no such "
+                          "operations (its key set is fixed: no inserts or deletes): workload.name = sc_btree (--set "
+                          "workload.name=sc_btree), workload.share_delete_pct = 1 (--set "
+                          "workload.share_delete_pct=1)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=megalon",
+                                                "workload.share_scan_pct=5", NULL},
+                          "--set workload.share_scan_pct=5: workload.share_scan_pct: megalon has no such operations "
+                          "(no read-modify-writes or scans): workload.name = megalon (--set workload.name=megalon), "
+                          "workload.share_scan_pct = 5 (--set workload.share_scan_pct=5)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=sc_btree", "fail.at=10us", NULL},
+                          "--set workload.name=sc_btree: workload.name: sc_btree does not survive a CN failure yet (its "
+                          "recovery is not designed): workload.name = sc_btree (--set workload.name=sc_btree), fail.at "
+                          "= 10 us (--set fail.at=10 us)");
+    /* and within them, it validates */
+    sim_config_t c;
+    config_err_t e;
+    config_defaults(&c);
+    const char *ok[] = {"mem.scr_size=1MiB", "workload.name=sc_btree", "workload.share_read_pct=40",
+                        "workload.share_rmw_pct=30", "workload.share_scan_pct=30"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        cr_assert_eq(config_set(&c, ok[i], &e), 0, "%s", e.msg);
+    cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
+}
+
 Test(config, unknown_workload_name)
 {
     sim_config_t c;

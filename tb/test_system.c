@@ -234,6 +234,100 @@ Test(system, sharing_without_a_flush_fails_its_check, .timeout = 300)
     }
 }
 
+/* An index on small.ini with a 64 KiB coherent region: 3000 keys (SC-BTree: 24 leaves under a
+ * root), 200 operations: read_pct % gets, 20 % read-modify-writes, 20 % scans of 8 keys, the rest
+ * puts; `more`: further settings (NULL-terminated, or NULL). */
+static void index_config(sim_config_t *c, const char *wname, const char *proto, uint64_t seed, const char *read_pct,
+                         const char *const *more)
+{
+    char sw[64], sp[64], ss[64], sr[64];
+    snprintf(sw, sizeof sw, "workload.name=%s", wname);
+    snprintf(sp, sizeof sp, "core.protocol=%s", proto);
+    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
+    snprintf(sr, sizeof sr, "workload.share_read_pct=%s", read_pct);
+    const char *sets[24] = {sw, sp, ss, sr, "fabric.link_jitter=20ns", "mem.scr_size=64KiB", "workload.share_objects=3000",
+                            "workload.share_ops=200", "workload.share_rmw_pct=20", "workload.share_scan_pct=20",
+                            "workload.share_scan_len=8"};
+    size_t n = 11;
+    for (const char *const *m = more; m && *m && n < 23; m++)
+        sets[n++] = *m;
+    small_config(c, sets);
+}
+
+Test(system, indexes_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout = 600)
+{
+    /* GIVEN sc_btree and sc_art, 40 % gets, 20 % read-modify-writes, 20 % scans, 20 % puts, with
+     * every node version in the SCR and with all but 4 spilled into the LNR
+     * WHEN it runs on the whole system under WB and under DIKTAMO-proactive
+     * THEN its check passes (every value read current during its read, scans in order, the last puts
+     * in memory), the oracle loses nothing, readers flushed stale nodes, and spilled versions were
+     * read past the cache */
+    uint64_t seed = tb_seed(16);
+    static const char *const protos[] = {"wb", "proactive"}, *const budgets[] = {"0B", "32B"};
+    static const char *const wls[] = {"sc_btree", "sc_art"};
+    for (int w = 0; w < 2; w++)
+    for (int b = 0; b < 2; b++)
+        for (int p = 0; p < 2; p++) {
+            sim_config_t c;
+            char sb[64], k[3][64];
+            snprintf(sb, sizeof sb, "workload.share_scr_budget=%s", budgets[b]);
+            index_config(&c, wls[w], protos[p], seed, "40", (const char *const[]){sb, NULL});
+            sys_run_t r;
+            sys_open(&r, &c, true);
+            char ctx[160];
+            snprintf(ctx, sizeof ctx, "%s under %s, budget %s, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")",
+                     wls[w], protos[p], budgets[b], seed, seed);
+            oracle_report_t rep;
+            run_and_check(&r, workload_find(wls[w]), 0, NULL, ctx, &rep);
+            cr_assert(rep.stores > 0 && rep.lost + rep.phantom == 0, "%s: %llu stores, %llu lost, %llu phantom", ctx,
+                      (unsigned long long)rep.stores, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+            snprintf(k[0], sizeof k[0], "workload.%s.flushes", wls[w]);
+            snprintf(k[1], sizeof k[1], "workload.%s.spilled_version_reads", wls[w]);
+            snprintf(k[2], sizeof k[2], "workload.%s.scans", wls[w]);
+            const uint64_t *fl = stats_find_counter(&r.st, k[0]), *sp = stats_find_counter(&r.st, k[1]);
+            const uint64_t *sc = stats_find_counter(&r.st, k[2]);
+            cr_assert(fl && *fl > 0 && sp && (b ? *sp > 0 : *sp == 0) && sc && *sc > 0,
+                      "%s: %llu lines flushed, %llu spilled version reads, %llu scans", ctx,
+                      fl ? (unsigned long long)*fl : 0ull, sp ? (unsigned long long)*sp : 0ull,
+                      sc ? (unsigned long long)*sc : 0ull);
+            cr_log_info("%s: %llu lines flushed, %llu spilled version reads", ctx, (unsigned long long)*fl,
+                        (unsigned long long)*sp);
+            sys_close(&r);
+        }
+}
+
+Test(system, an_index_without_a_flush_fails_its_check, .timeout = 300)
+{
+    /* GIVEN sc_btree on 16 keys (one leaf), half its operations gets, the rest puts, with a
+     * mutation: a reader that keeps its stale copies, or a writer that leaves its lines in its CN
+     * WHEN it runs on the whole system THEN the run's check fails: the workload's (a stale read), or
+     * the oracle's: the writer's last stores never reached memory, and a writer on a reader's CN
+     * trusts the copies that reader validated without flushing them, so its whole-line write-back
+     * carries stale words over other CNs' committed stores */
+    uint64_t seed = tb_seed(17);
+    static const struct {
+        const char *set;
+        bool oracle_may;
+    } cases[] = {{"workload.share_skip_flush=reader", true}, {"workload.share_skip_flush=writer", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_config_t c;
+        const char *const extra[] = {cases[i].set, "workload.share_objects=16", "workload.share_rmw_pct=0",
+                                     "workload.share_scan_pct=0", NULL};
+        index_config(&c, "sc_btree", "wb", seed, "50", extra);
+        sys_run_t r;
+        sys_open(&r, &c, true);
+        char err[SYSTEM_ERR_MAX] = "";
+        cr_assert_eq(system_load(r.s, workload_find("sc_btree"), 0, NULL, err), 0, "%s", err);
+        cr_assert_eq(system_run(r.s, 50 * PS_PER_MS, NULL), RUN_DONE);
+        oracle_report_t rep;
+        int rc = system_check(r.s, NULL, 0, &rep, err);
+        cr_assert(rc != 0 && (strstr(err, "sc_btree") || (cases[i].oracle_may && strstr(err, "oracle: ") && rep.lost)),
+                  "seed %" PRIu64 ": sc_btree with %s: %s", seed, cases[i].set, rc ? err : "the check passed");
+        cr_log_info("sc_btree with %s: %s", cases[i].set, err);
+        sys_close(&r);
+    }
+}
+
 /* =============================================================================================
  * Litmus tests on the whole system: one run executes the program n times; each iteration thread 0
  * resets the variables, a barrier starts the iteration, every thread runs its part with random

@@ -475,6 +475,225 @@ Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
     wl_func_free(f);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The range indexes on partly coherent memory (csim/workloads/index.h) */
+
+/* An index's: 3000 keys (SC-BTree: 24 leaves under a root), 600 operations, YCSB-A (half gets,
+ * half puts), Zipfian keys, every node version in the SCR. */
+static sim_config_t ix_cfg(void)
+{
+    sim_config_t c = small_cfg();
+    c.mem.scr_size_bytes = 64 * 1024;
+    c.workload.share_objects = 3000;
+    c.workload.share_ops = 600;
+    c.workload.share_read_pct = 50;
+    c.workload.share_scr_budget = 0;
+    return c;
+}
+
+/* An index's runs (runs_clean: 1..16 threads, each seed) on base, then with uniform keys, YCSB-F
+ * (half read-modify-writes), scans (40 % scans of 16 keys, 50 % gets, 10 % puts), a version budget
+ * of 4 nodes (the others spilled into the LNR), and 20 000 keys under YCSB-B. */
+static void index_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
+{
+    sim_config_t c = *base;
+    runs_clean(name, &c, seed);
+    c.workload.share_keys = CFG_KEYS_UNIFORM;
+    runs_clean(name, &c, seed + 10);
+    c = *base;
+    c.workload.share_rmw_pct = 50;
+    runs_clean(name, &c, seed + 20);
+    c = *base;
+    c.workload.share_scan_pct = 40;
+    c.workload.share_read_pct = 50;
+    runs_clean(name, &c, seed + 30);
+    c.workload.share_scr_budget = 4 * 8;
+    runs_clean(name, &c, seed + 40);
+    c = *base;
+    c.workload.share_objects = 20000;
+    c.workload.share_read_pct = 95;
+    runs_clean(name, &c, seed + 50);
+}
+
+Test(workloads, sc_btree_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 3000 keys, 600 operations of YCSB-A, and the variants of index_runs_clean WHEN run on 1..16
+     * threads THEN every get and every scanned value was the key's value at some instant during the
+     * read, every scan returned the next keys in order, and memory holds every key's last put */
+    sim_config_t c = ix_cfg();
+    index_runs_clean("sc_btree", &c, 800);
+}
+
+Test(workloads, sc_btree_flushes_whole_leaves_and_spills_versions_beyond_its_budget)
+{
+    /* GIVEN sc_btree on 4 threads of 4 CNs, 3000 keys (25 nodes), YCSB-A, for 3 seeds */
+    uint64_t seed0 = tb_seed(820);
+    for (uint64_t k = 0; k < 3; k++) {
+        for (unsigned spill = 0; spill < 2; spill++) {
+            /* WHEN every version fits the SCR, then when the budget holds 4 of them */
+            sim_config_t c = ix_cfg();
+            c.workload.share_scr_budget = spill ? 4 * 8 : 0;
+            wl_func_t *f = wl_func_create(find("sc_btree"), &c, 4, NUM_CN, seed0 + k);
+            char err[WL_ERR_MAX];
+            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                      "seed %llu: %s", (unsigned long long)(seed0 + k), err);
+            uint64_t puts = hc_stat(f, "sc_btree.puts"), flushes = hc_stat(f, "sc_btree.flushes");
+            uint64_t reads = hc_stat(f, "sc_btree.node_reads"), sp = hc_stat(f, "sc_btree.spilled_version_reads");
+            cr_log_info("sc_btree, %s: %llu gets, %llu puts, %llu node reads, %llu retries, %llu lines flushed, %llu "
+                        "spilled version reads", spill ? "4 versions in the SCR" : "every version in the SCR",
+                        (unsigned long long)hc_stat(f, "sc_btree.gets"), (unsigned long long)puts,
+                        (unsigned long long)reads, (unsigned long long)hc_stat(f, "sc_btree.retries"),
+                        (unsigned long long)flushes, (unsigned long long)sp);
+            /* THEN gets and puts each read the root and a leaf; a put writes back one line, and readers
+             * of its leaf on other CNs flush all 33 of its lines: many more lines than puts */
+            cr_assert_eq(hc_stat(f, "sc_btree.gets") + puts, 600);
+            cr_assert(reads >= 2 * 600 - puts && flushes > 4 * puts, "seed %llu: %llu node reads, %llu lines flushed "
+                      "for %llu puts", (unsigned long long)(seed0 + k), (unsigned long long)reads,
+                      (unsigned long long)flushes, (unsigned long long)puts);
+            /* and versions beyond the budget are read past the cache, at least twice per read of their node */
+            if (spill)
+                cr_assert(sp > reads, "seed %llu: %llu spilled version reads", (unsigned long long)(seed0 + k),
+                          (unsigned long long)sp);
+            else
+                cr_assert_eq(sp, 0);
+            wl_func_free(f);
+        }
+    }
+}
+
+Test(workloads, sc_btree_check_catches_a_missing_flush)
+{
+    /* GIVEN sc_btree on 4 threads of 4 CNs, 16 keys (one leaf), half its operations puts, with a
+     * mutation: readers keep their stale copies, or writers leave their lines in their own CN;
+     * then with a quarter scans (their pairs checked as gets) WHEN run THEN the check fails */
+    sim_config_t c = ix_cfg();
+    mutation_fails("sc_btree", &c, "workload.share_skip_flush=reader", 840);
+    mutation_fails("sc_btree", &c, "workload.share_skip_flush=writer", 845);
+    c.workload.share_scan_pct = 25;
+    c.workload.share_scan_len = 8;
+    mutation_fails("sc_btree", &c, "workload.share_skip_flush=reader", 850);
+}
+
+Test(workloads, sc_art_passes_its_check_and_the_oracle)
+{
+    /* GIVEN 3000 keys (a Node256 root over Node48s and Node4s), 600 operations of YCSB-A, and the
+     * variants of index_runs_clean WHEN run on 1..16 threads THEN every value read was current during
+     * its read, every scan returned the next keys in order, and memory holds every key's last put */
+    sim_config_t c = ix_cfg();
+    index_runs_clean("sc_art", &c, 870);
+}
+
+Test(workloads, sc_art_reads_spilled_versions_past_the_cache)
+{
+    /* GIVEN sc_art on 4 threads of 4 CNs, 3000 keys, YCSB-C (reads only), for 3 seeds, with every
+     * version in the SCR (the blog's unlimited SCR) and with room for 40 % of them (the blog's
+     * 128 MB for 100 M keys) */
+    uint64_t seed0 = tb_seed(880);
+    for (uint64_t k = 0; k < 3; k++) {
+        uint64_t reads[2] = {0, 0}, spilled[2] = {0, 0}, flushes[2] = {0, 0};
+        for (unsigned lim = 0; lim < 2; lim++) {
+            sim_config_t c = ix_cfg();
+            c.workload.share_read_pct = 100;
+            wl_func_t *f = wl_func_create(find("sc_art"), &c, 4, NUM_CN, seed0 + k);
+            char err[WL_ERR_MAX];
+            cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
+            const uint64_t nodes = hc_stat(f, "sc_art.nodes");
+            wl_func_free(f);
+            c.workload.share_scr_budget = lim ? nodes * 8 * 4 / 10 : 0;
+            f = wl_func_create(find("sc_art"), &c, 4, NUM_CN, seed0 + k);
+            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                      "seed %llu: %s", (unsigned long long)(seed0 + k), err);
+            reads[lim] = hc_stat(f, "sc_art.node_reads");
+            spilled[lim] = hc_stat(f, "sc_art.spilled_version_reads");
+            flushes[lim] = hc_stat(f, "sc_art.flushes");
+            cr_log_info("sc_art, %llu nodes, %s: %llu node reads, %llu spilled version reads, %llu lines flushed",
+                        (unsigned long long)nodes, lim ? "40 % of the versions in the SCR" : "unlimited SCR",
+                        (unsigned long long)reads[lim], (unsigned long long)spilled[lim],
+                        (unsigned long long)flushes[lim]);
+            cr_assert(nodes > 100 && nodes < 3000 / 2, "seed %llu: %llu nodes for 3000 keys",
+                      (unsigned long long)(seed0 + k), (unsigned long long)nodes);
+            wl_func_free(f);
+        }
+        /* THEN without writes no node is flushed; with 40 % of the versions in the SCR (the upper
+         * levels'), the lower levels' are read past the cache, twice a node read each */
+        cr_assert(spilled[0] == 0 && flushes[0] == 0 && flushes[1] == 0 && reads[0] == reads[1],
+                  "seed %llu", (unsigned long long)(seed0 + k));
+        cr_assert(spilled[1] > reads[1] / 10, "seed %llu: %llu spilled of %llu node reads",
+                  (unsigned long long)(seed0 + k), (unsigned long long)spilled[1], (unsigned long long)reads[1]);
+    }
+}
+
+Test(workloads, sc_art_check_catches_a_missing_flush)
+{
+    /* GIVEN sc_art on 4 threads of 4 CNs, 16 keys, half its operations puts, with a mutation:
+     * readers keep their stale copies, or writers leave their lines in their own CN WHEN run THEN
+     * the check fails */
+    sim_config_t c = ix_cfg();
+    mutation_fails("sc_art", &c, "workload.share_skip_flush=reader", 890);
+    mutation_fails("sc_art", &c, "workload.share_skip_flush=writer", 895);
+}
+
+Test(workloads, index_history_check_catches_a_stale_read_and_a_broken_scan)
+{
+    /* GIVEN a finished sc_btree run on 4 threads, 16 keys, 30 % gets, 30 % scans of 4 keys, the rest
+     * puts, and thread 0's log (the first thing in CN 0's local memory: records of 4 words, the key's
+     * rank with the operation above bit 60, result, start, end, then a scan's key and value pairs) */
+    sim_config_t c = ix_cfg();
+    c.workload.share_objects = 16;
+    c.workload.share_read_pct = 30;
+    c.workload.share_scan_pct = 30;
+    c.workload.share_scan_len = 4;
+    uint64_t seed = tb_seed(860);
+    wl_func_t *f = wl_func_create(find("sc_btree"), &c, 4, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    wl_env_t *e = wl_func_env(f);
+    const uint64_t log = ADDR_LOCAL_BASE, rw = 4 + 2 * 4, n = 600 / 4;
+    uint64_t g = n, s = n, later_end = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t w0 = e->ops->peek(e, 0, log + 8 * rw * i);
+        if (w0 >> 60 == 3 && e->ops->peek(e, 0, log + 8 * rw * i + 8) >= 2 && s == n)
+            s = i; /* a scan of at least 2 keys */
+        for (uint64_t j = i + 1; j < n && w0 >> 60 == 0 && !later_end; j++)
+            if (e->ops->peek(e, 0, log + 8 * rw * j) == (w0 | 1ull << 60)) {
+                g = i; /* a get whose key thread 0 put later */
+                later_end = e->ops->peek(e, 0, log + 8 * rw * j + 24);
+            }
+    }
+    cr_assert(later_end && s < n, "seed %llu: no get of a key put later, or no scan", (unsigned long long)seed);
+    const uint64_t ga = log + 8 * rw * g, t0 = e->ops->peek(e, 0, ga + 16), t1 = e->ops->peek(e, 0, ga + 24);
+    /* WHEN the get is moved after that put's end THEN its value is stale */
+    wl_func_corrupt(f, 0, ga + 16, later_end + 1);
+    wl_func_corrupt(f, 0, ga + 24, later_end + 2);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a stale get passed", (unsigned long long)seed);
+    cr_assert(strstr(err, "stale value"), "%s", err);
+    cr_log_info("%s", err);
+    /* WHEN it returns a value no put of its key wrote THEN the check fails */
+    wl_func_corrupt(f, 0, ga + 16, t0);
+    wl_func_corrupt(f, 0, ga + 24, t1);
+    const uint64_t val = e->ops->peek(e, 0, ga + 8);
+    wl_func_corrupt(f, 0, ga + 8, 1ull << 40 | 100000);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a get of a value never written passed",
+                 (unsigned long long)seed);
+    cr_assert(strstr(err, "which no put of that key wrote"), "%s", err);
+    cr_log_info("%s", err);
+    wl_func_corrupt(f, 0, ga + 8, val);
+    /* WHEN a scan's two first keys are swapped, or its second repeats its first THEN the check fails */
+    const uint64_t sa = log + 8 * rw * s, k0 = e->ops->peek(e, 0, sa + 32), k1 = e->ops->peek(e, 0, sa + 48);
+    wl_func_corrupt(f, 0, sa + 32, k1);
+    wl_func_corrupt(f, 0, sa + 48, k0);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a scan out of order passed", (unsigned long long)seed);
+    cr_assert(strstr(err, "out of order"), "%s", err);
+    cr_log_info("%s", err);
+    wl_func_corrupt(f, 0, sa + 32, k0);
+    wl_func_corrupt(f, 0, sa + 48, k0);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a scan with a key twice passed", (unsigned long long)seed);
+    /* and restored, the check passes again */
+    wl_func_corrupt(f, 0, sa + 48, k1);
+    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    wl_func_free(f);
+}
+
 Test(workloads, megalon_survives_a_cn_failure)
 {
     /* GIVEN megalon on 8 threads of 4 CNs (8 records for 64 objects, a log of 8 entries, half of the
@@ -1115,12 +1334,13 @@ Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
 Test(workloads, default_sizes_pass_on_64_threads)
 {
     /* GIVEN the configuration's default sizes (paper.ini's), 64 threads on 16 CNs (the paper's
-     * cluster), and for hcmeta and megalon a 1 MiB coherent region (objects in the LNR above it) WHEN each
+     * cluster), and for hcmeta, megalon and the indexes a 1 MiB coherent region (their data in the LNR
+     * above it) WHEN each
      * workload runs THEN it passes its check and the oracle */
     sim_config_t c;
     config_defaults(&c);
     for (unsigned i = 0; workloads[i]; i++) {
-        c.mem.scr_size_bytes = i == CFG_WL_HCMETA || i == CFG_WL_MEGALON ? 1u << 20 : 0;
+        c.mem.scr_size_bytes = i >= CFG_WL_HCMETA ? 1u << 20 : 0;
         char err[WL_ERR_MAX];
         cr_assert_eq(wl_func_run(workloads[i], &c, 64, 16, tb_seed(900), err), 0, "seed %llu: %s",
                      (unsigned long long)tb_seed(900), err);

@@ -12,6 +12,8 @@ extern const workload_t wl_fluid; /* fluid.c: lock-protected exchanges between s
 extern const workload_t wl_kvs;   /* kvs.c: YCSB-like key-value store on CXL memory */
 extern const workload_t wl_hcmeta;  /* hcmeta.c: objects shared through partly coherent memory (HCMeta) */
 extern const workload_t wl_megalon; /* megalon.c: the same objects shared as Megalon shares them */
+extern const workload_t wl_sc_btree; /* sc_btree.c: a B+-tree on partly coherent memory (SC-BTree) */
+extern const workload_t wl_sc_art;   /* sc_art.c: an adaptive radix tree on partly coherent memory (SC-ART) */
 
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
 int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
