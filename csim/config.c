@@ -77,9 +77,9 @@ static const char *const sync_names[] = {"replicated", "ideal", NULL};
 static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
 static const char *const writeback_names[] = {"line", "word", NULL};
 static const char *const reserve_names[] = {"per_core", "none", NULL};
-static const char *const skip_flush_names[] = {"none", "reader", "writer", NULL};
+static const char *const skip_flush_names[] = {"none", "reader", "writer", "compactor", NULL};
 static const char *const workload_names[] = {"ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art",
-                                             NULL};
+                                             "sc_lsm", "prism", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_head_reserve_e) == sizeof(int), "enum fields are stored through an int");
@@ -253,8 +253,8 @@ static const cfg_key_t keys[] = {
     /* [workload] */
     {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN), U(0), U(CFG_WL_COUNT - 1),
      0, workload_names,
-     "the workload a run executes: ocean (red-black stencil, barriers), fluid (locked cell "
-     "updates), kvs (YCSB-like store, 1 KB records); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art"},
+     "the workload: ocean (red-black stencil, barriers), fluid (locked cell updates), kvs (YCSB-like, 1 KB "
+     "records); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art, sc_lsm, prism"},
     {"workload", "threads", T_UINT, F(workload.threads), "threads", U(0), U(0), U(4096), 0, NULL,
      "simulated threads, one per core, spread round-robin over the CNs; 0 = one on every core"},
     {"workload", "ocean_grid", T_UINT, F(workload.ocean_grid), "points per side", U(64), U(2),
@@ -281,7 +281,7 @@ static const cfg_key_t keys[] = {
      NULL, "kvs: the Zipfian's skew when kvs_keys = zipfian (YCSB: 0.99)"},
     {"workload", "share_objects", T_UINT, F(workload.share_objects), "objects", U(1024), U(1), U(1u << 26), 0,
      NULL, "hcmeta, megalon: shared objects, in the LNR (assumption: the blog's 2.4 M to 24 M scaled by 1/1000); "
-     "the indexes (sc_btree, sc_art): keys, 8 bytes each with a value of 8"},
+     "the indexes (sc_btree, sc_art, sc_lsm, prism): keys, 8 bytes each with a value of 8"},
     {"workload", "share_object_size", T_SIZE, F(workload.share_object_bytes), NULL, U(1 * KIB), U(128),
      U(1 * MIB), F_LINE, NULL, "hcmeta, megalon: bytes of one object, a header line and its payload (blog: 1 to 4 KB)"},
     {"workload", "share_ops", T_UINT, F(workload.share_ops), "operations", U(2048), U(1), U(1ull << 40), 0,
@@ -299,6 +299,19 @@ static const cfg_key_t keys[] = {
      "scans, are puts)"},
     {"workload", "share_scan_len", T_UINT, F(workload.share_scan_len), "keys", U(16), U(1), U(256), 0, NULL,
      "the indexes: keys a range scan returns, from the drawn key on in order (assumption: the blog does not say)"},
+    {"workload", "lsm_table_keys", T_UINT, F(workload.lsm_table_keys), "keys", U(8192), U(8), U(1u << 20), 0, NULL,
+     "sc_lsm, prism: keys of one SSTable, a multiple of 8 (assumption: the blog does not say)"},
+    {"workload", "lsm_l0_tables", T_UINT, F(workload.lsm_l0_tables), "tables", U(4), U(1), U(32), 0, NULL,
+     "sc_lsm, prism: L0 tables that start their merge into L1 (LevelDB's 4)"},
+    {"workload", "lsm_l1_tables", T_UINT, F(workload.lsm_l1_tables), "tables", U(4), U(1), U(64), 0, NULL,
+     "sc_lsm, prism: L1's capacity in tables; a level over its capacity merges a table into the next"},
+    {"workload", "lsm_level_ratio", T_UINT, F(workload.lsm_level_ratio), NULL, U(10), U(2), U(100), 0, NULL,
+     "sc_lsm, prism: each level's capacity over the one above (LevelDB's 10)"},
+    {"workload", "lsm_memtable", T_SIZE, F(workload.lsm_memtable), NULL, U(0), U(0), U(1 * TIB), 0, NULL,
+     "sc_lsm, prism: bytes of the SCR budget for the memtable; 0 = prism: half (the blog's 64 of 128 MB), "
+     "sc_lsm: all but the manifest"},
+    {"workload", "lsm_manifest", T_SIZE, F(workload.lsm_manifest), NULL, U(0), U(0), U(1 * TIB), 0, NULL,
+     "sc_lsm, prism: bytes of the SCR budget for the manifest of live SSTables; 0 = 1/64 (the blog's 2 of 128 MB)"},
     {"workload", "share_keys", T_ENUM, F(workload.share_keys), NULL, U(CFG_KEYS_ZIPFIAN), U(0),
      U(CFG_KEYS_COUNT - 1), 0, kvs_key_names, "hcmeta, megalon, the indexes: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
     {"workload", "share_zipf_theta", T_REAL, F(workload.share_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
@@ -307,8 +320,8 @@ static const cfg_key_t keys[] = {
      0, NULL, "bytes of SCR for the metadata: 52 per object (hcmeta), 4 per record (megalon), 8 per node "
      "version (the indexes; the rest spill into the LNR) (blog: 100 MB, scaled by 1/1000); 0 = all of them"},
     {"workload", "share_skip_flush", T_ENUM, F(workload.share_skip_flush), NULL, U(CFG_SKIP_NONE), U(0),
-     U(CFG_SKIP_COUNT - 1), 0, skip_flush_names, "hcmeta, megalon, the indexes: none, or a mutation the "
-     "checks must catch: reader (no flush of a stale copy) or writer (no flush of a new object or node)"},
+     U(CFG_SKIP_COUNT - 1), 0, skip_flush_names, "none, or a mutation the checks must catch: reader (no stale "
+     "copy flushed), writer (no new line flushed), compactor (an LSM frees an extent readers may be in)"},
     {"workload", "share_read_pause", T_TIME, F(workload.share_read_pause_ps), NULL, U(0), U(0), U(1 * SEC), 0, NULL,
      "hcmeta, megalon: a reader's pause between finding an object and reading it (an interrupt, a preemption: "
      "its checks must cover it); 0 = none"},
@@ -1228,7 +1241,8 @@ int config_validate(const sim_config_t *c, config_err_t *err)
     }
     /* The sharing workloads and the indexes keep their data in the Large Non-coherent Region;
      * hcmeta and the indexes do not survive a failure yet. */
-    const bool index = c->workload.name == CFG_WL_SC_BTREE || c->workload.name == CFG_WL_SC_ART;
+    const bool index = c->workload.name == CFG_WL_SC_BTREE || c->workload.name == CFG_WL_SC_ART ||
+                       c->workload.name == CFG_WL_SC_LSM || c->workload.name == CFG_WL_PRISM;
     const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON || index;
     const char *wn = config_workload_name(c->workload.name);
     if (sharing && c->mem.scr_size_bytes == 0) {
@@ -1257,6 +1271,26 @@ int config_validate(const sim_config_t *c, config_err_t *err)
         return vfail(c, b, err, "%s has no such operations (%s): %s, %s", wn,
                      index ? "its key set is fixed: no inserts or deletes" : "no read-modify-writes or scans",
                      describe(c, kidx("workload.name"), d1, sizeof d1), describe(c, kidx(odd), d2, sizeof d2));
+    }
+    if (c->workload.lsm_table_keys % 8) {
+        size_t k = kidx("workload.lsm_table_keys");
+        return vfail(c, k, err, "an SSTable's keys fill whole lines: %s is not a multiple of 8",
+                     describe(c, k, d1, sizeof d1));
+    }
+    const bool lsm = c->workload.name == CFG_WL_SC_LSM || c->workload.name == CFG_WL_PRISM;
+    if (lsm && !c->workload.share_scr_budget) {
+        size_t b = blame(c, kidx("workload.share_scr_budget"), kidx("workload.name"));
+        return vfail(c, b, err, "%s sizes its memtable and manifest by the SCR budget, which is 0: %s, %s", wn,
+                     describe(c, kidx("workload.name"), d1, sizeof d1),
+                     describe(c, kidx("workload.share_scr_budget"), d2, sizeof d2));
+    }
+    if (lsm && c->workload.lsm_memtable + c->workload.lsm_manifest > c->workload.share_scr_budget) {
+        size_t b = blame(c, blame(c, kidx("workload.lsm_memtable"), kidx("workload.lsm_manifest")),
+                         kidx("workload.share_scr_budget"));
+        return vfail(c, b, err, "the memtable and the manifest exceed the SCR budget: %s, %s, %s",
+                     describe(c, kidx("workload.lsm_memtable"), d1, sizeof d1),
+                     describe(c, kidx("workload.lsm_manifest"), d2, sizeof d2),
+                     describe(c, kidx("workload.share_scr_budget"), d3, sizeof d3));
     }
     if (!index && c->workload.share_read_pct + c->workload.share_insert_pct + c->workload.share_delete_pct > 100) {
         size_t b = blame(c, blame(c, kidx("workload.share_read_pct"), kidx("workload.share_insert_pct")),

@@ -88,6 +88,7 @@ typedef enum cfg_skip_flush {
     CFG_SKIP_NONE = 0,   /* every flush the design needs */
     CFG_SKIP_READER = 1, /* a reader keeps its stale copy: no flush when the record moved */
     CFG_SKIP_WRITER = 2, /* a writer leaves its new object in its own CN's caches */
+    CFG_SKIP_COMPACTOR = 3, /* an LSM's compactor frees a removed extent at once (readers may be in it) */
     CFG_SKIP_COUNT
 } cfg_skip_flush_e;
 
@@ -100,6 +101,8 @@ typedef enum cfg_workload {
     CFG_WL_MEGALON = 4, /* objects in the LNR, index replicas kept by a shared log, records in the SCR */
     CFG_WL_SC_BTREE = 5, /* a B+-tree in the LNR, a version per node in the SCR (SC-BTree) */
     CFG_WL_SC_ART = 6,   /* an adaptive radix tree in the LNR, versions in the SCR and spilled (SC-ART) */
+    CFG_WL_SC_LSM = 7,   /* an LSM tree: memtable (write buffer) in the SCR, SSTables in the LNR (SC-LSM) */
+    CFG_WL_PRISM = 8,    /* Prism: hot-key memtable in the SCR, the BUL, SSTables in the LNR */
     CFG_WL_COUNT
 } cfg_workload_e;
 
@@ -212,6 +215,12 @@ typedef struct sim_config {
         uint64_t share_rmw_pct;    /* the indexes' read-modify-writes (YCSB-F) */
         uint64_t share_scan_pct;   /* the indexes' range scans */
         uint64_t share_scan_len;   /* keys a scan returns */
+        uint64_t lsm_table_keys;   /* sc_lsm, prism: keys per SSTable (a multiple of 8) */
+        uint64_t lsm_l0_tables;    /* L0 tables that start a merge into L1 */
+        uint64_t lsm_l1_tables;    /* L1's capacity in tables */
+        uint64_t lsm_level_ratio;  /* each level's capacity over the one above */
+        uint64_t lsm_memtable;     /* bytes of SCR for the memtable (0: the blog's share) */
+        uint64_t lsm_manifest;     /* bytes of SCR for the manifest (0: the blog's share) */
         cfg_keys_e share_keys;
         double share_zipf_theta;
         uint64_t share_scr_budget; /* bytes of SCR for the sharing metadata; 0: unlimited */
@@ -292,7 +301,8 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
-/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art"). */
+/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art", "sc_lsm",
+ *  "prism"). */
 const char *config_workload_name(cfg_workload_e w);
 
 #endif

@@ -583,6 +583,22 @@ Test(config, index_operations_are_checked_against_the_workload)
                           "--set workload.name=sc_btree: workload.name: sc_btree does not survive a CN failure yet (its "
                           "recovery is not designed): workload.name = sc_btree (--set workload.name=sc_btree), fail.at "
                           "= 10 us (--set fail.at=10 us)");
+    expect_validate_error((const char *const[]){"workload.lsm_table_keys=100", NULL},
+                          "--set workload.lsm_table_keys=100: workload.lsm_table_keys: an SSTable's keys fill whole "
+                          "lines: workload.lsm_table_keys = 100 (--set workload.lsm_table_keys=100) is not a multiple "
+                          "of 8");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=prism",
+                                                "workload.share_scr_budget=0", NULL},
+                          "--set workload.share_scr_budget=0 B: workload.share_scr_budget: prism sizes its memtable "
+                          "and manifest by the SCR budget, which is 0: workload.name = prism (--set "
+                          "workload.name=prism), workload.share_scr_budget = 0 B (--set workload.share_scr_budget=0 "
+                          "B)");
+    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=sc_lsm",
+                                                "workload.lsm_memtable=64KiB", "workload.lsm_manifest=64KiB", NULL},
+                          "--set workload.lsm_memtable=64 KiB: workload.lsm_memtable: the memtable and the manifest "
+                          "exceed the SCR budget: workload.lsm_memtable = 64 KiB (--set workload.lsm_memtable=64 "
+                          "KiB), workload.lsm_manifest = 64 KiB (--set workload.lsm_manifest=64 KiB), "
+                          "workload.share_scr_budget = 100 KiB (<default>)");
     /* and within them, it validates */
     sim_config_t c;
     config_err_t e;

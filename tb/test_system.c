@@ -296,6 +296,45 @@ Test(system, indexes_under_wb_and_proactive_are_correct_and_lose_nothing, .timeo
         }
 }
 
+Test(system, lsms_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout = 600)
+{
+    /* GIVEN sc_lsm and prism, 600 keys drawn uniformly, 40 % gets, 20 % read-modify-writes, 20 % scans, 20 % puts,
+     * 1000 operations, SSTables of 64 keys, 1 KiB of memtable, a 4 KiB manifest and (Prism) 16 BUL nodes
+     * WHEN each runs on the whole system under WB and under DIKTAMO-proactive (thread 0 the
+     * compactor) THEN its check passes (every value read current during its read, scans in order,
+     * the last puts in memory, no extent freed while a thread could read it), the oracle loses
+     * nothing, and L0 tables were written and merged down */
+    uint64_t seed = tb_seed(18);
+    static const char *const protos[] = {"wb", "proactive"}, *const wls[] = {"sc_lsm", "prism"};
+    for (int w = 0; w < 2; w++)
+        for (int p = 0; p < 2; p++) {
+            sim_config_t c;
+            index_config(&c, wls[w], protos[p], seed, "40",
+                         (const char *const[]){"workload.share_objects=600", "workload.share_ops=1000",
+                                               "workload.share_keys=uniform",
+                                               "workload.lsm_table_keys=64",
+                                               "workload.lsm_memtable=1KiB", "workload.lsm_manifest=4KiB",
+                                               "workload.share_scr_budget=5248B", NULL});
+            sys_run_t r;
+            sys_open(&r, &c, true);
+            char ctx[160], k[2][64];
+            snprintf(ctx, sizeof ctx, "%s under %s, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", wls[w],
+                     protos[p], seed, seed);
+            oracle_report_t rep;
+            run_and_check(&r, workload_find(wls[w]), 0, NULL, ctx, &rep);
+            cr_assert(rep.stores > 0 && rep.lost + rep.phantom == 0, "%s: %llu stores, %llu lost, %llu phantom", ctx,
+                      (unsigned long long)rep.stores, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+            snprintf(k[0], sizeof k[0], "workload.%s.l0_flushes", wls[w]);
+            snprintf(k[1], sizeof k[1], "workload.%s.compactions", wls[w]);
+            const uint64_t *fl = stats_find_counter(&r.st, k[0]), *cp = stats_find_counter(&r.st, k[1]);
+            cr_assert(fl && *fl > 0 && cp && *cp > 0, "%s: %llu L0 flushes, %llu compactions", ctx,
+                      fl ? (unsigned long long)*fl : 0ull, cp ? (unsigned long long)*cp : 0ull);
+            cr_log_info("%s: %llu L0 flushes, %llu compactions", ctx, (unsigned long long)*fl,
+                        (unsigned long long)*cp);
+            sys_close(&r);
+        }
+}
+
 Test(system, an_index_without_a_flush_fails_its_check, .timeout = 300)
 {
     /* GIVEN sc_btree on 16 keys (one leaf), half its operations gets, the rest puts, with a

@@ -305,16 +305,17 @@ Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
     }
 }
 
-/* Runs `name` on 4 threads of 4 CNs with base's objects and operations, 16 objects, half the
- * operations puts, under `set` (a mutation), for 4 seeds: each run's check must fail naming the
+/* Runs `name` on 4 threads of 4 CNs with base's operations, nobj objects, read_pct % of the
+ * operations gets, under `set` (a mutation), for 4 seeds: each run's check must fail naming the
  * workload. */
-static void mutation_fails(const char *name, const sim_config_t *base, const char *set, uint64_t dflt_seed)
+static void mutation_fails_n(const char *name, const sim_config_t *base, const char *set, uint64_t dflt_seed,
+                             uint64_t nobj, uint64_t read_pct)
 {
     uint64_t seed0 = tb_seed(dflt_seed);
     for (uint64_t k = 0; k < 4; k++) {
         sim_config_t c = *base;
-        c.workload.share_read_pct = 50;
-        c.workload.share_objects = 16;
+        c.workload.share_read_pct = read_pct;
+        c.workload.share_objects = nobj;
         config_err_t ce;
         cr_assert_eq(config_set(&c, set, &ce), 0, "%s", ce.msg);
         char err[WL_ERR_MAX] = "";
@@ -324,6 +325,12 @@ static void mutation_fails(const char *name, const sim_config_t *base, const cha
         cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "%s", err);
         cr_log_info("%s with %s: %s", name, set, err);
     }
+}
+
+/* mutation_fails_n on 16 objects, half the operations gets. */
+static void mutation_fails(const char *name, const sim_config_t *base, const char *set, uint64_t dflt_seed)
+{
+    mutation_fails_n(name, base, set, dflt_seed, 16, 50);
 }
 
 Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
@@ -631,6 +638,127 @@ Test(workloads, sc_art_check_catches_a_missing_flush)
     sim_config_t c = ix_cfg();
     mutation_fails("sc_art", &c, "workload.share_skip_flush=reader", 890);
     mutation_fails("sc_art", &c, "workload.share_skip_flush=writer", 895);
+}
+
+/* The LSMs': ix_cfg's keys and operations, SSTables of 64 keys (3000 keys: 47 at the bottom, L3),
+ * an SCR budget of 1 KiB of memtable (Prism: 8 buckets of 7 hot keys; SC-LSM: two halves of 4), a
+ * 4 KiB manifest, and for Prism 128 bytes of BUL versions (16 nodes of 16 keys: full ranges are
+ * written out as L0 tables, which are merged down). */
+static sim_config_t lsm_cfg(void)
+{
+    sim_config_t c = ix_cfg();
+    c.workload.lsm_table_keys = 64;
+    c.workload.lsm_memtable = 1024;
+    c.workload.lsm_manifest = 4096;
+    c.workload.share_scr_budget = 1024 + 4096 + 128;
+    return c;
+}
+
+/* An LSM's runs (runs_clean) on base, uniform keys, YCSB-F, scans (40 % scans of 16 keys, 50 % gets,
+ * 10 % puts), all puts, and 20 000 keys in tables of 512 under YCSB-B. */
+static void lsm_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
+{
+    sim_config_t c = *base;
+    runs_clean(name, &c, seed);
+    c.workload.share_keys = CFG_KEYS_UNIFORM;
+    runs_clean(name, &c, seed + 10);
+    c = *base;
+    c.workload.share_rmw_pct = 50;
+    runs_clean(name, &c, seed + 20);
+    c = *base;
+    c.workload.share_scan_pct = 40;
+    c.workload.share_read_pct = 50;
+    runs_clean(name, &c, seed + 30);
+    c = *base;
+    c.workload.share_read_pct = 0;
+    runs_clean(name, &c, seed + 40);
+    c = *base;
+    c.workload.share_objects = 20000;
+    c.workload.lsm_table_keys = 512;
+    c.workload.share_read_pct = 95;
+    runs_clean(name, &c, seed + 50);
+}
+
+Test(workloads, sc_lsm_passes_its_check_and_the_oracle)
+{
+    /* GIVEN lsm_cfg and the variants of lsm_runs_clean WHEN run on 1..16 threads (with two or more,
+     * thread 0 is the compactor) THEN every value read was current during its read, every scan
+     * returned the next keys in order, and memory holds every key's last put */
+    sim_config_t c = lsm_cfg();
+    lsm_runs_clean("sc_lsm", &c, 900);
+}
+
+Test(workloads, prism_passes_its_check_and_the_oracle)
+{
+    sim_config_t c = lsm_cfg();
+    lsm_runs_clean("prism", &c, 960);
+}
+
+Test(workloads, lsms_flush_merge_and_free_extents)
+{
+    /* GIVEN sc_lsm and prism on 4 threads of 4 CNs (a compactor and 3 clients), lsm_cfg with 256
+     * bytes of memtable, 2400 operations of YCSB-A, for 3 seeds WHEN run THEN memtables (SC-LSM) or BUL ranges (Prism) were written out as L0
+     * tables, merged down, and the extents they left freed; Prism promoted keys written twice and
+     * evicted others to the BUL; gets probed more tables in SC-LSM than in Prism */
+    uint64_t seed0 = tb_seed(1020);
+    for (uint64_t k = 0; k < 3; k++) {
+        uint64_t probes[2];
+        for (int p = 0; p < 2; p++) {
+            const char *nm = p ? "prism" : "sc_lsm";
+            sim_config_t c = lsm_cfg();
+            c.workload.share_ops = 2400;
+            c.workload.lsm_memtable = 256; /* Prism: 14 hot keys; SC-LSM: halves of 7 */
+            c.workload.share_scr_budget = 256 + 4096 + 128;
+            wl_func_t *f = wl_func_create(find(nm), &c, 4, NUM_CN, seed0 + k);
+            char err[WL_ERR_MAX], s[64];
+            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+                      "%s, seed %llu: %s", nm, (unsigned long long)(seed0 + k), err);
+#define LS(x) (snprintf(s, sizeof s, "%s.%s", nm, x), hc_stat(f, s))
+            const uint64_t fl = LS("l0_flushes"), cp = LS("compactions"), fr = LS("extents_freed");
+            const uint64_t gets = LS("gets");
+            probes[p] = LS("tables_probed");
+            cr_log_info("%s: %llu gets (%llu reached the tables, %llu probes), %llu puts, %llu L0 flushes, %llu "
+                        "compactions, %llu extents freed, %llu stalls, %llu promotions, %llu evictions, %llu BUL "
+                        "inserts", nm, (unsigned long long)gets, (unsigned long long)LS("table_gets"),
+                        (unsigned long long)probes[p], (unsigned long long)LS("puts"), (unsigned long long)fl,
+                        (unsigned long long)cp, (unsigned long long)fr, (unsigned long long)LS("write_stalls"),
+                        (unsigned long long)LS("promotions"), (unsigned long long)LS("evictions"),
+                        (unsigned long long)LS("bul_inserts"));
+            cr_assert(fl > 2 && cp > 0 && fr > 0 && gets > 0, "%s, seed %llu", nm, (unsigned long long)(seed0 + k));
+            if (p)
+                cr_assert(LS("promotions") > 0 && LS("evictions") > 0 && LS("bul_inserts") > 0, "seed %llu",
+                          (unsigned long long)(seed0 + k));
+#undef LS
+            wl_func_free(f);
+        }
+        cr_assert(probes[0] > probes[1], "seed %llu: %llu probes in SC-LSM, %llu in Prism",
+                  (unsigned long long)(seed0 + k), (unsigned long long)probes[0], (unsigned long long)probes[1]);
+    }
+}
+
+Test(workloads, lsm_checks_catch_a_missing_flush_and_an_early_free)
+{
+    /* GIVEN sc_lsm and prism on 4 threads of 4 CNs, 16 keys in tables of 8, 256 bytes of memtable,
+     * half the operations puts, with a mutation: readers skip their flush-once (and Prism's BUL readers their stale
+     * nodes' flush), writers leave their lines in their CN, or the compactor frees an extent while
+     * readers may be in it (then with a quarter scans, which read longest, and 3000 operations)
+     * WHEN run THEN the check fails: a stale value, or (an extent freed early) the check's record of
+     * each extent's table shows a read of a table that had left its extent */
+    sim_config_t c = lsm_cfg();
+    c.workload.lsm_table_keys = 8;
+    c.workload.lsm_memtable = 256;
+    for (int p = 0; p < 2; p++) {
+        const char *nm = p ? "prism" : "sc_lsm";
+        mutation_fails(nm, &c, "workload.share_skip_flush=reader", 1040 + 10 * p);
+        mutation_fails(nm, &c, "workload.share_skip_flush=writer", 1045 + 10 * p);
+    }
+    c.workload.share_scan_pct = 25;
+    c.workload.share_scan_len = 8;
+    c.workload.share_ops = 3000;
+    mutation_fails("sc_lsm", &c, "workload.share_skip_flush=compactor", 1060);
+    c.workload.lsm_table_keys = 64; /* Prism on 600 keys, half of them puts: its 16 BUL nodes fill, ranges go to L0 */
+    c.workload.share_scr_budget = 256 + 4096 + 128;
+    mutation_fails_n("prism", &c, "workload.share_skip_flush=compactor", 1065, 600, 25);
 }
 
 Test(workloads, index_history_check_catches_a_stale_read_and_a_broken_scan)

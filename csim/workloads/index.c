@@ -31,7 +31,10 @@ static const char *const c_doc[IDX_NCOUNT] = {
 
 static uint64_t thread_ops(const idx_t *ix, unsigned tid)
 {
-    return ix->ops / ix->nthreads + (tid < ix->ops % ix->nthreads);
+    if (tid < ix->first_client)
+        return 0;
+    const unsigned n = ix->nthreads - ix->first_client, c = tid - ix->first_client;
+    return ix->ops / n + (c < ix->ops % n);
 }
 /* Records thread tid's log has room for: an operation's, two for a read-modify-write. */
 static uint64_t max_recs(const idx_t *ix, unsigned tid) { return thread_ops(ix, tid) * (ix->rmw_pct ? 2 : 1); }
@@ -51,7 +54,7 @@ static int u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int idx_setup(wl_env_t *e, idx_t *ix, const char *name, char *err)
+int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, char *err)
 {
     const sim_config_t *c = e->cfg;
     *ix = (idx_t){.name = name,
@@ -64,6 +67,7 @@ int idx_setup(wl_env_t *e, idx_t *ix, const char *name, char *err)
                   .zipf = c->workload.share_keys == CFG_KEYS_ZIPFIAN,
                   .skip = c->workload.share_skip_flush,
                   .nthreads = e->nthreads,
+                  .first_client = background < e->nthreads ? background : 0,
                   .num_cn = e->num_cn,
                   .thread_cn = e->thread_cn};
     if (ix->read_pct + ix->rmw_pct + ix->scan_pct > 100)
@@ -120,9 +124,8 @@ static uint64_t ver_addr(const idx_t *ix, uint64_t n)
     return spilled(ix, n) ? ix->ver_lnr + 8 * (n - ix->nscr) : ix->ver_scr + 8 * n;
 }
 
-int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, char *err)
+int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, char *err)
 {
-    const uint64_t budget = e->cfg->workload.share_scr_budget;
     ix->nnodes = nnodes;
     ix->nscr = !budget || budget / 8 >= nnodes ? nnodes : budget / 8;
     const uint64_t nspill = nnodes - ix->nscr;
@@ -211,6 +214,8 @@ bool idx_rend(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v)
     return true;
 }
 
+bool idx_rvalid(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v) { return ver_read(t, ix, n) == v; }
+
 uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, uint64_t lines)
 {
     const uint64_t va = ver_addr(ix, n);
@@ -231,8 +236,10 @@ uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, u
         wl_flush_opt(t, va);
         wl_fence(t);
     }
-    if (wl_ld(t, seen_addr(ix, t, n)) != v)
+    if (wl_ld(t, seen_addr(ix, t, n)) != v) { /* copies dropped: what this CN reads now is version v */
         flush_lines(t, ix, addr, lines);
+        wl_st(t, seen_addr(ix, t, n), v);
+    }
     return v;
 }
 
@@ -253,6 +260,17 @@ void idx_wunlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v, const 
     }
     wl_st(t, seen_addr(ix, t, n), v + 2);
     wl_fence(t);
+}
+
+void idx_wabort(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v)
+{
+    const uint64_t va = ver_addr(ix, n);
+    wl_st(t, va, v);
+    if (spilled(ix, n)) {
+        wl_flush_opt(t, va);
+        wl_fence(t);
+        wl_st(t, ix->stripes + 8 * ((n - ix->nscr) / 8 % IDX_STRIPES), 0);
+    }
 }
 
 /* ---- the clients ---- */

@@ -75,6 +75,7 @@ typedef struct idx {
     rng_zipf_t keys_z;
     cfg_skip_flush_e skip;
     unsigned nthreads, num_cn;
+    unsigned first_client; /* threads below it are background threads: no operations of their own */
     const unsigned *thread_cn;
     uint64_t *key;      /* host: the keys, sorted (the clients' key generator and the check's) */
     uint64_t rec_words; /* a log record's words: 4, and a scan's pairs when there are scans */
@@ -86,11 +87,12 @@ typedef struct idx {
     uint64_t *stat[IDX_NCOUNT];
 } idx_t;
 
-/** Reads the workload.share_* keys, draws the keys, allocates the logs and the counters. */
-int idx_setup(wl_env_t *e, idx_t *ix, const char *name, char *err);
-/** Allocates the versions of nnodes nodes (SCR within workload.share_scr_budget, the rest spilled
- *  into the LNR; budget 0: all in the SCR) and each CN's seen table. */
-int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, char *err);
+/** Reads the workload.share_* keys, draws the keys, allocates the logs and the counters. The first
+ *  `background` threads are background threads (no operations: share_ops split over the others). */
+int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, char *err);
+/** Allocates the versions of nnodes nodes (SCR within budget bytes, the rest spilled into the LNR;
+ *  budget 0: all in the SCR) and each CN's seen table. */
+int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, char *err);
 void idx_free(idx_t *ix);
 
 /** The rank of key in the sorted key set, or nkeys when it is not one of them. */
@@ -102,12 +104,16 @@ uint64_t idx_rbegin(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, 
 /** After the node's words were read: true when its version is still v (and records it as this
  *  CN's seen one), false when the read must be done again. */
 bool idx_rend(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v);
+/** True when node n's version is still v (a read validated earlier still holds). */
+bool idx_rvalid(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v);
 /** Locks node n for writing and makes this CN's copies of its lines current. Returns the version
  *  before the lock (even), for idx_wunlock. */
 uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, uint64_t lines);
 /** Writes back the lines written (dirty[0 .. ndirty), addresses; unless the writer mutation skips
  *  it), then publishes version v + 2 and fences: the write is visible when this returns. */
 void idx_wunlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v, const uint64_t *dirty, unsigned ndirty);
+/** Unlocks node n unchanged: its version back to v (nothing was written). */
+void idx_wabort(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v);
 
 /** The index's own operations, for idx_run: a get returns the key's value; a scan fills up to n
  *  keys and values from key on, in order, and returns how many. */
@@ -121,7 +127,7 @@ typedef struct idx_ops {
     uint64_t (*final)(wl_env_t *e, void *w, uint64_t key);
 } idx_ops_t;
 
-/** Thread t's operations (share_ops split evenly over the threads), drawn, done and logged. */
+/** Thread t's operations (share_ops split evenly over the client threads), drawn, done and logged. */
 void idx_run(wl_thread_t *t, const idx_t *ix, void *w, const idx_ops_t *ops);
 /** The check above; 0, or -1 with err filled. */
 int idx_check(wl_env_t *e, const idx_t *ix, void *w, const idx_ops_t *ops, char *err);

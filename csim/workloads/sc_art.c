@@ -175,7 +175,7 @@ static int art_setup(wl_env_t *e, void **state, char *err)
     art_t *t = calloc(1, sizeof *t);
     if (!t)
         return wl_errf(err, "sc_art: out of host memory");
-    if (idx_setup(e, &t->ix, "sc_art", err)) {
+    if (idx_setup(e, &t->ix, "sc_art", 0, err)) {
         free(t);
         return -1;
     }
@@ -211,7 +211,7 @@ static int art_setup(wl_env_t *e, void **state, char *err)
                      "Region", (unsigned long long)b.n, (unsigned long long)bytes);
         goto out;
     }
-    if ((rc = idx_versions(e, &t->ix, t->nodes, err)))
+    if ((rc = idx_versions(e, &t->ix, t->nodes, e->cfg->workload.share_scr_budget, err)))
         goto out;
     for (uint64_t i = 0, a = base; i < b.n; i++) { /* in id order */
         anode_t *x = &b.node[queue[i]];

@@ -60,7 +60,7 @@ static int bt_setup(wl_env_t *e, void **state, char *err)
     btree_t *b = calloc(1, sizeof *b);
     if (!b)
         return wl_errf(err, "sc_btree: out of host memory");
-    if (idx_setup(e, &b->ix, "sc_btree", err)) {
+    if (idx_setup(e, &b->ix, "sc_btree", 0, err)) {
         free(b);
         return -1;
     }
@@ -77,7 +77,7 @@ static int bt_setup(wl_env_t *e, void **state, char *err)
         return wl_errf(err, "sc_btree: %llu nodes of %llu bytes do not fit the Large Non-coherent Region",
                        (unsigned long long)nodes, (unsigned long long)NODE_BYTES);
     }
-    if (idx_versions(e, &b->ix, b->nodes, err)) {
+    if (idx_versions(e, &b->ix, b->nodes, e->cfg->workload.share_scr_budget, err)) {
         bt_free(b);
         return -1;
     }

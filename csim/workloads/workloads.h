@@ -14,6 +14,8 @@ extern const workload_t wl_hcmeta;  /* hcmeta.c: objects shared through partly c
 extern const workload_t wl_megalon; /* megalon.c: the same objects shared as Megalon shares them */
 extern const workload_t wl_sc_btree; /* sc_btree.c: a B+-tree on partly coherent memory (SC-BTree) */
 extern const workload_t wl_sc_art;   /* sc_art.c: an adaptive radix tree on partly coherent memory (SC-ART) */
+extern const workload_t wl_sc_lsm;   /* sc_lsm.c: an LSM tree on partly coherent memory (SC-LSM) */
+extern const workload_t wl_prism;    /* prism.c: Prism, an LSM with a bounded updatable layer */
 
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
 int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
