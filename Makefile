@@ -397,6 +397,11 @@ figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model
 	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
 	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs
 
+# make prism: the Prism blog's index experiments, scaled, on sim_configs/pc.ini (scripts/prism.py).
+.PHONY: prism
+prism: | $(SETUP) ## SC-ART, SC-BTree, SC-LSM and Prism on partly coherent memory: the blog's P1-P3, scaled; docs/results-prism.md (SIZE=default|tiny, SEED=)
+	+python3 scripts/prism.py --seed $(or $(SEED),1) --jobs $(JOBS) --size $(or $(SIZE),default) --docs docs
+
 # make megalon: the Megalon blog's experiments, scaled, on sim_configs/pc.ini (scripts/megalon.py).
 .PHONY: megalon
 megalon: | $(SETUP) ## HCMeta and Megalon on partly coherent memory: the blog's M1-M4, scaled; docs/results-megalon.md (SIZE=default|tiny, SEED=)

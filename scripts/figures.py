@@ -424,7 +424,8 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
           f"states them. The statistics of every run are in {out}/.",
           "",
           "The Megalon blog's experiments (HCMeta and Megalon on partly coherent memory, `make megalon`) "
-          "and their verdicts are in [results-megalon.md](results-megalon.md).",
+          "and their verdicts are in [results-megalon.md](results-megalon.md); the Prism blog's (SC-ART, "
+          "SC-BTree, SC-LSM and Prism, `make prism`) in [results-prism.md](results-prism.md).",
           "",
           "## Headline ratios",
           "",

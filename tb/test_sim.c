@@ -490,6 +490,44 @@ Test(sim, megalon_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini
     cr_assert(strstr(r.err, "megalon: no configuration file") != NULL, "%s", r.err);
 }
 
+/* make prism on the tiny input: both figures (SVG and PNG) and results-prism.md with its tables and
+ * the headline ratios beside the blog's (their values are the model's: not checked here); a second
+ * call runs nothing again; bad arguments stop it with one line and exit status 2. */
+Test(sim, prism_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 600)
+{
+    char cmd[512], p[192];
+    result_t r;
+    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --jobs 2 --flavour test --out %s/pr --docs %s/docs",
+             dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    static char md[1 << 15];
+    snprintf(p, sizeof p, "%s/docs/results-prism.md", dir);
+    slurp(p, md, sizeof md);
+    static const char *const figs[] = {"prism_p1", "prism_p2"};
+    assert_drawn(md, "results-prism.md", figs, 2);
+    static const char *const rows[] = {"| P1 A: Prism / SC-BTree |", "| P1 F: Prism / SC-BTree |",
+                                       "| SC-ART unlimited / limited SCR on C |",
+                                       "| P2 at 50 % puts: Prism / SC-BTree |",
+                                       "| P3 at 5 % puts: SSTables probed per get, SC-LSM / Prism |",
+                                       "## P1 (blog Fig. 9)", "## P2 (blog Fig. 8)", "## P3", "## Headline ratios"};
+    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        cr_assert_not_null(strstr(md, rows[i]), "results-prism.md has no %s", rows[i]);
+    cr_assert_not_null(strstr(r.out, "] p1-A-prism: ok ("), "no progress line for a run:\n%.2000s", r.out);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
+    /* bad input: one line, status 2, nothing run */
+    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --jobs 0 --out %s/bad", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert(strstr(r.err, "prism: --jobs 0: at least 1\n") != NULL, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --config %s/none.ini --out %s/bad", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert(strstr(r.err, "prism: no configuration file") != NULL, "%s", r.err);
+}
+
 /* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
  * paper's headline ratios are produced (their values are the model's: not checked here); bad
  * arguments stop it at once with one line and exit status 2. */

@@ -299,7 +299,7 @@ Test(system, indexes_under_wb_and_proactive_are_correct_and_lose_nothing, .timeo
 Test(system, lsms_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout = 600)
 {
     /* GIVEN sc_lsm and prism, 600 keys drawn uniformly, 40 % gets, 20 % read-modify-writes, 20 % scans, 20 % puts,
-     * 1000 operations, SSTables of 64 keys, 1 KiB of memtable, a 4 KiB manifest and (Prism) 16 BUL nodes
+     * 2000 operations, SSTables of 64 keys, 1 KiB of memtable, a 4 KiB manifest and (Prism) 16 BUL nodes
      * WHEN each runs on the whole system under WB and under DIKTAMO-proactive (thread 0 the
      * compactor) THEN its check passes (every value read current during its read, scans in order,
      * the last puts in memory, no extent freed while a thread could read it), the oracle loses
@@ -310,7 +310,7 @@ Test(system, lsms_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout 
         for (int p = 0; p < 2; p++) {
             sim_config_t c;
             index_config(&c, wls[w], protos[p], seed, "40",
-                         (const char *const[]){"workload.share_objects=600", "workload.share_ops=1000",
+                         (const char *const[]){"workload.share_objects=600", "workload.share_ops=2000",
                                                "workload.share_keys=uniform",
                                                "workload.lsm_table_keys=64",
                                                "workload.lsm_memtable=1KiB", "workload.lsm_manifest=4KiB",

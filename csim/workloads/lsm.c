@@ -28,10 +28,14 @@
 #define M_ENTRY 32u /* id; level | extent << 8 | count << 32; least key; greatest key */
 #define MAN_CAP 256u
 #define MAX_LEVELS 8u
-/* a thread's control line: word 0 the manifest sequence it reads under (0: idle), word 1 its flush
- * request (SC-LSM: 1, the memtable; Prism: a BUL range + 1) */
+/* a thread's two control lines: the manifest sequence it reads under (0: idle), and its flush request
+ * (SC-LSM: 1, the memtable; Prism: a BUL range + 1), which the compactor polls (on a line of its
+ * own, so that the polls do not take the announcement's line from its thread) */
 #define A_SEQ 0u
-#define A_REQ 8u
+#define A_REQ 64u
+/* an SSTable: a header line (id, count), a fence index (the first key of each block of 64 entries,
+ * whole lines), then the entries, key and value side by side, as a data block holds them */
+#define BLOCK 64u
 /* the shared control line: the active memtable half (SC-LSM), clients done */
 #define C_ACTIVE 0u
 #define C_DONE 8u
@@ -76,7 +80,7 @@ typedef struct lsm {
     bool prism;
     unsigned clients0;      /* the first client's tid: 1 with a compactor thread, else 0 */
     uint64_t tkeys;         /* entries per SSTable */
-    uint64_t ext_bytes, next_ext, nexts, ext_base;
+    uint64_t ext_bytes, fence_bytes, next_ext, nexts, ext_base;
     uint64_t nbuckets, mt;  /* memtable: buckets (SC-LSM: per half, the halves one after the other) */
     uint64_t man, man_max, ctl, act;
     uint64_t *rseen;        /* per CN (local): per extent the last table id it met there */
@@ -120,9 +124,13 @@ static uint64_t bucket_of(const lsm_t *L, unsigned half, uint64_t key)
 static uint64_t node_of(const lsm_t *L, uint64_t key) { return ((key >> 31) * L->bul_nodes) >> 32; }
 static uint64_t node_at(const lsm_t *L, uint64_t n) { return L->bul + n * N_BYTES; }
 static uint64_t ext_at(const lsm_t *L, uint64_t x) { return L->ext_base + x * L->ext_bytes; }
-static uint64_t tkey_at(const lsm_t *L, uint64_t x, uint64_t i) { return ext_at(L, x) + LINE + 8 * i; }
-static uint64_t tval_at(const lsm_t *L, uint64_t x, uint64_t i) { return ext_at(L, x) + LINE + 8 * (L->tkeys + i); }
-static uint64_t act_at(const lsm_t *L, unsigned tid) { return L->act + LINE * tid; }
+static uint64_t fence_at(const lsm_t *L, uint64_t x, uint64_t b) { return ext_at(L, x) + LINE + 8 * b; }
+static uint64_t tkey_at(const lsm_t *L, uint64_t x, uint64_t i)
+{
+    return ext_at(L, x) + LINE + L->fence_bytes + 16 * i;
+}
+static uint64_t tval_at(const lsm_t *L, uint64_t x, uint64_t i) { return tkey_at(L, x, i) + 8; }
+static uint64_t act_at(const lsm_t *L, unsigned tid) { return L->act + 2 * LINE * tid; }
 static uint64_t level_cap(const lsm_t *L, unsigned level)
 {
     uint64_t c = L->l1_tables;
@@ -197,7 +205,7 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
         (rc = alloc_or(&L->mt, e->ops->alloc_cxl(e, B_BYTES * L->nbuckets * (prism ? 1 : 2)), err, name,
                        "the memtable in the SCR")) ||
         (rc = alloc_or(&L->ctl, e->ops->alloc_cxl(e, LINE), err, name, "the control line in the SCR")) ||
-        (rc = alloc_or(&L->act, e->ops->alloc_cxl(e, (uint64_t)LINE * e->nthreads), err, name,
+        (rc = alloc_or(&L->act, e->ops->alloc_cxl(e, 2ull * LINE * e->nthreads), err, name,
                        "the threads' lines in the SCR")))
         goto out;
     if (prism) {
@@ -216,7 +224,8 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
             e->ops->poke(e, 0, L->bul + 8 * w, 0);
     }
     /* LNR: the extents, twice the manifest's tables (live ones and ones waiting to be freed) */
-    L->ext_bytes = (LINE + 16 * L->tkeys + LINE - 1) / LINE * LINE;
+    L->fence_bytes = ((L->tkeys + BLOCK - 1) / BLOCK * 8 + LINE - 1) / LINE * LINE;
+    L->ext_bytes = LINE + L->fence_bytes + 16 * L->tkeys; /* lsm_table_keys is a multiple of 8: whole lines */
     L->nexts = 2 * L->man_max + 2;
     if (L->nexts > 0xffffff || (rc = alloc_or(&L->ext_base, e->ops->alloc_lnr(e, L->nexts * L->ext_bytes), err, name,
                                               "the SSTables' extents in the LNR"))) {
@@ -258,8 +267,11 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
         e->ops->poke(e, 0, a + 8, n);
         L->mh[L->mn++] = (ment_t){id, m_w1(L->bottom, i, n), ix->key[k], ix->key[k + n - 1]};
         L->ext_id[i] = id;
-        for (uint64_t j = 0; j < n; j++, k++)
+        for (uint64_t j = 0; j < n; j++, k++) {
             e->ops->poke(e, 0, tkey_at(L, i, j), ix->key[k]); /* values: setup's, 0 */
+            if (j % BLOCK == 0)
+                e->ops->poke(e, 0, fence_at(L, i, j / BLOCK), ix->key[k]);
+        }
         for (unsigned cn = 0; cn < e->num_cn; cn++)
             e->ops->poke(e, cn, L->rseen[cn] + 8 * i, id);
     }
@@ -350,10 +362,20 @@ static void flush_once(wl_thread_t *t, const lsm_t *L, uint64_t x, uint64_t id)
     wl_st(t, a, id);
 }
 
-/* The index of the first of extent x's n keys that is >= key (n when none): a binary search. */
+/* The index of the first of extent x's n keys that is >= key (n when none): a binary search over the
+ * fence index for the last block whose first key is <= key, then one within that block. */
 static uint64_t lower_bound(wl_thread_t *t, const lsm_t *L, uint64_t x, uint64_t n, uint64_t key)
 {
-    uint64_t lo = 0, hi = n;
+    uint64_t b = 0, bh = n ? (n - 1) / BLOCK : 0;
+    while (b < bh) {
+        const uint64_t mid = b + (bh - b + 1) / 2;
+        if (wl_ld(t, fence_at(L, x, mid)) <= key)
+            b = mid;
+        else
+            bh = mid - 1;
+        wl_compute(t, STEP_INSTRS);
+    }
+    uint64_t lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
         if (wl_ld(t, tkey_at(L, x, mid)) < key)
@@ -817,14 +839,17 @@ static bool write_tables(wl_thread_t *t, lsm_t *L, unsigned level, const uint64_
         for (uint64_t j = 0; j < m; j++) {
             wl_st(t, tkey_at(L, x, j), k[at + j]);
             wl_st(t, tval_at(L, x, j), v[at + j]);
+            if (j % BLOCK == 0)
+                wl_st(t, fence_at(L, x, j / BLOCK), k[at + j]);
         }
-        if (L->ix.skip != CFG_SKIP_WRITER) {
+        if (L->ix.skip != CFG_SKIP_WRITER) { /* the header, the fences' lines, the entries' lines */
+            const uint64_t fl = ((m + BLOCK - 1) / BLOCK * 8 + LINE - 1) / LINE, el = (m + 3) / 4;
             wl_flush_opt(t, a);
-            for (uint64_t l = 0; l < (m + 7) / 8; l++) { /* lsm_table_keys is a multiple of 8: whole lines */
-                wl_flush_opt(t, tkey_at(L, x, 8 * l));
-                wl_flush_opt(t, tval_at(L, x, 8 * l));
-            }
-            *L->ix.stat[IDX_FLUSHES] += 1 + 2 * ((m + 7) / 8);
+            for (uint64_t l = 0; l < fl; l++)
+                wl_flush_opt(t, a + LINE * (1 + l));
+            for (uint64_t l = 0; l < el; l++)
+                wl_flush_opt(t, tkey_at(L, x, 4 * l));
+            *L->ix.stat[IDX_FLUSHES] += 1 + fl + el;
         }
         wl_fence(t);
         wl_st(t, L->rseen[t->cn] + 8 * x, id); /* written here, then dropped: nothing stale cached */

@@ -17,7 +17,9 @@
  *             node; a full node asks the compactor to write its range (16 nodes) out as an L0
  *             SSTable and waits.
  *   SSTables  in the LNR, immutable: a table of up to lsm_table_keys keys and their values in one
- *             extent (a header line: id and count; the keys; the values). L0 holds tables whose key
+ *             extent (a header line: id and count; a fence index, the first key of each block of 64
+ *             entries; the entries, key and value side by side as a data block holds them: a search
+ *             is one over the fences, then one within a block). L0 holds tables whose key
  *             ranges overlap, newest first; L1, L2, ... each a sorted run of tables with disjoint
  *             ranges. Setup loads every key into the lowest level whose capacity holds it (L1
  *             lsm_l1_tables tables, each level below lsm_level_ratio times more).
@@ -30,7 +32,7 @@
  *
  * Reads. get: the memtable (SC-LSM: the active half, then the other), then the BUL, then a
  * snapshot of the manifest (announced, below) and the tables: L0 newest first, then in each level
- * the table whose range holds the key, a binary search in each (`tables_probed`). scan: under one
+ * the table whose range holds the key, a search in each (`tables_probed`). scan: under one
  * manifest snapshot, the next keys from each source (each BUL node from the key's on under its
  * version, each overlapping L0 table, each level's tables from the key's on), merged (newest
  * source wins), then each key's memtable slot, then the snapshot and every BUL version read are
