@@ -119,7 +119,7 @@ def report(out, size, took, mine):
 
     rows = [[y] + [p1[(y, wl)][1] for wl in ("sc_art", "sc_btree", "prism")] for y in YCSB]
     write_dat(f"{out}/p1.dat", ["workload", "SC-ART", "SC-BTree", "Prism"], rows)
-    plot(out, "prism_p1", "P1 (blog Fig. 9): YCSB, Zipfian, 100 k keys / 1000", "Mops/s (simulated)",
+    plot(out, "prism_p1", f"P1 (blog Fig. 9): YCSB, Zipfian, {z['keys'] // 1000} k keys", "Mops/s (simulated)",
          f"{out}/p1.dat", 3)
     rows = [[f"{w}%"] + [p2[(w, wl)][1] for wl in ("sc_btree", "prism")] for w in BLOG_P2["writes"]]
     write_dat(f"{out}/p2.dat", ["writes", "SC-BTree", "Prism"], rows)
