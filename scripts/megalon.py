@@ -26,14 +26,9 @@ Usage: scripts/megalon.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [-
   --size tiny     a tenth of the objects and operations (the test in make test)
   --docs DIR      also write results-megalon.md and its figures there (make megalon: docs/)
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
-import argparse
-import os
-import shutil
-import sys
-import time
 
 import simruns
-from simruns import FLAVOUR_SUFFIX, Run, build, die, load, place, plot_lines, provenance, run_all, run_key, write_dat
+from simruns import Run, load, plot_lines, provenance, run_key, write_dat
 
 simruns.PROG = "megalon"
 
@@ -213,38 +208,8 @@ def report(out, size, took, mine):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", default="sim_configs/pc.ini")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default="build/results/megalon")
-    ap.add_argument("--docs")
-    ap.add_argument("--size", default="default", choices=sorted(SIZES))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX))
-    a = ap.parse_args()
-    if not os.path.isfile(a.config):
-        die(f"no configuration file {a.config}")
-    if a.jobs < 1:
-        die(f"--jobs {a.jobs}: at least 1")
-    os.makedirs(a.out, exist_ok=True)
-    build("build/bin/diktamo_cfg")
-    runs = experiments(a.size)
-    for r in runs:
-        place(r, a.config, a.seed, a.flavour)
-    for s in sorted({r.shape for r in runs}):
-        build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")
-    t0 = time.time()
-    kept = run_all(a.out, a.config, a.seed, runs, a.jobs, "runs")
-    took = f"{len(runs) - kept} of its {len(runs)} runs made by this call in {(time.time() - t0) / 60:.1f} minutes, " \
-           f"{a.jobs} at a time"
-    figs = ("megalon_m1.svg", "megalon_m1.png", "megalon_m2.svg", "megalon_m2.png")
-    mine = [f"{a.docs}/results-megalon.md"] + [f"{a.docs}/figures/{fn}" for fn in figs] if a.docs else []
-    report(a.out, a.size, took, mine)
-    if a.docs:
-        os.makedirs(f"{a.docs}/figures", exist_ok=True)
-        for fn in figs:
-            shutil.copy(f"{a.out}/{fn}", f"{a.docs}/figures/{fn}")
-        shutil.copy(f"{a.out}/results-megalon.md", f"{a.docs}/results-megalon.md")
+    simruns.blog_main(__doc__, experiments, report, SIZES, ('megalon_m1.svg', 'megalon_m1.png', 'megalon_m2.svg', 'megalon_m2.png'), "results-megalon.md",
+                      "build/results/megalon")
 
 
 if __name__ == "__main__":

@@ -228,3 +228,44 @@ set xlabel '{open(dat).readline().split()[0]}'
 plot for [c=2:{ncols + 1}] '{dat}' using 0:c:xtic(1) with linespoints lw 2 title columnhead(c)
 """
     draw(out, name, body)
+
+
+def blog_main(doc, experiments, report, sizes, figs, results, out):
+    """The command line of a blog's scaled experiments (make megalon, make prism): options --config,
+    --seed, --out (default out), --docs, --size (one of sizes), --jobs, --flavour; builds the
+    simulators, runs experiments(size)'s runs (kept across calls), calls report(out, size, took,
+    mine), which writes out/results, and with --docs copies results and the figures (figs, under
+    out) into the docs."""
+    import argparse
+    import shutil
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--config", default="sim_configs/pc.ini")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--docs")
+    ap.add_argument("--size", default="default", choices=sorted(sizes))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX))
+    a = ap.parse_args()
+    if not os.path.isfile(a.config):
+        die(f"no configuration file {a.config}")
+    if a.jobs < 1:
+        die(f"--jobs {a.jobs}: at least 1")
+    os.makedirs(a.out, exist_ok=True)
+    build("build/bin/diktamo_cfg")
+    runs = experiments(a.size)
+    for r in runs:
+        place(r, a.config, a.seed, a.flavour)
+    for s in sorted({r.shape for r in runs}):
+        build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")
+    t0 = time.time()
+    kept = run_all(a.out, a.config, a.seed, runs, a.jobs, "runs")
+    took = f"{len(runs) - kept} of its {len(runs)} runs made by this call in {(time.time() - t0) / 60:.1f} minutes, " \
+           f"{a.jobs} at a time"
+    mine = [f"{a.docs}/{results}"] + [f"{a.docs}/figures/{fn}" for fn in figs] if a.docs else []
+    report(a.out, a.size, took, mine)
+    if a.docs:
+        os.makedirs(f"{a.docs}/figures", exist_ok=True)
+        for fn in figs:
+            shutil.copy(f"{a.out}/{fn}", f"{a.docs}/figures/{fn}")
+        shutil.copy(f"{a.out}/{results}", f"{a.docs}/{results}")
