@@ -139,27 +139,36 @@ Test(system, kvs_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
     workload_case("kvs", "wt", seed);
 }
 
-/* hcmeta or megalon on small.ini with a 64 KiB coherent region: 64 objects of 256 B in the LNR,
- * 200 operations (read_pct % gets); hcmeta: an SCR budget for half the objects (owners share more
- * on request), the owner's time 1 us; megalon: 8 records and a log of 16 entries (records change
- * hands through the log, the ring wraps); `more`: further settings (NULL-terminated, or NULL). */
-static void sharing_config(sim_config_t *c, const char *wname, const char *proto, uint64_t seed, const char *read_pct,
-                           const char *const *more)
+/* small.ini with workload wname under proto, seed, read_pct % gets, 20 ns of link jitter and a
+ * 64 KiB coherent region, then the settings of base and of more (each NULL-terminated, or NULL). */
+static void partly_config(sim_config_t *c, const char *wname, const char *proto, uint64_t seed, const char *read_pct,
+                          const char *const *base, const char *const *more)
 {
     char sw[64], sp[64], ss[64], sr[64];
     snprintf(sw, sizeof sw, "workload.name=%s", wname);
     snprintf(sp, sizeof sp, "core.protocol=%s", proto);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
     snprintf(sr, sizeof sr, "workload.share_read_pct=%s", read_pct);
-    const bool mg = strcmp(wname, "megalon") == 0;
-    const char *sets[24] = {sw, sp, ss, sr, "fabric.link_jitter=20ns", "mem.scr_size=64KiB", "workload.share_objects=64",
-                            "workload.share_object_size=256B", "workload.share_ops=200",
-                            mg ? "workload.share_scr_budget=32B" : "workload.share_scr_budget=1664B",
-                            mg ? "workload.megalon_log_entries=16" : "workload.hcmeta_rpc=1us"};
-    size_t n = 11;
-    for (const char *const *m = more; m && *m && n < 23; m++)
+    const char *sets[32] = {sw, sp, ss, sr, "fabric.link_jitter=20ns", "mem.scr_size=64KiB"};
+    size_t n = 6;
+    for (const char *const *m = base; m && *m && n < 31; m++)
+        sets[n++] = *m;
+    for (const char *const *m = more; m && *m && n < 31; m++)
         sets[n++] = *m;
     small_config(c, sets);
+}
+
+/* hcmeta or megalon (partly_config): 64 objects of 256 B in the LNR, 200 operations; hcmeta: an SCR
+ * budget for half the objects (owners share more on request), the owner's time 1 us; megalon: 8
+ * records and a log of 16 entries (records change hands through the log, the ring wraps). */
+static void sharing_config(sim_config_t *c, const char *wname, const char *proto, uint64_t seed, const char *read_pct,
+                           const char *const *more)
+{
+    const bool mg = strcmp(wname, "megalon") == 0;
+    const char *const base[] = {"workload.share_objects=64", "workload.share_object_size=256B", "workload.share_ops=200",
+                                mg ? "workload.share_scr_budget=32B" : "workload.share_scr_budget=1664B",
+                                mg ? "workload.megalon_log_entries=16" : "workload.hcmeta_rpc=1us", NULL};
+    partly_config(c, wname, proto, seed, read_pct, base, more);
 }
 
 Test(system, sharing_under_wb_and_proactive_is_correct_and_loses_nothing, .timeout = 300)
@@ -234,24 +243,14 @@ Test(system, sharing_without_a_flush_fails_its_check, .timeout = 300)
     }
 }
 
-/* An index on small.ini with a 64 KiB coherent region: 3000 keys (SC-BTree: 24 leaves under a
- * root), 200 operations: read_pct % gets, 20 % read-modify-writes, 20 % scans of 8 keys, the rest
- * puts; `more`: further settings (NULL-terminated, or NULL). */
+/* An index (partly_config): 3000 keys (SC-BTree: 24 leaves under a root), 200 operations: read_pct
+ * % gets, 20 % read-modify-writes, 20 % scans of 8 keys, the rest puts. */
 static void index_config(sim_config_t *c, const char *wname, const char *proto, uint64_t seed, const char *read_pct,
                          const char *const *more)
 {
-    char sw[64], sp[64], ss[64], sr[64];
-    snprintf(sw, sizeof sw, "workload.name=%s", wname);
-    snprintf(sp, sizeof sp, "core.protocol=%s", proto);
-    snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
-    snprintf(sr, sizeof sr, "workload.share_read_pct=%s", read_pct);
-    const char *sets[24] = {sw, sp, ss, sr, "fabric.link_jitter=20ns", "mem.scr_size=64KiB", "workload.share_objects=3000",
-                            "workload.share_ops=200", "workload.share_rmw_pct=20", "workload.share_scan_pct=20",
-                            "workload.share_scan_len=8"};
-    size_t n = 11;
-    for (const char *const *m = more; m && *m && n < 23; m++)
-        sets[n++] = *m;
-    small_config(c, sets);
+    const char *const base[] = {"workload.share_objects=3000", "workload.share_ops=200", "workload.share_rmw_pct=20",
+                                "workload.share_scan_pct=20", "workload.share_scan_len=8", NULL};
+    partly_config(c, wname, proto, seed, read_pct, base, more);
 }
 
 Test(system, indexes_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout = 600)

@@ -189,32 +189,35 @@ Test(workloads, kvs_passes_its_check_and_the_oracle)
     runs_clean("kvs", &c, 320);
 }
 
+/* runs_clean on base with each variant's settings (workload keys, "section.key=value" up to a NULL)
+ * in turn, variant i with seed + 10 i. */
+static void runs_clean_each(const char *name, const sim_config_t *base, uint64_t seed, const char *const (*v)[4],
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sim_config_t c = *base;
+        config_err_t ce;
+        for (size_t k = 0; k < 4 && v[i][k]; k++)
+            cr_assert_eq(config_set(&c, v[i][k], &ce), 0, "%s", ce.msg);
+        runs_clean(name, &c, seed + 10 * i);
+    }
+}
+
 /* A sharing workload's runs (runs_clean: 1..16 threads, each seed) on base (Zipfian keys, 70 % gets,
  * a budget short of the objects), then with uniform keys, a budget for every object, readers paused
  * 20 us between finding an object and reading it (puts overtake them), 95 % gets, all writes on 8
  * objects, and 40 % gets with 20 % each of puts, inserts and deletes. */
 static void sharing_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
 {
-    sim_config_t c = *base;
-    runs_clean(name, &c, seed);
-    c.workload.share_keys = CFG_KEYS_UNIFORM;
-    runs_clean(name, &c, seed + 10);
-    c.workload.share_scr_budget = 0;
-    runs_clean(name, &c, seed + 20);
-    c = *base;
-    c.workload.share_read_pause_ps = 20000000;
-    runs_clean(name, &c, seed + 30);
-    c = *base;
-    c.workload.share_read_pct = 95;
-    runs_clean(name, &c, seed + 40);
-    c.workload.share_read_pct = 0;
-    c.workload.share_objects = 8;
-    runs_clean(name, &c, seed + 50);
-    c = *base;
-    c.workload.share_read_pct = 40;
-    c.workload.share_insert_pct = 20;
-    c.workload.share_delete_pct = 20;
-    runs_clean(name, &c, seed + 60);
+    static const char *const v[][4] = {
+        {NULL},
+        {"workload.share_keys=uniform", NULL},
+        {"workload.share_keys=uniform", "workload.share_scr_budget=0", NULL},
+        {"workload.share_read_pause=20us", NULL},
+        {"workload.share_read_pct=95", NULL},
+        {"workload.share_read_pct=0", "workload.share_objects=8", NULL},
+        {"workload.share_read_pct=40", "workload.share_insert_pct=20", "workload.share_delete_pct=20", NULL}};
+    runs_clean_each(name, base, seed, v, sizeof v / sizeof v[0]);
 }
 
 Test(workloads, hcmeta_passes_its_check_and_the_oracle)
@@ -503,23 +506,14 @@ static sim_config_t ix_cfg(void)
  * of 4 nodes (the others spilled into the LNR), and 20 000 keys under YCSB-B. */
 static void index_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
 {
-    sim_config_t c = *base;
-    runs_clean(name, &c, seed);
-    c.workload.share_keys = CFG_KEYS_UNIFORM;
-    runs_clean(name, &c, seed + 10);
-    c = *base;
-    c.workload.share_rmw_pct = 50;
-    runs_clean(name, &c, seed + 20);
-    c = *base;
-    c.workload.share_scan_pct = 40;
-    c.workload.share_read_pct = 50;
-    runs_clean(name, &c, seed + 30);
-    c.workload.share_scr_budget = 4 * 8;
-    runs_clean(name, &c, seed + 40);
-    c = *base;
-    c.workload.share_objects = 20000;
-    c.workload.share_read_pct = 95;
-    runs_clean(name, &c, seed + 50);
+    static const char *const v[][4] = {
+        {NULL},
+        {"workload.share_keys=uniform", NULL},
+        {"workload.share_rmw_pct=50", NULL},
+        {"workload.share_scan_pct=40", "workload.share_read_pct=50", NULL},
+        {"workload.share_scan_pct=40", "workload.share_read_pct=50", "workload.share_scr_budget=32B", NULL},
+        {"workload.share_objects=20000", "workload.share_read_pct=95", NULL}};
+    runs_clean_each(name, base, seed, v, sizeof v / sizeof v[0]);
 }
 
 Test(workloads, sc_btree_passes_its_check_and_the_oracle)
@@ -658,25 +652,14 @@ static sim_config_t lsm_cfg(void)
  * 10 % puts), all puts, and 20 000 keys in tables of 512 under YCSB-B. */
 static void lsm_runs_clean(const char *name, const sim_config_t *base, uint64_t seed)
 {
-    sim_config_t c = *base;
-    runs_clean(name, &c, seed);
-    c.workload.share_keys = CFG_KEYS_UNIFORM;
-    runs_clean(name, &c, seed + 10);
-    c = *base;
-    c.workload.share_rmw_pct = 50;
-    runs_clean(name, &c, seed + 20);
-    c = *base;
-    c.workload.share_scan_pct = 40;
-    c.workload.share_read_pct = 50;
-    runs_clean(name, &c, seed + 30);
-    c = *base;
-    c.workload.share_read_pct = 0;
-    runs_clean(name, &c, seed + 40);
-    c = *base;
-    c.workload.share_objects = 20000;
-    c.workload.lsm_table_keys = 512;
-    c.workload.share_read_pct = 95;
-    runs_clean(name, &c, seed + 50);
+    static const char *const v[][4] = {
+        {NULL},
+        {"workload.share_keys=uniform", NULL},
+        {"workload.share_rmw_pct=50", NULL},
+        {"workload.share_scan_pct=40", "workload.share_read_pct=50", NULL},
+        {"workload.share_read_pct=0", NULL},
+        {"workload.share_objects=20000", "workload.lsm_table_keys=512", "workload.share_read_pct=95", NULL}};
+    runs_clean_each(name, base, seed, v, sizeof v / sizeof v[0]);
 }
 
 Test(workloads, sc_lsm_passes_its_check_and_the_oracle)
