@@ -208,8 +208,8 @@ def report(out, size, took, mine):
 
 
 def main():
-    simruns.blog_main(__doc__, experiments, report, SIZES, ('megalon_m1.svg', 'megalon_m1.png', 'megalon_m2.svg', 'megalon_m2.png'), "results-megalon.md",
-                      "build/results/megalon")
+    figs = ("megalon_m1.svg", "megalon_m1.png", "megalon_m2.svg", "megalon_m2.png")
+    simruns.blog_main(__doc__, experiments, report, SIZES, figs, "results-megalon.md", "build/results/megalon")
 
 
 if __name__ == "__main__":

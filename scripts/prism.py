@@ -224,8 +224,8 @@ def report(out, size, took, mine):
 
 
 def main():
-    simruns.blog_main(__doc__, experiments, report, SIZES, ('prism_p1.svg', 'prism_p1.png', 'prism_p2.svg', 'prism_p2.png'), "results-prism.md",
-                      "build/results/prism")
+    figs = ("prism_p1.svg", "prism_p1.png", "prism_p2.svg", "prism_p2.png")
+    simruns.blog_main(__doc__, experiments, report, SIZES, figs, "results-prism.md", "build/results/prism")
 
 
 if __name__ == "__main__":

@@ -453,79 +453,66 @@ static void assert_drawn(const char *md, const char *doc, const char *const *fig
     }
 }
 
-/* make megalon on the tiny input: both figures (SVG and PNG) and results-megalon.md with its tables
- * and the headline ratios beside the blog's (their values are the model's: not checked here); a
- * second call runs nothing again; bad arguments stop it with one line and exit status 2. */
-Test(sim, megalon_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 600)
+/* A blog's scaled experiments (scripts/<prog>.py) on the tiny input: its two figures (SVG and PNG)
+ * and results-<prog>.md with the rows named (their values are the model's: not checked here), a
+ * progress line naming its run first_run; a second call runs nothing again; bad arguments stop it
+ * with one line and exit status 2. */
+static void blog_experiments(const char *prog, const char *const *figs, const char *const *rows, size_t nrows,
+                             const char *first_run)
 {
     char cmd[512], p[192];
     result_t r;
-    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --jobs 2 --flavour test --out %s/mg --docs %s/docs",
-             dir, dir);
+    snprintf(cmd, sizeof cmd, "python3 scripts/%s.py --size tiny --jobs 2 --flavour test --out %s/runs --docs %s/docs",
+             prog, dir, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     static char md[1 << 15];
-    snprintf(p, sizeof p, "%s/docs/results-megalon.md", dir);
+    char doc[64];
+    snprintf(doc, sizeof doc, "results-%s.md", prog);
+    snprintf(p, sizeof p, "%s/docs/%s", dir, doc);
     slurp(p, md, sizeof md);
-    static const char *const figs[] = {"megalon_m1", "megalon_m2"};
-    assert_drawn(md, "results-megalon.md", figs, 2);
-    static const char *const rows[] = {"| M1: Megalon / HCMeta, read-only, largest size |",
-                                       "| M2: Megalon / HCMeta at the largest size |", "| M3: Megalon / HCMeta, small SCR |",
-                                       "| M4: a churn's cost, HCMeta / Megalon |", "| M4: Megalon's replicas, % of the data |",
-                                       "## M1 (blog Fig. 1(c))", "## M2 (blog Fig. 6(a))", "## M3", "## M4"};
-    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        cr_assert_not_null(strstr(md, rows[i]), "results-megalon.md has no %s", rows[i]);
-    cr_assert_not_null(strstr(r.out, "] m1-hcmeta-120: ok ("), "no progress line for a run:\n%.2000s", r.out);
+    assert_drawn(md, doc, figs, 2);
+    for (size_t i = 0; i < nrows; i++)
+        cr_assert_not_null(strstr(md, rows[i]), "%s has no %s", doc, rows[i]);
+    snprintf(p, sizeof p, "] %s: ok (", first_run);
+    cr_assert_not_null(strstr(r.out, p), "no progress line for a run:\n%.2000s", r.out);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
     /* bad input: one line, status 2, nothing run */
-    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --jobs 0 --out %s/bad", dir);
+    snprintf(cmd, sizeof cmd, "python3 scripts/%s.py --size tiny --jobs 0 --out %s/bad", prog, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
-    cr_assert(strstr(r.err, "megalon: --jobs 0: at least 1\n") != NULL, "%s", r.err);
-    snprintf(cmd, sizeof cmd, "python3 scripts/megalon.py --size tiny --config %s/none.ini --out %s/bad", dir, dir);
+    snprintf(p, sizeof p, "%s: --jobs 0: at least 1\n", prog);
+    cr_assert(strstr(r.err, p) != NULL, "%s", r.err);
+    snprintf(cmd, sizeof cmd, "python3 scripts/%s.py --size tiny --config %s/none.ini --out %s/bad", prog, dir, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
-    cr_assert(strstr(r.err, "megalon: no configuration file") != NULL, "%s", r.err);
+    snprintf(p, sizeof p, "%s: no configuration file", prog);
+    cr_assert(strstr(r.err, p) != NULL, "%s", r.err);
 }
 
-/* make prism on the tiny input: both figures (SVG and PNG) and results-prism.md with its tables and
- * the headline ratios beside the blog's (their values are the model's: not checked here); a second
- * call runs nothing again; bad arguments stop it with one line and exit status 2. */
+/* make megalon on the tiny input (blog_experiments). */
+Test(sim, megalon_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 600)
+{
+    static const char *const figs[] = {"megalon_m1", "megalon_m2"};
+    static const char *const rows[] = {"| M1: Megalon / HCMeta, read-only, largest size |",
+                                       "| M2: Megalon / HCMeta at the largest size |", "| M3: Megalon / HCMeta, small SCR |",
+                                       "| M4: a churn's cost, HCMeta / Megalon |", "| M4: Megalon's replicas, % of the data |",
+                                       "## M1 (blog Fig. 1(c))", "## M2 (blog Fig. 6(a))", "## M3", "## M4"};
+    blog_experiments("megalon", figs, rows, sizeof rows / sizeof rows[0], "m1-hcmeta-120");
+}
+
+/* make prism on the tiny input (blog_experiments). */
 Test(sim, prism_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini = remove_dir, .timeout = 600)
 {
-    char cmd[512], p[192];
-    result_t r;
-    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --jobs 2 --flavour test --out %s/pr --docs %s/docs",
-             dir, dir);
-    run(cmd, &r);
-    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
-    static char md[1 << 15];
-    snprintf(p, sizeof p, "%s/docs/results-prism.md", dir);
-    slurp(p, md, sizeof md);
     static const char *const figs[] = {"prism_p1", "prism_p2"};
-    assert_drawn(md, "results-prism.md", figs, 2);
     static const char *const rows[] = {"| P1 A: Prism / SC-BTree |", "| P1 F: Prism / SC-BTree |",
                                        "| SC-ART unlimited / limited SCR on C |",
                                        "| P2 at 50 % puts: Prism / SC-BTree |",
                                        "| P3 at 5 % puts: SSTables probed per get, SC-LSM / Prism |",
                                        "## P1 (blog Fig. 9)", "## P2 (blog Fig. 8)", "## P3", "## Headline ratios"};
-    for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        cr_assert_not_null(strstr(md, rows[i]), "results-prism.md has no %s", rows[i]);
-    cr_assert_not_null(strstr(r.out, "] p1-A-prism: ok ("), "no progress line for a run:\n%.2000s", r.out);
-    run(cmd, &r);
-    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
-    cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
-    /* bad input: one line, status 2, nothing run */
-    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --jobs 0 --out %s/bad", dir);
-    run(cmd, &r);
-    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
-    cr_assert(strstr(r.err, "prism: --jobs 0: at least 1\n") != NULL, "%s", r.err);
-    snprintf(cmd, sizeof cmd, "python3 scripts/prism.py --size tiny --config %s/none.ini --out %s/bad", dir, dir);
-    run(cmd, &r);
-    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
-    cr_assert(strstr(r.err, "prism: no configuration file") != NULL, "%s", r.err);
+    blog_experiments("prism", figs, rows, sizeof rows / sizeof rows[0], "p1-A-prism");
 }
 
 /* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
