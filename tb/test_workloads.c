@@ -680,9 +680,10 @@ Test(workloads, prism_passes_its_check_and_the_oracle)
 Test(workloads, lsms_flush_merge_and_free_extents)
 {
     /* GIVEN sc_lsm and prism on 4 threads of 4 CNs (a compactor and 3 clients), lsm_cfg with 256
-     * bytes of memtable, 2400 operations of YCSB-A, for 3 seeds WHEN run THEN memtables (SC-LSM) or BUL ranges (Prism) were written out as L0
-     * tables, merged down, and the extents they left freed; Prism promoted keys written twice and
-     * evicted others to the BUL; gets probed more tables in SC-LSM than in Prism */
+     * bytes of memtable, 2400 operations of YCSB-A, for 3 seeds WHEN run THEN memtables (SC-LSM) or
+     * BUL ranges (Prism) were written out as L0 tables, merged down, and the extents they left
+     * freed; Prism promoted keys written twice and evicted others to the BUL; gets probed more
+     * tables in SC-LSM than in Prism */
     uint64_t seed0 = tb_seed(1020);
     for (uint64_t k = 0; k < 3; k++) {
         uint64_t probes[2];

@@ -392,8 +392,8 @@ static int check_read(const hist_t *h, const char *what, unsigned tid, uint64_t 
                            tid, what, (unsigned long long)ix->key[rank], (unsigned long long)val);
         const put_t *p = &h->put[pi];
         if (p->t0 > t1)
-            return wl_errf(err, "%s: thread %u's %s of key %llu (%llu .. %llu ps) returned thread %u's put, which began "
-                           "only at %llu ps", nm, tid, what, (unsigned long long)ix->key[rank],
+            return wl_errf(err, "%s: thread %u's %s of key %llu (%llu .. %llu ps) returned thread %u's put, which "
+                           "began only at %llu ps", nm, tid, what, (unsigned long long)ix->key[rank],
                            (unsigned long long)t0, (unsigned long long)t1, p->tid, (unsigned long long)p->t0);
         from = first_after(h, rank, p->t1);
     }

@@ -80,7 +80,7 @@ typedef struct lsm {
     bool prism;
     unsigned clients0;      /* the first client's tid: 1 with a compactor thread, else 0 */
     uint64_t tkeys;         /* entries per SSTable */
-    uint64_t ext_bytes, fence_bytes, next_ext, nexts, ext_base;
+    uint64_t ext_bytes, fence_bytes, nexts, ext_base; /* an extent's bytes, its fences', extents, LNR base */
     uint64_t nbuckets, mt;  /* memtable: buckets (SC-LSM: per half, the halves one after the other) */
     uint64_t man, man_max, ctl, act;
     uint64_t *rseen;        /* per CN (local): per extent the last table id it met there */
@@ -167,6 +167,11 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
     L->l1_tables = (unsigned)c->workload.lsm_l1_tables;
     L->ratio = (unsigned)c->workload.lsm_level_ratio;
     const uint64_t budget = c->workload.share_scr_budget;
+    if (!L->tkeys || L->tkeys % 8) {
+        rc = wl_errf(err, "%s: tables of %llu keys do not fill whole lines (a multiple of 8)", name,
+                     (unsigned long long)L->tkeys);
+        goto out;
+    }
     if (!budget) {
         rc = wl_errf(err, "%s: its memtable%s and manifest are sized by workload.share_scr_budget, which is 0", name,
                      prism ? ", BUL" : "");
