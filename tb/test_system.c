@@ -336,7 +336,7 @@ Test(system, lsms_under_wb_and_proactive_are_correct_and_lose_nothing, .timeout 
 
 Test(system, an_index_without_a_flush_fails_its_check, .timeout = 300)
 {
-    /* GIVEN sc_btree on 16 keys (one leaf), half its operations gets, the rest puts, with a
+    /* GIVEN sc_btree on 16 keys (one leaf), 800 operations, half of them gets, the rest puts, with a
      * mutation: a reader that keeps its stale copies, or a writer that leaves its lines in its CN
      * WHEN it runs on the whole system THEN the run's check fails: the workload's (a stale read), or
      * the oracle's: the writer's last stores never reached memory, and a writer on a reader's CN
@@ -349,8 +349,8 @@ Test(system, an_index_without_a_flush_fails_its_check, .timeout = 300)
     } cases[] = {{"workload.share_skip_flush=reader", true}, {"workload.share_skip_flush=writer", true}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_config_t c;
-        const char *const extra[] = {cases[i].set, "workload.share_objects=16", "workload.share_rmw_pct=0",
-                                     "workload.share_scan_pct=0", NULL};
+        const char *const extra[] = {cases[i].set,          "workload.share_objects=16", "workload.share_ops=800",
+                                     "workload.share_rmw_pct=0", "workload.share_scan_pct=0",  NULL};
         index_config(&c, "sc_btree", "wb", seed, "50", extra);
         sys_run_t r;
         sys_open(&r, &c, true);
