@@ -1071,6 +1071,50 @@ Test(workloads, hcmeta_setup_refuses_what_cannot_work)
     setup_refuses("megalon", &c, 4, "megalon: 65536 records and the log's pointers do not fit the coherent region");
 }
 
+Test(workloads, index_setup_refuses_what_cannot_work)
+{
+    /* GIVEN an index with no LNR, inserts, more than 100 % of operations, nodes beyond the LNR,
+     * versions beyond the SCR; an LSM without a budget, with tables that are not whole lines, a
+     * manifest too small for its tables, a memtable and manifest beyond the budget, or (Prism) no
+     * room left for 16 BUL versions THEN setup refuses, saying which */
+    sim_config_t c = ix_cfg();
+    c.mem.scr_size_bytes = 0;
+    setup_refuses("sc_btree", &c, 4, "sc_btree: needs a Large Non-coherent Region for its nodes (mem.scr_size = 0");
+    c = ix_cfg();
+    c.workload.share_insert_pct = 5;
+    setup_refuses("sc_art", &c, 4, "sc_art: its key set is fixed (puts update present keys): no inserts or deletes");
+    c = ix_cfg();
+    c.workload.share_rmw_pct = 40;
+    c.workload.share_scan_pct = 20;
+    setup_refuses("sc_btree", &c, 4, "sc_btree: 50 % gets, 40 % read-modify-writes and 20 % scans exceed 100 %");
+    c = ix_cfg();
+    c.system.num_mn = 2;
+    c.mem.mn_size_bytes = 64 * 1024; /* 128 KiB of CXL memory, 64 of it the SCR */
+    c.workload.share_objects = 10000;
+    setup_refuses("sc_btree", &c, 4, "sc_btree: 80 nodes of 2112 bytes do not fit the Large Non-coherent Region");
+    c.workload.share_objects = 20000;
+    setup_refuses("sc_art", &c, 4, "do not fit the Large Non-coherent Region");
+    c = ix_cfg();
+    c.mem.scr_size_bytes = 1024;
+    c.workload.share_objects = 20000; /* 160 nodes: 1280 bytes of versions */
+    setup_refuses("sc_btree", &c, 4, "sc_btree: 160 node versions do not fit the Small Coherent Region");
+    c = lsm_cfg();
+    c.workload.share_scr_budget = 0;
+    setup_refuses("sc_lsm", &c, 4, "sc_lsm: its memtable and manifest are sized by workload.share_scr_budget, which is 0");
+    c = lsm_cfg();
+    c.workload.lsm_table_keys = 60;
+    setup_refuses("prism", &c, 4, "prism: tables of 60 keys do not fill whole lines (a multiple of 8)");
+    c = lsm_cfg();
+    c.workload.lsm_manifest = 1024; /* 30 tables; 47 at the bottom alone */
+    setup_refuses("sc_lsm", &c, 4, "a manifest of 1024 bytes holds 30 tables, where 3000 keys in tables of 64 need");
+    c = lsm_cfg();
+    c.workload.share_scr_budget = 4096;
+    setup_refuses("prism", &c, 4, "prism: a memtable of 1024 bytes and a manifest of 4096 exceed the SCR budget of 4096");
+    c = lsm_cfg();
+    c.workload.share_scr_budget = 1024 + 4096 + 64;
+    setup_refuses("prism", &c, 4, "prism: 64 bytes of SCR left for the BUL's versions hold fewer than 16");
+}
+
 Test(workloads, setup_refuses_impossible_sizes)
 {
     sim_config_t c = small_cfg();

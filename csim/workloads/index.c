@@ -74,6 +74,9 @@ int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, cha
         return wl_errf(err, "%s: %llu %% gets, %llu %% read-modify-writes and %llu %% scans exceed 100 %%", name,
                        (unsigned long long)ix->read_pct, (unsigned long long)ix->rmw_pct,
                        (unsigned long long)ix->scan_pct);
+    if (!c->mem.scr_size_bytes)
+        return wl_errf(err, "%s: needs a Large Non-coherent Region for its nodes (mem.scr_size = 0 makes all remote "
+                       "memory coherent)", name);
     if (c->workload.share_insert_pct || c->workload.share_delete_pct)
         return wl_errf(err, "%s: its key set is fixed (puts update present keys): no inserts or deletes", name);
     if (ix->zipf && rng_zipf_init(&ix->keys_z, ix->nkeys, c->workload.share_zipf_theta, true))
