@@ -37,9 +37,11 @@
  * version, each overlapping L0 table, each level's tables from the key's on), merged (newest
  * source wins), then each key's memtable slot, then the snapshot and every BUL version read are
  * checked again: changed, the scan starts over.
- * Writes. A put locks its key's memtable bucket, which serializes the puts of a key. SC-LSM:
- * update or insert in the active half (the bucket locked after the half's number was read is
- * checked to be still the active one). Prism: a key in the memtable is updated in place; else the
+ * Writes. A put locks its key's memtable bucket. SC-LSM: update or insert in the active half (the
+ * bucket locked after the half's number was read is checked to be still the active one; two puts of
+ * a key that straddle a switch of halves overlap in time, and the active half's is the newer for
+ * readers and for the flushes alike). Prism: the bucket lock serializes the puts of a key; a key in
+ * the memtable is updated in place; else the
  * BUL node is locked: a key there is updated and, since that is its second write, promoted into the
  * memtable (a victim evicted to its own BUL node first when the bucket is full); a key elsewhere is
  * inserted into the node.
