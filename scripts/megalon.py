@@ -28,7 +28,7 @@ Usage: scripts/megalon.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [-
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 
 import simruns
-from simruns import Run, load, plot_lines, provenance, run_key, write_dat
+from simruns import Run, headline_results, load, plot_lines, provenance, run_key, verdict, write_dat
 
 simruns.PROG = "megalon"
 
@@ -77,11 +77,6 @@ def stats(out, name):
     w = d["workload"][wl]
     win = w["end_ps"] - w["warm_ps"]
     return d, w, (w["window_ops"] / (win / 1e6) if win > 0 else 0.0)  # ops per us = Mops/s
-
-
-def verdict(ours, blog, reason):
-    ok = ours > 0 and blog / 2 <= ours <= blog * 2
-    return "agrees (within a factor 2)" if ok else f"differs: {reason}"
 
 
 def report(out, size, took, mine):
@@ -197,14 +192,7 @@ def report(out, size, took, mine):
              ("M4: Megalon's replicas, % of the data", replica, BLOG["replica_pct"],
               "this replica holds a word per object and per record (no keys: objects are numbered); the "
               "blog's holds the index with its 40-byte keys")]
-    L += ["## Headline ratios", "", "| ratio | ours | blog | verdict |", "| --- | --- | --- | --- |"]
-    for name, ours, blog, why in table:
-        L.append(f"| {name} | {ours:.3g} | {blog:g} | {verdict(ours, blog, why)} |")
-    L.append("")
-    md = "\n".join(L)
-    with open(f"{out}/results-megalon.md", "w") as f:
-        f.write(md)
-    print(md)
+    headline_results(out, "results-megalon.md", L, [(n, o, b, verdict(o, b, why)) for n, o, b, why in table])
 
 
 def main():

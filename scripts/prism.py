@@ -30,7 +30,7 @@ Usage: scripts/prism.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--s
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 
 import simruns
-from simruns import Run, load, plot, plot_lines, provenance, write_dat
+from simruns import Run, headline_results, load, plot, plot_lines, provenance, verdict, write_dat
 
 simruns.PROG = "prism"
 
@@ -92,11 +92,6 @@ def stats(out, name, wl):
     w = load(out, name)["workload"][wl]
     win = w["end_ps"] - w["warm_ps"]
     return w, (w["window_ops"] / (win / 1e6) if win > 0 else 0.0)  # ops per us = Mops/s
-
-
-def verdict(ours, blog, reason):
-    ok = ours > 0 and blog / 2 <= ours <= blog * 2
-    return "agrees (within a factor 2)" if ok else f"differs: {reason}"
 
 
 def same_side(ours, blog, reason):
@@ -213,14 +208,7 @@ def report(out, size, took, mine):
              ("P3 at 5 % puts: SSTables probed per get, SC-LSM / Prism", probes5,
               BLOG["probes_lsm"] / BLOG["probes_prism"], verdict, why_lsm),
              ("P3 at 50 % puts: SC-LSM / SC-BTree", lsm_bt, BLOG["lsm_over_btree"], verdict, why_btree)]
-    L += ["## Headline ratios", "", "| ratio | ours | blog | verdict |", "| --- | --- | --- | --- |"]
-    for name, ours, blog, judge, why in table:
-        L.append(f"| {name} | {ours:.3g} | {blog:.3g} | {judge(ours, blog, why)} |")
-    L.append("")
-    md = "\n".join(L)
-    with open(f"{out}/results-prism.md", "w") as f:
-        f.write(md)
-    print(md)
+    headline_results(out, "results-prism.md", L, [(n, o, b, judge(o, b, why)) for n, o, b, judge, why in table])
 
 
 def main():

@@ -230,6 +230,25 @@ plot for [c=2:{ncols + 1}] '{dat}' using 0:c:xtic(1) with linespoints lw 2 title
     draw(out, name, body)
 
 
+def verdict(ours, blog, reason):
+    """A blog experiment's verdict on a headline ratio: ours within a factor 2 of the blog's, or why not."""
+    ok = ours > 0 and blog / 2 <= ours <= blog * 2
+    return "agrees (within a factor 2)" if ok else f"differs: {reason}"
+
+
+def headline_results(out, doc, lines, table):
+    """Ends a blog experiment's report: lines, then the table of headline ratios (name, ours, the
+    blog's, the verdict), written to out/doc and printed."""
+    lines += ["## Headline ratios", "", "| ratio | ours | blog | verdict |", "| --- | --- | --- | --- |"]
+    for name, ours, blog, judged in table:
+        lines.append(f"| {name} | {ours:.3g} | {blog:.3g} | {judged} |")
+    lines.append("")
+    md = "\n".join(lines)
+    with open(f"{out}/{doc}", "w") as f:
+        f.write(md)
+    print(md)
+
+
 def blog_main(doc, experiments, report, sizes, figs, results, out):
     """The command line of a blog's scaled experiments (make megalon, make prism): options --config,
     --seed, --out (default out), --docs, --size (one of sizes), --jobs, --flavour; builds the
