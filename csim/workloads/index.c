@@ -1,7 +1,6 @@
 /* What the range indexes on partly coherent memory have in common (see index.h). */
 #include "workloads/index.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 #define LINE 64u
@@ -109,14 +108,9 @@ int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, cha
                            (unsigned long long)bytes, e->thread_cn[t]);
         }
     }
-    for (unsigned i = 0; i < IDX_NCOUNT; i++) {
-        char leaf[64], doc[160];
-        snprintf(leaf, sizeof leaf, "%s.%s", name, c_leaf[i]);
-        snprintf(doc, sizeof doc, "%s: %s", name, c_doc[i]);
-        if (!(ix->stat[i] = e->ops->counter(e, leaf, doc, err))) {
-            idx_free(ix);
-            return -1;
-        }
+    if (wl_counters(e, name, c_leaf, c_doc, IDX_NCOUNT, ix->stat, err)) {
+        idx_free(ix);
+        return -1;
     }
     return 0;
 }

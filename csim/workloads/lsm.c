@@ -78,7 +78,6 @@ typedef struct snap {
 typedef struct lsm {
     idx_t ix;
     bool prism;
-    unsigned clients0;      /* the first client's tid: 1 with a compactor thread, else 0 */
     uint64_t tkeys;         /* entries per SSTable */
     uint64_t ext_bytes, fence_bytes, nexts, ext_base; /* an extent's bytes, its fences', extents, LNR base */
     uint64_t nbuckets, mt;  /* memtable: buckets (SC-LSM: per half, the halves one after the other) */
@@ -161,7 +160,6 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
     idx_t *ix = &L->ix;
     int rc = 0;
     L->prism = prism;
-    L->clients0 = e->nthreads > 1;
     L->tkeys = c->workload.lsm_table_keys; /* a multiple of 8 (the configuration checks) */
     L->l0_trigger = (unsigned)c->workload.lsm_l0_tables;
     L->l1_tables = (unsigned)c->workload.lsm_l1_tables;
@@ -249,15 +247,8 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
         if ((rc = alloc_or(&L->rseen[cn], e->ops->alloc_local(e, cn, 8 * L->nexts), err, name,
                            "a CN's table of extents seen in its local memory")))
             goto out;
-    for (unsigned i = 0; i < L_NCOUNT; i++) {
-        char leaf[64], doc[200];
-        snprintf(leaf, sizeof leaf, "%s.%s", name, l_leaf[i]);
-        snprintf(doc, sizeof doc, "%s: %s", name, l_doc[i]);
-        if (!(L->stat[i] = e->ops->counter(e, leaf, doc, err))) {
-            rc = -1;
-            goto out;
-        }
-    }
+    if ((rc = wl_counters(e, name, l_leaf, l_doc, L_NCOUNT, L->stat, err)))
+        goto out;
     /* every word handed out written (whole-line write-backs carry only written words) */
     for (uint64_t w = 0; w < B_BYTES * L->nbuckets * (prism ? 1 : 2) / 8; w++)
         e->ops->poke(e, 0, L->mt + 8 * w, 0);
@@ -795,7 +786,7 @@ static void reclaim(wl_thread_t *t, lsm_t *L)
     if (!L->nret)
         return;
     uint64_t a[64], v[64], least = UINT64_MAX;
-    for (unsigned u0 = L->clients0; u0 < L->ix.nthreads; u0 += 64) {
+    for (unsigned u0 = L->ix.first_client; u0 < L->ix.nthreads; u0 += 64) {
         const unsigned m = L->ix.nthreads - u0 < 64 ? L->ix.nthreads - u0 : 64;
         for (unsigned j = 0; j < m; j++)
             a[j] = act_at(L, u0 + j) + A_SEQ;
@@ -1091,7 +1082,7 @@ static bool lsm_step(wl_thread_t *t, lsm_t *L)
 
 static void background_or_wait(wl_thread_t *t, lsm_t *L)
 {
-    if (L->clients0 == 0) /* no compactor thread: the client does its work */
+    if (L->ix.first_client == 0) /* no compactor thread: the client does its work */
         lsm_step(t, L);
     else
         wl_compute(t, SPIN_INSTRS);
@@ -1149,13 +1140,13 @@ static const idx_ops_t ops_solo = {
 void lsm_thread(wl_thread_t *t, void *state)
 {
     lsm_t *L = state;
-    const unsigned clients = L->ix.nthreads - L->clients0;
-    if (t->tid < L->clients0) { /* the compactor, until every client is done */
+    const unsigned clients = L->ix.nthreads - L->ix.first_client;
+    if (t->tid < L->ix.first_client) { /* the compactor, until every client is done */
         while (lsm_step(t, L) || wl_ld(t, L->ctl + C_DONE) < clients)
             wl_compute(t, IDLE_INSTRS);
         return;
     }
-    idx_run(t, &L->ix, L, L->clients0 ? &ops_bg : &ops_solo);
+    idx_run(t, &L->ix, L, L->ix.first_client ? &ops_bg : &ops_solo);
     wl_fadd(t, L->ctl + C_DONE, 1);
 }
 
@@ -1170,5 +1161,5 @@ int lsm_check(wl_env_t *e, void *state, char *err)
     if (*L->stat[L_FREED_READS])
         return wl_errf(err, "%s: %llu SSTable reads in an extent its table had left (freed too early); first: %s",
                        L->ix.name, (unsigned long long)*L->stat[L_FREED_READS], L->freed_read);
-    return idx_check(e, &L->ix, L, L->clients0 ? &ops_bg : &ops_solo, err);
+    return idx_check(e, &L->ix, L, L->ix.first_client ? &ops_bg : &ops_solo, err);
 }

@@ -2,7 +2,6 @@
 #include "workloads/share.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #define LOG_WORDS 4u /* an operation's log: key | op << 60, result, start, end */
@@ -101,14 +100,9 @@ int share_setup(wl_env_t *e, share_t *s, const char *name, char *err)
                            (unsigned long long)bytes, e->thread_cn[t]);
         }
     }
-    for (unsigned i = 0; i < SHARE_NCOUNT; i++) {
-        char leaf[64], doc[160];
-        snprintf(leaf, sizeof leaf, "%s.%s", name, c_leaf[i]);
-        snprintf(doc, sizeof doc, "%s: %s", name, c_doc[i]);
-        if (!(s->stat[i] = e->ops->counter(e, leaf, doc, err))) {
-            share_free(s);
-            return -1;
-        }
+    if (wl_counters(e, name, c_leaf, c_doc, SHARE_NCOUNT, s->stat, err)) {
+        share_free(s);
+        return -1;
     }
     for (uint64_t key = 0; key < s->nobj; key++) {
         uint64_t o = share_obj(s, key);

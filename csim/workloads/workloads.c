@@ -18,6 +18,19 @@ const workload_t *workload_find(const char *name)
     return NULL;
 }
 
+int wl_counters(wl_env_t *e, const char *name, const char *const *leaf, const char *const *doc, unsigned n,
+                uint64_t **stat, char *err)
+{
+    for (unsigned i = 0; i < n; i++) {
+        char l[64], d[200];
+        snprintf(l, sizeof l, "%s.%s", name, leaf[i]);
+        snprintf(d, sizeof d, "%s: %s", name, doc[i]);
+        if (!(stat[i] = e->ops->counter(e, l, d, err)))
+            return -1;
+    }
+    return 0;
+}
+
 int wl_errf(char *err, const char *fmt, ...)
 {
     va_list ap;

@@ -17,6 +17,11 @@ extern const workload_t wl_sc_art;   /* sc_art.c: an adaptive radix tree on part
 extern const workload_t wl_sc_lsm;   /* sc_lsm.c: an LSM tree on partly coherent memory (SC-LSM) */
 extern const workload_t wl_prism;    /* prism.c: Prism, an LSM with a bounded updatable layer */
 
+/** Registers the workload's n counters stat[i], "<name>.<leaf[i]>" in the run's statistics,
+ *  documented "<name>: <doc[i]>" (wl_env_ops_t.counter). 0, or -1 with err filled. */
+int wl_counters(wl_env_t *e, const char *name, const char *const *leaf, const char *const *doc, unsigned n,
+                uint64_t **stat, char *err);
+
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
 int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
