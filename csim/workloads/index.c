@@ -290,7 +290,7 @@ void idx_run(wl_thread_t *t, const idx_t *ix, void *w, const idx_ops_t *ops)
 {
     rng_t r;
     rng_init_named(&r, t->seed, ix->name);
-    const uint64_t n = thread_ops(ix, t->tid), warm = n / 10;
+    const uint64_t n = thread_ops(ix, t->tid);
     uint64_t rec = 0, keys[IDX_SCAN_MAX], vals[IDX_SCAN_MAX];
     for (uint64_t op = 0; op < n; op++) {
         if (ops->between)
@@ -322,13 +322,7 @@ void idx_run(wl_thread_t *t, const idx_t *ix, void *w, const idx_ops_t *ops)
             log_rec(t, ix, rec++, IDX_PUT, rank, val, t0, 0, NULL, NULL);
             (*ix->stat[IDX_PUTS])++;
         }
-        const uint64_t t1 = wl_now(t);
-        if (op + 1 == warm && t1 > *ix->stat[IDX_WARM_PS]) /* statistics kept as maxima */
-            *ix->stat[IDX_WARM_PS] = t1;
-        if (op >= warm)
-            (*ix->stat[IDX_WIN_OPS])++;
-        if (t1 > *ix->stat[IDX_END_PS])
-            *ix->stat[IDX_END_PS] = t1;
+        wl_window(ix->stat[IDX_WARM_PS], ix->stat[IDX_END_PS], ix->stat[IDX_WIN_OPS], op, n, wl_now(t));
     }
     wl_st(t, rec_addr(ix, t->tid, max_recs(ix, t->tid)), rec);
 }

@@ -204,13 +204,8 @@ void share_log(wl_thread_t *t, const share_t *s, uint64_t n, share_op_e op, uint
     wl_st(t, a + 24, t1);
     (*s->stat[op == SHARE_GET ? SHARE_GETS : op == SHARE_PUT ? SHARE_PUTS : op == SHARE_INSERT ? SHARE_INSERTS
                                                                                               : SHARE_DELETES])++;
-    const uint64_t warm = share_thread_ops(s, t->tid) / 10;
-    if (n + 1 == warm && t1 > *s->stat[SHARE_WARM_PS]) /* statistics kept as maxima */
-        *s->stat[SHARE_WARM_PS] = t1;
-    if (n >= warm)
-        (*s->stat[SHARE_WIN_OPS])++;
-    if (t1 > *s->stat[SHARE_END_PS])
-        *s->stat[SHARE_END_PS] = t1;
+    wl_window(s->stat[SHARE_WARM_PS], s->stat[SHARE_END_PS], s->stat[SHARE_WIN_OPS], n, share_thread_ops(s, t->tid),
+              t1);
 }
 
 #define CLIENT_INSTRS 200u /* per operation: the client's choice of key and its hashing */

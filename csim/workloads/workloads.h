@@ -22,6 +22,21 @@ extern const workload_t wl_prism;    /* prism.c: Prism, an LSM with a bounded up
 int wl_counters(wl_env_t *e, const char *name, const char *const *leaf, const char *const *doc, unsigned n,
                 uint64_t **stat, char *err);
 
+/** The window a sharing workload's or an index's throughput is measured over (counters kept as
+ *  maxima and a count): a thread's operation op (0-based) of its nops ended at t1 (ps). *warm: the
+ *  latest end of a thread's first tenth of its operations; *end: the latest end; *ops: the
+ *  operations after each thread's first tenth. */
+static inline void wl_window(uint64_t *warm, uint64_t *end, uint64_t *ops, uint64_t op, uint64_t nops, uint64_t t1)
+{
+    const uint64_t w = nops / 10;
+    if (op + 1 == w && t1 > *warm)
+        *warm = t1;
+    if (op >= w)
+        (*ops)++;
+    if (t1 > *end)
+        *end = t1;
+}
+
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
 int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
