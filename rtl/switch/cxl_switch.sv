@@ -231,7 +231,7 @@ module cxl_switch #(
   end
 
   always_comb begin
-    csr_rdata_d = own_rdata | vir_rdata | perf_rdata;
+    csr_rdata_d = own_rdata | vir_rdata;
     csr_err_d   = csr_valid_i & (~(own_hit | vir_hit | perf_hit) | own_err | vir_err | perf_err);
     csr_errs_d  = csr_errs_q + {31'd0, csr_err_d};
     // (Population counts: one host instruction each in a Verilated model, where a loop over the
@@ -272,7 +272,8 @@ module cxl_switch #(
   end
 
   assign csr_rvalid_o = csr_rvalid_q;
-  assign csr_rdata_o  = csr_rdata_q;
+  // (The performance counters answer a read from a register of their own: sw_perf.)
+  assign csr_rdata_o  = csr_rdata_q | perf_rdata;
   assign csr_err_o    = csr_err_q;
 
   // ---- failure detection ----

@@ -9,6 +9,9 @@
 //   k = 3  STALL   cycles a message of the class waited in the port's input buffer and none of the
 //                  class left it (input side: blocked by allocation, credits or its turn)
 // Writing a counter is refused; so are addresses of ports or classes that do not exist.
+// csr_hit_o and csr_err_o answer the request combinationally; csr_rdata_o is registered: the
+// counter the read of the last cycle named, as that cycle's edge found it (0 after any other
+// access), so that the switch answers it the cycle after the request, as its other registers.
 module sw_perf #(
   /// number of ports
   parameter int unsigned NumPorts = 6,
@@ -40,7 +43,7 @@ module sw_perf #(
   output logic                            csr_hit_o,
   /// the access is refused
   output logic                            csr_err_o,
-  /// read data (0 unless a read hits)
+  /// the data of the read the last cycle made (0 unless it hit)
   output logic      [31:0]                csr_rdata_o
 );
   localparam logic [15:0] Base = 16'h1000;
@@ -49,12 +52,15 @@ module sw_perf #(
     $error("sw_perf: NumPorts must be in 4..64");
   end
 
-  // One sw_perf_port per port; each reads the counter of the addressed class and kind, and the
-  // addressed port's is the one returned.
+  // One sw_perf_port per port; the addressed one samples the counter of the addressed class and
+  // kind at the edge of a read, and the next cycle returns it.
   logic [15:0]            off;
   logic [9:0]             port;
   logic [3:0]             cls;
+  logic [NumPorts-1:0]    rd;
   logic [NumPorts*32-1:0] rd_data;
+  logic                   rd_q;
+  logic [9:0]             port_q;
 
   assign off  = csr_addr_i - Base;
   assign port = off[15:6];
@@ -69,18 +75,29 @@ module sw_perf #(
       .tx_bytes_i (tx_bytes_i[p*8 +: 8]),
       .starve_i   (starve_i[p*NumCls +: NumCls]),
       .stall_i    (stall_i[p*NumCls +: NumCls]),
+      .rd_i       (rd[p]),
       .rd_idx_i   (IdxW'({cls, off[1:0]})),
       .rd_data_o  (rd_data[p*32 +: 32])
     );
   end
 
   always_comb begin
-    csr_hit_o   = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
-    csr_err_o   = csr_hit_o && csr_write_i;
-    csr_rdata_o = '0;
-    if (csr_hit_o && !csr_write_i)
-      csr_rdata_o = rd_data[32'(port)*32 +: 32];
+    csr_hit_o = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
+    csr_err_o = csr_hit_o && csr_write_i;
+    rd        = (csr_hit_o && !csr_write_i) ? NumPorts'(1) << port : '0;
   end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      rd_q   <= 1'b0;
+      port_q <= '0;
+    end else begin
+      rd_q   <= rd != '0;
+      port_q <= port;
+    end
+  end
+
+  assign csr_rdata_o = rd_q ? rd_data[32'(port_q)*32 +: 32] : '0;
 
 endmodule
 `default_nettype wire

@@ -8,6 +8,19 @@
 //   k = 3  STALL   cycles a message of the class waited in the port's input buffer, none leaving
 // A module per port rather than one loop over every port: hierarchical synthesis maps it once for
 // all the switch's ports (constraints/cxl_switch.flow), and the Verilated model shares its code.
+//
+// A read is registered: rd_i at an edge samples the counter rd_idx_i names as that edge found it
+// into rd_data_o, held until the next read (sw_perf answers the switch's CSR port from it the
+// cycle after the request, as the switch's other registers).
+//
+// How the counters are kept, for simulation's sake (the hardware is the same counters either way):
+// two vectors, each read before it is written in one process and written only in a cycle with
+// its event, at most once for a sent message (its class's {BYTES, MSGS} at once), once per
+// starved or stalled class (its {STALL, STARVE}, from the values read first). So the Verilated
+// model updates them in place, with no shadow copy, and an idle port costs a test. (Counters
+// written one by one, each read after the writes before it, cost the Verilated model a shadow
+// copy of every counter of every port each cycle, busy or not: 4 000 host instructions a cycle
+// at 16 + 16.)
 module sw_perf_port #(
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES,
   localparam int unsigned ClsW   = $clog2(NumCls),
@@ -28,33 +41,39 @@ module sw_perf_port #(
   input  wire logic [NumCls-1:0] starve_i,
   /// per class: stalled in the input buffer this cycle
   input  wire logic [NumCls-1:0] stall_i,
-  /// counter to read: class * 4 + k (below NumCnt)
+  /// read a counter at this edge ...
+  input  wire logic              rd_i,
+  /// ... this one: class * 4 + k (below NumCnt)
   input  wire logic [IdxW-1:0]   rd_idx_i,
-  /// the counter read
+  /// the counter read at the last edge with rd_i
   output logic      [31:0]       rd_data_o
 );
-  logic [NumCnt*32-1:0] cnt_q;
+  logic [NumCls*64-1:0] sent_q;   // class c: MSGS bits c*64 +: 32, BYTES c*64 + 32 +: 32
+  logic [NumCls*64-1:0] wait_q;   // class c: STARVE bits c*64 +: 32, STALL c*64 + 32 +: 32
+  logic [31:0]          rd_q;
 
-  // The counters of the class sent, and of the classes starved or stalled; a cycle without any
-  // of them touches nothing (in simulation an idle port costs a test).
   always_ff @(posedge clk_i) begin
+    logic [63:0] w [NumCls];
+    if (rd_i)
+      rd_q <= rd_idx_i[1] ? wait_q[32'(rd_idx_i[IdxW-1:2])*64 + 32*32'(rd_idx_i[0]) +: 32]
+                          : sent_q[32'(rd_idx_i[IdxW-1:2])*64 + 32*32'(rd_idx_i[0]) +: 32];
     if (!rst_ni) begin
-      cnt_q <= '0;
+      sent_q <= '0;
+      wait_q <= '0;
     end else begin
-      if (tx_i) begin
-        cnt_q[32'(tx_cls_i)*128 +: 32]      <= cnt_q[32'(tx_cls_i)*128 +: 32] + 32'd1;
-        cnt_q[32'(tx_cls_i)*128 + 32 +: 32] <= cnt_q[32'(tx_cls_i)*128 + 32 +: 32] + 32'(tx_bytes_i);
-      end
+      if (tx_i)
+        sent_q[32'(tx_cls_i)*64 +: 64] <= {sent_q[32'(tx_cls_i)*64 + 32 +: 32] + 32'(tx_bytes_i),
+                                           sent_q[32'(tx_cls_i)*64 +: 32] + 32'd1};
       if (starve_i != '0 || stall_i != '0) begin
-        for (int c = 0; c < NumCls; c++) begin
-          if (starve_i[c]) cnt_q[c*128 + 64 +: 32] <= cnt_q[c*128 + 64 +: 32] + 32'd1;
-          if (stall_i[c])  cnt_q[c*128 + 96 +: 32] <= cnt_q[c*128 + 96 +: 32] + 32'd1;
-        end
+        for (int c = 0; c < NumCls; c++) w[c] = wait_q[c*64 +: 64];
+        for (int c = 0; c < NumCls; c++)
+          if (starve_i[c] || stall_i[c])
+            wait_q[c*64 +: 64] <= {w[c][63:32] + 32'(stall_i[c]), w[c][31:0] + 32'(starve_i[c])};
       end
     end
   end
 
-  assign rd_data_o = cnt_q[32'(rd_idx_i)*32 +: 32];
+  assign rd_data_o = rd_q;
 
 endmodule
 `default_nettype wire

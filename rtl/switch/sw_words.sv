@@ -88,7 +88,6 @@ module sw_words #(
     /* verilator tracing_off */
     logic [FlitW-1:0] mem_q [NumPorts*Depth];
     /* verilator tracing_on */
-    logic [NumPorts*FlitW-1:0] tx_q;
 
     // The word of output o's traversal: input sel's entry rd_entry[sel].
     function automatic int unsigned word_of(int unsigned o);
@@ -107,7 +106,7 @@ module sw_words #(
       if (load_i != '0)
         for (int o = 0; o < NumPorts; o++)
           if (load_i[o])
-            tx_q[o*FlitW +: FlitW] <= msi_i[o] ? msi_flit(msi_subject_i, NodeW'(o)) : mem_q[word_of(o)];
+            tx_msg_o[o*FlitW +: FlitW] <= msi_i[o] ? msi_flit(msi_subject_i, NodeW'(o)) : mem_q[word_of(o)];
     end
 
     // An MSI carries no data words: its bytes are the header's.
@@ -120,8 +119,6 @@ module sw_words #(
                 mem_q[word_of(o)][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W],
                 mem_q[word_of(o)][msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]);
     end
-
-    assign tx_msg_o = tx_q;
 
     // The memory is not reset, and the inputs keep no words of their own here.
     logic                      rst_unused;
