@@ -376,13 +376,21 @@ module lu_slots #(
   //   - a VAL orders its slot against the line's validated slots (equal TS: the one validated
   //     first is taken to precede).
   // Row a of bef_q and row b of aft_q (its column b) follow the same rule, each in its own layout.
-  // Only the rows of busy slots and the allocated one are written: a free slot's rows are never
-  // read, and its allocation writes them whole.
+  // Only the rows of busy slots and the allocated one are computed: a free slot's rows are never
+  // read, and its allocation writes them whole. The new rows go into copies of the matrices, which
+  // are written whole, in a cycle with an allocation or a VAL only: each matrix is read before it
+  // is written, so the Verilated model updates it in place (a row written straight into a matrix
+  // read again for the next row cost a shadow copy of the three 4 096-bit matrices in and out at
+  // every edge of every LU, about 770 words).
   logic [Slots-1:0] rows;
   assign rows = busy_q | asel;
   always_ff @(posedge clk_i) begin
-    logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
+    logic [Slots-1:0]       diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
+    logic [Slots*Slots-1:0] same_n, bef_n, aft_n;
     if (atake || vtake) begin
+      same_n = same_q;
+      bef_n  = bef_q;
+      aft_n  = aft_q;
       for (int a = 0; a < Slots; a++) if (rows[a]) begin
         diag    = Slots'(1) << a;
         // row a of bef_q
@@ -401,10 +409,13 @@ module lu_slots #(
                            (mb_t & (ts_eq | ts_old)) |
                            (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
                            ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
-        same_q[a*Slots +: Slots] <= same_nx & ~diag;
-        bef_q[a*Slots +: Slots]  <= bef_nx & ~diag;
-        aft_q[a*Slots +: Slots]  <= aft_nx & ~diag;
+        same_n[a*Slots +: Slots] = same_nx & ~diag;
+        bef_n[a*Slots +: Slots]  = bef_nx & ~diag;
+        aft_n[a*Slots +: Slots]  = aft_nx & ~diag;
       end
+      same_q <= same_n;
+      bef_q  <= bef_n;
+      aft_q  <= aft_n;
     end
   end
 
