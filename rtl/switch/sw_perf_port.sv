@@ -48,15 +48,19 @@ module sw_perf_port #(
   /// the counter read at the last edge with rd_i
   output logic      [31:0]       rd_data_o
 );
+  localparam int unsigned AtW = $clog2(NumCls * 64);
+
   logic [NumCls*64-1:0] sent_q;   // class c: MSGS bits c*64 +: 32, BYTES c*64 + 32 +: 32
   logic [NumCls*64-1:0] wait_q;   // class c: STARVE bits c*64 +: 32, STALL c*64 + 32 +: 32
   logic [31:0]          rd_q;
 
   always_ff @(posedge clk_i) begin
-    logic [63:0] w [NumCls];
-    if (rd_i)
-      rd_q <= rd_idx_i[1] ? wait_q[32'(rd_idx_i[IdxW-1:2])*64 + 32*32'(rd_idx_i[0]) +: 32]
-                          : sent_q[32'(rd_idx_i[IdxW-1:2])*64 + 32*32'(rd_idx_i[0]) +: 32];
+    logic [63:0]    w [NumCls];
+    logic [AtW-1:0] at;   // counter k of class c: bits c*64 + 32*k[0] +: 32 of wait_q (k[1]) or sent_q
+    if (rd_i) begin
+      at   = AtW'({rd_idx_i[IdxW-1:2], rd_idx_i[0], 5'd0});
+      rd_q <= rd_idx_i[1] ? wait_q[at +: 32] : sent_q[at +: 32];
+    end
     if (!rst_ni) begin
       sent_q <= '0;
       wait_q <= '0;

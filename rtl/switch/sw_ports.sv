@@ -13,11 +13,11 @@
 // at every evaluation, busy or not: about 30 000 host instructions per fabric cycle at 16 + 16, most
 // of a lightly loaded switch's cost. Here each cycle's work is done by loops that skip the ports
 // with nothing to do (no message arriving, none matched, no credit moving, no holder): an idle port
-// costs a test per loop, of one bit of a vector of the ports to do worked out before the loop (a
-// loop that tested two conditions of a port at computed offsets cost the Verilated model about 24
-// host instructions a port, a port's default values in the same loop more). The two forms are the
-// same machine: cxl_switch uses this one in simulation (SYNTHESIS not defined, Voq = 1) and the
-// per-port modules otherwise, and the fabric_top_c4m2_synth model (Verilated with SYNTHESIS
+// costs a test per loop, of one bit of a vector of the ports with work due, worked out before the
+// loop (a loop that tested two conditions of a port at computed offsets cost the Verilated model
+// about 24 host instructions a port, a port's default values in the same loop more). The two forms
+// are the same machine: cxl_switch uses this one in simulation (SYNTHESIS not defined, Voq = 1) and
+// the per-port modules otherwise, and the fabric_top_c4m2_synth model (Verilated with SYNTHESIS
 // defined) and tb/test_fabric.c check that the switch behaves the same cycle for cycle either way,
 // performance counters included. What each part does, and why, is documented with the per-port
 // module it mirrors (sw_ingress, voq_buf, sw_crd_ret, rr_arb, sw_egress, sw_turns); this file says
@@ -298,7 +298,7 @@ module sw_ports #(
     logic [N-1:0]      h;
     logic [NumCls-1:0] e, cand, g;
     logic [QW-1:0]     dq;
-    logic [N-1:0]      todo;
+    logic [N-1:0]      due;
     m = '0; h = '0; e = '0; cand = '0; g = '0; dq = '0;
     deq = '0; drain = '0; leave_any = '0; tk = '0; tt = '0;
     for (int i = 0; i < N; i++) begin
@@ -319,9 +319,9 @@ module sw_ports #(
         end
       end
     end
-    todo = in_match_valid_i | fenced_i;
+    due = in_match_valid_i | fenced_i;
     for (int i = 0; i < N; i++) begin
-      if (todo[i]) begin
+      if (due[i]) begin
         if (in_match_valid_i[i]) begin
           e         = elig[i];
           cand      = ((e & cmask_q[i]) != '0) ? (e & cmask_q[i]) : e;
@@ -348,9 +348,9 @@ module sw_ports #(
         end
       end
     end
-    todo = out_match_valid_i | msi_i;
+    due = out_match_valid_i | msi_i;
     for (int o = 0; o < N; o++) begin
-      if (todo[o]) begin
+      if (due[o]) begin
         if (out_match_valid_i[o]) begin
           m        = out_in[o];
           cls_o[o] = pick[m];
@@ -380,16 +380,16 @@ module sw_ports #(
     logic [NodeW-1:0]           dst;
     msg_pkg::opcode_t           op;
     logic                       last, same;
-    logic [N-1:0]               todo;
+    logic [N-1:0]               due;
     r_out = '0; dst = '0; op = '0; last = 1'b0; same = 1'b0;
     arrive = '0; enq = '0; sunk = '0; op_bad = '0;
     head_enq_we = '0; head_deq_we = '0; next_we = '0; ne_clr = '0;
     for (int i = 0; i < N; i++) begin
       enq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; alloc[i] = '0; head_nx[i] = '0; tail[i] = '0;
     end
-    todo = rx_valid_i | deq;
+    due = rx_valid_i | deq;
     for (int i = 0; i < N; i++) begin
-      if (todo[i]) begin
+      if (due[i]) begin
         if (rx_valid_i[i]) begin
           dst        = rx_msg_i[i*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
           op         = rx_msg_i[i*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W];
