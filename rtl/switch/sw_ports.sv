@@ -32,10 +32,25 @@
 // it, so what does not need them (the decisions, the next states) is kept out of that logic and
 // is evaluated once a cycle. Hence next-state logic in the clocked blocks here, against the house
 // habit of `q <= d` only: the combinational form evaluated every next state twice a cycle and
-// copied every port's state through next-state arrays at each evaluation. The queue tables are
-// written at their indices, one process per input port (Verilator 5.006 takes no non-blocking write
-// to an array in a loop it does not unroll, and sets a shadow variable for every write it takes:
-// one per table and port is what is needed).
+// copied every port's state through next-state arrays at each evaluation. And the state that only
+// this module's combinational blocks read (the queue tables, the free list, the class masks, the
+// drain pointers, the holders) is written with blocking assignments, against the habit of
+// non-blocking ones: Verilator 5.006 gives each non-blocking write to an array element a flag that
+// it clears and tests at every edge (as a process per port, about 800 flags and 3 000 host
+// instructions a cycle, busy or idle) and takes no non-blocking write to an array in a loop it
+// does not unroll. Written blocking, a process is one loop over the ports with work due and has no
+// flag. It is the same machine because of three rules: (1) each iteration reads its port's old
+// values before it writes them and writes only what is its port's (its elements; of the holders'
+// columns, its own bit in each); (2) no other clocked block reads that state itself, only through
+// this module's combinational blocks, which Verilator evaluates again after the writes and after
+// the clocked blocks that read their outputs; (3) for synthesis a blocking write in a clocked
+// block is the same flip-flop as a non-blocking one when nothing in the block reads it after the
+// write. Rule (2) is why what the rest of the switch reads directly (the credits returned, the
+// stalls, the entry read, the crossbar's select and class, the output credits) and what the
+// assertions read keep non-blocking writes in a process per port: written blocking, the class a
+// performance counter read (through a port, which Verilator substitutes by the variable) was the
+// next message's. fabric_top_c4m2_synth (tb/test_fabric.c) checks the result cycle by cycle, every
+// counter included, against the per-port modules, which keep the house form.
 module sw_ports #(
   /// number of ports (inputs and outputs)
   parameter int unsigned NumPorts     = 6,
@@ -435,20 +450,23 @@ module sw_ports #(
   assign busy_o     = s2_valid_q | s2_msi_q | tx_valid_q;
 
   // ---- clocked: the next state of each port with something to do ----
-  // One process per input port: its queue tables, written at the indices its enqueue and dequeue
-  // computed; the occupancy (an arrival with a route adds one to its class, a message leaving or
-  // drained takes one from its class); the free list; the class mask; the drain's pointer; the
-  // credits returned (sw_crd_ret: one back per class per cycle while it owes any; a message
-  // leaving or sunk earns one; fenced, nothing; a restart owes the advertised credits again). One
-  // per output port: the turn (when the matched input owned it, the pointer moves just past it),
-  // the partner's credits (a credit back, one taken, or fenced: none) and the traversal stage.
-  // (A process per port, not a loop: Verilator 5.006 takes no non-blocking write to an array in a
-  // loop it does not unroll, and does not unroll loops this long.)
+  // Per input port: its queue tables, written at the indices its enqueue and dequeue computed; the
+  // occupancy (an arrival with a route adds one to its class, a message leaving or drained takes
+  // one from its class); the free list; the class mask; the drain's pointer; the credits returned
+  // (sw_crd_ret: one back per class per cycle while it owes any; a message leaving or sunk earns
+  // one; fenced, nothing; a restart owes the advertised credits again). Per output port: the turn
+  // (when the matched input owned it, the pointer moves just past it), the partner's credits (a
+  // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read, a
+  // process per port with non-blocking writes; the inputs' other state, one loop with blocking
+  // writes (the file's header says why and what keeps it the same machine).
   logic [N-1:0] cr_act, upd, stored, open, owing;
   assign cr_act    = owing | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
   assign upd       = give_any | tk | (fenced_i & nz_any);
   assign in_idle_o = ~stored & ~owing & ~rxcrd_any;
 
+  // What the switch's other blocks see of an input (its stalls, the credits it returns, the entry
+  // the traversal reads) and what the assertions read of it: a process per port, non-blocking
+  // writes, the house form (the header says why these and not the rest).
   for (genvar i = 0; i < N; i++) begin : g_in
     assign stored[i] = stored_q[i];
     assign open[i]   = open_q[i];
@@ -459,38 +477,15 @@ module sw_ports #(
       logic [OccW-1:0]        oc;
       logic [NumCls*OweW-1:0] owe;
       logic [OweW-1:0]        ow;
-      logic [CntW-1:0]        fr;
-      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0; fr = '0;
+      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0;
       if (!rst_ni) begin
-        ne_q[i]      <= '0;
-        fl_rd_q[i]   <= '0;
-        fl_wr_q[i]   <= '0;
-        fresh_q[i]   <= '0;
-        free_q[i]    <= CntW'(Depth);
-        cmask_q[i]   <= '1;
-        dout_q[i]    <= '0;
-        dcls_q[i]    <= '0;
         occ_q[i]     <= '0;
         owe_q[i]     <= '0;
         held_in_q[i] <= '0;
         rxcrd_q[i]   <= '0;
-        stored_q[i]  <= 1'b0;
         open_q[i]    <= 1'b0;
         owing_q[i]   <= 1'b0;
       end else begin
-        if (enq[i]) begin
-          ne_q[i][enq_q[i]]               <= 1'b1;
-          succ_q[i][alloc[i]]             <= 1'b0;
-          tail_q[i*NumQ + 32'(enq_q[i])]  <= alloc[i];
-        end
-        if (ne_clr[i])      ne_q[i][deq_q[i]]                <= 1'b0;
-        if (head_enq_we[i]) head_q[i*NumQ + 32'(enq_q[i])]   <= alloc[i];
-        if (head_deq_we[i]) head_q[i*NumQ + 32'(deq_q[i])]   <= head_nx[i];
-        if (next_we[i]) begin
-          next_q[i*Depth + 32'(tail[i])] <= alloc[i];
-          succ_q[i][tail[i]]             <= 1'b1;
-        end
-        if (deq[i]) flq_q[i*Depth + 32'(fl_wr_q[i])] <= head[i];
         if (arrive[i] || deq[i]) begin
           occ  = occ_q[i];
           held = held_in_q[i];
@@ -506,27 +501,6 @@ module sw_ports #(
           end
           occ_q[i]     <= occ;
           held_in_q[i] <= held;
-        end
-        if (enq[i] || deq[i]) begin
-          fr = free_q[i];
-          if (enq[i] && !deq[i]) fr = free_q[i] - CntW'(1);
-          if (deq[i] && !enq[i]) fr = free_q[i] + CntW'(1);
-          free_q[i]   <= fr;
-          stored_q[i] <= fr != CntW'(Depth);
-          if (enq[i] && fresh_q[i] != CntW'(Depth)) fresh_q[i] <= fresh_q[i] + CntW'(1);
-          if (enq[i] && fresh_q[i] == CntW'(Depth))
-            fl_rd_q[i] <= (fl_rd_q[i] == EntryW'(Depth - 1)) ? '0 : fl_rd_q[i] + EntryW'(1);
-          if (deq[i])
-            fl_wr_q[i] <= (fl_wr_q[i] == EntryW'(Depth - 1)) ? '0 : fl_wr_q[i] + EntryW'(1);
-        end
-        if (leave_any[i]) cmask_q[i] <= ~(leave[i] | (leave[i] - NumCls'(1)));
-        if (!in_match_valid_i[i] && fenced_i[i] && !drain[i]) begin
-          if (dcls_q[i] != ClsW'(NumCls - 1)) begin
-            dcls_q[i] <= dcls_q[i] + ClsW'(1);
-          end else begin
-            dcls_q[i] <= '0;
-            dout_q[i] <= (dout_q[i] == PortW'(N - 1)) ? '0 : dout_q[i] + PortW'(1);
-          end
         end
         if (cr_act[i]) begin
           owe = owe_q[i];
@@ -554,6 +528,81 @@ module sw_ports #(
       if (in_match_valid_i[i]) sent_q[i] <= head[i];
     end
   end
+
+  // The rest of the inputs' state, which only this module's combinational blocks read: one loop
+  // over the ports with an enqueue, a dequeue (a drain's included) or a drain pointer to move,
+  // blocking writes.
+  logic [N-1:0] in_due;
+  assign in_due = enq | deq | fenced_i;
+
+  // verilator lint_off BLKSEQ
+  always_ff @(posedge clk_i) begin
+    logic [N-1:0]      due;
+    logic [CntW-1:0]   fr, fresh;
+    logic [EntryW-1:0] flr, flw;
+    logic [ClsW-1:0]   dc;
+    logic [PortW-1:0]  dn;
+    due = in_due;
+    fr = '0; fresh = '0; flr = '0; flw = '0; dc = '0; dn = '0;
+    if (!rst_ni) begin
+      for (int i = 0; i < N; i++) begin
+        ne_q[i]     = '0;
+        fl_rd_q[i]  = '0;
+        fl_wr_q[i]  = '0;
+        fresh_q[i]  = '0;
+        free_q[i]   = CntW'(Depth);
+        cmask_q[i]  = '1;
+        dout_q[i]   = '0;
+        dcls_q[i]   = '0;
+        stored_q[i] = 1'b0;
+      end
+    end else begin
+      for (int i = 0; i < N; i++) begin
+        if (due[i]) begin
+          // The port's old values, before any of its writes.
+          fr    = free_q[i];
+          fresh = fresh_q[i];
+          flr   = fl_rd_q[i];
+          flw   = fl_wr_q[i];
+          dc    = dcls_q[i];
+          dn    = dout_q[i];
+          if (enq[i]) begin
+            ne_q[i][enq_q[i]]              = 1'b1;
+            succ_q[i][alloc[i]]            = 1'b0;
+            tail_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
+          end
+          if (ne_clr[i])      ne_q[i][deq_q[i]]              = 1'b0;
+          if (head_enq_we[i]) head_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
+          if (head_deq_we[i]) head_q[i*NumQ + 32'(deq_q[i])] = head_nx[i];
+          if (next_we[i]) begin
+            next_q[i*Depth + 32'(tail[i])] = alloc[i];
+            succ_q[i][tail[i]]             = 1'b1;
+          end
+          if (deq[i]) flq_q[i*Depth + 32'(flw)] = head[i];
+          if (enq[i] || deq[i]) begin
+            if (enq[i] && !deq[i]) free_q[i] = fr - CntW'(1);
+            if (deq[i] && !enq[i]) free_q[i] = fr + CntW'(1);
+            stored_q[i] = free_q[i] != CntW'(Depth);
+            if (enq[i] && fresh != CntW'(Depth)) fresh_q[i] = fresh + CntW'(1);
+            if (enq[i] && fresh == CntW'(Depth))
+              fl_rd_q[i] = (flr == EntryW'(Depth - 1)) ? '0 : flr + EntryW'(1);
+            if (deq[i])
+              fl_wr_q[i] = (flw == EntryW'(Depth - 1)) ? '0 : flw + EntryW'(1);
+          end
+          if (leave_any[i]) cmask_q[i] = ~(leave[i] | (leave[i] - NumCls'(1)));
+          if (!in_match_valid_i[i] && fenced_i[i] && !drain[i]) begin
+            if (dc != ClsW'(NumCls - 1)) begin
+              dcls_q[i] = dc + ClsW'(1);
+            end else begin
+              dcls_q[i] = '0;
+              dout_q[i] = (dn == PortW'(N - 1)) ? '0 : dn + PortW'(1);
+            end
+          end
+        end
+      end
+    end
+  end
+  // verilator lint_on BLKSEQ
 
   for (genvar o = 0; o < N; o++) begin : g_out
     always_ff @(posedge clk_i) begin
@@ -622,43 +671,46 @@ module sw_ports #(
     s2_sink_q <= fenced_i;
   end
 
-  // The holders: each input's changes (a set before a clear), and reset per output. One process,
-  // its loops of constant bounds small enough to be written out.
+  // The holders (each input's changes, a set before a clear) and the outputs whose holders may be
+  // any (set by an enqueue, kept while the column holds a bit: worked out from the columns before
+  // this edge's changes). One process, blocking writes as the inputs' tables (the header says why).
+  // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
+    logic [N-1:0] any, chg;
+    any = '0;
+    chg = enq | ne_clr;
     if (!rst_ni) begin
-      for (int o = 0; o < N; o++) col_q[o] <= '0;
+      for (int o = 0; o < N; o++) col_q[o] = '0;
+      col_any_q = '0;
     end else begin
-      for (int i = 0; i < N; i++) begin
-        if (enq[i])    col_q[enq_o_[i]][32'(enq_c[i])*N + i] <= 1'b1;
-        if (ne_clr[i]) col_q[deq_o_[i]][32'(deq_c[i])*N + i] <= 1'b0;
-      end
-    end
-  end
-
-  // The outputs whose holders may be any: set by an enqueue, kept while the column holds a bit.
-  always_ff @(posedge clk_i) begin
-    logic [N-1:0] any;
-    if (!rst_ni) begin
-      col_any_q <= '0;
-    end else begin
-      any = '0;
       if (col_any_q != '0)
         for (int o = 0; o < N; o++) if (col_any_q[o]) any[o] = col_q[o] != '0;
-      if (enq != '0)
-        for (int i = 0; i < N; i++) if (enq[i]) any[enq_o_[i]] = 1'b1;
-      col_any_q <= any;
+      if (chg != '0) begin
+        for (int i = 0; i < N; i++) begin
+          if (chg[i]) begin
+            if (enq[i]) begin
+              any[enq_o_[i]]                       = 1'b1;
+              col_q[enq_o_[i]][32'(enq_c[i])*N + i] = 1'b1;
+            end
+            if (ne_clr[i]) col_q[deq_o_[i]][32'(deq_c[i])*N + i] = 1'b0;
+          end
+        end
+      end
+      col_any_q = any;
     end
   end
+  // verilator lint_on BLKSEQ
 
   // The sender's side of the contract (sw_ingress asserts the same per port): a message only on a
   // credit (the buffer has room), after the credits were advertised, and of a defined opcode.
   `ASSERT(rx_respects_credits, (arrive & ~enq) == '0)
   `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open | rxcrd_any))) == '0)
   `ASSERT(rx_opcode_defined, (rx_valid_i & ~fenced_i & op_bad) == '0)
-  // col_any_q covers every output with a holder.
-  for (genvar o = 0; o < N; o++) begin : g_col_any
-    `ASSERT(col_any_covers_holders, col_q[o] == '0 || col_any_q[o])
-  end
+  // col_any_q covers every output with a holder (read through a combinational block: the header's
+  // rule (2)).
+  logic [N-1:0] col_cov;
+  always_comb for (int o = 0; o < N; o++) col_cov[o] = col_q[o] == '0 || col_any_q[o];
+  `ASSERT(col_any_covers_holders, col_cov == '1)
 
 endmodule
 `default_nettype wire
