@@ -7,14 +7,20 @@
 #include "hostprof.h"
 #include "worker.h"
 
-/* (t, seq) in order, compared as one 128-bit key: no branch on the tie. */
-static inline bool before(const event_t *a, const event_t *b)
+/* The queue holds 16-byte keys (time, then phase, scheduling order and slot in one word), so that
+ * sifting moves two words a level, and what an event runs stays in its slot until it is popped.
+ * The slot's bits are below the scheduling order's, so (t, key) sorts as (t, seq) would. */
+#define SEQ_BITS (62 - KERNEL_SLOT_BITS)
+#define SLOT_MASK ((1ull << KERNEL_SLOT_BITS) - 1)
+
+/* (t, key) in order, compared as one 128-bit key: no branch on the tie. */
+static inline bool before(const kernel_key_t *a, const kernel_key_t *b)
 {
-    return ((unsigned __int128)a->t << 64 | a->seq) < ((unsigned __int128)b->t << 64 | b->seq);
+    return ((unsigned __int128)a->t << 64 | a->key) < ((unsigned __int128)b->t << 64 | b->key);
 }
 
 /* Puts e at hole i of the heap, climbing while it precedes its parent. */
-static inline void sift_up(event_t *heap, size_t i, event_t e)
+static inline void sift_up(kernel_key_t *heap, size_t i, kernel_key_t e)
 {
     while (i > 0) {
         size_t parent = (i - 1) / 2;
@@ -26,12 +32,40 @@ static inline void sift_up(event_t *heap, size_t i, event_t e)
     heap[i] = e;
 }
 
+/* Room for twice as many pending events: the new slots go on the free stack. */
+static void grow(kernel_t *k)
+{
+    const size_t cap = k->cap ? 2 * k->cap : 1024;
+    if (cap > (1ull << KERNEL_SLOT_BITS)) {
+        fprintf(stderr, "kernel: more than %llu events pending at once\n", 1ull << KERNEL_SLOT_BITS);
+        abort();
+    }
+    kernel_key_t *heap = realloc(k->heap, cap * sizeof *heap);
+    if (heap)
+        k->heap = heap;
+    kernel_slot_t *slot = realloc(k->slot, cap * sizeof *slot);
+    if (slot)
+        k->slot = slot;
+    uint32_t *free_ = realloc(k->free, cap * sizeof *free_);
+    if (free_)
+        k->free = free_;
+    if (!heap || !slot || !free_) {
+        fprintf(stderr, "kernel: out of memory\n");
+        abort();
+    }
+    for (size_t i = cap; i > k->cap; i--)
+        k->free[k->nfree++] = (uint32_t)(i - 1);
+    k->cap = cap;
+}
+
 void kernel_init(kernel_t *k) { *k = (kernel_t){0}; }
 
 void kernel_free(kernel_t *k)
 {
     worker_free(k->worker);
     free(k->heap);
+    free(k->slot);
+    free(k->free);
     *k = (kernel_t){0};
 }
 
@@ -67,16 +101,16 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
                         "run after events it preceded\n", (unsigned long long)t);
         abort();
     }
-    if (k->n == k->cap) {
-        k->cap = k->cap ? 2 * k->cap : 1024;
-        k->heap = realloc(k->heap, k->cap * sizeof *k->heap);
-        if (!k->heap) {
-            fprintf(stderr, "kernel: out of memory\n");
-            abort();
-        }
+    if (k->seq >> SEQ_BITS) {
+        fprintf(stderr, "kernel: more than 2^%d events scheduled\n", SEQ_BITS);
+        abort();
     }
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_KERNEL);
-    sift_up(k->heap, k->n++, (event_t){t, ((uint64_t)phase << 62) | k->seq++, fn, obj, arg});
+    if (k->n == k->cap)
+        grow(k);
+    const uint32_t sl = k->free[--k->nfree];
+    k->slot[sl] = (kernel_slot_t){fn, obj, arg};
+    sift_up(k->heap, k->n++, (kernel_key_t){t, (uint64_t)phase << 62 | k->seq++ << KERNEL_SLOT_BITS | sl});
     hostprof_leave(prev);
 }
 
@@ -88,11 +122,12 @@ void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t 
 /* Bottom-up: the hole left by the top goes down along the smaller children to a leaf (one
  * comparison a level), then the last event climbs from there (rarely more than a level: it is one
  * of the latest). About half the comparisons of the usual sift-down; the order of the events is
- * the same, their (t, seq) keys being distinct. */
-static event_t pop(kernel_t *k)
+ * the same, their (t, key) keys being distinct. The top's slot is free again. */
+static kernel_key_t pop(kernel_t *k)
 {
-    event_t top = k->heap[0];
-    event_t last = k->heap[--k->n];
+    const kernel_key_t top = k->heap[0];
+    const kernel_key_t last = k->heap[--k->n];
+    k->free[k->nfree++] = (uint32_t)(top.key & SLOT_MASK);
     const size_t n = k->n;
     if (!n)
         return top;
@@ -159,11 +194,14 @@ void kernel_run(kernel_t *k, uint64_t until)
             hostprof_leave(outer);
             return;
         }
-        event_t e = pop(k);
-        k->now = e.t;
+        const kernel_key_t top = pop(k);
+        const kernel_slot_t e = k->slot[top.key & SLOT_MASK];
+        k->now = top.t;
         k->events++;
-        if (k->on_event)
-            k->on_event(k->on_event_obj, &e);
+        if (k->on_event) {
+            const uint64_t seq = (top.key >> 62) << 62 | (top.key & ~(3ull << 62)) >> KERNEL_SLOT_BITS;
+            k->on_event(k->on_event_obj, &(event_t){top.t, seq, e.fn, e.obj, e.arg});
+        }
         hostprof_enter(HOSTPROF_MODELS);
         e.fn(e.obj, e.arg);
         hostprof_enter(HOSTPROF_KERNEL);

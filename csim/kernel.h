@@ -40,10 +40,27 @@ typedef struct kernel_deferred {
 
 #define KERNEL_MAX_DEFERRED 8 /* one per model whose edges are offloaded (offload.h: the fabric) */
 
+/* An event in the queue: its time and one key that orders it and names its slot (kernel.c). */
+typedef struct kernel_key {
+    uint64_t t;   /* ps */
+    uint64_t key; /* (phase << 62) | (scheduling order << KERNEL_SLOT_BITS) | slot */
+} kernel_key_t;
+
+/* What an event runs, in the slot its key names. */
+typedef struct kernel_slot {
+    event_fn fn;
+    void *obj;
+    uint64_t arg;
+} kernel_slot_t;
+
+#define KERNEL_SLOT_BITS 20 /* at most 2^20 events pending at once */
+
 typedef struct kernel {
-    uint64_t now;      /* ps: time of the event being run (or of the last one) */
-    event_t *heap;     /* binary min-heap on (t, seq) */
-    size_t n, cap;
+    uint64_t now;        /* ps: time of the event being run (or of the last one) */
+    kernel_key_t *heap;  /* binary min-heap on (t, key), that is on (t, seq) */
+    kernel_slot_t *slot; /* what each pending event runs, by slot */
+    uint32_t *free;      /* the free slots (a stack) */
+    size_t n, cap, nfree;
     uint64_t seq;      /* next sequence number */
     uint64_t events;   /* events run so far */
     bool stop;         /* set by kernel_stop(): kernel_run returns after the current event */

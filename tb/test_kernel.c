@@ -190,6 +190,69 @@ Test(kernel, random_schedule_comes_out_sorted)
     kernel_free(&k);
 }
 
+/* Events scheduled while others run reuse the slots of those run: each still runs its own function
+ * with its own argument, at its own time, in (time, scheduling order). The argument holds the time
+ * the event was scheduled for (high bits) and a number counting up in scheduling order (low bits). */
+typedef struct churn {
+    kernel_t *k;
+    rng_t r;
+    uint64_t next_id, ran, last_t, last_id;
+    unsigned budget;
+} churn_t;
+
+static void churn_event(void *obj, uint64_t arg)
+{
+    churn_t *c = obj;
+    const uint64_t t = arg >> 24, id = arg & 0xffffff;
+    cr_assert_eq(c->k->now, t, "event %llu ran at %llu ps, scheduled for %llu", (unsigned long long)id,
+                 (unsigned long long)c->k->now, (unsigned long long)t);
+    cr_assert(c->ran == 0 || t > c->last_t || (t == c->last_t && id > c->last_id),
+              "event %llu at %llu ps ran after event %llu at %llu ps", (unsigned long long)id,
+              (unsigned long long)t, (unsigned long long)c->last_id, (unsigned long long)c->last_t);
+    c->ran++;
+    c->last_t = t;
+    c->last_id = id;
+    for (unsigned n = (unsigned)rng_below(&c->r, 3); n && c->budget; n--, c->budget--) {
+        const uint64_t at = c->k->now + rng_below(&c->r, 50);
+        kernel_at(c->k, at, churn_event, c, at << 24 | c->next_id++);
+    }
+}
+
+Test(kernel, events_scheduled_while_others_run_keep_their_function_argument_and_order)
+{
+    const uint64_t seed = tb_seed(23);
+    kernel_t k;
+    kernel_init(&k);
+    churn_t c = {.k = &k, .budget = 200000};
+    rng_init_named(&c.r, seed, "kernel.churn");
+    for (unsigned i = 0; i < 3000; i++) {
+        const uint64_t at = rng_below(&c.r, 1000);
+        kernel_at(&k, at, churn_event, &c, at << 24 | c.next_id++);
+    }
+    kernel_run(&k, UINT64_MAX);
+    cr_assert_eq(c.ran, c.next_id, "seed=%llu: %llu events run of %llu scheduled", (unsigned long long)seed,
+                 (unsigned long long)c.ran, (unsigned long long)c.next_id);
+    cr_assert_eq(kernel_pending(&k), 0);
+    kernel_free(&k);
+}
+
+static void never(void *obj, uint64_t arg)
+{
+    (void)obj;
+    (void)arg;
+}
+
+/* The queue's limit of events pending at once (KERNEL_SLOT_BITS) stops the run; one fewer fits. */
+Test(kernel, more_events_pending_than_the_queue_holds_stop_the_run, .signal = SIGABRT)
+{
+    kernel_t k;
+    kernel_init(&k);
+    for (uint64_t i = 0; i < (1ull << KERNEL_SLOT_BITS); i++)
+        kernel_at(&k, i, never, NULL, 0);
+    cr_assert_eq(kernel_pending(&k), 1ull << KERNEL_SLOT_BITS);
+    kernel_at(&k, 0, never, NULL, 0);
+}
+
 Test(kernel, clock_edges_keep_the_exact_average_frequency)
 {
     const clock_domain_t core = {"core", 2400000000ull};
