@@ -61,9 +61,9 @@ typedef struct kernel {
     kernel_slot_t *slot; /* what each pending event runs, by slot */
     uint32_t *free;      /* the free slots (a stack) */
     size_t n, cap, nfree;
-    uint64_t seq;      /* next sequence number */
-    uint64_t events;   /* events run so far */
-    bool stop;         /* set by kernel_stop(): kernel_run returns after the current event */
+    uint64_t seq;        /* next sequence number */
+    uint64_t events;     /* events run so far */
+    bool stop;           /* set by kernel_stop(): kernel_run returns after the current event */
     kernel_deferred_t deferred[KERNEL_MAX_DEFERRED]; /* to run before time moves on, in this order */
     unsigned ndeferred;
     void (*on_event)(void *obj, const event_t *e); /* if set, told of every event before it runs */
