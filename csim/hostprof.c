@@ -10,7 +10,7 @@
  * these are the process's). Linux sends a process CPU-time timer's signal to the thread running when
  * it expires, and the handler reads that thread's zone. Written by the signal handler: sig_atomic_t,
  * volatile. */
-static __thread volatile sig_atomic_t zone_now = HOSTPROF_MODELS;
+__thread volatile sig_atomic_t hostprof_zone_now = HOSTPROF_MODELS;
 static volatile sig_atomic_t counts[HOSTPROF_NZONES];
 static struct sigaction old_action;
 
@@ -20,19 +20,10 @@ const char *hostprof_zone_name(hostprof_zone_e z)
     return (unsigned)z < HOSTPROF_NZONES ? names[z] : "?";
 }
 
-hostprof_zone_e hostprof_enter(hostprof_zone_e z)
-{
-    hostprof_zone_e prev = (hostprof_zone_e)zone_now;
-    zone_now = (sig_atomic_t)z;
-    return prev;
-}
-
-void hostprof_leave(hostprof_zone_e prev) { zone_now = (sig_atomic_t)prev; }
-
 static void on_prof(int sig)
 {
     (void)sig;
-    sig_atomic_t z = zone_now;
+    sig_atomic_t z = hostprof_zone_now;
     if (z >= 0 && z < HOSTPROF_NZONES)
         __atomic_fetch_add(&counts[z], 1, __ATOMIC_RELAXED);
 }

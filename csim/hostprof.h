@@ -14,6 +14,7 @@
 #ifndef HOSTPROF_H
 #define HOSTPROF_H
 
+#include <signal.h>
 #include <stdint.h>
 
 typedef enum hostprof_zone {
@@ -32,10 +33,20 @@ typedef enum hostprof_zone {
 /** The zone's name: models, kernel, fabric, lu, dir, wait. */
 const char *hostprof_zone_name(hostprof_zone_e z);
 
+/* The zone the thread runs now (hostprof.c says why per thread, sig_atomic_t and volatile). Marked
+ * inline: the kernel marks about four times per event. */
+extern __thread volatile sig_atomic_t hostprof_zone_now;
+
 /** Marks zone z as running; returns the zone it interrupts, for hostprof_leave. */
-hostprof_zone_e hostprof_enter(hostprof_zone_e z);
+static inline hostprof_zone_e hostprof_enter(hostprof_zone_e z)
+{
+    const hostprof_zone_e prev = (hostprof_zone_e)hostprof_zone_now;
+    hostprof_zone_now = (sig_atomic_t)z;
+    return prev;
+}
+
 /** Back to the zone hostprof_enter returned. */
-void hostprof_leave(hostprof_zone_e prev);
+static inline void hostprof_leave(hostprof_zone_e prev) { hostprof_zone_now = (sig_atomic_t)prev; }
 
 /** Samples per zone of one profile. */
 typedef struct hostprof {
