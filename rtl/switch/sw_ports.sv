@@ -580,9 +580,10 @@ module sw_ports #(
           end
           if (deq[i]) flq_q[i*Depth + 32'(flw)] = head[i];
           if (enq[i] || deq[i]) begin
-            if (enq[i] && !deq[i]) free_q[i] = fr - CntW'(1);
-            if (deq[i] && !enq[i]) free_q[i] = fr + CntW'(1);
-            stored_q[i] = free_q[i] != CntW'(Depth);
+            if (enq[i] && !deq[i]) fr = fr - CntW'(1);
+            if (deq[i] && !enq[i]) fr = fr + CntW'(1);
+            free_q[i]   = fr;
+            stored_q[i] = fr != CntW'(Depth);
             if (enq[i] && fresh != CntW'(Depth)) fresh_q[i] = fresh + CntW'(1);
             if (enq[i] && fresh == CntW'(Depth))
               fl_rd_q[i] = (flr == EntryW'(Depth - 1)) ? '0 : flr + EntryW'(1);
