@@ -1,9 +1,10 @@
 /* Tests of csim/cn/core: the out-of-order TSO core model, over tb/sb/flat_mem.
  *
- *   - TSO litmus tests (SB, MP, LB, IRIW, 2+2W, WRC, R, S, n5, n6 and fenced/locked variants) and
- *     random litmus programs, each run many times with random memory latencies, random compute()
- *     delays and random core parameters; every outcome must be one an operational x86-TSO model
- *     (explored exhaustively here) allows, and SB's relaxed outcome must appear.
+ *   - TSO litmus tests (SB, MP, LB, IRIW, 2+2W, WRC, R, S, amd9, the x86-TSO paper's n1 to n8,
+ *     fenced/locked variants) and random litmus programs, each run many times with random memory
+ *     latencies, random compute() delays and random core parameters; every outcome must be one an
+ *     operational x86-TSO model (explored exhaustively here) allows, and the allowed relaxed
+ *     outcomes named (SB's, R's, amd9's, n1's, n6's, n7's, n8's) must appear.
  *   - The timing model against a brute-force model that applies the rules of core.c's file
  *     comment instruction by instruction, on random programs and parameters.
  *   - Directed tests: compute(10^9) in O(1), ROB-full, SQ-full and LQ-full stalls, rmw/fence
@@ -392,12 +393,31 @@ Test(core, litmus_r_relaxed_only_without_fence)
     litmus("R+mfence", "x=1;y=1 | y=2;F;r0=x", LIST("y=2,r0=0"), NULL, iters(1000));
 }
 
-Test(core, litmus_forwarding_n5_n6_n4)
+Test(core, litmus_forwarding_amd9)
 {
-    /* a thread reads its own store before the other thread sees it */
-    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), LIST("r0=1,r1=0,x=1"), iters(1000));
+    /* a thread reads its own store before the other thread sees it (the x86-TSO paper's iwp2.4 /
+     * amd9, the Intel SDM's example 8-5) */
+    litmus("amd9", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"),
+           iters(1000));
+}
+
+Test(core, litmus_x86tso_paper_n1_to_n8)
+{
+    /* GIVEN the tests n1 to n8 of Owens, Sarkar and Sewell, "A better x86 memory model: x86-TSO"
+     *       (TPHOLs 2009; n8 as its errata correct it)
+     * WHEN each is run many times
+     * THEN the outcomes the paper allows (n1, n6, n7, n8: a store held in its buffer while the
+     *      thread's later loads, and other threads, go on) appear, the ones it forbids (n2 to n5)
+     *      never do */
+    litmus("n1", "x=2;r0=y | y=1;x=1 | r1=x;r2=x", NULL, LIST("r0=0,r1=1,r2=2"), iters(1000));
+    litmus("n2", "y=1;x=1 | x=2;z=1 | r0=x;r1=x | r2=z;r3=y", LIST("r0=1,r1=2,r2=1,r3=0"), NULL, iters(1000));
+    litmus("n3", "r6=swap(x,1) | y=1 | r0=y;r1=x;r2=x | r3=x;r4=y;r5=y", LIST("r0=1,r1=0,r2=1,r3=1,r4=0,r5=1"),
+           NULL, iters(1000));
+    litmus("n4", "r0=x;x=1;r1=x | r2=x;x=2;r3=x", LIST("r0=2,r1=1,r2=1,r3=2"), NULL, iters(1000));
     litmus("n5", "x=1;r0=x | x=2;r1=x", LIST("r0=2,r1=1", "r0=0", "r1=0"), NULL, iters(1000));
-    litmus("n4", "x=1;r0=x;r1=y | y=1;r2=y;r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"), iters(1000));
+    litmus("n6", "x=1;r0=x;r1=y | y=2;x=2", LIST("r0=0"), LIST("r0=1,r1=0,x=1"), iters(1000));
+    litmus("n7", "x=1;r0=x;r1=y | y=1 | r2=y;r3=x", NULL, LIST("r0=1,r1=0,r2=1,r3=0"), iters(1000));
+    litmus("n8", "r0=swap(x,1);r1=y | y=1;r2=x", NULL, LIST("r1=0,r2=0"), iters(1000));
 }
 
 Test(core, litmus_batched_loads_stay_in_order)
@@ -406,11 +426,11 @@ Test(core, litmus_batched_loads_stay_in_order)
      *       the younger one's access often performs first)
      * WHEN run many times
      * THEN TSO's load->load order holds all the same (MP, IRIW, WRC), forwarding inside a batch
-     *      works (n4's relaxed outcome appears, n6's forbidden one does not) */
+     *      works (amd9's relaxed outcome appears, n6's forbidden one does not) */
     litmus("MP+batch", "x=1;y=1 | r0=y&r1=x", LIST("r0=1,r1=0"), NULL, iters(1000));
     litmus("IRIW+batch", "x=1 | y=1 | r0=x&r1=y | r2=y&r3=x", LIST("r0=1,r1=0,r2=1,r3=0"), NULL, iters(1000));
     litmus("WRC+batch", "x=1 | r0=x;y=1 | r1=y&r2=x", LIST("r0=1,r1=1,r2=0"), NULL, iters(1000));
-    litmus("n4+batch", "x=1;r0=x&r1=y | y=1;r2=y&r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"),
+    litmus("amd9+batch", "x=1;r0=x&r1=y | y=1;r2=y&r3=x", LIST("r0=0", "r2=0"), LIST("r0=1,r1=0,r2=1,r3=0"),
            iters(1000));
     litmus("n6+batch", "x=1;r0=x&r1=y | y=2;x=2", LIST("r0=0"), NULL, iters(1000));
 }
