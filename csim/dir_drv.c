@@ -414,10 +414,12 @@ void dir_drv_step(dir_drv_t *d)
     for (uint32_t r = o->rx_crd_o; r; r &= r - 1)
         d->crd[__builtin_ctz(r)]++;
     /* idle_o covers every input but the send credits and the CSR port (and the ready inputs, which
-     * matter only with a request pending, i.e. not idle). */
-    d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i;
+     * matter only with a request pending, i.e. not idle); the CSR answer's registers clear at the
+     * edge after a request. Such an edge changes nothing (the RTL asserts it): it is not evaluated
+     * (tick_idle), and the kernel skips the edges after it until an input comes. */
+    d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
     prev = hostprof_enter(HOSTPROF_DIR);
-    d->ops->tick(d->m, d->cyc++);
+    (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
     in->csr_valid_i = 0;
 }

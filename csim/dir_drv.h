@@ -74,6 +74,7 @@ typedef struct dir_model_ops {
     void (*set)(void *m, const dir_in_t *in);
     void (*get)(void *m, dir_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
+    void (*tick_idle)(void *m, uint64_t cycle); /* a cycle known to change nothing (vw_*_tick_idle) */
     int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
     void (*trace_close)(void *m);
 } dir_model_ops_t;
@@ -117,6 +118,7 @@ typedef struct dir_model_ops {
         DIR_CPO_(out, v, mg_rsp_kind_o); DIR_CPO_(out, v, mg_rsp_line_o); DIR_CPO_(out, v, mg_rsp_count_o);     \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
+    static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
     {                                                                                                           \
         return vw_##M##_trace_open(m, p, a, b);                                                                 \
@@ -124,7 +126,7 @@ typedef struct dir_model_ops {
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,  WALK,        \
                                   NAME##_create, NAME##_free,  NAME##_set,    NAME##_get,                       \
-                                  NAME##_tick,  NAME##_trace_open, NAME##_trace_close}
+                                  NAME##_tick,  NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
 typedef struct dir_drv_cfg {
     unsigned node_id;        /* the MN's node id (MSG_MN_BASE + index) */

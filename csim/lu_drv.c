@@ -365,11 +365,12 @@ void lu_drv_step(lu_drv_t *d)
     for (uint32_t r = o->rx_crd_o; r; r &= r - 1)
         d->crd[__builtin_ctz(r)]++;
     /* Credits returned are an output the caller acts on, not state the next edge needs: an edge
-     * with idle_o high and no input changed nothing. */
+     * with idle_o high, no input and no CSR answer to clear changes nothing. It is not evaluated
+     * (tick_idle), and the kernel skips the edges after it until an input comes. */
     d->quiet = o->idle_o && !in->rx_valid_i && !in->tx_crd_i && !in->csr_valid_i && !in->dump_start_i &&
-               !in->dc_valid_i && !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o;
+               !in->dc_valid_i && !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o && !o->csr_rvalid_o;
     prev = hostprof_enter(HOSTPROF_LU);
-    d->ops->tick(d->m, d->cyc++);
+    (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
     in->csr_valid_i = 0;
 }

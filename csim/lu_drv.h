@@ -65,6 +65,7 @@ typedef struct lu_model_ops {
     void (*set)(void *m, const lu_in_t *in);
     void (*get)(void *m, lu_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
+    void (*tick_idle)(void *m, uint64_t cycle); /* a cycle known to change nothing (vw_*_tick_idle) */
     int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
     void (*trace_close)(void *m);
 } lu_model_ops_t;
@@ -102,6 +103,7 @@ typedef struct lu_model_ops {
         LU_CPO_(out, v, dc_ready_o);                                                                            \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
+    static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
     {                                                                                                           \
         return vw_##M##_trace_open(m, p, a, b);                                                                 \
@@ -109,7 +111,7 @@ typedef struct lu_model_ops {
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const lu_model_ops_t NAME = {#M,          ENTRIES,        SLOTS,         CRD,           NAME##_create,      \
                                  NAME##_free, NAME##_set, NAME##_get, NAME##_tick,                              \
-                                 NAME##_trace_open, NAME##_trace_close}
+                                 NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
 /** CSR word addresses (logging_unit.sv). */
 enum lu_csr {

@@ -18,6 +18,8 @@ same API shape, so C code drives any of them the same way:
                                                                   when inputs were set since the last tick)
   void      vw_MODEL_tick(vw_MODEL *m, uint64_t cycle);           one clock cycle: rising edge at
                                                                   cycle * period, falling at + period/2
+  void      vw_MODEL_tick_idle(vw_MODEL *m, uint64_t cycle);      a clock cycle the caller knows changes
+                                                                  nothing (below): not evaluated
   int       vw_MODEL_trace_open(vw_MODEL *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
   void      vw_MODEL_trace_close(vw_MODEL *m);
 
@@ -181,6 +183,7 @@ def main():
           f"void {w}_set({w} *m, const {w}_in *in);",
           f"void {w}_get({w} *m, {w}_out *out);",
           f"void {w}_tick({w} *m, uint64_t cycle);",
+          f"void {w}_tick_idle({w} *m, uint64_t cycle);",
           f"int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps);",
           f"void {w}_trace_close({w} *m);", f"void {w}_touch({w} *m);", ""]
     h += ["/* Direct access to single ports (see scripts/gen_vwrap.py). */"]
@@ -275,6 +278,14 @@ def main():
           "    m->top->clk_i = 0;", "    m->dirty = false;", "    m->low = true;", "    if (m->tfp) {",
           f"        {w}_edge(m, false);",
           f"        {w}_dump(m, t + m->period_ps / 2);", "        m->low = false;", "    }", "}", "",
+          "/* A clock cycle whose edge the caller knows changes nothing: no input changed since the last",
+          " * evaluation (the get that showed the block idle) and the block's idle output says that such an",
+          " * edge changes no state (an assertion of the block checks it). The edge is not evaluated: the",
+          " * model's state, outputs and pending falling edge stay as they are, which is what evaluating it",
+          " * would leave. It is a tick after a set that changed an input, with a trace open (the waves show",
+          " * every edge) and under DIKTAMO_FULL_EVAL (the reference, where the assertions see every edge). */",
+          f"extern \"C\" void {w}_tick_idle({w} *m, uint64_t cycle)", "{",
+          "    if (m->dirty || m->tfp || m->full)", f"        {w}_tick(m, cycle);", "}", "",
           f"extern \"C\" int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps)", "{"]
     if traced:
         c += [f"    {w}_trace_close(m);", "    m->tfp = new VerilatedFstC;", "    m->top->trace(m->tfp, 99);",

@@ -376,9 +376,11 @@ Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = r
 }
 
 /* A tick whose inputs are those of the model's last evaluation runs only its clocked logic
- * (scripts/gen_vwrap.py, clock_eval); DIKTAMO_FULL_EVAL=1 evaluates every edge in full. Both give the
- * same statistics: workload runs through the switch, the directories and the LUs (a failure and its
- * recovery among them), and a traffic run. */
+ * (scripts/gen_vwrap.py, clock_eval), and the edge a directory or an LU shows idle with no input
+ * (its driver's quiet) is not evaluated at all (tick_idle); DIKTAMO_FULL_EVAL=1 evaluates every edge
+ * in full. Both give the same statistics: workload runs through the switch, the directories and the
+ * LUs (a failure and its recovery among them), and a traffic run. (A directory driver that skipped
+ * the edges bringing send credits fails it.) */
 Test(sim, evaluating_only_the_clocked_logic_changes_no_statistic, .init = make_dir, .fini = remove_dir,
      .timeout = 300)
 {
