@@ -285,9 +285,7 @@ void dir_drv_step(dir_drv_t *d)
     /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
     if (!d->sys.k)
         kernel_run(&d->k, d->cyc * d->cfg.period_ps);
-    dir_in_t *in = &d->in;
-    in->rst_ni = 1;
-    put_cfg(d, in);
+    dir_in_t *in = &d->in; /* rst_ni and the configuration stay as create set them */
     /* Link: the oldest arrived message. */
     in->rx_valid_i = 0;
     if (link_q_due(&d->link, d->cyc)) {
@@ -339,8 +337,8 @@ void dir_drv_step(dir_drv_t *d)
         d->rq_n--;
     }
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_DIR);
-    d->ops->set(d->m, in);
-    d->ops->get(d->m, &d->out);
+    d->ops->set_step(d->m, in);
+    d->ops->get_step(d->m, &d->out);
     hostprof_leave(prev);
     const dir_out_t *o = &d->out;
     if (o->mem_req_valid_o) {

@@ -73,6 +73,12 @@ typedef struct dir_model_ops {
     void (*free)(void *m);
     void (*set)(void *m, const dir_in_t *in);
     void (*get)(void *m, dir_out_t *out);
+    /* A cycle's inputs and outputs, for the driver's step: set_step writes the inputs that change
+     * from cycle to cycle (not rst_ni and the configuration, which create sets), a data port only
+     * with its valid high; get_step reads every output, a data port only with its valid high. What
+     * they skip keeps its value, which the step neither changes nor reads. */
+    void (*set_step)(void *m, const dir_in_t *in);
+    void (*get_step)(void *m, dir_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
     void (*tick_idle)(void *m, uint64_t cycle); /* a cycle known to change nothing (vw_*_tick_idle) */
     int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
@@ -81,6 +87,17 @@ typedef struct dir_model_ops {
 
 #define DIR_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
 #define DIR_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
+/* An input port above 64 bits written in place when it differs (then the model re-evaluates). */
+#define DIR_SETW_(M, m, in, f)                                                                                  \
+    do {                                                                                                        \
+        uint32_t *w_ = vw_##M##_words_##f(m);                                                                   \
+        if (memcmp(w_, (in)->f, sizeof (in)->f)) {                                                              \
+            memcpy(w_, (in)->f, sizeof (in)->f);                                                                \
+            vw_##M##_touch(m);                                                                                  \
+        }                                                                                                       \
+    } while (0)
+#define DIR_GETW_(M, m, out, f) memcpy((out)->f, vw_##M##_words_##f(m), sizeof (out)->f)
+#define DIR_U64_(a) ((uint64_t)(a)[0] | (uint64_t)(a)[1] << 32)
 /** Defines `const dir_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with TXN transaction entries, SETS x WAYS directory cache entries, CRD credits per class and a
  *  recovery walk WALK directory lines ahead. */
@@ -117,6 +134,69 @@ typedef struct dir_model_ops {
         DIR_CPO_(out, v, idle_o); DIR_CPO_(out, v, mg_req_ready_o); DIR_CPO_(out, v, mg_rsp_valid_o);           \
         DIR_CPO_(out, v, mg_rsp_kind_o); DIR_CPO_(out, v, mg_rsp_line_o); DIR_CPO_(out, v, mg_rsp_count_o);     \
     }                                                                                                           \
+    static void NAME##_set_step(void *m, const dir_in_t *in)                                                    \
+    {                                                                                                           \
+        vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
+        if (in->rx_valid_i)                                                                                     \
+            DIR_SETW_(M, m, in, rx_msg_i);                                                                      \
+        vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
+        vw_##M##_set_sw_rx_ready_i(m, in->sw_rx_ready_i);                                                       \
+        vw_##M##_set_sw_tx_valid_i(m, in->sw_tx_valid_i);                                                       \
+        if (in->sw_tx_valid_i)                                                                                  \
+            DIR_SETW_(M, m, in, sw_tx_msg_i);                                                                   \
+        vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
+        vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
+        if (in->mem_rsp_valid_i)                                                                                \
+            DIR_SETW_(M, m, in, mem_rsp_rdata_i);                                                               \
+        vw_##M##_set_mg_req_valid_i(m, in->mg_req_valid_i);                                                     \
+        vw_##M##_set_mg_rsp_ready_i(m, in->mg_rsp_ready_i);                                                     \
+        if (in->mg_req_valid_i) {                                                                               \
+            vw_##M##_set_mg_req_op_i(m, in->mg_req_op_i);                                                       \
+            vw_##M##_set_mg_req_cn_i(m, in->mg_req_cn_i);                                                       \
+            vw_##M##_set_mg_req_addr_i(m, DIR_U64_(in->mg_req_addr_i));                                         \
+            vw_##M##_set_mg_req_wmask_i(m, in->mg_req_wmask_i);                                                 \
+            vw_##M##_set_mg_req_tsv_i(m, in->mg_req_tsv_i);                                                     \
+            vw_##M##_set_mg_req_ts_i(m, in->mg_req_ts_i);                                                       \
+            DIR_SETW_(M, m, in, mg_req_wdata_i);                                                                \
+        }                                                                                                       \
+        vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
+        if (in->csr_valid_i)                                                                                    \
+            vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                         \
+    }                                                                                                           \
+    static void NAME##_get_step(void *m, dir_out_t *out)                                                        \
+    {                                                                                                           \
+        vw_##M##_settle(m);                                                                                     \
+        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
+        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
+            DIR_GETW_(M, m, out, tx_msg_o);                                                                     \
+        if ((out->sw_rx_valid_o = (uint32_t)vw_##M##_get_sw_rx_valid_o(m)))                                     \
+            DIR_GETW_(M, m, out, sw_rx_msg_o);                                                                  \
+        out->sw_tx_ready_o = (uint32_t)vw_##M##_get_sw_tx_ready_o(m);                                           \
+        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
+            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
+            out->mem_req_dir_o = (uint32_t)vw_##M##_get_mem_req_dir_o(m);                                       \
+            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
+            out->mem_req_wmask_o = (uint32_t)vw_##M##_get_mem_req_wmask_o(m);                                   \
+            if (out->mem_req_write_o)                                                                           \
+                DIR_GETW_(M, m, out, mem_req_wdata_o);                                                          \
+        }                                                                                                       \
+        if ((out->viol_valid_o = (uint32_t)vw_##M##_get_viol_valid_o(m))) {                                     \
+            out->viol_kind_o = (uint32_t)vw_##M##_get_viol_kind_o(m);                                           \
+            DIR_GETW_(M, m, out, viol_hdr_o);                                                                   \
+        }                                                                                                       \
+        out->mg_req_ready_o = (uint32_t)vw_##M##_get_mg_req_ready_o(m);                                         \
+        if ((out->mg_rsp_valid_o = (uint32_t)vw_##M##_get_mg_rsp_valid_o(m))) {                                 \
+            out->mg_rsp_kind_o = (uint32_t)vw_##M##_get_mg_rsp_kind_o(m);                                       \
+            const uint64_t l_ = vw_##M##_get_mg_rsp_line_o(m);                                                  \
+            out->mg_rsp_line_o[0] = (uint32_t)l_;                                                               \
+            out->mg_rsp_line_o[1] = (uint32_t)(l_ >> 32);                                                       \
+            out->mg_rsp_count_o = (uint32_t)vw_##M##_get_mg_rsp_count_o(m);                                     \
+        }                                                                                                       \
+        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(m);                                             \
+        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
+        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(m);                                                   \
+        out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
+    }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
@@ -126,6 +206,7 @@ typedef struct dir_model_ops {
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const dir_model_ops_t NAME = {#M,           TXN,           SETS,          WAYS,          CRD,  WALK,        \
                                   NAME##_create, NAME##_free,  NAME##_set,    NAME##_get,                       \
+                                  NAME##_set_step, NAME##_get_step,                                             \
                                   NAME##_tick,  NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
 typedef struct dir_drv_cfg {

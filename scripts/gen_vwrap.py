@@ -30,6 +30,9 @@ and, per port, direct access to the model's own storage (no copy of the other po
   uint32_t       *vw_MODEL_words_NAME(vw_MODEL *m);            an input wider than 64 bits: its words, written in
                                                                 place (then touch, before the get or tick)
   const uint32_t *vw_MODEL_words_NAME(vw_MODEL *m);            an output wider than 64 bits: its words
+  void            vw_MODEL_settle(vw_MODEL *m);                evaluates when an input changed since the last
+                                                                evaluation (what get does before it copies): then
+                                                                get_NAME and words_NAME of outputs read settled values
   void            vw_MODEL_touch(vw_MODEL *m);                 inputs were written in place: the next get or tick
                                                                 evaluates them (a tick after inputs unchanged since
                                                                 the last evaluation runs the clocked logic only)
@@ -185,7 +188,7 @@ def main():
           f"void {w}_tick({w} *m, uint64_t cycle);",
           f"void {w}_tick_idle({w} *m, uint64_t cycle);",
           f"int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps);",
-          f"void {w}_trace_close({w} *m);", f"void {w}_touch({w} *m);", ""]
+          f"void {w}_trace_close({w} *m);", f"void {w}_touch({w} *m);", f"void {w}_settle({w} *m);", ""]
     h += ["/* Direct access to single ports (see scripts/gen_vwrap.py). */"]
     for p in ins:
         if p["width"] > 64:
@@ -264,10 +267,13 @@ def main():
     c += ["    if (ch)", "        m->dirty = true;", "}", "",
           "/* Evaluates only when an input changed since the last evaluation (the falling edge a tick left",
           " * pending goes with it): after a tick, or a set that changed nothing, the outputs are settled. */",
-          f"extern \"C\" void {w}_get({w} *m, {w}_out *out)", "{",
-          "    if (m->dirty) {", "        m->top->eval();", "        m->dirty = m->low = false;", "    }"]
+          f"extern \"C\" void {w}_get({w} *m, {w}_out *out)", "{", f"    {w}_settle(m);"]
     c += [copy_out(p) for p in outs] or ["    (void)out;"]
     c += ["}", "",
+          "/* The outputs settled for the inputs set (get without the copies; then get_<port> and",
+          " * words_<port> read them). */",
+          f"extern \"C\" void {w}_settle({w} *m)", "{",
+          "    if (m->dirty) {", "        m->top->eval();", "        m->dirty = m->low = false;", "    }", "}", "",
           "/* One clock cycle. Nothing in the RTL acts on the falling edge, so untraced it is not evaluated",
           " * unless a get with new inputs needs it: the tick tells the model the clock was low, and a cycle",
           " * (set, tick) costs one evaluation. Traced, the falling edge is evaluated and dumped at its time. */",
