@@ -274,9 +274,8 @@ void lu_drv_step(lu_drv_t *d)
     /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
     if (!d->sys.k)
         kernel_run(&d->k, d->cyc * d->cfg.period_ps);
-    lu_in_t *in = &d->in;
-    in->rst_ni = 1;
-    put_cfg(d, in);
+    lu_in_t *in = &d->in; /* rst_ni and the configuration stay as create set them */
+    in->alive_i = d->alive;
     in->dump_start_i = d->dump_start;
     d->dump_start = false;
     /* The compression engine takes a record every cycle and offers its oldest compressed chunk. */
@@ -313,8 +312,8 @@ void lu_drv_step(lu_drv_t *d)
         d->rq_n--;
     }
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_LU);
-    d->ops->set(d->m, in);
-    d->ops->get(d->m, &d->out);
+    d->ops->set_step(d->m, in);
+    d->ops->get_step(d->m, &d->out);
     hostprof_leave(prev);
     const lu_out_t *o = &d->out;
     if (in->dc_valid_i && o->dc_ready_o)

@@ -64,6 +64,11 @@ typedef struct lu_model_ops {
     void (*free)(void *m);
     void (*set)(void *m, const lu_in_t *in);
     void (*get)(void *m, lu_out_t *out);
+    /* A cycle's inputs and outputs, for the driver's step: set_step writes every input but rst_ni
+     * and the configuration (which create sets; alive_i is written), get_step every output, a data
+     * port only with its valid high (what it skips keeps its value, which the step does not read). */
+    void (*set_step)(void *m, const lu_in_t *in);
+    void (*get_step)(void *m, lu_out_t *out);
     void (*tick)(void *m, uint64_t cycle);
     void (*tick_idle)(void *m, uint64_t cycle); /* a cycle known to change nothing (vw_*_tick_idle) */
     int (*trace_open)(void *m, const char *path, uint64_t start_ps, uint64_t stop_ps);
@@ -72,6 +77,16 @@ typedef struct lu_model_ops {
 
 #define LU_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
 #define LU_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
+/* An input port above 64 bits written in place when it differs (then the model re-evaluates). */
+#define LU_SETW_(M, m, in, f)                                                                                   \
+    do {                                                                                                        \
+        uint32_t *w_ = vw_##M##_words_##f(m);                                                                   \
+        if (memcmp(w_, (in)->f, sizeof (in)->f)) {                                                              \
+            memcpy(w_, (in)->f, sizeof (in)->f);                                                                \
+            vw_##M##_touch(m);                                                                                  \
+        }                                                                                                       \
+    } while (0)
+#define LU_GETW_(M, m, out, f) memcpy((out)->f, vw_##M##_words_##f(m), sizeof (out)->f)
 /** Defines `const lu_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with ENTRIES entries, SLOTS slots and CRD credits per class. */
 #define LU_MODEL_OPS(NAME, M, ENTRIES, SLOTS, CRD)                                                              \
@@ -102,6 +117,46 @@ typedef struct lu_model_ops {
         LU_CPO_(out, v, dp_valid_o); LU_CPO_(out, v, dp_rec_o); LU_CPO_(out, v, dp_end_o);                      \
         LU_CPO_(out, v, dc_ready_o);                                                                            \
     }                                                                                                           \
+    static void NAME##_set_step(void *m, const lu_in_t *in)                                                     \
+    {                                                                                                           \
+        vw_##M##_set_alive_i(m, in->alive_i);                                                                   \
+        vw_##M##_set_dump_start_i(m, in->dump_start_i);                                                         \
+        vw_##M##_set_dp_ready_i(m, in->dp_ready_i);                                                             \
+        vw_##M##_set_dc_valid_i(m, in->dc_valid_i);                                                             \
+        LU_SETW_(M, m, in, dc_data_i);                                                                          \
+        vw_##M##_set_dc_last_i(m, in->dc_last_i);                                                               \
+        vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
+        LU_SETW_(M, m, in, rx_msg_i);                                                                           \
+        vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
+        vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
+        vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
+        LU_SETW_(M, m, in, mem_rsp_rdata_i);                                                                    \
+        vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
+        vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                             \
+    }                                                                                                           \
+    static void NAME##_get_step(void *m, lu_out_t *out)                                                         \
+    {                                                                                                           \
+        vw_##M##_settle(m);                                                                                     \
+        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
+        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
+            LU_GETW_(M, m, out, tx_msg_o);                                                                      \
+        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
+            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
+            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
+            if (out->mem_req_write_o)                                                                           \
+                LU_GETW_(M, m, out, mem_req_wdata_o);                                                           \
+        }                                                                                                       \
+        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(m);                                             \
+        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
+        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(m);                                                   \
+        out->early_flush_o = (uint32_t)vw_##M##_get_early_flush_o(m);                                           \
+        out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
+        if ((out->dp_valid_o = (uint32_t)vw_##M##_get_dp_valid_o(m))) {                                         \
+            out->dp_end_o = (uint32_t)vw_##M##_get_dp_end_o(m);                                                 \
+            LU_GETW_(M, m, out, dp_rec_o);                                                                      \
+        }                                                                                                       \
+        out->dc_ready_o = (uint32_t)vw_##M##_get_dc_ready_o(m);                                                 \
+    }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
     static int NAME##_trace_open(void *m, const char *p, uint64_t a, uint64_t b)                                \
@@ -110,7 +165,8 @@ typedef struct lu_model_ops {
     }                                                                                                           \
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const lu_model_ops_t NAME = {#M,          ENTRIES,        SLOTS,         CRD,           NAME##_create,      \
-                                 NAME##_free, NAME##_set, NAME##_get, NAME##_tick,                              \
+                                 NAME##_free, NAME##_set, NAME##_get, NAME##_set_step, NAME##_get_step,         \
+                                 NAME##_tick,                                                                   \
                                  NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
 /** CSR word addresses (logging_unit.sv). */
