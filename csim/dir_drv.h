@@ -25,6 +25,7 @@
 #include "msg_defs.h"
 #include "rng.h"
 #include "stats.h"
+#include "vw_port.h"
 
 /** The controller's inputs but clk_i, named and laid out as in every vw_dir_ctrl*_in. */
 typedef struct dir_in {
@@ -87,16 +88,6 @@ typedef struct dir_model_ops {
 
 #define DIR_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
 #define DIR_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
-/* An input port above 64 bits written in place when it differs (then the model re-evaluates). */
-#define DIR_SETW_(M, m, in, f)                                                                                  \
-    do {                                                                                                        \
-        uint32_t *w_ = vw_##M##_words_##f(m);                                                                   \
-        if (memcmp(w_, (in)->f, sizeof (in)->f)) {                                                              \
-            memcpy(w_, (in)->f, sizeof (in)->f);                                                                \
-            vw_##M##_touch(m);                                                                                  \
-        }                                                                                                       \
-    } while (0)
-#define DIR_GETW_(M, m, out, f) memcpy((out)->f, vw_##M##_words_##f(m), sizeof (out)->f)
 #define DIR_U64_(a) ((uint64_t)(a)[0] | (uint64_t)(a)[1] << 32)
 /** Defines `const dir_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with TXN transaction entries, SETS x WAYS directory cache entries, CRD credits per class and a
@@ -138,16 +129,16 @@ typedef struct dir_model_ops {
     {                                                                                                           \
         vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
         if (in->rx_valid_i)                                                                                     \
-            DIR_SETW_(M, m, in, rx_msg_i);                                                                      \
+            VW_SET_WORDS(M, m, in, rx_msg_i);                                                                      \
         vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
         vw_##M##_set_sw_rx_ready_i(m, in->sw_rx_ready_i);                                                       \
         vw_##M##_set_sw_tx_valid_i(m, in->sw_tx_valid_i);                                                       \
         if (in->sw_tx_valid_i)                                                                                  \
-            DIR_SETW_(M, m, in, sw_tx_msg_i);                                                                   \
+            VW_SET_WORDS(M, m, in, sw_tx_msg_i);                                                                   \
         vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
         vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
         if (in->mem_rsp_valid_i)                                                                                \
-            DIR_SETW_(M, m, in, mem_rsp_rdata_i);                                                               \
+            VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                               \
         vw_##M##_set_mg_req_valid_i(m, in->mg_req_valid_i);                                                     \
         vw_##M##_set_mg_rsp_ready_i(m, in->mg_rsp_ready_i);                                                     \
         if (in->mg_req_valid_i) {                                                                               \
@@ -157,7 +148,7 @@ typedef struct dir_model_ops {
             vw_##M##_set_mg_req_wmask_i(m, in->mg_req_wmask_i);                                                 \
             vw_##M##_set_mg_req_tsv_i(m, in->mg_req_tsv_i);                                                     \
             vw_##M##_set_mg_req_ts_i(m, in->mg_req_ts_i);                                                       \
-            DIR_SETW_(M, m, in, mg_req_wdata_i);                                                                \
+            VW_SET_WORDS(M, m, in, mg_req_wdata_i);                                                                \
         }                                                                                                       \
         vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
         if (in->csr_valid_i)                                                                                    \
@@ -168,9 +159,9 @@ typedef struct dir_model_ops {
         vw_##M##_settle(m);                                                                                     \
         out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
         if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
-            DIR_GETW_(M, m, out, tx_msg_o);                                                                     \
+            VW_GET_WORDS(M, m, out, tx_msg_o);                                                                     \
         if ((out->sw_rx_valid_o = (uint32_t)vw_##M##_get_sw_rx_valid_o(m)))                                     \
-            DIR_GETW_(M, m, out, sw_rx_msg_o);                                                                  \
+            VW_GET_WORDS(M, m, out, sw_rx_msg_o);                                                                  \
         out->sw_tx_ready_o = (uint32_t)vw_##M##_get_sw_tx_ready_o(m);                                           \
         if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
             out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
@@ -178,11 +169,11 @@ typedef struct dir_model_ops {
             out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
             out->mem_req_wmask_o = (uint32_t)vw_##M##_get_mem_req_wmask_o(m);                                   \
             if (out->mem_req_write_o)                                                                           \
-                DIR_GETW_(M, m, out, mem_req_wdata_o);                                                          \
+                VW_GET_WORDS(M, m, out, mem_req_wdata_o);                                                          \
         }                                                                                                       \
         if ((out->viol_valid_o = (uint32_t)vw_##M##_get_viol_valid_o(m))) {                                     \
             out->viol_kind_o = (uint32_t)vw_##M##_get_viol_kind_o(m);                                           \
-            DIR_GETW_(M, m, out, viol_hdr_o);                                                                   \
+            VW_GET_WORDS(M, m, out, viol_hdr_o);                                                                   \
         }                                                                                                       \
         out->mg_req_ready_o = (uint32_t)vw_##M##_get_mg_req_ready_o(m);                                         \
         if ((out->mg_rsp_valid_o = (uint32_t)vw_##M##_get_mg_rsp_valid_o(m))) {                                 \

@@ -23,6 +23,7 @@
 #include "msg_defs.h"
 #include "rng.h"
 #include "stats.h"
+#include "vw_port.h"
 
 /** Receive lanes of the LU: messages the link presents per LU cycle. */
 #define LU_RX_LANES 2
@@ -77,16 +78,6 @@ typedef struct lu_model_ops {
 
 #define LU_CP_(dst, src, f) memcpy(&(dst).f, &(src)->f, sizeof (dst).f)
 #define LU_CPO_(dst, src, f) memcpy(&(dst)->f, &(src).f, sizeof (dst)->f)
-/* An input port above 64 bits written in place when it differs (then the model re-evaluates). */
-#define LU_SETW_(M, m, in, f)                                                                                   \
-    do {                                                                                                        \
-        uint32_t *w_ = vw_##M##_words_##f(m);                                                                   \
-        if (memcmp(w_, (in)->f, sizeof (in)->f)) {                                                              \
-            memcpy(w_, (in)->f, sizeof (in)->f);                                                                \
-            vw_##M##_touch(m);                                                                                  \
-        }                                                                                                       \
-    } while (0)
-#define LU_GETW_(M, m, out, f) memcpy((out)->f, vw_##M##_words_##f(m), sizeof (out)->f)
 /** Defines `const lu_model_ops_t NAME` for model M (vw_M.h and <string.h> included before), built
  *  with ENTRIES entries, SLOTS slots and CRD credits per class. */
 #define LU_MODEL_OPS(NAME, M, ENTRIES, SLOTS, CRD)                                                              \
@@ -123,14 +114,14 @@ typedef struct lu_model_ops {
         vw_##M##_set_dump_start_i(m, in->dump_start_i);                                                         \
         vw_##M##_set_dp_ready_i(m, in->dp_ready_i);                                                             \
         vw_##M##_set_dc_valid_i(m, in->dc_valid_i);                                                             \
-        LU_SETW_(M, m, in, dc_data_i);                                                                          \
+        VW_SET_WORDS(M, m, in, dc_data_i);                                                                          \
         vw_##M##_set_dc_last_i(m, in->dc_last_i);                                                               \
         vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
-        LU_SETW_(M, m, in, rx_msg_i);                                                                           \
+        VW_SET_WORDS(M, m, in, rx_msg_i);                                                                           \
         vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
         vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
         vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
-        LU_SETW_(M, m, in, mem_rsp_rdata_i);                                                                    \
+        VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                                    \
         vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
         vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                             \
     }                                                                                                           \
@@ -139,12 +130,12 @@ typedef struct lu_model_ops {
         vw_##M##_settle(m);                                                                                     \
         out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
         if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
-            LU_GETW_(M, m, out, tx_msg_o);                                                                      \
+            VW_GET_WORDS(M, m, out, tx_msg_o);                                                                      \
         if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
             out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
             out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
             if (out->mem_req_write_o)                                                                           \
-                LU_GETW_(M, m, out, mem_req_wdata_o);                                                           \
+                VW_GET_WORDS(M, m, out, mem_req_wdata_o);                                                           \
         }                                                                                                       \
         out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(m);                                             \
         out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
@@ -153,7 +144,7 @@ typedef struct lu_model_ops {
         out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
         if ((out->dp_valid_o = (uint32_t)vw_##M##_get_dp_valid_o(m))) {                                         \
             out->dp_end_o = (uint32_t)vw_##M##_get_dp_end_o(m);                                                 \
-            LU_GETW_(M, m, out, dp_rec_o);                                                                      \
+            VW_GET_WORDS(M, m, out, dp_rec_o);                                                                      \
         }                                                                                                       \
         out->dc_ready_o = (uint32_t)vw_##M##_get_dc_ready_o(m);                                                 \
     }                                                                                                           \
@@ -166,8 +157,7 @@ typedef struct lu_model_ops {
     static void NAME##_trace_close(void *m) { vw_##M##_trace_close(m); }                                        \
     const lu_model_ops_t NAME = {#M,          ENTRIES,        SLOTS,         CRD,           NAME##_create,      \
                                  NAME##_free, NAME##_set, NAME##_get, NAME##_set_step, NAME##_get_step,         \
-                                 NAME##_tick,                                                                   \
-                                 NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
+                                 NAME##_tick, NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
 /** CSR word addresses (logging_unit.sv). */
 enum lu_csr {

@@ -1,0 +1,23 @@
+/* Moving one wide port (above 64 bits, seen as 32-bit words: scripts/gen_vwrap.py) between a C struct
+ * and a Verilated model M through the wrapper's per-port accessors, for drivers that step a model
+ * port by port (dir_drv.h, lu_drv.h) instead of through its whole-struct set and get. */
+#ifndef VW_PORT_H
+#define VW_PORT_H
+
+#include <string.h>
+
+/** Input port f of model M from src->f, written in place only when it differs (then the next
+ *  evaluation takes it: touch). */
+#define VW_SET_WORDS(M, m, src, f)                                                                              \
+    do {                                                                                                        \
+        uint32_t *w_ = vw_##M##_words_##f(m);                                                                   \
+        if (memcmp(w_, (src)->f, sizeof (src)->f)) {                                                            \
+            memcpy(w_, (src)->f, sizeof (src)->f);                                                              \
+            vw_##M##_touch(m);                                                                                  \
+        }                                                                                                       \
+    } while (0)
+
+/** Output port f of model M into dst->f (after vw_M_settle). */
+#define VW_GET_WORDS(M, m, dst, f) memcpy((dst)->f, vw_##M##_words_##f(m), sizeof (dst)->f)
+
+#endif
