@@ -121,6 +121,9 @@ $(VL_PCH_DIR)/%/vlpch.h.gch: $(VL_INC)/verilated.h $(VL_INC)/verilated.mk | $(SE
 # $(call vmodel,MODEL,TOP,EXTRA_VERILATOR_ARGS,FLAVOUR): Verilate TOP as model MODEL (class VMODEL)
 # from TOP's file list, build its archive and its generated C wrapper build/gen/vw/vw_MODEL.{h,cpp}.
 # Defines VMODEL_OBJS_MODEL (what to link) and VMODEL_HDR_MODEL (the C header).
+# The archive is remade whole (removed, then archived by Verilator's makefile) and marked done by
+# V<MODEL>__ALL.ok once that succeeded: a build killed while it archived leaves no .ok, so the
+# next make archives again instead of linking the partial archive it left.
 # The model's Verilator options are kept in build/vl/MODEL/options, rewritten only when they change
 # (its compiled objects deleted then: Verilator skips a run whose inputs are identical, and the
 # generated makefile does not see a change of C++ flags), so that a change of flavour, tracing,
@@ -136,9 +139,12 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) $(B)/vl/$(1)/
 	@mkdir -p $(B)/vl/$(1)
 	$(VERILATOR) $$(VL_OPTS_$(1)) -Mdir $(B)/vl/$(1) \
 	  $(RTL_PKGS) $(FLIST_$(2)) > $(B)/vl/$(1)/verilator.log 2>&1 || { cat $(B)/vl/$(1)/verilator.log; exit 1; }
-$(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1).h $(B)/vl/$(1)/options $(call vl_pch,$(1)).gch
+$(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1)__ALL.ok ;
+$(B)/vl/$(1)/V$(1)__ALL.ok: $(B)/vl/$(1)/V$(1).h $(B)/vl/$(1)/options $(call vl_pch,$(1)).gch
+	@rm -f $$@ $(B)/vl/$(1)/V$(1)__ALL.a
 	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=$$(VL_CXX_OPT_$(1)) OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
 	  USER_CPPFLAGS='-include $(call vl_pch,$(1)) -Winvalid-pch $(PGO)' > /dev/null
+	@touch $$@
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
 $(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/cleanup.h

@@ -1,7 +1,8 @@
 /* The RTL as a whole: every block is accepted by Yosys 0.23 (read, hierarchy, proc), so that
  * `make synth` cannot be broken by a change the Verilator-based tests do not see; every Verilated
  * top elaborates from its own file list (scripts/gen_flist.py), which holds what it instantiates
- * and nothing else. */
+ * and nothing else; a Verilated model's archive that a killed build left half written is made
+ * again by the next make. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <libgen.h>
@@ -218,6 +219,30 @@ Test(rtl, synth_block_reads_the_stat_json_of_a_nested_hierarchy, .timeout = 60)
     cr_assert_eq(cells, 2, "two inverters in the whole design, got %d", cells);
     cr_assert_eq(leaves, 2, "mid holds two leaves, got %d", leaves);
     cr_assert_eq(mods, 3, "three modules, got %d", mods);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A build killed while Verilator's makefile wrote a model's archive leaves a file newer than its
+ * inputs but without the model's V<model>__ALL.ok (Makefile, vmodel): the next make archives it
+ * again. Here in a build tree of its own (the small fifo_tb harness), with the archive replaced by
+ * its first 100 bytes, as a kill during `ar` leaves it. */
+Test(rtl, a_model_archive_left_half_written_is_made_again, .timeout = 300)
+{
+    char dir[] = "/tmp/vl_archive_XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    char cmd[1024], a[256];
+    snprintf(a, sizeof a, "%s/vl/fifo_tb/Vfifo_tb__ALL.a", dir);
+    /* The suite runs under make: the inner make must not join its jobserver. */
+    const char *make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s";
+    snprintf(cmd, sizeof cmd, "%s B=%s %s > %s/make1.log 2>&1 && ar t %s > /dev/null", make, dir, a, dir, a);
+    cr_assert_eq(system(cmd), 0, "the first build of %s failed (%s/make1.log)", a, dir);
+    snprintf(cmd, sizeof cmd, "head -c 100 %s > %s/part && cp %s/part %s && rm -f %s/vl/fifo_tb/Vfifo_tb__ALL.ok && "
+             "! ar t %s > /dev/null 2>&1", a, dir, dir, a, dir, a);
+    cr_assert_eq(system(cmd), 0, "could not leave a half-written archive");
+    snprintf(cmd, sizeof cmd, "%s B=%s %s > %s/make2.log 2>&1 && ar t %s | grep -q Vfifo_tb__ALL.o", make, dir, a, dir,
+             a);
+    cr_assert_eq(system(cmd), 0, "the next make left %s unreadable (%s/make2.log)", a, dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
