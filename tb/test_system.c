@@ -558,10 +558,11 @@ static void litmus_buffered_delays(const char *name, const char *src, const char
                                    const char *const *must, unsigned n, uint64_t long_delay)
 {
     uint64_t seed = tb_seed(0xB0FFE000u + (uint64_t)strlen(src) * 131u + (uint64_t)(unsigned char)name[0]);
+    const unsigned busy = long_delay ? LM_BUSY_MAX : 0;
     lm_cfg_t cfgs[] = {
-        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "wt", .long_delay = long_delay, .busy = long_delay ? LM_BUSY_MAX : 0},
-        {.num_cn = 2, .jitter = "0ns", .proto = "wt", .long_delay = long_delay, .busy = long_delay ? LM_BUSY_MAX : 0},
-        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "baseline", .long_delay = long_delay, .busy = long_delay ? LM_BUSY_MAX : 0},
+        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "wt", .long_delay = long_delay, .busy = busy},
+        {.num_cn = 2, .jitter = "0ns", .proto = "wt", .long_delay = long_delay, .busy = busy},
+        {.num_cn = 4, .jitter = "30ns", .credits = 128, .proto = "baseline", .long_delay = long_delay, .busy = busy},
     };
     for (unsigned i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++)
         lm_check(name, src, forbid, must, n, run_on_system, &cfgs[i], seed + i, "TB_SYS_VERBOSE");
