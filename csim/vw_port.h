@@ -4,6 +4,7 @@
 #ifndef VW_PORT_H
 #define VW_PORT_H
 
+#include <stdint.h>
 #include <string.h>
 
 /** Input port f of model M from src->f, written in place only when it differs (then the next
