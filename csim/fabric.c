@@ -88,11 +88,11 @@ struct fabric {
     csr_req_t *csrq;       /* CSR accesses waiting, FIFO */
     unsigned csr_head, csr_n, csr_cap;
     /* The edge being evaluated (edge_event), on the kernel's worker thread if it has one (offload.h):
-     * its outputs are handled by edge_finish before time moves on. */
+     * its outputs are handled by edge_finish before the next edge. */
     offload_t off;
     uint64_t edge_cycle, edge_now;
     bool next_in_taken;    /* edge_next_in holds next_input_time as the edge's inputs left it (a
-                            * deferred edge: the nodes' sends of its time come before its finish) */
+                            * deferred edge: the nodes' sends until its next edge come before its finish) */
     uint64_t edge_next_in;
     uint64_t *wakes;       /* wake requests while the edge is pending, applied in order after it */
     unsigned nwakes, wakes_cap;
@@ -545,7 +545,13 @@ static void edge_event(void *obj, uint64_t cycle)
     f->next_in_taken = offload_defers(&f->off, at_once) && f->p.skip_idle;
     if (f->next_in_taken)
         f->edge_next_in = next_input_time(f);
-    offload_edge(&f->off, at_once);
+    /* Nothing before the next edge reads the outputs, and they schedule nothing before a link
+     * latency from now: the events until then (the cores' between two fabric edges, most of all) run
+     * beside the evaluation. */
+    uint64_t horizon = clock_edge(&f->clk, cycle + 1);
+    if (now + f->p.link_latency_ps < horizon)
+        horizon = now + f->p.link_latency_ps;
+    offload_edge(&f->off, at_once, horizon);
 }
 
 /* Evaluates the edge's RTL: the only part that may run on the worker (it touches the model and

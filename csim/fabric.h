@@ -27,13 +27,13 @@
  * tb/test_fabric.c checks that cycle for cycle.
  *
  * Threads. With two host threads (kernel_set_threads) an edge's RTL evaluation runs on the kernel's
- * worker thread (offload.h) while the other events of its time run on the kernel's: its inputs are
- * taken at the edge, its outputs handled before time moves on, its events ordered by sequence
- * numbers reserved at the edge, and the nodes' wakes of the fabric meanwhile applied after its own,
- * so the run is the same event for event (docs/architecture.md section 6). Nothing the other
- * events at that time touch is the edge's: the links into the RTL were read at the edge, the
- * deliveries and credits its outputs make arrive a link latency later, and its next wake is worked
- * out from the inputs it read. What would
+ * worker thread (offload.h) while the other events until its next edge run on the kernel's: its
+ * inputs are taken at the edge, its outputs handled before the next edge (or a link latency after
+ * it, if that comes first), its events ordered by sequence numbers reserved at the edge, and the
+ * nodes' wakes of the fabric meanwhile applied after its own, so the run is the same event for
+ * event (docs/architecture.md section 6). Nothing the events meanwhile touch is the edge's: the
+ * links into the RTL were read at the edge, the deliveries and credits its outputs make arrive a
+ * link latency later, and its next wake is worked out from the inputs it read. What would
  * read its outputs or change its next wake (fabric_quiet, a CSR access) waits for it first; edges
  * with a CSR access, an observer or link jitter are finished at once. tb/test_fabric.c requires the
  * same events in the same order with one thread and two, tb/test_sim.c the same statistics. */

@@ -96,9 +96,10 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
                 (unsigned long long)k->now);
         abort();
     }
-    if (k->finishing && t == k->now) {
-        fprintf(stderr, "kernel: a deferred completion scheduled an event at its own time (%llu ps): it would "
-                        "run after events it preceded\n", (unsigned long long)t);
+    if (k->finishing && t < k->defer_horizon) {
+        fprintf(stderr, "kernel: a deferred completion scheduled an event at %llu ps, before its horizon (%llu "
+                        "ps): it would run after events it preceded\n", (unsigned long long)t,
+                (unsigned long long)k->defer_horizon);
         abort();
     }
     if (k->seq >> SEQ_BITS) {
@@ -156,16 +157,24 @@ uint64_t kernel_use_seq(kernel_t *k, uint64_t seq)
     return prev;
 }
 
-void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj)
+void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj, uint64_t horizon)
 {
+    if (horizon <= k->now) {
+        fprintf(stderr, "kernel: deferred work's horizon (%llu ps) is not after now (%llu ps)\n",
+                (unsigned long long)horizon, (unsigned long long)k->now);
+        abort();
+    }
     if (k->ndeferred == KERNEL_MAX_DEFERRED) {
         fprintf(stderr, "kernel: more than %u deferred completions at one time\n", KERNEL_MAX_DEFERRED);
         abort();
     }
+    if (!k->ndeferred || horizon < k->defer_horizon)
+        k->defer_horizon = horizon;
     k->deferred[k->ndeferred++] = (kernel_deferred_t){fn, obj};
 }
 
-/* Runs the deferred completions, in the order they were deferred (one may defer another). */
+/* Runs the deferred completions, in the order they were deferred (one may defer another; each
+ * schedules nothing before the earliest horizon of those run). */
 static void run_deferred(kernel_t *k)
 {
     k->finishing = true;
@@ -183,7 +192,7 @@ void kernel_run(kernel_t *k, uint64_t until)
     hostprof_zone_e outer = hostprof_enter(HOSTPROF_KERNEL);
     k->stop = false;
     for (;;) {
-        if (k->ndeferred && (!k->n || k->stop || k->heap[0].t > k->now || k->heap[0].t > until)) {
+        if (k->ndeferred && (!k->n || k->stop || k->heap[0].t >= k->defer_horizon || k->heap[0].t > until)) {
             run_deferred(k);
             continue;
         }

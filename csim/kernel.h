@@ -32,7 +32,8 @@ typedef struct event {
     uint64_t arg;
 } event_t;
 
-/** Work a model left unfinished at the current time: run before any later event (kernel_defer). */
+/** Work a model left unfinished at the current time: run before any event at its horizon or later
+ *  (kernel_defer). */
 typedef struct kernel_deferred {
     void (*fn)(void *obj);
     void *obj;
@@ -64,8 +65,9 @@ typedef struct kernel {
     uint64_t seq;        /* next sequence number */
     uint64_t events;     /* events run so far */
     bool stop;           /* set by kernel_stop(): kernel_run returns after the current event */
-    kernel_deferred_t deferred[KERNEL_MAX_DEFERRED]; /* to run before time moves on, in this order */
+    kernel_deferred_t deferred[KERNEL_MAX_DEFERRED]; /* to run before the horizon, in this order */
     unsigned ndeferred;
+    uint64_t defer_horizon; /* the earliest horizon of the deferred work (kernel_defer) */
     void (*on_event)(void *obj, const event_t *e); /* if set, told of every event before it runs */
     void *on_event_obj;                            /* (tests compare runs event for event) */
     struct worker *worker; /* the second host thread (kernel_set_threads), or NULL */
@@ -93,12 +95,14 @@ void kernel_run(kernel_t *k, uint64_t until);
 uint64_t kernel_reserve(kernel_t *k, uint64_t n);
 /** Makes seq the next sequence number; returns the one it replaces (to be put back the same way). */
 uint64_t kernel_use_seq(kernel_t *k, uint64_t seq);
-/** Runs fn(obj) before kernel_run runs an event later than now, and before it returns. A model
- *  whose work at this time finishes on another thread (offload.h) completes it there; the events it
- *  then schedules take sequence numbers it reserved (kernel_reserve), so the run is the one it
- *  would have been had the work finished at once. fn runs once; it may schedule events, but none
- *  at the current time (that one would run after events it preceded: the kernel stops the run). */
-void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj);
+/** Runs fn(obj) before kernel_run runs an event at horizon (ps, > now) or later, and before it
+ *  returns; the events of the times before horizon run meanwhile. A model whose work at this time
+ *  finishes on another thread (offload.h) completes it there; the events it then schedules take
+ *  sequence numbers it reserved (kernel_reserve), so the run is the one it would have been had the
+ *  work finished at once, provided nothing that runs before horizon reads what the work writes and
+ *  fn schedules nothing before horizon (such an event would run after events it preceded: the
+ *  kernel stops the run). fn runs once. */
+void kernel_defer(kernel_t *k, void (*fn)(void *obj), void *obj, uint64_t horizon);
 /** Makes kernel_run return after the event that is running. */
 void kernel_stop(kernel_t *k);
 /** Time of the earliest pending event, or UINT64_MAX when none. */

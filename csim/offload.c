@@ -9,7 +9,7 @@ static void deferred(void *obj) { offload_join(obj); }
 
 bool offload_defers(const offload_t *o, bool at_once) { return !at_once && o->k->worker; }
 
-void offload_edge(offload_t *o, bool at_once)
+void offload_edge(offload_t *o, bool at_once, uint64_t horizon)
 {
     if (o->pending) {
         fprintf(stderr, "offload: an edge while the last one is pending\n");
@@ -23,7 +23,7 @@ void offload_edge(offload_t *o, bool at_once)
     o->pending = true;
     o->seq = kernel_reserve(o->k, o->nseq);
     o->ticket = worker_post(o->k->worker, o->eval, o->obj);
-    kernel_defer(o->k, deferred, o);
+    kernel_defer(o->k, deferred, o, horizon);
 }
 
 void offload_join(offload_t *o)

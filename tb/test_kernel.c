@@ -64,8 +64,9 @@ Test(kernel, clock_edges_run_before_other_events_at_the_same_time)
 typedef struct defer_ctx {
     kernel_t *k;
     log_t *l;
-    uint64_t seq;   /* reserved */
+    uint64_t seq;     /* reserved */
     unsigned runs;
+    uint64_t horizon; /* after the deferring event's time; 0: the next picosecond */
 } defer_ctx_t;
 
 static void deferred_part(void *obj)
@@ -85,7 +86,7 @@ static void deferring_event(void *obj, uint64_t arg)
     defer_ctx_t *d = obj;
     record(d->l, 1);
     d->seq = kernel_reserve(d->k, 2);
-    kernel_defer(d->k, deferred_part, d);
+    kernel_defer(d->k, deferred_part, d, d->horizon ? d->horizon : d->k->now + 1);
 }
 
 static void later_event(void *obj, uint64_t arg)
@@ -113,6 +114,34 @@ Test(kernel, deferred_work_runs_before_time_moves_on_in_its_reserved_order)
     }
     cr_assert_eq(d.runs, 1);
     kernel_free(&k);
+}
+
+/* With a horizon of 250, the work deferred at t = 100 runs after the event at 200 too (it runs
+ * beside that time's events) and before the first at 250 or later; its events still sort before
+ * those the events at 100 and 200 scheduled for their time. */
+Test(kernel, deferred_work_runs_before_its_horizon_in_its_reserved_order)
+{
+    for (unsigned way = 0; way < 2; way++) {
+        kernel_t k;
+        kernel_init(&k);
+        log_t l = {.k = &k};
+        defer_ctx_t d = {.k = &k, .l = &l, .horizon = 250};
+        kernel_at(&k, 100, deferring_event, &d, 0);
+        kernel_at(&k, 100, later_event, &d, 2);
+        kernel_at(&k, 200, later_event, &d, 3);
+        kernel_at(&k, way ? 250 : 260, record, &l, 4);
+        kernel_run(&k, UINT64_MAX);
+        const uint64_t want_arg[] = {1, 2, 3, 90, 4, 91, 92, 12, 13};
+        const uint64_t want_t[] = {100, 100, 200, 200, way ? 250 : 260, 300, 300, 300, 300};
+        cr_assert_eq(l.n, 9, "way %u: %u events", way, l.n);
+        for (unsigned i = 0; i < 9; i++) {
+            cr_assert_eq(l.arg[i], want_arg[i], "way %u, event %u: got arg %llu", way, i,
+                         (unsigned long long)l.arg[i]);
+            cr_assert_eq(l.t[i], want_t[i], "way %u, event %u: at %llu", way, i, (unsigned long long)l.t[i]);
+        }
+        cr_assert_eq(d.runs, 1);
+        kernel_free(&k);
+    }
 }
 
 /* Deferred work also runs when kernel_run returns: at its end time, when stopped, and when no event
@@ -350,7 +379,8 @@ static void defer_at_now(void *obj)
 static void deferring_at_now(void *obj, uint64_t arg)
 {
     (void)arg;
-    kernel_defer(obj, defer_at_now, obj);
+    kernel_t *k = obj;
+    kernel_defer(k, defer_at_now, k, k->now + 1);
 }
 
 Test(kernel, a_deferred_completion_cannot_schedule_at_its_own_time, .signal = SIGABRT)
@@ -358,6 +388,46 @@ Test(kernel, a_deferred_completion_cannot_schedule_at_its_own_time, .signal = SI
     kernel_t k;
     kernel_init(&k);
     kernel_at(&k, 100, deferring_at_now, &k, 0);
+    kernel_run(&k, UINT64_MAX);
+}
+
+/* Nor before its horizon: deferred at 100 with a horizon of 250, it runs before the event at 250,
+ * where an event it scheduled at 240 could already have been passed by the events run meanwhile
+ * (none here; the kernel refuses it all the same, so that the run cannot depend on that). */
+static void defer_before_horizon(void *obj)
+{
+    kernel_t *k = obj;
+    kernel_at(k, 240, record, NULL, 0);
+}
+
+static void deferring_to_250(void *obj, uint64_t arg)
+{
+    (void)arg;
+    kernel_defer(obj, defer_before_horizon, obj, 250);
+}
+
+Test(kernel, a_deferred_completion_cannot_schedule_before_its_horizon, .signal = SIGABRT)
+{
+    kernel_t k;
+    kernel_init(&k);
+    kernel_at(&k, 100, deferring_to_250, &k, 0);
+    kernel_at(&k, 250, never, NULL, 0);
+    kernel_run(&k, UINT64_MAX);
+}
+
+/* A horizon must come after now. */
+static void deferring_to_now(void *obj, uint64_t arg)
+{
+    (void)arg;
+    kernel_t *k = obj;
+    kernel_defer(k, defer_before_horizon, k, k->now);
+}
+
+Test(kernel, a_deferred_completion_needs_a_horizon_after_now, .signal = SIGABRT)
+{
+    kernel_t k;
+    kernel_init(&k);
+    kernel_at(&k, 100, deferring_to_now, &k, 0);
     kernel_run(&k, UINT64_MAX);
 }
 
