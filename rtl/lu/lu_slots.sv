@@ -377,20 +377,23 @@ module lu_slots #(
   //     first is taken to precede).
   // Row a of bef_q and row b of aft_q (its column b) follow the same rule, each in its own layout.
   // Only the rows of busy slots and the allocated one are computed: a free slot's rows are never
-  // read, and its allocation writes them whole. The new rows go into copies of the matrices, which
-  // are written whole, in a cycle with an allocation or a VAL only: each matrix is read before it
-  // is written, so the Verilated model updates it in place (a row written straight into a matrix
-  // read again for the next row cost a shadow copy of the three 4 096-bit matrices in and out at
-  // every edge of every LU, about 770 words).
+  // read, and its allocation writes them whole. The loop runs in a cycle with an allocation or a
+  // VAL only, and writes each row in place with blocking writes, against the house habit of
+  // non-blocking ones (as sw_ports does, for the same reason): row a's new value reads only row a
+  // of each matrix, before the write, so the rows written earlier in the loop are never read
+  // again, and only combinational logic reads the matrices, after the clocked blocks. Written
+  // non-blocking, a row at a time cost a shadow copy of the three 4 096-bit matrices in and out at
+  // every edge of every LU (about 770 words); written into copies that were then written whole
+  // non-blocking, it cost the same copies in the cycles with an allocation or a VAL (about 2 % of a
+  // paper.ini run of fluid under DIKTAMO-proactive). For synthesis a blocking write in a clocked
+  // block is the same flip-flop as a non-blocking one when nothing in the block reads it after the
+  // write.
   logic [Slots-1:0] rows;
   assign rows = busy_q | asel;
+  // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
-    logic [Slots-1:0]       diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
-    logic [Slots*Slots-1:0] same_n, bef_n, aft_n;
+    logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
     if (atake || vtake) begin
-      same_n = same_q;
-      bef_n  = bef_q;
-      aft_n  = aft_q;
       for (int a = 0; a < Slots; a++) if (rows[a]) begin
         diag    = Slots'(1) << a;
         // row a of bef_q
@@ -409,15 +412,13 @@ module lu_slots #(
                            (mb_t & (ts_eq | ts_old)) |
                            (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
                            ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
-        same_n[a*Slots +: Slots] = same_nx & ~diag;
-        bef_n[a*Slots +: Slots]  = bef_nx & ~diag;
-        aft_n[a*Slots +: Slots]  = aft_nx & ~diag;
+        same_q[a*Slots +: Slots] = same_nx & ~diag;
+        bef_q[a*Slots +: Slots]  = bef_nx & ~diag;
+        aft_q[a*Slots +: Slots]  = aft_nx & ~diag;
       end
-      same_q <= same_n;
-      bef_q  <= bef_n;
-      aft_q  <= aft_n;
     end
   end
+  // verilator lint_on BLKSEQ
 
   assign busy_o  = busy_q;
   assign val_o   = val_q;
