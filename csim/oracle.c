@@ -1,14 +1,20 @@
 /* The oracle of committed stores (see oracle.h).
  *
- * Words live in a dense array (first-record order) indexed by an open-addressing hash map whose
- * slots hold the address too, so that probing stays inside the index (one cache miss) instead of
- * visiting a word per probe. (Hashing a line's 8 words to 8 neighbouring slots was tried: the
- * 8-slot runs make linear probing cluster badly, about 5 probes a lookup instead of 1.) A word keeps its initial and last values; each value a commit replaces
- * is pushed on the word's history, a singly linked list in one append-only arena (12 B an entry):
- * a commit is a hash lookup and an append, never a search. The history is read only at check
- * time, and only for a word that does not hold its last value (to tell lost from phantom).
- * Cheap duplicates are skipped (the replaced value equal to the initial one or to the history's
- * head), so a lock word alternating 0 / 1 costs one entry, not one per store. */
+ * Words live in blocks of 64 consecutive words (512 bytes of addresses), created when one of their
+ * words is first recorded: a block holds its words' initial values, their commit indices and a bit
+ * per recorded word, 12 bytes a word and about 40 a block. Workloads set up their data in runs of
+ * consecutive words (YCSB's 205 M words of records at the paper's size), so a block is nearly full
+ * and a setup writes the blocks in order. Blocks are found by an open-addressing hash map whose
+ * slots hold the block's address too (probing stays inside the map), after a one-block cache for
+ * the block last found. (Before, each word had an entry of 24 bytes in an array in first-record
+ * order and one of its own in the map, which held only the array index: each probe missed in the
+ * array, and YCSB at the paper's size took 6 GB and most of its 98 s of setup there.)
+ * A word with commits has a commit_t; each value a commit replaces is pushed on the word's
+ * history, a singly linked list in one append-only arena (12 B an entry): a commit is a lookup and
+ * an append, never a search. The history is read only at check time, and only for a word that
+ * does not hold its last value (to tell lost from phantom). Cheap duplicates are skipped (the
+ * replaced value equal to the initial one or to the history's head), so a lock word alternating
+ * 0 / 1 costs one entry, not one per store. */
 #include "oracle.h"
 
 #include <assert.h>
@@ -17,15 +23,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY_IDX UINT32_MAX
 #define NO_HIST UINT32_MAX
 #define NO_COMMIT UINT32_MAX
+#define BLOCK_WORDS 64u
+#define BLOCK_SHIFT 9 /* log2(BLOCK_WORDS * 8): a block's byte address is addr >> BLOCK_SHIFT */
 
-/* A word: what every word needs (a workload's setup may initialize hundreds of millions that are
- * never stored: 24 bytes each, and 4 in the index); its commits, when it has any, in a commit_t. */
+/* 64 consecutive words: what every recorded word needs (a workload's setup may initialize hundreds
+ * of millions that are never stored); its commits, when it has any, in a commit_t. */
+typedef struct block {
+    uint64_t base;              /* address of word 0 */
+    uint64_t present;           /* bit i: word i is recorded */
+    uint64_t init[BLOCK_WORDS]; /* initial values */
+    uint32_t c[BLOCK_WORDS];    /* commit_t of each, or NO_COMMIT (never stored: it must hold init) */
+} block_t;
+
+/* A recorded word: its block and its index there. */
 typedef struct word {
-    uint64_t addr, init;
-    uint32_t c; /* its commit_t, or NO_COMMIT (never stored: it must hold init) */
+    block_t *b;
+    unsigned i;
 } word_t;
 
 typedef struct commit {
@@ -38,13 +53,25 @@ typedef struct commit {
     uint8_t doubt;  /* the last commits that are in doubt */
 } commit_t;
 
+/* A slot of the block map: a block's address (base >> BLOCK_SHIFT, plus 1 so that 0 is empty) and
+ * its place in blocks[]. */
+typedef struct slot {
+    uint64_t key;
+    size_t b;
+} slot_t;
+
 struct oracle {
-    word_t *w;
-    size_t nw, capw;
+    block_t **blocks; /* in creation order */
+    size_t nb, capb;
+    slot_t *map;
+    size_t map_mask;
+    block_t *hot;     /* the block found last */
+    size_t nw;        /* recorded words */
+    size_t *before;   /* per block: recorded words in the blocks before it (oracle_word_at) ... */
+    size_t nbefore;   /* ... valid for the first nbefore blocks, while nw_before == nw */
+    size_t nw_before;
     commit_t *c;
     size_t nc, capc;
-    uint32_t *idx; /* hash slots: index into w, or EMPTY_IDX */
-    size_t idx_mask;
     uint64_t *hv;   /* history arena: replaced values ... */
     uint32_t *hnext; /* ... and the next older entry of the same word, or NO_HIST */
     size_t nh, caph;
@@ -60,33 +87,6 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-oracle_t *oracle_create(void)
-{
-    oracle_t *o = calloc(1, sizeof *o);
-    if (!o)
-        return NULL;
-    o->idx_mask = 1023;
-    o->idx = malloc((o->idx_mask + 1) * sizeof *o->idx);
-    if (!o->idx) {
-        oracle_free(o);
-        return NULL;
-    }
-    memset(o->idx, 0xff, (o->idx_mask + 1) * sizeof *o->idx);
-    return o;
-}
-
-void oracle_free(oracle_t *o)
-{
-    if (!o)
-        return;
-    free(o->w);
-    free(o->c);
-    free(o->idx);
-    free(o->hv);
-    free(o->hnext);
-    free(o);
-}
-
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
@@ -97,72 +97,138 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-/* Slot of addr in the index: where it is, or the empty slot where it would go. */
-static size_t idx_slot(const oracle_t *o, uint64_t addr)
+oracle_t *oracle_create(void)
 {
-    size_t s = (size_t)mix(addr) & o->idx_mask;
-    while (o->idx[s] != EMPTY_IDX && o->w[o->idx[s]].addr != addr)
-        s = (s + 1) & o->idx_mask;
+    oracle_t *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->map_mask = 1023;
+    o->map = calloc(o->map_mask + 1, sizeof *o->map);
+    if (!o->map) {
+        oracle_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void oracle_free(oracle_t *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->nb; i++)
+        free(o->blocks[i]);
+    free(o->blocks);
+    free(o->map);
+    free(o->before);
+    free(o->c);
+    free(o->hv);
+    free(o->hnext);
+    free(o);
+}
+
+/* Slot of key in the map: where it is, or the empty slot where it would go. */
+static size_t map_slot(const oracle_t *o, uint64_t key)
+{
+    size_t s = (size_t)mix(key) & o->map_mask;
+    while (o->map[s].key && o->map[s].key != key)
+        s = (s + 1) & o->map_mask;
     return s;
 }
 
-static void idx_grow(oracle_t *o)
+static void map_grow(oracle_t *o)
 {
-    size_t n = (o->idx_mask + 1) * 2;
-    free(o->idx);
-    o->idx = xrealloc(NULL, n * sizeof *o->idx);
-    memset(o->idx, 0xff, n * sizeof *o->idx);
-    o->idx_mask = n - 1;
-    for (size_t i = 0; i < o->nw; i++)
-        o->idx[idx_slot(o, o->w[i].addr)] = (uint32_t)i;
+    size_t n = (o->map_mask + 1) * 2;
+    free(o->map);
+    o->map = calloc(n, sizeof *o->map);
+    if (!o->map) {
+        fprintf(stderr, "oracle: out of memory (%zu bytes)\n", n * sizeof *o->map);
+        abort();
+    }
+    o->map_mask = n - 1;
+    for (size_t i = 0; i < o->nb; i++) {
+        const uint64_t key = (o->blocks[i]->base >> BLOCK_SHIFT) + 1;
+        o->map[map_slot(o, key)] = (slot_t){key, i};
+    }
 }
 
-/* The word at addr, created (initial value 0) when new. */
-static word_t *word_get(oracle_t *o, uint64_t addr)
+/* The block holding addr, or NULL. */
+static block_t *block_find(const oracle_t *o, uint64_t addr)
+{
+    const uint64_t base = addr & ~(uint64_t)(BLOCK_WORDS * 8 - 1);
+    if (o->hot && o->hot->base == base)
+        return o->hot;
+    const slot_t *sl = &o->map[map_slot(o, (addr >> BLOCK_SHIFT) + 1)];
+    return sl->key ? o->blocks[sl->b] : NULL;
+}
+
+/* The word at addr, recorded (initial value 0) when new. */
+static word_t word_get(oracle_t *o, uint64_t addr)
 {
     assert((addr & 7u) == 0 && "oracle: unaligned word address");
-    size_t s = idx_slot(o, addr);
-    if (o->idx[s] != EMPTY_IDX)
-        return &o->w[o->idx[s]];
-    assert(o->nw < EMPTY_IDX && "oracle: more than 2^32 - 1 words");
-    if (o->nw == o->capw) {
-        o->capw = o->capw ? o->capw * 2 : 1024;
-        o->w = xrealloc(o->w, o->capw * sizeof *o->w);
+    const uint64_t base = addr & ~(uint64_t)(BLOCK_WORDS * 8 - 1);
+    block_t *b = o->hot && o->hot->base == base ? o->hot : NULL;
+    if (!b) {
+        const uint64_t key = (addr >> BLOCK_SHIFT) + 1;
+        size_t s = map_slot(o, key);
+        if (o->map[s].key) {
+            b = o->blocks[o->map[s].b];
+        } else {
+            b = malloc(sizeof *b);
+            if (!b) {
+                fprintf(stderr, "oracle: out of memory (%zu bytes)\n", sizeof *b);
+                abort();
+            }
+            b->base = base;
+            b->present = 0;
+            if (o->nb == o->capb) {
+                o->capb = o->capb ? o->capb * 2 : 256;
+                o->blocks = xrealloc(o->blocks, o->capb * sizeof *o->blocks);
+            }
+            o->blocks[o->nb] = b;
+            o->map[s] = (slot_t){key, o->nb++};
+            if (o->nb * 4 > (o->map_mask + 1) * 3)
+                map_grow(o);
+        }
+        o->hot = b;
     }
-    word_t *w = &o->w[o->nw];
-    *w = (word_t){.addr = addr, .c = NO_COMMIT};
-    o->idx[s] = (uint32_t)o->nw++;
-    if (o->nw * 4 > (o->idx_mask + 1) * 3) {
-        idx_grow(o);
-        return &o->w[o->nw - 1];
+    const unsigned i = (unsigned)((addr - base) >> 3);
+    if (!(b->present >> i & 1u)) {
+        b->present |= 1ull << i;
+        b->init[i] = 0;
+        b->c[i] = NO_COMMIT;
+        o->nw++;
     }
-    return w;
+    return (word_t){b, i};
 }
 
-static const word_t *word_find(const oracle_t *o, uint64_t addr)
+/* The word at addr, or one with a NULL block when the oracle never saw it. */
+static word_t word_find(const oracle_t *o, uint64_t addr)
 {
-    size_t s = idx_slot(o, addr);
-    return o->idx[s] == EMPTY_IDX ? NULL : &o->w[o->idx[s]];
+    block_t *b = block_find(o, addr);
+    const unsigned i = (unsigned)((addr >> 3) & (BLOCK_WORDS - 1));
+    return b && (b->present >> i & 1u) ? (word_t){b, i} : (word_t){NULL, 0};
 }
+
+static uint64_t word_addr(word_t w) { return w.b->base + 8u * w.i; }
 
 /* The commits of w, created at its first commit. */
-static commit_t *commit_get(oracle_t *o, word_t *w)
+static commit_t *commit_get(oracle_t *o, word_t w)
 {
-    if (w->c != NO_COMMIT)
-        return &o->c[w->c];
+    if (w.b->c[w.i] != NO_COMMIT)
+        return &o->c[w.b->c[w.i]];
     assert(o->nc < NO_COMMIT && "oracle: more than 2^32 - 1 stored words");
     if (o->nc == o->capc) {
         o->capc = o->capc ? o->capc * 2 : 1024;
         o->c = xrealloc(o->c, o->capc * sizeof *o->c);
     }
-    w->c = (uint32_t)o->nc;
-    o->c[o->nc] = (commit_t){.last = w->init, .hist = NO_HIST};
+    w.b->c[w.i] = (uint32_t)o->nc;
+    o->c[o->nc] = (commit_t){.last = w.b->init[w.i], .hist = NO_HIST};
     return &o->c[o->nc++];
 }
 
-static void hist_push(oracle_t *o, const word_t *ww, commit_t *w, uint64_t v)
+static void hist_push(oracle_t *o, uint64_t init, commit_t *w, uint64_t v)
 {
-    if (v == ww->init || (w->hist != NO_HIST && w->top == v))
+    if (v == init || (w->hist != NO_HIST && w->top == v))
         return;
     assert(o->nh < NO_HIST && "oracle: more than 2^32 - 1 history entries");
     if (o->nh == o->caph) {
@@ -186,18 +252,18 @@ static bool hist_has(const oracle_t *o, const commit_t *w, uint64_t v)
 
 void oracle_init(oracle_t *o, uint64_t addr, uint64_t v)
 {
-    word_t *w = word_get(o, addr);
-    assert(w->c == NO_COMMIT && "oracle_init after a committed store to the word");
-    w->init = v;
+    word_t w = word_get(o, addr);
+    assert(w.b->c[w.i] == NO_COMMIT && "oracle_init after a committed store to the word");
+    w.b->init[w.i] = v;
 }
 
 void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsigned cn, unsigned core)
 {
-    word_t *ww = word_get(o, addr);
+    word_t ww = word_get(o, addr);
     commit_t *w = commit_get(o, ww);
     assert((w->stores == 0 || t_ps >= w->last_t) && "oracle_commit: commit time went back for a word");
     if (w->stores && w->last != v)
-        hist_push(o, ww, w, w->last);
+        hist_push(o, ww.b->init[ww.i], w, w->last);
     w->prev = w->last;
     w->doubt = 0; /* a later commit: whatever was in doubt was seen by its committer */
     w->last = v;
@@ -213,8 +279,8 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
  * (the doubted commit was superseded: its value was seen). */
 static commit_t *doubt_begin(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
 {
-    const word_t *ww = word_find(o, addr);
-    commit_t *w = ww && ww->c != NO_COMMIT ? &o->c[ww->c] : NULL;
+    const word_t ww = word_find(o, addr);
+    commit_t *w = ww.b && ww.b->c[ww.i] != NO_COMMIT ? &o->c[ww.b->c[ww.i]] : NULL;
     if (!w || w->last_cn != cn || (core != UINT_MAX && w->last_core != core))
         return NULL;
     if (w->doubt == 0)
@@ -236,11 +302,12 @@ void oracle_doubt_unwritten(oracle_t *o, uint64_t addr, unsigned cn)
         w->doubt = UINT8_MAX; /* any earlier value */
 }
 
-static void fill(const oracle_t *o, const word_t *w, oracle_word_t *out)
+static void fill(const oracle_t *o, word_t w, oracle_word_t *out)
 {
-    *out = (oracle_word_t){.addr = w->addr, .init = w->init, .last = w->init};
-    if (w->c != NO_COMMIT) {
-        const commit_t *c = &o->c[w->c];
+    const uint64_t init = w.b->init[w.i];
+    *out = (oracle_word_t){.addr = word_addr(w), .init = init, .last = init};
+    if (w.b->c[w.i] != NO_COMMIT) {
+        const commit_t *c = &o->c[w.b->c[w.i]];
         out->last = c->last;
         out->stores = c->stores;
         out->last_t_ps = c->last_t;
@@ -251,29 +318,54 @@ static void fill(const oracle_t *o, const word_t *w, oracle_word_t *out)
 
 size_t oracle_num_words(const oracle_t *o) { return o->nw; }
 
+/* The i-th word: blocks in creation order, a block's words in address order. The blocks' counts
+ * of the words before them are worked out again when words were recorded since. */
 void oracle_word_at(const oracle_t *o, size_t i, oracle_word_t *w)
 {
     assert(i < o->nw);
-    fill(o, &o->w[i], w);
+    oracle_t *m = (oracle_t *)o; /* the counts are a cache: the recorded words are unchanged */
+    if (m->nw_before != m->nw || m->nbefore != m->nb) {
+        m->before = xrealloc(m->before, (m->nb ? m->nb : 1) * sizeof *m->before);
+        size_t n = 0;
+        for (size_t b = 0; b < m->nb; b++) {
+            m->before[b] = n;
+            n += (size_t)__builtin_popcountll(m->blocks[b]->present);
+        }
+        m->nbefore = m->nb;
+        m->nw_before = m->nw;
+    }
+    size_t lo = 0, hi = o->nb; /* the last block with before <= i */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->before[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const block_t *b = o->blocks[lo];
+    uint64_t p = b->present;
+    for (size_t k = i - o->before[lo]; k; k--)
+        p &= p - 1;
+    fill(o, (word_t){(block_t *)b, (unsigned)__builtin_ctzll(p)}, w);
 }
 
 bool oracle_lookup(const oracle_t *o, uint64_t addr, oracle_word_t *w)
 {
-    const word_t *x = word_find(o, addr);
-    if (x)
+    const word_t x = word_find(o, addr);
+    if (x.b)
         fill(o, x, w);
-    return x != NULL;
+    return x.b != NULL;
 }
 
 typedef struct bad {
-    const word_t *w;
+    word_t w;
     uint64_t holds;
     bool phantom;
 } bad_t;
 
 static int bad_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const bad_t *)a)->w->addr, y = ((const bad_t *)b)->w->addr;
+    uint64_t x = word_addr(((const bad_t *)a)->w), y = word_addr(((const bad_t *)b)->w);
     return x < y ? -1 : x > y;
 }
 
@@ -283,32 +375,35 @@ void oracle_check(const oracle_t *o, oracle_peek_fn peek, void *obj, FILE *f, si
     *r = (oracle_report_t){.words = o->nw, .stores = o->stores};
     bad_t *bad = NULL;
     size_t nbad = 0, capbad = 0;
-    for (size_t i = 0; i < o->nw; i++) {
-        const word_t *ww = &o->w[i];
-        const commit_t *w = ww->c != NO_COMMIT ? &o->c[ww->c] : NULL;
-        uint64_t v = peek(obj, ww->addr);
-        if (v == (w ? w->last : ww->init)) {
-            r->ok++;
-            continue;
+    for (size_t bi = 0; bi < o->nb; bi++) {
+        for (uint64_t p = o->blocks[bi]->present; p; p &= p - 1) {
+            const word_t ww = {o->blocks[bi], (unsigned)__builtin_ctzll(p)};
+            const uint64_t init = ww.b->init[ww.i];
+            const commit_t *w = ww.b->c[ww.i] != NO_COMMIT ? &o->c[ww.b->c[ww.i]] : NULL;
+            uint64_t v = peek(obj, word_addr(ww));
+            if (v == (w ? w->last : init)) {
+                r->ok++;
+                continue;
+            }
+            bool older = w && (v == init || hist_has(o, w, v));
+            if (w && w->doubt && (w->doubt == 1 ? v == w->dbase : older)) {
+                r->undurable++;
+                continue;
+            }
+            bool lost = older;
+            if (lost)
+                r->lost++;
+            else
+                r->phantom++;
+            if (!f)
+                continue;
+            /* Keep the lowest max_lines addresses only when printing: collect all, sort once. */
+            if (nbad == capbad) {
+                capbad = capbad ? capbad * 2 : 64;
+                bad = xrealloc(bad, capbad * sizeof *bad);
+            }
+            bad[nbad++] = (bad_t){ww, v, !lost};
         }
-        bool older = w && (v == ww->init || hist_has(o, w, v));
-        if (w && w->doubt && (w->doubt == 1 ? v == w->dbase : older)) {
-            r->undurable++;
-            continue;
-        }
-        bool lost = older;
-        if (lost)
-            r->lost++;
-        else
-            r->phantom++;
-        if (!f)
-            continue;
-        /* Keep the lowest max_lines addresses only when printing: collect all, sort once. */
-        if (nbad == capbad) {
-            capbad = capbad ? capbad * 2 : 64;
-            bad = xrealloc(bad, capbad * sizeof *bad);
-        }
-        bad[nbad++] = (bad_t){ww, v, !lost};
     }
     if (!f || nbad == 0) {
         free(bad);

@@ -10,11 +10,12 @@
  *            store vanished;
  *   phantom  it holds a value never committed to that word (nor its initial value).
  *
- * Cost: about 30 B per word (24 in an array, 4 to 8 in the hash index), 56 more per word ever
- * stored, and 12 B per commit that replaced a value other than the word's initial value or its
- * previous replaced value (an append-only history); a commit is O(1), a check O(words) plus a walk
- * of the history of each word that does not hold its last value. Ten million stores fit in a few
- * hundred MB; YCSB's 1.6 M records of 1 KB (205 M words set up) in about 6 GB. Addresses are
+ * Cost: words are kept in blocks of 64 consecutive words, about 12.6 B per word of a block with
+ * any word recorded (a workload's data is set up in runs of consecutive words, so blocks are
+ * nearly full), 56 more per word ever stored, and 12 B per commit that replaced a value other than
+ * the word's initial value or its previous replaced value (an append-only history); a commit is
+ * O(1), a check O(words) plus a walk of the history of each word that does not hold its last
+ * value. YCSB's 1.6 M records of 1 KB (205 M words set up) take about 2.6 GB. Addresses are
  * 8-byte aligned remote byte addresses (csim/cn/addr.h); a word first seen at a commit, without
  * oracle_init, has initial value 0 (memory is zeroed when allocated). */
 #ifndef ORACLE_H
@@ -82,7 +83,8 @@ typedef struct oracle_word {
 
 /** Number of recorded words. */
 size_t oracle_num_words(const oracle_t *o);
-/** The i-th recorded word (i < oracle_num_words; in the order words were first recorded). */
+/** The i-th recorded word (i < oracle_num_words): the blocks of 64 words in the order their first
+ *  word was recorded, a block's words in address order. */
 void oracle_word_at(const oracle_t *o, size_t i, oracle_word_t *w);
 /** The recorded word at addr: true and *w filled, or false when the oracle never saw it. */
 bool oracle_lookup(const oracle_t *o, uint64_t addr, oracle_word_t *w);
