@@ -366,3 +366,57 @@ Test(oracle, commit_time_going_back_for_a_word_aborts, .signal = SIGABRT)
     oracle_commit(o, 0x40, 2, 99, 0, 0);
     oracle_free(o);
 }
+
+/* Words set up in runs of consecutive words and alone (each in a block of its own), a fifth stored:
+ * every one is found, iterated once (blocks by first record, a block's words by address), and a
+ * check of memory holding each word's last value finds them all ok. Enough words that the block
+ * map grows several times. */
+static uint64_t many_addr(unsigned k)
+{
+    /* runs of 96 words (a block and a half), then a lone word 1 MiB further */
+    return k % 97 == 96 ? 0x40000000ull + (uint64_t)k * 0x100000 : 0x1000ull + 8ull * k;
+}
+
+static uint64_t many_peek(void *obj, uint64_t addr)
+{
+    (void)obj;
+    return addr * 3 + (addr % 5 == 0);
+}
+
+Test(oracle, many_words_in_runs_and_alone_are_all_found_and_iterated_once)
+{
+    enum { N = 200000 };
+    oracle_t *o = oracle_create();
+    for (unsigned k = 0; k < N; k++)
+        oracle_init(o, many_addr(k), many_addr(k) * 3);
+    for (unsigned k = 0; k < N; k++)
+        if (many_addr(k) % 5 == 0)
+            oracle_commit(o, many_addr(k), many_addr(k) * 3 + 1, 100, 0, 0);
+    cr_assert_eq(oracle_num_words(o), N);
+    uint64_t sum = 0, want = 0, prev_block = UINT64_MAX;
+    for (unsigned k = 0; k < N; k++)
+        want += many_addr(k);
+    for (size_t i = 0; i < N; i++) {
+        oracle_word_t w;
+        oracle_word_at(o, i, &w);
+        sum += w.addr;
+        if (w.addr >> 9 == prev_block >> 9)
+            cr_assert_gt(w.addr, prev_block, "word %zu: 0x%llx after 0x%llx in its block", i,
+                         (unsigned long long)w.addr, (unsigned long long)prev_block);
+        prev_block = w.addr;
+    }
+    cr_assert_eq(sum, want, "iteration visits each word once");
+    for (unsigned k = 0; k < N; k += 7) {
+        oracle_word_t w;
+        cr_assert(oracle_lookup(o, many_addr(k), &w));
+        cr_assert_eq(w.init, many_addr(k) * 3);
+        cr_assert_eq(w.stores, (uint64_t)(many_addr(k) % 5 == 0));
+        cr_assert(!oracle_lookup(o, many_addr(k) + 0x8000000000ull, &w));
+    }
+    oracle_report_t r;
+    oracle_check(o, many_peek, NULL, NULL, 0, &r);
+    cr_assert_eq(r.words, N);
+    cr_assert_eq(r.ok, N, "%llu ok, %llu lost, %llu phantom", (unsigned long long)r.ok,
+                 (unsigned long long)r.lost, (unsigned long long)r.phantom);
+    oracle_free(o);
+}
