@@ -97,6 +97,41 @@ Test(dram, many_lines_keep_their_data)
     kernel_free(&k);
 }
 
+/* Lines written in runs share storage blocks: each keeps its own data, a masked write changes only
+ * its words, and the lines never written between and around them read as zeros. */
+Test(dram, neighbouring_lines_keep_their_own_data_and_unwritten_ones_read_zero)
+{
+    kernel_t k;
+    kernel_init(&k);
+    stats_t st;
+    cr_assert_eq(stats_init(&st), 0);
+    dram_t *d = dram_create(&k, &(dram_params_t){.name = "d", .latency_ps = 1, .channels = 1}, &st);
+    uint64_t w[MSG_WORDS_PER_LINE];
+    for (uint64_t a = 100; a < 20100; a++) {
+        if (a % 3 == 0)
+            continue; /* never written */
+        for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+            w[i] = a << 8 | i;
+        dram_poke(d, a, 0xff, w);
+    }
+    for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
+        w[i] = 0xdead;
+    dram_poke(d, 101, 0x0a, w); /* words 1 and 3 only */
+    for (uint64_t a = 0; a < 20200; a++) {
+        dram_peek(d, a, w);
+        for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++) {
+            uint64_t want = a < 100 || a >= 20100 || a % 3 == 0 ? 0 : a << 8 | i;
+            if (a == 101 && (i == 1 || i == 3))
+                want = 0xdead;
+            cr_assert_eq(w[i], want, "line %llu word %u: 0x%llx", (unsigned long long)a, i,
+                         (unsigned long long)w[i]);
+        }
+    }
+    dram_free(d);
+    stats_free(&st);
+    kernel_free(&k);
+}
+
 Test(dram, impossible_parameters_are_refused)
 {
     kernel_t k;
