@@ -142,7 +142,7 @@ $(B)/vl/$(1)/V$(1).h: $(RTL_PKGS) $(FLIST_$(2)) $(RTL_INCS) $(VLT) $(B)/vl/$(1)/
 $(B)/vl/$(1)/V$(1)__ALL.a: $(B)/vl/$(1)/V$(1)__ALL.ok ;
 $(B)/vl/$(1)/V$(1)__ALL.ok: $(B)/vl/$(1)/V$(1).h $(B)/vl/$(1)/options $(call vl_pch,$(1)).gch
 	@rm -f $$@ $(B)/vl/$(1)/V$(1)__ALL.a
-	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=$$(VL_CXX_OPT_$(1)) OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
+	+$(MAKE) -s -C $(B)/vl/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST='$$(VL_CXX_OPT_$(1))' OPT_SLOW=-O1 OPT_GLOBAL=-O2 \
 	  USER_CPPFLAGS='-include $(call vl_pch,$(1)) -Winvalid-pch $(PGO)' > /dev/null
 	@touch $$@
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py

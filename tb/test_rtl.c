@@ -246,3 +246,19 @@ Test(rtl, a_model_archive_left_half_written_is_made_again, .timeout = 300)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* A flavour's C++ options may be several words (VL_CXX_OPT_<flavour>, Makefile): they reach the
+ * model's own makefile as one value, and a change of them builds the model again with them. */
+Test(rtl, a_model_builds_with_several_cxx_options, .timeout = 300)
+{
+    char dir[] = "/tmp/vl_cxxopt_XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    char cmd[1024], a[256];
+    snprintf(a, sizeof a, "%s/vl/fifo_tb/Vfifo_tb__ALL.a", dir);
+    const char *make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s";
+    snprintf(cmd, sizeof cmd, "%s B=%s VL_CXX_OPT_test='-O1 -fno-inline' %s > %s/make.log 2>&1 && ar t %s | grep -q "
+             "Vfifo_tb__ALL.o && grep -q 'c++ -O1 -fno-inline' %s/vl/fifo_tb/options", make, dir, a, dir, a, dir);
+    cr_assert_eq(system(cmd), 0, "the build of %s with two C++ options failed (%s/make.log)", a, dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
