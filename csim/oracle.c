@@ -139,11 +139,8 @@ static void map_grow(oracle_t *o)
 {
     size_t n = (o->map_mask + 1) * 2;
     free(o->map);
-    o->map = calloc(n, sizeof *o->map);
-    if (!o->map) {
-        fprintf(stderr, "oracle: out of memory (%zu bytes)\n", n * sizeof *o->map);
-        abort();
-    }
+    o->map = xrealloc(NULL, n * sizeof *o->map);
+    memset(o->map, 0, n * sizeof *o->map);
     o->map_mask = n - 1;
     for (size_t i = 0; i < o->nb; i++) {
         const uint64_t key = (o->blocks[i]->base >> BLOCK_SHIFT) + 1;
@@ -173,11 +170,7 @@ static word_t word_get(oracle_t *o, uint64_t addr)
         if (o->map[s].key) {
             b = o->blocks[o->map[s].b];
         } else {
-            b = malloc(sizeof *b);
-            if (!b) {
-                fprintf(stderr, "oracle: out of memory (%zu bytes)\n", sizeof *b);
-                abort();
-            }
+            b = xrealloc(NULL, sizeof *b);
             b->base = base;
             b->present = 0;
             if (o->nb == o->capb) {
