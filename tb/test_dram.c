@@ -74,51 +74,58 @@ Test(dram, a_busy_channel_serializes_accesses)
     kernel_free(&k);
 }
 
-Test(dram, many_lines_keep_their_data)
+/* The data tests' DRAM (its timing does not matter to them). */
+static kernel_t dk;
+static stats_t dst;
+static dram_t *dd;
+
+static void data_setup(void)
 {
-    kernel_t k;
-    kernel_init(&k);
-    stats_t st;
-    cr_assert_eq(stats_init(&st), 0);
-    dram_t *d = dram_create(&k, &(dram_params_t){.name = "d", .latency_ps = 1, .channels = 1}, &st);
+    kernel_init(&dk);
+    cr_assert_eq(stats_init(&dst), 0);
+    dd = dram_create(&dk, &(dram_params_t){.name = "d", .latency_ps = 1, .channels = 1}, &dst);
+}
+
+static void data_teardown(void)
+{
+    dram_free(dd);
+    stats_free(&dst);
+    kernel_free(&dk);
+}
+
+Test(dram, many_lines_keep_their_data, .init = data_setup, .fini = data_teardown)
+{
     uint64_t w[MSG_WORDS_PER_LINE];
     for (uint64_t a = 0; a < 50000; a++) {
         for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
             w[i] = a * 8 + i;
-        dram_poke(d, a * 977, 0xff, w);
+        dram_poke(dd, a * 977, 0xff, w);
     }
     for (uint64_t a = 0; a < 50000; a++) {
-        dram_peek(d, a * 977, w);
+        dram_peek(dd, a * 977, w);
         for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
             cr_assert_eq(w[i], a * 8 + i, "line %llu word %u", (unsigned long long)a, i);
     }
-    dram_free(d);
-    stats_free(&st);
-    kernel_free(&k);
 }
 
 /* Lines written in runs share storage blocks: each keeps its own data, a masked write changes only
  * its words, and the lines never written between and around them read as zeros. */
-Test(dram, neighbouring_lines_keep_their_own_data_and_unwritten_ones_read_zero)
+Test(dram, neighbouring_lines_keep_their_own_data_and_unwritten_ones_read_zero, .init = data_setup,
+     .fini = data_teardown)
 {
-    kernel_t k;
-    kernel_init(&k);
-    stats_t st;
-    cr_assert_eq(stats_init(&st), 0);
-    dram_t *d = dram_create(&k, &(dram_params_t){.name = "d", .latency_ps = 1, .channels = 1}, &st);
     uint64_t w[MSG_WORDS_PER_LINE];
     for (uint64_t a = 100; a < 20100; a++) {
         if (a % 3 == 0)
             continue; /* never written */
         for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
             w[i] = a << 8 | i;
-        dram_poke(d, a, 0xff, w);
+        dram_poke(dd, a, 0xff, w);
     }
     for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
         w[i] = 0xdead;
-    dram_poke(d, 101, 0x0a, w); /* words 1 and 3 only */
+    dram_poke(dd, 101, 0x0a, w); /* words 1 and 3 only */
     for (uint64_t a = 0; a < 20200; a++) {
-        dram_peek(d, a, w);
+        dram_peek(dd, a, w);
         for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++) {
             uint64_t want = a < 100 || a >= 20100 || a % 3 == 0 ? 0 : a << 8 | i;
             if (a == 101 && (i == 1 || i == 3))
@@ -127,9 +134,6 @@ Test(dram, neighbouring_lines_keep_their_own_data_and_unwritten_ones_read_zero)
                          (unsigned long long)w[i]);
         }
     }
-    dram_free(d);
-    stats_free(&st);
-    kernel_free(&k);
 }
 
 Test(dram, impossible_parameters_are_refused)

@@ -227,14 +227,21 @@ Test(rtl, synth_block_reads_the_stat_json_of_a_nested_hierarchy, .timeout = 60)
  * inputs but without the model's V<model>__ALL.ok (Makefile, vmodel): the next make archives it
  * again. Here in a build tree of its own (the small fifo_tb harness), with the archive replaced by
  * its first 100 bytes, as a kill during `ar` leaves it. */
+/* The suite runs under make: an inner make must not join its jobserver. */
+#define INNER_MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s"
+
+/* A build tree of its own (dir, a mkdtemp template) and the small fifo_tb harness's archive in it. */
+static void fifo_tb_tree(char *dir, char *a, size_t na)
+{
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    snprintf(a, na, "%s/vl/fifo_tb/Vfifo_tb__ALL.a", dir);
+}
+
 Test(rtl, a_model_archive_left_half_written_is_made_again, .timeout = 300)
 {
-    char dir[] = "/tmp/vl_archive_XXXXXX";
-    cr_assert(mkdtemp(dir), "mkdtemp");
-    char cmd[1024], a[256];
-    snprintf(a, sizeof a, "%s/vl/fifo_tb/Vfifo_tb__ALL.a", dir);
-    /* The suite runs under make: the inner make must not join its jobserver. */
-    const char *make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s";
+    char dir[] = "/tmp/vl_archive_XXXXXX", cmd[1024], a[256];
+    fifo_tb_tree(dir, a, sizeof a);
+    const char *make = INNER_MAKE;
     snprintf(cmd, sizeof cmd, "%s B=%s %s > %s/make1.log 2>&1 && ar t %s > /dev/null", make, dir, a, dir, a);
     cr_assert_eq(system(cmd), 0, "the first build of %s failed (%s/make1.log)", a, dir);
     snprintf(cmd, sizeof cmd, "head -c 100 %s > %s/part && cp %s/part %s && rm -f %s/vl/fifo_tb/Vfifo_tb__ALL.ok && "
@@ -248,16 +255,14 @@ Test(rtl, a_model_archive_left_half_written_is_made_again, .timeout = 300)
 }
 
 /* A flavour's C++ options may be several words (VL_CXX_OPT_<flavour>, Makefile): they reach the
- * model's own makefile as one value, and a change of them builds the model again with them. */
+ * model's own makefile as one value (split, the second was taken for an option of make's) and are
+ * kept in its options file. */
 Test(rtl, a_model_builds_with_several_cxx_options, .timeout = 300)
 {
-    char dir[] = "/tmp/vl_cxxopt_XXXXXX";
-    cr_assert(mkdtemp(dir), "mkdtemp");
-    char cmd[1024], a[256];
-    snprintf(a, sizeof a, "%s/vl/fifo_tb/Vfifo_tb__ALL.a", dir);
-    const char *make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s";
-    snprintf(cmd, sizeof cmd, "%s B=%s VL_CXX_OPT_test='-O1 -fno-inline' %s > %s/make.log 2>&1 && ar t %s | grep -q "
-             "Vfifo_tb__ALL.o && grep -q 'c++ -O1 -fno-inline' %s/vl/fifo_tb/options", make, dir, a, dir, a, dir);
+    char dir[] = "/tmp/vl_cxxopt_XXXXXX", cmd[1024], a[256];
+    fifo_tb_tree(dir, a, sizeof a);
+    snprintf(cmd, sizeof cmd, INNER_MAKE " B=%s VL_CXX_OPT_test='-O1 -fno-inline' %s > %s/make.log 2>&1 && ar t %s | "
+             "grep -q Vfifo_tb__ALL.o && grep -q 'c++ -O1 -fno-inline' %s/vl/fifo_tb/options", dir, a, dir, a, dir);
     cr_assert_eq(system(cmd), 0, "the build of %s with two C++ options failed (%s/make.log)", a, dir);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
