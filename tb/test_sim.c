@@ -517,6 +517,25 @@ Test(sim, prism_draws_its_figures_and_the_ratio_table, .init = make_dir, .fini =
     blog_experiments("prism", figs, rows, sizeof rows / sizeof rows[0], "p1-A-prism");
 }
 
+/* make figures FULL=1's runs simulate hundreds of ms (scripts/figures.py, SIZES): their sim.end_time
+ * must not stop them first, so the full size sets one of at least 10 s, and paper.ini accepts it. */
+Test(sim, figures_full_size_runs_are_not_cut_short_by_the_end_time)
+{
+    char out[256] = "";
+    FILE *p = popen("python3 -c \"import sys; sys.path.insert(0, 'scripts'); import figures; "
+                    "print(*[s for s in figures.SIZES['full'] if s.startswith('sim.end_time=')])\"", "r");
+    cr_assert_not_null(p);
+    cr_assert_not_null(fgets(out, sizeof out, p), "figures.py's full size sets no sim.end_time");
+    pclose(p);
+    out[strcspn(out, "\n")] = 0;
+    unsigned long long s = 0;
+    cr_assert_eq(sscanf(out, "sim.end_time=%llus", &s), 1, "%s: not a time in seconds", out);
+    cr_assert_geq(s, 10, "%s: shorter than FULL=1's runs", out);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, CFG " --config sim_configs/paper.ini --set %s > /dev/null", out);
+    cr_assert_eq(system(cmd), 0, "paper.ini refuses %s", out);
+}
+
 /* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
  * paper's headline ratios are produced (their values are the model's: not checked here); bad
  * arguments stop it at once with one line and exit status 2. */
