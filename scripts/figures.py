@@ -72,17 +72,18 @@ SIZES = {
     "default": [],
     # The paper's inputs (section VI: 6.4 B instructions or more per application, SPLASH-2's and
     # PARSEC's medium inputs or larger, YCSB's 1.6 M records of 1 KB and 6.4 M operations), for
-    # make figures FULL=1 on paper.ini. Instructions per unit measured on paper.ini's own inputs
-    # (2026-12-04): ocean 26.7 per grid point and sweep, fluid 284 per locked update; so ocean's
-    # 258 x 258 grid (256 interior points a side) takes 3 700 sweeps and fluid 352 000 updates a
-    # thread over 100 000 cells (fluidanimate's medium input has 100 000 particles) to reach
-    # 6.4 B; kvs is YCSB's as the paper gives it (about 443 instructions an operation: 2.8 B).
-    # Such runs simulate far longer than paper.ini's sim.end_time of 100 ms (measured 2026-12-05:
-    # ocean on the 256 grid commits about 31 M instructions a simulated ms under WB, so 6.4 B take
-    # about 210 ms, WT several times that; YCSB under proactive 18 M a ms before its first dump, 2.8
-    # B about 155 ms): their end time is the configuration's largest, and the stall watchdog
-    # (sim.stall_timeout) still stops a run that makes no progress.
-    "full": ["workload.ocean_grid=256", "workload.ocean_iters=3700", "workload.fluid_cells=100000",
+    # make figures FULL=1 on paper.ini. Instructions per unit: fluid 284 per locked update, measured
+    # on paper.ini's own inputs (2026-12-04), so 352 000 updates a thread over 100 000 cells
+    # (fluidanimate's medium input has 100 000 particles) reach 6.4 B; ocean 16.5 per grid point
+    # and sweep, measured at this size (2026-12-05: 3 700 sweeps of the 258 x 258 grid, 256
+    # interior points a side, ran 4.0 B instructions under WB; paper.ini's 64-point grid had
+    # suggested 26.7), so 5 920 sweeps reach 6.4 B; kvs is YCSB's as the paper gives it (about 443
+    # instructions an operation: 2.8 B). Such runs simulate far longer than paper.ini's
+    # sim.end_time of 100 ms (2026-12-05: ocean's 3 700 sweeps under WB simulated 102 ms, so 6.4 B
+    # about 163 ms, WT several times that; YCSB under proactive committed 18 M instructions a ms
+    # before its first dump, so 2.8 B about 155 ms): their end time is the configuration's largest,
+    # and the stall watchdog (sim.stall_timeout) still stops a run that makes no progress.
+    "full": ["workload.ocean_grid=256", "workload.ocean_iters=5920", "workload.fluid_cells=100000",
              "workload.fluid_updates=352000", "workload.kvs_records=1600000", "workload.kvs_ops=6400000",
              "sim.end_time=1000s"],
 }
