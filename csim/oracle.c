@@ -67,9 +67,8 @@ struct oracle {
     size_t map_mask;
     block_t *hot;     /* the block found last */
     size_t nw;        /* recorded words */
-    size_t *before;   /* per block: recorded words in the blocks before it (oracle_word_at) ... */
-    size_t nbefore;   /* ... valid for the first nbefore blocks, while nw_before == nw */
-    size_t nw_before;
+    size_t *before;   /* per block: recorded words in the blocks before it (oracle_word_at), ... */
+    size_t nw_before; /* ... worked out when nw was this (a new block comes with a new word) */
     commit_t *c;
     size_t nc, capc;
     uint64_t *hv;   /* history arena: replaced values ... */
@@ -158,33 +157,33 @@ static block_t *block_find(const oracle_t *o, uint64_t addr)
     return sl->key ? o->blocks[sl->b] : NULL;
 }
 
+/* A new block for addr, in the map. */
+static block_t *block_new(oracle_t *o, uint64_t addr)
+{
+    block_t *b = xrealloc(NULL, sizeof *b);
+    b->base = addr & ~(uint64_t)(BLOCK_WORDS * 8 - 1);
+    b->present = 0;
+    if (o->nb == o->capb) {
+        o->capb = o->capb ? o->capb * 2 : 256;
+        o->blocks = xrealloc(o->blocks, o->capb * sizeof *o->blocks);
+    }
+    o->blocks[o->nb] = b;
+    const uint64_t key = (addr >> BLOCK_SHIFT) + 1;
+    o->map[map_slot(o, key)] = (slot_t){key, o->nb++};
+    if (o->nb * 4 > (o->map_mask + 1) * 3)
+        map_grow(o);
+    return b;
+}
+
 /* The word at addr, recorded (initial value 0) when new. */
 static word_t word_get(oracle_t *o, uint64_t addr)
 {
     assert((addr & 7u) == 0 && "oracle: unaligned word address");
-    const uint64_t base = addr & ~(uint64_t)(BLOCK_WORDS * 8 - 1);
-    block_t *b = o->hot && o->hot->base == base ? o->hot : NULL;
-    if (!b) {
-        const uint64_t key = (addr >> BLOCK_SHIFT) + 1;
-        size_t s = map_slot(o, key);
-        if (o->map[s].key) {
-            b = o->blocks[o->map[s].b];
-        } else {
-            b = xrealloc(NULL, sizeof *b);
-            b->base = base;
-            b->present = 0;
-            if (o->nb == o->capb) {
-                o->capb = o->capb ? o->capb * 2 : 256;
-                o->blocks = xrealloc(o->blocks, o->capb * sizeof *o->blocks);
-            }
-            o->blocks[o->nb] = b;
-            o->map[s] = (slot_t){key, o->nb++};
-            if (o->nb * 4 > (o->map_mask + 1) * 3)
-                map_grow(o);
-        }
-        o->hot = b;
-    }
-    const unsigned i = (unsigned)((addr - base) >> 3);
+    block_t *b = block_find(o, addr);
+    if (!b)
+        b = block_new(o, addr);
+    o->hot = b;
+    const unsigned i = (unsigned)((addr - b->base) >> 3);
     if (!(b->present >> i & 1u)) {
         b->present |= 1ull << i;
         b->init[i] = 0;
@@ -204,11 +203,18 @@ static word_t word_find(const oracle_t *o, uint64_t addr)
 
 static uint64_t word_addr(word_t w) { return w.b->base + 8u * w.i; }
 
+/* The commits of a recorded word, or NULL when it was never stored. */
+static commit_t *commit_of(const oracle_t *o, word_t w)
+{
+    return w.b->c[w.i] != NO_COMMIT ? &o->c[w.b->c[w.i]] : NULL;
+}
+
 /* The commits of w, created at its first commit. */
 static commit_t *commit_get(oracle_t *o, word_t w)
 {
-    if (w.b->c[w.i] != NO_COMMIT)
-        return &o->c[w.b->c[w.i]];
+    commit_t *c = commit_of(o, w);
+    if (c)
+        return c;
     assert(o->nc < NO_COMMIT && "oracle: more than 2^32 - 1 stored words");
     if (o->nc == o->capc) {
         o->capc = o->capc ? o->capc * 2 : 1024;
@@ -273,7 +279,7 @@ void oracle_commit(oracle_t *o, uint64_t addr, uint64_t v, uint64_t t_ps, unsign
 static commit_t *doubt_begin(oracle_t *o, uint64_t addr, unsigned cn, unsigned core)
 {
     const word_t ww = word_find(o, addr);
-    commit_t *w = ww.b && ww.b->c[ww.i] != NO_COMMIT ? &o->c[ww.b->c[ww.i]] : NULL;
+    commit_t *w = ww.b ? commit_of(o, ww) : NULL;
     if (!w || w->last_cn != cn || (core != UINT_MAX && w->last_core != core))
         return NULL;
     if (w->doubt == 0)
@@ -299,8 +305,8 @@ static void fill(const oracle_t *o, word_t w, oracle_word_t *out)
 {
     const uint64_t init = w.b->init[w.i];
     *out = (oracle_word_t){.addr = word_addr(w), .init = init, .last = init};
-    if (w.b->c[w.i] != NO_COMMIT) {
-        const commit_t *c = &o->c[w.b->c[w.i]];
+    const commit_t *c = commit_of(o, w);
+    if (c) {
         out->last = c->last;
         out->stores = c->stores;
         out->last_t_ps = c->last_t;
@@ -317,14 +323,13 @@ void oracle_word_at(const oracle_t *o, size_t i, oracle_word_t *w)
 {
     assert(i < o->nw);
     oracle_t *m = (oracle_t *)o; /* the counts are a cache: the recorded words are unchanged */
-    if (m->nw_before != m->nw || m->nbefore != m->nb) {
+    if (m->nw_before != m->nw) {
         m->before = xrealloc(m->before, (m->nb ? m->nb : 1) * sizeof *m->before);
         size_t n = 0;
         for (size_t b = 0; b < m->nb; b++) {
             m->before[b] = n;
             n += (size_t)__builtin_popcountll(m->blocks[b]->present);
         }
-        m->nbefore = m->nb;
         m->nw_before = m->nw;
     }
     size_t lo = 0, hi = o->nb; /* the last block with before <= i */
@@ -372,7 +377,7 @@ void oracle_check(const oracle_t *o, oracle_peek_fn peek, void *obj, FILE *f, si
         for (uint64_t p = o->blocks[bi]->present; p; p &= p - 1) {
             const word_t ww = {o->blocks[bi], (unsigned)__builtin_ctzll(p)};
             const uint64_t init = ww.b->init[ww.i];
-            const commit_t *w = ww.b->c[ww.i] != NO_COMMIT ? &o->c[ww.b->c[ww.i]] : NULL;
+            const commit_t *w = commit_of(o, ww);
             uint64_t v = peek(obj, word_addr(ww));
             if (v == (w ? w->last : init)) {
                 r->ok++;
