@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "fabric.h"
+#include "lu_zlib.h"
 #include "msg_defs.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -104,6 +105,9 @@ static const cfg_key_t keys[] = {
     {"sim", "threads", T_UINT, F(sim.threads), "threads", U(1), U(1), U(2), 0, NULL,
      "host threads of a run: 1, or 2 to evaluate the switch's RTL on a second thread while the other "
      "models run (the same results; faster on a machine with a core to spare)"},
+    {"sim", "zlib_threads", T_UINT, F(sim.zlib_threads), "threads", U(0), U(0), U(LU_ZLIB_MAX_THREADS), 0, NULL,
+     "host threads that compress the Logging Units' dumps ahead of the simulation, besides sim.threads "
+     "(the same results; 0: each dump is compressed as its records come, on the simulation's thread)"},
 
     /* [system] */
     {"system", "num_cn", T_UINT, F(system.num_cn), "CNs", U(16), U(2), U(MSG_MAX_CN), 0, NULL,

@@ -134,6 +134,7 @@ typedef struct sim_config {
         bool progress;             /* progress line on stderr (when a terminal) */
         uint64_t stall_timeout_ps; /* no-progress time after which a run stops with a dump */
         uint64_t threads;          /* host threads: 1, or 2 (the switch's evaluation on a worker) */
+        uint64_t zlib_threads;     /* host threads compressing the LUs' dumps ahead (0: none) */
     } sim;
     struct {
         uint64_t num_cn;       /* compute nodes */

@@ -71,6 +71,9 @@ struct lu_drv {
     uint64_t mem_stalls;
     bool alive, dump_start;
     lu_zlib_t zl;
+    uint8_t *shadow; /* with a pool (cfg.zpool): the log's records as written since the last dump,
+                        by index, as the dump will read them */
+    size_t shadow_n, shadow_cap; /* records: highest index written + 1, and room */
     lu_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
     bool quiet;       /* the last edge changed nothing (idle, no input) */
 };
@@ -124,7 +127,7 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     d->rq = calloc(d->rq_cap, sizeof *d->rq);
     if (!d->rq)
         abort();
-    if (lu_zlib_init(&d->zl, cfg->zlib_level) != 0)
+    if (lu_zlib_init(&d->zl, cfg->zlib_level, cfg->zpool) != 0)
         abort();
     /* Two cycles of reset with the LU alive and its configuration presented (it samples it during
      * reset), then every input low but those. */
@@ -208,6 +211,7 @@ void lu_drv_free(lu_drv_t *d)
     free(d->rq);
     free(d->log);
     lu_zlib_free(&d->zl);
+    free(d->shadow);
     free(d);
 }
 
@@ -217,6 +221,8 @@ void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out)
     *in = d->zl.in_bytes;
     *out = d->zl.out_bytes;
 }
+
+uint64_t lu_drv_zlib_missed(const lu_drv_t *d) { return lu_zlib_missed(&d->zl); }
 
 void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn) { d->on_rx = fn; }
 uint64_t lu_drv_cycle(const lu_drv_t *d) { return d->cyc; }
@@ -269,6 +275,45 @@ void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r)
     lu_rec_unpack(x, r);
 }
 
+/* A record written to the DRAM log, kept for the dump's announcement. */
+static void shadow_put(lu_drv_t *d, uint32_t idx, const uint32_t w[4])
+{
+    if (idx >= d->shadow_cap) {
+        size_t cap = d->shadow_cap ? d->shadow_cap : 4096;
+        while (cap <= idx)
+            cap *= 2;
+        d->shadow = realloc(d->shadow, cap * LU_ZLIB_REC);
+        if (!d->shadow)
+            abort();
+        d->shadow_cap = cap;
+    }
+    memcpy(d->shadow + (size_t)idx * LU_ZLIB_REC, w, LU_ZLIB_REC);
+    if (idx + 1 > d->shadow_n)
+        d->shadow_n = idx + 1;
+}
+
+/* A dump's first record comes: the records it will read are those of the log, oldest first, of
+ * the lines in the LU's buckets (rtl/lu/lu_dump.sv), announced to the compression engine so that
+ * its pool compresses them ahead. (Were they not those, the engine would only lose the time.) */
+static void announce(lu_drv_t *d)
+{
+    uint8_t *recs = malloc(d->shadow_n * LU_ZLIB_REC + 1);
+    if (!recs)
+        abort();
+    size_t n = 0;
+    for (size_t i = 0; i < d->shadow_n; i++) {
+        const uint8_t *r = d->shadow + i * LU_ZLIB_REC;
+        lu_rec_t rec;
+        uint32_t w[4];
+        memcpy(w, r, sizeof w);
+        lu_rec_unpack(w, &rec);
+        if (d->cfg.own >> lu_line_bucket(rec.line) & 1u)
+            memcpy(recs + n++ * LU_ZLIB_REC, r, LU_ZLIB_REC);
+    }
+    lu_zlib_expect(&d->zl, recs, n);
+    free(recs);
+}
+
 void lu_drv_step(lu_drv_t *d)
 {
     /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
@@ -319,10 +364,14 @@ void lu_drv_step(lu_drv_t *d)
     if (in->dc_valid_i && o->dc_ready_o)
         lu_zlib_pop(&d->zl);
     if (o->dp_valid_o) {
-        if (o->dp_end_o)
+        if (o->dp_end_o) {
             lu_zlib_finish(&d->zl);
-        else
+            d->shadow_n = 0; /* the log is cleared before the drain writes it again */
+        } else {
+            if (lu_zlib_expecting(&d->zl))
+                announce(d);
             lu_zlib_push(&d->zl, (const uint8_t *)o->dp_rec_o);
+        }
     }
     if (o->mem_req_valid_o) {
         if (!in->mem_req_ready_i)
@@ -343,6 +392,8 @@ void lu_drv_step(lu_drv_t *d)
                         abort();
                 }
                 lu_rec_unpack(o->mem_req_wdata_o, &d->log[d->nlog++]);
+                if (d->cfg.zpool)
+                    shadow_put(d, idx, o->mem_req_wdata_o);
                 if (idx + 1 > d->max_idx1)
                     d->max_idx1 = idx + 1;
             } else {

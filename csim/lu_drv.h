@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "lu_zlib.h"
 #include "mem/dram.h"
 #include "msg_defs.h"
 #include "rng.h"
@@ -196,6 +197,15 @@ typedef struct lu_rec {
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r);
 
+/** A line address's bucket: its 6-bit chunks folded by XOR (lu_dump.sv's line_bucket). */
+static inline unsigned lu_line_bucket(uint64_t line)
+{
+    unsigned b = 0;
+    for (unsigned i = 0; i < MSG_LINE_ADDR_W / 6; i++)
+        b ^= (unsigned)(line >> (6 * i)) & 63u;
+    return b;
+}
+
 typedef struct lu_drv_cfg {
     unsigned node_id;
     uint64_t addr_lim;       /* line addresses >= this are out of range */
@@ -212,6 +222,7 @@ typedef struct lu_drv_cfg {
     unsigned mn_id;          /* the MN controller it dumps to */
     unsigned num_cn;         /* CNs of the system (Early Flush goes to the others) */
     int zlib_level;          /* compression engine level (0..9) */
+    lu_zlib_pool_t *zpool;   /* host threads that compress dumps ahead (lu_zlib.h), or NULL */
 } lu_drv_cfg_t;
 
 /** Paper defaults: 500 MHz, 45 ns DRAM, 18 MB log of 16-byte records, watermark at 7/8. */
@@ -261,6 +272,8 @@ uint64_t lu_drv_mem_stalls(const lu_drv_t *d);
 void lu_drv_dump_start(lu_drv_t *d);
 /** Bytes into and out of the compression engine, over all dumps. */
 void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out);
+/** Dumps whose records were not those announced to the compression pool (lu_zlib_missed). */
+uint64_t lu_drv_zlib_missed(const lu_drv_t *d);
 /** Opens an FST trace of the model. */
 int lu_drv_trace(lu_drv_t *d, const char *path);
 

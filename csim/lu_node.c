@@ -246,6 +246,7 @@ lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *op
     c.mn_id = MSG_MN_BASE + p->mn;
     c.num_cn = p->num_cn;
     c.zlib_level = p->zlib_level;
+    c.zpool = p->zpool;
     snprintf(n->dram_name, sizeof n->dram_name, "%s.dram", n->name);
     lu_drv_sys_t sys = {.k = k, .st = st, .dram_name = n->dram_name, .wake = wake_now, .obj = n};
     n->d = lu_drv_create_sys(ops, &c, p->seed, on_tx, n, &sys);
@@ -342,13 +343,7 @@ void lu_node_dump(const lu_node_t *n, FILE *f)
 /* ---------------------------------------------------------------------------------------------
  * The mapping */
 
-unsigned lu_map_bucket(uint64_t line)
-{
-    unsigned b = 0;
-    for (unsigned i = 0; i < MSG_LINE_ADDR_W / 6; i++)
-        b ^= (unsigned)(line >> (6 * i)) & 63u;
-    return b;
-}
+unsigned lu_map_bucket(uint64_t line) { return lu_line_bucket(line); }
 
 void lu_map_init(lu_map_t *m, unsigned num_cn, uint32_t live)
 {

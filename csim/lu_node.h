@@ -69,6 +69,7 @@ typedef struct lu_node_params {
     double high_watermark;   /* lu.high_watermark: fraction of the log at which it dumps early */
     uint64_t dump_period_ps; /* lu.dump_period; 0: no periodic dumps */
     int zlib_level;          /* lu.zlib_level */
+    lu_zlib_pool_t *zpool;   /* sim.zlib_threads' pool: dumps compressed ahead (lu_zlib.h); NULL: none */
     uint64_t dram_latency_ps;
     uint64_t addr_lim;       /* lines: REPLs at or above are refused (the remote memory's end) */
     unsigned mn;             /* the MN index it dumps to */

@@ -5,7 +5,20 @@
  * last chunk padded with zeros (inflate stops at the stream's end). The engine then starts a new
  * stream for the next dump.
  *
- * The model is untimed: it takes a record every cycle and its output is available at once. */
+ * The model is untimed: it takes a record every cycle and its output is available at once: after
+ * each record, whatever deflate (called on that record alone, without flushing) has put out.
+ *
+ * Compressing ahead (host speed only; nothing simulated changes). Level 9 costs the host about 12 µs
+ * a record on log records (its hash chains are long: the records share many zero bytes), more than
+ * the rest of a DIKTAMO-proactive run. With a pool of host threads (lu_zlib_pool_create), the
+ * caller may announce a dump's records before its first one goes in (lu_zlib_expect: the LU's
+ * driver knows them, the drain being held while a dump reads its log); the pool's threads then
+ * compress them ahead, with the same deflate calls, and note the output's length after each
+ * record. Each record that goes in is compared with the announced one, and its output is the one
+ * noted for it, waited for if the pool is behind (the waiting thread compresses it itself when no
+ * pool thread is at it). A record that differs, or one more than announced, or an end that comes
+ * early, ends compressing ahead: the engine compresses the records so far again and goes on as
+ * without a pool, so the chunks are always those of the plain engine (lu_zlib_missed counts it). */
 #ifndef LU_ZLIB_H
 #define LU_ZLIB_H
 
@@ -15,6 +28,12 @@
 #include <zlib.h>
 
 #define LU_ZLIB_CHUNK 64
+#define LU_ZLIB_REC 16
+/** Most host threads a pool may have. */
+#define LU_ZLIB_MAX_THREADS 64u
+
+typedef struct lu_zlib_pool lu_zlib_pool_t;
+typedef struct lu_zlib_ahead lu_zlib_ahead_t;
 
 typedef struct lu_zlib {
     z_stream z;
@@ -23,13 +42,17 @@ typedef struct lu_zlib {
     size_t out_n, out_cap, out_rd;
     bool finished; /* the current dump's stream is complete */
     uint64_t in_bytes, out_bytes; /* over all dumps; out_bytes counts whole chunks */
+    size_t n_in;                  /* records of the current stream */
+    lu_zlib_pool_t *pool;         /* NULL: no compressing ahead */
+    lu_zlib_ahead_t *ah;          /* the current stream's records compressed ahead, or NULL */
+    uint64_t missed;              /* streams whose announced records were not those that came */
 } lu_zlib_t;
 
-/** Level 0 .. 9; returns 0, or -1 when zlib refuses. */
-int lu_zlib_init(lu_zlib_t *z, int level);
+/** Level 0 .. 9, pool NULL or one that outlives the engine; returns 0, or -1 when zlib refuses. */
+int lu_zlib_init(lu_zlib_t *z, int level, lu_zlib_pool_t *pool);
 void lu_zlib_free(lu_zlib_t *z);
 /** One 16-byte log record into the current dump's stream. */
-void lu_zlib_push(lu_zlib_t *z, const uint8_t rec[16]);
+void lu_zlib_push(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC]);
 /** End of the dump: the stream is finished; its chunks follow. */
 void lu_zlib_finish(lu_zlib_t *z);
 /** The oldest chunk ready (false when none): a full 64 bytes, or the padded last one of a finished
@@ -37,5 +60,20 @@ void lu_zlib_finish(lu_zlib_t *z);
 bool lu_zlib_peek(const lu_zlib_t *z, uint8_t chunk[LU_ZLIB_CHUNK], bool *last);
 /** That chunk was taken; after the last one the engine starts the next dump's stream. */
 void lu_zlib_pop(lu_zlib_t *z);
+
+/** The engine has a pool and no record of the current stream has gone in: lu_zlib_expect may
+ *  announce them. */
+bool lu_zlib_expecting(const lu_zlib_t *z);
+/** The current stream's records will be recs[0 .. n) (copied), then its end: the pool starts
+ *  compressing them. Only when lu_zlib_expecting. */
+void lu_zlib_expect(lu_zlib_t *z, const uint8_t *recs, size_t n);
+/** Streams whose announced records were not those that came (each was compressed again). */
+uint64_t lu_zlib_missed(const lu_zlib_t *z);
+
+/** A pool of `threads` host threads (1 .. LU_ZLIB_MAX_THREADS) shared by engines; NULL (and errno)
+ *  when they cannot be started. The threads sleep while no engine has records announced. */
+lu_zlib_pool_t *lu_zlib_pool_create(unsigned threads);
+/** Stops the threads (every engine using the pool must be freed first). NULL is allowed. */
+void lu_zlib_pool_free(lu_zlib_pool_t *p);
 
 #endif

@@ -53,6 +53,7 @@ struct system {
     mn_node_t **mn;
     lu_store_t **store; /* DIKTAMO: each MN's log store */
     mn_recov_t **rec;   /* each MN's recovery handler */
+    lu_zlib_pool_t *zpool; /* sim.zlib_threads: the LUs' dumps compressed ahead */
     uint64_t live_threads;       /* the threads' membership (wl_thread_t.live) */
     unsigned fail_cn;            /* the configured failure: its CN ... */
     uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
@@ -565,6 +566,11 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         snprintf(err, SYSTEM_ERR_MAX, "cannot start a second host thread: %s", strerror(errno));
         goto fail;
     }
+    if (s->dk && cfg->sim.zlib_threads && !(s->zpool = lu_zlib_pool_create((unsigned)cfg->sim.zlib_threads))) {
+        snprintf(err, SYSTEM_ERR_MAX, "cannot start %u compression threads: %s", (unsigned)cfg->sim.zlib_threads,
+                 strerror(errno));
+        goto fail;
+    }
     s->f = fabric_create(k, fops, &fp, st);
     if (!s->f) {
         snprintf(err, SYSTEM_ERR_MAX, "the fabric cannot be built (see above)");
@@ -680,6 +686,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 .high_watermark = cfg->lu.high_watermark,
                 .dump_period_ps = cfg->lu.dump_period_ps,
                 .zlib_level = (int)cfg->lu.zlib_level,
+                .zpool = s->zpool,
                 .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
                 .addr_lim = total_lines,
                 .mn = lu_map_mn(c, s->nmn),
@@ -783,6 +790,7 @@ void system_free(system_t *s)
             cn_port_free(s->cn[c].port);
         }
     free(s->cn);
+    lu_zlib_pool_free(s->zpool); /* after the LUs' engines */
     if (s->store)
         for (unsigned m = 0; m < s->nmn; m++)
             lu_store_free(s->store[m]);
@@ -1218,6 +1226,14 @@ uint64_t system_instructions(const system_t *s)
     for (unsigned c = 0; c < s->ncn; c++)
         for (unsigned i = 0; i < s->cores; i++)
             n += core_instructions(s->cn[c].core[i]);
+    return n;
+}
+
+uint64_t system_zlib_missed(const system_t *s)
+{
+    uint64_t n = 0;
+    for (unsigned c = 0; s->dk && c < s->ncn; c++)
+        n += lu_drv_zlib_missed(lu_node_drv(s->cn[c].lu));
     return n;
 }
 

@@ -96,6 +96,9 @@ void system_mem_poke(system_t *s, uint64_t addr, uint64_t v);
 uint64_t system_exec_ps(const system_t *s);
 /** Instructions the threads executed (memory and compute). */
 uint64_t system_instructions(const system_t *s);
+/** Dumps whose records were not those announced to sim.zlib_threads' pool (each compressed again
+ *  on the simulation's thread: slower, the same results; lu_zlib.h). */
+uint64_t system_zlib_missed(const system_t *s);
 unsigned system_threads(const system_t *s);
 fabric_t *system_fabric(system_t *s);
 /** Writes what every component waits for (deadlock dumps). */

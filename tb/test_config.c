@@ -362,6 +362,7 @@ Test(config, out_of_range_says_which_range)
     expect_load_error("[lu]\nzlib_level = 10\n", "2: lu.zlib_level: 10 is out of range 0 .. 9");
     expect_load_error("[sim]\nthreads = 3\n", "2: sim.threads: 3 is out of range 1 .. 2");
     expect_load_error("[sim]\nthreads = 0\n", "2: sim.threads: 0 is out of range 1 .. 2");
+    expect_load_error("[sim]\nzlib_threads = 65\n", "2: sim.zlib_threads: 65 is out of range 0 .. 64");
     expect_load_error("[lu]\nhigh_watermark = 1.5\n",
                       "2: lu.high_watermark: 1.5 is out of range 0.05 .. 1");
     expect_load_error("[core]\nfreq = 50MHz\n",
@@ -441,7 +442,7 @@ Test(config, set_overrides_and_records_its_origin)
     config_origin_str(&c, "core.freq", o, sizeof o);
     cr_assert_str_eq(o, "--set core.freq=2.5 GHz");
     config_origin_str(&c, "l2.size", o, sizeof o);
-    cr_assert_str_eq(o, "sim_configs/paper.ini:33");
+    cr_assert_str_eq(o, "sim_configs/paper.ini:34");
     cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
 }
 

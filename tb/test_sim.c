@@ -375,6 +375,34 @@ Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = r
         same_stats(sims, two, varied_runs[i]);
 }
 
+/* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/lu_zlib.h) gives
+ * the statistics of compressing each record as it comes: runs with many dumps (a short dump period)
+ * under DIKTAMO-proactive, one with a failure and its recovery, one with two host threads besides;
+ * every dump's records are those announced (run.zlib_missed = 0). */
+Test(sim, compressing_dumps_ahead_changes_no_statistic, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    static const char *const runs[] = {
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
+        "--set workload.fluid_updates=48 --set lu.dump_period=10us --seed 2",
+        "--config sim_configs/small.ini --set core.protocol=parallel --set workload.name=kvs "
+        "--set workload.kvs_records=512 --set workload.kvs_ops=128 --set lu.dump_period=5us "
+        "--set fail.cn=2 --set fail.after_commits=300 --seed 7",
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ocean "
+        "--set lu.dump_period=10us --set sim.threads=2 --seed 4",
+    };
+    const char *const sims[2] = {SIM, SIM}, *const pool[2] = {"", " --set sim.zlib_threads=2"};
+    for (unsigned i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        same_stats(sims, pool, runs[i]);
+        char q[512];
+        snprintf(q, sizeof q,
+                 "python3 -c \"import json, sys\n"
+                 "d = json.load(open('%s/w1.json'))\n"
+                 "sys.exit(0 if d['run']['zlib_missed'] == 0 and d['system']['lu']['dump_in_bytes'] > 0 else 1)\"",
+                 dir);
+        cr_assert_eq(system(q), 0, "%s: no dump, or a dump's records were not those announced", runs[i]);
+    }
+}
+
 /* A tick whose inputs are those of the model's last evaluation runs only its clocked logic
  * (scripts/gen_vwrap.py, clock_eval), and the edge a directory or an LU shows idle with no input
  * (its driver's quiet) is not evaluated at all (tick_idle); DIKTAMO_FULL_EVAL=1 evaluates every edge

@@ -256,6 +256,9 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
     *stats_counter(st, "run.kernel_events", "events the kernel ran") = k->events;
     *stats_counter(st, "fabric.cycles", "fabric cycles elapsed (clocked + skipped)") = fabric_cycles(f);
     *stats_gauge(st, "run.instr_per_s", "simulated instructions per wall-clock second") = wall > 0 ? (double)instr / wall : 0;
+    *stats_counter(st, "run.zlib_missed",
+                   "dumps whose records were not those announced to sim.zlib_threads' pool (compressed again: "
+                   "slower, the same results)") = system_zlib_missed(s);
 
     int status = 0;
     if (how == RUN_STALLED) {
