@@ -71,9 +71,6 @@ struct lu_drv {
     uint64_t mem_stalls;
     bool alive, dump_start;
     lu_zlib_t zl;
-    uint8_t *shadow; /* with a pool (cfg.zpool): the log's records as written since the last dump,
-                        by index, as the dump will read them */
-    size_t shadow_n, shadow_cap; /* records: highest index written + 1, and room */
     lu_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
     bool quiet;       /* the last edge changed nothing (idle, no input) */
 };
@@ -127,7 +124,7 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     d->rq = calloc(d->rq_cap, sizeof *d->rq);
     if (!d->rq)
         abort();
-    if (lu_zlib_init(&d->zl, cfg->zlib_level, cfg->zpool) != 0)
+    if (lu_zlib_init(&d->zl, cfg->zlib_level, cfg->zpool, cfg->log_cap) != 0)
         abort();
     /* Two cycles of reset with the LU alive and its configuration presented (it samples it during
      * reset), then every input low but those. */
@@ -211,7 +208,6 @@ void lu_drv_free(lu_drv_t *d)
     free(d->rq);
     free(d->log);
     lu_zlib_free(&d->zl);
-    free(d->shadow);
     free(d);
 }
 
@@ -275,43 +271,15 @@ void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r)
     lu_rec_unpack(x, r);
 }
 
-/* A record written to the DRAM log, kept for the dump's announcement. */
-static void shadow_put(lu_drv_t *d, uint32_t idx, const uint32_t w[4])
+/* A record the DRAM log takes: a dump reads the log's records oldest first and sends those of the
+ * LU's buckets (rtl/lu/lu_dump.sv), so it is announced to the compression engine, whose pool (if
+ * any) compresses it ahead. (Were the dump's records other ones, the engine would only lose time.) */
+static void announce(lu_drv_t *d, const uint32_t w[4])
 {
-    if (idx >= d->shadow_cap) {
-        size_t cap = d->shadow_cap ? d->shadow_cap : 4096;
-        while (cap <= idx)
-            cap *= 2;
-        d->shadow = realloc(d->shadow, cap * LU_ZLIB_REC);
-        if (!d->shadow)
-            abort();
-        d->shadow_cap = cap;
-    }
-    memcpy(d->shadow + (size_t)idx * LU_ZLIB_REC, w, LU_ZLIB_REC);
-    if (idx + 1 > d->shadow_n)
-        d->shadow_n = idx + 1;
-}
-
-/* A dump's first record comes: the records it will read are those of the log, oldest first, of
- * the lines in the LU's buckets (rtl/lu/lu_dump.sv), announced to the compression engine so that
- * its pool compresses them ahead. (Were they not those, the engine would only lose the time.) */
-static void announce(lu_drv_t *d)
-{
-    uint8_t *recs = malloc(d->shadow_n * LU_ZLIB_REC + 1);
-    if (!recs)
-        abort();
-    size_t n = 0;
-    for (size_t i = 0; i < d->shadow_n; i++) {
-        const uint8_t *r = d->shadow + i * LU_ZLIB_REC;
-        lu_rec_t rec;
-        uint32_t w[4];
-        memcpy(w, r, sizeof w);
-        lu_rec_unpack(w, &rec);
-        if (d->cfg.own >> lu_line_bucket(rec.line) & 1u)
-            memcpy(recs + n++ * LU_ZLIB_REC, r, LU_ZLIB_REC);
-    }
-    lu_zlib_expect(&d->zl, recs, n);
-    free(recs);
+    lu_rec_t r;
+    lu_rec_unpack(w, &r);
+    if (d->cfg.own >> lu_line_bucket(r.line) & 1u)
+        lu_zlib_announce(&d->zl, (const uint8_t *)w);
 }
 
 void lu_drv_step(lu_drv_t *d)
@@ -366,12 +334,8 @@ void lu_drv_step(lu_drv_t *d)
     if (o->dp_valid_o) {
         if (o->dp_end_o) {
             lu_zlib_finish(&d->zl);
-            d->shadow_n = 0; /* the log is cleared before the drain writes it again */
-        } else {
-            if (lu_zlib_expecting(&d->zl))
-                announce(d);
+        } else
             lu_zlib_push(&d->zl, (const uint8_t *)o->dp_rec_o);
-        }
     }
     if (o->mem_req_valid_o) {
         if (!in->mem_req_ready_i)
@@ -393,7 +357,7 @@ void lu_drv_step(lu_drv_t *d)
                 }
                 lu_rec_unpack(o->mem_req_wdata_o, &d->log[d->nlog++]);
                 if (d->cfg.zpool)
-                    shadow_put(d, idx, o->mem_req_wdata_o);
+                    announce(d, o->mem_req_wdata_o);
                 if (idx + 1 > d->max_idx1)
                     d->max_idx1 = idx + 1;
             } else {

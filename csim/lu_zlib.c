@@ -16,27 +16,29 @@
  * waits for run instead of spinning out its time slice). */
 #define YIELD_EVERY 64u
 
-/* A stream compressed ahead. Steps are its records, then its end (n + 1 in all). The thread that
- * holds `claimed` (a pool thread, or the owner helping) owns the engine's z_stream and writes its
- * output buffer from `cur` on; the owner reads the output up to olen[k] once done > k. */
+/* The records announced for an engine's next (or current) stream and their compression ahead.
+ * The thread that holds `claimed` (a pool thread, or the owner) owns the engine's z_stream and
+ * writes its output buffer from `cur` on; the owner reads the output up to olen[k] once done > k,
+ * and holds the claim while the stream is compressed here (lu_zlib_t.here). */
 struct lu_zlib_ahead {
     lu_zlib_t *z;
-    uint8_t *recs;         /* the records announced: n x LU_ZLIB_REC bytes */
-    size_t n;
-    uint32_t *olen;        /* [k]: the stream's output bytes after step k */
+    uint8_t *recs;         /* announced records: cap x LU_ZLIB_REC bytes */
+    uint32_t *olen;        /* [k]: the stream's output bytes after record k */
+    size_t cap;
     size_t cur;            /* output bytes so far (the claimant's) */
     lu_zlib_ahead_t *next; /* the pool's list (under its lock) */
-    _Alignas(64) size_t done; /* steps done (stored with release by the claimant) */
-    size_t need;           /* steps the owner has reached (a priority only: relaxed) */
-    _Alignas(64) uint32_t claimed; /* a thread compresses it (taken by compare-and-swap) */
-    uint32_t cancel;       /* the owner dropped it: stop before the next step */
+    _Alignas(64) size_t n; /* records announced (stored with release by the owner) */
+    _Alignas(64) size_t done; /* records compressed (stored with release by the claimant) */
+    size_t need;           /* records the owner has reached (a priority only: relaxed) */
+    _Alignas(64) uint32_t claimed; /* taken by compare-and-swap */
 };
 
 struct lu_zlib_pool {
     pthread_mutex_t mu;
-    pthread_cond_t work;   /* a stream was announced, or the pool stops */
-    lu_zlib_ahead_t *list; /* the streams announced (under mu) */
+    pthread_cond_t work;   /* records were announced, or the pool stops */
+    lu_zlib_ahead_t *list; /* the engines using the pool (under mu) */
     bool stop;
+    uint32_t sleepers;     /* threads waiting on `work` (written under mu) */
     unsigned nthreads;
     pthread_t th[LU_ZLIB_MAX_THREADS];
 };
@@ -79,12 +81,19 @@ static void push_here(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC])
     run(z, Z_NO_FLUSH);
 }
 
-int lu_zlib_init(lu_zlib_t *z, int level, lu_zlib_pool_t *pool)
+static void ahead_attach(lu_zlib_t *z, size_t cap);
+
+int lu_zlib_init(lu_zlib_t *z, int level, lu_zlib_pool_t *pool, size_t max_recs)
 {
     memset(z, 0, sizeof *z);
     z->level = level;
-    z->pool = pool;
-    return deflateInit(&z->z, level) == Z_OK ? 0 : -1;
+    if (deflateInit(&z->z, level) != Z_OK)
+        return -1;
+    if (pool && max_recs) {
+        z->pool = pool;
+        ahead_attach(z, max_recs);
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -106,48 +115,46 @@ static void spin(unsigned i)
         __builtin_ia32_pause();
 }
 
-/* The claimant: steps until `upto` are done, or the owner cancels. The same deflate calls as
- * push_here and lu_zlib_finish, into a buffer that holds the whole stream (lu_zlib_expect). */
+/* The owner: takes the claim, waiting for a pool thread's slice to end. */
+static void claim_wait(lu_zlib_ahead_t *a)
+{
+    for (unsigned i = 1; !claim(a); i++)
+        spin(i);
+}
+
+/* The claimant: compresses records until `upto` are done, with the calls push_here makes, into a
+ * buffer that holds a whole stream (ahead_attach). */
 static void ahead_run(lu_zlib_ahead_t *a, size_t upto)
 {
     lu_zlib_t *z = a->z;
-    size_t d = a->done;
-    while (d < upto && !__atomic_load_n(&a->cancel, __ATOMIC_RELAXED)) {
+    for (size_t d = a->done; d < upto; d++) {
+        z->z.next_in = a->recs + d * LU_ZLIB_REC;
+        z->z.avail_in = LU_ZLIB_REC;
         z->z.next_out = z->out + a->cur;
         z->z.avail_out = (uInt)(z->out_cap - a->cur);
-        int rc;
-        if (d < a->n) {
-            z->z.next_in = a->recs + d * LU_ZLIB_REC;
-            z->z.avail_in = LU_ZLIB_REC;
-            rc = deflate(&z->z, Z_NO_FLUSH);
-        } else {
-            z->z.next_in = NULL;
-            z->z.avail_in = 0;
-            rc = deflate(&z->z, Z_FINISH) == Z_STREAM_END ? Z_OK : Z_STREAM_ERROR;
-        }
-        if (rc != Z_OK || z->z.avail_out == 0) {
-            fprintf(stderr, "lu_zlib: deflate ahead: %s at record %zu of %zu\n",
-                    rc != Z_OK ? "stream error" : "output past deflateBound", d, a->n);
+        if (deflate(&z->z, Z_NO_FLUSH) != Z_OK || z->z.avail_out == 0) {
+            fprintf(stderr, "lu_zlib: deflate ahead failed at record %zu (%s)\n", d,
+                    z->z.avail_out ? "stream error" : "output past deflateBound");
             abort();
         }
         a->cur = z->out_cap - z->z.avail_out;
         a->olen[d] = (uint32_t)a->cur;
-        __atomic_store_n(&a->done, ++d, __ATOMIC_RELEASE);
+        __atomic_store_n(&a->done, d + 1, __ATOMIC_RELEASE);
     }
 }
 
-/* The owner: returns once `steps` steps are done, compressing them itself while no pool thread is
- * at the stream. */
-static void ahead_wait(lu_zlib_ahead_t *a, size_t steps)
+/* The owner: returns once `recs` records are compressed, compressing them itself while no pool
+ * thread is at the stream. */
+static void ahead_wait(lu_zlib_ahead_t *a, size_t recs)
 {
-    __atomic_store_n(&a->need, steps, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) >= steps)
+    __atomic_store_n(&a->need, recs, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&a->done, __ATOMIC_ACQUIRE) >= recs)
         return;
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_WAIT);
-    for (unsigned i = 1; __atomic_load_n(&a->done, __ATOMIC_ACQUIRE) < steps; i++) {
+    for (unsigned i = 1; __atomic_load_n(&a->done, __ATOMIC_ACQUIRE) < recs; i++) {
         if (claim(a)) {
             hostprof_enter(HOSTPROF_MODELS);
-            ahead_run(a, steps);
+            ahead_run(a, recs);
             unclaim(a);
             hostprof_enter(HOSTPROF_WAIT);
         } else
@@ -156,39 +163,45 @@ static void ahead_wait(lu_zlib_ahead_t *a, size_t steps)
     hostprof_leave(prev);
 }
 
-/* The owner: takes the stream out of the pool and waits until no thread works on it; returns it
- * (to be freed by ahead_free). */
-static lu_zlib_ahead_t *ahead_stop(lu_zlib_t *z)
+/* The engine's records announced and compressed ahead: room for streams of cap records and their
+ * output, taken from the system as it is touched (a pool thread writes the output buffer, so it is
+ * never reallocated while a stream is compressed ahead). */
+static void ahead_attach(lu_zlib_t *z, size_t cap)
 {
-    lu_zlib_ahead_t *a = z->ah;
+    size_t out = (size_t)deflateBound(&z->z, (uLong)(cap * LU_ZLIB_REC)) + 4096;
+    if (out > UINT32_MAX || cap > SIZE_MAX / LU_ZLIB_REC) {
+        z->pool = NULL; /* olen's lengths would not fit: compressed here */
+        return;
+    }
+    lu_zlib_ahead_t *a = aligned_alloc(64, (sizeof *a + 63) / 64 * 64);
+    if (!a)
+        abort();
+    memset(a, 0, sizeof *a);
+    a->z = z;
+    a->cap = cap;
+    a->recs = malloc(cap * LU_ZLIB_REC);
+    a->olen = malloc(cap * sizeof *a->olen);
+    z->out = malloc(out);
+    if (!a->recs || !a->olen || !z->out)
+        abort();
+    z->out_cap = out;
+    z->ah = a;
     lu_zlib_pool_t *p = z->pool;
-    __atomic_store_n(&a->cancel, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&p->mu);
-    for (lu_zlib_ahead_t **pp = &p->list; *pp; pp = &(*pp)->next)
-        if (*pp == a) {
-            *pp = a->next;
-            break;
-        }
+    a->next = p->list;
+    p->list = a;
     pthread_mutex_unlock(&p->mu);
-    for (unsigned i = 1; __atomic_load_n(&a->claimed, __ATOMIC_ACQUIRE); i++)
-        spin(i);
-    z->ah = NULL;
-    return a;
 }
 
-static void ahead_free(lu_zlib_ahead_t *a)
-{
-    free(a->recs);
-    free(a->olen);
-    free(a);
-}
-
-/* The records that came are not those announced: the stream's records so far (the announced ones,
- * all of them equal so far) are compressed again here, and the stream goes on without the pool. The
- * output is the same bytes the owner has seen (those handed out stay handed out). */
+/* The records that came are not those announced: the owner takes the stream (and keeps it until
+ * the stream ends), compresses its records so far (all of them announced ones) again, and goes on
+ * without the pool. The output is the same bytes the owner has seen (those handed out stay
+ * handed out). */
 static void miss(lu_zlib_t *z)
 {
-    lu_zlib_ahead_t *a = ahead_stop(z);
+    lu_zlib_ahead_t *a = z->ah;
+    claim_wait(a);
+    z->here = true;
     size_t seen = z->out_n, rd = z->out_rd;
     deflateReset(&z->z);
     z->out_n = z->out_rd = 0;
@@ -200,41 +213,21 @@ static void miss(lu_zlib_t *z)
     }
     z->out_rd = rd;
     z->missed++;
-    ahead_free(a);
 }
 
-bool lu_zlib_expecting(const lu_zlib_t *z) { return z->pool && !z->ah && z->n_in == 0 && !z->finished; }
-
-void lu_zlib_expect(lu_zlib_t *z, const uint8_t *recs, size_t n)
+void lu_zlib_announce(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC])
 {
-    if (!lu_zlib_expecting(z) || z->out_n != 0) {
-        fprintf(stderr, "lu_zlib: records announced to a stream under way\n");
-        abort();
-    }
-    if (n == 0)
+    lu_zlib_ahead_t *a = z->ah;
+    if (!a || z->here || z->n_in || z->finished || a->n == a->cap)
         return;
-    size_t cap = (size_t)deflateBound(&z->z, (uLong)(n * LU_ZLIB_REC)) + 4096;
-    if (cap > UINT32_MAX)
-        return; /* olen's lengths would not fit: compressed here */
-    lu_zlib_ahead_t *a = calloc(1, sizeof *a);
-    if (!a || !(a->recs = malloc(n * LU_ZLIB_REC)) || !(a->olen = malloc((n + 1) * sizeof *a->olen)))
-        abort();
-    memcpy(a->recs, recs, n * LU_ZLIB_REC);
-    a->n = n;
-    a->z = z;
-    if (z->out_cap < cap) {
-        z->out = realloc(z->out, cap);
-        if (!z->out)
-            abort();
-        z->out_cap = cap;
-    }
-    z->ah = a;
+    memcpy(a->recs + a->n * LU_ZLIB_REC, rec, LU_ZLIB_REC);
+    __atomic_store_n(&a->n, a->n + 1, __ATOMIC_RELEASE);
     lu_zlib_pool_t *p = z->pool;
-    pthread_mutex_lock(&p->mu);
-    a->next = p->list;
-    p->list = a;
-    pthread_cond_broadcast(&p->work);
-    pthread_mutex_unlock(&p->mu);
+    if (a->n % SLICE == 0 && __atomic_load_n(&p->sleepers, __ATOMIC_RELAXED)) {
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_signal(&p->work);
+        pthread_mutex_unlock(&p->mu);
+    }
 }
 
 uint64_t lu_zlib_missed(const lu_zlib_t *z) { return z->missed; }
@@ -244,8 +237,22 @@ uint64_t lu_zlib_missed(const lu_zlib_t *z) { return z->missed; }
 
 void lu_zlib_free(lu_zlib_t *z)
 {
-    if (z->ah)
-        ahead_free(ahead_stop(z));
+    lu_zlib_ahead_t *a = z->ah;
+    if (a) {
+        lu_zlib_pool_t *p = z->pool;
+        pthread_mutex_lock(&p->mu);
+        for (lu_zlib_ahead_t **pp = &p->list; *pp; pp = &(*pp)->next)
+            if (*pp == a) {
+                *pp = a->next;
+                break;
+            }
+        pthread_mutex_unlock(&p->mu);
+        if (!z->here)
+            claim_wait(a); /* no pool thread is at it any more */
+        free(a->recs);
+        free(a->olen);
+        free(a);
+    }
     deflateEnd(&z->z);
     free(z->out);
 }
@@ -253,31 +260,32 @@ void lu_zlib_free(lu_zlib_t *z)
 void lu_zlib_push(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC])
 {
     lu_zlib_ahead_t *a = z->ah;
-    if (a && (z->n_in >= a->n || memcmp(rec, a->recs + z->n_in * LU_ZLIB_REC, LU_ZLIB_REC) != 0)) {
+    if (a && !z->here) {
+        if (z->n_in < a->n && memcmp(rec, a->recs + z->n_in * LU_ZLIB_REC, LU_ZLIB_REC) == 0) {
+            ahead_wait(a, z->n_in + 1);
+            z->out_n = a->olen[z->n_in++];
+            z->in_bytes += LU_ZLIB_REC;
+            return;
+        }
         miss(z);
-        a = NULL;
     }
-    size_t k = z->n_in++;
+    z->n_in++;
     z->in_bytes += LU_ZLIB_REC;
-    if (!a) {
-        push_here(z, rec);
-        return;
-    }
-    ahead_wait(a, k + 1);
-    z->out_n = a->olen[k];
+    push_here(z, rec);
 }
 
 void lu_zlib_finish(lu_zlib_t *z)
 {
-    if (z->ah && z->n_in != z->ah->n)
-        miss(z);
-    if (z->ah) {
-        lu_zlib_ahead_t *a = z->ah;
-        ahead_wait(a, a->n + 1);
-        z->out_n = a->olen[a->n];
-        ahead_free(ahead_stop(z));
-        z->finished = true;
-        return;
+    lu_zlib_ahead_t *a = z->ah;
+    if (a && !z->here) {
+        if (z->n_in != a->n)
+            miss(z); /* records announced that did not come */
+        else {
+            /* Every record came and was compressed (each push waited for its own): the rest is
+             * done here, in the owner's buffer, as without a pool. */
+            claim_wait(a);
+            z->here = true;
+        }
     }
     z->z.next_in = NULL;
     z->z.avail_in = 0;
@@ -319,11 +327,21 @@ void lu_zlib_pop(lu_zlib_t *z)
     z->out_rd += take;
     z->out_bytes += LU_ZLIB_CHUNK;
     if (z->finished && z->out_rd == z->out_n) {
-        /* The dump's stream is out: the next dump starts a new one. */
+        /* The dump's stream is out: the next dump starts a new one (with the pool's threads, whose
+         * claim the owner holds since the end, back at it as records are announced). */
         z->out_n = z->out_rd = 0;
         z->n_in = 0;
         z->finished = false;
         deflateReset(&z->z);
+        lu_zlib_ahead_t *a = z->ah;
+        if (a) {
+            __atomic_store_n(&a->n, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&a->done, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&a->need, 0, __ATOMIC_RELAXED);
+            a->cur = 0;
+            z->here = false;
+            unclaim(a);
+        }
     }
 }
 
@@ -344,29 +362,33 @@ static void *pool_run(void *arg)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
-        /* The stream with steps left, no thread at it, and the least lead over its owner. */
+        /* The engine with records to compress, no thread at it, and the least lead over its owner. */
         lu_zlib_ahead_t *best = NULL;
         long best_lead = 0;
         for (lu_zlib_ahead_t *a = p->list; a; a = a->next) {
-            size_t d = __atomic_load_n(&a->done, __ATOMIC_ACQUIRE);
-            if (d > a->n || __atomic_load_n(&a->claimed, __ATOMIC_RELAXED))
+            size_t d = __atomic_load_n(&a->done, __ATOMIC_RELAXED);
+            if (d >= __atomic_load_n(&a->n, __ATOMIC_ACQUIRE) || __atomic_load_n(&a->claimed, __ATOMIC_RELAXED))
                 continue;
             long lead = (long)d - (long)__atomic_load_n(&a->need, __ATOMIC_RELAXED);
             if (!best || lead < best_lead)
                 best = a, best_lead = lead;
         }
         if (!best) {
+            p->sleepers++;
             pthread_cond_wait(&p->work, &p->mu);
+            p->sleepers--;
             continue;
         }
-        if (!claim(best)) { /* the owner is at it */
+        if (!claim(best)) { /* its owner took it */
             pthread_mutex_unlock(&p->mu);
             sched_yield();
             pthread_mutex_lock(&p->mu);
             continue;
         }
         pthread_mutex_unlock(&p->mu);
-        ahead_run(best, best->done + SLICE < best->n + 1 ? best->done + SLICE : best->n + 1);
+        /* Under the claim, done and n are the stream's own (the owner resets them under it). */
+        size_t n = __atomic_load_n(&best->n, __ATOMIC_ACQUIRE);
+        ahead_run(best, best->done + SLICE < n ? best->done + SLICE : n);
         unclaim(best);
         pthread_mutex_lock(&p->mu);
     }

@@ -10,15 +10,19 @@
  *
  * Compressing ahead (host speed only; nothing simulated changes). Level 9 costs the host about 12 µs
  * a record on log records (its hash chains are long: the records share many zero bytes), more than
- * the rest of a DIKTAMO-proactive run. With a pool of host threads (lu_zlib_pool_create), the
- * caller may announce a dump's records before its first one goes in (lu_zlib_expect: the LU's
- * driver knows them, the drain being held while a dump reads its log); the pool's threads then
- * compress them ahead, with the same deflate calls, and note the output's length after each
- * record. Each record that goes in is compared with the announced one, and its output is the one
- * noted for it, waited for if the pool is behind (the waiting thread compresses it itself when no
- * pool thread is at it). A record that differs, or one more than announced, or an end that comes
- * early, ends compressing ahead: the engine compresses the records so far again and goes on as
- * without a pool, so the chunks are always those of the plain engine (lu_zlib_missed counts it). */
+ * the rest of a DIKTAMO-proactive run. The engine's output after each record decides when the LU
+ * may send each chunk, so the compression cannot be batched or lagged; but a dump's records are
+ * known long before it: the log's records, oldest first, of the LU's buckets, which the LU appends
+ * one by one between dumps. With a pool of host threads (lu_zlib_pool_create), the caller announces
+ * each record as the log takes it (lu_zlib_announce), and the pool's threads compress the next
+ * stream's records meanwhile, with the same deflate calls, noting the output's length after each.
+ * Each record that then goes in is compared with the announced one and takes the output noted for
+ * it, waited for if the pool is behind (the waiting thread compresses it itself when no pool thread
+ * is at it). A record that differs, or one more than announced, or an end before the last one
+ * announced, ends compressing ahead for the stream: the engine compresses its records so far again
+ * and goes on as without a pool, so the chunks are always those of the plain engine
+ * (lu_zlib_missed counts those streams). Records announced while a stream is under way are not
+ * kept (the next stream then misses at its first record, which costs nothing). */
 #ifndef LU_ZLIB_H
 #define LU_ZLIB_H
 
@@ -44,12 +48,15 @@ typedef struct lu_zlib {
     uint64_t in_bytes, out_bytes; /* over all dumps; out_bytes counts whole chunks */
     size_t n_in;                  /* records of the current stream */
     lu_zlib_pool_t *pool;         /* NULL: no compressing ahead */
-    lu_zlib_ahead_t *ah;          /* the current stream's records compressed ahead, or NULL */
+    lu_zlib_ahead_t *ah;          /* the records announced and compressed ahead (with a pool) */
+    bool here;                    /* the current stream is compressed here (ah's claim held) */
     uint64_t missed;              /* streams whose announced records were not those that came */
 } lu_zlib_t;
 
-/** Level 0 .. 9, pool NULL or one that outlives the engine; returns 0, or -1 when zlib refuses. */
-int lu_zlib_init(lu_zlib_t *z, int level, lu_zlib_pool_t *pool);
+/** Level 0 .. 9; pool NULL, or one that outlives the engine, with streams of at most max_recs
+ *  records compressed ahead (longer ones are compressed here). Returns 0, or -1 when zlib
+ *  refuses. */
+int lu_zlib_init(lu_zlib_t *z, int level, lu_zlib_pool_t *pool, size_t max_recs);
 void lu_zlib_free(lu_zlib_t *z);
 /** One 16-byte log record into the current dump's stream. */
 void lu_zlib_push(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC]);
@@ -61,12 +68,9 @@ bool lu_zlib_peek(const lu_zlib_t *z, uint8_t chunk[LU_ZLIB_CHUNK], bool *last);
 /** That chunk was taken; after the last one the engine starts the next dump's stream. */
 void lu_zlib_pop(lu_zlib_t *z);
 
-/** The engine has a pool and no record of the current stream has gone in: lu_zlib_expect may
- *  announce them. */
-bool lu_zlib_expecting(const lu_zlib_t *z);
-/** The current stream's records will be recs[0 .. n) (copied), then its end: the pool starts
- *  compressing them. Only when lu_zlib_expecting. */
-void lu_zlib_expect(lu_zlib_t *z, const uint8_t *recs, size_t n);
+/** The next record of the next stream, once none of the current one is under way (copied; nothing
+ *  without a pool): the pool starts compressing it. */
+void lu_zlib_announce(lu_zlib_t *z, const uint8_t rec[LU_ZLIB_REC]);
 /** Streams whose announced records were not those that came (each was compressed again). */
 uint64_t lu_zlib_missed(const lu_zlib_t *z);
 

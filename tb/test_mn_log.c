@@ -48,7 +48,7 @@ typedef struct dump {
 static dump_t make_dump_level(unsigned src, const lu_rec_t *r, size_t n, int level)
 {
     lu_zlib_t z;
-    cr_assert_eq(lu_zlib_init(&z, level, NULL), 0);
+    cr_assert_eq(lu_zlib_init(&z, level, NULL, 0), 0);
     for (size_t i = 0; i < n; i++) {
         uint32_t w[4];
         lu_rec_pack(&r[i], w);
