@@ -39,6 +39,7 @@ lu_drv_cfg_t lu_drv_cfg_default(void)
         .mn_id = MSG_MN_BASE,
         .num_cn = 16,
         .zlib_level = 9,
+        .keep_log = true,
     };
 }
 
@@ -65,8 +66,10 @@ struct lu_drv {
     dram_t *dram;
     rsp_t *rq; /* reads in request order (ring) */
     size_t rq_cap, rq_head, rq_n;
-    lu_rec_t *log;
+    lu_rec_t *log; /* every record the DRAM log took (cfg.keep_log) */
     size_t nlog, caplog;
+    void (*on_log)(void *ctx, const lu_rec_t *r);
+    void *on_log_ctx;
     uint32_t max_idx1; /* highest log index written + 1: the largest log between clears */
     uint64_t mem_stalls;
     bool alive, dump_start;
@@ -220,6 +223,12 @@ void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out)
 
 uint64_t lu_drv_zlib_missed(const lu_drv_t *d) { return lu_zlib_missed(&d->zl); }
 
+void lu_drv_on_log(lu_drv_t *d, void (*fn)(void *ctx, const lu_rec_t *r), void *ctx)
+{
+    d->on_log = fn;
+    d->on_log_ctx = ctx;
+}
+
 void lu_drv_on_rx(lu_drv_t *d, lu_tx_fn fn) { d->on_rx = fn; }
 uint64_t lu_drv_cycle(const lu_drv_t *d) { return d->cyc; }
 unsigned lu_drv_credits(const lu_drv_t *d, msg_class_t cls) { return d->crd[cls]; }
@@ -229,7 +238,10 @@ uint64_t lu_drv_mem_stalls(const lu_drv_t *d) { return d->mem_stalls; }
 void lu_drv_set_alive(lu_drv_t *d, bool alive) { d->alive = alive; }
 size_t lu_drv_log_writes(const lu_drv_t *d) { return d->nlog; }
 uint32_t lu_drv_log_max(const lu_drv_t *d) { return d->max_idx1; }
-const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i) { return i < d->nlog ? &d->log[i] : NULL; }
+const lu_rec_t *lu_drv_log_write(const lu_drv_t *d, size_t i)
+{
+    return d->cfg.keep_log && i < d->nlog ? &d->log[i] : NULL;
+}
 
 void lu_drv_send(lu_drv_t *d, const msg_t *m, uint64_t delay)
 {
@@ -349,13 +361,20 @@ void lu_drv_step(lu_drv_t *d)
                 data[w] = (uint64_t)o->mem_req_wdata_o[0] | (uint64_t)o->mem_req_wdata_o[1] << 32;
                 data[w + 1] = (uint64_t)o->mem_req_wdata_o[2] | (uint64_t)o->mem_req_wdata_o[3] << 32;
                 dram_write(d->dram, line, (uint8_t)(3u << w), data, write_done, d, idx);
-                if (d->nlog == d->caplog) {
-                    d->caplog = d->caplog ? 2 * d->caplog : 1024;
-                    d->log = realloc(d->log, d->caplog * sizeof *d->log);
-                    if (!d->log)
-                        abort();
+                lu_rec_t r;
+                lu_rec_unpack(o->mem_req_wdata_o, &r);
+                if (d->cfg.keep_log) {
+                    if (d->nlog == d->caplog) {
+                        d->caplog = d->caplog ? 2 * d->caplog : 1024;
+                        d->log = realloc(d->log, d->caplog * sizeof *d->log);
+                        if (!d->log)
+                            abort();
+                    }
+                    d->log[d->nlog] = r;
                 }
-                lu_rec_unpack(o->mem_req_wdata_o, &d->log[d->nlog++]);
+                d->nlog++;
+                if (d->on_log)
+                    d->on_log(d->on_log_ctx, &r);
                 if (d->cfg.zpool)
                     announce(d, o->mem_req_wdata_o);
                 if (idx + 1 > d->max_idx1)

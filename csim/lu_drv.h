@@ -223,6 +223,7 @@ typedef struct lu_drv_cfg {
     unsigned num_cn;         /* CNs of the system (Early Flush goes to the others) */
     int zlib_level;          /* compression engine level (0..9) */
     lu_zlib_pool_t *zpool;   /* host threads that compress dumps ahead (lu_zlib.h), or NULL */
+    bool keep_log;           /* keep every record the DRAM log takes (lu_drv_log_write); default true */
 } lu_drv_cfg_t;
 
 /** Paper defaults: 500 MHz, 45 ns DRAM, 18 MB log of 16-byte records, watermark at 7/8. */
@@ -272,6 +273,8 @@ uint64_t lu_drv_mem_stalls(const lu_drv_t *d);
 void lu_drv_dump_start(lu_drv_t *d);
 /** Bytes into and out of the compression engine, over all dumps. */
 void lu_drv_zlib_bytes(const lu_drv_t *d, uint64_t *in, uint64_t *out);
+/** fn(ctx, r) for every record the DRAM log takes, as it takes it. */
+void lu_drv_on_log(lu_drv_t *d, void (*fn)(void *ctx, const lu_rec_t *r), void *ctx);
 /** Dumps whose records were not those announced to the compression pool (lu_zlib_missed). */
 uint64_t lu_drv_zlib_missed(const lu_drv_t *d);
 /** Opens an FST trace of the model. */

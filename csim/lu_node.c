@@ -247,6 +247,7 @@ lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *op
     c.num_cn = p->num_cn;
     c.zlib_level = p->zlib_level;
     c.zpool = p->zpool;
+    c.keep_log = !p->drop_log;
     snprintf(n->dram_name, sizeof n->dram_name, "%s.dram", n->name);
     lu_drv_sys_t sys = {.k = k, .st = st, .dram_name = n->dram_name, .wake = wake_now, .obj = n};
     n->d = lu_drv_create_sys(ops, &c, p->seed, on_tx, n, &sys);
@@ -313,6 +314,8 @@ bool lu_node_idle(const lu_node_t *n)
 const lu_drv_t *lu_node_drv(const lu_node_t *n) { return n->d; }
 
 uint32_t lu_node_csr(lu_node_t *n, unsigned addr, bool *err) { return lu_drv_csr(n->d, addr, err); }
+
+void lu_node_on_log(lu_node_t *n, void (*fn)(void *obj, const lu_rec_t *r), void *obj) { lu_drv_on_log(n->d, fn, obj); }
 
 void lu_node_observe(lu_node_t *n, lu_observe_fn fn, void *obj)
 {

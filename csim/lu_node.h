@@ -70,6 +70,7 @@ typedef struct lu_node_params {
     uint64_t dump_period_ps; /* lu.dump_period; 0: no periodic dumps */
     int zlib_level;          /* lu.zlib_level */
     lu_zlib_pool_t *zpool;   /* sim.zlib_threads' pool: dumps compressed ahead (lu_zlib.h); NULL: none */
+    bool drop_log;           /* the DRAM log's records are not kept (the caller sees them, lu_node_on_log) */
     uint64_t dram_latency_ps;
     uint64_t addr_lim;       /* lines: REPLs at or above are refused (the remote memory's end) */
     unsigned mn;             /* the MN index it dumps to */
@@ -109,6 +110,8 @@ void lu_node_dump(const lu_node_t *n, FILE *f);
  *  written (m NULL, addr = its index in write order). */
 typedef void (*lu_observe_fn)(void *obj, uint64_t cycle, unsigned kind, const msg_t *m, uint64_t addr);
 void lu_node_observe(lu_node_t *n, lu_observe_fn fn, void *obj);
+/** fn(obj, r) for every record the LU's DRAM log takes, as it takes it (lu_drv_on_log). */
+void lu_node_on_log(lu_node_t *n, void (*fn)(void *obj, const lu_rec_t *r), void *obj);
 
 /* The mapping of buckets, replica groups and MNs (see above). */
 #define LU_MAP_BUCKETS 64

@@ -14,6 +14,7 @@
 #include "cn_port.h"
 #include "lu_node.h"
 #include "mn_node.h"
+#include "repl_check.h"
 #include "rng.h"
 #include "sw/cm.h"
 #include "sw/mn_recov.h"
@@ -69,12 +70,7 @@ struct system {
     bool dk;            /* a DIKTAMO protocol: LUs, stores and replication engines */
     lu_map_t map;       /* the replica map */
     oracle_t *oracle;
-    /* DIKTAMO: every remote word's commits (store-buffer entries and rmws) in commit order, for
-     * system_check_logs */
-    uint64_t *hkeys;    /* open addressing: word address + 1, 0 = empty */
-    uint32_t *hidx;
-    size_t hcap, hn;
-    struct hword { uint64_t addr; uint64_t *v; uint32_t n, cap; } *hw;
+    repl_check_t *rcheck; /* DIKTAMO: the replicas' logs against the commits (system_check_logs) */
     uint64_t gran_lines;         /* interleave granularity in lines */
     uint64_t scr_lo, scr_hi;     /* the coherent region (global line addresses) */
     uint64_t remote_next;        /* bump allocator of coherent remote memory (bytes) */
@@ -289,40 +285,18 @@ static uint64_t hook_store_records(void *obj, unsigned mn)
 static void mem_deliver(void *obj, const msg_t *m) { cn_mem_deliver(obj, m); }
 static void mem_credit(void *obj, msg_class_t c) { cn_mem_credit(obj, c); }
 
-/* The first slot of key k (a word address + 1) in a table of cap slots (a power of two). */
-static size_t hslot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
-
-static struct hword *hist_word(system_t *s, uint64_t addr, bool add)
+/* The replicas of a line, for the log check. */
+static unsigned replicas_of(void *obj, uint64_t line, unsigned *out)
 {
-    if (2 * (s->hn + 1) > s->hcap) {
-        size_t cap = s->hcap ? 2 * s->hcap : 1024;
-        uint64_t *k = calloc(cap, sizeof *k);
-        uint32_t *x = calloc(cap, sizeof *x);
-        struct hword *w = realloc(s->hw, cap / 2 * sizeof *w);
-        if (!k || !x || !w)
-            abort();
-        for (size_t i = 0; i < s->hcap; i++)
-            if (s->hkeys[i]) {
-                size_t j = hslot(s->hkeys[i], cap);
-                while (k[j])
-                    j = (j + 1) & (cap - 1);
-                k[j] = s->hkeys[i], x[j] = s->hidx[i];
-            }
-        free(s->hkeys);
-        free(s->hidx);
-        s->hkeys = k, s->hidx = x, s->hw = w, s->hcap = cap;
-    }
-    size_t j = hslot(addr + 1, s->hcap);
-    while (s->hkeys[j] && s->hkeys[j] != addr + 1)
-        j = (j + 1) & (s->hcap - 1);
-    if (s->hkeys[j])
-        return &s->hw[s->hidx[j]];
-    if (!add)
-        return NULL;
-    s->hkeys[j] = addr + 1;
-    s->hidx[j] = (uint32_t)s->hn;
-    s->hw[s->hn] = (struct hword){.addr = addr};
-    return &s->hw[s->hn++];
+    system_t *s = obj;
+    return lu_map_replicas(&s->map, line, (unsigned)s->cfg->lu.nr, out);
+}
+
+/* A record a CN's LU logged, for the log check. */
+static void on_log(void *obj, const lu_rec_t *r)
+{
+    sys_cn_t *n = obj;
+    repl_check_log(n->s->rcheck, n->idx, r);
 }
 
 static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint64_t value, uint64_t t_ps,
@@ -337,16 +311,8 @@ static void on_commit(void *obj, unsigned cn, unsigned core, uint64_t addr, uint
     (*s->commits)++;
     if (s->fail_after && *s->commits == s->fail_after)
         system_fail_at(s, s->fail_cn, s->k->now); /* not from inside the core */
-    if (s->dk && !unreplicated) { /* an ideal synchronization write or an LNR word: no LU logs it */
-        struct hword *w = hist_word(s, addr, true);
-        if (w->n == w->cap) {
-            w->cap = w->cap ? 2 * w->cap : 4;
-            w->v = realloc(w->v, w->cap * sizeof *w->v);
-            if (!w->v)
-                abort();
-        }
-        w->v[w->n++] = value;
-    }
+    if (s->dk && !unreplicated) /* an ideal synchronization write or an LNR word: no LU logs it */
+        repl_check_commit(s->rcheck, addr, value);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -566,6 +532,10 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         snprintf(err, SYSTEM_ERR_MAX, "cannot start a second host thread: %s", strerror(errno));
         goto fail;
     }
+    if (s->dk && !(s->rcheck = repl_check_create(replicas_of, s))) {
+        snprintf(err, SYSTEM_ERR_MAX, "out of memory");
+        goto fail;
+    }
     if (s->dk && cfg->sim.zlib_threads && !(s->zpool = lu_zlib_pool_create((unsigned)cfg->sim.zlib_threads))) {
         snprintf(err, SYSTEM_ERR_MAX, "cannot start %u compression threads: %s", (unsigned)cfg->sim.zlib_threads,
                  strerror(errno));
@@ -687,6 +657,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
                 .dump_period_ps = cfg->lu.dump_period_ps,
                 .zlib_level = (int)cfg->lu.zlib_level,
                 .zpool = s->zpool,
+                .drop_log = true, /* checked as they come (repl_check) */
                 .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
                 .addr_lim = total_lines,
                 .mn = lu_map_mn(c, s->nmn),
@@ -697,6 +668,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
             n->lu = lu_node_create(k, n->port, lops, &lp, st, err);
             if (!n->lu)
                 goto fail;
+            lu_node_on_log(n->lu, on_log, n);
             snprintf(lname, sizeof lname, "cn%u.repl", c);
             cn_repl_params_t rp = {
                 .cn = c,
@@ -800,11 +772,7 @@ void system_free(system_t *s)
             mn_recov_free(s->rec[m]);
     free(s->rec);
     free(s->mrep);
-    for (size_t i = 0; i < s->hn; i++)
-        free(s->hw[i].v);
-    free(s->hw);
-    free(s->hkeys);
-    free(s->hidx);
+    repl_check_free(s->rcheck);
     free(s->c_lu_csr);
     if (s->mn)
         for (unsigned m = 0; m < s->nmn; m++)
@@ -934,6 +902,8 @@ void system_fail_cn(system_t *s, unsigned cn)
     n->failed = true;
     n->t_failed = s->k->now;
     (*s->c_failures)++;
+    if (s->rcheck)
+        repl_check_stop(s->rcheck); /* the replica sets change */
     doubt_ctx_t d = {s->oracle, cn};
     if (n->repl)
         cn_repl_unsent(n->repl, doubt_entry, &d);
@@ -1167,55 +1137,7 @@ size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *check
     *checked = 0;
     if (!s->dk || *s->c_failures)
         return 0; /* replica sets changed with the failure: the oracle judges (system.h) */
-    size_t faults = 0;
-#define FAULT(...)                                                                                                   \
-    do {                                                                                                             \
-        if (faults++ < max_lines && f)                                                                               \
-            fprintf(f, __VA_ARGS__);                                                                                 \
-    } while (0)
-    uint32_t *pos = calloc(s->hn * s->ncn + 1, sizeof *pos);
-    if (!pos)
-        abort();
-    for (unsigned c = 0; c < s->ncn; c++) {
-        const lu_drv_t *d = lu_node_drv(s->cn[c].lu);
-        for (size_t i = 0; i < lu_drv_log_writes(d); i++) {
-            const lu_rec_t *r = lu_drv_log_write(d, i);
-            uint64_t addr = r->line * ADDR_LINE_BYTES + (uint64_t)r->word * ADDR_WORD_BYTES;
-            struct hword *w = hist_word(s, addr, false);
-            if (!w) {
-                FAULT("LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 ", a word no store committed to\n", c, addr, r->value);
-                continue;
-            }
-            unsigned rep[MSG_MAX_CN], nr = lu_map_replicas(&s->map, r->line, (unsigned)s->cfg->lu.nr, rep), k = 0;
-            while (k < nr && rep[k] != c)
-                k++;
-            if (k == nr) {
-                FAULT("LU %u logged 0x%" PRIx64 ", a word of a line it does not replicate\n", c, addr);
-                continue;
-            }
-            uint32_t *p = &pos[(size_t)(w - s->hw) * s->ncn + c];
-            if (!r->written)
-                FAULT("LU %u: record %zu (0x%" PRIx64 ") is not marked validated\n", c, i, addr);
-            if (*p >= w->n)
-                FAULT("LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 " after all its %u commits\n", c, addr, r->value, w->n);
-            else if (w->v[*p] != r->value)
-                FAULT("LU %u: 0x%" PRIx64 "'s record %u is 0x%" PRIx64 ", commit %u wrote 0x%" PRIx64 "\n", c, addr,
-                      *p, r->value, *p, w->v[*p]);
-            (*p)++;
-        }
-    }
-    for (size_t i = 0; i < s->hn; i++) {
-        const struct hword *w = &s->hw[i];
-        unsigned rep[MSG_MAX_CN], nr = lu_map_replicas(&s->map, addr_gline(w->addr), (unsigned)s->cfg->lu.nr, rep);
-        for (unsigned k = 0; k < nr; k++)
-            if (pos[i * s->ncn + rep[k]] != w->n)
-                FAULT("replica LU %u logged %u of the %u commits to 0x%" PRIx64 "\n", rep[k], pos[i * s->ncn + rep[k]],
-                      w->n, w->addr);
-        *checked += w->n;
-    }
-#undef FAULT
-    free(pos);
-    return faults;
+    return repl_check_end(s->rcheck, f, max_lines, checked);
 }
 
 uint64_t system_exec_ps(const system_t *s) { return s->end_ps ? s->end_ps - s->start_ps : 0; }

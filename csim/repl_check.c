@@ -1,0 +1,206 @@
+#include "repl_check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cn/addr.h"
+
+/* A remote word: its commits not yet logged by every replica, [base, n) of all of them, and how
+ * far each replica has logged. */
+typedef struct word {
+    uint64_t addr;
+    uint64_t *v;   /* commit k's value at v[k - base] */
+    uint32_t base, n, cap;
+    uint32_t nr;
+    unsigned rep[REPL_CHECK_MAX_NR]; /* its replicas' CN ids */
+    uint32_t pos[REPL_CHECK_MAX_NR]; /* commits each has logged */
+} word_t;
+
+struct repl_check {
+    repl_check_replicas_fn replicas;
+    void *obj;
+    bool stopped;
+    uint64_t *keys; /* open addressing: word address + 1, 0 = empty */
+    uint32_t *idx;
+    size_t cap, n;
+    word_t *w;
+    size_t kept;    /* commits kept, over the words */
+    size_t faults;
+    char *lines[REPL_CHECK_LINES];
+};
+
+repl_check_t *repl_check_create(repl_check_replicas_fn replicas, void *obj)
+{
+    repl_check_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->replicas = replicas;
+    c->obj = obj;
+    return c;
+}
+
+static void drop(repl_check_t *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->w[i].v);
+    free(c->w);
+    free(c->keys);
+    free(c->idx);
+    c->w = NULL, c->keys = NULL, c->idx = NULL;
+    c->cap = c->n = c->kept = 0;
+}
+
+void repl_check_free(repl_check_t *c)
+{
+    if (!c)
+        return;
+    drop(c);
+    for (size_t i = 0; i < REPL_CHECK_LINES && i < c->faults; i++)
+        free(c->lines[i]);
+    free(c);
+}
+
+void repl_check_stop(repl_check_t *c)
+{
+    c->stopped = true;
+    drop(c);
+}
+
+size_t repl_check_kept(const repl_check_t *c) { return c->kept; }
+
+static void fault(repl_check_t *c, const char *fmt, ...)
+{
+    if (c->faults < REPL_CHECK_LINES) {
+        va_list ap, aq;
+        va_start(ap, fmt);
+        va_copy(aq, ap);
+        int n = vsnprintf(NULL, 0, fmt, ap);
+        char *line = n < 0 ? NULL : malloc((size_t)n + 1);
+        if (!line)
+            abort();
+        vsnprintf(line, (size_t)n + 1, fmt, aq);
+        va_end(aq);
+        va_end(ap);
+        c->lines[c->faults] = line;
+    }
+    c->faults++;
+}
+
+/* The first slot of key k (a word address + 1) in a table of cap slots (a power of two). */
+static size_t slot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
+static word_t *find(repl_check_t *c, uint64_t addr, bool add)
+{
+    if (2 * (c->n + 1) > c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 1024;
+        uint64_t *k = calloc(cap, sizeof *k);
+        uint32_t *x = calloc(cap, sizeof *x);
+        word_t *w = realloc(c->w, cap / 2 * sizeof *w);
+        if (!k || !x || !w)
+            abort();
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->keys[i]) {
+                size_t j = slot(c->keys[i], cap);
+                while (k[j])
+                    j = (j + 1) & (cap - 1);
+                k[j] = c->keys[i], x[j] = c->idx[i];
+            }
+        free(c->keys);
+        free(c->idx);
+        c->keys = k, c->idx = x, c->w = w, c->cap = cap;
+    }
+    size_t j = slot(addr + 1, c->cap);
+    while (c->keys[j] && c->keys[j] != addr + 1)
+        j = (j + 1) & (c->cap - 1);
+    if (c->keys[j])
+        return &c->w[c->idx[j]];
+    if (!add)
+        return NULL;
+    c->keys[j] = addr + 1;
+    c->idx[j] = (uint32_t)c->n;
+    word_t *w = &c->w[c->n++];
+    memset(w, 0, sizeof *w);
+    w->addr = addr;
+    w->nr = c->replicas(c->obj, addr_gline(addr), w->rep);
+    return w;
+}
+
+void repl_check_commit(repl_check_t *c, uint64_t addr, uint64_t value)
+{
+    if (c->stopped)
+        return;
+    word_t *w = find(c, addr, true);
+    if (w->n - w->base == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 4;
+        w->v = realloc(w->v, w->cap * sizeof *w->v);
+        if (!w->v)
+            abort();
+    }
+    w->v[w->n++ - w->base] = value;
+    c->kept++;
+}
+
+/* Drops the commits every replica of w has logged, once they are half of what it holds. */
+static void trim(repl_check_t *c, word_t *w)
+{
+    uint32_t low = w->n;
+    for (unsigned k = 0; k < w->nr; k++)
+        low = w->pos[k] < low ? w->pos[k] : low;
+    uint32_t gone = low - w->base;
+    if (gone < 4 || 2 * gone < w->n - w->base)
+        return;
+    memmove(w->v, w->v + gone, (w->n - low) * sizeof *w->v);
+    w->base = low;
+    c->kept -= gone;
+}
+
+void repl_check_log(repl_check_t *c, unsigned lu, const lu_rec_t *r)
+{
+    if (c->stopped)
+        return;
+    uint64_t addr = r->line * ADDR_LINE_BYTES + (uint64_t)r->word * ADDR_WORD_BYTES;
+    word_t *w = find(c, addr, false);
+    if (!w) {
+        fault(c, "LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 ", a word no store committed to\n", lu, addr, r->value);
+        return;
+    }
+    unsigned k = 0;
+    while (k < w->nr && w->rep[k] != lu)
+        k++;
+    if (k == w->nr) {
+        fault(c, "LU %u logged 0x%" PRIx64 ", a word of a line it does not replicate\n", lu, addr);
+        return;
+    }
+    uint32_t *p = &w->pos[k];
+    if (!r->written)
+        fault(c, "LU %u: a record of 0x%" PRIx64 " is not marked validated\n", lu, addr);
+    if (*p >= w->n)
+        fault(c, "LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 " after all its %u commits\n", lu, addr, r->value, w->n);
+    else if (w->v[*p - w->base] != r->value)
+        fault(c, "LU %u: 0x%" PRIx64 "'s record %u is 0x%" PRIx64 ", commit %u wrote 0x%" PRIx64 "\n", lu, addr, *p,
+              r->value, *p, w->v[*p - w->base]);
+    (*p)++;
+    if (*p <= w->n)
+        trim(c, w);
+}
+
+size_t repl_check_end(repl_check_t *c, FILE *f, size_t max_lines, uint64_t *checked)
+{
+    *checked = 0;
+    if (c->stopped)
+        return 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const word_t *w = &c->w[i];
+        for (unsigned k = 0; k < w->nr; k++)
+            if (w->pos[k] != w->n)
+                fault(c, "replica LU %u logged %u of the %u commits to 0x%" PRIx64 "\n", w->rep[k], w->pos[k], w->n,
+                      w->addr);
+        *checked += w->n;
+    }
+    for (size_t i = 0; f && i < c->faults && i < max_lines && i < REPL_CHECK_LINES; i++)
+        fputs(c->lines[i], f);
+    return c->faults;
+}
