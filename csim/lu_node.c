@@ -455,13 +455,13 @@ void lu_store_drop_lu(lu_store_t *s, unsigned cn)
     store_send(s);
 }
 
-lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch)
+lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch, bool compact)
 {
     lu_store_t *s = calloc(1, sizeof *s);
     if (!s)
         abort();
     s->mn = mn;
-    mn_log_cfg_t c = {.node_id = MSG_MN_BASE + mn_idx, .lus_per_epoch = lus_per_epoch};
+    mn_log_cfg_t c = {.node_id = MSG_MN_BASE + mn_idx, .lus_per_epoch = lus_per_epoch, .compact = compact};
     if (mn_log_init(&s->log, &c) != 0) {
         mn_log_free(&s->log);
         free(s);

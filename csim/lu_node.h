@@ -148,8 +148,9 @@ unsigned lu_map_lus_of_mn(unsigned mn, unsigned num_cn, unsigned num_mn);
 /* The MN's side: an mn_log store fed with the MN's software messages. */
 typedef struct lu_store lu_store_t;
 /** An mn_log store on MN mn_idx's node (it takes over mn_node_on_sw), synchronizing lus_per_epoch
- *  LUs. Messages that are not the store's (recovery's) are counted and passed to other_fn if set. */
-lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch);
+ *  LUs, compact or not (mn_log_cfg_t). Messages that are not the store's (recovery's) are counted
+ *  and passed to other_fn if set. */
+lu_store_t *lu_store_create(mn_node_t *mn, unsigned mn_idx, unsigned lus_per_epoch, bool compact);
 void lu_store_on_other(lu_store_t *s, void (*fn)(void *obj, const msg_t *m), void *obj);
 /** The LU of CN cn failed: the store synchronizes one LU less (mn_log_drop_lu). */
 void lu_store_drop_lu(lu_store_t *s, unsigned cn);

@@ -82,6 +82,9 @@ void mn_log_free(mn_log_t *l)
     for (size_t i = 0; i < l->ndumps; i++)
         free(l->dumps[i].bytes);
     free(l->dumps);
+    free(l->vkeys);
+    free(l->vhead);
+    free(l->vers);
     free(l->tx);
     free(l->flv);
     free(l->errs);
@@ -259,6 +262,65 @@ static bool inflate_dump(mn_log_t *l, unsigned src, const msg_t *m, size_t *stre
     return ok;
 }
 
+/* A compact store's versions of a word (key: line x 8 + word + 1): the slot of its list's head. */
+static size_t vslot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
+static uint32_t *ver_head(mn_log_t *l, uint64_t key, bool add)
+{
+    if (add && 2 * (l->vwords + 1) > l->vcap) {
+        size_t cap = l->vcap ? 2 * l->vcap : 1024;
+        uint64_t *k = calloc(cap, sizeof *k);
+        uint32_t *h = malloc(cap * sizeof *h);
+        if (!k || !h)
+            abort();
+        for (size_t i = 0; i < l->vcap; i++)
+            if (l->vkeys[i]) {
+                size_t j = vslot(l->vkeys[i], cap);
+                while (k[j])
+                    j = (j + 1) & (cap - 1);
+                k[j] = l->vkeys[i], h[j] = l->vhead[i];
+            }
+        free(l->vkeys);
+        free(l->vhead);
+        l->vkeys = k, l->vhead = h, l->vcap = cap;
+    }
+    if (!l->vcap)
+        return NULL;
+    size_t j = vslot(key, l->vcap);
+    while (l->vkeys[j] && l->vkeys[j] != key)
+        j = (j + 1) & (l->vcap - 1);
+    if (l->vkeys[j])
+        return &l->vhead[j];
+    if (!add)
+        return NULL;
+    l->vkeys[j] = key;
+    l->vhead[j] = UINT32_MAX;
+    l->vwords++;
+    return &l->vhead[j];
+}
+
+/* A compact store keeps record r of source src's dump of this epoch as the source's last version
+ * of its word (written records only: a search never returns the others). */
+static void keep_version(mn_log_t *l, unsigned src, const lu_rec_t *r)
+{
+    if (!r->written)
+        return;
+    uint32_t *p = ver_head(l, (r->line * MSG_WORDS_PER_LINE + r->word) + 1, true);
+    while (*p != UINT32_MAX && l->vers[*p].src < src)
+        p = &l->vers[*p].next;
+    if (*p == UINT32_MAX || l->vers[*p].src != src) {
+        if (l->nvers >= UINT32_MAX - 1)
+            abort();
+        grow((void **)&l->vers, &l->capvers, l->nvers + 1, sizeof *l->vers, 1024);
+        l->vers[l->nvers] = (struct mn_log_ver){.next = *p, .src = (uint8_t)src};
+        *p = (uint32_t)l->nvers++;
+    }
+    struct mn_log_ver *v = &l->vers[*p];
+    v->value = r->value;
+    v->epoch = l->epoch;
+    v->ts = (uint8_t)r->ts;
+}
+
 /* The LAST chunk of source src's dump arrived: store the dump (or discard it), and when every LU of
  * the epoch has ended its dump, the second synchronization. */
 static void end_dump(mn_log_t *l, unsigned src, const msg_t *m)
@@ -278,6 +340,17 @@ static void end_dump(mn_log_t *l, unsigned src, const msg_t *m)
         l->st.bytes_decompressed += (uint64_t)(s->nrecs - first) * MN_LOG_REC_BYTES;
         s->bytes = NULL; /* the dump keeps them */
         s->cap = 0;
+        if (l->cfg.compact) { /* of the dump, only each word's last version */
+            mn_log_dump_t *dp = &l->dumps[l->ndumps - 1];
+            for (size_t i = first; i < s->nrecs; i++)
+                keep_version(l, src, &s->recs[i]);
+            free(dp->bytes);
+            dp->bytes = NULL;
+            dp->first = 0;
+            free(s->recs);
+            s->recs = NULL;
+            s->nrecs = s->caprecs = 0;
+        }
     } else {
         l->st.dumps_discarded++;
     }
@@ -354,6 +427,29 @@ void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, siz
     mn_log_found_t *mine = calloc(n ? n : 1, sizeof *mine); /* one source LU's latest */
     if (!q || !mine)
         abort();
+    if (l->cfg.compact) { /* each word's versions, by source id, as the pass below takes them */
+        for (size_t i = 0; i < n; i++)
+            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+                if (!(masks[i] >> w & 1))
+                    continue;
+                const uint32_t *p = ver_head(l, lines[i] * MSG_WORDS_PER_LINE + w + 1, false);
+                mn_log_found_t *f = &found[i];
+                for (uint32_t v = p ? *p : UINT32_MAX; v != UINT32_MAX; v = l->vers[v].next) {
+                    const struct mn_log_ver *x = &l->vers[v];
+                    if ((f->mask >> w & 1) && !mn_log_newer(x->epoch, x->ts, f->epoch[w], f->ts[w]))
+                        continue;
+                    f->mask |= (uint8_t)(1u << w);
+                    f->ts[w] = x->ts;
+                    f->epoch[w] = x->epoch;
+                    f->value[w] = x->value;
+                }
+            }
+        l->st.records_scanned += l->st.records;
+        l->st.searches++;
+        free(mine);
+        free(q);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         q[i] = (qref_t){lines[i], i};
     qsort(q, n, sizeof *q, qref_cmp);

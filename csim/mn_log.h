@@ -45,7 +45,9 @@
  * request's last and bit 0 (LAST) too when the request had LAST; a request with nothing found gets
  * one response with mask 0 and the request's tag.
  * Search time is counted as records scanned: one pass reads every stored record once, whatever the
- * list's length (records_scanned += records stored, searches += 1). A recovery study turns that
+ * list's length (records_scanned += records stored, searches += 1). A compact store (cfg.compact: the
+ * system's) keeps, of the records, only the search's input, each source's last version of each word,
+ * and answers from that; a long run's store then costs its words, not its records. A recovery study turns that
  * into time at the handler's rate per record; a handler that decompressed at search time would
  * also inflate bytes_compressed per pass. The dump under way is not searched. */
 #ifndef MN_LOG_H
@@ -96,16 +98,19 @@ typedef enum mn_log_rx_e {
 typedef struct mn_log_cfg {
     unsigned node_id;       /* this MN's node id (MSG_MN_BASE + j): dst of what it takes, src of what it sends */
     unsigned lus_per_epoch; /* LUs that dump in every epoch (a replica group: Nr), 1 .. MN_LOG_NODES */
+    bool compact;           /* keep of a stored dump only what a search reads: each source LU's last
+                               version of each word (mn_log_recs and a dump's bytes stay empty; the
+                               counters, errors, answers and scan counts are the same) */
 } mn_log_cfg_t;
 
 /** One stored dump. */
 typedef struct mn_log_dump {
     unsigned src;   /* the LU that sent it */
     uint16_t epoch; /* its DUMP_REQ's tag */
-    uint8_t *bytes; /* the compressed bytes as they arrived: chunks × 64 */
+    uint8_t *bytes; /* the compressed bytes as they arrived: chunks × 64 (NULL when compact) */
     size_t chunks;
     size_t stream_bytes; /* of which the zlib stream (the rest is the last chunk's padding) */
-    size_t first, nrecs; /* its records: mn_log_recs(src)[first .. first + nrecs - 1] */
+    size_t first, nrecs; /* its records: mn_log_recs(src)[first .. first + nrecs - 1] (compact: not kept) */
 } mn_log_dump_t;
 
 typedef struct mn_log_stats {
@@ -151,6 +156,19 @@ typedef struct mn_log {
     mn_log_err_t *errs;
     size_t nerrs, caperrs;
     mn_log_stats_t st;
+    /* cfg.compact: each word's versions, one per source LU that logged it (the LU's last written
+     * record), in a list by source id: an open-addressed map of word keys (line x 8 + word + 1) to
+     * the first of the word's versions in vers, linked by next. */
+    uint64_t *vkeys;
+    uint32_t *vhead;
+    size_t vcap, vwords;
+    struct mn_log_ver {
+        uint64_t value;
+        uint32_t next; /* UINT32_MAX: the last */
+        uint16_t epoch;
+        uint8_t src, ts;
+    } *vers;
+    size_t nvers, capvers;
 } mn_log_t;
 
 /** The latest version found of each word of one query (mask: the words found). */

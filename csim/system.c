@@ -572,7 +572,7 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     if (s->dk) {
         s->store = calloc(s->nmn, sizeof *s->store);
         for (unsigned m = 0; m < s->nmn; m++) {
-            s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn));
+            s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn), true);
             if (!s->store[m]) {
                 snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
                 goto fail;

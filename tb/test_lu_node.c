@@ -248,7 +248,7 @@ static void sys_init(tsys_t *s, const setup_t *su)
                                .skip_idle = su->skip};
         s->mn[j] = mn_node_create(&s->k, s->f, NCN + j, &dir_ops_sys, &mp, &s->st, err);
         cr_assert_not_null(s->mn[j], "%s", err);
-        s->store[j] = lu_store_create(s->mn[j], j, lu_map_lus_of_mn(j, NCN, NMN));
+        s->store[j] = lu_store_create(s->mn[j], j, lu_map_lus_of_mn(j, NCN, NMN), false);
         cr_assert_not_null(s->store[j]);
     }
     for (unsigned c = 0; c < NCN; c++) {
