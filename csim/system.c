@@ -826,7 +826,11 @@ static void quiet_poll(void *obj, uint64_t arg)
 {
     (void)arg;
     system_t *s = obj;
-    bool quiet = fabric_quiet(s->f);
+    /* Every failure's recovery has run (or the failure was found unrecoverable): a CN that failed
+     * just before the last live thread ended is not detected yet, and the fabric is quiet until
+     * the switch misses its heartbeats. */
+    bool quiet = fabric_quiet(s->f) &&
+                 (!s->dk || *s->c_recoveries + (unsigned)__builtin_popcount(s->unrecoverable) >= *s->c_failures);
     for (unsigned c = 0; quiet && c < s->ncn; c++)
         quiet = s->cn[c].failed ||
                 (cn_mem_idle(s->cn[c].mem) &&

@@ -375,6 +375,24 @@ Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = r
         same_stats(sims, two, varied_runs[i]);
 }
 
+/* A CN that fails as the last thread of the live CNs ends (its own threads still running, so the
+ * run's end waits on nothing else): the run goes on until the switch has detected the failure and
+ * the recovery has run, before the oracle judges. (It used to end at once, the second recovery
+ * never ran, and the oracle found that CN's committed stores lost.) */
+Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_ends, .init = make_dir,
+     .fini = remove_dir, .timeout = 120)
+{
+    result_t r;
+    run(SIM " --config sim_configs/run.ini --set workload.name=ocean --set core.protocol=proactive "
+            "--fail 1@40us --fail 3@80us",
+        &r);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert_not_null(strstr(r.out, "execution time 80.000 us"),
+                       "the live threads no longer end as CN 3 fails (the test lost its case): %s", r.out);
+    cr_assert_not_null(strstr(r.out, "2 CN failure(s), 2 recovered"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "0 lost, 0 phantom"), "%s", r.out);
+}
+
 /* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/lu_zlib.h) gives
  * the statistics of compressing each record as it comes: runs with many dumps (a short dump period)
  * under DIKTAMO-proactive, one with a failure and its recovery, one with two host threads besides;
