@@ -38,7 +38,7 @@ struct lu_zlib_pool {
     pthread_cond_t work;   /* records were announced, or the pool stops */
     lu_zlib_ahead_t *list; /* the engines using the pool (under mu) */
     bool stop;
-    uint32_t sleepers;     /* threads waiting on `work` (written under mu) */
+    uint32_t sleepers;     /* threads waiting on `work` (changed under mu, read without) */
     unsigned nthreads;
     pthread_t th[LU_ZLIB_MAX_THREADS];
 };
@@ -374,9 +374,9 @@ static void *pool_run(void *arg)
                 best = a, best_lead = lead;
         }
         if (!best) {
-            p->sleepers++;
+            __atomic_add_fetch(&p->sleepers, 1, __ATOMIC_RELAXED);
             pthread_cond_wait(&p->work, &p->mu);
-            p->sleepers--;
+            __atomic_sub_fetch(&p->sleepers, 1, __ATOMIC_RELAXED);
             continue;
         }
         if (!claim(best)) { /* its owner took it */

@@ -305,17 +305,19 @@ static void keep_version(mn_log_t *l, unsigned src, const lu_rec_t *r)
 {
     if (!r->written)
         return;
-    uint32_t *p = ver_head(l, (r->line * MSG_WORDS_PER_LINE + r->word) + 1, true);
-    while (*p != UINT32_MAX && l->vers[*p].src < src)
-        p = &l->vers[*p].next;
-    if (*p == UINT32_MAX || l->vers[*p].src != src) {
+    uint32_t *head = ver_head(l, (r->line * MSG_WORDS_PER_LINE + r->word) + 1, true);
+    uint32_t prev = UINT32_MAX, at = *head; /* the word's version of src, or where it goes */
+    while (at != UINT32_MAX && l->vers[at].src < src)
+        prev = at, at = l->vers[at].next;
+    if (at == UINT32_MAX || l->vers[at].src != src) {
         if (l->nvers >= UINT32_MAX - 1)
             abort();
-        grow((void **)&l->vers, &l->capvers, l->nvers + 1, sizeof *l->vers, 1024);
-        l->vers[l->nvers] = (struct mn_log_ver){.next = *p, .src = (uint8_t)src};
-        *p = (uint32_t)l->nvers++;
+        grow((void **)&l->vers, &l->capvers, l->nvers + 1, sizeof *l->vers, 1024); /* moves vers */
+        l->vers[l->nvers] = (struct mn_log_ver){.next = at, .src = (uint8_t)src};
+        at = (uint32_t)l->nvers++;
+        *(prev == UINT32_MAX ? head : &l->vers[prev].next) = at;
     }
-    struct mn_log_ver *v = &l->vers[*p];
+    struct mn_log_ver *v = &l->vers[at];
     v->value = r->value;
     v->epoch = l->epoch;
     v->ts = (uint8_t)r->ts;

@@ -1003,6 +1003,67 @@ Test(mn_log, random_dumps_and_searches_match_a_reference) { random_dumps_and_sea
 
 Test(mn_log, a_compact_store_answers_random_searches_as_the_reference) { random_dumps_and_searches(true); }
 
+/* Many words, each logged by several LUs in turn (so that a word's versions are inserted before,
+ * between and after others while the compact store's version array grows and moves): a compact
+ * store answers every word as the full one does. */
+Test(mn_log, a_compact_store_answers_as_the_full_one_over_many_words)
+{
+    const uint64_t seed = tb_seed(62);
+    rng_t rng;
+    rng_init_named(&rng, seed, "mn_log_test.many");
+    enum { LUS = 4, LINES = 3000, EPOCHS = 30, RECS = 600 };
+    /* The dumps' messages are kept to the end: allocations between the store's, so that its arrays
+     * do not just grow in place. */
+    msg_t *keep[EPOCHS * LUS];
+    size_t nkeep = 0;
+    static const unsigned src[LUS] = {9, 3, 12, 0};
+    mn_log_t st[2];
+    for (int c = 0; c < 2; c++)
+        cr_assert_eq(mn_log_init(&st[c], &(mn_log_cfg_t){.node_id = MN_ID, .lus_per_epoch = LUS, .compact = c}), 0);
+    for (unsigned e = 0; e < EPOCHS; e++) {
+        for (unsigned k = 0; k < LUS; k++) {
+            msg_t q = dump_req(src[k], e);
+            for (int c = 0; c < 2; c++)
+                rx_ok(&st[c], &q);
+        }
+        for (int c = 0; c < 2; c++)
+            while (mn_log_tx_pending(&st[c]))
+                mn_log_tx_pop(&st[c]);
+        for (unsigned k = 0; k < LUS; k++) {
+            lu_rec_t *r = calloc(RECS, sizeof *r);
+            cr_assert_not_null(r);
+            for (size_t i = 0; i < RECS; i++)
+                r[i] = rec(line_addr((unsigned)rng_below(&rng, LINES)), (unsigned)rng_below(&rng, WORDS),
+                           (unsigned)rng_below(&rng, 128), rng_next(&rng));
+            dump_t d = make_dump(src[k], r, RECS);
+            for (size_t i = 0; i < d.n; i++)
+                for (int c = 0; c < 2; c++)
+                    rx_ok(&st[c], &d.m[i]);
+            keep[nkeep++] = d.m;
+            free(r);
+        }
+        for (int c = 0; c < 2; c++)
+            while (mn_log_tx_pending(&st[c]))
+                mn_log_tx_pop(&st[c]);
+    }
+    static uint64_t lines[LINES];
+    static uint8_t masks[LINES];
+    static mn_log_found_t f[2][LINES];
+    for (unsigned i = 0; i < LINES; i++)
+        lines[i] = line_addr(i), masks[i] = 0xff;
+    for (int c = 0; c < 2; c++)
+        mn_log_search(&st[c], lines, masks, LINES, f[c]);
+    for (unsigned i = 0; i < LINES; i++)
+        cr_assert(memcmp(&f[0][i], &f[1][i], sizeof f[0][i]) == 0,
+                  "seed=%llu: line %u: the compact store finds mask 0x%x, the full one 0x%x (or other versions)",
+                  (unsigned long long)seed, i, f[1][i].mask, f[0][i].mask);
+    cr_assert_eq(mn_log_stats(&st[1])->records_scanned, mn_log_stats(&st[0])->records_scanned);
+    for (int c = 0; c < 2; c++)
+        mn_log_free(&st[c]);
+    for (size_t i = 0; i < nkeep; i++)
+        free(keep[i]);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * End to end: the Logging Unit's RTL dumps to the MN log store; the MN log's answer to a
  * FETCH_LATEST_VERS list equals the LU's own answer before the dump. */
