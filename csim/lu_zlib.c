@@ -1,11 +1,11 @@
 #include "lu_zlib.h"
 
 #include "hostprof.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,15 +351,7 @@ void lu_zlib_pop(lu_zlib_t *z)
 static void *pool_run(void *arg)
 {
     lu_zlib_pool_t *p = arg;
-    sigset_t set; /* as worker.c: the main thread handles the asynchronous signals */
-    sigfillset(&set);
-    sigdelset(&set, SIGPROF);
-    sigdelset(&set, SIGSEGV);
-    sigdelset(&set, SIGBUS);
-    sigdelset(&set, SIGFPE);
-    sigdelset(&set, SIGILL);
-    sigdelset(&set, SIGABRT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    worker_block_signals();
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         /* The engine with records to compress, no thread at it, and the least lead over its owner. */

@@ -82,8 +82,7 @@ void mn_log_free(mn_log_t *l)
     for (size_t i = 0; i < l->ndumps; i++)
         free(l->dumps[i].bytes);
     free(l->dumps);
-    free(l->vkeys);
-    free(l->vhead);
+    idmap_free(&l->vheads);
     free(l->vers);
     free(l->tx);
     free(l->flv);
@@ -262,50 +261,13 @@ static bool inflate_dump(mn_log_t *l, unsigned src, const msg_t *m, size_t *stre
     return ok;
 }
 
-/* A compact store's versions of a word (key: line x 8 + word + 1): the slot of its list's head. */
-static size_t vslot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
-
-static uint32_t *ver_head(mn_log_t *l, uint64_t key, bool add)
-{
-    if (add && 2 * (l->vwords + 1) > l->vcap) {
-        size_t cap = l->vcap ? 2 * l->vcap : 1024;
-        uint64_t *k = calloc(cap, sizeof *k);
-        uint32_t *h = malloc(cap * sizeof *h);
-        if (!k || !h)
-            abort();
-        for (size_t i = 0; i < l->vcap; i++)
-            if (l->vkeys[i]) {
-                size_t j = vslot(l->vkeys[i], cap);
-                while (k[j])
-                    j = (j + 1) & (cap - 1);
-                k[j] = l->vkeys[i], h[j] = l->vhead[i];
-            }
-        free(l->vkeys);
-        free(l->vhead);
-        l->vkeys = k, l->vhead = h, l->vcap = cap;
-    }
-    if (!l->vcap)
-        return NULL;
-    size_t j = vslot(key, l->vcap);
-    while (l->vkeys[j] && l->vkeys[j] != key)
-        j = (j + 1) & (l->vcap - 1);
-    if (l->vkeys[j])
-        return &l->vhead[j];
-    if (!add)
-        return NULL;
-    l->vkeys[j] = key;
-    l->vhead[j] = UINT32_MAX;
-    l->vwords++;
-    return &l->vhead[j];
-}
-
 /* A compact store keeps record r of source src's dump of this epoch as the source's last version
  * of its word (written records only: a search never returns the others). */
 static void keep_version(mn_log_t *l, unsigned src, const lu_rec_t *r)
 {
     if (!r->written)
         return;
-    uint32_t *head = ver_head(l, (r->line * MSG_WORDS_PER_LINE + r->word) + 1, true);
+    uint32_t *head = idmap_get(&l->vheads, r->line * MSG_WORDS_PER_LINE + r->word + 1, true, NULL);
     uint32_t prev = UINT32_MAX, at = *head; /* the word's version of src, or where it goes */
     while (at != UINT32_MAX && l->vers[at].src < src)
         prev = at, at = l->vers[at].next;
@@ -434,7 +396,7 @@ void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, siz
             for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
                 if (!(masks[i] >> w & 1))
                     continue;
-                const uint32_t *p = ver_head(l, lines[i] * MSG_WORDS_PER_LINE + w + 1, false);
+                const uint32_t *p = idmap_get(&l->vheads, lines[i] * MSG_WORDS_PER_LINE + w + 1, false, NULL);
                 mn_log_found_t *f = &found[i];
                 for (uint32_t v = p ? *p : UINT32_MAX; v != UINT32_MAX; v = l->vers[v].next) {
                     const struct mn_log_ver *x = &l->vers[v];

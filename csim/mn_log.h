@@ -57,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idmap.h"
 #include "lu_drv.h" /* lu_rec_t: the LU's DRAM log record, the unit of a dump */
 #include "msg_defs.h"
 
@@ -157,11 +158,9 @@ typedef struct mn_log {
     size_t nerrs, caperrs;
     mn_log_stats_t st;
     /* cfg.compact: each word's versions, one per source LU that logged it (the LU's last written
-     * record), in a list by source id: an open-addressed map of word keys (line x 8 + word + 1) to
-     * the first of the word's versions in vers, linked by next. */
-    uint64_t *vkeys;
-    uint32_t *vhead;
-    size_t vcap, vwords;
+     * record), in a list by source id: word keys (line x 8 + word + 1) map to the first of the
+     * word's versions in vers, linked by next. */
+    idmap_t vheads;
     struct mn_log_ver {
         uint64_t value;
         uint32_t next; /* UINT32_MAX: the last */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cn/addr.h"
+#include "idmap.h"
 
 /* A remote word: its commits not yet logged by every replica, [base, n) of all of them, and how
  * far each replica has logged. */
@@ -23,10 +24,9 @@ struct repl_check {
     repl_check_replicas_fn replicas;
     void *obj;
     bool stopped;
-    uint64_t *keys; /* open addressing: word address + 1, 0 = empty */
-    uint32_t *idx;
-    size_t cap, n;
+    idmap_t words;  /* word address + 1 -> its index in w */
     word_t *w;
+    size_t n, cap;
     size_t kept;    /* commits kept, over the words */
     size_t faults;
     char *lines[REPL_CHECK_LINES];
@@ -47,9 +47,8 @@ static void drop(repl_check_t *c)
     for (size_t i = 0; i < c->n; i++)
         free(c->w[i].v);
     free(c->w);
-    free(c->keys);
-    free(c->idx);
-    c->w = NULL, c->keys = NULL, c->idx = NULL;
+    idmap_free(&c->words);
+    c->w = NULL;
     c->cap = c->n = c->kept = 0;
 }
 
@@ -89,38 +88,21 @@ static void fault(repl_check_t *c, const char *fmt, ...)
     c->faults++;
 }
 
-/* The first slot of key k (a word address + 1) in a table of cap slots (a power of two). */
-static size_t slot(uint64_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
-
 static word_t *find(repl_check_t *c, uint64_t addr, bool add)
 {
-    if (2 * (c->n + 1) > c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1024;
-        uint64_t *k = calloc(cap, sizeof *k);
-        uint32_t *x = calloc(cap, sizeof *x);
-        word_t *w = realloc(c->w, cap / 2 * sizeof *w);
-        if (!k || !x || !w)
-            abort();
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->keys[i]) {
-                size_t j = slot(c->keys[i], cap);
-                while (k[j])
-                    j = (j + 1) & (cap - 1);
-                k[j] = c->keys[i], x[j] = c->idx[i];
-            }
-        free(c->keys);
-        free(c->idx);
-        c->keys = k, c->idx = x, c->w = w, c->cap = cap;
-    }
-    size_t j = slot(addr + 1, c->cap);
-    while (c->keys[j] && c->keys[j] != addr + 1)
-        j = (j + 1) & (c->cap - 1);
-    if (c->keys[j])
-        return &c->w[c->idx[j]];
-    if (!add)
+    bool added;
+    uint32_t *x = idmap_get(&c->words, addr + 1, add, &added);
+    if (!x)
         return NULL;
-    c->keys[j] = addr + 1;
-    c->idx[j] = (uint32_t)c->n;
+    if (!added)
+        return &c->w[*x];
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->w = realloc(c->w, c->cap * sizeof *c->w);
+        if (!c->w)
+            abort();
+    }
+    *x = (uint32_t)c->n;
     word_t *w = &c->w[c->n++];
     memset(w, 0, sizeof *w);
     w->addr = addr;

@@ -103,9 +103,8 @@ static void run_job(worker_t *w, uint32_t t)
         futex_wake(&w->finished);
 }
 
-static void *run(void *arg)
+void worker_block_signals(void)
 {
-    worker_t *w = arg;
     sigset_t set;
     sigfillset(&set);
     sigdelset(&set, SIGPROF);
@@ -115,6 +114,12 @@ static void *run(void *arg)
     sigdelset(&set, SIGILL);
     sigdelset(&set, SIGABRT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void *run(void *arg)
+{
+    worker_t *w = arg;
+    worker_block_signals();
     for (;;) {
         uint32_t t = __atomic_load_n(&w->taken, __ATOMIC_ACQUIRE);
         uint32_t p = __atomic_load_n(&w->posted, __ATOMIC_ACQUIRE);

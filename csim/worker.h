@@ -32,5 +32,9 @@ uint64_t worker_post(worker_t *w, void (*fn)(void *arg), void *arg);
 void worker_wait(worker_t *w, uint64_t ticket);
 /** Job ticket is done. */
 bool worker_done(const worker_t *w, uint64_t ticket);
+/** For a host thread of the simulator's own, at its start: blocks the asynchronous signals (an
+ *  interrupt's clean-up runs on the main thread) but SIGPROF (the host profile samples every
+ *  thread). */
+void worker_block_signals(void);
 
 #endif
