@@ -399,9 +399,9 @@ faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_confi
 # the paper's input sizes; FIG_CONFIG=... for another configuration.
 FIG_CONFIG ?= sim_configs/paper.ini
 .PHONY: figures
-figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model, paper.ini's 16 + 16: docs/results.md, docs/figures/ (SIZE=default|tiny; FULL=1: the paper's input sizes, hours; FIG_CONFIG=, SEED=)
+figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model, paper.ini's 16 + 16: docs/results.md, docs/figures/ (SIZE=default|tiny; FULL=1: the paper's input sizes, hours; FIG_CONFIG=, SEED=, HOST_SETS="sim.zlib_threads=N")
 	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
-	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs
+	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs $(foreach h,$(HOST_SETS),--host-set $(h))
 
 # make prism: the Prism blog's index experiments, scaled, on sim_configs/pc.ini (scripts/prism.py).
 .PHONY: prism

@@ -33,11 +33,13 @@ command line, simulator binary and configuration file (their sha256) and a succe
 run again, so an interrupted `make figures` resumes, and a rebuilt simulator runs everything again.
 
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
-                          [--jobs N] [--scale N,N,...] [--flavour fast|test]
+                          [--jobs N] [--scale N,N,...] [--flavour fast|test] [--host-set KEY=VALUE]...
   --size tiny     minimal inputs and 2 / 4 CNs (the test in make test: every figure is drawn)
   --size full     the paper's input sizes (SIZES below; make figures FULL=1): hours a run here
   --docs DIR      also write results.md and the figures there (make figures: docs/)
   --flavour test  run the test-flavour simulator (SVA assertions on) instead of the fast one
+  --host-set K=V  sim.threads or sim.zlib_threads for every run (host threads: the same results, so
+                  runs already made are kept; make figures HOST_SETS="sim.zlib_threads=2")
 Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (one line)."""
 import argparse
 import math
@@ -519,6 +521,9 @@ def main():
     ap.add_argument("--scale", default=None, help="CN counts of Fig. 19 (default 4,8,16; tiny: 2,4)")
     ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX),
                     help="the simulator's models: fast (default) or test (assertions on; the same statistics)")
+    ap.add_argument("--host-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a host-side key for every run (sim.threads, sim.zlib_threads: the same results; runs "
+                         "already made are kept)")
     a = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     if not os.path.isfile(a.config):
@@ -531,7 +536,16 @@ def main():
         die(f"--scale {a.scale}: at least two CN counts, increasing")
     if a.jobs < 1:
         die(f"--jobs {a.jobs}: at least 1")
+    for s in a.host_set:
+        if s.split("=", 1)[0] not in simruns.HOST_KEYS:
+            die(f"--host-set {s}: only {' and '.join(simruns.HOST_KEYS)} (the host's side: the same results)")
     build("build/bin/diktamo_cfg")
+    for s in a.host_set:  # its value: diktamo_cfg's one line on what is wrong with it
+        p = subprocess.run(["build/bin/diktamo_cfg", "--config", a.config, "--set", s], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stderr.write(p.stderr)
+            sys.exit(2)
+    simruns.HOST_SETS = a.host_set
     proto, nr, scale_runs = experiments(a.config, a.size, scale)
     every = proto + nr + scale_runs
     for r in every:

@@ -14,6 +14,11 @@ import sys
 import time
 
 PROG = "simruns"
+# Keys of the host's side only: how many host threads a run uses, never what it simulates (its
+# statistics are the same; tb/test_sim.c checks it). A script may give them (HOST_SETS, "key=value"):
+# they go on every run's command line but not into what decides whether a run is made again.
+HOST_KEYS = ("sim.threads", "sim.zlib_threads")
+HOST_SETS = []
 # The simulator's flavour: build/bin/diktamo_sim_<shape> or its _test build.
 FLAVOUR_SUFFIX = {"fast": "", "test": "_test"}
 
@@ -80,6 +85,8 @@ def simulate(out, cfg, seed, run):
     sim = run.sim
     cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
     line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
+    for s in HOST_SETS:
+        cmd += ["--set", s]
     done = f"{out}/{run.name}.done"
     if os.path.exists(done) and open(done).read() == line and os.path.exists(f"{out}/{run.name}.json"):
         return run.name, 0, True

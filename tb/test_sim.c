@@ -617,6 +617,12 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     cr_assert_null(strstr(r.out, ": ok ("), "a finished run was run again:\n%s", r.out);
     cr_assert_not_null(strstr(r.out, ": kept ("), "%s", r.out);
+    /* Nor with host threads of its own for the runs (the same results): every run is kept. */
+    char cmd2[640];
+    snprintf(cmd2, sizeof cmd2, "%s --host-set sim.zlib_threads=1 --host-set sim.threads=2", cmd);
+    run(cmd2, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd2, r.err);
+    cr_assert_null(strstr(r.out, ": ok ("), "a host-side key made a finished run again:\n%s", r.out);
     cr_assert_not_null(strstr(md, "## Synchronization"), "results.md has no synchronization table");
     cr_assert_not_null(strstr(md, "| proactive | "), "results.md has no synchronization row for proactive");
     /* the tiny runs are shorter than the dump period: runs of their own dump, so compression is measured */
@@ -652,6 +658,10 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
         {"--scale 4,x", "figures: --scale 4,x: not a list of CN counts\n"},
         {"--jobs 0", "figures: --jobs 0: at least 1\n"},
         {"--config /nonexistent.ini", "figures: /nonexistent.ini: no such configuration file\n"},
+        {"--host-set core.protocol=wb",
+         "figures: --host-set core.protocol=wb: only sim.threads and sim.zlib_threads (the host's side: the same "
+         "results)\n"},
+        {"--host-set sim.zlib_threads=99", "--set sim.zlib_threads=99: sim.zlib_threads: 99 is out of range 0 .. 64\n"},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad %s", dir, bad[i].args);
