@@ -283,17 +283,6 @@ void lu_drv_log_peek(const lu_drv_t *d, uint32_t idx, lu_rec_t *r)
     lu_rec_unpack(x, r);
 }
 
-/* A record the DRAM log takes: a dump reads the log's records oldest first and sends those of the
- * LU's buckets (rtl/lu/lu_dump.sv), so it is announced to the compression engine, whose pool (if
- * any) compresses it ahead. (Were the dump's records other ones, the engine would only lose time.) */
-static void announce(lu_drv_t *d, const uint32_t w[4])
-{
-    lu_rec_t r;
-    lu_rec_unpack(w, &r);
-    if (d->cfg.own >> lu_line_bucket(r.line) & 1u)
-        lu_zlib_announce(&d->zl, (const uint8_t *)w);
-}
-
 void lu_drv_step(lu_drv_t *d)
 {
     /* DRAM completions up to this edge (inside the system, the system's kernel has run them). */
@@ -344,9 +333,9 @@ void lu_drv_step(lu_drv_t *d)
     if (in->dc_valid_i && o->dc_ready_o)
         lu_zlib_pop(&d->zl);
     if (o->dp_valid_o) {
-        if (o->dp_end_o) {
+        if (o->dp_end_o)
             lu_zlib_finish(&d->zl);
-        } else
+        else
             lu_zlib_push(&d->zl, (const uint8_t *)o->dp_rec_o);
     }
     if (o->mem_req_valid_o) {
@@ -375,8 +364,11 @@ void lu_drv_step(lu_drv_t *d)
                 d->nlog++;
                 if (d->on_log)
                     d->on_log(d->on_log_ctx, &r);
-                if (d->cfg.zpool)
-                    announce(d, o->mem_req_wdata_o);
+                /* A dump reads the log's records oldest first and sends those of the LU's buckets
+                 * (rtl/lu/lu_dump.sv): the compression engine's pool compresses them ahead. (Were
+                 * the dump's records other ones, the engine would only lose time.) */
+                if (d->cfg.zpool && (d->cfg.own >> lu_line_bucket(r.line) & 1u))
+                    lu_zlib_announce(&d->zl, (const uint8_t *)o->mem_req_wdata_o);
                 if (idx + 1 > d->max_idx1)
                     d->max_idx1 = idx + 1;
             } else {

@@ -384,36 +384,38 @@ bool mn_log_newer(unsigned epoch_a, unsigned ts_a, unsigned epoch_b, unsigned ts
     return mn_log_epoch_after(epoch_a, epoch_b) || (epoch_a == epoch_b && mn_log_ts_after(ts_a, ts_b));
 }
 
+/* One source's latest version of word w (epoch, ts, value) against what f holds from the sources
+ * before it: it replaces it when f has none or it is newer. */
+static void take_newer(mn_log_found_t *f, unsigned w, uint16_t epoch, uint8_t ts, uint64_t value)
+{
+    if ((f->mask >> w & 1) && !mn_log_newer(epoch, ts, f->epoch[w], f->ts[w]))
+        return;
+    f->mask |= (uint8_t)(1u << w);
+    f->ts[w] = ts;
+    f->epoch[w] = epoch;
+    f->value[w] = value;
+}
+
 void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, size_t n, mn_log_found_t *found)
 {
     memset(found, 0, n * sizeof *found);
+    if (l->cfg.compact) { /* each word's versions, by source id, as the pass below takes them */
+        for (size_t i = 0; i < n; i++)
+            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
+                const uint32_t *p = masks[i] >> w & 1
+                                        ? idmap_get(&l->vheads, lines[i] * MSG_WORDS_PER_LINE + w + 1, false, NULL)
+                                        : NULL;
+                for (uint32_t v = p ? *p : UINT32_MAX; v != UINT32_MAX; v = l->vers[v].next)
+                    take_newer(&found[i], w, l->vers[v].epoch, l->vers[v].ts, l->vers[v].value);
+            }
+        l->st.records_scanned += l->st.records;
+        l->st.searches++;
+        return;
+    }
     qref_t *q = malloc((n ? n : 1) * sizeof *q);
     mn_log_found_t *mine = calloc(n ? n : 1, sizeof *mine); /* one source LU's latest */
     if (!q || !mine)
         abort();
-    if (l->cfg.compact) { /* each word's versions, by source id, as the pass below takes them */
-        for (size_t i = 0; i < n; i++)
-            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
-                if (!(masks[i] >> w & 1))
-                    continue;
-                const uint32_t *p = idmap_get(&l->vheads, lines[i] * MSG_WORDS_PER_LINE + w + 1, false, NULL);
-                mn_log_found_t *f = &found[i];
-                for (uint32_t v = p ? *p : UINT32_MAX; v != UINT32_MAX; v = l->vers[v].next) {
-                    const struct mn_log_ver *x = &l->vers[v];
-                    if ((f->mask >> w & 1) && !mn_log_newer(x->epoch, x->ts, f->epoch[w], f->ts[w]))
-                        continue;
-                    f->mask |= (uint8_t)(1u << w);
-                    f->ts[w] = x->ts;
-                    f->epoch[w] = x->epoch;
-                    f->value[w] = x->value;
-                }
-            }
-        l->st.records_scanned += l->st.records;
-        l->st.searches++;
-        free(mine);
-        free(q);
-        return;
-    }
     for (size_t i = 0; i < n; i++)
         q[i] = (qref_t){lines[i], i};
     qsort(q, n, sizeof *q, qref_cmp);
@@ -454,17 +456,9 @@ void mn_log_search(mn_log_t *l, const uint64_t *lines, const uint8_t *masks, siz
             l->st.records_scanned += dp->nrecs;
         }
         for (size_t i = 0; i < n; i++)
-            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++) {
-                if (!(mine[i].mask >> w & 1))
-                    continue;
-                mn_log_found_t *f = &found[i];
-                if ((f->mask >> w & 1) && !mn_log_newer(mine[i].epoch[w], mine[i].ts[w], f->epoch[w], f->ts[w]))
-                    continue;
-                f->mask |= (uint8_t)(1u << w);
-                f->ts[w] = mine[i].ts[w];
-                f->epoch[w] = mine[i].epoch[w];
-                f->value[w] = mine[i].value[w];
-            }
+            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+                if (mine[i].mask >> w & 1)
+                    take_newer(&found[i], w, mine[i].epoch[w], mine[i].ts[w], mine[i].value[w]);
     }
     l->st.searches++;
     free(mine);

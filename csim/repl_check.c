@@ -9,15 +9,14 @@
 #include "cn/addr.h"
 #include "idmap.h"
 
-/* A remote word: its commits not yet logged by every replica, [base, n) of all of them, and how
- * far each replica has logged. */
+/* A remote word: its commits not yet logged by every replica, [base, n) of all of them. How far
+ * each of its replicas has logged is in the check's pos (its replicas, in the order the replica
+ * function gives them, are worked out again when needed: the map does not change while it checks). */
 typedef struct word {
     uint64_t addr;
     uint64_t *v;   /* commit k's value at v[k - base] */
     uint32_t base, n, cap;
-    uint32_t nr;
-    unsigned rep[REPL_CHECK_MAX_NR]; /* its replicas' CN ids */
-    uint32_t pos[REPL_CHECK_MAX_NR]; /* commits each has logged */
+    uint32_t nr;   /* its replicas */
 } word_t;
 
 struct repl_check {
@@ -26,17 +25,20 @@ struct repl_check {
     bool stopped;
     idmap_t words;  /* word address + 1 -> its index in w */
     word_t *w;
+    uint32_t *pos;  /* word i's replica k has logged pos[i * nr + k] commits */
+    unsigned nr;
     size_t n, cap;
     size_t kept;    /* commits kept, over the words */
     size_t faults;
     char *lines[REPL_CHECK_LINES];
 };
 
-repl_check_t *repl_check_create(repl_check_replicas_fn replicas, void *obj)
+repl_check_t *repl_check_create(unsigned nr, repl_check_replicas_fn replicas, void *obj)
 {
-    repl_check_t *c = calloc(1, sizeof *c);
+    repl_check_t *c = nr >= 1 && nr <= REPL_CHECK_MAX_NR ? calloc(1, sizeof *c) : NULL;
     if (!c)
         return NULL;
+    c->nr = nr;
     c->replicas = replicas;
     c->obj = obj;
     return c;
@@ -47,8 +49,9 @@ static void drop(repl_check_t *c)
     for (size_t i = 0; i < c->n; i++)
         free(c->w[i].v);
     free(c->w);
+    free(c->pos);
     idmap_free(&c->words);
-    c->w = NULL;
+    c->w = NULL, c->pos = NULL;
     c->cap = c->n = c->kept = 0;
 }
 
@@ -99,14 +102,17 @@ static word_t *find(repl_check_t *c, uint64_t addr, bool add)
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 1024;
         c->w = realloc(c->w, c->cap * sizeof *c->w);
-        if (!c->w)
+        c->pos = realloc(c->pos, c->cap * c->nr * sizeof *c->pos);
+        if (!c->w || !c->pos)
             abort();
     }
     *x = (uint32_t)c->n;
+    memset(&c->pos[c->n * c->nr], 0, c->nr * sizeof *c->pos);
     word_t *w = &c->w[c->n++];
     memset(w, 0, sizeof *w);
     w->addr = addr;
-    w->nr = c->replicas(c->obj, addr_gline(addr), w->rep);
+    unsigned rep[REPL_CHECK_MAX_NR];
+    w->nr = c->replicas(c->obj, addr_gline(addr), rep);
     return w;
 }
 
@@ -128,9 +134,10 @@ void repl_check_commit(repl_check_t *c, uint64_t addr, uint64_t value)
 /* Drops the commits every replica of w has logged, once they are half of what it holds. */
 static void trim(repl_check_t *c, word_t *w)
 {
+    const uint32_t *pos = &c->pos[(size_t)(w - c->w) * c->nr];
     uint32_t low = w->n;
     for (unsigned k = 0; k < w->nr; k++)
-        low = w->pos[k] < low ? w->pos[k] : low;
+        low = pos[k] < low ? pos[k] : low;
     uint32_t gone = low - w->base;
     if (gone < 4 || 2 * gone < w->n - w->base)
         return;
@@ -149,14 +156,14 @@ void repl_check_log(repl_check_t *c, unsigned lu, const lu_rec_t *r)
         fault(c, "LU %u logged 0x%" PRIx64 " = 0x%" PRIx64 ", a word no store committed to\n", lu, addr, r->value);
         return;
     }
-    unsigned k = 0;
-    while (k < w->nr && w->rep[k] != lu)
+    unsigned rep[REPL_CHECK_MAX_NR], nr = c->replicas(c->obj, r->line, rep), k = 0;
+    while (k < nr && rep[k] != lu)
         k++;
-    if (k == w->nr) {
+    if (k == nr) {
         fault(c, "LU %u logged 0x%" PRIx64 ", a word of a line it does not replicate\n", lu, addr);
         return;
     }
-    uint32_t *p = &w->pos[k];
+    uint32_t *p = &c->pos[(size_t)(w - c->w) * c->nr + k];
     if (!r->written)
         fault(c, "LU %u: a record of 0x%" PRIx64 " is not marked validated\n", lu, addr);
     if (*p >= w->n)
@@ -176,10 +183,12 @@ size_t repl_check_end(repl_check_t *c, FILE *f, size_t max_lines, uint64_t *chec
         return 0;
     for (size_t i = 0; i < c->n; i++) {
         const word_t *w = &c->w[i];
+        const uint32_t *pos = &c->pos[i * c->nr];
+        unsigned rep[REPL_CHECK_MAX_NR];
+        c->replicas(c->obj, addr_gline(w->addr), rep);
         for (unsigned k = 0; k < w->nr; k++)
-            if (w->pos[k] != w->n)
-                fault(c, "replica LU %u logged %u of the %u commits to 0x%" PRIx64 "\n", w->rep[k], w->pos[k], w->n,
-                      w->addr);
+            if (pos[k] != w->n)
+                fault(c, "replica LU %u logged %u of the %u commits to 0x%" PRIx64 "\n", rep[k], pos[k], w->n, w->addr);
         *checked += w->n;
     }
     for (size_t i = 0; f && i < c->faults && i < max_lines && i < REPL_CHECK_LINES; i++)

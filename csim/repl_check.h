@@ -20,8 +20,8 @@
 
 #include "lu_drv.h"
 
-/** Most replicas of a word (lu.nr). */
-#define REPL_CHECK_MAX_NR 16u
+/** Most replicas of a word (lu.nr: one per CN at most). */
+#define REPL_CHECK_MAX_NR MSG_MAX_CN
 /** Fault lines kept for repl_check_end to print (every fault is counted). */
 #define REPL_CHECK_LINES 64u
 
@@ -31,9 +31,9 @@ typedef unsigned (*repl_check_replicas_fn)(void *obj, uint64_t line, unsigned *o
 
 typedef struct repl_check repl_check_t;
 
-/** For addresses of words of ADDR_WORD_BYTES in lines of ADDR_LINE_BYTES (csim/addr.h); NULL when
- *  out of memory. */
-repl_check_t *repl_check_create(repl_check_replicas_fn replicas, void *obj);
+/** Words of nr replicas at most (1 .. REPL_CHECK_MAX_NR), at addresses of words of ADDR_WORD_BYTES
+ *  in lines of ADDR_LINE_BYTES (csim/addr.h); NULL when out of memory or nr is out of range. */
+repl_check_t *repl_check_create(unsigned nr, repl_check_replicas_fn replicas, void *obj);
 void repl_check_free(repl_check_t *c);
 /** A commit of `value` to the remote word at `addr`, which its replicas log. */
 void repl_check_commit(repl_check_t *c, uint64_t addr, uint64_t value);

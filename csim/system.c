@@ -532,8 +532,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         snprintf(err, SYSTEM_ERR_MAX, "cannot start a second host thread: %s", strerror(errno));
         goto fail;
     }
-    if (s->dk && !(s->rcheck = repl_check_create(replicas_of, s))) {
-        snprintf(err, SYSTEM_ERR_MAX, "out of memory");
+    if (s->dk && !(s->rcheck = repl_check_create((unsigned)cfg->lu.nr, replicas_of, s))) {
+        snprintf(err, SYSTEM_ERR_MAX, "the replicas' log check: out of memory");
         goto fail;
     }
     if (s->dk && cfg->sim.zlib_threads && !(s->zpool = lu_zlib_pool_create((unsigned)cfg->sim.zlib_threads))) {

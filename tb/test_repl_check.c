@@ -51,7 +51,7 @@ static size_t end_text(repl_check_t *c, char *buf, size_t cap, uint64_t *checked
 
 Test(repl_check, logs_with_every_commit_in_order_pass)
 {
-    repl_check_t *c = repl_check_create(replicas, NULL);
+    repl_check_t *c = repl_check_create(NR, replicas, NULL);
     cr_assert_not_null(c);
     for (unsigned i = 0; i < 100; i++) {
         repl_check_commit(c, word_addr(10 + i % 4, i % 8), i);
@@ -85,7 +85,7 @@ Test(repl_check, each_kind_of_fault_is_found_and_named)
         {"a commit missed", "replica LU 4 logged 0 of the 1 commits to 0x280\n"},
     };
     for (unsigned k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        repl_check_t *c = repl_check_create(replicas, NULL);
+        repl_check_t *c = repl_check_create(NR, replicas, NULL);
         repl_check_commit(c, word_addr(10, 0), 5); /* line 10: replicas 2, 3, 4 */
         lu_rec_t good = rec(10, 0, 5), r = good;
         unsigned lus[NR] = {2, 3, 4};
@@ -133,7 +133,7 @@ Test(repl_check, each_kind_of_fault_is_found_and_named)
 /* The text names the LU and the word. */
 Test(repl_check, a_fault_names_the_lu_and_the_word)
 {
-    repl_check_t *c = repl_check_create(replicas, NULL);
+    repl_check_t *c = repl_check_create(NR, replicas, NULL);
     repl_check_commit(c, word_addr(10, 1), 5);
     lu_rec_t r = rec(10, 1, 6);
     repl_check_log(c, 3, &r);
@@ -148,7 +148,7 @@ Test(repl_check, a_fault_names_the_lu_and_the_word)
 
 Test(repl_check, a_stop_ends_the_check)
 {
-    repl_check_t *c = repl_check_create(replicas, NULL);
+    repl_check_t *c = repl_check_create(NR, replicas, NULL);
     repl_check_commit(c, word_addr(10, 0), 5);
     repl_check_stop(c);
     lu_rec_t r = rec(11, 0, 9);
@@ -170,7 +170,7 @@ Test(repl_check, a_long_run_keeps_only_the_commits_in_flight)
     rng_t r;
     rng_init(&r, seed);
     enum { WORDS = 8, COMMITS = 200000, LAG = 64 };
-    repl_check_t *c = repl_check_create(replicas, NULL);
+    repl_check_t *c = repl_check_create(NR, replicas, NULL);
     /* A commit's value is its number; each word's replicas log its commits in order. */
     static uint32_t done[WORDS][NR];
     static uint32_t ncommit[WORDS];
