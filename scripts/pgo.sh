@@ -24,8 +24,9 @@ for w in ocean fluid kvs; do
   for p in wb proactive; do runs+=("$w $p"); done
 done
 
-clear_objects() { # the objects (and archives, binary) of the PGO tree, not its profiles (*.gcda)
-  find "$B/obj" "$B/vl" \( -name '*.o' -o -name '*.a' \) -delete 2>/dev/null || true
+clear_objects() { # the objects (and archives with their done marks, binary) of the PGO tree, not
+  # its profiles (*.gcda): without its V<model>__ALL.ok a model's archive is made again
+  find "$B/obj" "$B/vl" \( -name '*.o' -o -name '*.a' -o -name '*__ALL.ok' \) -delete 2>/dev/null || true
   rm -f "$B/bin/diktamo_sim_$shape"
 }
 
