@@ -207,7 +207,7 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
     f->k = k;
     f->ops = ops;
     f->p = *p;
-    f->clk = (clock_domain_t){"fabric", p->freq_hz};
+    f->clk = clock_domain("fabric", p->freq_hz);
     f->nports = ops->num_cn + ops->num_mn;
     rng_init_named(&f->jitter_rng, p->seed, "fabric.link_jitter");
     f->model = ops->create(clock_period_ps(&f->clk), p->seed);

@@ -226,51 +226,33 @@ uint64_t kernel_next_time(const kernel_t *k) { return k->n ? k->heap[0].t : UINT
 
 size_t kernel_pending(const kernel_t *k) { return k->n; }
 
-/* A clock's period as a reduced fraction num / den ps (1 GHz: 1000 / 1; 2.4 GHz: 1250 / 3), so that
- * edge k, floor(k * 1e12 / f), is floor(k * num / den) in 64-bit arithmetic (128-bit only where
- * k * num or t * den would not fit). Remembered per frequency, a few per thread (a run has three
- * clocks; the kernel's worker thread converts none). */
-typedef struct clock_frac {
-    uint64_t freq_hz, num, den;
-} clock_frac_t;
-
-static const clock_frac_t *clock_frac(const clock_domain_t *c)
+clock_domain_t clock_domain(const char *name, uint64_t freq_hz)
 {
-    enum { MEMO = 4 };
-    static _Thread_local clock_frac_t memo[MEMO];
-    static _Thread_local unsigned next;
-    for (unsigned i = 0; i < MEMO; i++)
-        if (memo[i].freq_hz == c->freq_hz)
-            return &memo[i];
-    uint64_t a = PS_PER_S, b = c->freq_hz;
+    uint64_t a = PS_PER_S, b = freq_hz;
     while (b) {
         uint64_t r = a % b;
         a = b;
         b = r;
     }
-    clock_frac_t *m = &memo[next++ % MEMO];
-    *m = (clock_frac_t){c->freq_hz, PS_PER_S / a, c->freq_hz / a};
-    return m;
+    return (clock_domain_t){name, freq_hz, PS_PER_S / a, freq_hz / a};
 }
 
 uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle)
 {
-    const clock_frac_t *f = clock_frac(c);
-    if (cycle <= UINT64_MAX / f->num)
-        return cycle * f->num / f->den;
-    return (uint64_t)((unsigned __int128)cycle * f->num / f->den);
+    if (cycle <= UINT64_MAX / c->num)
+        return cycle * c->num / c->den;
+    return (uint64_t)((unsigned __int128)cycle * c->num / c->den);
 }
 
 /* The first k with floor(k * num / den) >= t, that is k * num / den >= t: ceil(t * den / num). */
 uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t)
 {
-    const clock_frac_t *f = clock_frac(c);
-    if (t <= UINT64_MAX / f->den) {
-        const uint64_t x = t * f->den;
-        return x / f->num + (x % f->num != 0);
+    if (t <= UINT64_MAX / c->den) {
+        const uint64_t x = t * c->den;
+        return x / c->num + (x % c->num != 0);
     }
-    const unsigned __int128 x = (unsigned __int128)t * f->den;
-    return (uint64_t)(x / f->num + (x % f->num != 0));
+    const unsigned __int128 x = (unsigned __int128)t * c->den;
+    return (uint64_t)(x / c->num + (x % c->num != 0));
 }
 
 uint64_t clock_period_ps(const clock_domain_t *c) { return (PS_PER_S + c->freq_hz / 2) / c->freq_hz; }

@@ -110,11 +110,17 @@ uint64_t kernel_next_time(const kernel_t *k);
 /** Number of pending events. */
 size_t kernel_pending(const kernel_t *k);
 
-/** A clock domain. */
+/** A clock domain (made by clock_domain). Its period is the reduced fraction num / den ps (1 GHz:
+ *  1000 / 1; 2.4 GHz: 1250 / 3), so that edge k, floor(k * 1e12 / f), is floor(k * num / den) in
+ *  64-bit arithmetic (128-bit only where k * num or t * den would not fit). */
 typedef struct clock_domain {
     const char *name;
     uint64_t freq_hz;
+    uint64_t num, den;
 } clock_domain_t;
+
+/** The clock domain name of freq_hz (> 0). */
+clock_domain_t clock_domain(const char *name, uint64_t freq_hz);
 
 /** Time (ps) of rising edge number cycle. */
 uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle);

@@ -210,7 +210,7 @@ lu_node_t *lu_node_create(kernel_t *k, cn_port_t *port, const lu_model_ops_t *op
     n->p = *p;
     snprintf(n->name, sizeof n->name, "%s", p->name);
     n->p.name = n->name;
-    n->clk = (clock_domain_t){"lu", p->freq_hz};
+    n->clk = clock_domain("lu", p->freq_hz);
     n->next_cycle = UINT64_MAX;
     n->alive = true;
 

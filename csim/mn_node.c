@@ -257,7 +257,7 @@ mn_node_t *mn_node_create(kernel_t *k, fabric_t *f, unsigned port, const dir_mod
                     (unsigned long long)p->scr_lo, (unsigned long long)p->scr_hi);
     if (p->freq_hz == 0 || p->dram_latency_ps == 0)
         return fail(err, "needs a clock and a DRAM latency");
-    clock_domain_t clk = {"fabric", p->freq_hz};
+    clock_domain_t clk = clock_domain("fabric", p->freq_hz);
     if (clock_period_ps(&clk) != fabric_period_ps(f))
         return fail(err, "clock period %llu ps, the fabric's %llu ps: the directory runs in the fabric's clock",
                     (unsigned long long)clock_period_ps(&clk), (unsigned long long)fabric_period_ps(f));

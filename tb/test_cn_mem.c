@@ -79,7 +79,7 @@ static fx_t *fx_new(const cn_mem_params_t *p)
     f->p = p ? *p : fx_params();
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         f->crd[c] = 4;
-    f->clk = (clock_domain_t){.name = "core", .freq_hz = f->p.core_freq_hz};
+    f->clk = clock_domain("core", f->p.core_freq_hz);
     char err[256];
     cn_link_t l = {.obj = f, .credits = fl_credits, .send = fl_send, .release = fl_release};
     f->c = cn_mem_create(&f->k, &f->p, &l, &f->st, err);

@@ -266,13 +266,13 @@ static const stats_hist_t *hist(const sys_t *s, unsigned core, const char *leaf)
 
 static uint64_t cyc(uint64_t t)
 {
-    clock_domain_t clk = {"core", FREQ};
+    clock_domain_t clk = clock_domain("core", FREQ);
     return clock_cycle_at_or_after(&clk, t);
 }
 
 static uint64_t edge_ps(uint64_t k)
 {
-    clock_domain_t clk = {"core", FREQ};
+    clock_domain_t clk = clock_domain("core", FREQ);
     return clock_edge(&clk, k);
 }
 

@@ -284,11 +284,11 @@ Test(kernel, more_events_pending_than_the_queue_holds_stop_the_run, .signal = SI
 
 Test(kernel, clock_edges_keep_the_exact_average_frequency)
 {
-    const clock_domain_t core = {"core", 2400000000ull};
+    const clock_domain_t core = clock_domain("core", 2400000000ull);
     cr_assert_eq(clock_edge(&core, 12), 5000, "12 cycles at 2.4 GHz are exactly 5 ns");
     cr_assert_eq(clock_edge(&core, 2400000000ull), PS_PER_S, "one second of cycles is one second");
     cr_assert_eq(clock_period_ps(&core), 417);
-    const clock_domain_t lu = {"lu", 500000000ull};
+    const clock_domain_t lu = clock_domain("lu", 500000000ull);
     cr_assert_eq(clock_edge(&lu, 3), 6000);
     const uint64_t seed = tb_seed(22);
     rng_t r;
@@ -447,17 +447,18 @@ Test(kernel, threads_are_one_or_two)
 }
 
 /* Edges are computed from the period as a reduced fraction (64-bit arithmetic, the fraction
- * remembered for a few frequencies): the same edges as the general formula, and the first edge at
- * or after a time is the first one, for whole-picosecond periods (1 GHz, 500 MHz), 2.4 GHz, 3 GHz
- * and a frequency coprime to 1 THz, more clocks than the memo holds (seeded random times and
- * cycles, up to where 128-bit arithmetic takes over). */
+ * worked out when the domain is made): the same edges as the general formula, and the first edge
+ * at or after a time is the first one, for whole-picosecond periods (1 GHz, 500 MHz), 2.4 GHz, 3 GHz
+ * and a frequency coprime to 1 THz (seeded random times and cycles, up to where 128-bit arithmetic
+ * takes over). */
 Test(kernel, clock_edges_have_the_general_formulas_edges)
 {
     const uint64_t seed = tb_seed(22);
     rng_t r;
     rng_init_named(&r, seed, "kernel.clocks");
-    const clock_domain_t clocks[] = {{"fabric", 1000000000ull}, {"lu", 500000000ull}, {"core", 2400000000ull},
-                                     {"odd", 3000000000ull}, {"coprime", 999999937ull}};
+    const clock_domain_t clocks[] = {clock_domain("fabric", 1000000000ull), clock_domain("lu", 500000000ull),
+                                     clock_domain("core", 2400000000ull), clock_domain("odd", 3000000000ull),
+                                     clock_domain("coprime", 999999937ull)};
     for (unsigned i = 0; i < 20000; i++) {
         const clock_domain_t *c = &clocks[i % 5];
         uint64_t cycle = i % 7 ? rng_below(&r, 1ull << 40) : UINT64_MAX - rng_below(&r, 1ull << 20);

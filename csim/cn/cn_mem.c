@@ -1796,7 +1796,7 @@ cn_mem_t *cn_mem_create(kernel_t *k, const cn_mem_params_t *p, const cn_link_t *
     c->link = *link;
     snprintf(c->name, sizeof c->name, "%s", p->name);
     c->p.name = c->name;
-    c->clk = (clock_domain_t){.name = "core", .freq_hz = p->core_freq_hz};
+    c->clk = clock_domain("core", p->core_freq_hz);
     c->mn_shift = log2u(p->num_mn);
     c->gran_shift = log2u(p->interleave_bytes / ADDR_LINE_BYTES);
     for (unsigned i = 0; i < p->cores; i++) {

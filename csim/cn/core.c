@@ -224,6 +224,7 @@ struct core {
 
     rec_t *recs;             /* ring of records, oldest first */
     size_t rcap, rhead, rn;
+    size_t rhint;            /* the record retire_of found last (from rhead): where the next look starts */
 
     uint64_t *lq_r;          /* retire cycle of load number m at [m % lq] */
     uint64_t nloads;
@@ -314,19 +315,19 @@ static uint64_t rec_retire(const core_t *c, const rec_t *r, uint64_t j)
 
 static rec_t *rec_at(core_t *c, size_t k) { return &c->recs[(c->rhead + k) & (c->rcap - 1)]; }
 
-/* Retire cycle of instruction i, which is in the window of records. */
+/* Retire cycle of instruction i, which is in the window of records. The instructions asked about
+ * move a record or so from one call to the next (the ROB term of each dispatch, in order; a
+ * compute block's last ones, backwards), so the look starts at the record found last. */
 static uint64_t retire_of(core_t *c, uint64_t i)
 {
     assert(c->rn > 0 && rec_at(c, 0)->idx <= i);
-    size_t lo = 0, hi = c->rn - 1; /* the record holding i is in [lo, hi] */
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        if (rec_at(c, mid)->idx <= i)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const rec_t *r = rec_at(c, lo);
+    size_t k = c->rhint < c->rn ? c->rhint : c->rn - 1;
+    while (rec_at(c, k)->idx > i)
+        k--;
+    while (k + 1 < c->rn && rec_at(c, k + 1)->idx <= i)
+        k++;
+    c->rhint = k;
+    const rec_t *r = rec_at(c, k);
     assert(i < r->idx + r->n && r->known);
     return rec_retire(c, r, i - r->idx);
 }
@@ -343,6 +344,7 @@ static rec_t *rec_push(core_t *c, uint64_t idx, uint64_t n)
             break;
         c->rhead = (c->rhead + 1) & (c->rcap - 1);
         c->rn--;
+        c->rhint -= c->rhint > 0;
     }
     assert(c->rn < c->rcap);
     rec_t *r = rec_at(c, c->rn++);
@@ -1343,7 +1345,7 @@ void core_run(core_t *c, wl_thread_t *t, void (*body)(wl_thread_t *, void *), vo
     c->ready = c->start_cycle;
     c->d_last = c->r_last = c->chain_end = 0;
     c->dc = c->rc = 0;
-    c->rn = 0;
+    c->rn = c->rhint = 0;
     c->nloads = 0;
     memset(c->lq_r, 0, c->p.lq * sizeof *c->lq_r);
     kernel_at(c->k, start_ps, ev_start, c, 0);
@@ -1483,7 +1485,7 @@ core_t *core_create(kernel_t *k, const core_params_t *p, const mem_if_t *mem, st
     if (len > 0 && c->name[len - 1] == '.')
         c->name[len - 1] = 0;
     c->p.name = c->name;
-    c->clk = (clock_domain_t){.name = c->name, .freq_hz = p->freq_hz};
+    c->clk = clock_domain(c->name, p->freq_hz);
     c->mem = *mem;
     c->proto = proto;
     if (dk)

@@ -865,7 +865,7 @@ void cn_sys_run(const cn_sys_cfg_t *cfg, uint64_t seed, const char *replay, cn_s
              (unsigned long long)seed, replay ? replay : "same cfg and seed");
     kernel_init(&s->k);
     stats_init(&s->st);
-    s->fab = (clock_domain_t){.name = "fabric", .freq_hz = cfg->fabric_freq_hz};
+    s->fab = clock_domain("fabric", cfg->fabric_freq_hz);
     rng_init_named(&s->rng_link, seed, "cn_sys.link");
     s->ncn = cfg->ncn;
     s->nhomes = 1u << cfg->mn_shift;
