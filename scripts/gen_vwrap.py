@@ -113,10 +113,15 @@ def clock_eval(model, vdir, inputs, clocks):
         body = body[:m.start()] + "\n" + "\n".join(pre) + "\n" + body[m.end():]
         body = body.replace("    CData/*0:0*/ __VicoContinue;\n", "")
         body = re.sub(r"#ifdef VL_DEBUG\n.*?#endif\n", "", body, flags=re.S)
+        lazy = lazy_tail(model, code)
+        if lazy:
+            if body.count(f"{root}___eval_nba(vlSelf);") != 1:
+                return None
+            body = body.replace(f"{root}___eval_nba(vlSelf);", "nba_lazy(vlSelf);")
         called = sorted(set(re.findall(rf"\b({root}___\w+)\(vlSelf\)", body)))
         if "Vico" in body or not called:
             return None
-        return ([f"void {f}({root}* vlSelf);" for f in called] + [
+        return (lazy or []) + ([f"void {f}({root}* vlSelf);" for f in called] + [
             "",
             "/* The Verilated _eval without its input-combinational loop (gen_vwrap.py's clock_eval says why):",
             " * only for an edge whose inputs are those of the last evaluation. */",
@@ -124,6 +129,63 @@ def clock_eval(model, vdir, inputs, clocks):
             "    Verilated::endOfThreadMTask(vlSymsp->__Vm_evalMsgQp);",
             "    Verilated::endOfEval(vlSymsp->__Vm_evalMsgQp);", "}", ""])
     return None
+
+
+def region_body(code, root, region):
+    """The lines of root's _eval_<region> after its preamble (its trigger blocks of calls), or None."""
+    m = re.search(rf"\nvoid {root}___eval_{region}\({root}\* vlSelf\) \{{\n(.*?)\n\}}\n", code, re.S)
+    if not m or "    // Body\n" not in m.group(1):
+        return None
+    lines = m.group(1).split("    // Body\n", 1)[1].split("\n")
+    call = re.compile(r"        \w+\((?:vlSelf|\(&vlSymsp->\w+\))\);")
+    block = re.compile(r"    if \(.*Triggered.*\) \{")
+    if not all(call.fullmatch(l) or block.fullmatch(l) or l == "    }" for l in lines) or lines[-1] != "    }":
+        return None
+    return lines
+
+
+def lazy_tail(model, code):
+    """The input-and-state logic at the end of the clocked (nba) region, which Verilator evaluates
+    again there after the edge (it also ends the input-combinational region): as C++ lines of an
+    nba region without it (nba_lazy) and of that logic alone (comb_restore), or None.
+
+    The ico region evaluates first the logic that reads only inputs, then the logic that reads
+    inputs and state; the nba region's last trigger block ends with the latter, as the same calls.
+    Its results after an edge are those of the old inputs: an evaluation after new inputs (the ico
+    region) computes them again first, so they are left until something reads them (comb_restore:
+    a get, a port read, the next edge; the evaluation with new inputs needs nothing). Where the
+    regions are not of this shape, nothing is left (None)."""
+    root = f"V{model}___024root"
+    nba, ico = region_body(code, root, "nba"), region_body(code, root, "ico")
+    if not nba or not ico or sum(l.startswith("    if ") for l in ico) != 1:
+        return None
+    ico_calls = [l.strip() for l in ico if l.startswith("        ")]
+    last = max(i for i, l in enumerate(nba) if l.startswith("    if "))
+    block = [l.strip() for l in nba[last + 1:-1]]
+    n = 0
+    while n < min(len(block), len(ico_calls)) and block[-1 - n] == ico_calls[-1 - n]:
+        n += 1
+    tail, head = ico_calls[len(ico_calls) - n:], ico_calls[:len(ico_calls) - n]
+    kept = nba[:len(nba) - 1 - n] + ["    }"]
+    kept_calls = [l.strip() for l in kept if l.startswith("        ")]
+    # The tail is logic the ico region evaluates in full; its first part (inputs only) is not in
+    # the nba region at all, and the rest of the nba region does not evaluate the tail's logic.
+    if not n or set(head) & set(kept_calls) or set(tail) & set(kept_calls):
+        return None
+    decls = []
+    for c in kept_calls + tail:
+        f = c.split("(")[0]
+        d = re.search(rf"\n(?:VL_INLINE_OPT )?void {f}\((\w+)\* vlSelf\)(?:;| \{{)\n", code)
+        if not d:
+            return None
+        decls.append(f"void {f}({d.group(1)}* vlSelf);")
+    syms = f"    V{model}__Syms* const __restrict vlSymsp VL_ATTR_UNUSED = vlSelf->vlSymsp;"
+    return (sorted(set(decls)) + [
+        "",
+        "/* The clocked (nba) region without the input-and-state logic that ends it (gen_vwrap.py's",
+        " * lazy_tail says why), and that logic alone. */",
+        f"static void nba_lazy({root}* vlSelf)", "{", syms] + kept + ["}", "",
+        f"static void comb_restore({root}* vlSelf)", "{", syms] + [f"    {c}" for c in tail] + ["}", ""])
 
 
 def w_of(model):
@@ -167,6 +229,7 @@ def main():
     one_clock = clocks == ["__Vtrigrprev__TOP__clk_i"]
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
     ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
+    lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
     seen_low = (["        m->top->rootp->__Vtrigrprev__TOP__clk_i = 0;"] if one_clock else
                 [f"        {w_of(model)}_edge(m, m->dirty);", "        m->dirty = false;"])
     outs = [p for p in ports if p["dir"] == "OUT"]
@@ -233,13 +296,23 @@ def main():
          "    uint64_t period_ps, start_ps, stop_ps;",
          "    bool dirty; /* an input changed since the last evaluation */",
          "    bool low;   /* the clock fell after the last evaluation (the next one sees the edge) */",
-         "    bool full;  /* DIKTAMO_FULL_EVAL: every edge evaluated in full */", "};", ""] + (ce or []) + [
+         "    bool full;  /* DIKTAMO_FULL_EVAL: every edge evaluated in full */",
+         "    bool stale; /* the logic of inputs and state not evaluated since the last edge (comb_restore) */",
+         "};", ""] + (ce or []) + [
          "/* An evaluation at a clock edge: in full when inputs changed since the last one (full) or",
          " * DIKTAMO_FULL_EVAL (the reference), else only the clocked logic (clock_eval) where the",
          " * generator could write it. */",
          f"static void {w}_edge({w} *m, bool full)", "{"] + ([
+             "    if (full || m->full) {", "        m->top->eval();", "        m->stale = false;", "    } else {",
+             "        if (m->stale)", "            comb_restore(m->top->rootp);", "        clock_eval(m->top->rootp);",
+             "        m->stale = true;", "        if (m->tfp) {", "            comb_restore(m->top->rootp);",
+             "            m->stale = false;", "        }", "    }"] if lazy else [
              "    if (full || m->full)", "        m->top->eval();", "    else", "        clock_eval(m->top->rootp);"]
              if ce else ["    (void)full;", "    m->top->eval();"]) + ["}", "",
+         "/* What a read of the outputs needs first: the logic an edge left (comb_restore). */",
+         f"static inline void {w}_fresh({w} *m)", "{"] + ([
+             "    if (m->stale) {", "        comb_restore(m->top->rootp);", "        m->stale = false;", "    }"]
+             if lazy else ["    (void)m;"]) + ["}", "",
          f"static void {w}_dump({w} *m, uint64_t t_ps)", "{"] + ([
              "    if (m->tfp && t_ps >= m->start_ps && t_ps < m->stop_ps)", "        m->tfp->dump(t_ps);", "}", "",
              f"static void {w}_close_cb(void *arg) {{ {w}_trace_close(({w} *)arg); }}", ""] if traced else [
@@ -250,7 +323,7 @@ def main():
         
          f'    m->top = new V{model}(&m->ctx, "{top}");', "    m->tfp = nullptr;", "    m->period_ps = period_ps;",
          "    m->start_ps = m->stop_ps = 0;", "    m->top->clk_i = 0;", "    m->top->rst_ni = 0;",
-         "    m->top->eval();", "    m->dirty = m->low = false;",
+         "    m->top->eval();", "    m->dirty = m->low = m->stale = false;",
          '    const char *full = std::getenv("DIKTAMO_FULL_EVAL");',
          '    m->full = full && *full && std::strcmp(full, "0") != 0;', "    return m;", "}", "",
          f"extern \"C\" void {w}_free({w} *m)", "{", "    if (!m) return;", f"    {w}_trace_close(m);",
@@ -273,7 +346,8 @@ def main():
           "/* The outputs settled for the inputs set (get without the copies; then get_<port> and",
           " * words_<port> read them). */",
           f"extern \"C\" void {w}_settle({w} *m)", "{",
-          "    if (m->dirty) {", "        m->top->eval();", "        m->dirty = m->low = false;", "    }", "}", "",
+          "    if (m->dirty) {", "        m->top->eval();", "        m->dirty = m->low = m->stale = false;", "    } else {",
+          f"        {w}_fresh(m);", "    }", "}", "",
           "/* One clock cycle. Nothing in the RTL acts on the falling edge, so untraced it is not evaluated",
           " * unless a get with new inputs needs it: the tick tells the model the clock was low, and a cycle",
           " * (set, tick) costs one evaluation. Traced, the falling edge is evaluated and dumped at its time. */",
@@ -318,9 +392,11 @@ def main():
     for p in outs:
         n = p["name"]
         if p["width"] > 64:
-            c += [f"extern \"C\" const uint32_t *{w}_words_{n}({w} *m) {{ return &m->top->{n}[0]; }}"]
+            c += [f"extern \"C\" const uint32_t *{w}_words_{n}({w} *m)", "{", f"    {w}_fresh(m);",
+                  f"    return &m->top->{n}[0];", "}"]
         else:
-            c += [f"extern \"C\" uint64_t {w}_get_{n}({w} *m) {{ return (uint64_t)m->top->{n}; }}"]
+            c += [f"extern \"C\" uint64_t {w}_get_{n}({w} *m)", "{", f"    {w}_fresh(m);",
+                  f"    return (uint64_t)m->top->{n};", "}"]
     c += [""]
     os.makedirs(out, exist_ok=True)
     write_if_changed(os.path.join(out, f"{w}.h"), "\n".join(h))
