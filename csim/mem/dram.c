@@ -21,15 +21,17 @@ typedef struct dram_slot {
     dram_block_t *b;
 } dram_slot_t;
 
+/* An access until it completes (a read's data is taken when its channel serves it); kept on the
+ * DRAM's free list after, for the next one. */
 typedef struct access {
     struct dram *d;
     bool write;
     uint64_t addr;
-    uint8_t mask;
     uint64_t data[MSG_WORDS_PER_LINE];
     dram_done_fn done;
     void *obj;
     uint64_t tag;
+    struct access *next_free;
 } access_t;
 
 struct dram {
@@ -39,6 +41,7 @@ struct dram {
     size_t nblocks, cap;
     uint64_t *free_at; /* per channel: busy until (ps) */
     unsigned busy;
+    access_t *free_access;
     uint64_t *reads, *writes;
     stats_hist_t *queue_ns;
 };
@@ -130,6 +133,11 @@ void dram_free(dram_t *d)
     for (size_t i = 0; i < d->cap; i++)
         free(d->map[i].b);
     free(d->map);
+    while (d->free_access) {
+        access_t *a = d->free_access;
+        d->free_access = a->next_free;
+        free(a);
+    }
     free(d->free_at);
     free(d);
 }
@@ -157,17 +165,25 @@ static void complete(void *obj, uint64_t arg)
     access_t *a = obj;
     dram_t *d = a->d;
     d->busy--;
-    if (a->write) {
-        a->done(a->obj, a->tag, NULL);
-    } else {
-        a->done(a->obj, a->tag, a->data);
-    }
-    free(a);
+    a->done(a->obj, a->tag, a->write ? NULL : a->data);
+    a->next_free = d->free_access;
+    d->free_access = a;
 }
 
-/* The access is served (data read or written) when its channel takes it; it completes latency
- * later. Serving at issue time in arrival order keeps reads after writes to one line coherent. */
-static void issue(dram_t *d, access_t *a)
+static access_t *new_access(dram_t *d)
+{
+    access_t *a = d->free_access;
+    if (a)
+        d->free_access = a->next_free;
+    else if (!(a = malloc(sizeof *a)))
+        abort();
+    return a;
+}
+
+/* The access is served (data read, or a write's wdata written under mask) when its channel takes
+ * it; it completes latency later. Serving at issue time in arrival order keeps reads after writes
+ * to one line coherent. */
+static void issue(dram_t *d, access_t *a, uint8_t mask, const uint64_t *wdata)
 {
     const uint64_t now = d->k->now;
     uint64_t *free_at = &d->free_at[a->addr % d->p.channels];
@@ -175,7 +191,7 @@ static void issue(dram_t *d, access_t *a)
     *free_at = start + d->p.burst_ps;
     stats_hist_add(d->queue_ns, (start - now) / PS_PER_NS);
     if (a->write) {
-        dram_poke(d, a->addr, a->mask, a->data);
+        dram_poke(d, a->addr, mask, wdata);
         (*d->writes)++;
     } else {
         dram_peek(d, a->addr, a->data);
@@ -187,22 +203,22 @@ static void issue(dram_t *d, access_t *a)
 
 void dram_read(dram_t *d, uint64_t addr, dram_done_fn done, void *obj, uint64_t tag)
 {
-    access_t *a = calloc(1, sizeof *a);
-    if (!a)
-        abort();
+    access_t *a = new_access(d);
     *a = (access_t){.d = d, .write = false, .addr = addr, .done = done, .obj = obj, .tag = tag};
-    issue(d, a);
+    issue(d, a, 0, NULL);
 }
 
 void dram_write(dram_t *d, uint64_t addr, uint8_t mask, const uint64_t *data, dram_done_fn done, void *obj,
                 uint64_t tag)
 {
-    access_t *a = calloc(1, sizeof *a);
-    if (!a)
-        abort();
-    *a = (access_t){.d = d, .write = true, .addr = addr, .mask = mask, .done = done, .obj = obj, .tag = tag};
-    memcpy(a->data, data, sizeof a->data);
-    issue(d, a);
+    access_t *a = new_access(d);
+    a->d = d;
+    a->write = true;
+    a->addr = addr;
+    a->done = done;
+    a->obj = obj;
+    a->tag = tag;
+    issue(d, a, mask, data);
 }
 
 unsigned dram_busy(const dram_t *d) { return d->busy; }
