@@ -302,6 +302,11 @@ unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c) { return f
 
 bool fabric_starved(const fabric_t *f, unsigned p) { return f->port[p].no_credit != 0; }
 
+uint32_t fabric_credit_mask(const fabric_t *f, unsigned p)
+{
+    return ~f->port[p].no_credit & ((1u << MSG_NUM_CLASSES) - 1u);
+}
+
 static uint64_t jitter(fabric_t *f)
 {
     return f->p.link_jitter_ps ? rng_below(&f->jitter_rng, f->p.link_jitter_ps + 1) : 0;

@@ -139,6 +139,8 @@ unsigned fabric_port_node(const fabric_t *f, unsigned p);
 void fabric_attach(fabric_t *f, unsigned p, fabric_deliver_fn deliver, fabric_credit_fn credit, void *obj);
 /** Credits the node on port p holds for class c. */
 unsigned fabric_credits(const fabric_t *f, unsigned p, msg_class_t c);
+/** The classes (bit per class) that have a credit on port p (fabric_credits is not 0). */
+uint32_t fabric_credit_mask(const fabric_t *f, unsigned p);
 /** Some class has no credit on port p (fabric_credits is 0 for it). */
 bool fabric_starved(const fabric_t *f, unsigned p);
 /** Sends m from the node on port p: needs a credit of m's class (aborts otherwise). The message

@@ -12,7 +12,7 @@ typedef struct pending {
     uint64_t t_sent; /* ps; 0 while not sent */
 } pending_t;
 
-/* A FIFO of pending messages (ring buffer). */
+/* A FIFO of pending messages (a ring of cap entries, a power of two). */
 typedef struct pqueue {
     pending_t *v;
     unsigned head, n, cap;
@@ -61,24 +61,24 @@ static void pq_push(pqueue_t *q, const pending_t *e)
         if (!v)
             abort();
         for (unsigned i = 0; i < q->n; i++)
-            v[i] = q->v[(q->head + i) % q->cap];
+            v[i] = q->v[(q->head + i) & (q->cap - 1)];
         free(q->v);
         q->v = v;
         q->head = 0;
         q->cap = cap;
     }
-    q->v[(q->head + q->n) % q->cap] = *e;
+    q->v[(q->head + q->n) & (q->cap - 1)] = *e;
     q->n++;
 }
 
-static pending_t *pq_at(pqueue_t *q, unsigned i) { return &q->v[(q->head + i) % q->cap]; }
+static pending_t *pq_at(pqueue_t *q, unsigned i) { return &q->v[(q->head + i) & (q->cap - 1)]; }
 
 static pending_t pq_remove(pqueue_t *q, unsigned i)
 {
     pending_t e = *pq_at(q, i);
     for (unsigned j = i; j > 0; j--)
         *pq_at(q, j) = *pq_at(q, j - 1);
-    q->head = (q->head + 1) % q->cap;
+    q->head = (q->head + 1) & (q->cap - 1);
     q->n--;
     return e;
 }
@@ -107,10 +107,11 @@ static pqueue_t *expect_q(traffic_t *t, unsigned dst_port, unsigned src_port, ms
 
 static void try_send(traffic_t *t, tport_t *tp)
 {
-    /* The classes with messages to send, from rr on: bit j of rot is class (rr + j) mod the count. */
+    /* The classes with messages to send and a credit, from rr on: bit j of rot is class (rr + j) mod
+     * the count (a class without a credit sends nothing). */
     const uint32_t all = (1u << MSG_NUM_CLASSES) - 1u;
-    uint32_t rot = tp->rr ? (tp->to_send_cls >> tp->rr | tp->to_send_cls << (MSG_NUM_CLASSES - tp->rr)) & all
-                          : tp->to_send_cls;
+    const uint32_t can = tp->to_send_cls & fabric_credit_mask(t->f, tp->port);
+    uint32_t rot = tp->rr ? (can >> tp->rr | can << (MSG_NUM_CLASSES - tp->rr)) & all : can;
     for (; rot; rot &= rot - 1) {
         unsigned c = tp->rr + (unsigned)__builtin_ctz(rot);
         if (c >= MSG_NUM_CLASSES)
