@@ -170,16 +170,6 @@ static void complete(void *obj, uint64_t arg)
     d->free_access = a;
 }
 
-static access_t *new_access(dram_t *d)
-{
-    access_t *a = d->free_access;
-    if (a)
-        d->free_access = a->next_free;
-    else if (!(a = malloc(sizeof *a)))
-        abort();
-    return a;
-}
-
 /* The access is served (data read, or a write's wdata written under mask) when its channel takes
  * it; it completes latency later. Serving at issue time in arrival order keeps reads after writes
  * to one line coherent. */
@@ -201,24 +191,33 @@ static void issue(dram_t *d, access_t *a, uint8_t mask, const uint64_t *wdata)
     kernel_at(d->k, start + d->p.latency_ps, complete, a, 0);
 }
 
+/* An access from the free list (or a new one), served now. */
+static void begin_access(dram_t *d, bool write, uint64_t addr, uint8_t mask, const uint64_t *wdata, dram_done_fn done,
+                         void *obj, uint64_t tag)
+{
+    access_t *a = d->free_access;
+    if (a)
+        d->free_access = a->next_free;
+    else if (!(a = malloc(sizeof *a)))
+        abort();
+    a->d = d;
+    a->write = write;
+    a->addr = addr;
+    a->done = done;
+    a->obj = obj;
+    a->tag = tag;
+    issue(d, a, mask, wdata);
+}
+
 void dram_read(dram_t *d, uint64_t addr, dram_done_fn done, void *obj, uint64_t tag)
 {
-    access_t *a = new_access(d);
-    *a = (access_t){.d = d, .write = false, .addr = addr, .done = done, .obj = obj, .tag = tag};
-    issue(d, a, 0, NULL);
+    begin_access(d, false, addr, 0, NULL, done, obj, tag);
 }
 
 void dram_write(dram_t *d, uint64_t addr, uint8_t mask, const uint64_t *data, dram_done_fn done, void *obj,
                 uint64_t tag)
 {
-    access_t *a = new_access(d);
-    a->d = d;
-    a->write = true;
-    a->addr = addr;
-    a->done = done;
-    a->obj = obj;
-    a->tag = tag;
-    issue(d, a, mask, data);
+    begin_access(d, true, addr, mask, data, done, obj, tag);
 }
 
 unsigned dram_busy(const dram_t *d) { return d->busy; }
