@@ -47,6 +47,7 @@ struct dir_drv {
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
     unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
+    uint32_t tx_owed_cls;              /* bit c: tx_owed[c] is not 0 */
     link_q_t link;                     /* messages on their way in */
     msg_t *swq; /* the software's messages waiting for the port (ring) */
     size_t swq_cap, swq_head, swq_n;
@@ -127,6 +128,7 @@ static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, u
     ops->get(d->m, &d->out);
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
+    d->tx_owed_cls = d->cfg.tx_credits ? (1u << MSG_NUM_CLASSES) - 1u : 0;
     return d;
 }
 
@@ -193,7 +195,11 @@ void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle)
     link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
 }
 
-void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c) { d->tx_owed[c]++; }
+void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c)
+{
+    d->tx_owed[c]++;
+    d->tx_owed_cls |= 1u << c;
+}
 
 void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle)
 {
@@ -295,11 +301,14 @@ void dir_drv_step(dir_drv_t *d)
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
     in->tx_crd_i = 0;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        if (d->tx_owed[c] && !(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
+    for (uint32_t owed = d->tx_owed_cls; owed; owed &= owed - 1) {
+        const unsigned c = (unsigned)__builtin_ctz(owed);
+        if (!(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
             in->tx_crd_i |= 1u << c;
-            d->tx_owed[c]--;
+            if (!--d->tx_owed[c])
+                d->tx_owed_cls &= ~(1u << c);
         }
+    }
     /* Software port: takes a message unless stalled; offers its oldest queued one. */
     in->sw_rx_ready_i = !(d->cfg.sw_stall > 0 && rng_chance(&d->rng, d->cfg.sw_stall));
     in->sw_tx_valid_i = d->swq_n != 0;
@@ -365,7 +374,7 @@ void dir_drv_step(dir_drv_t *d)
         msg_t m;
         msg_unpack(o->tx_msg_o, &m);
         if (!d->sys.k)
-            d->tx_owed[msg_class(m.opcode)]++; /* the standalone link consumes it at once */
+            dir_drv_tx_credit(d, msg_class(m.opcode)); /* the standalone link consumes it at once */
         if (d->on_tx)
             d->on_tx(d->ctx, &m, d->cyc);
     }
@@ -441,9 +450,7 @@ bool dir_drv_idle(const dir_drv_t *d)
 
 uint64_t dir_drv_next_cycle(const dir_drv_t *d)
 {
-    bool owed = false;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        owed |= d->tx_owed[c] != 0;
+    const bool owed = d->tx_owed_cls != 0;
     if (!d->quiet || owed || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)

@@ -60,6 +60,7 @@ struct lu_drv {
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the LU's receive port */
     unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
+    uint32_t tx_owed_cls;              /* bit c: tx_owed[c] is not 0 */
     link_q_t link;                     /* messages on their way in */
     kernel_t k;
     stats_t st;
@@ -142,6 +143,7 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     ops->get(d->m, &d->out);
     for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
         d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
+    d->tx_owed_cls = d->cfg.tx_credits ? (1u << MSG_NUM_CLASSES) - 1u : 0;
     return d;
 }
 
@@ -170,7 +172,11 @@ void lu_drv_send_at(lu_drv_t *d, const msg_t *m, uint64_t cycle)
     link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
 }
 
-void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c) { d->tx_owed[c]++; }
+void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c)
+{
+    d->tx_owed[c]++;
+    d->tx_owed_cls |= 1u << c;
+}
 
 void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle)
 {
@@ -184,9 +190,7 @@ void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle)
 
 uint64_t lu_drv_next_cycle(const lu_drv_t *d)
 {
-    bool owed = false;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        owed |= d->tx_owed[c] != 0;
+    const bool owed = d->tx_owed_cls != 0;
     uint8_t chunk[LU_ZLIB_CHUNK];
     bool last;
     if (!d->quiet || owed || d->dump_start || lu_zlib_peek(&d->zl, chunk, &last) ||
@@ -309,11 +313,14 @@ void lu_drv_step(lu_drv_t *d)
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
     in->tx_crd_i = 0;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        if (d->tx_owed[c] && !(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
+    for (uint32_t owed = d->tx_owed_cls; owed; owed &= owed - 1) {
+        const unsigned c = (unsigned)__builtin_ctz(owed);
+        if (!(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
             in->tx_crd_i |= 1u << c;
-            d->tx_owed[c]--;
+            if (!--d->tx_owed[c])
+                d->tx_owed_cls &= ~(1u << c);
         }
+    }
     /* Memory port: ready while fewer than mem_max_out accesses are in flight; the oldest read's
      * data when it is done. */
     in->mem_req_ready_i = dram_busy(d->dram) < d->cfg.mem_max_out && d->rq_n < d->rq_cap;
@@ -383,7 +390,7 @@ void lu_drv_step(lu_drv_t *d)
         msg_t m;
         msg_unpack(o->tx_msg_o, &m);
         if (!d->sys.k)
-            d->tx_owed[msg_class(m.opcode)]++; /* the standalone link consumes it at once */
+            lu_drv_tx_credit(d, msg_class(m.opcode)); /* the standalone link consumes it at once */
         if (d->on_tx)
             d->on_tx(d->ctx, &m, d->cyc);
     }

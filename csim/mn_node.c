@@ -27,6 +27,7 @@ struct mn_node {
     msg_t *q;            /* the adapter's buffers, in arrival order (ring) */
     size_t qhead, qn, qcap;
     uint32_t qcls_n[MSG_NUM_CLASSES]; /* the messages of each class among them */
+    uint32_t qcls;                    /* bit c: qcls_n[c] is not 0 */
     size_t nviol_seen;
     size_t nmg_seen;     /* management answers passed on */
     void (*mg_fn)(void *obj, const dir_mg_rsp_t *r);
@@ -87,6 +88,7 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
     }
     n->q[(n->qhead + n->qn++) % n->qcap] = *m;
     n->qcls_n[msg_class(m->opcode)]++;
+    n->qcls |= 1u << msg_class(m->opcode);
     wake_now(n);
 }
 
@@ -135,9 +137,11 @@ static void present(mn_node_t *n, uint64_t cycle)
     /* The classes held that have a credit: with none, every message held waits (the common case
      * while the controller is the bottleneck: no look at each message). */
     uint32_t avail = 0;
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        if (n->qcls_n[c] && dir_drv_credits(n->d, (msg_class_t)c))
+    for (uint32_t held = n->qcls; held; held &= held - 1) {
+        const unsigned c = (unsigned)__builtin_ctz(held);
+        if (dir_drv_credits(n->d, (msg_class_t)c))
             avail |= 1u << c;
+    }
     if (!avail) {
         if (n->qn)
             (*n->rx_held)++;
@@ -159,7 +163,8 @@ static void present(mn_node_t *n, uint64_t cycle)
             for (size_t j = i; j + 1 < n->qn; j++)
                 n->q[(n->qhead + j) % n->qcap] = n->q[(n->qhead + j + 1) % n->qcap];
         n->qn--;
-        n->qcls_n[c]--;
+        if (!--n->qcls_n[c])
+            n->qcls &= ~(1u << c);
         if (blocked)
             (*n->rx_held)++;
         dir_drv_send_at(n->d, &m, cycle);
