@@ -6,6 +6,7 @@
 
 #include "hostprof.h"
 #include "link_q.h"
+#include "tx_owed.h"
 
 dir_drv_cfg_t dir_drv_cfg_default(void)
 {
@@ -46,8 +47,7 @@ struct dir_drv {
     bool quiet;        /* the last edge changed nothing (idle, no input) */
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
-    unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
-    uint32_t tx_owed_cls;              /* bit c: tx_owed[c] is not 0 */
+    tx_owed_t owed;                    /* consumed, credit not yet returned */
     link_q_t link;                     /* messages on their way in */
     msg_t *swq; /* the software's messages waiting for the port (ring) */
     size_t swq_cap, swq_head, swq_n;
@@ -126,9 +126,7 @@ static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, u
     d->in.rst_ni = 1;
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
-    d->tx_owed_cls = d->cfg.tx_credits ? (1u << MSG_NUM_CLASSES) - 1u : 0;
+    tx_owed_init(&d->owed, d->cfg.tx_credits); /* granted over the first cycles */
     return d;
 }
 
@@ -195,11 +193,7 @@ void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle)
     link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
 }
 
-void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c)
-{
-    d->tx_owed[c]++;
-    d->tx_owed_cls |= 1u << c;
-}
+void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c) { tx_owed_add(&d->owed, c); }
 
 void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle)
 {
@@ -300,15 +294,7 @@ void dir_drv_step(dir_drv_t *d)
         msg_pack(&m, in->rx_msg_i);
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
-    in->tx_crd_i = 0;
-    for (uint32_t owed = d->tx_owed_cls; owed; owed &= owed - 1) {
-        const unsigned c = (unsigned)__builtin_ctz(owed);
-        if (!(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
-            in->tx_crd_i |= 1u << c;
-            if (!--d->tx_owed[c])
-                d->tx_owed_cls &= ~(1u << c);
-        }
-    }
+    in->tx_crd_i = tx_owed_take(&d->owed, &d->rng, d->cfg.tx_stall);
     /* Software port: takes a message unless stalled; offers its oldest queued one. */
     in->sw_rx_ready_i = !(d->cfg.sw_stall > 0 && rng_chance(&d->rng, d->cfg.sw_stall));
     in->sw_tx_valid_i = d->swq_n != 0;
@@ -450,8 +436,7 @@ bool dir_drv_idle(const dir_drv_t *d)
 
 uint64_t dir_drv_next_cycle(const dir_drv_t *d)
 {
-    const bool owed = d->tx_owed_cls != 0;
-    if (!d->quiet || owed || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
+    if (!d->quiet || d->owed.cls || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)
         return d->link.v[0].at > d->cyc ? d->link.v[0].at : d->cyc;

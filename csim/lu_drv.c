@@ -7,6 +7,7 @@
 #include "cleanup.h"
 #include "hostprof.h"
 #include "link_q.h"
+#include "tx_owed.h"
 #include "lu_zlib.h"
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)
@@ -59,8 +60,7 @@ struct lu_drv {
     void *ctx;
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the LU's receive port */
-    unsigned tx_owed[MSG_NUM_CLASSES]; /* consumed, credit not yet returned */
-    uint32_t tx_owed_cls;              /* bit c: tx_owed[c] is not 0 */
+    tx_owed_t owed;                    /* consumed, credit not yet returned */
     link_q_t link;                     /* messages on their way in */
     kernel_t k;
     stats_t st;
@@ -141,9 +141,7 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     d->in.rst_ni = 1;
     ops->set(d->m, &d->in);
     ops->get(d->m, &d->out);
-    for (unsigned c = 0; c < MSG_NUM_CLASSES; c++)
-        d->tx_owed[c] = d->cfg.tx_credits; /* granted over the first cycles */
-    d->tx_owed_cls = d->cfg.tx_credits ? (1u << MSG_NUM_CLASSES) - 1u : 0;
+    tx_owed_init(&d->owed, d->cfg.tx_credits); /* granted over the first cycles */
     return d;
 }
 
@@ -172,11 +170,7 @@ void lu_drv_send_at(lu_drv_t *d, const msg_t *m, uint64_t cycle)
     link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
 }
 
-void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c)
-{
-    d->tx_owed[c]++;
-    d->tx_owed_cls |= 1u << c;
-}
+void lu_drv_tx_credit(lu_drv_t *d, msg_class_t c) { tx_owed_add(&d->owed, c); }
 
 void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle)
 {
@@ -190,10 +184,9 @@ void lu_drv_skip_to(lu_drv_t *d, uint64_t cycle)
 
 uint64_t lu_drv_next_cycle(const lu_drv_t *d)
 {
-    const bool owed = d->tx_owed_cls != 0;
     uint8_t chunk[LU_ZLIB_CHUNK];
     bool last;
-    if (!d->quiet || owed || d->dump_start || lu_zlib_peek(&d->zl, chunk, &last) ||
+    if (!d->quiet || d->owed.cls || d->dump_start || lu_zlib_peek(&d->zl, chunk, &last) ||
         (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)
@@ -312,15 +305,7 @@ void lu_drv_step(lu_drv_t *d)
             d->on_rx(d->ctx, &m, d->cyc);
     }
     /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
-    in->tx_crd_i = 0;
-    for (uint32_t owed = d->tx_owed_cls; owed; owed &= owed - 1) {
-        const unsigned c = (unsigned)__builtin_ctz(owed);
-        if (!(d->cfg.tx_stall > 0 && rng_chance(&d->rng, d->cfg.tx_stall))) {
-            in->tx_crd_i |= 1u << c;
-            if (!--d->tx_owed[c])
-                d->tx_owed_cls &= ~(1u << c);
-        }
-    }
+    in->tx_crd_i = tx_owed_take(&d->owed, &d->rng, d->cfg.tx_stall);
     /* Memory port: ready while fewer than mem_max_out accesses are in flight; the oldest read's
      * data when it is done. */
     in->mem_req_ready_i = dram_busy(d->dram) < d->cfg.mem_max_out && d->rq_n < d->rq_cap;
