@@ -12,9 +12,6 @@
 
 /* Steps (records) a pool thread compresses before it looks again for the stream needed soonest. */
 #define SLICE 32u
-/* A waiting thread's turns between yields (as worker.c: on a loaded machine, it lets the thread it
- * waits for run instead of spinning out its time slice). */
-#define YIELD_EVERY 64u
 
 /* The records announced for an engine's next (or current) stream and their compression ahead.
  * The thread that holds `claimed` (a pool thread, or the owner) owns the engine's z_stream and
@@ -107,19 +104,11 @@ static bool claim(lu_zlib_ahead_t *a)
 
 static void unclaim(lu_zlib_ahead_t *a) { __atomic_store_n(&a->claimed, 0, __ATOMIC_RELEASE); }
 
-static void spin(unsigned i)
-{
-    if (i % YIELD_EVERY == 0)
-        sched_yield();
-    else
-        __builtin_ia32_pause();
-}
-
 /* The owner: takes the claim, waiting for a pool thread's slice to end. */
 static void claim_wait(lu_zlib_ahead_t *a)
 {
     for (unsigned i = 1; !claim(a); i++)
-        spin(i);
+        worker_spin(i);
 }
 
 /* The claimant: compresses records until `upto` are done, with the calls push_here makes, into a
@@ -158,7 +147,7 @@ static void ahead_wait(lu_zlib_ahead_t *a, size_t recs)
             unclaim(a);
             hostprof_enter(HOSTPROF_WAIT);
         } else
-            spin(i);
+            worker_spin(i);
     }
     hostprof_leave(prev);
 }

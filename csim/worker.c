@@ -16,10 +16,8 @@
 #include <unistd.h>
 
 /* Spins before sleeping: long enough for one evaluation of the largest model (tens of
- * microseconds), with a yield every YIELD_EVERY turns, so that a thread waiting for one that shares
- * its core (a loaded machine) lets it run instead of spinning out its time slice. */
+ * microseconds), yielding now and then (worker_spin). */
 #define SPINS 8192u
-#define YIELD_EVERY 64u
 
 typedef struct job {
     void (*fn)(void *arg);
@@ -47,8 +45,6 @@ static void futex_wait(uint32_t *addr, uint32_t val)
 
 static void futex_wake(uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
-static inline void relax(void) { __builtin_ia32_pause(); }
-
 /* Waits until *addr != val, spinning first, then sleeping with *asleep set (the other side wakes a
  * sleeper after it changes *addr; both use sequentially consistent accesses, so either the sleeper
  * sees the change or the changer sees it asleep). Returns the new value. */
@@ -60,10 +56,7 @@ static uint32_t await_change(uint32_t *addr, uint32_t val, uint32_t *asleep)
         v = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
         if (v != val)
             break;
-        if (i % YIELD_EVERY == 0)
-            sched_yield();
-        else
-            relax();
+        worker_spin(i);
     }
     while (v == val) {
         __atomic_store_n(asleep, 1, __ATOMIC_SEQ_CST);

@@ -14,6 +14,7 @@
 #ifndef WORKER_H
 #define WORKER_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,6 +33,20 @@ uint64_t worker_post(worker_t *w, void (*fn)(void *arg), void *arg);
 void worker_wait(worker_t *w, uint64_t ticket);
 /** Job ticket is done. */
 bool worker_done(const worker_t *w, uint64_t ticket);
+/** Waiting turns between yields of a thread that spins (worker_spin). */
+#define WORKER_YIELD_EVERY 64u
+
+/** Turn i (from 1) of a spinning wait: a pause, and every WORKER_YIELD_EVERY turns a yield, so that
+ *  a thread waiting for one that shares its core (a loaded machine) lets it run instead of
+ *  spinning out its time slice. */
+static inline void worker_spin(unsigned i)
+{
+    if (i % WORKER_YIELD_EVERY == 0)
+        sched_yield();
+    else
+        __builtin_ia32_pause();
+}
+
 /** For a host thread of the simulator's own, at its start: blocks the asynchronous signals (an
  *  interrupt's clean-up runs on the main thread) but SIGPROF (the host profile samples every
  *  thread). */
