@@ -15,10 +15,16 @@
  *           CPU time of both; small.ini's DIKTAMO-proactive rows with a thread compressing the
  *           LUs' dumps ahead (sim.zlib_threads = 1, csim/lu_zlib.h). The goals (docs/architecture.md section 13) are 2 M
  *           instructions/s for 64 cores with the full RTL fabric under WB, 1 M under
- *           DIKTAMO-proactive: the paper.ini rows say where they stand.
- * Options: --out DIR, --only PATTERN (repeatable: the rows whose name holds it), --scale X (the
- * kernel and fabric rows' work times X). A failed row is named at the end (exit status 1).
- * Prints a table and writes build/bench/{kernel,fabric,system}.{json,csv} (or under --out DIR).
+ *           DIKTAMO-proactive: the paper.ini rows say where they stand. The paper rows are short (the
+ *           cold start of paper.ini's inputs); the paper-long rows run the paper's input shapes for
+ *           a few seconds each, the speed of a long run past its start.
+ *   goals   each speed goal (docs/architecture.md section 13) against the rows that measure it
+ *           (measured, target, met).
+ * Options (csim/bench_opts.h): --out DIR, --only PATTERN (repeatable: the rows whose name holds it),
+ * --scale X (the kernel and fabric rows' work times X), --repeat N (each fabric and system row run
+ * N times; the median is kept and the spread, fastest over slowest, shown). A failed row is named
+ * at the end (exit status 1); bad arguments exit 2.
+ * Prints tables and writes build/bench/{kernel,fabric,system,goals}.{json,csv} (or under --out DIR).
  * Speed is measured here, never asserted in tests. */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench_opts.h"
 #include "cn/wl_api.h"
 #include "config.h"
 #include "fabric.h"
@@ -237,18 +244,6 @@ static void failed(failures_t *fl, const char *name)
     fl->n++;
 }
 
-/* --only PATTERN: a row runs when its name ("kernel chains16", "fabric fabric_top_c4m2_fast busy",
- * "system paper ocean") contains one of the patterns; every row without --only. */
-static bool selected(const char *const *only, unsigned n_only, const char *row)
-{
-    if (n_only == 0)
-        return true;
-    for (unsigned i = 0; i < n_only; i++)
-        if (strstr(row, only[i]))
-            return true;
-    return false;
-}
-
 /* Writes DIR/NAME.{json,csv}; nothing when no row of the table ran (--only left it out), so that an
  * earlier full run's files stay. */
 static int write_outputs(const char *dir, const char *name, const stats_t *st, const stats_table_t *tab)
@@ -271,38 +266,92 @@ static int write_outputs(const char *dir, const char *name, const stats_t *st, c
     return 0;
 }
 
+/* The index of the median of n speeds (the lower middle one for an even n), and in *spread the
+ * fastest over the slowest. */
+static unsigned median_of(const double *v, unsigned n, double *spread)
+{
+    unsigned idx[BENCH_MAX_REPEAT];
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = i;
+        for (; k > 0 && v[idx[k - 1]] > v[i]; k--)
+            idx[k] = idx[k - 1];
+        idx[k] = i;
+    }
+    *spread = v[idx[0]] > 0 ? v[idx[n - 1]] / v[idx[0]] : 0.0;
+    return idx[(n - 1) / 2];
+}
+
+/* The speed goals, each against the rows it is measured on: met when measured >= target. */
+typedef struct goals {
+    struct {
+        char what[160], row[160];
+        double measured, target;
+    } g[64];
+    unsigned n;
+} goals_t;
+
+static void goal_add(goals_t *gl, const char *what, const char *row, double measured, double target)
+{
+    if (gl->n == sizeof gl->g / sizeof gl->g[0])
+        return;
+    snprintf(gl->g[gl->n].what, sizeof gl->g[0].what, "%s", what);
+    snprintf(gl->g[gl->n].row, sizeof gl->g[0].row, "%s", row);
+    gl->g[gl->n].measured = measured;
+    gl->g[gl->n].target = target;
+    gl->n++;
+}
+
+/* Prints the goals' table and writes DIR/goals.{json,csv}. */
+static void goals_write(const goals_t *gl, const char *dir, failures_t *fl)
+{
+    const char *cols[] = {"goal", "row", "measured", "target", "of_target", "met"};
+    stats_table_t *t = stats_table_new("goals: the speed goals (docs/architecture.md section 13) on this run's "
+                                       "rows (of_target: measured / target)",
+                                       6, cols);
+    stats_t s;
+    stats_init(&s);
+    unsigned met = 0;
+    for (unsigned i = 0; i < gl->n; i++) {
+        const double of = gl->g[i].measured / gl->g[i].target;
+        stats_table_add_row(t);
+        stats_table_set(t, 0, "%s", gl->g[i].what);
+        stats_table_set(t, 1, "%s", gl->g[i].row);
+        stats_table_set(t, 2, gl->g[i].target >= 1000 ? "%.0f" : "%.3f", gl->g[i].measured);
+        stats_table_set(t, 3, gl->g[i].target >= 1000 ? "%.0f" : "%.2f", gl->g[i].target);
+        stats_table_set(t, 4, "%.2f", of);
+        stats_table_set(t, 5, "%s", of >= 1.0 ? "yes" : "no");
+        met += of >= 1.0;
+        char name[200];
+        snprintf(name, sizeof name, "goals.%u.of_target", i);
+        *stats_gauge(&s, name, "measured / target of the goals table's row of this index") = of;
+    }
+    *stats_gauge(&s, "goals.met", "goals met") = met;
+    *stats_gauge(&s, "goals.total", "goals measured") = gl->n;
+    stats_table_print(t, stdout);
+    printf("goals: %u of %u met\n", met, gl->n);
+    if (write_outputs(dir, "goals", &s, t))
+        failed(fl, "goals (writing the results)");
+    stats_table_free(t);
+    stats_free(&s);
+}
+
 int main(int argc, char **argv)
 {
-    const char *out = "build/bench";
-    const char *only[16];
-    unsigned n_only = 0;
-    double scale = 1.0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--only") && i + 1 < argc && n_only < 16) {
-            only[n_only++] = argv[++i];
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            char *end;
-            scale = strtod(argv[++i], &end);
-            if (*end || !(scale > 0 && scale <= 1000)) {
-                fprintf(stderr, "diktamo_bench: --scale %s: a number in (0, 1000]\n", argv[i]);
-                return 2;
-            }
-        } else {
-            fprintf(stderr,
-                    "diktamo_bench: unknown argument: %s (usage: diktamo_bench [--out DIR] [--only PATTERN]... "
-                    "[--scale X])\n",
-                    argv[i]);
-            return 2;
-        }
+    bench_opts_t o;
+    char err[256];
+    if (bench_opts_parse(argc, argv, &o, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
     }
+    const char *out = o.out;
+    const double scale = o.scale;
     if (mkdir(out, 0777) && errno != EEXIST) {
         fprintf(stderr, "diktamo_bench: cannot create %s\n", out);
         return 2;
     }
     failures_t fl = {.n = 0};
-    char row[160];
+    char row[160], name[160];
+    goals_t gl = {.n = 0};
 
     /* kernel */
     stats_t ks;
@@ -312,7 +361,7 @@ int main(int argc, char **argv)
     const unsigned chains[] = {16, 1024, 65536};
     for (unsigned i = 0; i < 3; i++) {
         snprintf(row, sizeof row, "kernel chains%u", chains[i]);
-        if (!selected(only, n_only, row))
+        if (!bench_opts_selected(&o, row))
             continue;
         uint64_t ev;
         double dt = bench_kernel(chains[i], (uint64_t)(scale * 4000000 / chains[i]), &ev);
@@ -336,8 +385,11 @@ int main(int argc, char **argv)
     stats_t fs;
     stats_init(&fs);
     const char *fcols[] = {"model", "ports", "mode", "load", "fabric_cycles", "clocked", "wall_s", "clocked_cycles_per_s",
-                           "sim_cycles_per_s", "msgs_per_s"};
-    stats_table_t *ft = stats_table_new("fabric: Verilated fabric_top (fast flavour)", 10, fcols);
+                           "sim_cycles_per_s", "msgs_per_s", "runs", "spread"};
+    stats_table_t *ft = stats_table_new("fabric: Verilated fabric_top (fast flavour); the median of runs; spread: "
+                                        "the fastest run's speed over the slowest's",
+                                        sizeof fcols / sizeof fcols[0], fcols);
+    double fab32[2] = {0, 0}; /* the 16 + 16 fabric's simulated cycles per second: busy, light */
     for (const fabric_model_ops_t *const *m = fabric_models; *m; m++) {
         const struct {
             const char *mode;
@@ -347,15 +399,25 @@ int main(int argc, char **argv)
         const unsigned ports = (*m)->num_cn + (*m)->num_mn;
         for (unsigned r = 0; r < 2; r++) {
             snprintf(row, sizeof row, "fabric %s %s", (*m)->name, runs[r].mode);
-            if (!selected(only, n_only, row))
+            if (!bench_opts_selected(&o, row))
                 continue;
-            fab_result_t res;
             uint64_t count = (uint64_t)(scale * (runs[r].skip ? 2000 : 64000 / ports));
-            if (bench_fabric(*m, runs[r].load, runs[r].skip, count, &res)) {
+            fab_result_t reps[BENCH_MAX_REPEAT];
+            double speed[BENCH_MAX_REPEAT];
+            bool bad = false;
+            for (unsigned i = 0; i < o.repeat && !bad; i++) {
+                bad = bench_fabric(*m, runs[r].load, runs[r].skip, count, &reps[i]) != 0;
+                speed[i] = reps[i].cycles_per_s;
+            }
+            if (bad) {
                 fprintf(stderr, "diktamo_bench: %s %s: the traffic did not all come back\n", (*m)->name, runs[r].mode);
                 failed(&fl, row);
                 continue;
             }
+            double spread;
+            const fab_result_t res = reps[median_of(speed, o.repeat, &spread)];
+            if (ports == 32)
+                fab32[r] = res.cycles_per_s;
             stats_table_add_row(ft);
             stats_table_set(ft, 0, "%s", (*m)->name);
             stats_table_set(ft, 1, "%u", ports);
@@ -367,7 +429,9 @@ int main(int argc, char **argv)
             stats_table_set(ft, 7, "%.0f", res.clocked_per_s);
             stats_table_set(ft, 8, "%.0f", res.cycles_per_s);
             stats_table_set(ft, 9, "%.0f", res.msgs_per_s);
-            char name[128];
+            stats_table_set(ft, 10, "%u", o.repeat);
+            stats_table_set(ft, 11, "%.2f", spread);
+
             snprintf(name, sizeof name, "fabric.%s.%s.clocked_cycles_per_s", (*m)->name, runs[r].mode);
             *stats_gauge(&fs, name, "RTL cycles clocked per wall second") = res.clocked_per_s;
             snprintf(name, sizeof name, "fabric.%s.%s.sim_cycles_per_s", (*m)->name, runs[r].mode);
@@ -388,44 +452,86 @@ int main(int argc, char **argv)
     const char *scols[] = {"config",   "workload",   "threads",   "instructions", "sim_us",
                            "fabric_cycles", "clocked", "wall_s",    "instr_per_s",  "sim_cycles_per_s",
                            "clocked_cycles_per_s",    "core_instr_per_s", "ratio", "host_fabric", "host_lu",
-                           "host_dir", "host_models", "host_kernel", "host_wait", "host_threads", "cpu_s"};
+                           "host_dir", "host_models", "host_kernel", "host_wait", "host_threads", "cpu_s",
+                           "runs", "spread"};
     stats_table_t *st = stats_table_new("system: workloads on the whole system (fast flavour); core_instr_per_s: the "
                                         "core model alone on the same threads over a flat memory; host_*: shares "
                                         "of host time (sampled; wait: a host thread waiting for another); "
                                         "host_threads: sim.threads + sim.zlib_threads (the switch evaluated on "
                                         "a second host thread; the LUs' dumps compressed ahead), cpu_s: their "
-                                        "CPU time",
+                                        "CPU time; the median of runs (by instr_per_s; core_instr_per_s the median "
+                                        "of its own), spread: the fastest run's speed over the slowest's",
                                         sizeof scols / sizeof scols[0], scols);
-    /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table). */
+    /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table).
+     * The paper rows are paper.ini's own inputs cut short (one ocean sweep, 32 locked updates a thread,
+     * 512 operations): mostly the cold start of a run, some 20 to 100 simulated us. The paper-long rows
+     * run the paper's input shapes (FULL=1's 256-point ocean grid and 100 000 fluid cells; a YCSB table
+     * of 100 000 records, 1/16 of the paper's, 100 MB against 8 MB of L3 per CN) for 4 to 13 M
+     * instructions, a few seconds of host time each: the speed of a long run such as make figures
+     * FULL=1's, past its start. goal: the instructions per second the speed goals ask of the row (0:
+     * none);
+     * wb64: the row's ratio to the core model alone has the goal of 0.25 (64 cores under WB). */
+#define PAPER_SHORT "workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512"
+#define PAPER_LONG                                                                                           \
+    "workload.ocean_grid=256", "workload.ocean_iters=4", "workload.fluid_cells=100000",                          \
+        "workload.fluid_updates=200", "workload.kvs_records=100000", "workload.kvs_ops=6000"
     const struct {
         const char *cfg, *tag;
-        const char *sets[6];
+        const char *sets[10];
+        double goal;
+        bool wb64;
     } sruns[] = {
-        {"sim_configs/small.ini", "small", {"workload.kvs_records=1024", "workload.kvs_ops=256", NULL}},
+        {"sim_configs/small.ini", "small", {"workload.kvs_records=1024", "workload.kvs_ops=256", NULL}, 0, false},
         {"sim_configs/small.ini", "small-proactive",
-         {"workload.kvs_records=1024", "workload.kvs_ops=256", "core.protocol=proactive", NULL}},
+         {"workload.kvs_records=1024", "workload.kvs_ops=256", "core.protocol=proactive", NULL}, 0, false},
         {"sim_configs/small.ini", "small-proactive-zlib1",
-         {"workload.kvs_records=1024", "workload.kvs_ops=256", "core.protocol=proactive", "sim.zlib_threads=1", NULL}},
-        {"sim_configs/paper.ini", "paper", {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", NULL}},
-        {"sim_configs/paper.ini", "paper-proactive",
-         {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "core.protocol=proactive", NULL}},
-        {"sim_configs/paper.ini", "paper-2threads",
-         {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "sim.threads=2", NULL}},
+         {"workload.kvs_records=1024", "workload.kvs_ops=256", "core.protocol=proactive", "sim.zlib_threads=1", NULL},
+         0, false},
+        {"sim_configs/paper.ini", "paper", {PAPER_SHORT, NULL}, 2e6, true},
+        {"sim_configs/paper.ini", "paper-proactive", {PAPER_SHORT, "core.protocol=proactive", NULL}, 1e6, false},
+        {"sim_configs/paper.ini", "paper-2threads", {PAPER_SHORT, "sim.threads=2", NULL}, 2e6, true},
         {"sim_configs/paper.ini", "paper-proactive-2threads",
-         {"workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512", "core.protocol=proactive",
-          "sim.threads=2", NULL}},
+         {PAPER_SHORT, "core.protocol=proactive", "sim.threads=2", NULL}, 1e6, false},
+        {"sim_configs/paper.ini", "paper-long", {PAPER_LONG, NULL}, 2e6, true},
+        {"sim_configs/paper.ini", "paper-long-proactive", {PAPER_LONG, "core.protocol=proactive", NULL}, 1e6, false},
+        {"sim_configs/paper.ini", "paper-long-2threads", {PAPER_LONG, "sim.threads=2", NULL}, 2e6, true},
+        {"sim_configs/paper.ini", "paper-long-proactive-2threads",
+         {PAPER_LONG, "core.protocol=proactive", "sim.threads=2", NULL}, 1e6, false},
     };
+#undef PAPER_SHORT
+#undef PAPER_LONG
+    enum { NSRUNS = sizeof sruns / sizeof sruns[0] };
     const char *const wls[] = {"ocean", "fluid", "kvs"};
-    for (unsigned i = 0; i < sizeof sruns / sizeof sruns[0]; i++)
+    double sspeed[NSRUNS][3] = {{0}}; /* each row's instructions per second (0: did not run) */
+    for (unsigned i = 0; i < NSRUNS; i++)
         for (unsigned j = 0; j < 3; j++) {
             snprintf(row, sizeof row, "system %s %s", sruns[i].tag, wls[j]);
-            if (!selected(only, n_only, row))
+            if (!bench_opts_selected(&o, row))
                 continue;
-            sys_result_t r;
-            if (bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &r)) {
+            sys_result_t reps[BENCH_MAX_REPEAT];
+            double speed[BENCH_MAX_REPEAT], core[BENCH_MAX_REPEAT];
+            bool bad = false;
+            for (unsigned n = 0; n < o.repeat && !bad; n++) {
+                bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &reps[n]) != 0;
+                speed[n] = reps[n].instr_per_s;
+                core[n] = reps[n].core_instr_per_s;
+            }
+            if (bad) {
                 failed(&fl, row);
                 continue;
             }
+            double spread, core_spread;
+            sys_result_t r = reps[median_of(speed, o.repeat, &spread)];
+            r.core_instr_per_s = core[median_of(core, o.repeat, &core_spread)];
+            r.ratio = r.core_instr_per_s > 0 ? r.instr_per_s / r.core_instr_per_s : 0.0;
+            sspeed[i][j] = r.instr_per_s;
+            if (sruns[i].goal > 0) {
+                const bool pro = strstr(sruns[i].tag, "proactive") != NULL;
+                snprintf(name, sizeof name, "%s instructions/s", pro ? "proactive" : "WB");
+                goal_add(&gl, name, row, r.instr_per_s, sruns[i].goal);
+            }
+            if (sruns[i].wb64)
+                goal_add(&gl, "WB ratio to the core model alone", row, r.ratio, 0.25);
             stats_table_add_row(st);
             stats_table_set(st, 0, "%s", sruns[i].tag);
             stats_table_set(st, 1, "%s", wls[j]);
@@ -447,7 +553,8 @@ int main(int argc, char **argv)
                                 r.prof.total ? (double)r.prof.samples[zcol[z]] / (double)r.prof.total : 0.0);
             stats_table_set(st, 19, "%u", r.host_threads);
             stats_table_set(st, 20, "%.2f", r.cpu);
-            char name[128];
+            stats_table_set(st, 21, "%u", o.repeat);
+            stats_table_set(st, 22, "%.2f", spread);
             snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wls[j]);
             *stats_gauge(&ss, name, "simulated instructions (all cores) per wall second") = r.instr_per_s;
             snprintf(name, sizeof name, "system.%s.%s.sim_cycles_per_s", sruns[i].tag, wls[j]);
@@ -471,13 +578,24 @@ int main(int argc, char **argv)
         }
     if (st->nrows)
         stats_table_print(st, stdout);
-    printf("system: goal 2000000 instructions/s for 64 cores with the full RTL fabric under WB (the paper rows), "
-           "1000000 under DIKTAMO-proactive with every LU in the loop (the paper-proactive rows)\n");
     if (write_outputs(out, "system", &ss, st))
         failed(&fl, "system (writing the results)");
     stats_table_free(st);
     stats_free(&ss);
-    printf("diktamo_bench: results in %s/{kernel,fabric,system}.{json,csv}\n", out);
+    /* the speed goals, from the rows that ran */
+    if (fab32[0] > 0)
+        goal_add(&gl, "16 + 16 fabric busy: clocked cycles/s", "fabric 16 + 16 busy", fab32[0], 200000);
+    if (fab32[0] > 0 && fab32[1] > 0)
+        goal_add(&gl, "16 + 16 fabric: busy cycle's host time / light one's", "fabric 16 + 16 busy, light",
+                 fab32[1] / fab32[0], 5);
+    for (unsigned j = 0; j < 3; j++)
+        if (sspeed[0][j] > 0 && sspeed[1][j] > 0) {
+            snprintf(row, sizeof row, "system small(-proactive) %s", wls[j]);
+            goal_add(&gl, "small.ini: proactive's speed / WB's", row, sspeed[1][j] / sspeed[0][j], 0.5);
+        }
+    if (gl.n)
+        goals_write(&gl, out, &fl);
+    printf("diktamo_bench: results in %s/{kernel,fabric,system,goals}.{json,csv}\n", out);
     if (fl.n) {
         fprintf(stderr, "diktamo_bench: %u row(s) failed:", fl.n);
         for (unsigned i = 0; i < fl.n && i < 64; i++)
