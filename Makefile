@@ -12,6 +12,10 @@ BIN    := $(B)/bin
 SETUP  := $(B)/.setup-done
 PY     := python3
 JOBS   ?= $(shell nproc)
+# Compilers: the system's (GCC on Debian); make CC=clang CXX=clang++ builds with Clang (the package
+# clang; -latomic below is for it). Measured here, Clang did not pay enough to be the default: the
+# simulator in 0.90 to 1.03 of GCC's user time, but the test build slower (docs/architecture.md
+# section 4).
 # GCC's profile-guided optimization flags, added to every compile and link (the Verilated models',
 # the C models', the Verilator runtime's); set only by scripts/pgo.sh (make pgo), in a build tree of
 # its own (B=build/pgo).
@@ -106,8 +110,8 @@ $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
 # small file's compile (1.2 of 1.3 s here; a clean build compiles about 600 such files). One header
 # per tracing setting (VM_TRACE is part of it), built with the flags of Verilator's own makefile,
 # and -include'd first into every model's compile; -Winvalid-pch says so if GCC cannot use it (it
-# then reads verilated.h as usual).
-VL_PCH_DIR   := $(abspath $(B))/vlpch
+# then reads verilated.h as usual; Clang stops instead, so each compiler has its own).
+VL_PCH_DIR   := $(abspath $(B))/vlpch/$(notdir $(CXX))
 VL_PCH_t1    := -DVM_TRACE=1 -DVM_TRACE_FST=1
 VL_PCH_t0    := -DVM_TRACE=0 -DVM_TRACE_FST=0
 VL_MK_CFLAGS  = $(shell sed -n 's/^CFG_CXXFLAGS_NO_UNUSED *= *//p' $(VL_INC)/verilated.mk)
@@ -127,11 +131,11 @@ $(VL_PCH_DIR)/%/vlpch.h.gch: $(VL_INC)/verilated.h $(VL_INC)/verilated.mk | $(SE
 # The model's Verilator options are kept in build/vl/MODEL/options, rewritten only when they change
 # (its compiled objects deleted then: Verilator skips a run whose inputs are identical, and the
 # generated makefile does not see a change of C++ flags), so that a change of flavour, tracing,
-# parameters or C++ optimization rebuilds the model.
+# parameters, compiler or C++ optimization rebuilds the model.
 define vmodel
 VL_OPTS_$(1) := $(VL_COMMON) $(VL_$(4)) $(if $(call vl_traced,$(1)),$(VL_TRACE)) --prefix V$(1) --top-module $(2) $(3)
 VL_CXX_OPT_$(1) := $(or $(VL_CXX_OPT_$(4)),-O2)
-VL_OPTS_FILE_$(1) := $$(VL_OPTS_$(1))$(if $(VL_CXX_OPT_$(4)), c++ $(VL_CXX_OPT_$(4)))
+VL_OPTS_FILE_$(1) := $$(VL_OPTS_$(1)) $(CXX)$(if $(VL_CXX_OPT_$(4)), c++ $(VL_CXX_OPT_$(4)))
 $(B)/vl/$(1)/options: vl-options-force
 	@mkdir -p $$(@D); echo '$$(VL_OPTS_FILE_$(1))' | cmp -s - $$@ || \
 	  { rm -f $$(@D)/*.o $$(@D)/*.a; echo '$$(VL_OPTS_FILE_$(1))' > $$@; }
@@ -185,7 +189,7 @@ TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 # C: the simulator library (csim), the generated message code.
 CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness
 CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
-LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread $(PGO)
+LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO)
 
 CSIM_SRCS := $(sort $(filter-out csim/main/%,$(wildcard csim/*.c csim/*/*.c)))
 CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o

@@ -638,7 +638,7 @@ Test(islip_alloc, starvation_bound_holds_against_every_adversary_on_small_shapes
         cr_assert(!g.cycle, "%ux%u Iters %u: an adversary with persistent requests starves a pair", g.n_in, g.n_out,
                   g.iters);
         /* worst unmatched cycles, then served: worst + 1 cycles in all */
-        cr_assert_leq(worst + 1, starvation_bound(g.n_in, g.n_out), "%ux%u Iters %u: served after %d cycles, bound %u",
+        cr_assert_leq((unsigned)worst + 1, starvation_bound(g.n_in, g.n_out), "%ux%u Iters %u: served after %d cycles, bound %u",
                       g.n_in, g.n_out, g.iters, worst + 1, starvation_bound(g.n_in, g.n_out));
         cr_log_info("%ux%u Iters %u: worst case served on cycle %d (bound %u, NumIn*NumOut %u)", g.n_in, g.n_out,
                     g.iters, worst + 1, starvation_bound(g.n_in, g.n_out), g.n_in * g.n_out);

@@ -22,6 +22,7 @@ static void do_job(void *arg)
     volatile uint64_t x = 0;
     for (uint64_t i = 0; i < j->spins; i++)
         x += i;
+    (void)x; /* read once: Clang warns of a variable only written */
     j->ran_on = pthread_self();
     __atomic_add_fetch(&j->runs, 1, __ATOMIC_RELAXED);
 }
@@ -98,6 +99,7 @@ static void spin_in_zone(void *arg)
     while (cpu_seconds() - t0 < 0.2)
         for (int i = 0; i < 1000; i++)
             x += (uint64_t)i;
+    (void)x;
     hostprof_leave(prev);
 }
 
