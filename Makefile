@@ -342,13 +342,15 @@ $(BIN)/switch_bench: $(OBJ)/csim/main/switch_bench.o $(CSIM_OBJS) $(OBJ)/gen/sw_
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 
 # Every benchmark program runs, whatever an earlier one did; the target fails at the end, naming the
-# programs that failed (each names its failed rows). Fragments add their programs to BENCH_BINS.
+# programs that failed (each names its failed rows). Fragments add their programs to BENCH_BINS;
+# BENCH_ARGS_<program> are its own arguments (REPEAT=N: diktamo_bench --repeat N).
 BENCH_BINS += $(BIN)/diktamo_bench $(BIN)/switch_bench
+BENCH_ARGS_diktamo_bench = $(if $(REPEAT),--repeat $(REPEAT))
 .PHONY: bench
-bench: $$(BENCH_BINS) ## run the benchmarks: print tables, write build/bench/*.json and *.csv
-	@failed=; for b in $(BENCH_BINS); do \
-	  echo "make bench: $$b --out $(B)/bench"; $$b --out $(B)/bench || failed="$$failed $${b##*/}"; \
-	done; \
+bench: $$(BENCH_BINS) ## run the benchmarks: print tables, write build/bench/*.json and *.csv (REPEAT=N: the fabric and system rows N times, their medians)
+	@failed=; $(foreach b,$(BENCH_BINS),\
+	  echo "make bench: $(b) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b)))"; \
+	  $(b) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b))) || failed="$$failed $(notdir $(b))";) \
 	if [ -n "$$failed" ]; then echo "make bench: failed:$$failed" >&2; exit 1; fi
 
 .PHONY: run sim
