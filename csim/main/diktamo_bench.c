@@ -405,10 +405,9 @@ int main(int argc, char **argv)
             fab_result_t reps[BENCH_MAX_REPEAT];
             double speed[BENCH_MAX_REPEAT];
             bool bad = false;
-            for (unsigned i = 0; i < o.repeat && !bad; i++) {
-                bad = bench_fabric(*m, runs[r].load, runs[r].skip, count, &reps[i]) != 0;
-                speed[i] = reps[i].cycles_per_s;
-            }
+            for (unsigned i = 0; i < o.repeat && !bad; i++)
+                if (!(bad = bench_fabric(*m, runs[r].load, runs[r].skip, count, &reps[i]) != 0))
+                    speed[i] = reps[i].cycles_per_s;
             if (bad) {
                 fprintf(stderr, "diktamo_bench: %s %s: the traffic did not all come back\n", (*m)->name, runs[r].mode);
                 failed(&fl, row);
@@ -431,7 +430,6 @@ int main(int argc, char **argv)
             stats_table_set(ft, 9, "%.0f", res.msgs_per_s);
             stats_table_set(ft, 10, "%u", o.repeat);
             stats_table_set(ft, 11, "%.2f", spread);
-
             snprintf(name, sizeof name, "fabric.%s.%s.clocked_cycles_per_s", (*m)->name, runs[r].mode);
             *stats_gauge(&fs, name, "RTL cycles clocked per wall second") = res.clocked_per_s;
             snprintf(name, sizeof name, "fabric.%s.%s.sim_cycles_per_s", (*m)->name, runs[r].mode);
@@ -466,11 +464,11 @@ int main(int argc, char **argv)
      * The paper rows are paper.ini's own inputs cut short (one ocean sweep, 32 locked updates a thread,
      * 512 operations): mostly the cold start of a run, some 20 to 100 simulated us. The paper-long rows
      * run the paper's input shapes (FULL=1's 256-point ocean grid and 100 000 fluid cells; a YCSB table
-     * of 100 000 records, 1/16 of the paper's, 100 MB against 8 MB of L3 per CN) for 4 to 13 M
-     * instructions, a few seconds of host time each: the speed of a long run such as make figures
-     * FULL=1's, past its start. goal: the instructions per second the speed goals ask of the row (0:
-     * none);
-     * wb64: the row's ratio to the core model alone has the goal of 0.25 (64 cores under WB). */
+     * of 100 000 records, 1/16 of the paper's, 100 MB against 8 MB of L3 per CN) for 2.5 to 4.3 M
+     * instructions, 0.6 to 9 s of host time each here: the speed of a long run such as make figures
+     * FULL=1's, past its start. goal: the instructions per second the speed goals ask of the row
+     * (0: none); wb64: the row's ratio to the core model alone has the goal of 0.25 (64 cores under
+     * WB). */
 #define PAPER_SHORT "workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512"
 #define PAPER_LONG                                                                                           \
     "workload.ocean_grid=256", "workload.ocean_iters=4", "workload.fluid_cells=100000",                          \
@@ -511,11 +509,11 @@ int main(int argc, char **argv)
             sys_result_t reps[BENCH_MAX_REPEAT];
             double speed[BENCH_MAX_REPEAT], core[BENCH_MAX_REPEAT];
             bool bad = false;
-            for (unsigned n = 0; n < o.repeat && !bad; n++) {
-                bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &reps[n]) != 0;
-                speed[n] = reps[n].instr_per_s;
-                core[n] = reps[n].core_instr_per_s;
-            }
+            for (unsigned n = 0; n < o.repeat && !bad; n++)
+                if (!(bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &reps[n]) != 0)) {
+                    speed[n] = reps[n].instr_per_s;
+                    core[n] = reps[n].core_instr_per_s;
+                }
             if (bad) {
                 failed(&fl, row);
                 continue;
