@@ -40,6 +40,10 @@ and, per port, direct access to the model's own storage (no copy of the other po
 Every port is 32-bit words: uint32_t up to 32 bits, uint32_t[n] above (word 0 = bits 31:0). The clock port must be
 called clk_i and the reset rst_ni (house style). A model Verilated without --trace-fst (the fast flavour) gets the
 same API; its trace_open says on stderr that the model has no tracing and returns -1.
+
+In the environment, DIKTAMO_FULL_EVAL=1 evaluates every edge in full (the reference the clocked-only
+and lazy evaluations are tested against), and DIKTAMO_CHECK_IDLE=1 evaluates each edge tick_idle
+would skip and compares every design signal before and after (a change stops the run, naming it).
 """
 import glob
 import os
@@ -188,6 +192,62 @@ def lazy_tail(model, code):
         f"static void comb_restore({root}* vlSelf)", "{", syms] + [f"    {c}" for c in tail] + ["}", ""])
 
 
+# A design signal of a Verilated module class: a port (VL_IN8(name, ...), VL_OUTW(...)), a variable
+# (CData/*7:0*/ name;), a wide or unpacked one (VlWide<5>/*...*/ name;, VlUnpacked<...> name;).
+SIGNAL_RE = re.compile(r"^\s+(?:VL_(?:IN|OUT)\w*\((\w+),|(?:[CSIQE]Data|VlWide<\d+>)(?:/\*.*?\*/)?\s+(\w+);|"
+                       r"VlUnpacked<.*>\s+(\w+);)", re.M)
+
+
+def state_signals(model, vdir):
+    """(instance, signal) of every design signal of every module instance in the Syms class: what an
+    edge its block calls idle must leave as it found (Verilator's own __V* variables left out: edge
+    detectors, triggers, delayed-assignment shadows, temporaries; and the clocks)."""
+    syms_h = os.path.join(vdir, f"V{model}__Syms.h")
+    try:
+        syms = open(syms_h).read()
+    except OSError as e:
+        die(f"{syms_h}: {e}")
+    # A clock (clk_i, a gated clock) holds the level of the model's last evaluation, not state.
+    root_h = os.path.join(vdir, f"V{model}___024root.h")
+    try:
+        clocks = set(re.findall(r"\b__Vtrigrprev__TOP__(\w+);", open(root_h).read()))
+    except OSError as e:
+        die(f"{root_h}: {e}")
+    sigs = []
+    for cls, inst in re.findall(r"^\s+(V\w+)\s+(TOP\w*);", syms, re.M):
+        path = os.path.join(vdir, f"{cls}.h")
+        try:
+            text = open(path).read()
+        except OSError as e:
+            die(f"{path}: {e}")
+        for m in SIGNAL_RE.finditer(text):
+            name = next(g for g in m.groups() if g)
+            if not name.startswith("__V") and not (inst == "TOP" and name in clocks):
+                sigs.append((inst, name))
+    if not sigs:
+        die(f"{syms_h}: no module instance with signals")
+    return sigs
+
+
+def idle_fns(model, w, sigs):
+    """The C++ of DIKTAMO_CHECK_IDLE's snapshots: a table of the design signals (state_signals), their
+    bytes copied out in that order, and the count of edges checked, reported at exit."""
+    root = f"V{model}__Syms"
+    tab = [f'    {{"{i}.{n}", sizeof((({root} *)nullptr)->{i}.{n})}},' for i, n in sigs]
+    cp = [f"    std::memcpy(p, &y->{i}.{n}, sizeof y->{i}.{n}), p += sizeof y->{i}.{n};" for i, n in sigs]
+    return (["/* DIKTAMO_CHECK_IDLE: every design signal of every module instance (Verilator's own variables",
+             " * left out), in the order idle_snap copies them. */",
+             "typedef struct idle_sig { const char *name; size_t size; } idle_sig_t;",
+             "static const idle_sig_t idle_sig[] = {"] + tab + ["    {nullptr, 0},", "};", "",
+             "static size_t idle_bytes()", "{", "    size_t n = 0;",
+             "    for (const idle_sig_t *g = idle_sig; g->name; g++)", "        n += g->size;", "    return n;", "}", "",
+             f"static void idle_snap(V{model} *top, unsigned char *p)", "{", f"    {root} *y = top->rootp->vlSymsp;"] +
+            cp + ["}", "", "static unsigned long long idle_checked; /* edges checked, every instance's */", "",
+                  "static void idle_report()", "{", "    if (idle_checked)",
+                  f'        std::fprintf(stderr, "{model}: DIKTAMO_CHECK_IDLE: %llu idle edges evaluated, none changed a "',
+                  '                             "signal\\n", idle_checked);', "}", ""])
+
+
 def w_of(model):
     return f"vw_{model}"
 
@@ -230,6 +290,7 @@ def main():
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
     ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
     lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
+    sigs = state_signals(model, vdir)
     seen_low = (["        m->top->rootp->__Vtrigrprev__TOP__clk_i = 0;"] if one_clock else
                 [f"        {w_of(model)}_edge(m, m->dirty);", "        m->dirty = false;"])
     outs = [p for p in ports if p["dir"] == "OUT"]
@@ -285,11 +346,10 @@ def main():
                     f"    out->{n}[1] = (uint32_t)(m->top->{n} >> 32);")
         return f"    out->{n} = m->top->{n};"
 
-    fst = ['#include "verilated_fst_c.h"'] if traced else ["#include <cstdio>", "class VerilatedFstC; /* no tracing */"]
-    if ce:
-        fst = [f'#include "V{model}__Syms.h"'] + fst
-    elif one_clock:
-        fst = [f'#include "V{model}___024root.h"'] + fst
+    # The Syms class holds every module instance: the root for the clock's edge detector and the
+    # clocked-only evaluation, all of them for DIKTAMO_CHECK_IDLE's snapshots.
+    fst = [f'#include "V{model}__Syms.h"', "#include <cstdio>"] + (
+        ['#include "verilated_fst_c.h"'] if traced else ["class VerilatedFstC; /* no tracing */"])
     c = [f"// Generated by scripts/gen_vwrap.py from V{model}.h. Do not edit.", f'#include "{w}.h"', "",
          f'#include "V{model}.h"', '#include "verilated.h"', "#include <cstdlib>", "#include <cstring>"] + fst + ['#include "cleanup.h"',
          "", f"struct {w} {{", "    VerilatedContext ctx;", f"    V{model} *top;", "    VerilatedFstC *tfp;",
@@ -298,7 +358,9 @@ def main():
          "    bool low;   /* the clock fell after the last evaluation (the next one sees the edge) */",
          "    bool full;  /* DIKTAMO_FULL_EVAL: every edge evaluated in full */",
          "    bool stale; /* the logic of inputs and state not evaluated since the last edge (comb_restore) */",
-         "};", ""] + (ce or []) + [
+         "    bool check; /* DIKTAMO_CHECK_IDLE: an idle edge evaluated and its signals compared (idle_check) */",
+         "    unsigned char *snap[2]; /* the signals before and after such an edge */",
+         "};", ""] + (ce or []) + idle_fns(model, w, sigs) + [
          "/* An evaluation at a clock edge: in full when inputs changed since the last one (full) or",
          " * DIKTAMO_FULL_EVAL (the reference), else only the clocked logic (clock_eval) where the",
          " * generator could write it. */",
@@ -325,8 +387,15 @@ def main():
          "    m->start_ps = m->stop_ps = 0;", "    m->top->clk_i = 0;", "    m->top->rst_ni = 0;",
          "    m->top->eval();", "    m->dirty = m->low = m->stale = false;",
          '    const char *full = std::getenv("DIKTAMO_FULL_EVAL");',
-         '    m->full = full && *full && std::strcmp(full, "0") != 0;', "    return m;", "}", "",
+         '    m->full = full && *full && std::strcmp(full, "0") != 0;',
+         '    const char *check = std::getenv("DIKTAMO_CHECK_IDLE");',
+         '    m->check = check && *check && std::strcmp(check, "0") != 0;',
+         "    m->snap[0] = m->snap[1] = nullptr;", "    if (m->check) {",
+         "        m->snap[0] = new unsigned char[idle_bytes()];", "        m->snap[1] = new unsigned char[idle_bytes()];",
+         "        static bool once;", "        if (!once) {", "            once = true;",
+         "            std::atexit(idle_report);", "        }", "    }", "    return m;", "}", "",
          f"extern \"C\" void {w}_free({w} *m)", "{", "    if (!m) return;", f"    {w}_trace_close(m);",
+         "    delete[] m->snap[0];", "    delete[] m->snap[1];",
          "    /* Verilator 5.006 erases a model's scopes from the thread's current context, which is the",
          "     * one current when it was first asked for: point it at this model's own (that one may be gone). */",
          "    Verilated::threadContextp(&m->ctx);",
@@ -358,14 +427,25 @@ def main():
           "    m->top->clk_i = 0;", "    m->dirty = false;", "    m->low = true;", "    if (m->tfp) {",
           f"        {w}_edge(m, false);",
           f"        {w}_dump(m, t + m->period_ps / 2);", "        m->low = false;", "    }", "}", "",
+          "/* DIKTAMO_CHECK_IDLE: the edge tick_idle would skip, evaluated in full (the reference) with every",
+          " * design signal compared before and after; a change stops the run naming the signal. */",
+          f"static void {w}_idle_check({w} *m, uint64_t cycle)", "{", f"    {w}_fresh(m);",
+          "    idle_snap(m->top, m->snap[0]);", "    m->dirty = true;", f"    {w}_tick(m, cycle);", f"    {w}_fresh(m);",
+          "    idle_snap(m->top, m->snap[1]);", "    __atomic_add_fetch(&idle_checked, 1, __ATOMIC_RELAXED);",
+          "    size_t at = 0;", "    for (const idle_sig_t *g = idle_sig; g->name; at += g->size, g++)",
+          "        if (std::memcmp(m->snap[0] + at, m->snap[1] + at, g->size)) {",
+          f'            std::fprintf(stderr, "{model}: cycle %llu: an edge its block showed idle (tick_idle) changed "',
+          '                                 "%s (DIKTAMO_CHECK_IDLE)\\n", (unsigned long long)cycle, g->name);',
+          "            std::abort();", "        }", "}", "",
           "/* A clock cycle whose edge the caller knows changes nothing: no input changed since the last",
           " * evaluation (the get that showed the block idle) and the block's idle output says that such an",
-          " * edge changes no state (an assertion of the block checks it). The edge is not evaluated: the",
+          " * edge changes no state (DIKTAMO_CHECK_IDLE checks it). The edge is not evaluated: the",
           " * model's state, outputs and pending falling edge stay as they are, which is what evaluating it",
           " * would leave. It is a tick after a set that changed an input, with a trace open (the waves show",
           " * every edge) and under DIKTAMO_FULL_EVAL (the reference, where the assertions see every edge). */",
           f"extern \"C\" void {w}_tick_idle({w} *m, uint64_t cycle)", "{",
-          "    if (m->dirty || m->tfp || m->full)", f"        {w}_tick(m, cycle);", "}", "",
+          "    if (m->dirty || m->tfp || m->full)", f"        {w}_tick(m, cycle);",
+          "    else if (m->check)", f"        {w}_idle_check(m, cycle);", "}", "",
           f"extern \"C\" int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps)", "{"]
     if traced:
         c += [f"    {w}_trace_close(m);", "    m->tfp = new VerilatedFstC;", "    m->top->trace(m->tfp, 99);",

@@ -445,6 +445,52 @@ Test(sim, evaluating_only_the_clocked_logic_changes_no_statistic, .init = make_d
     }
 }
 
+/* N in a model's "MODEL: DIKTAMO_CHECK_IDLE: N idle edges evaluated" line of err, or -1 without one. */
+static long idle_edges_checked(const char *err, const char *model)
+{
+    char key[96];
+    snprintf(key, sizeof key, "%s: DIKTAMO_CHECK_IDLE: ", model);
+    const char *p = strstr(err, key);
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* An edge that a directory's or an LU's driver skips (tick_idle: the block showed idle_o with no
+ * input) changes no signal of the block: DIKTAMO_CHECK_IDLE=1 evaluates each such edge in full and
+ * compares every design signal of every module instance before and after (scripts/gen_vwrap.py),
+ * stopping the run at the first change. Runs under WB and under DIKTAMO-proactive with a failure
+ * and its recovery, test flavour and fast one: each checks thousands of edges of both blocks, and
+ * its statistics are those of the run without the check. (An LU whose idle_o ignored its log's
+ * work, lu_log's idle_o, stops it at a memory request.) */
+Test(sim, an_edge_a_block_shows_idle_changes_no_signal, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    const char *const runs[] = {
+        "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
+        "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3",
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
+        "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
+    };
+    const char *const sims[2][2] = {{SIM, "dir_ctrl"}, {SIM_FAST, "dir_ctrl_fast"}};
+    const char *const lus[2] = {"logging_unit", "logging_unit_fast"};
+    const char *const none[2] = {"", ""};
+    for (unsigned f = 0; f < 2; f++)
+        for (unsigned i = 0; i < 2; i++) {
+            char cmd[1024];
+            result_t r;
+            snprintf(cmd, sizeof cmd, "DIKTAMO_CHECK_IDLE=1 %s %s --quiet", sims[f][0], runs[i]);
+            run(cmd, &r);
+            cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+            long d = idle_edges_checked(r.err, sims[f][1]);
+            cr_assert_gt(d, 100, "%s: %ld directory edges checked: %s", cmd, d, r.err);
+            if (i == 1) {
+                long l = idle_edges_checked(r.err, lus[f]);
+                cr_assert_gt(l, 100, "%s: %ld LU edges checked: %s", cmd, l, r.err);
+            }
+            char check[256];
+            snprintf(check, sizeof check, "DIKTAMO_CHECK_IDLE=1 %s", sims[f][0]);
+            same_stats((const char *const[]){sims[f][0], check}, none, runs[i]);
+        }
+}
+
 Test(sim, an_aborted_run_still_leaves_a_readable_trace, .init = make_dir, .fini = remove_dir)
 {
     char cmd[512];
