@@ -163,10 +163,12 @@ endef
 # Test-harness tops: every tb/hdl/NAME.sv is Verilated (test flavour) as model NAME.
 TB_MODELS := $(basename $(notdir $(TB_HDL)))
 $(foreach m,$(TB_MODELS),$(eval $(call vmodel,$(m),$(m),,test)))
-# The FIFO harness Verilated with SYNTHESIS defined too: fifo's synthesis form (its ram_1r1w), which
-# tb/test_fifo.c tests as it tests the simulation form the other models use.
+# The FIFO harnesses Verilated with SYNTHESIS defined too: fifo's and fifo_2w's synthesis forms
+# (their ram_1r1w banks), which tb/test_fifo.c and tb/test_fifo_2w.c test as they test the
+# simulation forms the other models use.
 $(eval $(call vmodel,fifo_tb_synth,fifo_tb,+define+SYNTHESIS,test))
-TB_MODELS += fifo_tb_synth
+$(eval $(call vmodel,fifo_2w_tb_synth,fifo_2w_tb,+define+SYNTHESIS,test))
+TB_MODELS += fifo_tb_synth fifo_2w_tb_synth
 
 # RTL tops whose ports are already flat are tested directly, one model per parameter set:
 # cxl_switch_c4m4 is cxl_switch with 4 CN and 4 MN ports (shape names as for fabric_top below);

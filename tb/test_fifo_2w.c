@@ -3,7 +3,10 @@
  * source, random sink, in-order scoreboard and cycle-accurate reference model
  * (tb/ref/fifo_2w_ref.c). The source offers its oldest words in lane order, in every pattern the
  * Logging Unit's receive port produces (lane 0 only, lane 1 only, both), and keeps a refused word
- * for a later cycle. */
+ * for a later cycle. Every test runs on both forms of the FIFO: the simulation form (model
+ * fifo_2w_tb: the places as one array, the head word in a register of its own) and the synthesis
+ * form (model fifo_2w_tb_synth, Verilated with SYNTHESIS defined: two ram_1r1w banks read at the
+ * head pointer). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "sb/vw_bits.h"
 #include "tb_seed.h"
 #include "vw_fifo_2w_tb.h"
+#include "vw_fifo_2w_tb_synth.h"
 
 #define PERIOD_PS 1000
 
@@ -24,6 +28,14 @@ typedef vw_fifo_2w_tb_in in_t;
 typedef vw_fifo_2w_tb_out out_t;
 
 STREAM_OPS(OPS, vw_fifo_2w_tb);
+STREAM_OPS(OPS_SYNTH, vw_fifo_2w_tb_synth);
+/* The two forms have the same ports, so the same field offsets serve both. */
+_Static_assert(sizeof(vw_fifo_2w_tb_in) == sizeof(vw_fifo_2w_tb_synth_in) &&
+                   sizeof(vw_fifo_2w_tb_out) == sizeof(vw_fifo_2w_tb_synth_out),
+               "fifo_2w_tb and fifo_2w_tb_synth differ in their ports");
+/* Both forms, and the name each test's messages give them. */
+static const stream_ops_t *const FORMS[] = {&OPS, &OPS_SYNTH};
+static const char *form_name(const stream_ops_t *ops) { return ops == &OPS ? "simulation" : "synthesis"; }
 
 /** One instance of the harness: its parameters and where its ports are. */
 typedef struct set {
@@ -105,13 +117,14 @@ typedef struct lane_st {
  * ready). Every cycle: no output depends combinationally on an input, every output equals the
  * model's, taken words go to the scoreboard in lane order and leave in that order, bit-exact.
  * delivered[set] (when not NULL): words delivered in the first `cycles` cycles. */
-static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles, uint64_t *delivered,
-                       uint64_t *both)
+static void run_stream(const stream_ops_t *ops, uint64_t seed, double idle, double stall, unsigned cycles,
+                       uint64_t *delivered, uint64_t *both)
 {
-    char note[128], name[64];
-    snprintf(note, sizeof note, "fifo_2w run: seed=%llu idle=%.2f stall=%.2f", (unsigned long long)seed, idle, stall);
+    char note[160], name[64];
+    snprintf(note, sizeof note, "fifo_2w run (%s form): seed=%llu idle=%.2f stall=%.2f", form_name(ops),
+             (unsigned long long)seed, idle, stall);
     cleanup_set_note(note);
-    vw_fifo_2w_tb *m = vw_fifo_2w_tb_create(PERIOD_PS, seed);
+    void *m = ops->create(PERIOD_PS, seed);
     lane_st_t L[NSETS];
     for (size_t s = 0; s < NSETS; s++) {
         lane_st_t *l = &L[s];
@@ -124,12 +137,12 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
         stream_sink_init(&l->sink, seed, name, l->p->width, stall);
         stream_sb_init(&l->sb, l->p->width);
         fifo_2w_ref_init(&l->ref, l->p->depth);
-        snprintf(l->ctx, sizeof l->ctx, "seed=%llu idle=%.2f stall=%.2f set=%s", (unsigned long long)seed, idle,
-                 stall, l->p->name);
+        snprintf(l->ctx, sizeof l->ctx, "%s form seed=%llu idle=%.2f stall=%.2f set=%s", form_name(ops),
+                 (unsigned long long)seed, idle, stall, l->p->name);
     }
     rng_t perturb;
     rng_init_named(&perturb, seed, "fifo_2w.perturb");
-    uint64_t cyc = vw_fifo_2w_tb_reset(m, 0, 2);
+    uint64_t cyc = ops->reset(m, 0, 2);
     const unsigned drain = 2 * 8 + 8;
     in_t in, in_p;
     out_t out, out_p;
@@ -161,9 +174,9 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
             vw_put(&in_p, l->p->in_data[0], bits_random(&perturb, l->p->width));
             vw_put(&in_p, l->p->in_data[1], bits_random(&perturb, l->p->width));
         }
-        cr_assert(stream_outputs_same(&OPS, m, &in_p, &in, &out_p, &out),
-                  "seed=%llu cycle=%llu: an output changed with the inputs in the same cycle (combinational path)",
-                  (unsigned long long)seed, (unsigned long long)cyc);
+        cr_assert(stream_outputs_same(ops, m, &in_p, &in, &out_p, &out),
+                  "%s form seed=%llu cycle=%llu: an output changed with the inputs in the same cycle "
+                  "(combinational path)", form_name(ops), (unsigned long long)seed, (unsigned long long)cyc);
         for (size_t s = 0; s < NSETS; s++) {
             lane_st_t *l = &L[s];
             const set_t *p = l->p;
@@ -195,7 +208,7 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
             fifo_2w_ref_tick(&l->ref, l->src.valid, l->src.data, l->sink.ready);
             src2_taken(&l->src, taken);
         }
-        vw_fifo_2w_tb_tick(m, cyc);
+        ops->tick(m, cyc);
     }
     for (size_t s = 0; s < NSETS; s++) {
         lane_st_t *l = &L[s];
@@ -210,14 +223,18 @@ static void run_stream(uint64_t seed, double idle, double stall, unsigned cycles
         stream_sb_free(&l->sb);
         fifo_2w_ref_free(&l->ref);
     }
-    vw_fifo_2w_tb_free(m);
+    ops->free(m);
 }
 
-/* Source idle x sink back-pressure matrix, every parameter set in each run. */
+/* Source idle x sink back-pressure matrix, every parameter set in each run, each form. */
 #define STREAM_TEST(IDLE, STALL)                                                                   \
     Test(fifo_2w, in_order_bit_exact_idle_##IDLE##_stall_##STALL)                                  \
     {                                                                                              \
-        run_stream(tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL, NULL);                     \
+        run_stream(&OPS, tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL, NULL);               \
+    }                                                                                              \
+    Test(fifo_2w_synth, in_order_bit_exact_idle_##IDLE##_stall_##STALL)                            \
+    {                                                                                              \
+        run_stream(&OPS_SYNTH, tb_seed(1), IDLE / 100.0, STALL / 100.0, 20000, NULL, NULL);         \
     }
 STREAM_MATRIX(STREAM_TEST)
 
@@ -228,12 +245,14 @@ Test(fifo_2w, full_rate_without_idle_or_back_pressure)
     const unsigned cycles = 1000;
     uint64_t delivered[NSETS];
     uint64_t seed = tb_seed(1);
-    run_stream(seed, 0.0, 0.0, cycles, delivered, NULL);
-    for (size_t s = 0; s < NSETS; s++) {
-        uint64_t want = SETS[s].depth >= 2 ? cycles - 1 : cycles / 2;
-        cr_assert_eq(delivered[s], want, "seed=%llu set=%s: %llu words in %u cycles, expected %llu",
-                     (unsigned long long)seed, SETS[s].name, (unsigned long long)delivered[s], cycles,
-                     (unsigned long long)want);
+    for (size_t f = 0; f < 2; f++) {
+        run_stream(FORMS[f], seed, 0.0, 0.0, cycles, delivered, NULL);
+        for (size_t s = 0; s < NSETS; s++) {
+            uint64_t want = SETS[s].depth >= 2 ? cycles - 1 : cycles / 2;
+            cr_assert_eq(delivered[s], want, "%s form seed=%llu set=%s: %llu words in %u cycles, expected %llu",
+                         form_name(FORMS[f]), (unsigned long long)seed, SETS[s].name,
+                         (unsigned long long)delivered[s], cycles, (unsigned long long)want);
+        }
     }
 }
 
@@ -245,16 +264,19 @@ Test(fifo_2w, both_lanes_are_taken_in_one_cycle_when_there_is_room_for_two)
     const unsigned cycles = 4000;
     uint64_t both[NSETS];
     uint64_t seed = tb_seed(1);
-    run_stream(seed, 0.6, 0.0, cycles, NULL, both);
-    for (size_t s = 0; s < NSETS; s++)
-        if (SETS[s].depth >= 2)
-            cr_assert_gt(both[s], 20, "seed=%llu set=%s: both lanes taken in only %llu of %u cycles",
-                         (unsigned long long)seed, SETS[s].name, (unsigned long long)both[s], cycles);
+    for (size_t f = 0; f < 2; f++) {
+        run_stream(FORMS[f], seed, 0.6, 0.0, cycles, NULL, both);
+        for (size_t s = 0; s < NSETS; s++)
+            if (SETS[s].depth >= 2)
+                cr_assert_gt(both[s], 20, "%s form seed=%llu set=%s: both lanes taken in only %llu of %u cycles",
+                             form_name(FORMS[f]), (unsigned long long)seed, SETS[s].name,
+                             (unsigned long long)both[s], cycles);
+    }
 }
 
 /* Drives one set's inputs (others idle) for one cycle; *before gets the outputs before the edge. */
-static void step(vw_fifo_2w_tb *m, uint64_t *cyc, const set_t *p, unsigned valid, uint64_t d0, uint64_t d1,
-                 bool out_ready, bool rst_n, out_t *before)
+static void step(const stream_ops_t *ops, void *m, uint64_t *cyc, const set_t *p, unsigned valid, uint64_t d0,
+                 uint64_t d1, bool out_ready, bool rst_n, out_t *before)
 {
     in_t in;
     memset(&in, 0, sizeof in);
@@ -263,116 +285,140 @@ static void step(vw_fifo_2w_tb *m, uint64_t *cyc, const set_t *p, unsigned valid
     vw_put_u(&in, p->in_data[0], d0);
     vw_put_u(&in, p->in_data[1], d1);
     vw_put_u(&in, p->out_ready, out_ready);
-    vw_fifo_2w_tb_set(m, &in);
-    vw_fifo_2w_tb_get(m, before);
-    vw_fifo_2w_tb_tick(m, (*cyc)++);
+    ops->set(m, &in);
+    ops->get(m, before);
+    ops->tick(m, (*cyc)++);
 }
 
 static uint64_t mask_of(const set_t *p) { return p->width >= 64 ? ~0ull : (1ull << p->width) - 1; }
 
 Test(fifo_2w, two_words_in_one_cycle_leave_in_lane_order)
 {
-    for (size_t s = 0; s < NSETS; s++) {
-        const set_t *p = &SETS[s];
-        if (p->depth < 2)
-            continue;
-        vw_fifo_2w_tb *m = vw_fifo_2w_tb_create(PERIOD_PS, 1);
-        uint64_t cyc = vw_fifo_2w_tb_reset(m, 0, 2), a = 0x2a5 & mask_of(p), b = 0x152 & mask_of(p);
-        out_t o;
-        /* GIVEN an empty FIFO WHEN lane 0 and lane 1 offer a word in the same cycle */
-        step(m, &cyc, p, 3, a, b, false, true, &o);
-        cr_assert_eq(vw_get_u(&o, p->in_ready), 3, "set=%s: no room for two when empty", p->name);
-        /* THEN both are in, lane 0's at the head, and they leave one per cycle in lane order */
-        step(m, &cyc, p, 0, 0, 0, true, true, &o);
-        cr_assert_eq(vw_get_u(&o, p->count), 2, "set=%s: count after a two-word cycle", p->name);
-        cr_assert_eq(vw_get_u(&o, p->out_data), a, "set=%s: lane 0's word is not first", p->name);
-        step(m, &cyc, p, 0, 0, 0, true, true, &o);
-        cr_assert(vw_get_u(&o, p->out_valid), "set=%s: second word missing", p->name);
-        cr_assert_eq(vw_get_u(&o, p->out_data), b, "set=%s: lane 1's word is not second", p->name);
-        step(m, &cyc, p, 0, 0, 0, false, true, &o);
-        cr_assert(vw_get_u(&o, p->empty), "set=%s: not empty after two pops", p->name);
-        vw_fifo_2w_tb_free(m);
+    for (size_t f = 0; f < 2; f++) {
+        const stream_ops_t *ops = FORMS[f];
+        for (size_t s = 0; s < NSETS; s++) {
+            const set_t *p = &SETS[s];
+            if (p->depth < 2)
+                continue;
+            void *m = ops->create(PERIOD_PS, 1);
+            uint64_t cyc = ops->reset(m, 0, 2), a = 0x2a5 & mask_of(p), b = 0x152 & mask_of(p);
+            out_t o;
+            /* GIVEN an empty FIFO WHEN lane 0 and lane 1 offer a word in the same cycle */
+            step(ops, m, &cyc, p, 3, a, b, false, true, &o);
+            cr_assert_eq(vw_get_u(&o, p->in_ready), 3, "%s form set=%s: no room for two when empty",
+                         form_name(ops), p->name);
+            /* THEN both are in, lane 0's at the head, and they leave one per cycle in lane order */
+            step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
+            cr_assert_eq(vw_get_u(&o, p->count), 2, "%s form set=%s: count after a two-word cycle",
+                         form_name(ops), p->name);
+            cr_assert_eq(vw_get_u(&o, p->out_data), a, "%s form set=%s: lane 0's word is not first",
+                         form_name(ops), p->name);
+            step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
+            cr_assert(vw_get_u(&o, p->out_valid), "%s form set=%s: second word missing", form_name(ops), p->name);
+            cr_assert_eq(vw_get_u(&o, p->out_data), b, "%s form set=%s: lane 1's word is not second",
+                         form_name(ops), p->name);
+            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+            cr_assert(vw_get_u(&o, p->empty), "%s form set=%s: not empty after two pops", form_name(ops), p->name);
+            ops->free(m);
+        }
     }
 }
 
 Test(fifo_2w, room_for_one_takes_lane_0_or_a_lone_lane_1_and_never_lane_1_alone_past_lane_0)
 {
-    for (size_t s = 0; s < NSETS; s++) {
-        const set_t *p = &SETS[s];
-        for (unsigned pattern = 1; pattern <= 3; pattern++) {
-            vw_fifo_2w_tb *m = vw_fifo_2w_tb_create(PERIOD_PS, 1);
-            uint64_t cyc = vw_fifo_2w_tb_reset(m, 0, 2);
-            out_t o;
-            /* GIVEN a FIFO with room for exactly one word (its head word is 1) */
-            for (unsigned i = 0; i + 1 < p->depth; i++)
-                step(m, &cyc, p, 1, 1, 0, false, true, &o);
-            step(m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->in_ready), 1, "set=%s: in_ready_o with room for one", p->name);
-            /* WHEN lane 0, lane 1 or both offer a word (lane 0's is 0, lane 1's is 2, or 1 when 1 bit
-             * wide: both differ from the head word only where the width allows) */
-            uint64_t d0 = 0, d1 = p->width > 1 ? 2 : 1;
-            step(m, &cyc, p, pattern, d0, d1, false, true, &o);
-            /* THEN exactly one word is taken: lane 0's when offered, else lane 1's */
-            step(m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->count), p->depth, "set=%s pattern %u: not full", p->name, pattern);
-            cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "set=%s: in_ready_o when full", p->name);
-            /* and it is the last one out */
-            uint64_t last = 0;
-            for (unsigned i = 0; i < p->depth; i++) {
-                step(m, &cyc, p, 0, 0, 0, true, true, &o);
-                cr_assert(vw_get_u(&o, p->out_valid));
-                last = vw_get_u(&o, p->out_data);
+    for (size_t f = 0; f < 2; f++) {
+        const stream_ops_t *ops = FORMS[f];
+        for (size_t s = 0; s < NSETS; s++) {
+            const set_t *p = &SETS[s];
+            for (unsigned pattern = 1; pattern <= 3; pattern++) {
+                void *m = ops->create(PERIOD_PS, 1);
+                uint64_t cyc = ops->reset(m, 0, 2);
+                out_t o;
+                /* GIVEN a FIFO with room for exactly one word (its head word is 1) */
+                for (unsigned i = 0; i + 1 < p->depth; i++)
+                    step(ops, m, &cyc, p, 1, 1, 0, false, true, &o);
+                step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+                cr_assert_eq(vw_get_u(&o, p->in_ready), 1, "%s form set=%s: in_ready_o with room for one",
+                             form_name(ops), p->name);
+                /* WHEN lane 0, lane 1 or both offer a word (lane 0's is 0, lane 1's is 2, or 1 when 1 bit
+                 * wide: both differ from the head word only where the width allows) */
+                uint64_t d0 = 0, d1 = p->width > 1 ? 2 : 1;
+                step(ops, m, &cyc, p, pattern, d0, d1, false, true, &o);
+                /* THEN exactly one word is taken: lane 0's when offered, else lane 1's */
+                step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+                cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s form set=%s pattern %u: not full",
+                             form_name(ops), p->name, pattern);
+                cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s form set=%s: in_ready_o when full",
+                             form_name(ops), p->name);
+                /* and it is the last one out */
+                uint64_t last = 0;
+                for (unsigned i = 0; i < p->depth; i++) {
+                    step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
+                    cr_assert(vw_get_u(&o, p->out_valid));
+                    last = vw_get_u(&o, p->out_data);
+                }
+                cr_assert_eq(last, (pattern & 1) ? d0 : d1, "%s form set=%s pattern %u: the word taken is 0x%llx",
+                             form_name(ops), p->name,
+                             pattern, (unsigned long long)last);
+                ops->free(m);
             }
-            cr_assert_eq(last, (pattern & 1) ? d0 : d1, "set=%s pattern %u: the word taken is 0x%llx", p->name,
-                         pattern, (unsigned long long)last);
-            vw_fifo_2w_tb_free(m);
         }
     }
 }
 
 Test(fifo_2w, full_fifo_refuses_push_while_popping)
 {
-    for (size_t s = 0; s < NSETS; s++) {
-        const set_t *p = &SETS[s];
-        vw_fifo_2w_tb *m = vw_fifo_2w_tb_create(PERIOD_PS, 1);
-        uint64_t cyc = vw_fifo_2w_tb_reset(m, 0, 2);
-        out_t o;
-        /* GIVEN a full FIFO (filled two words per cycle) */
-        for (unsigned i = 0; i < (p->depth + 1) / 2; i++)
-            step(m, &cyc, p, 3, 1, 0, false, true, &o);
-        step(m, &cyc, p, 0, 0, 0, false, true, &o);
-        cr_assert_eq(vw_get_u(&o, p->count), p->depth, "set=%s: not full after ceil(Depth/2) two-word cycles",
-                     p->name);
-        /* WHEN the sink pops while the source offers two words */
-        step(m, &cyc, p, 3, 1, 1, true, true, &o);
-        cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "set=%s: in_ready_o follows out_ready_i when full", p->name);
-        /* THEN both are refused and the count drops by one */
-        step(m, &cyc, p, 0, 0, 0, false, true, &o);
-        cr_assert_eq(vw_get_u(&o, p->count), p->depth - 1, "set=%s: count after a pop at full", p->name);
-        vw_fifo_2w_tb_free(m);
+    for (size_t f = 0; f < 2; f++) {
+        const stream_ops_t *ops = FORMS[f];
+        for (size_t s = 0; s < NSETS; s++) {
+            const set_t *p = &SETS[s];
+            void *m = ops->create(PERIOD_PS, 1);
+            uint64_t cyc = ops->reset(m, 0, 2);
+            out_t o;
+            /* GIVEN a full FIFO (filled two words per cycle) */
+            for (unsigned i = 0; i < (p->depth + 1) / 2; i++)
+                step(ops, m, &cyc, p, 3, 1, 0, false, true, &o);
+            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+            cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s form set=%s: not full after ceil(Depth/2) two-word cycles",
+                         form_name(ops), p->name);
+            /* WHEN the sink pops while the source offers two words */
+            step(ops, m, &cyc, p, 3, 1, 1, true, true, &o);
+            cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s form set=%s: in_ready_o follows out_ready_i when full",
+                         form_name(ops), p->name);
+            /* THEN both are refused and the count drops by one */
+            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+            cr_assert_eq(vw_get_u(&o, p->count), p->depth - 1, "%s form set=%s: count after a pop at full",
+                         form_name(ops), p->name);
+            ops->free(m);
+        }
     }
 }
 
 Test(fifo_2w, reset_empties)
 {
-    for (size_t s = 0; s < NSETS; s++) {
-        const set_t *p = &SETS[s];
-        vw_fifo_2w_tb *m = vw_fifo_2w_tb_create(PERIOD_PS, 1);
-        uint64_t cyc = vw_fifo_2w_tb_reset(m, 0, 2);
-        out_t o;
-        /* GIVEN a FIFO holding words */
-        step(m, &cyc, p, 3, 1, 1, false, true, &o);
-        step(m, &cyc, p, 0, 0, 0, false, true, &o);
-        cr_assert(!vw_get_u(&o, p->empty), "set=%s: empty_o high with words held", p->name);
-        /* WHEN rst_ni is low for one cycle */
-        step(m, &cyc, p, 0, 0, 0, false, false, &o);
-        /* THEN it is empty and has room for two (one with Depth 1) */
-        step(m, &cyc, p, 0, 0, 0, false, true, &o);
-        cr_assert(vw_get_u(&o, p->empty), "set=%s: empty_o low after reset", p->name);
-        cr_assert(!vw_get_u(&o, p->out_valid), "set=%s: out_valid_o high after reset", p->name);
-        cr_assert_eq(vw_get_u(&o, p->count), 0, "set=%s: count_o after reset", p->name);
-        cr_assert_eq(vw_get_u(&o, p->in_ready), p->depth >= 2 ? 3 : 1, "set=%s: in_ready_o after reset", p->name);
-        vw_fifo_2w_tb_free(m);
+    for (size_t f = 0; f < 2; f++) {
+        const stream_ops_t *ops = FORMS[f];
+        for (size_t s = 0; s < NSETS; s++) {
+            const set_t *p = &SETS[s];
+            void *m = ops->create(PERIOD_PS, 1);
+            uint64_t cyc = ops->reset(m, 0, 2);
+            out_t o;
+            /* GIVEN a FIFO holding words */
+            step(ops, m, &cyc, p, 3, 1, 1, false, true, &o);
+            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+            cr_assert(!vw_get_u(&o, p->empty), "%s form set=%s: empty_o high with words held", form_name(ops), p->name);
+            /* WHEN rst_ni is low for one cycle */
+            step(ops, m, &cyc, p, 0, 0, 0, false, false, &o);
+            /* THEN it is empty and has room for two (one with Depth 1) */
+            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
+            cr_assert(vw_get_u(&o, p->empty), "%s form set=%s: empty_o low after reset", form_name(ops), p->name);
+            cr_assert(!vw_get_u(&o, p->out_valid), "%s form set=%s: out_valid_o high after reset",
+                      form_name(ops), p->name);
+            cr_assert_eq(vw_get_u(&o, p->count), 0, "%s form set=%s: count_o after reset", form_name(ops), p->name);
+            cr_assert_eq(vw_get_u(&o, p->in_ready), p->depth >= 2 ? 3 : 1, "%s form set=%s: in_ready_o after reset",
+                         form_name(ops), p->name);
+            ops->free(m);
+        }
     }
 }
 

@@ -11,7 +11,8 @@
 //
 // Storage: two ram_1r1w banks, even and odd places (ceil(Depth/2) words each); the pointers wrap
 // at twice that, so the two places a cycle writes are always in different banks and each bank
-// keeps one write port. With an odd Depth one place of the ring is never used at a time.
+// keeps one write port. With an odd Depth one place of the ring is never used at a time. (That is
+// the synthesis form; simulation keeps the same places as one array, below.)
 //
 // As in fifo: every output is a function of the state only (no combinational path from an input
 // to an output): a word pushed into an empty FIFO appears the next cycle, and in_ready_o does not
@@ -58,18 +59,12 @@ module fifo_2w #(
   localparam int BankDepth = (Depth + 1) / 2;
   localparam int Places    = 2 * BankDepth;
   localparam int PtrW      = $clog2(Places);
-  localparam int RowW      = (BankDepth > 1) ? $clog2(BankDepth) : 1;
 
   logic [PtrW-1:0]  wr_ptr_q, wr_ptr_d, rd_ptr_q, rd_ptr_d, wr_ptr1, wr_ptr2;
   logic [CntW-1:0]  count_q, count_d;
   logic [1:0]       push;
   logic [1:0]       npush;
   logic             pop;
-  logic [Width-1:0] first_data, second_data;
-  // Per bank b (0: even places, 1: odd places) at [b*W +: W].
-  logic [1:0]         bank_we;
-  logic [2*RowW-1:0]  bank_waddr;
-  logic [2*Width-1:0] bank_wdata, bank_rdata;
 
   // The ring position after p.
   function automatic logic [PtrW-1:0] next_ptr(logic [PtrW-1:0] p);
@@ -89,24 +84,8 @@ module fifo_2w #(
   assign pop     = out_valid_o & out_ready_i;
 
   // The first word taken goes to wr_ptr_q, the second (always lane 1) to the place after it.
-  assign first_data  = push[0] ? in_data_i[0 +: Width] : in_data_i[Width +: Width];
-  assign second_data = in_data_i[Width +: Width];
-  assign wr_ptr1     = next_ptr(wr_ptr_q);
-  assign wr_ptr2     = next_ptr(wr_ptr1);
-
-  always_comb begin
-    for (int b = 0; b < 2; b++) begin
-      if (wr_ptr_q[0] == 1'(b)) begin
-        bank_we[b]                   = npush != 2'd0;
-        bank_waddr[b*RowW +: RowW]   = RowW'(wr_ptr_q >> 1);
-        bank_wdata[b*Width +: Width] = first_data;
-      end else begin
-        bank_we[b]                   = npush == 2'd2;
-        bank_waddr[b*RowW +: RowW]   = RowW'(wr_ptr1 >> 1);
-        bank_wdata[b*Width +: Width] = second_data;
-      end
-    end
-  end
+  assign wr_ptr1 = next_ptr(wr_ptr_q);
+  assign wr_ptr2 = next_ptr(wr_ptr1);
 
   always_comb begin
     wr_ptr_d = wr_ptr_q;
@@ -130,6 +109,39 @@ module fifo_2w #(
     end
   end
 
+  // Two forms of the storage, as in fifo. Synthesis (SYNTHESIS defined): the two ram_1r1w banks,
+  // written through one port each and read at the head pointer. Simulation: the places as one
+  // array, and the head word in a register of its own, both written in the clocked block only in a
+  // cycle that pushes or pops, so that a Verilated model neither works out the banks' write ports
+  // (two words as wide as the FIFO, selected from the lanes) nor copies the head word out of a bank
+  // at every evaluation: the Logging Unit's receive port evaluates four such FIFOs per cycle, one of
+  // them a whole flit wide. The outputs are the same cycle for cycle: the head register holds the
+  // word the banks would be read at rd_ptr_q (test_fifo_2w.c runs the same tests on both forms).
+`ifdef SYNTHESIS
+  localparam int RowW = (BankDepth > 1) ? $clog2(BankDepth) : 1;
+  logic [Width-1:0] first_data, second_data;
+  // Per bank b (0: even places, 1: odd places) at [b*W +: W].
+  logic [1:0]         bank_we;
+  logic [2*RowW-1:0]  bank_waddr;
+  logic [2*Width-1:0] bank_wdata, bank_rdata;
+
+  assign first_data  = push[0] ? in_data_i[0 +: Width] : in_data_i[Width +: Width];
+  assign second_data = in_data_i[Width +: Width];
+
+  always_comb begin
+    for (int b = 0; b < 2; b++) begin
+      if (wr_ptr_q[0] == 1'(b)) begin
+        bank_we[b]                   = npush != 2'd0;
+        bank_waddr[b*RowW +: RowW]   = RowW'(wr_ptr_q >> 1);
+        bank_wdata[b*Width +: Width] = first_data;
+      end else begin
+        bank_we[b]                   = npush == 2'd2;
+        bank_waddr[b*RowW +: RowW]   = RowW'(wr_ptr1 >> 1);
+        bank_wdata[b*Width +: Width] = second_data;
+      end
+    end
+  end
+
   for (genvar b = 0; b < 2; b++) begin : g_bank
     ram_1r1w #(.Depth(BankDepth), .Width(Width)) u_ram (
       .clk_i   (clk_i),
@@ -143,6 +155,29 @@ module fifo_2w #(
   end
 
   assign out_data_o = rd_ptr_q[0] ? bank_rdata[Width +: Width] : bank_rdata[0 +: Width];
+`else
+  /* verilator tracing_off */
+  logic [Width-1:0] mem_q [Places];
+  /* verilator tracing_on */
+  logic [Width-1:0] head_q;
+  always_ff @(posedge clk_i) begin
+    if (npush != 2'd0 || pop) begin
+      if (npush != 2'd0) mem_q[wr_ptr_q] <= push[0] ? in_data_i[0 +: Width] : in_data_i[Width +: Width];
+      if (npush == 2'd2) mem_q[wr_ptr1]  <= in_data_i[Width +: Width];
+      // The next head, when the head moves (a pop) or the FIFO is empty: the first word written this
+      // cycle when it lands at rd_ptr_d (the FIFO empty, or holding one word that leaves), else the
+      // word already there (written at an earlier edge; the second word of a cycle never lands at
+      // rd_ptr_d, which would take a FIFO holding Places words, or none, that pops).
+      if (pop || count_q == '0) begin
+        if (npush != 2'd0 && rd_ptr_d == wr_ptr_q)
+          head_q <= push[0] ? in_data_i[0 +: Width] : in_data_i[Width +: Width];
+        else
+          head_q <= mem_q[rd_ptr_d];
+      end
+    end
+  end
+  assign out_data_o = head_q;
+`endif
 
   `ASSERT(count_in_range, {1'b0, count_q} <= (CntW + 1)'(Depth))
   // The pointers are count places apart around the ring.
