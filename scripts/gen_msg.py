@@ -151,11 +151,23 @@ def gen_sv(d):
         else:
             o.append(f"    logic [{f['width']}-1:0] {f['name']};  // bits {f['lsb'] + f['width'] - 1}:{f['lsb']}")
     o += ["  } msg_t;", ""]
-    o += ["  /// Virtual channel of a message type.", "  function automatic class_t msg_class(opcode_t op);",
-          "    case (op)"]
+    # Two forms of one table: a case for synthesis (Yosys), a constant array for Verilator, where the
+    # case compiles to a tree of bit tests evaluated at every use and the array to one load.
+    default_cls = "CLS_" + d.classes[0]["name"]
+    cls_of = {m["name"]: "CLS_" + m["cls"]["name"] for m in d.msgs}
+    by_code = [default_cls] * (1 << p["OPCODE_W"])
+    for m in d.msgs:
+        by_code[m["opcode"]] = cls_of[m["name"]]
+    o += ["  /// Virtual channel of a message type (undefined opcodes: " + default_cls + ").",
+          "`ifdef VERILATOR",
+          f"  localparam class_t CLASS_OF_OP [{1 << p['OPCODE_W']}] = '{{"]
+    for k in range(0, len(by_code), 8):
+        o.append("    " + ", ".join(by_code[k:k + 8]) + ("," if k + 8 < len(by_code) else ""))
+    o += ["  };", "  function automatic class_t msg_class(opcode_t op);", "    msg_class = CLASS_OF_OP[op];",
+          "  endfunction", "`else", "  function automatic class_t msg_class(opcode_t op);", "    case (op)"]
     for m in d.msgs:
         o.append(f"      OP_{m['name']}: msg_class = CLS_{m['cls']['name']};")
-    o += ["      default: msg_class = CLS_" + d.classes[0]["name"] + ";", "    endcase", "  endfunction", ""]
+    o += ["      default: msg_class = " + default_cls + ";", "    endcase", "  endfunction", "`endif", ""]
     o += ["  /// 1 when the message type carries data words.", "  function automatic logic msg_has_data(opcode_t op);",
           "    case (op)"]
     for m in d.msgs:

@@ -117,13 +117,20 @@ Test(msg, rtl_struct_matches_c_layout_field_by_field)
         cr_assert(!memcmp(out.repacked_o, in.flit_i, sizeof in.flit_i), "seed=%llu %s: RTL repack differs",
                   (unsigned long long)seed, n);
     }
-    /* Undefined opcodes are recognized as such by the RTL. */
-    msg_t undef = {.opcode = (msg_op_t)MSG_NUM_MSGS};
-    msg_pack(&undef, in.flit_i);
-    vw_msg_fields_tb_set(m, &in);
-    vw_msg_fields_tb_get(m, &out);
-    cr_assert_eq(out.opcode_o, MSG_NUM_MSGS);
-    cr_assert_eq(out.op_valid_o, 0, "opcode %u is not defined", MSG_NUM_MSGS);
+    /* Undefined opcodes (every one the field can hold) are recognized as such by the RTL, and their
+     * class is C's (the first class): the RTL decodes the class of any opcode (a table in the
+     * Verilated models), a malformed message included. */
+    for (unsigned op = MSG_NUM_MSGS; op < 1u << MSG_OPCODE_W; op++) {
+        msg_t undef = {.opcode = (msg_op_t)op};
+        msg_pack(&undef, in.flit_i);
+        vw_msg_fields_tb_set(m, &in);
+        vw_msg_fields_tb_get(m, &out);
+        cr_assert_eq(out.opcode_o, op);
+        cr_assert_eq(out.op_valid_o, 0, "opcode %u is not defined", op);
+        cr_assert_eq(out.class_o, msg_class((msg_op_t)op), "opcode %u: RTL class %u, C class %u", op, out.class_o,
+                     msg_class((msg_op_t)op));
+        cr_assert_eq(out.has_data_o, 0, "opcode %u has no data", op);
+    }
     vw_msg_fields_tb_free(m);
 }
 
