@@ -154,10 +154,9 @@ def gen_sv(d):
     # Two forms of one table: a case for synthesis (Yosys), a constant array for Verilator, where the
     # case compiles to a tree of bit tests evaluated at every use and the array to one load.
     default_cls = "CLS_" + d.classes[0]["name"]
-    cls_of = {m["name"]: "CLS_" + m["cls"]["name"] for m in d.msgs}
     by_code = [default_cls] * (1 << p["OPCODE_W"])
     for m in d.msgs:
-        by_code[m["opcode"]] = cls_of[m["name"]]
+        by_code[m["opcode"]] = "CLS_" + m["cls"]["name"]
     o += ["  /// Virtual channel of a message type (undefined opcodes: " + default_cls + ").",
           "`ifdef VERILATOR",
           f"  localparam class_t CLASS_OF_OP [{1 << p['OPCODE_W']}] = '{{"]

@@ -420,28 +420,29 @@ module lu_slots #(
   always_ff @(posedge clk_i) begin
     logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
     if (atake || vtake) begin
-      for (int g = 0; g < Groups; g++) if (grp_any(rows, g))
-      for (int a = g * GroupN; a < g * GroupN + GroupN && a < Slots; a++) if (rows[a]) begin
-        diag    = Slots'(1) << a;
-        // row a of bef_q
-        m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
-        m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
-        same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
-        bef_nx  = asel[a] ? '0 :
-                  ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
-                   (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
-                   (m_val_a & ~ts_eq & ts_new) |
-                   (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
-        // row a of aft_q: column a of bef_q, bit b = bef_nx of row b at a
-        mb_t    = {Slots{~asel[a] & vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
-        ma_t    = {Slots{~asel[a] & busy_q[a] & val_q[a]}} & ~mb_t & vsel & same_q[a*Slots +: Slots];
-        aft_nx  = ~asel & (({Slots{asel[a]}} & amatch & (val_q | vsel)) |
-                           (mb_t & (ts_eq | ts_old)) |
-                           (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
-                           ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
-        same_q[a*Slots +: Slots] = same_nx & ~diag;
-        bef_q[a*Slots +: Slots]  = bef_nx & ~diag;
-        aft_q[a*Slots +: Slots]  = aft_nx & ~diag;
+      for (int g = 0; g < Groups; g++) if (grp_any(rows, g)) begin
+        for (int a = g * GroupN; a < g * GroupN + GroupN && a < Slots; a++) if (rows[a]) begin
+          diag    = Slots'(1) << a;
+          // row a of bef_q
+          m_val_b = ~asel & vsel & {Slots{busy_q[a] & val_q[a]}} & same_q[a*Slots +: Slots];
+          m_val_a = ~asel & ~m_val_b & {Slots{vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
+          same_nx = asel[a] ? amatch : ((same_q[a*Slots +: Slots] & ~asel) | (asel & {Slots{amatch[a]}}));
+          bef_nx  = asel[a] ? '0 :
+                    ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
+                     (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
+                     (m_val_a & ~ts_eq & ts_new) |
+                     (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
+          // row a of aft_q: column a of bef_q, bit b = bef_nx of row b at a
+          mb_t    = {Slots{~asel[a] & vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
+          ma_t    = {Slots{~asel[a] & busy_q[a] & val_q[a]}} & ~mb_t & vsel & same_q[a*Slots +: Slots];
+          aft_nx  = ~asel & (({Slots{asel[a]}} & amatch & (val_q | vsel)) |
+                             (mb_t & (ts_eq | ts_old)) |
+                             (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
+                             ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
+          same_q[a*Slots +: Slots] = same_nx & ~diag;
+          bef_q[a*Slots +: Slots]  = bef_nx & ~diag;
+          aft_q[a*Slots +: Slots]  = aft_nx & ~diag;
+        end
       end
     end
   end
