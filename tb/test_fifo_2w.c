@@ -274,153 +274,145 @@ Test(fifo_2w, both_lanes_are_taken_in_one_cycle_when_there_is_room_for_two)
     }
 }
 
-/* Drives one set's inputs (others idle) for one cycle; *before gets the outputs before the edge. */
-static void step(const stream_ops_t *ops, void *m, uint64_t *cyc, const set_t *p, unsigned valid, uint64_t d0,
-                 uint64_t d1, bool out_ready, bool rst_n, out_t *before)
+/* A directed test's FIFO: one set of one form's model, fresh out of reset. */
+typedef struct dut {
+    const stream_ops_t *ops;
+    const set_t *p;
+    void *m;
+    uint64_t cyc;
+    char ctx[64]; /* the form and the set, for messages */
+} dut_t;
+
+/* Drives the set's inputs (the others idle) for one cycle; *before gets the outputs before the edge. */
+static void step(dut_t *d, unsigned valid, uint64_t d0, uint64_t d1, bool out_ready, bool rst_n, out_t *before)
 {
     in_t in;
     memset(&in, 0, sizeof in);
     in.rst_ni = rst_n;
-    vw_put_u(&in, p->in_valid, valid);
-    vw_put_u(&in, p->in_data[0], d0);
-    vw_put_u(&in, p->in_data[1], d1);
-    vw_put_u(&in, p->out_ready, out_ready);
-    ops->set(m, &in);
-    ops->get(m, before);
-    ops->tick(m, (*cyc)++);
+    vw_put_u(&in, d->p->in_valid, valid);
+    vw_put_u(&in, d->p->in_data[0], d0);
+    vw_put_u(&in, d->p->in_data[1], d1);
+    vw_put_u(&in, d->p->out_ready, out_ready);
+    d->ops->set(d->m, &in);
+    d->ops->get(d->m, before);
+    d->ops->tick(d->m, d->cyc++);
+}
+
+/* Runs body on every set of both forms, each on a model of its own. */
+static void each_form_and_set(void (*body)(dut_t *d))
+{
+    for (size_t f = 0; f < 2; f++)
+        for (size_t s = 0; s < NSETS; s++) {
+            dut_t d = {.ops = FORMS[f], .p = &SETS[s]};
+            snprintf(d.ctx, sizeof d.ctx, "%s form set=%s", form_name(d.ops), d.p->name);
+            d.m = d.ops->create(PERIOD_PS, 1);
+            d.cyc = d.ops->reset(d.m, 0, 2);
+            body(&d);
+            d.ops->free(d.m);
+        }
 }
 
 static uint64_t mask_of(const set_t *p) { return p->width >= 64 ? ~0ull : (1ull << p->width) - 1; }
 
-Test(fifo_2w, two_words_in_one_cycle_leave_in_lane_order)
+static void two_words_in_lane_order(dut_t *d)
 {
-    for (size_t f = 0; f < 2; f++) {
-        const stream_ops_t *ops = FORMS[f];
-        for (size_t s = 0; s < NSETS; s++) {
-            const set_t *p = &SETS[s];
-            if (p->depth < 2)
-                continue;
-            void *m = ops->create(PERIOD_PS, 1);
-            uint64_t cyc = ops->reset(m, 0, 2), a = 0x2a5 & mask_of(p), b = 0x152 & mask_of(p);
-            out_t o;
-            /* GIVEN an empty FIFO WHEN lane 0 and lane 1 offer a word in the same cycle */
-            step(ops, m, &cyc, p, 3, a, b, false, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->in_ready), 3, "%s form set=%s: no room for two when empty",
-                         form_name(ops), p->name);
-            /* THEN both are in, lane 0's at the head, and they leave one per cycle in lane order */
-            step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->count), 2, "%s form set=%s: count after a two-word cycle",
-                         form_name(ops), p->name);
-            cr_assert_eq(vw_get_u(&o, p->out_data), a, "%s form set=%s: lane 0's word is not first",
-                         form_name(ops), p->name);
-            step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
-            cr_assert(vw_get_u(&o, p->out_valid), "%s form set=%s: second word missing", form_name(ops), p->name);
-            cr_assert_eq(vw_get_u(&o, p->out_data), b, "%s form set=%s: lane 1's word is not second",
-                         form_name(ops), p->name);
-            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert(vw_get_u(&o, p->empty), "%s form set=%s: not empty after two pops", form_name(ops), p->name);
-            ops->free(m);
+    const set_t *p = d->p;
+    if (p->depth < 2)
+        return;
+    uint64_t a = 0x2a5 & mask_of(p), b = 0x152 & mask_of(p);
+    out_t o;
+    /* GIVEN an empty FIFO WHEN lane 0 and lane 1 offer a word in the same cycle */
+    step(d, 3, a, b, false, true, &o);
+    cr_assert_eq(vw_get_u(&o, p->in_ready), 3, "%s: no room for two when empty", d->ctx);
+    /* THEN both are in, lane 0's at the head, and they leave one per cycle in lane order */
+    step(d, 0, 0, 0, true, true, &o);
+    cr_assert_eq(vw_get_u(&o, p->count), 2, "%s: count after a two-word cycle", d->ctx);
+    cr_assert_eq(vw_get_u(&o, p->out_data), a, "%s: lane 0's word is not first", d->ctx);
+    step(d, 0, 0, 0, true, true, &o);
+    cr_assert(vw_get_u(&o, p->out_valid), "%s: second word missing", d->ctx);
+    cr_assert_eq(vw_get_u(&o, p->out_data), b, "%s: lane 1's word is not second", d->ctx);
+    step(d, 0, 0, 0, false, true, &o);
+    cr_assert(vw_get_u(&o, p->empty), "%s: not empty after two pops", d->ctx);
+}
+
+Test(fifo_2w, two_words_in_one_cycle_leave_in_lane_order) { each_form_and_set(two_words_in_lane_order); }
+
+static void room_for_one(dut_t *d)
+{
+    const set_t *p = d->p;
+    for (unsigned pattern = 1; pattern <= 3; pattern++) {
+        out_t o;
+        d->ops->free(d->m);
+        d->m = d->ops->create(PERIOD_PS, 1);
+        d->cyc = d->ops->reset(d->m, 0, 2);
+        /* GIVEN a FIFO with room for exactly one word (its head word is 1) */
+        for (unsigned i = 0; i + 1 < p->depth; i++)
+            step(d, 1, 1, 0, false, true, &o);
+        step(d, 0, 0, 0, false, true, &o);
+        cr_assert_eq(vw_get_u(&o, p->in_ready), 1, "%s: in_ready_o with room for one", d->ctx);
+        /* WHEN lane 0, lane 1 or both offer a word (lane 0's is 0, lane 1's is 2, or 1 when 1 bit
+         * wide: both differ from the head word only where the width allows) */
+        uint64_t d0 = 0, d1 = p->width > 1 ? 2 : 1;
+        step(d, pattern, d0, d1, false, true, &o);
+        /* THEN exactly one word is taken: lane 0's when offered, else lane 1's */
+        step(d, 0, 0, 0, false, true, &o);
+        cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s pattern %u: not full", d->ctx, pattern);
+        cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s: in_ready_o when full", d->ctx);
+        /* and it is the last one out */
+        uint64_t last = 0;
+        for (unsigned i = 0; i < p->depth; i++) {
+            step(d, 0, 0, 0, true, true, &o);
+            cr_assert(vw_get_u(&o, p->out_valid));
+            last = vw_get_u(&o, p->out_data);
         }
+        cr_assert_eq(last, (pattern & 1) ? d0 : d1, "%s pattern %u: the word taken is 0x%llx", d->ctx, pattern,
+                     (unsigned long long)last);
     }
 }
 
 Test(fifo_2w, room_for_one_takes_lane_0_or_a_lone_lane_1_and_never_lane_1_alone_past_lane_0)
 {
-    for (size_t f = 0; f < 2; f++) {
-        const stream_ops_t *ops = FORMS[f];
-        for (size_t s = 0; s < NSETS; s++) {
-            const set_t *p = &SETS[s];
-            for (unsigned pattern = 1; pattern <= 3; pattern++) {
-                void *m = ops->create(PERIOD_PS, 1);
-                uint64_t cyc = ops->reset(m, 0, 2);
-                out_t o;
-                /* GIVEN a FIFO with room for exactly one word (its head word is 1) */
-                for (unsigned i = 0; i + 1 < p->depth; i++)
-                    step(ops, m, &cyc, p, 1, 1, 0, false, true, &o);
-                step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-                cr_assert_eq(vw_get_u(&o, p->in_ready), 1, "%s form set=%s: in_ready_o with room for one",
-                             form_name(ops), p->name);
-                /* WHEN lane 0, lane 1 or both offer a word (lane 0's is 0, lane 1's is 2, or 1 when 1 bit
-                 * wide: both differ from the head word only where the width allows) */
-                uint64_t d0 = 0, d1 = p->width > 1 ? 2 : 1;
-                step(ops, m, &cyc, p, pattern, d0, d1, false, true, &o);
-                /* THEN exactly one word is taken: lane 0's when offered, else lane 1's */
-                step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-                cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s form set=%s pattern %u: not full",
-                             form_name(ops), p->name, pattern);
-                cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s form set=%s: in_ready_o when full",
-                             form_name(ops), p->name);
-                /* and it is the last one out */
-                uint64_t last = 0;
-                for (unsigned i = 0; i < p->depth; i++) {
-                    step(ops, m, &cyc, p, 0, 0, 0, true, true, &o);
-                    cr_assert(vw_get_u(&o, p->out_valid));
-                    last = vw_get_u(&o, p->out_data);
-                }
-                cr_assert_eq(last, (pattern & 1) ? d0 : d1, "%s form set=%s pattern %u: the word taken is 0x%llx",
-                             form_name(ops), p->name,
-                             pattern, (unsigned long long)last);
-                ops->free(m);
-            }
-        }
-    }
+    each_form_and_set(room_for_one);
 }
 
-Test(fifo_2w, full_fifo_refuses_push_while_popping)
+static void full_refuses_push_while_popping(dut_t *d)
 {
-    for (size_t f = 0; f < 2; f++) {
-        const stream_ops_t *ops = FORMS[f];
-        for (size_t s = 0; s < NSETS; s++) {
-            const set_t *p = &SETS[s];
-            void *m = ops->create(PERIOD_PS, 1);
-            uint64_t cyc = ops->reset(m, 0, 2);
-            out_t o;
-            /* GIVEN a full FIFO (filled two words per cycle) */
-            for (unsigned i = 0; i < (p->depth + 1) / 2; i++)
-                step(ops, m, &cyc, p, 3, 1, 0, false, true, &o);
-            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s form set=%s: not full after ceil(Depth/2) two-word cycles",
-                         form_name(ops), p->name);
-            /* WHEN the sink pops while the source offers two words */
-            step(ops, m, &cyc, p, 3, 1, 1, true, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s form set=%s: in_ready_o follows out_ready_i when full",
-                         form_name(ops), p->name);
-            /* THEN both are refused and the count drops by one */
-            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert_eq(vw_get_u(&o, p->count), p->depth - 1, "%s form set=%s: count after a pop at full",
-                         form_name(ops), p->name);
-            ops->free(m);
-        }
-    }
+    const set_t *p = d->p;
+    out_t o;
+    /* GIVEN a full FIFO (filled two words per cycle) */
+    for (unsigned i = 0; i < (p->depth + 1) / 2; i++)
+        step(d, 3, 1, 0, false, true, &o);
+    step(d, 0, 0, 0, false, true, &o);
+    cr_assert_eq(vw_get_u(&o, p->count), p->depth, "%s: not full after ceil(Depth/2) two-word cycles", d->ctx);
+    /* WHEN the sink pops while the source offers two words */
+    step(d, 3, 1, 1, true, true, &o);
+    cr_assert_eq(vw_get_u(&o, p->in_ready), 0, "%s: in_ready_o follows out_ready_i when full", d->ctx);
+    /* THEN both are refused and the count drops by one */
+    step(d, 0, 0, 0, false, true, &o);
+    cr_assert_eq(vw_get_u(&o, p->count), p->depth - 1, "%s: count after a pop at full", d->ctx);
 }
 
-Test(fifo_2w, reset_empties)
+Test(fifo_2w, full_fifo_refuses_push_while_popping) { each_form_and_set(full_refuses_push_while_popping); }
+
+static void reset_empties(dut_t *d)
 {
-    for (size_t f = 0; f < 2; f++) {
-        const stream_ops_t *ops = FORMS[f];
-        for (size_t s = 0; s < NSETS; s++) {
-            const set_t *p = &SETS[s];
-            void *m = ops->create(PERIOD_PS, 1);
-            uint64_t cyc = ops->reset(m, 0, 2);
-            out_t o;
-            /* GIVEN a FIFO holding words */
-            step(ops, m, &cyc, p, 3, 1, 1, false, true, &o);
-            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert(!vw_get_u(&o, p->empty), "%s form set=%s: empty_o high with words held", form_name(ops), p->name);
-            /* WHEN rst_ni is low for one cycle */
-            step(ops, m, &cyc, p, 0, 0, 0, false, false, &o);
-            /* THEN it is empty and has room for two (one with Depth 1) */
-            step(ops, m, &cyc, p, 0, 0, 0, false, true, &o);
-            cr_assert(vw_get_u(&o, p->empty), "%s form set=%s: empty_o low after reset", form_name(ops), p->name);
-            cr_assert(!vw_get_u(&o, p->out_valid), "%s form set=%s: out_valid_o high after reset",
-                      form_name(ops), p->name);
-            cr_assert_eq(vw_get_u(&o, p->count), 0, "%s form set=%s: count_o after reset", form_name(ops), p->name);
-            cr_assert_eq(vw_get_u(&o, p->in_ready), p->depth >= 2 ? 3 : 1, "%s form set=%s: in_ready_o after reset",
-                         form_name(ops), p->name);
-            ops->free(m);
-        }
-    }
+    const set_t *p = d->p;
+    out_t o;
+    /* GIVEN a FIFO holding words */
+    step(d, 3, 1, 1, false, true, &o);
+    step(d, 0, 0, 0, false, true, &o);
+    cr_assert(!vw_get_u(&o, p->empty), "%s: empty_o high with words held", d->ctx);
+    /* WHEN rst_ni is low for one cycle */
+    step(d, 0, 0, 0, false, false, &o);
+    /* THEN it is empty and has room for two (one with Depth 1) */
+    step(d, 0, 0, 0, false, true, &o);
+    cr_assert(vw_get_u(&o, p->empty), "%s: empty_o low after reset", d->ctx);
+    cr_assert(!vw_get_u(&o, p->out_valid), "%s: out_valid_o high after reset", d->ctx);
+    cr_assert_eq(vw_get_u(&o, p->count), 0, "%s: count_o after reset", d->ctx);
+    cr_assert_eq(vw_get_u(&o, p->in_ready), p->depth >= 2 ? 3 : 1, "%s: in_ready_o after reset", d->ctx);
 }
+
+Test(fifo_2w, reset_empties) { each_form_and_set(reset_empties); }
 
 /* Illegal parameters stop elaboration with the block's own message. */
 static void expect_rejected(const char *top, const char *args, const char *msg)
