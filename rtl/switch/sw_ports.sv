@@ -15,7 +15,8 @@
 // with nothing to do (no message arriving, none matched, no credit moving, no holder): an idle port
 // costs a test per loop, of one bit of a vector of the ports with work due, worked out before the
 // loop (a loop that tested two conditions of a port at computed offsets cost the Verilated model
-// about 24 host instructions a port, a port's default values in the same loop more). The two forms
+// about 24 host instructions a port, a port's default values in the same loop more), and a group of
+// 8 idle ports one test (pg_any: the light 16 + 16 bench row 4 % fewer host instructions). The two forms
 // are the same machine: cxl_switch uses this one in simulation (SYNTHESIS not defined, Voq = 1) and
 // the per-port modules otherwise, and the fabric_top_c4m2_synth model (Verilated with SYNTHESIS
 // defined) and tb/test_fabric.c check that the switch behaves the same cycle for cycle either way,
@@ -180,6 +181,16 @@ module sw_ports #(
     for (int b = 0; b < PortW; b++) turn_of[b] = |(first & PortBits[b*N +: N]);
   endfunction
 
+  // The loops over the ports with work due visit them in groups of 8 and skip a group none of whose
+  // bits is set: at 5 % load most groups of a 16 + 16 switch have nothing to do in most cycles, and
+  // a group costs one test where its ports cost one each.
+  localparam int unsigned PG  = (N < 8) ? N : 8;
+  localparam int unsigned NPG = (N + PG - 1) / PG;
+  // group g of m has a bit set
+  function automatic logic pg_any(logic [N-1:0] m, int g);
+    pg_any = ((m >> (g * PG)) & N'({PG{1'b1}})) != '0;
+  endfunction
+
   // ---- state ----
   // Input i's queue tables (voq_buf, with one head table: a queue's head is written by an enqueue
   // into it while empty, or by a dequeue): queue q of input i is element i*NumQ + q, entry e of
@@ -270,7 +281,8 @@ module sw_ports #(
       held_a[o]   = '0;
       starve_a[o] = '0;
     end
-    for (int o = 0; o < N; o++) begin
+    for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
+    for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
       // An output whose column is empty has no holder to look at (a bit test, not a test of its
       // 352 bits: most outputs, most cycles).
       if (col_any_q[o]) begin
@@ -321,7 +333,8 @@ module sw_ports #(
       leave[i] = '0; cls_o[i] = '0;
     end
     if (out_match_valid_i != '0) begin
-      for (int o = 0; o < N; o++) begin
+      for (int pg = 0; pg < NPG; pg++) if (pg_any(out_match_valid_i, pg))
+      for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
         if (out_match_valid_i[o]) begin
           m = out_in[o];
           for (int c = 0; c < NumCls; c++) begin
@@ -335,7 +348,8 @@ module sw_ports #(
       end
     end
     due = in_match_valid_i | fenced_i;
-    for (int i = 0; i < N; i++) begin
+    for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+    for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
       if (due[i]) begin
         if (in_match_valid_i[i]) begin
           e         = elig[i];
@@ -364,7 +378,8 @@ module sw_ports #(
       end
     end
     due = out_match_valid_i | msi_i;
-    for (int o = 0; o < N; o++) begin
+    for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+    for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
       if (due[o]) begin
         if (out_match_valid_i[o]) begin
           m        = out_in[o];
@@ -403,7 +418,8 @@ module sw_ports #(
       enq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; alloc[i] = '0; head_nx[i] = '0; tail[i] = '0;
     end
     due = rx_valid_i | deq;
-    for (int i = 0; i < N; i++) begin
+    for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+    for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
       if (due[i]) begin
         if (rx_valid_i[i]) begin
           dst        = rx_msg_i[i*FlitW + msg_pkg::FIELD_DST_LSB +: NodeW];
@@ -557,7 +573,8 @@ module sw_ports #(
         stored_q[i] = 1'b0;
       end
     end else begin
-      for (int i = 0; i < N; i++) begin
+      for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+      for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
         if (due[i]) begin
           // The port's old values, before any of its writes.
           fr    = free_q[i];
@@ -685,9 +702,11 @@ module sw_ports #(
       col_any_q = '0;
     end else begin
       if (col_any_q != '0)
-        for (int o = 0; o < N; o++) if (col_any_q[o]) any[o] = col_q[o] != '0;
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
+          for (int o = pg * PG; o < pg * PG + PG && o < N; o++) if (col_any_q[o]) any[o] = col_q[o] != '0;
       if (chg != '0) begin
-        for (int i = 0; i < N; i++) begin
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(chg, pg))
+        for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
           if (chg[i]) begin
             if (enq[i]) begin
               any[enq_o_[i]]                       = 1'b1;
