@@ -169,6 +169,10 @@ $(foreach m,$(TB_MODELS),$(eval $(call vmodel,$(m),$(m),,test)))
 $(eval $(call vmodel,fifo_tb_synth,fifo_tb,+define+SYNTHESIS,test))
 $(eval $(call vmodel,fifo_2w_tb_synth,fifo_2w_tb,+define+SYNTHESIS,test))
 TB_MODELS += fifo_tb_synth fifo_2w_tb_synth
+# The message-field harness with msg_pkg's class decode as the case Yosys reads (Verilator's models
+# use a table): tb/test_msg.c checks both against C.
+$(eval $(call vmodel,msg_fields_tb_case,msg_fields_tb,+define+MSG_CLASS_CASE,test))
+TB_MODELS += msg_fields_tb_case
 
 # RTL tops whose ports are already flat are tested directly, one model per parameter set:
 # cxl_switch_c4m4 is cxl_switch with 4 CN and 4 MN ports (shape names as for fabric_top below);

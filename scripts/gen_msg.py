@@ -153,12 +153,15 @@ def gen_sv(d):
     o += ["  } msg_t;", ""]
     # Two forms of one table: a case for synthesis (Yosys), a constant array for Verilator, where the
     # case compiles to a tree of bit tests evaluated at every use and the array to one load.
+    # MSG_CLASS_CASE gives Verilator the case too (the msg_fields_tb_case model: tb/test_msg.c tests
+    # both forms).
     default_cls = "CLS_" + d.classes[0]["name"]
     by_code = [default_cls] * (1 << p["OPCODE_W"])
     for m in d.msgs:
         by_code[m["opcode"]] = "CLS_" + m["cls"]["name"]
     o += ["  /// Virtual channel of a message type (undefined opcodes: " + default_cls + ").",
-          "`ifdef VERILATOR",
+          "`ifdef VERILATOR", "`ifndef MSG_CLASS_CASE", "`define MSG_PKG_CLASS_TABLE", "`endif", "`endif",
+          "`ifdef MSG_PKG_CLASS_TABLE",
           f"  localparam class_t CLASS_OF_OP [{1 << p['OPCODE_W']}] = '{{"]
     for k in range(0, len(by_code), 8):
         o.append("    " + ", ".join(by_code[k:k + 8]) + ("," if k + 8 < len(by_code) else ""))

@@ -1,5 +1,7 @@
 /* The message definition, C and RTL read from one file (rtl/include/messages.toml):
- * - every message type packed in C and unpacked by the RTL's msg_t, field by field, and back;
+ * - every message type packed in C and unpacked by the RTL's msg_t, field by field, and back, with
+ *   the class of every opcode decoded as C does by both forms of msg_pkg's msg_class (the table the
+ *   Verilated models use, the case Yosys reads);
  * - every message type sent through the Verilated fabric_top (the CXL switch) from one port to
  *   another and compared bit for bit, with the RTL's class decode (the class of the credit the
  *   input port returned) equal to C's msg_class;
@@ -13,9 +15,11 @@
 #include "msg_defs.h"
 #include "msg_rand.h"
 #include "rng.h"
+#include "sb/stream_run.h"
 #include "tb_seed.h"
 #include "vw_fabric_top_c2m2.h"
 #include "vw_msg_fields_tb.h"
+#include "vw_msg_fields_tb_case.h"
 
 _Static_assert(MSG_NUM_HDR_FIELDS == 9, "a header field was added: extend tb/hdl/msg_fields_tb.sv and this test");
 
@@ -81,20 +85,28 @@ Test(msg, c_pack_unpack_round_trip)
 }
 
 /* C packs, the RTL's msg_t unpacks: every field equal; the RTL repacks: every bit equal. */
-Test(msg, rtl_struct_matches_c_layout_field_by_field)
+/* The field harness with msg_pkg's class decode in each of its two forms: the table the Verilated
+ * models use, and the case Yosys reads (MSG_CLASS_CASE). */
+STREAM_OPS(FIELDS, vw_msg_fields_tb);
+STREAM_OPS(FIELDS_CASE, vw_msg_fields_tb_case);
+_Static_assert(sizeof(vw_msg_fields_tb_in) == sizeof(vw_msg_fields_tb_case_in) &&
+                   sizeof(vw_msg_fields_tb_out) == sizeof(vw_msg_fields_tb_case_out),
+               "msg_fields_tb and msg_fields_tb_case differ in their ports");
+
+static void fields_match(const stream_ops_t *ops, const char *form)
 {
     const uint64_t seed = tb_seed(12);
     rng_t r;
     rng_init_named(&r, seed, "msg.fields");
-    vw_msg_fields_tb *m = vw_msg_fields_tb_create(1000, seed);
+    void *m = ops->create(1000, seed);
     vw_msg_fields_tb_in in = {.rst_ni = 1};
     vw_msg_fields_tb_out out;
     for (unsigned it = 0; it < 3 * MSG_NUM_MSGS; it++) {
         msg_t a;
         make_msg(&r, (msg_op_t)(it % MSG_NUM_MSGS), it < MSG_NUM_MSGS, &a);
         msg_pack(&a, in.flit_i);
-        vw_msg_fields_tb_set(m, &in);
-        vw_msg_fields_tb_get(m, &out);
+        ops->set(m, &in);
+        ops->get(m, &out);
         const char *n = msg_name(a.opcode);
         cr_assert_eq(out.rsvd_o, 0, "seed=%llu %s rsvd", (unsigned long long)seed, n);
         cr_assert_eq(out.opcode_o, a.opcode, "seed=%llu %s opcode", (unsigned long long)seed, n);
@@ -110,29 +122,33 @@ Test(msg, rtl_struct_matches_c_layout_field_by_field)
         for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
             cr_assert_eq(words_get(out.data_o, w * MSG_WORD_W, MSG_WORD_W), a.data[w], "seed=%llu %s data word %u",
                          (unsigned long long)seed, n, w);
-        cr_assert_eq(out.class_o, msg_class(a.opcode), "%s: RTL class %u, C class %u", n, out.class_o,
-                     msg_class(a.opcode));
+        cr_assert_eq(out.class_o, msg_class(a.opcode), "%s (%s form): RTL class %u, C class %u", n, form,
+                     out.class_o, msg_class(a.opcode));
         cr_assert_eq(out.has_data_o, msg_data_kind(a.opcode) != MSG_DATA_NONE, "%s has_data", n);
         cr_assert_eq(out.op_valid_o, 1, "%s op_valid", n);
         cr_assert(!memcmp(out.repacked_o, in.flit_i, sizeof in.flit_i), "seed=%llu %s: RTL repack differs",
                   (unsigned long long)seed, n);
     }
     /* Undefined opcodes (every one the field can hold) are recognized as such by the RTL, and their
-     * class is C's (the first class): the RTL decodes the class of any opcode (a table in the
-     * Verilated models), a malformed message included. */
+     * class is C's (the first class): the RTL decodes the class of any opcode, a malformed message
+     * included. */
     for (unsigned op = MSG_NUM_MSGS; op < 1u << MSG_OPCODE_W; op++) {
         msg_t undef = {.opcode = (msg_op_t)op};
         msg_pack(&undef, in.flit_i);
-        vw_msg_fields_tb_set(m, &in);
-        vw_msg_fields_tb_get(m, &out);
+        ops->set(m, &in);
+        ops->get(m, &out);
         cr_assert_eq(out.opcode_o, op);
         cr_assert_eq(out.op_valid_o, 0, "opcode %u is not defined", op);
-        cr_assert_eq(out.class_o, msg_class((msg_op_t)op), "opcode %u: RTL class %u, C class %u", op, out.class_o,
-                     msg_class((msg_op_t)op));
+        cr_assert_eq(out.class_o, msg_class((msg_op_t)op), "opcode %u (%s form): RTL class %u, C class %u", op,
+                     form, out.class_o, msg_class((msg_op_t)op));
         cr_assert_eq(out.has_data_o, 0, "opcode %u has no data", op);
     }
-    vw_msg_fields_tb_free(m);
+    ops->free(m);
 }
+
+Test(msg, rtl_struct_matches_c_layout_field_by_field) { fields_match(&FIELDS, "table"); }
+
+Test(msg, rtl_class_case_form_matches_c) { fields_match(&FIELDS_CASE, "case"); }
 
 /* ---- through the Verilated fabric_top (2 CN + 2 MN ports, switched) ---- */
 
