@@ -60,6 +60,15 @@ def die(what):
     genutil.die("gen_vwrap.py", what)
 
 
+def read_text(path):
+    """The file's text, or the generator's one-line error naming it."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        die(f"{path}: {e}")
+
+
 def c_decl(p):
     """Every port is 32-bit words: a uint32_t up to 32 bits, a uint32_t array above (word 0 = bits
     31:0), so C can address any port as (uint32_t *)&field whatever its width."""
@@ -198,29 +207,15 @@ SIGNAL_RE = re.compile(r"^\s+(?:VL_(?:IN|OUT)\w*\((\w+),|(?:[CSIQE]Data|VlWide<\
                        r"VlUnpacked<.*>\s+(\w+);)", re.M)
 
 
-def state_signals(model, vdir):
+def state_signals(model, vdir, clocks):
     """(instance, signal) of every design signal of every module instance in the Syms class: what an
     edge its block calls idle must leave as it found (Verilator's own __V* variables left out: edge
-    detectors, triggers, delayed-assignment shadows, temporaries; and the clocks)."""
+    detectors, triggers, delayed-assignment shadows, temporaries; and the root's clocks, named in
+    clocks, which hold the level of the model's last evaluation, not state)."""
     syms_h = os.path.join(vdir, f"V{model}__Syms.h")
-    try:
-        syms = open(syms_h).read()
-    except OSError as e:
-        die(f"{syms_h}: {e}")
-    # A clock (clk_i, a gated clock) holds the level of the model's last evaluation, not state.
-    root_h = os.path.join(vdir, f"V{model}___024root.h")
-    try:
-        clocks = set(re.findall(r"\b__Vtrigrprev__TOP__(\w+);", open(root_h).read()))
-    except OSError as e:
-        die(f"{root_h}: {e}")
     sigs = []
-    for cls, inst in re.findall(r"^\s+(V\w+)\s+(TOP\w*);", syms, re.M):
-        path = os.path.join(vdir, f"{cls}.h")
-        try:
-            text = open(path).read()
-        except OSError as e:
-            die(f"{path}: {e}")
-        for m in SIGNAL_RE.finditer(text):
+    for cls, inst in re.findall(r"^\s+(V\w+)\s+(TOP\w*);", read_text(syms_h), re.M):
+        for m in SIGNAL_RE.finditer(read_text(os.path.join(vdir, f"{cls}.h"))):
             name = next(g for g in m.groups() if g)
             if not name.startswith("__V") and not (inst == "TOP" and name in clocks):
                 sigs.append((inst, name))
@@ -229,7 +224,7 @@ def state_signals(model, vdir):
     return sigs
 
 
-def idle_fns(model, w, sigs):
+def idle_fns(model, sigs):
     """The C++ of DIKTAMO_CHECK_IDLE's snapshots: a table of the design signals (state_signals), their
     bytes copied out in that order, and the count of edges checked, reported at exit."""
     root = f"V{model}__Syms"
@@ -260,10 +255,7 @@ def main():
     # names in its waveforms (fabric_top.g_port[0]...), whatever the model is called.
     top = sys.argv[4] if len(sys.argv) == 5 else model
     hdr = os.path.join(vdir, f"V{model}.h")
-    try:
-        text = open(hdr).read()
-    except OSError as e:
-        die(f"{hdr}: {e}")
+    text = read_text(hdr)
     ports = []
     for dirn, _, name, msb, lsb, _ in PORT_RE.findall(text):
         if dirn == "INOUT":
@@ -278,10 +270,7 @@ def main():
     # clock was low instead of evaluating the falling edge: nothing acts on it, and the rising edge's
     # evaluation computes everything the new inputs change anyway. Elsewhere the falling edge is
     # evaluated, as any Verilator allows.
-    try:
-        root = open(os.path.join(vdir, f"V{model}___024root.h")).read()
-    except OSError as e:
-        die(f"V{model}___024root.h: {e}")
+    root = read_text(os.path.join(vdir, f"V{model}___024root.h"))
     # The falling edge, untraced: where clk_i is the one clock, its edge detector is set low instead
     # of an evaluation; a clock derived from it (a gated clock) has its own edge detector, which only
     # an evaluation with clk_i low resets (it then settles new inputs too).
@@ -290,7 +279,8 @@ def main():
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
     ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
     lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
-    sigs = state_signals(model, vdir)
+    top_prev = "__Vtrigrprev__TOP__"
+    sigs = state_signals(model, vdir, {c[len(top_prev):] for c in clocks if c.startswith(top_prev)})
     seen_low = (["        m->top->rootp->__Vtrigrprev__TOP__clk_i = 0;"] if one_clock else
                 [f"        {w_of(model)}_edge(m, m->dirty);", "        m->dirty = false;"])
     outs = [p for p in ports if p["dir"] == "OUT"]
@@ -360,7 +350,7 @@ def main():
          "    bool stale; /* the logic of inputs and state not evaluated since the last edge (comb_restore) */",
          "    bool check; /* DIKTAMO_CHECK_IDLE: an idle edge evaluated and its signals compared (idle_check) */",
          "    unsigned char *snap[2]; /* the signals before and after such an edge */",
-         "};", ""] + (ce or []) + idle_fns(model, w, sigs) + [
+         "};", ""] + (ce or []) + idle_fns(model, sigs) + [
          "/* An evaluation at a clock edge: in full when inputs changed since the last one (full) or",
          " * DIKTAMO_FULL_EVAL (the reference), else only the clocked logic (clock_eval) where the",
          " * generator could write it. */",
