@@ -304,6 +304,15 @@ static void goal_add(goals_t *gl, const char *key, const char *what, const char 
     gl->n++;
 }
 
+/* A goal of system row tag's workload wl: named goals.<tag>.<wl>.<what> in goals.json. */
+static void goal_add_row(goals_t *gl, const char *tag, const char *wl, const char *what, const char *desc,
+                         const char *row, double measured, double target)
+{
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s.%s", tag, wl, what);
+    goal_add(gl, key, desc, row, measured, target);
+}
+
 /* Prints the goals' table and writes DIR/goals.{json,csv}. */
 static void goals_write(const goals_t *gl, const char *dir, failures_t *fl)
 {
@@ -542,21 +551,15 @@ int main(int argc, char **argv)
             if (sruns[i].goal > 0) {
                 const bool pro = strstr(sruns[i].tag, "proactive") != NULL;
                 snprintf(name, sizeof name, "%s instructions/s", pro ? "proactive" : "WB");
-                char key[96];
-                snprintf(key, sizeof key, "%s.%s.instr_per_s", sruns[i].tag, wls[j]);
-                goal_add(&gl, key, name, row, r.instr_per_s, sruns[i].goal);
+                goal_add_row(&gl, sruns[i].tag, wls[j], "instr_per_s", name, row, r.instr_per_s, sruns[i].goal);
             }
-            if (sruns[i].wb64) {
-                char key[96];
-                snprintf(key, sizeof key, "%s.%s.ratio", sruns[i].tag, wls[j]);
-                goal_add(&gl, key, "WB ratio to the core model alone", row, r.ratio, 0.25);
-            }
+            if (sruns[i].wb64)
+                goal_add_row(&gl, sruns[i].tag, wls[j], "ratio", "WB ratio to the core model alone", row, r.ratio,
+                             0.25);
             for (unsigned k = 0; sruns[i].vs_wb && k < i; k++)
-                if (!strcmp(sruns[k].tag, sruns[i].vs_wb) && sspeed[k][j] > 0) {
-                    char key[96];
-                    snprintf(key, sizeof key, "%s.%s.proactive_vs_wb", sruns[k].tag, wls[j]);
-                    goal_add(&gl, key, "proactive's speed / WB's", row, r.instr_per_s / sspeed[k][j], 0.5);
-                }
+                if (!strcmp(sruns[k].tag, sruns[i].vs_wb) && sspeed[k][j] > 0)
+                    goal_add_row(&gl, sruns[k].tag, wls[j], "proactive_vs_wb", "proactive's speed / WB's", row,
+                                 r.instr_per_s / sspeed[k][j], 0.5);
             stats_table_add_row(st);
             stats_table_set(st, 0, "%s", sruns[i].tag);
             stats_table_set(st, 1, "%s", wls[j]);
