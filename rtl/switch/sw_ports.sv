@@ -194,12 +194,15 @@ module sw_ports #(
   // ---- state ----
   // Input i's queue tables (voq_buf, with one head table: a queue's head is written by an enqueue
   // into it while empty, or by a dequeue): queue q of input i is element i*NumQ + q, entry e of
-  // input i element i*Depth + e. Every entry is written before it is read.
-  logic [NumQ-1:0]   ne_q    [N];            // queue holds a word
+  // input i element i*Depth + e. Every entry is written before it is read. A flag is an element of
+  // its own, not a bit of a per-port vector: the Verilated model reads a bit at a computed index of
+  // a vector wider than 64 bits through a copy of the whole vector (succ_q as [N] vectors of Depth
+  // bits cost about 3 200 host instructions per cycle of the busy 16 + 16 bench row).
+  logic              ne_q    [N*NumQ];       // queue holds a word
   logic [EntryW-1:0] head_q  [N*NumQ];       // its head entry
   logic [EntryW-1:0] tail_q  [N*NumQ];       // its tail entry
   logic [EntryW-1:0] next_q  [N*Depth];      // an entry's successor in its queue, ...
-  logic [Depth-1:0]  succ_q  [N];            // ... valid where this bit is set
+  logic              succ_q  [N*Depth];      // ... valid where this bit is set
   logic [EntryW-1:0] flq_q   [N*Depth];      // free entry numbers, oldest first
 
   // Per input: the free list's pointers and counts, the class round-robin's thermometer mask
@@ -229,13 +232,19 @@ module sw_ports #(
   logic [NumCls-1:0]        nz_q   [N];
   logic [NumCls-1:0]        many_q [N];
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
-  logic [NumCls*N-1:0]      col_q  [N];       // bit c*N + i: input i holds a message of class c
+  logic [N-1:0]             col_q  [N*NumCls]; // element o*NumCls + c, bit i: input i holds a
+                                              // message of class c for output o
   logic [N-1:0]             col_any_q;        // outputs whose holders may be any (a superset of
-                                              // col_q[o] != 0: an enqueue sets the bit, a column
+                                              // col_held: an enqueue sets the bit, a column
                                               // found empty clears it a cycle later)
   logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
   logic [PortW-1:0]         s2_in_q  [N];
   logic [ClsW-1:0]          s2_cls_q [N];
+  // Output o has a holder of some class.
+  function automatic logic col_held(int o);
+    col_held = 1'b0;
+    for (int c = 0; c < NumCls; c++) col_held = col_held | (col_q[o*NumCls + c] != '0);
+  endfunction
 
   // ---- the ports' vectors, field by field at constant offsets (a loop would read and write them
   // at offsets it computes, which the Verilated model does bit by bit) ----
@@ -284,12 +293,12 @@ module sw_ports #(
     for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
     for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
       // An output whose column is empty has no holder to look at (a bit test, not a test of its
-      // 352 bits: most outputs, most cycles).
+      // NumCls words: most outputs, most cycles).
       if (col_any_q[o]) begin
         avail  = nz_q[o] | {NumCls{fenced_i[o]}};
         plenty = many_q[o] | {NumCls{fenced_i[o]}};
         for (int c = 0; c < NumCls; c++) begin
-          h = col_q[o][c*N +: N] & ~fenced_i;
+          h = col_q[o*NumCls + c] & ~fenced_i;
           if (h != '0) begin
             held_a[o][c]   = 1'b1;
             starve_a[o][c] = ~avail[c];
@@ -338,7 +347,7 @@ module sw_ports #(
         if (out_match_valid_i[o]) begin
           m = out_in[o];
           for (int c = 0; c < NumCls; c++) begin
-            h = col_q[o][c*N +: N] & ~fenced_i;
+            h = col_q[o*NumCls + c] & ~fenced_i;
             if (h[m] && (nz_q[o][c] || fenced_i[o])) begin
               if (many_q[o][c] || fenced_i[o]) elig[m][c] = 1'b1;
               else                             elig[m][c] = turn_of(h, ptr_q[o][c*PortW +: PortW]) == m;
@@ -368,7 +377,7 @@ module sw_ports #(
         end else begin
           // fenced, not matched: the drain
           dq        = QW'(dout_q[i]) * QW'(NumCls) + QW'(dcls_q[i]);
-          drain[i]  = ne_q[i][dq];
+          drain[i]  = ne_q[i*NumQ + 32'(dq)];
           deq[i]    = drain[i];
           deq_q[i]  = dq;
           deq_o_[i] = dout_q[i];
@@ -384,7 +393,7 @@ module sw_ports #(
         if (out_match_valid_i[o]) begin
           m        = out_in[o];
           cls_o[o] = pick[m];
-          h        = col_q[o][32'(cls_o[o])*N +: N] & ~fenced_i;
+          h        = col_q[o*NumCls + 32'(cls_o[o])] & ~fenced_i;
           if (h != '0) tt[o] = turn_of(h, ptr_q[o][32'(cls_o[o])*PortW +: PortW]) == m;
         end
         if (msi_i[o]) cls_o[o] = ClsW'(msg_pkg::CLS_MGREQ);
@@ -437,12 +446,12 @@ module sw_ports #(
           alloc[i] = (fresh_q[i] != CntW'(Depth)) ? EntryW'(fresh_q[i])
                                                    : flq_q[i*Depth + 32'(fl_rd_q[i])];
           tail[i]  = tail_q[i*NumQ + 32'(enq_q[i])];
-          last     = deq[i] && !succ_q[i][head[i]];
+          last     = deq[i] && !succ_q[i*Depth + 32'(head[i])];
           same     = enq[i] && deq[i] && enq_q[i] == deq_q[i];
           // Enqueue: into an empty queue it is the head; else it follows the tail, unless the
           // same cycle dequeues the queue's only word (then it becomes the head instead).
-          head_enq_we[i] = enq[i] && !ne_q[i][enq_q[i]];
-          next_we[i]     = enq[i] && ne_q[i][enq_q[i]] && !(same && last);
+          head_enq_we[i] = enq[i] && !ne_q[i*NumQ + 32'(enq_q[i])];
+          next_we[i]     = enq[i] && ne_q[i*NumQ + 32'(enq_q[i])] && !(same && last);
           // Dequeue: the head moves to its successor, or to the entry enqueued into the same queue;
           // a queue left without a word is cleared.
           head_deq_we[i] = deq[i] && (!last || same);
@@ -562,7 +571,7 @@ module sw_ports #(
     fr = '0; fresh = '0; flr = '0; flw = '0; dc = '0; dn = '0;
     if (!rst_ni) begin
       for (int i = 0; i < N; i++) begin
-        ne_q[i]     = '0;
+        for (int q = 0; q < NumQ; q++) ne_q[i*NumQ + q] = 1'b0;
         fl_rd_q[i]  = '0;
         fl_wr_q[i]  = '0;
         fresh_q[i]  = '0;
@@ -584,16 +593,16 @@ module sw_ports #(
           dc    = dcls_q[i];
           dn    = dout_q[i];
           if (enq[i]) begin
-            ne_q[i][enq_q[i]]              = 1'b1;
-            succ_q[i][alloc[i]]            = 1'b0;
+            ne_q[i*NumQ + 32'(enq_q[i])]   = 1'b1;
+            succ_q[i*Depth + 32'(alloc[i])] = 1'b0;
             tail_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
           end
-          if (ne_clr[i])      ne_q[i][deq_q[i]]              = 1'b0;
+          if (ne_clr[i])      ne_q[i*NumQ + 32'(deq_q[i])]   = 1'b0;
           if (head_enq_we[i]) head_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
           if (head_deq_we[i]) head_q[i*NumQ + 32'(deq_q[i])] = head_nx[i];
           if (next_we[i]) begin
             next_q[i*Depth + 32'(tail[i])] = alloc[i];
-            succ_q[i][tail[i]]             = 1'b1;
+            succ_q[i*Depth + 32'(tail[i])] = 1'b1;
           end
           if (deq[i]) flq_q[i*Depth + 32'(flw)] = head[i];
           if (enq[i] || deq[i]) begin
@@ -698,21 +707,21 @@ module sw_ports #(
     any = '0;
     chg = enq | ne_clr;
     if (!rst_ni) begin
-      for (int o = 0; o < N; o++) col_q[o] = '0;
+      for (int oc = 0; oc < N * NumCls; oc++) col_q[oc] = '0;
       col_any_q = '0;
     end else begin
       if (col_any_q != '0)
         for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
-          for (int o = pg * PG; o < pg * PG + PG && o < N; o++) if (col_any_q[o]) any[o] = col_q[o] != '0;
+          for (int o = pg * PG; o < pg * PG + PG && o < N; o++) if (col_any_q[o]) any[o] = col_held(o);
       if (chg != '0) begin
         for (int pg = 0; pg < NPG; pg++) if (pg_any(chg, pg))
         for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
           if (chg[i]) begin
             if (enq[i]) begin
               any[enq_o_[i]]                       = 1'b1;
-              col_q[enq_o_[i]][32'(enq_c[i])*N + i] = 1'b1;
+              col_q[32'(enq_o_[i])*NumCls + 32'(enq_c[i])][i] = 1'b1;
             end
-            if (ne_clr[i]) col_q[deq_o_[i]][32'(deq_c[i])*N + i] = 1'b0;
+            if (ne_clr[i]) col_q[32'(deq_o_[i])*NumCls + 32'(deq_c[i])][i] = 1'b0;
           end
         end
       end
@@ -729,7 +738,7 @@ module sw_ports #(
   // col_any_q covers every output with a holder (read through a combinational block: the header's
   // rule (2)).
   logic [N-1:0] col_cov;
-  always_comb for (int o = 0; o < N; o++) col_cov[o] = col_q[o] == '0 || col_any_q[o];
+  always_comb for (int o = 0; o < N; o++) col_cov[o] = !col_held(o) || col_any_q[o];
   `ASSERT(col_any_covers_holders, col_cov == '1)
 
 endmodule
