@@ -45,6 +45,10 @@ struct dir_drv {
     void *ctx;
     dir_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
     bool quiet;        /* the last edge changed nothing (idle, no input) */
+    bool stalled;      /* the last edge only counted a new request waiting for the full table (stall_o, no
+                        * input): so do the edges after it until an input comes */
+    uint64_t skipped;  /* the stalled edges skipped since (skip_i of the next edge) */
+    uint64_t stall_skips; /* all stalled edges skipped */
     rng_t rng;
     unsigned crd[MSG_NUM_CLASSES];     /* held toward the controller's receive port */
     tx_owed_t owed;                    /* consumed, credit not yet returned */
@@ -168,6 +172,8 @@ unsigned dir_drv_credits(const dir_drv_t *d, msg_class_t cls) { return d->crd[cl
 size_t dir_drv_in_flight(const dir_drv_t *d) { return d->link.n; }
 const dir_out_t *dir_drv_out(const dir_drv_t *d) { return &d->out; }
 uint64_t dir_drv_mem_stalls(const dir_drv_t *d) { return d->mem_stalls; }
+uint64_t dir_drv_stall_skips(const dir_drv_t *d) { return d->stall_skips + d->skipped; }
+bool dir_drv_stalled(const dir_drv_t *d) { return d->stalled; }
 size_t dir_drv_viols(const dir_drv_t *d) { return d->nviol; }
 const dir_viol_rec_t *dir_drv_viol(const dir_drv_t *d, size_t i) { return i < d->nviol ? &d->viol[i] : NULL; }
 
@@ -202,6 +208,8 @@ void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle)
                 (unsigned long long)cycle);
         abort();
     }
+    if (d->stalled)
+        d->skipped += cycle - d->cyc;
     d->cyc = cycle;
 }
 
@@ -286,6 +294,15 @@ void dir_drv_step(dir_drv_t *d)
     if (!d->sys.k)
         kernel_run(&d->k, d->cyc * d->cfg.period_ps);
     dir_in_t *in = &d->in; /* rst_ni and the configuration stay as create set them */
+    /* The stalled edges skipped since the last one (a wait of over 2^32 cycles for a table entry
+     * would be a deadlock the kernel reports long before). */
+    if (d->skipped > UINT32_MAX) {
+        fprintf(stderr, "dir_drv: %llu stalled cycles skipped at once\n", (unsigned long long)d->skipped);
+        abort();
+    }
+    in->skip_i = (uint32_t)d->skipped;
+    d->stall_skips += d->skipped;
+    d->skipped = 0;
     /* Link: the oldest arrived message. */
     in->rx_valid_i = 0;
     if (link_q_due(&d->link, d->cyc)) {
@@ -411,6 +428,9 @@ void dir_drv_step(dir_drv_t *d)
      * edge after a request. Such an edge changes nothing (the RTL asserts it): it is not evaluated
      * (tick_idle), and the kernel skips the edges after it until an input comes. */
     d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
+    /* A stalled edge is evaluated (it counts EV_FULL); those after it until an input comes may be
+     * skipped, and the next evaluated edge counts them (skip_i). */
+    d->stalled = o->stall_o && in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
     prev = hostprof_enter(HOSTPROF_DIR);
     (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
@@ -436,7 +456,8 @@ bool dir_drv_idle(const dir_drv_t *d)
 
 uint64_t dir_drv_next_cycle(const dir_drv_t *d)
 {
-    if (!d->quiet || d->owed.cls || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
+    if (!(d->quiet || d->stalled) || d->owed.cls || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) ||
+        d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)
         return d->link.v[0].at > d->cyc ? d->link.v[0].at : d->cyc;

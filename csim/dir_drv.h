@@ -45,6 +45,7 @@ typedef struct dir_in {
     uint32_t mg_req_tsv_i, mg_req_ts_i;
     uint32_t mg_rsp_ready_i;
     uint32_t csr_valid_i, csr_addr_i;
+    uint32_t skip_i;
 } dir_in_t;
 
 /** The controller's outputs. */
@@ -62,7 +63,7 @@ typedef struct dir_out {
     uint32_t mg_req_ready_o, mg_rsp_valid_o, mg_rsp_kind_o;
     uint32_t mg_rsp_line_o[2];
     uint32_t mg_rsp_count_o;
-    uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, idle_o;
+    uint32_t csr_rvalid_o, csr_rdata_o, csr_err_o, idle_o, stall_o;
 } dir_out_t;
 
 /** One Verilated dir_ctrl model. */
@@ -109,7 +110,7 @@ typedef struct dir_model_ops {
         DIR_CP_(v, in, csr_addr_i); DIR_CP_(v, in, mg_req_valid_i); DIR_CP_(v, in, mg_req_op_i);                \
         DIR_CP_(v, in, mg_req_cn_i); DIR_CP_(v, in, mg_req_addr_i); DIR_CP_(v, in, mg_req_wmask_i);             \
         DIR_CP_(v, in, mg_req_wdata_i); DIR_CP_(v, in, mg_req_tsv_i); DIR_CP_(v, in, mg_req_ts_i);              \
-        DIR_CP_(v, in, mg_rsp_ready_i);                                                                         \
+        DIR_CP_(v, in, mg_rsp_ready_i); DIR_CP_(v, in, skip_i);                                                 \
         vw_##M##_set(m, &v);                                                                                    \
     }                                                                                                           \
     static void NAME##_get(void *m, dir_out_t *out)                                                             \
@@ -124,6 +125,7 @@ typedef struct dir_model_ops {
         DIR_CPO_(out, v, csr_rvalid_o); DIR_CPO_(out, v, csr_rdata_o); DIR_CPO_(out, v, csr_err_o);             \
         DIR_CPO_(out, v, idle_o); DIR_CPO_(out, v, mg_req_ready_o); DIR_CPO_(out, v, mg_rsp_valid_o);           \
         DIR_CPO_(out, v, mg_rsp_kind_o); DIR_CPO_(out, v, mg_rsp_line_o); DIR_CPO_(out, v, mg_rsp_count_o);     \
+        DIR_CPO_(out, v, stall_o);                                                                              \
     }                                                                                                           \
     static void NAME##_set_step(void *m, const dir_in_t *in)                                                    \
     {                                                                                                           \
@@ -153,6 +155,7 @@ typedef struct dir_model_ops {
         vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
         if (in->csr_valid_i)                                                                                    \
             vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                         \
+        vw_##M##_set_skip_i(m, in->skip_i);                                                                     \
     }                                                                                                           \
     static void NAME##_get_step(void *m, dir_out_t *out)                                                        \
     {                                                                                                           \
@@ -187,6 +190,7 @@ typedef struct dir_model_ops {
         out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
         out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(m);                                                   \
         out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
+        out->stall_o = (uint32_t)vw_##M##_get_stall_o(m);                                                       \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
@@ -295,6 +299,11 @@ void dir_drv_mem_poke(dir_drv_t *d, uint32_t l, uint8_t mask, const uint64_t *li
 void dir_drv_entry_peek(const dir_drv_t *d, uint32_t l, dir_entry_t *e);
 /** Cycles the memory port held a request back (not ready). */
 uint64_t dir_drv_mem_stalls(const dir_drv_t *d);
+/** Cycles skipped while the controller was stalled (stall_o: new requests waiting for the full
+ *  table), which the controller counted as EV_FULL's at the edge after them (skip_i). */
+uint64_t dir_drv_stall_skips(const dir_drv_t *d);
+/** The last edge was a stalled one (stall_o, no input): so are the edges after it until an input. */
+bool dir_drv_stalled(const dir_drv_t *d);
 const dir_out_t *dir_drv_out(const dir_drv_t *d);
 /* The management port (the MN's recovery handler; docs/architecture.md section 11c). Commands are
  * queued and presented in order, one at a time; answers are collected in arrival order. */

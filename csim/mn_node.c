@@ -38,6 +38,7 @@ struct mn_node {
     void *obs_obj;
     uint64_t *cycles_clocked, *cycles_skipped, *rx_msgs, *tx_msgs, *sw_msgs, *violations, *rx_held, *tx_starved;
     bool starved_after;  /* after the last clocked edge some class had no credit */
+    bool held_after;     /* after the last clocked edge messages were held, none with a credit */
 };
 
 static void edge_event(void *obj, uint64_t cycle);
@@ -132,16 +133,23 @@ static void on_mem(void *ctx, bool write, bool dir, uint32_t addr, uint64_t cycl
 
 /* The adapter presents its oldest message whose class the controller holds a credit for (messages
  * of one class keep their order: a class without a credit blocks only itself). */
-static void present(mn_node_t *n, uint64_t cycle)
+/* The classes held that have a controller credit. */
+static uint32_t held_avail(const mn_node_t *n)
 {
-    /* The classes held that have a credit: with none, every message held waits (the common case
-     * while the controller is the bottleneck: no look at each message). */
     uint32_t avail = 0;
     for (uint32_t held = n->qcls; held; held &= held - 1) {
         const unsigned c = (unsigned)__builtin_ctz(held);
         if (dir_drv_credits(n->d, (msg_class_t)c))
             avail |= 1u << c;
     }
+    return avail;
+}
+
+static void present(mn_node_t *n, uint64_t cycle)
+{
+    /* With no held class's credit every message held waits (the common case while the controller
+     * is the bottleneck: no look at each message). */
+    const uint32_t avail = held_avail(n);
     if (!avail) {
         if (n->qn)
             (*n->rx_held)++;
@@ -178,6 +186,21 @@ static void present(mn_node_t *n, uint64_t cycle)
         (*n->rx_held)++;
 }
 
+/* The controller to cycle, the edges before it skipped. They had the credits and the held messages
+ * the last clocked one left (a credit's arrival wakes the node, and so does a message the
+ * controller could take): they count as they would have clocked, so tx_starved and rx_held do not
+ * depend on skipping. */
+static void skip_to(mn_node_t *n, uint64_t cycle)
+{
+    const uint64_t skipped = cycle - dir_drv_cycle(n->d);
+    *n->cycles_skipped += skipped;
+    if (n->starved_after)
+        *n->tx_starved += skipped;
+    if (n->held_after)
+        *n->rx_held += skipped;
+    dir_drv_skip_to(n->d, cycle);
+}
+
 static void edge_event(void *obj, uint64_t cycle)
 {
     mn_node_t *n = obj;
@@ -185,13 +208,7 @@ static void edge_event(void *obj, uint64_t cycle)
         return; /* superseded by an earlier wake */
     n->next_cycle = UINT64_MAX;
     n->min_cycle = cycle + 1;
-    uint64_t skipped = cycle - dir_drv_cycle(n->d);
-    *n->cycles_skipped += skipped;
-    /* Skipped edges had the credits the last clocked one left (a credit's arrival wakes the node):
-     * they count as they would have clocked, so tx_starved does not depend on skipping. */
-    if (n->starved_after)
-        *n->tx_starved += skipped;
-    dir_drv_skip_to(n->d, cycle);
+    skip_to(n, cycle);
     present(n, cycle);
     if (fabric_starved(n->f, n->port))
         (*n->tx_starved)++;
@@ -208,7 +225,12 @@ static void edge_event(void *obj, uint64_t cycle)
     for (; n->nmg_seen < dir_drv_mg_rsps(n->d); n->nmg_seen++)
         if (n->mg_fn)
             n->mg_fn(n->mg_obj, dir_drv_mg_rsp(n->d, n->nmg_seen));
-    if (!n->p.skip_idle || n->qn) {
+    /* Messages held without a credit of their class wait for the controller to return one, which
+     * only an edge its own wake asks for can do (a stalled controller, its receive FIFOs full of
+     * requests waiting for the table, returns none): until then each edge would only count them. */
+    const bool can_present = n->qn && held_avail(n);
+    n->held_after = n->qn && !can_present;
+    if (!n->p.skip_idle || can_present) {
         wake(n, cycle + 1);
         return;
     }
@@ -401,6 +423,26 @@ void mn_node_observe(mn_node_t *n, mn_observe_fn fn, void *obj)
 }
 
 const dir_drv_t *mn_node_drv(const mn_node_t *n) { return n->d; }
+
+uint32_t mn_node_csr(mn_node_t *n, unsigned addr, bool *err)
+{
+    if (dir_drv_next_cycle(n->d) != UINT64_MAX || (n->qn && held_avail(n)))
+        die(n, "a CSR read while the controller has work (read between runs of the kernel, the controller "
+               "quiet or stalled)");
+    /* The read's first edge is the first after now (the kernel has run the events of now, an edge
+     * at now included when clocked); an edge pending for it (without skipping) is superseded. */
+    const uint64_t pending = n->next_cycle;
+    n->next_cycle = UINT64_MAX;
+    const uint64_t first = clock_cycle_at_or_after(&n->clk, n->k->now + 1);
+    if (first > dir_drv_cycle(n->d))
+        skip_to(n, first);
+    const uint32_t v = dir_drv_csr(n->d, addr, err);
+    dir_drv_step(n->d); /* the edge that clears the answer: the controller as quiet or stalled as before */
+    n->min_cycle = dir_drv_cycle(n->d);
+    if (pending != UINT64_MAX)
+        wake(n, n->min_cycle);
+    return v;
+}
 
 static void hdr_print(FILE *f, const msg_t *m)
 {

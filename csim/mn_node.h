@@ -108,6 +108,11 @@ typedef void (*mn_observe_fn)(void *obj, uint64_t cycle, mn_obs_e kind, const ms
 void mn_node_observe(mn_node_t *n, mn_observe_fn fn, void *obj);
 /** The controller's driver (CSR reads are not for a node on the kernel: they step the model). */
 const dir_drv_t *mn_node_drv(const mn_node_t *n);
+/** Reads the controller's CSR addr (err: refused) between runs of the kernel, the controller quiet
+ *  or stalled with no input due (dir_drv_next_cycle UINT64_MAX) and no message the adapter could
+ *  present: the three edges of a read (the request, the answer, the answer cleared) are clocked at
+ *  once, from the current time, as if the hardware's CSR port were read then. */
+uint32_t mn_node_csr(mn_node_t *n, unsigned addr, bool *err);
 
 /** The directory model a program links for its MNs (scripts/mk/dir.mk generates it: the
  *  dir_ctrl model in $(DIR_SYS_OBJS), the fast flavour in $(DIR_SYS_OBJS_fast)). Declared here,

@@ -983,6 +983,37 @@ static void describe(const rec_t *r, char *buf, size_t n)
              (unsigned long long)r->m.addr);
 }
 
+/* Node by node, the same records with skipping (on) as without (off): two nodes' events of one
+ * picosecond may interleave differently (the kernel runs edges of one time in the order they were
+ * scheduled), each node's own sequence may not. */
+static void same_per_node(const rec_t *on, size_t non, const rec_t *off, size_t noff, unsigned long long sd,
+                          unsigned round)
+{
+    const unsigned ports[] = {0, 1, 2, 3, 100, 101};
+    for (unsigned pi = 0; pi < sizeof ports / sizeof ports[0]; pi++) {
+        size_t i = 0, j = 0, k = 0;
+        for (;; k++) {
+            while (i < non && on[i].port != ports[pi])
+                i++;
+            while (j < noff && off[j].port != ports[pi])
+                j++;
+            if (i == non || j == noff)
+                break;
+            if (!rec_equal(&on[i], &off[j])) {
+                char x[160], y[160];
+                describe(&on[i], x, sizeof x);
+                describe(&off[j], y, sizeof y);
+                cr_assert_fail("seed=%llu round %u: event %zu of node %u differs: with skipping %s, without %s", sd,
+                               round, k, ports[pi], x, y);
+            }
+            i++, j++;
+        }
+        cr_assert(i == non && j == noff, "seed=%llu round %u: node %u has more events in one run (%zu)", sd, round,
+                  ports[pi], k);
+    }
+    cr_assert_eq(non, noff);
+}
+
 /* The same seeded workload with and without idle-cycle skipping (fabric and MNs): every message
  * each CN receives, every message presented to or sent by a controller, every DRAM request and
  * every software message happens at the same picosecond in the same order, node by node; with
@@ -1010,31 +1041,7 @@ Test(mn_node, skipping_idle_cycles_changes_no_message_timing, .timeout = 120)
                      (unsigned long long)off.errors);
         cr_assert_eq(on.done, 4ull * ops, "seed=%llu round %u: %llu of %u operations done", sd, round,
                      (unsigned long long)on.done, 4 * ops);
-        /* Node by node: two nodes' events of one picosecond may interleave differently (the kernel
-         * runs edges of one time in the order they were scheduled), each node's own sequence may not. */
-        const unsigned ports[] = {0, 1, 2, 3, 100, 101};
-        for (unsigned pi = 0; pi < sizeof ports / sizeof ports[0]; pi++) {
-            size_t i = 0, j = 0, k = 0;
-            for (;; k++) {
-                while (i < on.nrec && on.rec[i].port != ports[pi])
-                    i++;
-                while (j < off.nrec && off.rec[j].port != ports[pi])
-                    j++;
-                if (i == on.nrec || j == off.nrec)
-                    break;
-                if (!rec_equal(&on.rec[i], &off.rec[j])) {
-                    char x[160], y[160];
-                    describe(&on.rec[i], x, sizeof x);
-                    describe(&off.rec[j], y, sizeof y);
-                    cr_assert_fail("seed=%llu round %u: event %zu of node %u differs: with skipping %s, without %s",
-                                   sd, round, k, ports[pi], x, y);
-                }
-                i++, j++;
-            }
-            cr_assert(i == on.nrec && j == off.nrec, "seed=%llu round %u: node %u has more events in one run (%zu)",
-                      sd, round, ports[pi], k);
-        }
-        cr_assert_eq(on.nrec, off.nrec);
+        same_per_node(on.rec, on.nrec, off.rec, off.nrec, sd, round);
         for (unsigned j = 0; j < (one_mn ? 1u : 2u); j++) {
             cr_assert_leq(on.clocked[j] + on.skipped[j], off.clocked[j],
                           "MN %u: clocked %llu + skipped %llu, %llu cycles", j, (unsigned long long)on.clocked[j],
@@ -1060,6 +1067,34 @@ Test(mn_node, skipping_idle_cycles_changes_no_message_timing, .timeout = 120)
     }
 }
 
+/* The flood of the tests below: each of four CNs writes 12 LNR lines of MN 0, all sent at once
+ * (round 0), then, when all are done, reads them, all at once (round 1; a read and a write travel
+ * in different classes: only a CMP orders them); want: what each CN wrote. */
+enum { PER_CN = 24 };
+
+static void flood_send(sys_t *s, unsigned round, uint64_t want[4][PER_CN][8])
+{
+    for (unsigned c = 0; c < 4; c++)
+        for (unsigned i = 0; i < PER_CN / 2; i++) {
+            uint64_t line = 2 + 16 * c + i; /* MN 0, beyond the one-line SCR */
+            msg_t m = mk(s, round ? OP_LNR_RD : OP_LNR_WR, c, line, 2 * i + round);
+            if (!round) {
+                m.mask = 0xff;
+                fill(m.data, 0x1000 * (c + 1) + i);
+                memcpy(want[c][i], m.data, sizeof m.data);
+            }
+            cn_send(&s->cn[c], &m);
+        }
+}
+
+static void flood(sys_t *s, uint64_t want[4][PER_CN][8])
+{
+    for (unsigned round = 0; round < 2; round++) {
+        flood_send(s, round, want);
+        run_idle(s);
+    }
+}
+
 /* Back-pressure both ways: four CNs flood a small controller (2 credits per class, 4 transactions)
  * with LNR reads and writes while the fabric grants 4 buffers per class, so the MN's adapter holds
  * what the controller cannot take yet; CN 1 keeps its receive buffers for 1 us each, so the switch
@@ -1073,25 +1108,10 @@ Test(mn_node, floods_and_a_slow_receiver_are_back_pressured_without_loss)
     sys_t s;
     sys_init(&s, &su);
     s.cn[1].hold_ps = PS_PER_US;
-    enum { PER_CN = 24 };
     uint64_t want[4][PER_CN][8];
-    /* WHEN each CN writes 12 lines of MN 0, all sent at once, and when all are done reads them, all at
-     * once (a read and a write travel in different classes: only a CMP orders them) */
+    /* WHEN each CN writes 12 lines of MN 0, then reads them */
     size_t from = s.nrec;
-    for (unsigned round = 0; round < 2; round++) {
-        for (unsigned c = 0; c < 4; c++)
-            for (unsigned i = 0; i < PER_CN / 2; i++) {
-                uint64_t line = 2 + 16 * c + i; /* MN 0, beyond the one-line SCR */
-                msg_t m = mk(&s, round ? OP_LNR_RD : OP_LNR_WR, c, line, 2 * i + round);
-                if (!round) {
-                    m.mask = 0xff;
-                    fill(m.data, 0x1000 * (c + 1) + i);
-                    memcpy(want[c][i], m.data, sizeof m.data);
-                }
-                cn_send(&s.cn[c], &m);
-            }
-        run_idle(&s);
-    }
+    flood(&s, want);
     /* THEN every CN got a CMP and the written line for each, in its (CN, line) order */
     for (unsigned c = 0; c < 4; c++) {
         cr_assert_eq(count_rx(&s, from, c), PER_CN, "CN %u: %zu answers", c, count_rx(&s, from, c));
@@ -1120,6 +1140,77 @@ Test(mn_node, floods_and_a_slow_receiver_are_back_pressured_without_loss)
         cr_assert_eq(dir_drv_credits(mn_node_drv(s.mn[0]), (msg_class_t)c), 2, "the adapter holds the controller's 2");
     }
     sys_free(&s);
+}
+
+/* A controller whose table is full of transactions waiting on DRAM, its receive FIFOs full of new
+ * requests, is stalled (stall_o): it is not clocked until an input comes, and the edge after the
+ * skipped cycles counts them as EV_FULL's (skip_i). The flood above, its DRAM slow (400 ns) so that
+ * the reads fill the table, with and without skipping, EV_FULL read every 10 ns while MN 0 is
+ * stalled (the read's edges come at once: its value includes the cycles skipped just before): every
+ * event at the same picosecond, every read of EV_FULL the same, the adapter's held and starved edges
+ * the same, the controller's counters at the end the same, and with skipping stalled cycles were
+ * skipped. */
+Test(mn_node, a_stalled_controller_is_skipped_and_counts_the_cycles_as_if_clocked)
+{
+    setup_t su = {.ncn = 4, .nmn = 2, .dram_ps = 400000, .seed = 13, .scr_lo = 0, .scr_hi = 1};
+    enum { NCNT = DIR_CSR_FULL + 8, MAXRD = 512 };
+    rec_t *rec[2];
+    size_t nrec[2], nrd[2] = {0, 0};
+    uint64_t held[2], starved[2], skips[2], cnt[2][NCNT], rd_t[2][MAXRD], rd_v[2][MAXRD];
+    for (unsigned on = 0; on < 2; on++) {
+        su.skip = on;
+        sys_t s;
+        sys_init(&s, &su);
+        uint64_t want[4][PER_CN][8];
+        flood_send(&s, 0, want);
+        run_idle(&s);
+        flood_send(&s, 1, want);
+        for (unsigned i = 0; i < 1000 && count_rx(&s, 0, 0) + count_rx(&s, 0, 1) + count_rx(&s, 0, 2) +
+                                             count_rx(&s, 0, 3) < 4 * PER_CN; i++) {
+            kernel_run(&s.k, s.k.now + 10 * PS_PER_NS);
+            if (dir_drv_stalled(mn_node_drv(s.mn[0]))) {
+                cr_assert_lt(nrd[on], MAXRD);
+                bool err = false;
+                rd_t[on][nrd[on]] = s.k.now;
+                rd_v[on][nrd[on]++] = mn_node_csr(s.mn[0], DIR_CSR_FULL, &err);
+                cr_assert(!err);
+            }
+        }
+        run_idle(&s);
+        held[on] = *stats_find_counter(&s.st, "mn0.rx_held");
+        starved[on] = *stats_find_counter(&s.st, "mn0.tx_starved");
+        skips[on] = dir_drv_stall_skips(mn_node_drv(s.mn[0]));
+        cr_assert_eq(count_rx(&s, 0, 0) + count_rx(&s, 0, 1) + count_rx(&s, 0, 2) + count_rx(&s, 0, 3), 4 * PER_CN);
+        rec[on] = s.rec, nrec[on] = s.nrec;
+        s.rec = NULL;
+        for (unsigned a = 0; a < NCNT; a++) {
+            bool err = false;
+            cnt[on][a] = mn_node_csr(s.mn[0], a, &err);
+            cr_assert(!err, "CSR 0x%x", a);
+        }
+        sys_free(&s);
+    }
+    same_per_node(rec[1], nrec[1], rec[0], nrec[0], su.seed, 0);
+    cr_assert_eq(nrd[1], nrd[0], "%zu reads of EV_FULL while stalled with skipping, %zu without", nrd[1], nrd[0]);
+    cr_assert_gt(nrd[0], 0, "MN 0 was never stalled between slices");
+    for (size_t i = 0; i < nrd[0]; i++)
+        cr_assert(rd_t[1][i] == rd_t[0][i] && rd_v[1][i] == rd_v[0][i],
+                  "read %zu of EV_FULL: %llu at %llu ps with skipping, %llu at %llu ps without", i,
+                  (unsigned long long)rd_v[1][i], (unsigned long long)rd_t[1][i], (unsigned long long)rd_v[0][i],
+                  (unsigned long long)rd_t[0][i]);
+    cr_assert_eq(held[1], held[0], "rx_held %llu with skipping, %llu without", (unsigned long long)held[1],
+                 (unsigned long long)held[0]);
+    cr_assert_eq(starved[1], starved[0]);
+    for (unsigned a = 0; a < NCNT; a++)
+        cr_assert_eq(cnt[1][a], cnt[0][a], "counter 0x%x: %llu with skipping, %llu without", a,
+                     (unsigned long long)cnt[1][a], (unsigned long long)cnt[0][a]);
+    cr_assert_gt(cnt[0][DIR_CSR_FULL], 0, "the table was full");
+    cr_assert_eq(skips[0], 0);
+    cr_assert_gt(skips[1], 0, "no stalled cycle was skipped");
+    cr_log_info("EV_FULL %llu cycles, %llu of them skipped; %zu reads while stalled",
+                (unsigned long long)cnt[1][DIR_CSR_FULL], (unsigned long long)skips[1], nrd[1]);
+    free(rec[0]);
+    free(rec[1]);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -186,7 +186,13 @@ module dir_ctrl #(
   /// CSR address refused
   output logic                           csr_err_o,
   /// nothing in the controller will change until an input changes
-  output logic                           idle_o
+  output logic                           idle_o,
+  /// idle but for new requests waiting for an entry of the full table: until an input changes,
+  /// each cycle only counts EV_FULL (simulation only: 0 in synthesis)
+  output logic                           stall_o,
+  /// clock cycles the simulation skipped before this edge (a stalled controller's, counted as
+  /// EV_FULL's); 0 in hardware, where every cycle is an edge (ignored in synthesis)
+  input  wire logic [31:0]               skip_i
 );
 
   // ---- configuration, sampled during reset ----
@@ -265,7 +271,7 @@ module dir_ctrl #(
                          MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5, MR_BUSY = 3'd6;
 
   // ---- receive ----
-  logic             rx_bad, rx_idle;
+  logic             rx_bad, rx_idle, rx_held;
   logic [HdrW-1:0]  rx_bad_hdr, req_hdr;
   logic             req_v, req_r, rwd_v, rwd_r, bir_v, bir_r;
   logic [FlitW-1:0] rwd_msg, bir_msg;
@@ -290,7 +296,8 @@ module dir_ctrl #(
     .sw_valid_o  (sw_rx_valid_o),
     .sw_ready_i  (sw_rx_ready_i),
     .sw_msg_o    (sw_rx_msg_o),
-    .idle_o      (rx_idle)
+    .idle_o      (rx_idle),
+    .held_o      (rx_held)
   );
 
   // ---- transaction table (control in flops, data in a ram_1r1w) ----
@@ -1580,14 +1587,25 @@ module dir_ctrl #(
   // ---- counters and CSRs ----
   logic [NumEv*32-1:0] cnt_q;   // counter e: bits e * 32 +: 32
   logic [TW:0] in_use;
+  // The cycles a stalled controller was not clocked (stall_o below), EV_FULL's: the edge after them
+  // counts them, and a read of EV_FULL at that edge adds them, so that the counter reads as if
+  // every cycle had been clocked.
+  logic        stall_q;
+  logic [31:0] full_skip;
+`ifndef SYNTHESIS
+  assign full_skip = stall_q ? skip_i : 32'd0;
+`else
+  assign full_skip = 32'd0;
+`endif
   // Only the counters of the cycle's events are written (a cycle counts one or two events).
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       cnt_q <= '0;
-    end else if (evc != '0 || rx_bad) begin
+    end else if (evc != '0 || rx_bad || full_skip != '0) begin
       for (int e = 0; e < NumEv; e++)
-        if (evc[e] || (e == EV_VIOL + 5 && rx_bad))
-          cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad) : 32'd1);
+        if (evc[e] || (e == EV_VIOL + 5 && rx_bad) || (e == EV_FULL && full_skip != '0))
+          cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad) :
+                                                   (e == EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
     end
   end
   // (Counted only when the CSR port reads.)
@@ -1606,7 +1624,8 @@ module dir_ctrl #(
     csr_err_d   = 1'b0;
     // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
     // at 0x25..0x2B and the failed CNs.
-    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32];
+    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
+                                                                ((32'(csr_addr_i) == EV_FULL) ? full_skip : 32'd0);
     else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
     else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = w_last_q;
     else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[32'(hi)*32 +: 32];
@@ -1639,8 +1658,30 @@ module dir_ctrl #(
              ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
   end
 
+  // Stalled: idle but for new requests waiting in the receive FIFOs for an entry of the full table
+  // (the engine's one event is EV_FULL, counted every cycle). Until an input changes every cycle is
+  // the same, so the simulation may skip them: it tells the next edge how many (skip_i), which
+  // counts them. A table full of transactions that wait on DRAM holds the controller so for most
+  // of a DRAM round trip: at paper.ini's shape about a fifth of the edges of an ocean run. Hardware
+  // clocks every cycle: synthesis has neither the stall nor the count of skipped cycles.
+`ifndef SYNTHESIS
+  always_comb begin
+    stall_o = (evc == NumEv'(1) << EV_FULL) & ~rx_bad & ~|step_v & ~pg_any & ~s_any & rx_held & tx_idle &
+              mq_empty & sq_empty & ~rx_valid_i & ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) &
+              mr_empty & ~mg_req_valid_i;
+  end
+`else
+  assign stall_o = 1'b0;
+`endif
+  // This edge was a stall's with no other input (nor a CSR answer to clear): the cycles skipped
+  // after it were stalled too.
+  logic stall_in;
+  assign stall_in = stall_o & ~csr_valid_i & (tx_crd_i == '0) & ~csr_rvalid_q;
+  always_ff @(posedge clk_i) stall_q <= rst_ni & stall_in;
+
   // Honest idle: an edge with idle_o high and no other input changes nothing (checked on what every
-  // step and event writes: no event counted, nothing queued, no transaction moved).
+  // step and event writes: no event counted, nothing queued, no transaction moved); a stalled edge
+  // likewise changes nothing but EV_FULL's count (no message taken from the receive FIFOs).
   logic idle_in, txn_same;
   assign idle_in = idle_o & ~csr_valid_i & (tx_crd_i == '0);
   assign txn_same = nx_valid == t_valid_q[ei] && nx_st == t_st_q[ei] && wake == '0;
@@ -1648,6 +1689,10 @@ module dir_ctrl #(
   `ASSERT(read_outstanding_is_awaited, rq_empty || rq_out[TW+1] || t_valid_q[rq_out[TW-1:0]])
   `ASSERT(idle_changes_nothing, !idle_in || (evc == '0 && !mq_push && !rq_push && !sq_push && !mr_push &&
                                               txn_same))
+  `ASSERT(stall_changes_only_full, !stall_in || (!mq_push && !rq_push && !sq_push && !mr_push && txn_same &&
+                                                 !req_r && !rwd_r && !bir_r))
+  // A skip follows only a stalled edge (ignored otherwise, but the driver would be out of step).
+  `ASSERT(skip_after_stall, skip_i == '0 || stall_q)
 
   // ---- assertions ----
   // A memory response always has its read tag; the table never overflows its read tags.

@@ -61,7 +61,9 @@ module dir_rx #(
   /// the message
   output logic      [FlitW-1:0]  sw_msg_o,
   /// nothing buffered, no credit pending
-  output logic                   idle_o
+  output logic                   idle_o,
+  /// nothing buffered but REQ and RWD messages, no credit pending
+  output logic                   held_o
 );
   localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned CntW  = $clog2(CrdPerCls + 1);
@@ -172,6 +174,7 @@ module dir_rx #(
   assign bir_valid_o = q_valid[2];
   assign bir_msg_o   = bir_head;
   assign idle_o      = crd_idle & (&q_empty);
+  assign held_o      = crd_idle & (&q_empty[NumQ-1:2]);
 
   // The link partner sends only on credits, so a class's FIFO always has room.
   `ASSERT(rx_no_overflow, (in_q & ~q_in_ready) == '0)
