@@ -257,11 +257,12 @@ shape_cn  = $(word 1,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))
 shape_mn  = $(word 2,$(subst m, ,$(patsubst c%,%,$(firstword $(subst _, ,$(1))))))
 shape_flv = $(if $(findstring _fast,$(1)),fast,test)
 
-# Shapes the tests link (two small ones, the paper's 16 + 16, which `make run` uses too, and the
-# synthesis form of 4 + 2), and any
+# Shapes the tests link (three small ones, the paper's 16 + 16, which `make run` uses too, and the
+# synthesis forms of 4 + 2 and 6 + 4: sw_ports' loops visit the ports in groups of 8, one group at
+# 4 + 2, a full one and a partial one at 6 + 4), and any
 # shape asked for on the command line
 # (scripts/run_sim.sh passes SIM_SHAPE for the configuration it runs).
-TB_FABRIC_SHAPES := c2m2 c4m2 c16m16 c4m2_synth
+TB_FABRIC_SHAPES := c2m2 c4m2 c6m4 c16m16 c4m2_synth c6m4_synth
 BENCH_FABRIC_SHAPES ?= c4m2_fast c16m16_fast
 SIM_SHAPE ?=
 SIM_SHAPES := $(sort c2m2 c4m2 c16m16 $(SIM_SHAPE))

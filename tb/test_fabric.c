@@ -477,14 +477,16 @@ static unsigned read_counters(bench_t *b, unsigned nports, csr_dump_t *d)
 }
 
 /* In simulation the switch's ports are sw_ports, procedural blocks that skip idle ports; in
- * synthesis (and the fabric_top_c4m2_synth model, Verilated with SYNTHESIS defined) they are a
- * module per input and output port, as are the allocator's grant transposes and the switch's words
- * (sw_words). The two forms must be the same machine: every RTL output (message, port, cycle,
- * credit returned) and every counter of the switch the same, at light and full load, with
- * back-pressure, with the credits so scarce that the credit turns decide (2 per class each way),
- * with link jitter reordering messages, with a CN failing (fence, drain, MSI), with messages
- * sunk for want of a route (the software removes an MN's route while traffic runs), and with CNs
- * declared failed by the accept rule (nodes holding what they receive longer than the limit). */
+ * synthesis (and the fabric_top_c4m2_synth and _c6m4_synth models, Verilated with SYNTHESIS
+ * defined) they are a module per input and output port, as are the allocator's grant transposes
+ * and the switch's words (sw_words). The two forms must be the same machine: every RTL output
+ * (message, port, cycle, credit returned) and every counter of the switch the same, at light and
+ * full load, with back-pressure, with the credits so scarce that the credit turns decide (2 per
+ * class each way), with link jitter reordering messages, with a CN failing (fence, drain, MSI),
+ * with messages sunk for want of a route (the software removes an MN's route while traffic runs),
+ * and with CNs declared failed by the accept rule (nodes holding what they receive longer than the
+ * limit). At 4 + 2 the ports are one of sw_ports' groups of 8; at 6 + 4 a full group and a group
+ * of 2 (the loops' group tests and bounds). */
 Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .timeout = 240)
 {
     const uint64_t seed = tb_seed(67);
@@ -504,17 +506,28 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
          .accept = 600},
         {.ncn = 4, .nmn = 2, .load = 0.05, .count = 200, .skip = true, .rx_credits = 2, .hold_ps = 3 * PS_PER_US,
          .accept = 600},
+        {.ncn = 6, .nmn = 4, .load = 0.05, .count = 300, .skip = true},
+        {.ncn = 6, .nmn = 4, .load = 1.0, .count = 400, .skip = true, .hold_ps = 30000},
+        {.ncn = 6, .nmn = 4, .load = 0.8, .count = 400, .skip = true, .rx_credits = 2, .in_credits = 2,
+         .jitter_ps = 5000},
+        {.ncn = 6, .nmn = 4, .load = 0.9, .count = 400, .skip = true, .rx_credits = 3, .fail_port = 5,
+         .fail_ps = 1 * PS_PER_US},
+        {.ncn = 6, .nmn = 4, .load = 0.7, .count = 400, .skip = true, .rx_credits = 2,
+         .unroute_node = MSG_MN_BASE + 3, .unroute_ps = 2 * PS_PER_US},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bench_t sim, syn;
         csr_dump_t dsim, dsyn;
         setup_t s = cases[i];
         s.seed = seed + i;
+        const unsigned np = s.ncn + s.nmn, pc = 4 * MSG_NUM_CLASSES; /* ports; a port's counters */
         bench_run(&sim, &s);
-        const unsigned n = read_counters(&sim, 6, &dsim);
-        s.model = "fabric_top_c4m2_synth";
+        const unsigned n = read_counters(&sim, np, &dsim);
+        char synth[48];
+        snprintf(synth, sizeof synth, "fabric_top_c%um%u_synth", s.ncn, s.nmn);
+        s.model = synth;
         bench_run(&syn, &s);
-        read_counters(&syn, 6, &dsyn);
+        read_counters(&syn, np, &dsyn);
         cr_assert_gt(sim.nrec, 100, "seed=%llu case %u: too little traffic to compare", (unsigned long long)s.seed, i);
         cr_assert_eq(sim.nrec, syn.nrec, "seed=%llu case %u: %zu outputs, the synthesis form %zu",
                      (unsigned long long)s.seed, i, sim.nrec, syn.nrec);
@@ -528,15 +541,19 @@ Test(fabric, synthesis_forms_of_the_switch_behave_the_same_cycle_for_cycle, .tim
                       (unsigned long long)b->cycle, b->port, b->kind);
         }
         if (s.unroute_node > 0)
-            cr_assert_gt(dsim.v[6 * 44], 0, "seed=%llu case %u: no message was sunk", (unsigned long long)s.seed, i);
+            cr_assert_gt(dsim.v[np * pc], 0, "seed=%llu case %u: no message was sunk", (unsigned long long)s.seed, i);
         if (s.accept)
-            cr_assert_neq(dsim.v[6 * 44 + 5], 0, "seed=%llu case %u: no CN was declared failed by the accept rule",
+            cr_assert_neq(dsim.v[np * pc + 5], 0, "seed=%llu case %u: no CN was declared failed by the accept rule",
                           (unsigned long long)s.seed, i);
+        if (s.fail_port > 0)
+            cr_assert_neq(dsim.v[np * pc + 5], 0, "seed=%llu case %u: CN %d was not fenced", (unsigned long long)s.seed,
+                          i, s.fail_port);
         for (unsigned r = 0; r < n; r++)
             cr_assert_eq(dsim.v[r], dsyn.v[r], "seed=%llu case %u: counter read %u (%s %u%s%u%s%u) is %u, in the "
-                         "synthesis form %u", (unsigned long long)s.seed, i, r, r < 6 * 44 ? "port" : "register",
-                         r < 6 * 44 ? r / 44 : r - 6 * 44, r < 6 * 44 ? " class " : "", r < 6 * 44 ? r / 4 % 11 : 0,
-                         r < 6 * 44 ? " kind " : "", r < 6 * 44 ? r % 4 : 0, dsim.v[r], dsyn.v[r]);
+                         "synthesis form %u", (unsigned long long)s.seed, i, r, r < np * pc ? "port" : "register",
+                         r < np * pc ? r / pc : r - np * pc, r < np * pc ? " class " : "",
+                         r < np * pc ? r / 4 % MSG_NUM_CLASSES : 0, r < np * pc ? " kind " : "", r < np * pc ? r % 4 : 0,
+                         dsim.v[r], dsyn.v[r]);
         bench_free(&sim);
         bench_free(&syn);
     }
