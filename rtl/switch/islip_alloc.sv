@@ -142,20 +142,23 @@ module islip_alloc #(
     logic [NumOut-1:0]  g, ghi, acc;
     logic [InIdxW-1:0]  gi;
     logic [OutIdxW-1:0] ai;
-    logic               asked, added;
+    logic               asked, added, live;
     in_free      = '1;
     out_free     = '1;
     in_first     = '0;
     out_first    = '0;
     progress_bad = 1'b0;
     r = '0; hi = '0; pick = '0; g = '0; ghi = '0; acc = '0; gi = '0; ai = '0; asked = 1'b0; added = 1'b0;
+    live = 1'b1;
     for (int i = 0; i < NumIn; i++) begin
       gnt_row[i] = '0;
       imi[i]     = '0;
     end
     for (int o = 0; o < NumOut; o++) omi[o] = '0;
+    // An iteration that matched nothing changed nothing (no grant was made: a granted input always
+    // accepts one), so the ones after it would match nothing either: they are not run.
     if (req_i != '0) begin
-      for (int k = 0; k < NumIters; k++) begin
+      for (int k = 0; k < NumIters; k++) if (live) begin
         asked = 1'b0;
         added = 1'b0;
         // Grant: each free output picks the first free requesting input at or after its pointer.
@@ -189,6 +192,7 @@ module islip_alloc #(
           end
         end
         progress_bad = progress_bad | (asked & ~added);
+        live         = added;
       end
     end
   end
