@@ -97,7 +97,12 @@ module sw_perf #(
     end
   end
 
-  assign csr_rdata_o = rd_q ? rd_data[32'(port_q)*32 +: 32] : '0;
+  // (A statement under the test, not a ?: expression: Verilated, the whole rd_data vector is then
+  // gathered only in a cycle that answers a read, not at every evaluation.)
+  always_comb begin
+    csr_rdata_o = '0;
+    if (rd_q) csr_rdata_o = rd_data[32'(port_q)*32 +: 32];
+  end
 
 endmodule
 `default_nettype wire
