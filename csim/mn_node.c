@@ -131,8 +131,6 @@ static void on_mem(void *ctx, bool write, bool dir, uint32_t addr, uint64_t cycl
                dir ? (uint64_t)n->cfg.lines + addr : addr);
 }
 
-/* The adapter presents its oldest message whose class the controller holds a credit for (messages
- * of one class keep their order: a class without a credit blocks only itself). */
 /* The classes held that have a controller credit. */
 static uint32_t held_avail(const mn_node_t *n)
 {
@@ -145,6 +143,8 @@ static uint32_t held_avail(const mn_node_t *n)
     return avail;
 }
 
+/* The adapter presents its oldest message whose class the controller holds a credit for (messages
+ * of one class keep their order: a class without a credit blocks only itself). */
 static void present(mn_node_t *n, uint64_t cycle)
 {
     /* With no held class's credit every message held waits (the common case while the controller

@@ -1677,7 +1677,10 @@ module dir_ctrl #(
   // after it were stalled too.
   logic stall_in;
   assign stall_in = stall_o & ~csr_valid_i & (tx_crd_i == '0) & ~csr_rvalid_q;
-  always_ff @(posedge clk_i) stall_q <= rst_ni & stall_in;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) stall_q <= 1'b0;
+    else         stall_q <= stall_in;
+  end
 
   // Honest idle: an edge with idle_o high and no other input changes nothing (checked on what every
   // step and event writes: no event counted, nothing queued, no transaction moved); a stalled edge
