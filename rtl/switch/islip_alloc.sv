@@ -130,6 +130,20 @@ module islip_alloc #(
   // model, Verilated with SYNTHESIS defined, and tb/test_fabric.c check it cycle for cycle, and
   // tb/test_islip_alloc.c checks this form against the reference model).
 `ifndef SYNTHESIS
+  // The loops over ports visit them in groups of 8 and skip a group with nothing to do (as
+  // sw_ports does): at light load one or two ports of a 32-port switch are matched in a cycle.
+  localparam int unsigned GI  = (NumIn < 8) ? NumIn : 8;
+  localparam int unsigned NGI = (NumIn + GI - 1) / GI;
+  localparam int unsigned GO  = (NumOut < 8) ? NumOut : 8;
+  localparam int unsigned NGO = (NumOut + GO - 1) / GO;
+  // group g of an input (output) vector has a bit set
+  function automatic logic gi_any(logic [NumIn-1:0] m, int g);
+    gi_any = ((m >> (g * GI)) & NumIn'({GI{1'b1}})) != '0;
+  endfunction
+  function automatic logic go_any(logic [NumOut-1:0] m, int g);
+    go_any = ((m >> (g * GO)) & NumOut'({GO{1'b1}})) != '0;
+  endfunction
+
   logic [NumOut-1:0]  gnt_row [NumIn];  // this iteration's grants to input i (bit o)
   logic [NumIn-1:0]   in_free, in_first;
   logic [NumOut-1:0]  out_free, out_first;
@@ -143,6 +157,8 @@ module islip_alloc #(
     logic [InIdxW-1:0]  gi;
     logic [OutIdxW-1:0] ai;
     logic               asked, added, live;
+    logic [NumOut-1:0]  rq;       // outputs with a request
+    logic [NumIn-1:0]   gin;      // inputs granted this iteration
     in_free      = '1;
     out_free     = '1;
     in_first     = '0;
@@ -150,6 +166,8 @@ module islip_alloc #(
     progress_bad = 1'b0;
     r = '0; hi = '0; pick = '0; g = '0; ghi = '0; acc = '0; gi = '0; ai = '0; asked = 1'b0; added = 1'b0;
     live = 1'b1;
+    rq   = '0;
+    gin  = '0;
     for (int i = 0; i < NumIn; i++) begin
       gnt_row[i] = '0;
       imi[i]     = '0;
@@ -158,11 +176,14 @@ module islip_alloc #(
     // An iteration that matched nothing changed nothing (no grant was made: a granted input always
     // accepts one), so the ones after it would match nothing either: they are not run.
     if (req_i != '0) begin
+      for (int o = 0; o < NumOut; o++) rq[o] = req_i[o*NumIn +: NumIn] != '0;
       for (int k = 0; k < NumIters; k++) if (live) begin
         asked = 1'b0;
         added = 1'b0;
+        gin   = '0;
         // Grant: each free output picks the first free requesting input at or after its pointer.
-        for (int o = 0; o < NumOut; o++) begin
+        for (int og = 0; og < NGO; og++) if (go_any(rq & out_free, og))
+        for (int o = og * GO; o < og * GO + GO && o < NumOut; o++) begin
           r = req_i[o*NumIn +: NumIn] & in_free;
           if (out_free[o] && r != '0) begin
             asked = 1'b1;
@@ -170,10 +191,12 @@ module islip_alloc #(
             pick  = (hi != '0) ? (hi & (~hi + NumIn'(1))) : (r & (~r + NumIn'(1)));
             for (int b = 0; b < InIdxW; b++) gi[b] = |(pick & InBitMasks[b*NumIn +: NumIn]);
             gnt_row[gi][o] = 1'b1;
+            gin[gi]        = 1'b1;
           end
         end
         // Accept: each input with a grant picks the first granting output at or after its pointer.
-        for (int i = 0; i < NumIn; i++) begin
+        for (int ig = 0; ig < NGI; ig++) if (gi_any(gin, ig))
+        for (int i = ig * GI; i < ig * GI + GI && i < NumIn; i++) begin
           g = gnt_row[i];
           if (g != '0) begin
             ghi = g & ({NumOut{1'b1}} << aptr_q[i*OutIdxW +: OutIdxW]);
@@ -204,7 +227,8 @@ module islip_alloc #(
     match_o        = '0;
     in_match_idx_o = '0;
     if (in_free != '1)
-      for (int i = 0; i < NumIn; i++)
+      for (int ig = 0; ig < NGI; ig++) if (gi_any(~in_free, ig))
+      for (int i = ig * GI; i < ig * GI + GI && i < NumIn; i++)
         if (!in_free[i]) begin
           in_match_idx_o[i*OutIdxW +: OutIdxW] = imi[i];
           match_o[i*NumOut + 32'(imi[i])]      = 1'b1;
@@ -214,7 +238,8 @@ module islip_alloc #(
   always_comb begin
     out_match_idx_o = '0;
     if (out_free != '1)
-      for (int o = 0; o < NumOut; o++)
+      for (int og = 0; og < NGO; og++) if (go_any(~out_free, og))
+      for (int o = og * GO; o < og * GO + GO && o < NumOut; o++)
         if (!out_free[o]) out_match_idx_o[o*InIdxW +: InIdxW] = omi[o];
   end
 
@@ -223,10 +248,12 @@ module islip_alloc #(
     gptr_d = gptr_q;
     aptr_d = aptr_q;
     if (en_i && out_first != '0) begin
-      for (int o = 0; o < NumOut; o++)
+      for (int og = 0; og < NGO; og++) if (go_any(out_first, og))
+      for (int o = og * GO; o < og * GO + GO && o < NumOut; o++)
         if (out_first[o])
           gptr_d[o*InIdxW +: InIdxW] = (omi[o] == InIdxW'(NumIn - 1)) ? '0 : omi[o] + InIdxW'(1);
-      for (int i = 0; i < NumIn; i++)
+      for (int ig = 0; ig < NGI; ig++) if (gi_any(in_first, ig))
+      for (int i = ig * GI; i < ig * GI + GI && i < NumIn; i++)
         if (in_first[i])
           aptr_d[i*OutIdxW +: OutIdxW] = (imi[i] == OutIdxW'(NumOut - 1)) ? '0 : imi[i] + OutIdxW'(1);
     end
@@ -236,8 +263,10 @@ module islip_alloc #(
   logic [NumReq-1:0] match_t;
   always_comb begin
     match_t = '0;
-    for (int o = 0; o < NumOut; o++)
-      if (!out_free[o]) match_t[o*NumIn + 32'(omi[o])] = 1'b1;
+    if (out_free != '1)
+      for (int og = 0; og < NGO; og++) if (go_any(~out_free, og))
+      for (int o = og * GO; o < og * GO + GO && o < NumOut; o++)
+        if (!out_free[o]) match_t[o*NumIn + 32'(omi[o])] = 1'b1;
   end
 
   // While some free input requests a free output, an iteration adds a match: that output grants
