@@ -70,7 +70,7 @@ static const islip_set_t SETS[] = {
     ISLIP_SET(n1x1i1, 1, 1, 1),       ISLIP_SET(n2x3i1, 2, 3, 1),       ISLIP_SET(n3x5i4, 3, 5, 4),
     ISLIP_SET(n4x4i1, 4, 4, 1),       ISLIP_SET(n4x4i2, 4, 4, 2),       ISLIP_SET(n5x3i3, 5, 3, 3),
     ISLIP_SET(n16x16i1, 16, 16, 1),   ISLIP_SET(n16x16i2, 16, 16, 2),   ISLIP_SET(n32x32i1, 32, 32, 1),
-    ISLIP_SET(n32x32i2, 32, 32, 2),
+    ISLIP_SET(n32x32i2, 32, 32, 2),   ISLIP_SET(n12x10i3, 12, 10, 3),
 };
 #define NSETS (sizeof SETS / sizeof SETS[0])
 

@@ -86,7 +86,16 @@ module islip_alloc_tb (
   output logic [31:0]    n32x32i2_in_match_valid_o,
   output logic [159:0]   n32x32i2_in_match_idx_o,
   output logic [31:0]    n32x32i2_out_match_valid_o,
-  output logic [159:0]   n32x32i2_out_match_idx_o
+  output logic [159:0]   n32x32i2_out_match_idx_o,
+  /// n12x10i3: islip_alloc NumIn 12, NumOut 10, Iters 3 (the simulation form's groups of 8 ports:
+  /// a full and a partial one each way).
+  input  logic [119:0]   n12x10i3_req_i,
+  input  logic           n12x10i3_en_i,
+  output logic [119:0]   n12x10i3_match_o,
+  output logic [11:0]    n12x10i3_in_match_valid_o,
+  output logic [47:0]    n12x10i3_in_match_idx_o,
+  output logic [9:0]     n12x10i3_out_match_valid_o,
+  output logic [39:0]    n12x10i3_out_match_idx_o
 );
 
   islip_alloc #(.NumIn(1), .NumOut(1), .Iters(1)) u_n1x1i1 (
@@ -207,6 +216,18 @@ module islip_alloc_tb (
     .in_match_idx_o    (n32x32i2_in_match_idx_o),
     .out_match_valid_o (n32x32i2_out_match_valid_o),
     .out_match_idx_o   (n32x32i2_out_match_idx_o)
+  );
+
+  islip_alloc #(.NumIn(12), .NumOut(10), .Iters(3)) u_n12x10i3 (
+    .clk_i             (clk_i),
+    .rst_ni            (rst_ni),
+    .req_i             (n12x10i3_req_i),
+    .en_i              (n12x10i3_en_i),
+    .match_o           (n12x10i3_match_o),
+    .in_match_valid_o  (n12x10i3_in_match_valid_o),
+    .in_match_idx_o    (n12x10i3_in_match_idx_o),
+    .out_match_valid_o (n12x10i3_out_match_valid_o),
+    .out_match_idx_o   (n12x10i3_out_match_idx_o)
   );
 
 endmodule
