@@ -1,5 +1,6 @@
 `default_nettype none
 `include "assert.svh"
+`include "groups.svh"
 
 // The REPL table of the Logging Unit (the control half of the SRAM log buffer): one slot per REPL
 // in the buffer, holding what all of that REPL's word entries share: requester (CN, core), tag,
@@ -185,17 +186,13 @@ module lu_slots #(
   // 309 378 cells, the plain loop 309 376 (groups of 8 there: 310 531).
 `ifdef SYNTHESIS
   localparam int unsigned GroupN = Slots;
+  localparam int unsigned Groups = 1;
   function automatic logic grp_any(logic [Slots-1:0] m, int g);
     grp_any = 1'b1;
   endfunction
 `else
-  localparam int unsigned GroupN = (Slots < 8) ? Slots : 8;
-  // group g of m holds a set bit
-  function automatic logic grp_any(logic [Slots-1:0] m, int g);
-    grp_any = ((m >> (g * GroupN)) & Slots'({GroupN{1'b1}})) != '0;
-  endfunction
+  `SIM_GROUPS(grp_any, GroupN, Groups, Slots)
 `endif
-  localparam int unsigned Groups = (Slots + GroupN - 1) / GroupN;
 
   // ---- a VAL: its REPL's slot, and every slot's TS against the VAL's ----
   logic [Slots-1:0] vmatch, vmatch_oh, ts_eq, ts_old, ts_new;

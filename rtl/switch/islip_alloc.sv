@@ -77,6 +77,7 @@ module islip_alloc #(
   output logic [NumOut*InIdxW-1:0]  out_match_idx_o
 );
 `include "assert.svh"
+`include "groups.svh"
 
   if (NumIn < 1) begin : g_bad_num_in
     $error("islip_alloc: NumIn must be >= 1");
@@ -130,19 +131,10 @@ module islip_alloc #(
   // model, Verilated with SYNTHESIS defined, and tb/test_fabric.c check it cycle for cycle, and
   // tb/test_islip_alloc.c checks this form against the reference model).
 `ifndef SYNTHESIS
-  // The loops over ports visit them in groups of 8 and skip a group with nothing to do (as
-  // sw_ports does): at light load one or two ports of a 32-port switch are matched in a cycle.
-  localparam int unsigned GI  = (NumIn < 8) ? NumIn : 8;
-  localparam int unsigned NGI = (NumIn + GI - 1) / GI;
-  localparam int unsigned GO  = (NumOut < 8) ? NumOut : 8;
-  localparam int unsigned NGO = (NumOut + GO - 1) / GO;
-  // group g of an input (output) vector has a bit set
-  function automatic logic gi_any(logic [NumIn-1:0] m, int g);
-    gi_any = ((m >> (g * GI)) & NumIn'({GI{1'b1}})) != '0;
-  endfunction
-  function automatic logic go_any(logic [NumOut-1:0] m, int g);
-    go_any = ((m >> (g * GO)) & NumOut'({GO{1'b1}})) != '0;
-  endfunction
+  // The loops over ports visit them in groups of 8 and skip a group with nothing to do (groups.svh,
+  // as sw_ports does): at light load one or two ports of a 32-port switch are matched in a cycle.
+  `SIM_GROUPS(gi_any, GI, NGI, NumIn)
+  `SIM_GROUPS(go_any, GO, NGO, NumOut)
 
   logic [NumOut-1:0]  gnt_row [NumIn];  // this iteration's grants to input i (bit o)
   logic [NumIn-1:0]   in_free, in_first;

@@ -1,5 +1,6 @@
 `default_nettype none
 `include "assert.svh"
+`include "groups.svh"
 
 // The CXL switch's ports in simulation: every input port (sw_ingress: the virtual output queues of
 // its shared buffer, the class round-robin, the drain of a fenced node, the credits it returns) and
@@ -182,14 +183,9 @@ module sw_ports #(
   endfunction
 
   // The loops over the ports with work due visit them in groups of 8 and skip a group none of whose
-  // bits is set: at 5 % load most groups of a 16 + 16 switch have nothing to do in most cycles, and
-  // a group costs one test where its ports cost one each.
-  localparam int unsigned PG  = (N < 8) ? N : 8;
-  localparam int unsigned NPG = (N + PG - 1) / PG;
-  // group g of m has a bit set
-  function automatic logic pg_any(logic [N-1:0] m, int g);
-    pg_any = ((m >> (g * PG)) & N'({PG{1'b1}})) != '0;
-  endfunction
+  // bits is set (groups.svh): at 5 % load most groups of a 16 + 16 switch have nothing to do in
+  // most cycles.
+  `SIM_GROUPS(pg_any, PG, NPG, N)
 
   // ---- state ----
   // Input i's queue tables (voq_buf, with one head table: a queue's head is written by an enqueue
