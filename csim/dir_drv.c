@@ -427,10 +427,11 @@ void dir_drv_step(dir_drv_t *d)
      * matter only with a request pending, i.e. not idle); the CSR answer's registers clear at the
      * edge after a request. Such an edge changes nothing (the RTL asserts it): it is not evaluated
      * (tick_idle), and the kernel skips the edges after it until an input comes. */
-    d->quiet = o->idle_o && in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
+    const bool no_input = in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
+    d->quiet = o->idle_o && no_input;
     /* A stalled edge is evaluated (it counts EV_FULL); those after it until an input comes may be
      * skipped, and the next evaluated edge counts them (skip_i). */
-    d->stalled = o->stall_o && in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
+    d->stalled = o->stall_o && no_input;
     prev = hostprof_enter(HOSTPROF_DIR);
     (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
