@@ -850,6 +850,56 @@ Test(cxl_switch, cn_that_accepts_nothing_is_detected_by_the_accept_rule)
     sw_free(&s);
 }
 
+/* An accept wait's age counts from the cycle the wait began, not from the last message that left
+ * toward the CN before it: CN 2 takes one message on its one credit, nothing is sent to it for twice
+ * ACCEPT_LIMIT cycles, then a message for it waits for a credit it never grants. It is declared
+ * failed ACCEPT_LIMIT cycles after that message arrived, not as soon as it waits (the switch's
+ * simulation form records when a wait begins as a progress; the traffic of the other tests begins
+ * every wait in the cycle of a send, so it did not tell the two apart). */
+Test(cxl_switch, an_accept_wait_counts_from_its_own_start_not_from_the_last_send)
+{
+    sw_t s;
+    const uint64_t seed = tb_seed(54);
+    sw_start(&s, &cxl_switch_c4m4_ops, seed);
+    rng_t r;
+    rng_init_named(&r, seed, "wait_start");
+    const uint32_t lim = 300;
+    const unsigned src = 4, cn = 2;
+    csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 0);
+    csr_ok(&s, true, SW_CSR_ACCEPT_LIMIT, lim);
+    sw_grant_all(&s, 1);
+    for (unsigned i = 0; i < 64 && s.in_crd[src][CLS_REQ] < 2; i++)
+        sw_step(&s);
+    cr_assert_geq(s.in_crd[src][CLS_REQ], 2, "input %u advertised its credits", src);
+    msg_t m, got;
+    unsigned delivered = 0;
+    make_msg(&r, 1u << CLS_REQ, sw_port_node(&s, src), sw_port_node(&s, cn), &m);
+    sw_send(&s, src, &m);
+    sw_step(&s);
+    sw_clear_inputs(&s);
+    for (unsigned i = 0; i < 2 * lim; i++) {
+        sw_step(&s);
+        delivered += sw_delivered(&s, cn, &got);
+    }
+    cr_assert_eq(delivered, 1, "the first message reaches CN %u on its one credit", cn);
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_VIRAL, 0), 0, "nothing has waited: no CN is declared failed");
+    const uint64_t arrive = s.cycle;
+    make_msg(&r, 1u << CLS_REQ, sw_port_node(&s, src), sw_port_node(&s, cn), &m);
+    sw_send(&s, src, &m);
+    sw_step(&s);
+    sw_clear_inputs(&s);
+    for (unsigned i = 0; i < 2 * lim; i++)
+        sw_step(&s);
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_VIRAL, 0), 1u << cn, "CN %u is declared failed", cn);
+    cr_assert_eq(csr_ok(&s, false, SW_CSR_DETECT_ACCEPT, 0), 1u << cn, "by the accept rule");
+    const uint32_t det = csr_ok(&s, false, SW_CSR_DETECT_TIME(cn), 0);
+    cr_assert(det >= arrive + lim && det <= arrive + lim + 2,
+              "seed=%llu: the second message arrived at cycle %llu and CN %u was declared failed at %u: %lld "
+              "cycles later, not ACCEPT_LIMIT (%u) plus the one cycle it takes to wait",
+              (unsigned long long)seed, (unsigned long long)arrive, cn, det, (long long)det - (long long)arrive, lim);
+    sw_free(&s);
+}
+
 /* A live CN that takes a message only every crd_period cycles, under a constant stream for it, is
  * never declared failed while crd_period < ACCEPT_LIMIT; it is as soon as the gap exceeds it. */
 Test(cxl_switch, slow_but_live_cn_under_back_pressure_is_not_declared_failed)
