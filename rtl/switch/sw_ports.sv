@@ -29,15 +29,17 @@
 // before the allocator), the matched ports' decisions (after the allocator's match: classes,
 // dequeues, drains, turns), the arrivals (class decode, route, enqueue, the queue tables' writes),
 // then the clocked blocks, which work out the next state of the ports that have something to do.
-// Only the arrivals read the link inputs (the messages, the credits back): Verilator evaluates
-// logic that reads a top input again after every change of one, before the edge, and again after
-// it, so what does not need them (the decisions, the next states) is kept out of that logic and
-// is evaluated once a cycle. Hence next-state logic in the clocked blocks here, against the house
-// habit of `q <= d` only: the combinational form evaluated every next state twice a cycle and
-// copied every port's state through next-state arrays at each evaluation. And the state that only
-// this module's combinational blocks read (the queue tables, the free list, the class masks, the
-// drain pointers, the holders) is written with blocking assignments, against the habit of
-// non-blocking ones: Verilator 5.006 gives each non-blocking write to an array element a flag that
+// Only the arrivals' combinational logic reads the link inputs (the messages; the credits back are
+// read by the outputs' clocked blocks): Verilator evaluates logic that reads a top input again
+// after every change of one, before the edge, and again after it, so what does not need them (the
+// decisions, the next states) is kept out of that logic and is evaluated once a cycle. Hence
+// next-state logic in the clocked blocks here, against the house habit of `q <= d` only: the
+// combinational form evaluated every next state twice a cycle and copied every port's state
+// through next-state arrays at each evaluation. And the state that only this module's
+// combinational blocks or its own process read (the queue tables, the free list, the class masks,
+// the drain pointers, the holders, the turns' pointers, the occupancies, the credits owed and the
+// output credit counts) is written with blocking assignments, against the habit of non-blocking
+// ones: Verilator 5.006 gives each non-blocking write to an array element a flag that
 // it clears and tests at every edge (as a process per port, about 3 700 host instructions a cycle
 // at 16 + 16, busy or idle) and takes no non-blocking write to an array in a loop it
 // does not unroll. Written blocking, a process is one loop over the ports with work due and has no
@@ -244,7 +246,6 @@ module sw_ports #(
 
   // ---- the ports' vectors, field by field at constant offsets (a loop would read and write them
   // at offsets it computes, which the Verilated model does bit by bit) ----
-  logic [NumCls-1:0] give     [N];            // credits back from the output's link partner
   logic [PortW-1:0]  in_out   [N];            // the input's matched output
   logic [PortW-1:0]  out_in   [N];            // the output's matched input
   logic [N-1:0]      req_a    [N];            // the output's requests
@@ -252,10 +253,8 @@ module sw_ports #(
   logic [NumCls-1:0] starve_a [N];
   logic [NumCls-1:0] leave    [N];            // per input and class: a message left the buffer
   logic [EntryW-1:0] alloc    [N];            // the entry the input's enqueue takes
-  logic [N-1:0]      give_any, enq, sunk, drain;
+  logic [N-1:0]      enq, sunk, drain;
   for (genvar p = 0; p < N; p++) begin : g_view
-    assign give[p]                        = tx_crd_i[p*NumCls +: NumCls];
-    assign give_any[p]                    = |tx_crd_i[p*NumCls +: NumCls];
     assign in_out[p]                      = in_match_idx_i[p*PortW +: PortW];
     assign out_in[p]                      = out_match_idx_i[p*PortW +: PortW];
     assign req_o[p*N +: N]                = req_a[p];
@@ -270,8 +269,17 @@ module sw_ports #(
     assign send_cls_o[p*ClsW +: ClsW]     = s2_cls_q[p];
     assign rxcrd_any[p]                   = rxcrd_q[p] != '0;
     assign nz_any[p]                      = nz_q[p] != '0;
-    assign drop_o[2*p]                    = rx_valid_i[p] & fenced_i[p];
-    assign drop_o[2*p+1]                  = drain[p];
+  end
+
+  // Both kinds of drop need a fenced port (a drain only runs on one): the port-by-port work is
+  // skipped while none is fenced, which is nearly always.
+  always_comb begin
+    drop_o = '0;
+    if (fenced_i != '0)
+      for (int p = 0; p < N; p++) begin
+        drop_o[2*p]   = rx_valid_i[p] & fenced_i[p];
+        drop_o[2*p+1] = drain[p];
+      end
   end
 
   // ---- requests, per output with a holder (before the allocator) ----
@@ -480,14 +488,17 @@ module sw_ports #(
   // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read, a
   // process per port with non-blocking writes; the inputs' other state, one loop with blocking
   // writes (the file's header says why and what keeps it the same machine).
-  logic [N-1:0] cr_act, upd, stored, open, owing;
+  logic [N-1:0] cr_act, stored, open, owing;
   assign cr_act    = owing | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
-  assign upd       = give_any | tk | (fenced_i & nz_any);
   assign in_idle_o = ~stored & ~owing & ~rxcrd_any;
 
   // What the switch's other blocks see of an input (its stalls, the credits it returns, the entry
   // the traversal reads) and what the assertions read of it: a process per port, non-blocking
-  // writes, the house form (the header says why these and not the rest).
+  // writes, the house form (the header says why these and not the rest), each element written in
+  // one place (Verilator gives every non-blocking write of an array element a flag it clears and
+  // tests at every edge: a write for reset and one for the new value were two flags a port). The
+  // occupancy and the credits owed, which only this process reads, are written blocking.
+  // verilator lint_off BLKSEQ
   for (genvar i = 0; i < N; i++) begin : g_in
     assign stored[i] = stored_q[i];
     assign open[i]   = open_q[i];
@@ -498,14 +509,11 @@ module sw_ports #(
       logic [OccW-1:0]        oc;
       logic [NumCls*OweW-1:0] owe;
       logic [OweW-1:0]        ow;
-      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0;
+      logic                   opn;
+      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0; opn = 1'b0;
       if (!rst_ni) begin
-        occ_q[i]     <= '0;
-        owe_q[i]     <= '0;
-        held_in_q[i] <= '0;
-        rxcrd_q[i]   <= '0;
-        open_q[i]    <= 1'b0;
-        owing_q[i]   <= 1'b0;
+        occ_q[i] = '0;
+        owe_q[i] = '0;
       end else begin
         if (arrive[i] || deq[i]) begin
           occ  = occ_q[i];
@@ -520,8 +528,7 @@ module sw_ports #(
             occ[32'(deq_c[i])*OccW +: OccW] = oc;
             held[deq_c[i]]                  = oc != '0;
           end
-          occ_q[i]     <= occ;
-          held_in_q[i] <= held;
+          occ_q[i] = occ;
         end
         if (cr_act[i]) begin
           owe = owe_q[i];
@@ -539,16 +546,23 @@ module sw_ports #(
             owe = '0;
           end
           if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
-          owe_q[i]   <= owe;
-          rxcrd_q[i] <= crd;
-          open_q[i]  <= ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
-          owing_q[i] <= owe != '0;
+          owe_q[i] = owe;
+          opn      = ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
         end
+      end
+      // (held, crd, owe and opn are 0 in reset.)
+      if (!rst_ni || arrive[i] || deq[i]) held_in_q[i] <= held;
+      if (!rst_ni || cr_act[i]) begin
+        rxcrd_q[i] <= crd;
+        open_q[i]  <= opn;
+        owing_q[i] <= owe != '0;
       end
       // (Not reset: written before it is read.)
       if (in_match_valid_i[i]) sent_q[i] <= head[i];
     end
   end
+
+  // verilator lint_on BLKSEQ
 
   // The rest of the inputs' state, which only this module's combinational blocks read: one loop
   // over the ports with an enqueue, a dequeue (a drain's included) or a drain pointer to move,
@@ -627,49 +641,54 @@ module sw_ports #(
   end
   // verilator lint_on BLKSEQ
 
+  // Per output: the credits and flags other blocks read in one non-blocking write each (as g_in);
+  // the credit counts and the turns' pointers, which only this process and this module's
+  // combinational blocks read, blocking (the header's rules).
+  // verilator lint_off BLKSEQ
   for (genvar o = 0; o < N; o++) begin : g_out
     always_ff @(posedge clk_i) begin
-      logic [NumCls-1:0]        g, nz, many;
+      logic [NumCls-1:0]        give, g, nz, many;
       logic [NumCls*TxCrdW-1:0] tc;
       logic [TxCrdW-1:0]        n;
       logic [NumCls*PortW-1:0]  ptr;
+      logic                     upd;
+      // The credits change when the link partner gives one back, the output takes one, or its node
+      // is fenced (read here from the link input, not through a vector of every port's: that was
+      // worked out again at each change of an input).
+      give = tx_crd_i[o*NumCls +: NumCls];
+      upd  = give != '0 || tk[o] || (fenced_i[o] && nz_any[o]);
       g = '0; nz = '0; many = '0; tc = '0; n = '0; ptr = '0;
       if (!rst_ni) begin
-        tcrd_q[o] <= '0;
-        nz_q[o]   <= '0;
-        many_q[o] <= '0;
-        ptr_q[o]  <= '0;
+        tcrd_q[o] = '0;
+        ptr_q[o]  = '0;
       end else begin
         if (tt[o]) begin
           ptr = ptr_q[o];
           ptr[32'(pick[out_in[o]])*PortW +: PortW] = (out_in[o] == PortW'(N - 1)) ? '0 : out_in[o] + PortW'(1);
-          ptr_q[o] <= ptr;
+          ptr_q[o] = ptr;
         end
-        if (upd[o]) begin
-          if (fenced_i[o]) begin
-            tcrd_q[o] <= '0;
-            nz_q[o]   <= '0;
-            many_q[o] <= '0;
-          end else begin
-            g = give[o];
-            if (tk[o]) g[cls_o[o]] = 1'b1;
-            tc   = tcrd_q[o];
-            nz   = nz_q[o];
-            many = many_q[o];
-            for (int c = 0; c < NumCls; c++) begin
-              if (g[c]) begin
-                n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[o][c]) -
-                                         TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
-                tc[c*TxCrdW +: TxCrdW] = n;
-                nz[c]                  = n != '0;
-                many[c]                = n > TxCrdW'(1);
-              end
+        // Fenced: no credit (tc, nz and many stay 0).
+        if (upd && !fenced_i[o]) begin
+          g = give;
+          if (tk[o]) g[cls_o[o]] = 1'b1;
+          tc   = tcrd_q[o];
+          nz   = nz_q[o];
+          many = many_q[o];
+          for (int c = 0; c < NumCls; c++) begin
+            if (g[c]) begin
+              n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[c]) -
+                                       TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
+              tc[c*TxCrdW +: TxCrdW] = n;
+              nz[c]                  = n != '0;
+              many[c]                = n > TxCrdW'(1);
             end
-            tcrd_q[o] <= tc;
-            nz_q[o]   <= nz;
-            many_q[o] <= many;
           end
         end
+        if (upd) tcrd_q[o] = tc;
+      end
+      if (!rst_ni || upd) begin
+        nz_q[o]   <= nz;
+        many_q[o] <= many;
       end
       // (Not reset: follows the match.)
       if (out_match_valid_i[o] || msi_i[o]) begin
@@ -678,6 +697,8 @@ module sw_ports #(
       end
     end
   end
+
+  // verilator lint_on BLKSEQ
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

@@ -201,17 +201,30 @@ module sw_viral #(
   logic [CnW-1:0] low_live, low_msi;
   logic           any_live;
 
+  // In simulation the loops run only while a CN is fenced or an MSI pending, nearly never (with
+  // none fenced, CN 0 is the lowest live one); in synthesis their tests are constant true.
+`ifdef SYNTHESIS
+  localparam bit Sim = 1'b0;
+`else
+  localparam bit Sim = 1'b1;
+`endif
+
   always_comb begin
-    any_live = 1'b0;
+    any_live = 1'b1;
     low_live = '0;
     low_msi  = '0;
-    for (int i = NumCn - 1; i >= 0; i--) begin
-      if (!fenced_q[i]) begin
-        any_live = 1'b1;
-        low_live = CnW'(i);
+    if (!Sim || fenced_q != '0) begin
+      any_live = 1'b0;
+      for (int i = NumCn - 1; i >= 0; i--) begin
+        if (!fenced_q[i]) begin
+          any_live = 1'b1;
+          low_live = CnW'(i);
+        end
       end
-      if (msi_q[i]) low_msi = CnW'(i);
     end
+    if (!Sim || msi_q != '0)
+      for (int i = NumCn - 1; i >= 0; i--)
+        if (msi_q[i]) low_msi = CnW'(i);
   end
 
   assign msi_cm_o      = (cm_named_q && !fenced_q[cm_cn_q]) ? cm_cn_q : low_live;
