@@ -1532,16 +1532,21 @@ module dir_ctrl #(
   end
 
   // The steps' vectors follow the same writes: the event's entry, then the successors an END
-  // wakes (each was waiting: at no step).
+  // wakes (each was waiting: at no step). The entry's bit of each step is set or cleared through
+  // its one-hot mask: a bit at a computed index of the whole vector cost the Verilated model a
+  // range test and a word select per step at every edge.
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      at_step_q <= '0;
-    end else begin
-      for (int k = 0; k < NumStep; k++) at_step_q[k*TxnEntries + 32'(ei)] <= nx_step[k];
-      if (wake != '0)
-        for (int t = 0; t < TxnEntries; t++)
-          if (wake[t]) at_step_q[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] <= 1'b1;
-    end
+    logic [NumStep*TxnEntries-1:0] as;
+    logic [TxnEntries-1:0]         oh;
+    as = at_step_q;
+    oh = TxnEntries'(1) << ei;
+    for (int k = 0; k < NumStep; k++)
+      as[k*TxnEntries +: TxnEntries] = nx_step[k] ? as[k*TxnEntries +: TxnEntries] | oh
+                                                  : as[k*TxnEntries +: TxnEntries] & ~oh;
+    if (wake != '0)
+      for (int t = 0; t < TxnEntries; t++)
+        if (wake[t]) as[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] = 1'b1;
+    at_step_q <= rst_ni ? as : '0;
   end
 
   always_ff @(posedge clk_i) begin
