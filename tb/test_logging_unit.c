@@ -815,6 +815,41 @@ Test(logging_unit, a_repl_arriving_after_a_val_does_not_hold_that_word_back)
     dut_free(&t);
 }
 
+/* Two validated updates of one word with the same TS cannot be ordered (two commits of one word
+ * never share a timestamp): the second VAL is counted in TS_CLASH, and only when its TS equals the
+ * other's and the two share a word. CN 1 and CN 2 each update word 0 of line 0x700 (and CN 2 word
+ * 1); CN 1's validated word waits behind eight words for a slow DRAM log when CN 2's VAL arrives. */
+static uint32_t ts_clash_count(unsigned ts_b, uint8_t mask_b)
+{
+    dut_t t;
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.mem_latency_ps = 200000, c.mem_max_out = 1; /* one log write per 200 ns */
+    dut_init(&t, &lu_ops_default, &c);
+    msg_t r0 = repl(3, 0, 5, 0x600, 0xff, 0), v0 = val(3, 0, 5, 0x600, 1);
+    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7);
+    msg_t rb = repl(2, 0, 2, 0x700, mask_b, 20), vb = val(2, 0, 2, 0x700, ts_b);
+    lu_drv_send(t.d, &r0, 1);
+    lu_drv_send(t.d, &ra, 2);
+    lu_drv_send(t.d, &rb, 3);
+    run(&t, 20);
+    lu_drv_send(t.d, &v0, 1);
+    lu_drv_send(t.d, &va, 2);
+    run(&t, 10);
+    lu_drv_send(t.d, &vb, 1);
+    run(&t, 10);
+    cr_assert_lt(lu_drv_log_writes(t.d), 3, "the DRAM log is not slow enough for this test");
+    const uint32_t n = dcsr(&t, LU_CSR_TS_CLASH);
+    dut_free(&t);
+    return n;
+}
+
+Test(logging_unit, a_second_validated_update_of_a_word_with_the_same_ts_is_a_ts_clash)
+{
+    cr_assert_eq(ts_clash_count(7, 0x03), 1, "the same TS on a common word");
+    cr_assert_eq(ts_clash_count(7, 0x02), 0, "the same TS, no common word");
+    cr_assert_eq(ts_clash_count(8, 0x03), 0, "another TS");
+}
+
 Test(logging_unit, malformed_messages_directed)
 {
     dut_t t;

@@ -111,13 +111,13 @@ module lu_rx #(
     pop[msg_pkg::CLS_DKRSP] = dks_valid_o & dks_ready_i;
     pop[msg_pkg::CLS_MGREQ] = mgq_valid_o & mgq_ready_i;
     pop[msg_pkg::CLS_MGRSP] = mgs_valid_o & mgs_ready_i;
-    for (int c = 0; c < NumCls; c++) begin
-      ret[c*RetW +: RetW] = RetW'(pop[c]);
-      for (int k = 0; k < 2; k++) begin
-        if (bad_o[k] && op_ok[k] && cls[k*ClsW +: ClsW] == ClsW'(c))
-          ret[c*RetW +: RetW] = ret[c*RetW +: RetW] + RetW'(1);
-      end
-    end
+    for (int c = 0; c < NumCls; c++) ret[c*RetW +: RetW] = RetW'(pop[c]);
+    // (Dropped messages are rare: the classes are looked at only when one is.)
+    if (bad_o != '0)
+      for (int c = 0; c < NumCls; c++)
+        for (int k = 0; k < 2; k++)
+          if (bad_o[k] && op_ok[k] && cls[k*ClsW +: ClsW] == ClsW'(c))
+            ret[c*RetW +: RetW] = ret[c*RetW +: RetW] + RetW'(1);
   end
 
   logic crd_idle;

@@ -340,13 +340,16 @@ module lu_slots #(
   // a slot is free again with its last word
   assign freed = (dsel & {Slots{dleft == '0}}) | (psel & {Slots{pleft == '0}});
 
-  // The validated slot's row of other validated slots of the line holding a common word.
+  // The validated slot's row of other validated slots of the line holding a common word (the
+  // words compared only for the slots of the row with the same timestamp, group by group).
   always_comb begin
+    logic [Slots-1:0] cand;
     clash_o = '0;
+    cand    = vrow & ~vsel & busy_q & val_q & ts_eq;
     if (vtake)
-      for (int a = 0; a < Slots; a++)
-        clash_o[a] = vrow[a] & ~vsel[a] & busy_q[a] & val_q[a] & ts_eq[a] &
-                     ((pend_q[a*WordN +: WordN] & vpend) != '0);
+      for (int g = 0; g < Groups; g++) if (grp_any(cand, g))
+        for (int a = g * GroupN; a < g * GroupN + GroupN && a < Slots; a++)
+          clash_o[a] = cand[a] & ((pend_q[a*WordN +: WordN] & vpend) != '0);
   end
   assign val_ts_clash_o = |clash_o;
 
