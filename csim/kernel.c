@@ -32,6 +32,25 @@ static inline void sift_up(kernel_key_t *heap, size_t i, kernel_key_t e)
     heap[i] = e;
 }
 
+/* The event that ran (still at the top, kernel_run says why) gives its place to e, which goes down
+ * along the smaller children while one precedes it: most events a model schedules while one of its
+ * events runs are its next, close at hand, so e rarely goes far. */
+static void replace_top(kernel_t *k, kernel_key_t e)
+{
+    kernel_key_t *heap = k->heap;
+    const size_t n = k->n;
+    size_t i = 0;
+    for (size_t c = 1; c < n; c = 2 * i + 1) {
+        if (c + 1 < n && before(&heap[c + 1], &heap[c]))
+            c++;
+        if (!before(&heap[c], &e))
+            break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    heap[i] = e;
+}
+
 /* Room for twice as many pending events: the new slots go on the free stack. */
 static void grow(kernel_t *k)
 {
@@ -107,11 +126,17 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
         abort();
     }
     hostprof_zone_e prev = hostprof_enter(HOSTPROF_KERNEL);
-    if (k->n == k->cap)
+    if (!k->top_open && k->n == k->cap)
         grow(k);
     const uint32_t sl = k->free[--k->nfree];
     k->slot[sl] = (kernel_slot_t){fn, obj, arg};
-    sift_up(k->heap, k->n++, (kernel_key_t){t, (uint64_t)phase << 62 | k->seq++ << KERNEL_SLOT_BITS | sl});
+    const kernel_key_t e = {t, (uint64_t)phase << 62 | k->seq++ << KERNEL_SLOT_BITS | sl};
+    if (k->top_open) {
+        k->top_open = false;
+        replace_top(k, e);
+    } else {
+        sift_up(k->heap, k->n++, e);
+    }
     hostprof_leave(prev);
 }
 
@@ -120,18 +145,16 @@ void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t 
     kernel_at(k, k->now + delay, fn, obj, arg);
 }
 
-/* Bottom-up: the hole left by the top goes down along the smaller children to a leaf (one
- * comparison a level), then the last event climbs from there (rarely more than a level: it is one
- * of the latest). About half the comparisons of the usual sift-down; the order of the events is
- * the same, their (t, key) keys being distinct. The top's slot is free again. */
-static kernel_key_t pop(kernel_t *k)
+/* Removes the top. Bottom-up: the hole left by the top goes down along the smaller children to a
+ * leaf (one comparison a level), then the last event climbs from there (rarely more than a level:
+ * it is one of the latest). About half the comparisons of the usual sift-down; the order of the
+ * events is the same, their (t, key) keys being distinct. */
+static void drop_top(kernel_t *k)
 {
-    const kernel_key_t top = k->heap[0];
     const kernel_key_t last = k->heap[--k->n];
-    k->free[k->nfree++] = (uint32_t)(top.key & SLOT_MASK);
     const size_t n = k->n;
     if (!n)
-        return top;
+        return;
     size_t i = 0;
     for (size_t c = 1; c < n; c = 2 * i + 1) {
         if (c + 1 < n && before(&k->heap[c + 1], &k->heap[c]))
@@ -140,7 +163,6 @@ static kernel_key_t pop(kernel_t *k)
         i = c;
     }
     sift_up(k->heap, i, last);
-    return top;
 }
 
 uint64_t kernel_reserve(kernel_t *k, uint64_t n)
@@ -203,8 +225,14 @@ void kernel_run(kernel_t *k, uint64_t until)
             hostprof_leave(outer);
             return;
         }
-        const kernel_key_t top = pop(k);
+        /* The top stays in the queue while it runs, its slot free again: the first event it
+         * schedules takes its place (replace_top), where a pop and a push each went through the
+         * heap; if it schedules none, it is removed after. Nothing reads the queue's top while an
+         * event runs (kernel_next_time and kernel_pending are for between runs). */
+        const kernel_key_t top = k->heap[0];
         const kernel_slot_t e = k->slot[top.key & SLOT_MASK];
+        k->free[k->nfree++] = (uint32_t)(top.key & SLOT_MASK);
+        k->top_open = true;
         k->now = top.t;
         k->events++;
         if (k->on_event) {
@@ -214,6 +242,10 @@ void kernel_run(kernel_t *k, uint64_t until)
         hostprof_enter(HOSTPROF_MODELS);
         e.fn(e.obj, e.arg);
         hostprof_enter(HOSTPROF_KERNEL);
+        if (k->top_open) {
+            k->top_open = false;
+            drop_top(k);
+        }
     }
     if (!k->n && !k->stop && until != UINT64_MAX && k->now < until)
         k->now = until;

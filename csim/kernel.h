@@ -72,6 +72,8 @@ typedef struct kernel {
     void *on_event_obj;                            /* (tests compare runs event for event) */
     struct worker *worker; /* the second host thread (kernel_set_threads), or NULL */
     bool finishing;        /* running deferred completions */
+    bool top_open;         /* the event running is still at the top of the heap, its slot free: the
+                            * first event scheduled takes its place (kernel_run) */
 } kernel_t;
 
 void kernel_init(kernel_t *k);
