@@ -1602,17 +1602,6 @@ module dir_ctrl #(
 `else
   assign full_skip = 32'd0;
 `endif
-  // Only the counters of the cycle's events are written (a cycle counts one or two events).
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      cnt_q <= '0;
-    end else if (evc != '0 || rx_bad || full_skip != '0) begin
-      for (int e = 0; e < NumEv; e++)
-        if (evc[e] || (e == EV_VIOL + 5 && rx_bad) || (e == EV_FULL && full_skip != '0))
-          cnt_q[e*32 +: 32] <= cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad) :
-                                                   (e == EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
-    end
-  end
   // (Counted only when the CSR port reads.)
   always_comb begin
     in_use = '0;
@@ -1637,17 +1626,30 @@ module dir_ctrl #(
     else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_q);
     else                                          csr_err_d   = 1'b1;
   end
+  // The answer, then the counters, in one process. Only the counters of the cycle's events are
+  // written (a cycle counts one or two events), with blocking writes: written non-blocking, part
+  // by part, the 1 344-bit vector was copied into a shadow and back at every edge of the Verilated
+  // model. Nothing but the answer reads them, and this process reads the answer (csr_rdata_d)
+  // before it writes them, so the answer is the counters before the edge's events, as before.
+  // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       csr_rvalid_q <= 1'b0;
       csr_err_q    <= 1'b0;
       csr_rdata_q  <= '0;
+      cnt_q         = '0;
     end else begin
       csr_rvalid_q <= csr_valid_i;
       csr_err_q    <= csr_valid_i & csr_err_d;
       csr_rdata_q  <= csr_valid_i ? csr_rdata_d : '0;
+      if (evc != '0 || rx_bad || full_skip != '0)
+        for (int e = 0; e < NumEv; e++)
+          if (evc[e] || (e == EV_VIOL + 5 && rx_bad) || (e == EV_FULL && full_skip != '0))
+            cnt_q[e*32 +: 32] = cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad) :
+                                                    (e == EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
     end
   end
+  // verilator lint_on BLKSEQ
   assign csr_rvalid_o = csr_rvalid_q;
   assign csr_rdata_o  = csr_rdata_q;
   assign csr_err_o    = csr_err_q;
