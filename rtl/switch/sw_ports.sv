@@ -192,11 +192,13 @@ module sw_ports #(
   // ---- state ----
   // Input i's queue tables (voq_buf, with one head table: a queue's head is written by an enqueue
   // into it while empty, or by a dequeue): queue q of input i is element i*NumQ + q, entry e of
-  // input i element i*Depth + e. Every entry is written before it is read. A flag is an element of
-  // its own, not a bit of a per-port vector: the Verilated model reads a bit at a computed index of
-  // a vector wider than 64 bits through a copy of the whole vector (succ_q as [N] vectors of Depth
-  // bits cost about 3 200 host instructions per cycle of the busy 16 + 16 bench row).
-  logic              ne_q    [N*NumQ];       // queue holds a word
+  // input i element i*Depth + e. Every entry is written before it is read. Which queues hold a word
+  // is kept per (input, output), a bit per class (element i*N + o): a matched input's classes for
+  // its output are one word. A flag is otherwise an element of its own, not a bit of a per-port
+  // vector: the Verilated model reads a bit at a computed index of a vector wider than 64 bits
+  // through a copy of the whole vector (succ_q as [N] vectors of Depth bits cost about 3 200 host
+  // instructions per cycle of the busy 16 + 16 bench row).
+  logic [NumCls-1:0] ne_q    [N*N];          // per class: the queue holds a word
   logic [EntryW-1:0] head_q  [N*NumQ];       // its head entry
   logic [EntryW-1:0] tail_q  [N*NumQ];       // its tail entry
   logic [EntryW-1:0] next_q  [N*Depth];      // an entry's successor in its queue, ...
@@ -345,18 +347,25 @@ module sw_ports #(
       deq_q[i] = '0; deq_o_[i] = '0; deq_c[i] = '0; head[i] = '0; pick[i] = '0; elig[i] = '0;
       leave[i] = '0; cls_o[i] = '0;
     end
+    // (A matched input is not fenced; its classes for the output are its queues' flags, the same
+    // bits as its bit in the output's holder columns.)
     if (out_match_valid_i != '0) begin
       for (int pg = 0; pg < NPG; pg++) if (pg_any(out_match_valid_i, pg))
       for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
-        if (out_match_valid_i[o]) begin
-          m = out_in[o];
-          for (int c = 0; c < NumCls; c++) begin
-            h = col_q[o*NumCls + c] & ~fenced_i;
-            if (h[m] && (nz_q[o][c] || fenced_i[o])) begin
-              if (many_q[o][c] || fenced_i[o]) elig[m][c] = 1'b1;
-              else                             elig[m][c] = turn_of(h, ptr_q[o][c*PortW +: PortW]) == m;
+        if (out_match_valid_i[o] && !fenced_i[out_in[o]]) begin
+          m    = out_in[o];
+          cand = ne_q[32'(m)*N + o] & (nz_q[o] | {NumCls{fenced_i[o]}});
+          if (cand != '0)
+            for (int c = 0; c < NumCls; c++) begin
+              if (cand[c]) begin
+                if (many_q[o][c] || fenced_i[o]) begin
+                  elig[m][c] = 1'b1;
+                end else begin
+                  h          = col_q[o*NumCls + c] & ~fenced_i;
+                  elig[m][c] = turn_of(h, ptr_q[o][c*PortW +: PortW]) == m;
+                end
+              end
             end
-          end
         end
       end
     end
@@ -381,7 +390,7 @@ module sw_ports #(
         end else begin
           // fenced, not matched: the drain
           dq        = QW'(dout_q[i]) * QW'(NumCls) + QW'(dcls_q[i]);
-          drain[i]  = ne_q[i*NumQ + 32'(dq)];
+          drain[i]  = ne_q[i*N + 32'(dout_q[i])][dcls_q[i]];
           deq[i]    = drain[i];
           deq_q[i]  = dq;
           deq_o_[i] = dout_q[i];
@@ -454,8 +463,8 @@ module sw_ports #(
           same     = enq[i] && deq[i] && enq_q[i] == deq_q[i];
           // Enqueue: into an empty queue it is the head; else it follows the tail, unless the
           // same cycle dequeues the queue's only word (then it becomes the head instead).
-          head_enq_we[i] = enq[i] && !ne_q[i*NumQ + 32'(enq_q[i])];
-          next_we[i]     = enq[i] && ne_q[i*NumQ + 32'(enq_q[i])] && !(same && last);
+          head_enq_we[i] = enq[i] && !ne_q[i*N + 32'(enq_o_[i])][enq_c[i]];
+          next_we[i]     = enq[i] && ne_q[i*N + 32'(enq_o_[i])][enq_c[i]] && !(same && last);
           // Dequeue: the head moves to its successor, or to the entry enqueued into the same queue;
           // a queue left without a word is cleared.
           head_deq_we[i] = deq[i] && (!last || same);
@@ -581,7 +590,7 @@ module sw_ports #(
     fr = '0; fresh = '0; flr = '0; flw = '0; dc = '0; dn = '0;
     if (!rst_ni) begin
       for (int i = 0; i < N; i++) begin
-        for (int q = 0; q < NumQ; q++) ne_q[i*NumQ + q] = 1'b0;
+        for (int o = 0; o < N; o++) ne_q[i*N + o] = '0;
         fl_rd_q[i]  = '0;
         fl_wr_q[i]  = '0;
         fresh_q[i]  = '0;
@@ -603,11 +612,11 @@ module sw_ports #(
           dc    = dcls_q[i];
           dn    = dout_q[i];
           if (enq[i]) begin
-            ne_q[i*NumQ + 32'(enq_q[i])]   = 1'b1;
+            ne_q[i*N + 32'(enq_o_[i])][enq_c[i]] = 1'b1;
             succ_q[i*Depth + 32'(alloc[i])] = 1'b0;
             tail_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
           end
-          if (ne_clr[i])      ne_q[i*NumQ + 32'(deq_q[i])]   = 1'b0;
+          if (ne_clr[i])      ne_q[i*N + 32'(deq_o_[i])][deq_c[i]] = 1'b0;
           if (head_enq_we[i]) head_q[i*NumQ + 32'(enq_q[i])] = alloc[i];
           if (head_deq_we[i]) head_q[i*NumQ + 32'(deq_q[i])] = head_nx[i];
           if (next_we[i]) begin
