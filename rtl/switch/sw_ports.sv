@@ -234,9 +234,8 @@ module sw_ports #(
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
   logic [N-1:0]             col_q  [N*NumCls]; // element o*NumCls + c, bit i: input i holds a
                                               // message of class c for output o
-  logic [N-1:0]             col_any_q;        // outputs whose holders may be any (a superset of
-                                              // col_held: an enqueue sets the bit, a column
-                                              // found empty clears it a cycle later)
+  logic [NumCls-1:0]        ocls_q [N];       // per class: the column holds a bit (fences aside)
+  logic [N-1:0]             col_any_q;        // outputs with a holder: ocls_q not 0
   logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
   logic [PortW-1:0]         s2_in_q  [N];
   logic [ClsW-1:0]          s2_cls_q [N];
@@ -304,7 +303,8 @@ module sw_ports #(
         avail  = nz_q[o] | {NumCls{fenced_i[o]}};
         plenty = many_q[o] | {NumCls{fenced_i[o]}};
         for (int c = 0; c < NumCls; c++) begin
-          h = col_q[o*NumCls + c] & ~fenced_i;
+          h = '0;
+          if (ocls_q[o][c]) h = col_q[o*NumCls + c] & ~fenced_i;
           if (h != '0) begin
             held_a[o][c]   = 1'b1;
             starve_a[o][c] = ~avail[c];
@@ -724,34 +724,38 @@ module sw_ports #(
     s2_sink_q <= fenced_i;
   end
 
-  // The holders (each input's changes, a set before a clear) and the outputs whose holders may be
-  // any (set by an enqueue, kept while the column holds a bit: worked out from the columns before
-  // this edge's changes). One process, blocking writes as the inputs' tables (the header says why).
+  // The holders (each input's changes, a set before a clear), and with them, per output, the classes
+  // whose column holds a bit and whether any does: a column is looked at only when a bit of it is
+  // cleared. One process, blocking writes as the inputs' tables (the header says why).
   // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
-    logic [N-1:0] any, chg;
-    any = '0;
+    logic [N-1:0]  chg;
+    logic [QW-1:0] k;
     chg = enq | ne_clr;
+    k   = 0;
     if (!rst_ni) begin
       for (int oc = 0; oc < N * NumCls; oc++) col_q[oc] = '0;
+      for (int o = 0; o < N; o++) ocls_q[o] = '0;
       col_any_q = '0;
-    end else begin
-      if (col_any_q != '0)
-        for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
-          for (int o = pg * PG; o < pg * PG + PG && o < N; o++) if (col_any_q[o]) any[o] = col_held(o);
-      if (chg != '0) begin
-        for (int pg = 0; pg < NPG; pg++) if (pg_any(chg, pg))
-        for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
-          if (chg[i]) begin
-            if (enq[i]) begin
-              any[enq_o_[i]]                       = 1'b1;
-              col_q[32'(enq_o_[i])*NumCls + 32'(enq_c[i])][i] = 1'b1;
+    end else if (chg != '0) begin
+      for (int pg = 0; pg < NPG; pg++) if (pg_any(chg, pg))
+      for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
+        if (chg[i]) begin
+          if (enq[i]) begin
+            col_q[32'(enq_o_[i])*NumCls + 32'(enq_c[i])][i] = 1'b1;
+            ocls_q[enq_o_[i]][enq_c[i]]                     = 1'b1;
+            col_any_q[enq_o_[i]]                            = 1'b1;
+          end
+          if (ne_clr[i]) begin
+            k                = QW'(deq_o_[i]) * QW'(NumCls) + QW'(deq_c[i]);
+            col_q[32'(k)][i] = 1'b0;
+            if (col_q[32'(k)] == '0) begin
+              ocls_q[deq_o_[i]][deq_c[i]] = 1'b0;
+              col_any_q[deq_o_[i]]        = ocls_q[deq_o_[i]] != '0;
             end
-            if (ne_clr[i]) col_q[32'(deq_o_[i])*NumCls + 32'(deq_c[i])][i] = 1'b0;
           end
         end
       end
-      col_any_q = any;
     end
   end
   // verilator lint_on BLKSEQ
@@ -761,11 +765,15 @@ module sw_ports #(
   `ASSERT(rx_respects_credits, (arrive & ~enq) == '0)
   `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open | rxcrd_any))) == '0)
   `ASSERT(rx_opcode_defined, (rx_valid_i & ~fenced_i & op_bad) == '0)
-  // col_any_q covers every output with a holder (read through a combinational block: the header's
+  // ocls_q and col_any_q are exactly the columns' (read through a combinational block: the header's
   // rule (2)).
-  logic [N-1:0] col_cov;
-  always_comb for (int o = 0; o < N; o++) col_cov[o] = !col_held(o) || col_any_q[o];
-  `ASSERT(col_any_covers_holders, col_cov == '1)
+  logic [N-1:0] col_exact;
+  always_comb
+    for (int o = 0; o < N; o++) begin
+      col_exact[o] = col_any_q[o] == col_held(o);
+      for (int c = 0; c < NumCls; c++) col_exact[o] = col_exact[o] & (ocls_q[o][c] == (col_q[o*NumCls + c] != '0));
+    end
+  `ASSERT(col_classes_exact, col_exact == '1)
 
 endmodule
 `default_nettype wire
