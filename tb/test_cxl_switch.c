@@ -819,17 +819,23 @@ static void pump_run(sw_t *s, rng_t *r, pump_t *pm, unsigned n)
     }
 }
 
+/* The 4 + 4 switch with the accept rule alone (silence off), its limit `accept` cycles. */
+static void sw_start_accept_only(sw_t *s, uint64_t seed, uint32_t accept)
+{
+    sw_start(s, &cxl_switch_c4m4_ops, seed);
+    csr_ok(s, true, SW_CSR_SILENCE_LIMIT, 0);
+    csr_ok(s, true, SW_CSR_ACCEPT_LIMIT, accept);
+}
+
 /* A CN that heartbeats but never takes the message waiting for it is declared failed by the accept
  * rule, ACCEPT_LIMIT cycles after the wait began; then its messages are sunk and the sender goes on. */
 Test(cxl_switch, cn_that_accepts_nothing_is_detected_by_the_accept_rule)
 {
     sw_t s;
     const uint64_t seed = tb_seed(48);
-    sw_start(&s, &cxl_switch_c4m4_ops, seed);
+    sw_start_accept_only(&s, seed, 300);
     rng_t r;
     rng_init_named(&r, seed, "accept");
-    csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 0);
-    csr_ok(&s, true, SW_CSR_ACCEPT_LIMIT, 300);
     sw_grant_all(&s, 1);
     pump_t pm = {.src = 4, .out = 2, .cls = CLS_REQ, .crd_period = 0};
     const uint64_t t0 = s.cycle;
@@ -860,13 +866,11 @@ Test(cxl_switch, an_accept_wait_counts_from_its_own_start_not_from_the_last_send
 {
     sw_t s;
     const uint64_t seed = tb_seed(54);
-    sw_start(&s, &cxl_switch_c4m4_ops, seed);
-    rng_t r;
-    rng_init_named(&r, seed, "wait_start");
     const uint32_t lim = 300;
     const unsigned src = 4, cn = 2;
-    csr_ok(&s, true, SW_CSR_SILENCE_LIMIT, 0);
-    csr_ok(&s, true, SW_CSR_ACCEPT_LIMIT, lim);
+    sw_start_accept_only(&s, seed, lim);
+    rng_t r;
+    rng_init_named(&r, seed, "wait_start");
     sw_grant_all(&s, 1);
     for (unsigned i = 0; i < 64 && s.in_crd[src][CLS_REQ] < 2; i++)
         sw_step(&s);

@@ -780,24 +780,34 @@ Test(logging_unit, two_cns_younger_val_first) { younger_val_first(1, 0, 2, 0, 40
 Test(logging_unit, two_cns_younger_val_first_across_the_wrap) { younger_val_first(1, 0, 2, 0, 127, 0); }
 Test(logging_unit, two_cns_younger_val_first_far_apart_in_ts) { younger_val_first(2, 1, 1, 1, 100, 35); }
 
+/* A DUT whose DRAM log takes one write per 200 ns, with eight validated words of CN 3 queued for it
+ * and behind them word 0 of line 0x700 of CN 1 (value 10), validated with TS 7; `early`, if not
+ * NULL, arrives with those REPLs. */
+static void slow_log_behind_eight(dut_t *t, const msg_t *early)
+{
+    lu_drv_cfg_t c = lu_drv_cfg_default();
+    c.mem_latency_ps = 200000, c.mem_max_out = 1;
+    dut_init(t, &lu_ops_default, &c);
+    msg_t r0 = repl(3, 0, 5, 0x600, 0xff, 0), v0 = val(3, 0, 5, 0x600, 1);
+    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7);
+    lu_drv_send(t->d, &r0, 1);
+    lu_drv_send(t->d, &ra, 2);
+    if (early)
+        lu_drv_send(t->d, early, 3);
+    run(t, 20);
+    lu_drv_send(t->d, &v0, 1);
+    lu_drv_send(t->d, &va, 2);
+    run(t, 10);
+    cr_assert_lt(lu_drv_log_writes(t->d), 3, "the DRAM log is not slow enough for this test");
+}
+
 Test(logging_unit, a_repl_arriving_after_a_val_does_not_hold_that_word_back)
 {
     dut_t t;
-    lu_drv_cfg_t c = lu_drv_cfg_default();
-    c.mem_latency_ps = 200000, c.mem_max_out = 1; /* one log write per 200 ns */
-    dut_init(&t, &lu_ops_default, &c);
     /* GIVEN eight validated words queued for a slow DRAM log, and behind them word 0 of line 0x700
      * of CN 1, validated */
-    msg_t r0 = repl(3, 0, 5, 0x600, 0xff, 0), v0 = val(3, 0, 5, 0x600, 1);
-    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7);
+    slow_log_behind_eight(&t, NULL);
     msg_t rb = repl(2, 0, 2, 0x700, 0x01, 20);
-    lu_drv_send(t.d, &r0, 1);
-    lu_drv_send(t.d, &ra, 2);
-    run(&t, 20);
-    lu_drv_send(t.d, &v0, 1);
-    lu_drv_send(t.d, &va, 2);
-    run(&t, 10);
-    cr_assert_lt(lu_drv_log_writes(t.d), 3, "the DRAM log is not slow enough for this test");
     /* WHEN a REPL of the same word by CN 2 arrives after that VAL (and is never validated) */
     lu_drv_send(t.d, &rb, 1);
     run(&t, 2000);
@@ -822,19 +832,8 @@ Test(logging_unit, a_repl_arriving_after_a_val_does_not_hold_that_word_back)
 static uint32_t ts_clash_count(unsigned ts_b, uint8_t mask_b)
 {
     dut_t t;
-    lu_drv_cfg_t c = lu_drv_cfg_default();
-    c.mem_latency_ps = 200000, c.mem_max_out = 1; /* one log write per 200 ns */
-    dut_init(&t, &lu_ops_default, &c);
-    msg_t r0 = repl(3, 0, 5, 0x600, 0xff, 0), v0 = val(3, 0, 5, 0x600, 1);
-    msg_t ra = repl(1, 0, 1, 0x700, 0x01, 10), va = val(1, 0, 1, 0x700, 7);
     msg_t rb = repl(2, 0, 2, 0x700, mask_b, 20), vb = val(2, 0, 2, 0x700, ts_b);
-    lu_drv_send(t.d, &r0, 1);
-    lu_drv_send(t.d, &ra, 2);
-    lu_drv_send(t.d, &rb, 3);
-    run(&t, 20);
-    lu_drv_send(t.d, &v0, 1);
-    lu_drv_send(t.d, &va, 2);
-    run(&t, 10);
+    slow_log_behind_eight(&t, &rb);
     lu_drv_send(t.d, &vb, 1);
     run(&t, 10);
     cr_assert_lt(lu_drv_log_writes(t.d), 3, "the DRAM log is not slow enough for this test");
