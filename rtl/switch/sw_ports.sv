@@ -347,8 +347,8 @@ module sw_ports #(
       deq_q[i] = '0; deq_o_[i] = '0; deq_c[i] = '0; head[i] = '0; pick[i] = '0; elig[i] = '0;
       leave[i] = '0; cls_o[i] = '0;
     end
-    // (A matched input is not fenced; its classes for the output are its queues' flags, the same
-    // bits as its bit in the output's holder columns.)
+    // (A fenced input is eligible for no class; a matched input's classes for the output are its
+    // queues' flags, the same bits as its bit in the output's holder columns.)
     if (out_match_valid_i != '0) begin
       for (int pg = 0; pg < NPG; pg++) if (pg_any(out_match_valid_i, pg))
       for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
