@@ -283,15 +283,15 @@ module cxl_switch #(
   logic [CnW-1:0]      msi_cm, msi_subject;
   logic                vir_idle;
   logic [NumPorts-1:0] fenced, restart;
-  logic [NumOc-1:0]    own_valid, out_crd_avail, starve;
-  logic [NumPorts-1:0] tx_valid_d;
+  logic [NumOc-1:0]    out_crd_avail, starve;
+  logic [NumPorts-1:0] tx_valid_d, out_wait;
   logic [NumPorts-1:0]       in_match_valid, out_match_valid;
   logic [NumPorts*PortW-1:0] in_match_idx, out_match_idx;
 
   always_comb begin
     for (int i = 0; i < NumCn; i++) begin
       act[i]     = rx_valid_i[i] | rx_hb_i[i] | |tx_crd_i[i*NumCls +: NumCls];
-      waiting[i] = |(own_valid[i*NumCls +: NumCls] & ~out_crd_avail[i*NumCls +: NumCls]);
+      waiting[i] = out_wait[i];
       sent[i]    = tx_valid_d[i];
     end
   end
@@ -426,8 +426,8 @@ module cxl_switch #(
       .msi_i             (alloc_msi),
       .tx_crd_i          (tx_crd_i),
       .crd_avail_o       (out_crd_avail),
-      .held_o            (own_valid),
       .starve_o          (starve),
+      .wait_o            (out_wait),
       .xbar_sel_o        (eg_sel),
       .send_o            (tx_valid_d),
       .send_cls_o        (tx_cls),
@@ -442,6 +442,7 @@ module cxl_switch #(
       assign deq_msg_v[p*FlitW +: FlitW] = '0;
     end
   end else begin : g_ports
+    logic [NumOc-1:0]          own_valid;
     logic [NumPorts-1:0]       ne_set, ne_clr;
     logic [NumPorts*NumOc-1:0] nonempty;
     logic [NumPorts*ClsW-1:0]  deq_cls_v;
@@ -626,8 +627,9 @@ module cxl_switch #(
         .tx_valid_o    (tx_valid_o[o]),
         .busy_o        (eg_busy[o])
       );
+      // A message for the output waits for a credit of its class (sw_viral's wait_i).
+      assign out_wait[o] = |(own_valid[o*NumCls +: NumCls] & ~out_crd_avail[o*NumCls +: NumCls]);
     end
-
 
     assign starve = own_valid & ~avail;
   end

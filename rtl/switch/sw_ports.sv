@@ -126,10 +126,11 @@ module sw_ports #(
   input  wire logic [NumPorts*NumCls-1:0]    tx_crd_i,
   /// per port and class: the output holds a credit of the class
   output logic      [NumPorts*NumCls-1:0]    crd_avail_o,
-  /// per port and class: some input holds a message of the class for the output
-  output logic      [NumPorts*NumCls-1:0]    held_o,
   /// per port and class: held, and the output can take none of the class (credit starvation)
   output logic      [NumPorts*NumCls-1:0]    starve_o,
+  /// per port: some class is held and the output holds no credit of it (sw_viral's wait, fences
+  /// aside)
+  output logic      [NumPorts-1:0]           wait_o,
   /// per output: the input matched in the previous cycle (the crossbar's select)
   output logic      [NumPorts*PortW-1:0]     xbar_sel_o,
   /// per output: a message enters the output register this cycle
@@ -259,7 +260,6 @@ module sw_ports #(
     assign in_out[p]                      = in_match_idx_i[p*PortW +: PortW];
     assign out_in[p]                      = out_match_idx_i[p*PortW +: PortW];
     assign req_o[p*N +: N]                = req_a[p];
-    assign held_o[p*NumCls +: NumCls]     = held_a[p];
     assign starve_o[p*NumCls +: NumCls]   = starve_a[p];
     assign crd_avail_o[p*NumCls +: NumCls] = nz_q[p];
     assign rx_crd_o[p*NumCls +: NumCls]   = rxcrd_q[p];
@@ -290,6 +290,7 @@ module sw_ports #(
     logic [N-1:0]      h, ok;
     logic [NumCls-1:0] avail, plenty;
     h = '0; ok = '0; avail = '0; plenty = '0;
+    wait_o = '0;
     for (int o = 0; o < N; o++) begin
       req_a[o]    = '0;
       held_a[o]   = '0;
@@ -317,6 +318,7 @@ module sw_ports #(
             end
           end
         end
+        wait_o[o] = (held_a[o] & ~nz_q[o]) != '0;
       end
     end
   end
