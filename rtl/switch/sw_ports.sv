@@ -221,7 +221,9 @@ module sw_ports #(
   logic [NumCls*OweW-1:0] owe_q   [N];
   logic [NumCls-1:0]      held_in_q [N];      // per class: occupancy nonzero
   logic [NumCls-1:0]      rxcrd_q [N];        // credits returned this cycle (rx_crd_o)
-  logic [EntryW-1:0]      sent_q  [N];        // the entry the traversal reads
+  logic [N*EntryW-1:0]    sent_q;             // per input: the entry the traversal reads (a
+                                              // vector: rd_entry_o itself, not gathered a port
+                                              // at a time at every evaluation)
   logic                   stored_q  [N];      // the input's buffer holds a message
   logic                   open_q    [N];      // the credits' advertisement is under way or done
   logic                   owing_q   [N];      // credits are owed to the link partner
@@ -264,8 +266,6 @@ module sw_ports #(
     assign crd_avail_o[p*NumCls +: NumCls] = nz_q[p];
     assign rx_crd_o[p*NumCls +: NumCls]   = rxcrd_q[p];
     assign stall_o[p*NumCls +: NumCls]    = held_in_q[p] & ~leave[p];
-    assign enq_entry_o[p*EntryW +: EntryW] = alloc[p];
-    assign rd_entry_o[p*EntryW +: EntryW] = sent_q[p];
     assign xbar_sel_o[p*PortW +: PortW]   = s2_in_q[p];
     assign send_cls_o[p*ClsW +: ClsW]     = s2_cls_q[p];
     assign rxcrd_any[p]                   = rxcrd_q[p] != '0;
@@ -438,6 +438,9 @@ module sw_ports #(
     r_out = '0; dst = '0; op = '0; last = 1'b0; same = 1'b0;
     arrive = '0; enq = '0; sunk = '0; op_bad = '0;
     head_enq_we = '0; head_deq_we = '0; next_we = '0; ne_clr = '0;
+    // (enq_entry_o, the entries for sw_words, written where they are worked out: gathered from
+    // alloc a port at a time, it was assembled again at every evaluation.)
+    enq_entry_o = '0;
     for (int i = 0; i < N; i++) begin
       enq_q[i] = '0; enq_o_[i] = '0; enq_c[i] = '0; alloc[i] = '0; head_nx[i] = '0; tail[i] = '0;
     end
@@ -460,6 +463,7 @@ module sw_ports #(
         if (enq[i] || deq[i]) begin
           alloc[i] = (fresh_q[i] != CntW'(Depth)) ? EntryW'(fresh_q[i])
                                                    : flq_q[i*Depth + 32'(fl_rd_q[i])];
+          enq_entry_o[i*EntryW +: EntryW] = alloc[i];
           tail[i]  = tail_q[i*NumQ + 32'(enq_q[i])];
           last     = deq[i] && !succ_q[i*Depth + 32'(head[i])];
           same     = enq[i] && deq[i] && enq_q[i] == deq_q[i];
@@ -477,8 +481,9 @@ module sw_ports #(
     end
   end
 
-  assign enq_o     = enq;
-  assign rx_sunk_o = sunk;
+  assign enq_o      = enq;
+  assign rd_entry_o = sent_q;
+  assign rx_sunk_o  = sunk;
   // ---- traversal: what enters the output register ----
   logic [N-1:0] lost;
   assign lost       = s2_sink_q | fenced_i;
@@ -569,7 +574,7 @@ module sw_ports #(
         owing_q[i] <= owe != '0;
       end
       // (Not reset: written before it is read.)
-      if (in_match_valid_i[i]) sent_q[i] <= head[i];
+      if (in_match_valid_i[i]) sent_q[i*EntryW +: EntryW] <= head[i];
     end
   end
 
