@@ -1,4 +1,5 @@
 `default_nettype none
+`include "groups.svh"
 
 // The words of the CXL switch: the input ports' buffer memories, the crossbar and the output
 // registers. The ports' control (sw_ingress, sw_egress) moves entry numbers and decisions; this
@@ -96,28 +97,35 @@ module sw_words #(
       word_of = i * Depth + 32'(rd_entry_i[i*EntryW +: EntryW]);
     endfunction
 
+    // The loops visit the ports in groups of 8 and skip a group without a bit set (groups.svh):
+    // few ports write or load a word in a cycle.
+    `SIM_GROUPS(grp_any, G, NG, NumPorts)
+
     always_ff @(posedge clk_i) begin
       if (wr_i != '0)
-        for (int p = 0; p < NumPorts; p++)
-          if (wr_i[p]) mem_q[p*Depth + 32'(wr_entry_i[p*EntryW +: EntryW])] <= wr_msg_i[p*FlitW +: FlitW];
+        for (int g = 0; g < NG; g++) if (grp_any(wr_i, g))
+          for (int p = g * G; p < g * G + G && p < NumPorts; p++)
+            if (wr_i[p]) mem_q[p*Depth + 32'(wr_entry_i[p*EntryW +: EntryW])] <= wr_msg_i[p*FlitW +: FlitW];
     end
 
     always_ff @(posedge clk_i) begin
       if (load_i != '0)
-        for (int o = 0; o < NumPorts; o++)
-          if (load_i[o])
-            tx_msg_o[o*FlitW +: FlitW] <= msi_i[o] ? msi_flit(msi_subject_i, NodeW'(o)) : mem_q[word_of(o)];
+        for (int g = 0; g < NG; g++) if (grp_any(load_i, g))
+          for (int o = g * G; o < g * G + G && o < NumPorts; o++)
+            if (load_i[o])
+              tx_msg_o[o*FlitW +: FlitW] <= msi_i[o] ? msi_flit(msi_subject_i, NodeW'(o)) : mem_q[word_of(o)];
     end
 
     // An MSI carries no data words: its bytes are the header's.
     always_comb begin
       bytes_o = {NumPorts{8'(msg_pkg::HEADER_BYTES)}};
       if (load_i != '0)
-        for (int o = 0; o < NumPorts; o++)
-          if (load_i[o] && !msi_i[o])
-            bytes_o[o*8 +: 8] = msg_pkg::msg_bytes(
-                mem_q[word_of(o)][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W],
-                mem_q[word_of(o)][msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]);
+        for (int g = 0; g < NG; g++) if (grp_any(load_i, g))
+          for (int o = g * G; o < g * G + G && o < NumPorts; o++)
+            if (load_i[o] && !msi_i[o])
+              bytes_o[o*8 +: 8] = msg_pkg::msg_bytes(
+                  mem_q[word_of(o)][msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::FIELD_OPCODE_W],
+                  mem_q[word_of(o)][msg_pkg::FIELD_MASK_LSB +: msg_pkg::FIELD_MASK_W]);
     end
 
     // The memory is not reset, and the inputs keep no words of their own here.
