@@ -253,7 +253,6 @@ module sw_ports #(
   logic [PortW-1:0]  in_out   [N];            // the input's matched output
   logic [PortW-1:0]  out_in   [N];            // the output's matched input
   logic [N-1:0]      req_a    [N];            // the output's requests
-  logic [NumCls-1:0] held_a   [N];
   logic [NumCls-1:0] starve_a [N];
   logic [NumCls-1:0] leave    [N];            // per input and class: a message left the buffer
   logic [EntryW-1:0] alloc    [N];            // the entry the input's enqueue takes
@@ -288,12 +287,11 @@ module sw_ports #(
   // it is the holder's turn (with two or more, every holder may: the turn is not looked for).
   always_comb begin
     logic [N-1:0]      h, ok;
-    logic [NumCls-1:0] avail, plenty;
-    h = '0; ok = '0; avail = '0; plenty = '0;
+    logic [NumCls-1:0] avail, plenty, held;
+    h = '0; ok = '0; avail = '0; plenty = '0; held = '0;
     wait_o = '0;
     for (int o = 0; o < N; o++) begin
       req_a[o]    = '0;
-      held_a[o]   = '0;
       starve_a[o] = '0;
     end
     for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
@@ -303,11 +301,12 @@ module sw_ports #(
       if (col_any_q[o]) begin
         avail  = nz_q[o] | {NumCls{fenced_i[o]}};
         plenty = many_q[o] | {NumCls{fenced_i[o]}};
+        held   = '0;
         for (int c = 0; c < NumCls; c++) begin
           h = '0;
           if (ocls_q[o][c]) h = col_q[o*NumCls + c] & ~fenced_i;
           if (h != '0) begin
-            held_a[o][c]   = 1'b1;
+            held[c]        = 1'b1;
             starve_a[o][c] = ~avail[c];
             // (Written as statements: a function call in an expression is evaluated whatever the
             // condition around it.)
@@ -318,7 +317,7 @@ module sw_ports #(
             end
           end
         end
-        wait_o[o] = (held_a[o] & ~nz_q[o]) != '0;
+        wait_o[o] = (held & ~nz_q[o]) != '0;
       end
     end
   end
