@@ -15,13 +15,23 @@ typedef struct inflight {
     uint32_t flit[MSG_FLIT_WORDS];
 } inflight_t;
 
-/* A message on its way from the RTL to a node. */
-typedef struct delivery {
+/* What one edge hands the nodes at one time, a link latency later (plus a delivery's jitter): its
+ * messages and credits, in the order of their sequence numbers, run by one kernel event
+ * (kernel_train_next) as they would have run as events of their own. */
+typedef struct train_item {
+    uint64_t seq;
+    uint16_t port;
+    int16_t cls;  /* a credit of this class, or -1: the next message of m */
+} train_item_t;
+
+typedef struct train {
     struct fabric *f;
-    unsigned port;
-    msg_t m;
-    struct delivery *next_free;
-} delivery_t;
+    train_item_t *item;
+    msg_t *m;            /* the messages, in their items' order */
+    unsigned n, nm;      /* items, messages */
+    unsigned item_cap, m_cap;
+    struct train *next_free, *next_all;
+} train_t;
 
 /* Credits on their way from a node to the RTL: arrival times, in order (fixed latency). */
 typedef struct crd_line {
@@ -79,7 +89,7 @@ struct fabric {
     bool rtl_idle;
     fabric_in_t in;
     fabric_out_t out;
-    delivery_t *free_deliveries;
+    train_t *trains, *free_trains; /* every train (next_all); the free ones (next_free) */
     fabric_observe_fn observe;
     void *observe_obj;
     uint64_t *cycles_ticked;
@@ -279,10 +289,13 @@ void fabric_free(fabric_t *f)
             free(f->port[pi].crd[c].t);
     }
     free(f->csrq);
-    /* Deliveries still scheduled belong to the kernel's queue; only the free list is ours. */
-    for (delivery_t *d = f->free_deliveries, *n; d; d = n) {
-        n = d->next_free;
-        free(d);
+    /* Every train, the free ones and those still in the kernel's queue (which dies with the fabric's
+     * run). */
+    for (train_t *tr = f->trains, *n; tr; tr = n) {
+        n = tr->next_all;
+        free(tr->item);
+        free(tr->m);
+        free(tr);
     }
     free(f);
 }
@@ -401,35 +414,78 @@ void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
     wake_at(f, t);
 }
 
-static void credit_event(void *obj, uint64_t arg)
+static train_t *train_new(fabric_t *f)
 {
-    fabric_t *f = obj;
-    unsigned p = (unsigned)(arg >> 8), c = (unsigned)(arg & 0xff);
-    fport_t *fp = &f->port[p];
-    fp->credits[c]++;
-    fp->no_credit &= ~(1u << c);
-    fp->rx_crd_in_flight--;
-    if (fp->credit && !fp->failed)
-        fp->credit(fp->obj, p, (msg_class_t)c);
+    train_t *tr = f->free_trains;
+    if (tr) {
+        f->free_trains = tr->next_free;
+    } else {
+        tr = xrealloc(NULL, sizeof *tr);
+        *tr = (train_t){.f = f, .next_all = f->trains};
+        f->trains = tr;
+    }
+    tr->n = tr->nm = 0;
+    return tr;
 }
 
-static void delivery_event(void *obj, uint64_t arg)
+/* Adds an item with the next sequence number; a message's goes to *train_msg(tr) first. */
+static void train_add(train_t *tr, kernel_t *k, unsigned port, int cls)
 {
-    (void)arg;
-    delivery_t *d = obj;
-    fabric_t *f = d->f;
-    fport_t *fp = &f->port[d->port];
-    fp->deliveries_in_flight--;
-    msg_t m = d->m;
-    d->next_free = f->free_deliveries;
-    f->free_deliveries = d;
-    if (fp->failed) {
-        (*fp->lost)++;
-        return;
+    if (tr->n == tr->item_cap) {
+        tr->item_cap = tr->item_cap ? 2 * tr->item_cap : 8;
+        tr->item = xrealloc(tr->item, tr->item_cap * sizeof *tr->item);
     }
-    if (!fp->deliver)
-        die("a message reached a port with no node attached");
-    fp->deliver(fp->obj, d->port, &m);
+    tr->item[tr->n++] = (train_item_t){.seq = kernel_reserve(k, 1), .port = (uint16_t)port, .cls = (int16_t)cls};
+    if (cls < 0)
+        tr->nm++;
+}
+
+/* Room for the train's next message. */
+static msg_t *train_msg(train_t *tr)
+{
+    if (tr->nm == tr->m_cap) {
+        tr->m_cap = tr->m_cap ? 2 * tr->m_cap : 4;
+        tr->m = xrealloc(tr->m, tr->m_cap * sizeof *tr->m);
+    }
+    return &tr->m[tr->nm];
+}
+
+/* Runs the train from item i (its messages before i: the count of message items before it). */
+static void train_event(void *obj, uint64_t arg)
+{
+    train_t *tr = obj;
+    fabric_t *f = tr->f;
+    unsigned i = (unsigned)arg, mi = 0;
+    for (unsigned j = 0; j < i; j++)
+        mi += tr->item[j].cls < 0;
+    for (;;) {
+        const train_item_t *it = &tr->item[i];
+        fport_t *fp = &f->port[it->port];
+        if (it->cls < 0) {
+            const msg_t *m = &tr->m[mi++];
+            fp->deliveries_in_flight--;
+            if (fp->failed) {
+                (*fp->lost)++;
+            } else {
+                if (!fp->deliver)
+                    die("a message reached a port with no node attached");
+                fp->deliver(fp->obj, it->port, m);
+            }
+        } else {
+            fp->credits[it->cls]++;
+            fp->no_credit &= ~(1u << it->cls);
+            fp->rx_crd_in_flight--;
+            if (fp->credit && !fp->failed)
+                fp->credit(fp->obj, it->port, (msg_class_t)it->cls);
+        }
+        if (++i == tr->n) {
+            tr->next_free = f->free_trains;
+            f->free_trains = tr;
+            return;
+        }
+        if (!kernel_train_next(f->k, tr->item[i].seq, train_event, tr, i))
+            return;
+    }
 }
 
 /* Cycle of port p's next heartbeat, or UINT64_MAX: live CNs only, when heartbeats are on. */
@@ -586,26 +642,31 @@ static void edge_finish(void *obj)
             q.done(q.obj, f->out.csr_rdata, f->out.csr_err);
     }
 
-    /* The ports with a message or a credit, in port order (the order of their events). */
+    /* The ports with a message or a credit, in port order (the order of their sequence numbers): one
+     * train a link latency from now, and one of its own for a message jitter delays. */
+    train_t *tr = NULL;
+    const uint64_t at = now + f->p.link_latency_ps;
     for (uint64_t ports = f->out.tx_valid | f->out.rx_crd_any; ports; ports &= ports - 1) {
         const unsigned pi = (unsigned)__builtin_ctzll(ports);
         fport_t *fp = &f->port[pi];
         if (f->out.tx_valid >> pi & 1u) {
-            delivery_t *d = f->free_deliveries;
-            if (d)
-                f->free_deliveries = d->next_free;
-            else
-                d = xrealloc(NULL, sizeof *d);
-            d->f = f;
-            d->port = pi;
-            msg_unpack(f->out.tx_msg[pi], &d->m);
-            msg_class_t c = msg_class(d->m.opcode);
+            const uint64_t t = at + jitter(f);
+            train_t *d = tr;
+            if (t != at)
+                d = train_new(f);
+            else if (!tr)
+                d = tr = train_new(f);
+            msg_t *m = train_msg(d);
+            msg_unpack(f->out.tx_msg[pi], m);
+            msg_class_t c = msg_class(m->opcode);
             (*fp->tx_msgs[c])++;
-            *fp->tx_bytes[c] += msg_bytes(&d->m);
+            *fp->tx_bytes[c] += msg_bytes(m);
             if (f->observe)
-                f->observe(f->observe_obj, cycle, 0, pi, c, &d->m);
+                f->observe(f->observe_obj, cycle, 0, pi, c, m);
             fp->deliveries_in_flight++;
-            kernel_at(f->k, now + f->p.link_latency_ps + jitter(f), delivery_event, d, 0);
+            train_add(d, f->k, pi, -1);
+            if (d != tr)
+                kernel_at_seq(f->k, t, d->item[0].seq, train_event, d, 0);
         }
         uint16_t crd = f->out.rx_crd[pi];
         for (unsigned c = 0; crd; c++, crd >>= 1) {
@@ -614,9 +675,13 @@ static void edge_finish(void *obj)
             if (f->observe)
                 f->observe(f->observe_obj, cycle, 1, pi, c, NULL);
             fp->rx_crd_in_flight++;
-            kernel_at(f->k, now + f->p.link_latency_ps, credit_event, f, (uint64_t)pi << 8 | c);
+            if (!tr)
+                tr = train_new(f);
+            train_add(tr, f->k, pi, (int)c);
         }
     }
+    if (tr)
+        kernel_at_seq(f->k, at, tr->item[0].seq, train_event, tr, 0);
 
     if (!f->p.skip_idle || !f->rtl_idle || f->csr_n) {
         wake(f, cycle + 1);

@@ -108,7 +108,8 @@ void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg)
     kernel_at_phase(k, t, KERNEL_PHASE_MODEL, fn, obj, arg);
 }
 
-void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void *obj, uint64_t arg)
+/* Schedules fn(obj, arg) at t with key phase << 62 | seq (seq < k->seq: a new one or a reserved one). */
+static void schedule(kernel_t *k, uint64_t t, unsigned phase, uint64_t seq, event_fn fn, void *obj, uint64_t arg)
 {
     if (t < k->now) {
         fprintf(stderr, "kernel: event scheduled in the past (%llu ps < now %llu ps)\n", (unsigned long long)t,
@@ -130,7 +131,7 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
         grow(k);
     const uint32_t sl = k->free[--k->nfree];
     k->slot[sl] = (kernel_slot_t){fn, obj, arg};
-    const kernel_key_t e = {t, (uint64_t)phase << 62 | k->seq++ << KERNEL_SLOT_BITS | sl};
+    const kernel_key_t e = {t, (uint64_t)phase << 62 | seq << KERNEL_SLOT_BITS | sl};
     if (k->top_open) {
         k->top_open = false;
         replace_top(k, e);
@@ -138,6 +139,45 @@ void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void 
         sift_up(k->heap, k->n++, e);
     }
     hostprof_leave(prev);
+}
+
+void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void *obj, uint64_t arg)
+{
+    schedule(k, t, phase, k->seq++, fn, obj, arg);
+}
+
+void kernel_at_seq(kernel_t *k, uint64_t t, uint64_t seq, event_fn fn, void *obj, uint64_t arg)
+{
+    if (seq >= k->seq) {
+        fprintf(stderr, "kernel: an event scheduled with sequence number %llu, not yet reserved\n",
+                (unsigned long long)seq);
+        abort();
+    }
+    schedule(k, t, KERNEL_PHASE_MODEL, seq, fn, obj, arg);
+}
+
+bool kernel_train_next(kernel_t *k, uint64_t seq, event_fn fn, void *obj, uint64_t arg)
+{
+    /* The earliest other pending event: the top, or while the running event still holds the top
+     * (kernel_run), the smaller of its children. */
+    const kernel_key_t *first = NULL;
+    if (!k->top_open) {
+        if (k->n)
+            first = &k->heap[0];
+    } else if (k->n > 1) {
+        first = &k->heap[1];
+        if (k->n > 2 && before(&k->heap[2], first))
+            first = &k->heap[2];
+    }
+    const kernel_key_t me = {k->now, (uint64_t)KERNEL_PHASE_MODEL << 62 | seq << KERNEL_SLOT_BITS};
+    if (k->stop || (k->ndeferred && k->defer_horizon <= k->now) || (first && before(first, &me))) {
+        kernel_at_seq(k, k->now, seq, fn, obj, arg);
+        return false;
+    }
+    k->events++;
+    if (k->on_event)
+        k->on_event(k->on_event_obj, &(event_t){k->now, (uint64_t)KERNEL_PHASE_MODEL << 62 | seq, fn, obj, arg});
+    return true;
 }
 
 void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t arg)

@@ -86,6 +86,18 @@ int kernel_set_threads(kernel_t *k, unsigned n);
 void kernel_at(kernel_t *k, uint64_t t, event_fn fn, void *obj, uint64_t arg);
 /** Schedules fn(obj, arg) at time t in the given phase (KERNEL_PHASE_*). */
 void kernel_at_phase(kernel_t *k, uint64_t t, unsigned phase, event_fn fn, void *obj, uint64_t arg);
+/** Schedules fn(obj, arg) at time t in the model phase with sequence number seq, one kernel_reserve
+ *  handed out and no event has used: it sorts among the events of its time as if scheduled when seq
+ *  was reserved. */
+void kernel_at_seq(kernel_t *k, uint64_t t, uint64_t seq, event_fn fn, void *obj, uint64_t arg);
+/** For an event that runs a train: actions at its own time in the model phase, each with a sequence
+ *  number reserved for it (kernel_reserve), in increasing order, the first the event's own. Before
+ *  each next action: true when it may run now, the kernel having nothing before it (no pending
+ *  event sorts first, no deferred work is due, kernel_stop was not called); the action then counts
+ *  as an event of its own and is told to on_event as fn(obj, arg). Else false: fn(obj, arg) is
+ *  scheduled now with sequence number seq, to run the rest of the train from there. Either way the
+ *  actions run as they would have as events of their own, one kernel event instead of one each. */
+bool kernel_train_next(kernel_t *k, uint64_t seq, event_fn fn, void *obj, uint64_t arg);
 /** Schedules fn(obj, arg) delay ps from now. */
 void kernel_after(kernel_t *k, uint64_t delay, event_fn fn, void *obj, uint64_t arg);
 /** Runs events in time order until none is left, the next is later than until (ps), or

@@ -265,6 +265,141 @@ Test(kernel, events_scheduled_while_others_run_keep_their_function_argument_and_
     kernel_free(&k);
 }
 
+/* A train (kernel_train_next) against the same actions scheduled as events of their own: what runs
+ * and in which order, the events counted and those told to on_event are the same. Built at t = 0:
+ * NTRAINS trains at t = 100 whose actions are interleaved in scheduling order with other events at
+ * 100 and 99; each action and event logs itself and schedules more at random (at its own time in
+ * either phase, or a little later), and may stop the run (logged; kernel_run is called again). Way 0 runs
+ * every action as an event, way 1 the trains; the rng stream is the same as long as the order is. */
+#define NTRAINS 3
+#define TRAIN_MAX 40
+
+typedef struct train_world {
+    kernel_t k;
+    rng_t r;
+    unsigned way;
+    uint64_t log[4096];                     /* (now << 20) | id of every action and event run */
+    unsigned nlog;
+    uint64_t trace[4096];                   /* (t << 20) ^ seq of every event on_event saw */
+    unsigned ntrace;
+    uint64_t next_id;
+    uint64_t seq[NTRAINS][TRAIN_MAX];       /* way 1: each train's actions' sequence numbers */
+    uint64_t id[NTRAINS][TRAIN_MAX];
+    unsigned n[NTRAINS];
+} train_world_t;
+
+static void tw_act(train_world_t *w, uint64_t id);
+
+static void tw_event(void *obj, uint64_t id) { tw_act(obj, id); }
+
+static void tw_train(void *obj, uint64_t arg)
+{
+    train_world_t *w = obj;
+    const unsigned t = (unsigned)(arg >> 8);
+    for (unsigned i = (unsigned)(arg & 0xff);;) {
+        tw_act(w, w->id[t][i]);
+        if (++i == w->n[t])
+            return;
+        if (!kernel_train_next(&w->k, w->seq[t][i], tw_train, w, (uint64_t)t << 8 | i))
+            return;
+    }
+}
+
+static void tw_act(train_world_t *w, uint64_t id)
+{
+    cr_assert_lt(w->nlog, 4096);
+    w->log[w->nlog++] = w->k.now << 20 | id;
+    for (unsigned n = (unsigned)rng_below(&w->r, 3); n && w->next_id < 2000; n--) {
+        const unsigned how = (unsigned)rng_below(&w->r, 4);
+        const uint64_t at = w->k.now + (how == 3 ? 1 + rng_below(&w->r, 3) : 0);
+        kernel_at_phase(&w->k, at, how == 1 ? KERNEL_PHASE_EDGE : KERNEL_PHASE_MODEL, tw_event, w, w->next_id++);
+    }
+    if (rng_below(&w->r, 16) == 0)
+        kernel_stop(&w->k);
+}
+
+static void tw_build(void *obj, uint64_t arg)
+{
+    (void)arg;
+    train_world_t *w = obj;
+    for (unsigned i = 0; i < NTRAINS * TRAIN_MAX; i++) {
+        const unsigned what = (unsigned)rng_below(&w->r, NTRAINS + 3);
+        if (what < NTRAINS) {
+            if (w->n[what] == TRAIN_MAX)
+                continue;
+            w->id[what][w->n[what]] = w->next_id;
+            if (w->way == 0)
+                kernel_at(&w->k, 100, tw_event, w, w->next_id);
+            else
+                w->seq[what][w->n[what]] = kernel_reserve(&w->k, 1);
+            w->n[what]++;
+            w->next_id++;
+        } else {
+            kernel_at_phase(&w->k, what == NTRAINS + 2 ? 99 : 100,
+                            what == NTRAINS ? KERNEL_PHASE_EDGE : KERNEL_PHASE_MODEL, tw_event, w, w->next_id++);
+        }
+    }
+    if (w->way == 1)
+        for (unsigned t = 0; t < NTRAINS; t++)
+            if (w->n[t])
+                kernel_at_seq(&w->k, 100, w->seq[t][0], tw_train, w, (uint64_t)t << 8);
+}
+
+static void tw_on_event(void *obj, const event_t *e)
+{
+    train_world_t *w = obj;
+    cr_assert_lt(w->ntrace, 4096);
+    w->trace[w->ntrace++] = e->t << 20 ^ e->seq;
+}
+
+Test(kernel, a_train_runs_its_actions_as_events_of_their_own_would)
+{
+    const uint64_t seed = tb_seed(24);
+    static train_world_t w[2];
+    for (unsigned round = 0; round < 50; round++) {
+        for (unsigned way = 0; way < 2; way++) {
+            memset(&w[way], 0, sizeof w[way]);
+            train_world_t *x = &w[way];
+            kernel_init(&x->k);
+            x->way = way;
+            x->k.on_event = tw_on_event;
+            x->k.on_event_obj = x;
+            rng_init_named(&x->r, seed + round, "kernel.train");
+            kernel_at(&x->k, 0, tw_build, x, 0);
+            while (kernel_pending(&x->k)) {
+                kernel_run(&x->k, UINT64_MAX);
+                cr_assert_lt(x->nlog, 4096);
+                x->log[x->nlog++] = UINT64_MAX; /* where the run stopped */
+            }
+        }
+        cr_assert_gt(w[0].nlog, NTRAINS * TRAIN_MAX / 2, "seed=%llu round %u", (unsigned long long)seed, round);
+        cr_assert_eq(w[0].nlog, w[1].nlog, "seed=%llu round %u: %u actions and events ran, %u with trains",
+                     (unsigned long long)seed, round, w[0].nlog, w[1].nlog);
+        for (unsigned i = 0; i < w[0].nlog; i++)
+            cr_assert_eq(w[0].log[i], w[1].log[i], "seed=%llu round %u: run %u was id %llu at %llu ps, with "
+                         "trains id %llu at %llu ps", (unsigned long long)seed, round, i,
+                         (unsigned long long)(w[0].log[i] & 0xfffff), (unsigned long long)(w[0].log[i] >> 20),
+                         (unsigned long long)(w[1].log[i] & 0xfffff), (unsigned long long)(w[1].log[i] >> 20));
+        cr_assert_eq(w[0].k.events, w[1].k.events, "seed=%llu round %u", (unsigned long long)seed, round);
+        cr_assert_eq(w[0].ntrace, w[1].ntrace, "seed=%llu round %u", (unsigned long long)seed, round);
+        cr_assert_eq(memcmp(w[0].trace, w[1].trace, w[0].ntrace * sizeof w[0].trace[0]), 0,
+                     "seed=%llu round %u: on_event saw other times or sequence numbers", (unsigned long long)seed,
+                     round);
+        kernel_free(&w[0].k);
+        kernel_free(&w[1].k);
+    }
+}
+
+/* kernel_at_seq takes only a sequence number handed out before (kernel_reserve). */
+Test(kernel, an_event_cannot_take_a_sequence_number_not_yet_reserved, .signal = SIGABRT)
+{
+    kernel_t k;
+    kernel_init(&k);
+    const uint64_t seq = kernel_reserve(&k, 1);
+    kernel_at_seq(&k, 10, seq, tw_event, NULL, 0);
+    kernel_at_seq(&k, 10, seq + 1, tw_event, NULL, 0);
+}
+
 static void never(void *obj, uint64_t arg)
 {
     (void)obj;
