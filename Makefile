@@ -399,6 +399,10 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 pgo: | $(SETUP) ## the simulator built with profile-guided optimization for PGO_CONFIG's shape (default sim_configs/paper.ini): build/bin/diktamo_sim_<shape>_pgo, its speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
 	+bash scripts/pgo.sh --config $(or $(PGO_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
+.PHONY: instr
+instr: | $(SETUP) ## host instructions per benchmark row, counted by callgrind (the bench's fabric rows and paper.ini's short system rows; ROWS=PATTERN, BASE=an earlier instr.json for the ratios): build/bench/instr.json
+	+python3 scripts/instr.py --jobs $(JOBS) $(if $(ROWS),--only '$(ROWS)') $(if $(BASE),--base '$(BASE)')
+
 .PHONY: threads
 threads: | $(SETUP) ## one host thread against two (sim.threads) on THREADS_CONFIG's workloads (default sim_configs/paper.ini; ROUNDS=3): identical statistics, wall and user times in build/bench/threads_<shape>.json
 	+bash scripts/threads.sh --config $(or $(THREADS_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)

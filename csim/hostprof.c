@@ -12,7 +12,6 @@
  * volatile. */
 __thread volatile sig_atomic_t hostprof_zone_now = HOSTPROF_MODELS;
 static volatile sig_atomic_t counts[HOSTPROF_NZONES];
-static struct sigaction old_action;
 
 const char *hostprof_zone_name(hostprof_zone_e z)
 {
@@ -44,7 +43,7 @@ int hostprof_start(void)
     sa.sa_handler = on_prof;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGPROF, &sa, &old_action))
+    if (sigaction(SIGPROF, &sa, NULL))
         return -1;
     struct itimerval it = {.it_interval = {0, HOSTPROF_PERIOD_US}, .it_value = {0, HOSTPROF_PERIOD_US}};
     return setitimer(ITIMER_PROF, &it, NULL) ? -1 : 0;
@@ -55,7 +54,8 @@ void hostprof_stop(hostprof_t *out)
     struct itimerval off;
     memset(&off, 0, sizeof off);
     setitimer(ITIMER_PROF, &off, NULL);
-    sigaction(SIGPROF, &old_action, NULL);
+    /* The handler stays: a sample the timer sent before it stopped may still come (valgrind delivers
+     * signals late), and SIGPROF's default action would end the process; it only counts. */
     memset(out, 0, sizeof *out);
     for (unsigned i = 0; i < HOSTPROF_NZONES; i++) {
         out->samples[i] = (uint64_t)counts[i];

@@ -57,7 +57,8 @@ typedef struct hostprof {
 /** The process's CPU time in seconds, every thread's (what the profile's timer counts). */
 double hostprof_cpu_seconds(void);
 
-/** Starts sampling (zeroes the counts). 0, or -1 when the timer cannot be set. */
+/** Starts sampling (zeroes the counts). 0, or -1 when the timer cannot be set. Installs the
+ *  process's SIGPROF handler, which stays installed. */
 int hostprof_start(void);
 /** Stops sampling and returns the counts of the profile. */
 void hostprof_stop(hostprof_t *out);

@@ -111,5 +111,18 @@ else
   say "regress: make threads on paper.ini: FAIL (see $log)"; fail=1
 fi
 
+# make instr's counts (callgrind) of every row, twice: the second must be the first's to within a
+# millionth (only the host profile's timer, which samples CPU time, runs its handler a varying few
+# times), else a count would not measure the code alone.
+if python3 scripts/instr.py --out build/regress/instr1 >>"$log" 2>&1 &&
+   python3 scripts/instr.py --out build/regress/instr2 --base build/regress/instr1/instr.json >>"$log" 2>&1 &&
+   python3 -c 'import json, sys
+rows = json.load(open("build/regress/instr2/instr.json"))["rows"]
+sys.exit(0 if rows and all(abs(r["ratio"] - 1) < 1e-6 for r in rows.values()) else 1)' >>"$log" 2>&1; then
+  say "regress: make instr twice (the same host instruction counts): pass"
+else
+  say "regress: make instr twice: FAIL (see $log)"; fail=1
+fi
+
 if [ "$fail" = 0 ]; then say "regress: all passed"; else say "regress: FAILURES above"; fi
 exit "$fail"

@@ -21,6 +21,7 @@ pkgs=(
   z3                # formal proofs (yosys-smtbmc back end)
   rumur             # make formal: the Murphi model of the protocol (tb/formal/diktamo.m)
   gnuplot-nox       # make run's chart (build/results/run/fig10.svg), make figures (docs/figures/)
+  valgrind          # make instr: host instructions per benchmark row (callgrind)
 )
 
 missing=()

@@ -734,6 +734,44 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert(stat(p, &st) != 0, "nothing is written on bad input");
 }
 
+/* make instr's script (scripts/instr.py) refuses bad arguments and a bad base file with one line and
+ * exit status 2, before it builds or counts anything and with nothing written. (Its counts, which
+ * take a minute under callgrind, make regress runs twice and requires the same.) */
+Test(sim, instr_refuses_bad_input_in_one_line_before_counting, .init = make_dir, .fini = remove_dir, .timeout = 60)
+{
+    write_file("bad.json", "{\"rows\": {\"fabric x\": {\"units\": 3}}}\n");
+    char out[160], base[160], missing[160];
+    snprintf(out, sizeof out, "--out %s/o", dir);
+    snprintf(base, sizeof base, "--base %s/bad.json", dir);
+    snprintf(missing, sizeof missing, "--base %s/none.json", dir);
+    const struct {
+        const char *args, *msg;
+    } bad[] = {
+        {"--jobs 0", "instr.py: --jobs 0: a count of 1 or more\n"},
+        {"--scale 0", "instr.py: --scale 0: a number above 0\n"},
+        {"--scale x", "instr.py: --scale x: a number above 0\n"},
+        {"--only nothing", "instr.py: --only nothing: no row's name holds it (rows: fabric fabric_top_c4m2_fast busy,"},
+        {"--rows 2", "instr.py: --rows: unknown argument (--only PATTERN, --scale X, --base FILE, --jobs N, --out DIR)\n"},
+        {"--jobs", "instr.py: --jobs needs a value\n"},
+        {base, "bad.json: not an instr.json (rows of host_instructions)\n"},
+        {missing, "none.json: No such file or directory\n"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        result_t r;
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "python3 scripts/instr.py %s %s", out, bad[i].args);
+        run(cmd, &r);
+        cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
+        cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
+        cr_assert_not_null(strstr(r.err, bad[i].msg), "%s: %s", cmd, r.err);
+        cr_assert_eq(r.out[0], '\0', "%s: it started: %s", cmd, r.out);
+        char p[200];
+        snprintf(p, sizeof p, "%s/o", dir);
+        struct stat st;
+        cr_assert(stat(p, &st) != 0, "%s: nothing is written on bad input", cmd);
+    }
+}
+
 /* make pgo's and make threads' scripts (scripts/pgo.sh, scripts/threads.sh) refuse bad arguments and
  * a bad configuration with one line and exit status 2, before they build or run anything. (Their
  * runs, which check that the PGO simulator's statistics and two host threads' equal the plain one
