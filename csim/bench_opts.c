@@ -6,13 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define USAGE "usage: diktamo_bench [--out DIR] [--only PATTERN]... [--scale X] [--repeat N]"
+#define USAGE "usage: diktamo_bench [--out DIR] [--only PATTERN]... [--scale X] [--repeat N] [--no-profile]"
 
 int bench_opts_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen)
 {
-    *o = (bench_opts_t){.out = "build/bench", .scale = 1.0, .repeat = 1};
+    *o = (bench_opts_t){.out = "build/bench", .scale = 1.0, .repeat = 1, .profile = true};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--no-profile")) {
+            o->profile = false;
+            continue;
+        }
         bool takes = !strcmp(a, "--out") || !strcmp(a, "--only") || !strcmp(a, "--scale") || !strcmp(a, "--repeat");
         if (!takes) {
             snprintf(err, errlen, "diktamo_bench: unknown argument: %s (" USAGE ")", a);

@@ -15,6 +15,9 @@ typedef struct bench_opts {
     unsigned n_only;
     double scale;   /* --scale X: the kernel and fabric rows' work times X, in (0, 1000] */
     unsigned repeat; /* --repeat N: every fabric and system row run N times, its median kept, 1..100 */
+    bool profile;    /* where the system rows' host time goes, sampled (--no-profile: not; make instr's
+                      * counts: the sampling timer's handler would count, and callgrind stops on a
+                      * signal during the cores' coroutine switches) */
 } bench_opts_t;
 
 /** Parses argv[1..argc-1] into o (defaults first). 0, or 2 with one line naming the argument and

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Host instructions per benchmark row, counted by callgrind: the measure of a speed step that the
 machine's load does not move (the bench's wall times vary by a third from hour to hour here; a
-count repeats exactly). Each row is a row of `make bench` (diktamo_bench --only ROW, one host
-thread, one run), counted only inside the simulation: kernel_run for the fabric rows (the traffic
+count repeats: the fabric rows' exactly, the system rows' to within a few dozen instructions). Each
+row is a row of `make bench` (diktamo_bench --only ROW --no-profile, one host thread, one run),
+counted only inside the simulation: kernel_run for the fabric rows (the traffic
 generator's events included, as the bench times them), system_run for the system rows (without the
 set-up and the core model alone). Printed as a table (host instructions; per clocked fabric cycle,
 or per simulated instruction) and written to OUT/instr.json and OUT/instr.csv with the commit they
@@ -90,7 +91,7 @@ def count(row, scale, tmp):
     os.makedirs(d)
     out = os.path.join(d, "callgrind.out")
     cmd = ["valgrind", "--tool=callgrind", f"--toggle-collect={fn}", f"--callgrind-out-file={out}", BENCH,
-           "--only", name, "--repeat", "1", "--scale", scale, "--out", d]
+           "--only", name, "--repeat", "1", "--scale", scale, "--no-profile", "--out", d]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{name}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-400:]}")

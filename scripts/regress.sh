@@ -112,8 +112,8 @@ else
 fi
 
 # make instr's counts (callgrind) of every row, twice: the second must be the first's to within a
-# millionth (only the host profile's timer, which samples CPU time, runs its handler a varying few
-# times), else a count would not measure the code alone.
+# millionth (the system rows vary by a few dozen instructions), else a count would not measure the
+# code alone.
 if python3 scripts/instr.py --out build/regress/instr1 >>"$log" 2>&1 &&
    python3 scripts/instr.py --out build/regress/instr2 --base build/regress/instr1/instr.json >>"$log" 2>&1 &&
    python3 -c 'import json, sys

@@ -24,11 +24,13 @@ Test(bench_opts, defaults_and_every_option)
     cr_assert_eq(o.n_only, 0);
     cr_assert_eq(o.scale, 1.0);
     cr_assert_eq(o.repeat, 1);
+    cr_assert(o.profile);
     cr_assert(bench_opts_selected(&o, "system paper ocean"), "no --only: every row runs");
 
     const char *const a[] = {"--out", "/tmp/b", "--only", "paper", "--only", "busy", "--scale", "0.5",
-                             "--repeat", "5", NULL};
+                             "--repeat", "5", "--no-profile", NULL};
     cr_assert_eq(parse(&o, err, a), 0, "%s", err);
+    cr_assert_not(o.profile);
     cr_assert_str_eq(o.out, "/tmp/b");
     cr_assert_eq(o.n_only, 2);
     cr_assert_eq(o.scale, 0.5);

@@ -22,7 +22,8 @@
  *           (measured, target, met).
  * Options (csim/bench_opts.h): --out DIR, --only PATTERN (repeatable: the rows whose name holds it),
  * --scale X (the kernel and fabric rows' work times X), --repeat N (each fabric and system row run
- * N times; the median is kept and the spread, fastest over slowest, shown). A failed row is named
+ * N times; the median is kept and the spread, fastest over slowest, shown), --no-profile (no
+ * sampling of where the system rows' host time goes: their host_* columns 0). A failed row is named
  * at the end (exit status 1); bad arguments exit 2.
  * Prints tables and writes build/bench/{kernel,fabric,system,goals}.{json,csv} (or under --out DIR).
  * Speed is measured here, never asserted in tests. */
@@ -150,7 +151,8 @@ static uint64_t flat_latency_ps(const sim_config_t *c)
 }
 
 /* Runs workload wname on config path under WB, or what the sets say; 0, or -1 with a message. */
-static int bench_system(const char *path, const char *wname, const char *const *sets, sys_result_t *res)
+static int bench_system(const char *path, const char *wname, const char *const *sets, bool profile,
+                        sys_result_t *res)
 {
     sim_config_t c;
     config_err_t e;
@@ -184,7 +186,7 @@ static int bench_system(const char *path, const char *wname, const char *const *
         goto out;
     }
     hostprof_t prof = {0};
-    int prof_ok = hostprof_start() == 0;
+    int prof_ok = profile && hostprof_start() == 0;
     double t0 = progress_wall_seconds(), c0 = hostprof_cpu_seconds();
     run_end_e how = system_run(s, c.sim.end_time_ps, NULL);
     double dt = progress_wall_seconds() - t0, dc = hostprof_cpu_seconds() - c0;
@@ -535,7 +537,7 @@ int main(int argc, char **argv)
             double speed[BENCH_MAX_REPEAT], core[BENCH_MAX_REPEAT];
             bool bad = false;
             for (unsigned n = 0; n < o.repeat && !bad; n++)
-                if (!(bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, &reps[n]) != 0)) {
+                if (!(bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, o.profile, &reps[n]) != 0)) {
                     speed[n] = reps[n].instr_per_s;
                     core[n] = reps[n].core_instr_per_s;
                 }
