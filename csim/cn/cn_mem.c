@@ -936,9 +936,12 @@ static int own_level(const cn_mem_t *c, const op_t *o)
 {
     if (o->kind == K_FLUSH)
         return 3;
-    const cache_line_t *a = cache_find(c->l1[o->core], o->key), *b = cache_find(c->l2[o->core], o->key);
-    bool need_x = o->kind != K_LOAD;
-    return a && (!need_x || a->state == CN_PV_X) ? 1 : b && (!need_x || b->state == CN_PV_X) ? 2 : 3;
+    const bool need_x = o->kind != K_LOAD;
+    const cache_line_t *a = cache_find(c->l1[o->core], o->key);
+    if (a && (!need_x || a->state == CN_PV_X))
+        return 1;
+    const cache_line_t *b = cache_find(c->l2[o->core], o->key);
+    return b && (!need_x || b->state == CN_PV_X) ? 2 : 3;
 }
 
 static uint64_t level_cycles(const cn_mem_t *c, int lvl)
