@@ -734,6 +734,18 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert(stat(p, &st) != 0, "nothing is written on bad input");
 }
 
+/* cmd exits 2 with one line on stderr holding msg, and prints nothing holding started (it did not
+ * start its work). */
+static void refused_in_one_line(const char *cmd, const char *msg, const char *started)
+{
+    result_t r;
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
+    cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
+    cr_assert_not_null(strstr(r.err, msg), "%s: %s", cmd, r.err);
+    cr_assert_eq(strstr(r.out, started), NULL, "%s: it started: %s", cmd, r.out);
+}
+
 /* make instr's script (scripts/instr.py) refuses bad arguments and a bad base file with one line and
  * exit status 2, before it builds or counts anything and with nothing written. (Its counts, which
  * take a minute under callgrind, make regress runs twice and requires the same.) */
@@ -757,14 +769,9 @@ Test(sim, instr_refuses_bad_input_in_one_line_before_counting, .init = make_dir,
         {missing, "none.json: No such file or directory\n"},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        result_t r;
         char cmd[512];
         snprintf(cmd, sizeof cmd, "python3 scripts/instr.py %s %s", out, bad[i].args);
-        run(cmd, &r);
-        cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
-        cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
-        cr_assert_not_null(strstr(r.err, bad[i].msg), "%s: %s", cmd, r.err);
-        cr_assert_eq(r.out[0], '\0', "%s: it started: %s", cmd, r.out);
+        refused_in_one_line(cmd, bad[i].msg, "instr");
         char p[200];
         snprintf(p, sizeof p, "%s/o", dir);
         struct stat st;
@@ -793,14 +800,10 @@ Test(sim, pgo_and_threads_refuse_bad_input_in_one_line_before_building, .init = 
     const char *const scripts[] = {"pgo", "threads"};
     for (unsigned s = 0; s < 2; s++)
         for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-            result_t r;
+            char started[32];
             snprintf(cmd, sizeof cmd, "bash scripts/%s.sh %s", scripts[s], bad[i].args);
             snprintf(msg, sizeof msg, bad[i].msg, scripts[s]);
-            run(cmd, &r);
-            cr_assert_eq(r.status, 2, "%s: status %d (%s)", cmd, r.status, r.err);
-            cr_assert_eq(lines(r.err), 1, "%s: %s", cmd, r.err);
-            cr_assert_not_null(strstr(r.err, msg), "%s: %s", cmd, r.err);
-            snprintf(msg, sizeof msg, "%s: ", scripts[s]);
-            cr_assert_eq(strstr(r.out, msg), NULL, "%s: it started: %s", cmd, r.out);
+            snprintf(started, sizeof started, "%s: ", scripts[s]);
+            refused_in_one_line(cmd, msg, started);
         }
 }
