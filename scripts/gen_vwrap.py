@@ -37,6 +37,10 @@ and, per port, direct access to the model's own storage (no copy of the other po
                                                                 evaluates them (a tick after inputs unchanged since
                                                                 the last evaluation runs the clocked logic only)
 
+An input that only the model's clocked logic reads (clocked_only below: the credits returned to a Logging Unit's
+send port) does not make the next get or tick evaluate the logic of the inputs; the header's VW_MODEL_CLOCKED_ONLY
+names them.
+
 Every port is 32-bit words: uint32_t up to 32 bits, uint32_t[n] above (word 0 = bits 31:0). The clock port must be
 called clk_i and the reset rst_ni (house style). A model Verilated without --trace-fst (the fast flavour) gets the
 same API; its trace_open says on stderr that the model has no tracing and returns -1.
@@ -45,7 +49,6 @@ In the environment, DIKTAMO_FULL_EVAL=1 evaluates every edge in full (the refere
 and lazy evaluations are tested against), and DIKTAMO_CHECK_IDLE=1 evaluates each edge tick_idle
 would skip and compares every design signal before and after (a change stops the run, naming it).
 """
-import glob
 import os
 import re
 import sys
@@ -78,6 +81,43 @@ def c_decl(p):
     return f"uint32_t {p['name']}"
 
 
+def fast_sources(model, vdir):
+    """The fast-path C++ of the model's last Verilation (V<model>_classes.mk's VM_CLASSES_FAST; a
+    Verilation leaves the files of earlier ones in place), as (class name, text) pairs in name order."""
+    mk = os.path.join(vdir, f"V{model}_classes.mk")
+    m = re.search(r"\nVM_CLASSES_FAST \+= \\\n((?:\t\S+ \\\n)+)", read_text(mk))
+    if not m:
+        die(f"{mk}: no VM_CLASSES_FAST list")
+    names = sorted(re.findall(r"\t(\S+) \\", m.group(1)))
+    return [(n, read_text(os.path.join(vdir, n + ".cpp"))) for n in names]
+
+
+def clocked_only(model, src, ins):
+    """The inputs (up to 64 bits, not rst_ni) that only the clocked logic reads: every reference to
+    one in the model's logic (its DepSet files) is in a function of the clocked region
+    (___nba_sequent) or VL_DEBUG's width check. The logic of the inputs (the ico region, which
+    Verilator evaluates again after any input changed) does not read them, so a change of one alone
+    leaves it as it was: the edge's clocked logic reads the new value. (Verilated with assertions,
+    credit_cnt's checks read its credits combinationally: none there.)"""
+    fns = []
+    for name, text in src:
+        if "__DepSet_" in name:
+            fns += re.findall(r"\n(?:VL_INLINE_OPT |VL_ATTR_COLD )?void (\w+)\([^)]*\) \{\n(.*?)\n\}\n", text, re.S)
+    logic = "\n".join(text for name, text in src if "__DepSet_" in name)
+    found = []
+    for p in ins:
+        n = p["name"]
+        if p["width"] > 64 or n == "rst_ni":
+            continue
+        ref = re.compile(rf"(?:->|\.){n}\b")
+        total = len(ref.findall(logic))
+        where = [(f, len(ref.findall(body))) for f, body in fns]
+        if total and sum(k for _, k in where) == total and all(
+                k == 0 or "___nba_sequent__" in f or f.endswith("___eval_debug_assertions") for f, k in where):
+            found.append(n)
+    return found
+
+
 def clock_eval(model, vdir, inputs, clocks):
     """The body of the Verilated _eval without its input-combinational (ico) loop, as C++ lines, or
     None where the Verilated code is not of the shape this expects (then a tick calls eval()).
@@ -89,11 +129,10 @@ def clock_eval(model, vdir, inputs, clocks):
     __Vtrigrprev__TOP__<signal>): each must be one assignment from inputs, which this evaluation
     makes first, and clk_i must reach nothing else (checked on the Verilated code)."""
     root = f"V{model}___024root"
-    fast = [open(f).read() for f in sorted(glob.glob(os.path.join(vdir, f"{root}__DepSet_*.cpp")))
-            if not f.endswith("__Slow.cpp")]
+    src = fast_sources(model, vdir)
+    fast = [text for name, text in src if name.startswith(f"{root}__DepSet_")]
     code = "\n".join(fast)
-    every = "\n".join(open(f).read() for f in sorted(glob.glob(os.path.join(vdir, f"V{model}_*__DepSet_*.cpp")))
-                      if not f.endswith("__Slow.cpp"))
+    every = "\n".join(text for name, text in src if "__DepSet_" in name)
     pre = []
     for c in clocks:
         sig = c[len("__Vtrigrprev__TOP__"):]
@@ -278,6 +317,7 @@ def main():
     one_clock = clocks == ["__Vtrigrprev__TOP__clk_i"]
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
     ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
+    clocked = set(clocked_only(model, fast_sources(model, vdir), ins))
     lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
     top_prev = "__Vtrigrprev__TOP__"
     sigs = state_signals(model, vdir, {c[len(top_prev):] for c in clocks if c.startswith(top_prev)})
@@ -302,7 +342,9 @@ def main():
           f"void {w}_tick({w} *m, uint64_t cycle);",
           f"void {w}_tick_idle({w} *m, uint64_t cycle);",
           f"int {w}_trace_open({w} *m, const char *path, uint64_t start_ps, uint64_t stop_ps);",
-          f"void {w}_trace_close({w} *m);", f"void {w}_touch({w} *m);", f"void {w}_settle({w} *m);", ""]
+          f"void {w}_trace_close({w} *m);", f"void {w}_touch({w} *m);", f"void {w}_settle({w} *m);", "",
+          "/* The inputs only the clocked logic reads (a change of one alone evaluates nothing before the edge). */",
+          f'#define {w.upper()}_CLOCKED_ONLY "{" ".join(sorted(clocked))}"', ""]
     h += ["/* Direct access to single ports (see scripts/gen_vwrap.py). */"]
     for p in ins:
         if p["width"] > 64:
@@ -325,6 +367,8 @@ def main():
             return (f"    if (std::memcmp(&m->top->{n}[0], in->{n}, {nb})) {{\n"
                     f"        std::memcpy(&m->top->{n}[0], in->{n}, {nb});\n        ch = true;\n    }}")
         v = f"(uint64_t)in->{n}[0] | (uint64_t)in->{n}[1] << 32" if w > 32 else f"(decltype(m->top->{n}))in->{n}"
+        if n in clocked:  # no evaluation before the edge: the clocked logic reads it there
+            return f"    m->top->{n} = {v};"
         return f"    {{\n        const auto v = {v};\n        ch |= m->top->{n} != v;\n        m->top->{n} = v;\n    }}"
 
     def copy_out(p):
@@ -457,8 +501,11 @@ def main():
             c += [f"extern \"C\" uint32_t *{w}_words_{n}({w} *m) {{ return &m->top->{n}[0]; }}"]
         else:
             t = "uint64_t" if p["width"] > 32 else ("uint32_t" if p["width"] > 16 else ("uint16_t" if p["width"] > 8 else "uint8_t"))
-            c += [f"extern \"C\" void {w}_set_{n}({w} *m, uint64_t v)", "{", f"    if (m->top->{n} != ({t})v) {{",
-                  f"        m->top->{n} = ({t})v;", "        m->dirty = true;", "    }", "}"]
+            if n in clocked:  # no evaluation before the edge: the clocked logic reads it there
+                c += [f"extern \"C\" void {w}_set_{n}({w} *m, uint64_t v) {{ m->top->{n} = ({t})v; }}"]
+            else:
+                c += [f"extern \"C\" void {w}_set_{n}({w} *m, uint64_t v)", "{", f"    if (m->top->{n} != ({t})v) {{",
+                      f"        m->top->{n} = ({t})v;", "        m->dirty = true;", "    }", "}"]
     for p in outs:
         n = p["name"]
         if p["width"] > 64:

@@ -44,16 +44,20 @@ module credit_cnt #(
   // Wide enough for count + give without wrapping, so the overflow check sees the true sum.
   localparam int SumW = ((CntW > GiveW) ? CntW : GiveW) + 1;
 
-  logic [CntW-1:0] crd_q, crd_d;
+  logic [CntW-1:0] crd_q;
   logic [SumW-1:0] sum;
 
-  assign sum = SumW'(crd_q) + SumW'(crd_give_i);
+  assign sum = SumW'(crd_q) + SumW'(crd_give_i); // (the checks')
 
-  assign crd_d = CntW'(sum - SumW'(crd_take_i));
-
+  // The next count in the clocked block, against the house habit of `q <= d` with d combinational:
+  // so the credits returned, a top input of the LU and the directory, reach no combinational logic
+  // (but the checks', Verilated with assertions), and a cycle that only returns a credit costs
+  // their Verilated models no evaluation of the logic of their inputs before the edge
+  // (scripts/gen_vwrap.py, clocked_only: paper.ini's short runs 1.4 to 2.9 % fewer host
+  // instructions). The same flip-flops for synthesis.
   always_ff @(posedge clk_i) begin
     if (!rst_ni) crd_q <= CntW'(InitCredits);
-    else         crd_q <= crd_d;
+    else         crd_q <= CntW'(SumW'(crd_q) + SumW'(crd_give_i) - SumW'(crd_take_i));
   end
 
   assign crd_left_o  = crd_q;
