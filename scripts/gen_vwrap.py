@@ -38,8 +38,8 @@ and, per port, direct access to the model's own storage (no copy of the other po
                                                                 the last evaluation runs the clocked logic only)
 
 An input that only the model's clocked logic reads (clocked_only below: the credits returned to a Logging Unit's
-send port) does not make the next get or tick evaluate the logic of the inputs; the header's VW_MODEL_CLOCKED_ONLY
-names them.
+or a directory's send port) does not make the next get or tick evaluate the logic of the inputs; the header's
+VW_MODEL_CLOCKED_ONLY names them. A tick_idle's caller vouches for them as for the rest.
 
 Every port is 32-bit words: uint32_t up to 32 bits, uint32_t[n] above (word 0 = bits 31:0). The clock port must be
 called clk_i and the reset rst_ni (house style). A model Verilated without --trace-fst (the fast flavour) gets the
@@ -92,7 +92,7 @@ def fast_sources(model, vdir):
     return [(n, read_text(os.path.join(vdir, n + ".cpp"))) for n in names]
 
 
-def clocked_only(model, src, ins):
+def clocked_only(src, ins):
     """The inputs (up to 64 bits, not rst_ni) that only the clocked logic reads: every reference to
     one in the model's logic (its DepSet files) is in a function of the clocked region
     (___nba_sequent) or VL_DEBUG's width check. The logic of the inputs (the ico region, which
@@ -317,7 +317,7 @@ def main():
     one_clock = clocks == ["__Vtrigrprev__TOP__clk_i"]
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
     ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
-    clocked = set(clocked_only(model, fast_sources(model, vdir), ins))
+    clocked = set(clocked_only(fast_sources(model, vdir), ins))
     lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
     top_prev = "__Vtrigrprev__TOP__"
     sigs = state_signals(model, vdir, {c[len(top_prev):] for c in clocks if c.startswith(top_prev)})
