@@ -21,7 +21,8 @@ typedef struct inflight {
 typedef struct train_item {
     uint64_t seq;
     uint16_t port;
-    int16_t cls;  /* a credit of this class, or -1: the next message of m */
+    int16_t cls;  /* a credit of this class, or -1: a message, ... */
+    uint16_t msg; /* ... m[msg] */
 } train_item_t;
 
 typedef struct train {
@@ -435,9 +436,8 @@ static void train_add(train_t *tr, kernel_t *k, unsigned port, int cls)
         tr->item_cap = tr->item_cap ? 2 * tr->item_cap : 8;
         tr->item = xrealloc(tr->item, tr->item_cap * sizeof *tr->item);
     }
-    tr->item[tr->n++] = (train_item_t){.seq = kernel_reserve(k, 1), .port = (uint16_t)port, .cls = (int16_t)cls};
-    if (cls < 0)
-        tr->nm++;
+    tr->item[tr->n++] = (train_item_t){.seq = kernel_reserve(k, 1), .port = (uint16_t)port, .cls = (int16_t)cls,
+                                       .msg = (uint16_t)(cls < 0 ? tr->nm++ : 0)};
 }
 
 /* Room for the train's next message. */
@@ -450,19 +450,16 @@ static msg_t *train_msg(train_t *tr)
     return &tr->m[tr->nm];
 }
 
-/* Runs the train from item i (its messages before i: the count of message items before it). */
+/* Runs the train from item i. */
 static void train_event(void *obj, uint64_t arg)
 {
     train_t *tr = obj;
     fabric_t *f = tr->f;
-    unsigned i = (unsigned)arg, mi = 0;
-    for (unsigned j = 0; j < i; j++)
-        mi += tr->item[j].cls < 0;
-    for (;;) {
+    for (unsigned i = (unsigned)arg;;) {
         const train_item_t *it = &tr->item[i];
         fport_t *fp = &f->port[it->port];
         if (it->cls < 0) {
-            const msg_t *m = &tr->m[mi++];
+            const msg_t *m = &tr->m[it->msg];
             fp->deliveries_in_flight--;
             if (fp->failed) {
                 (*fp->lost)++;
