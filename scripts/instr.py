@@ -6,8 +6,8 @@ row is a row of `make bench` (diktamo_bench --only ROW --no-profile, one host th
 counted only inside the simulation: kernel_run for the fabric rows (the traffic
 generator's events included, as the bench times them), system_run for the system rows (without the
 set-up and the core model alone). Printed as a table (host instructions; per clocked fabric cycle,
-or per simulated instruction) and written to OUT/instr.json and OUT/instr.csv with the commit they
-are of; with --base, an earlier instr.json's counts beside and the ratio new / base.
+or per simulated instruction) and written to OUT/instr.json and OUT/instr.csv with the commit, the
+machine's cores and the date (simruns.provenance); with --base, an earlier instr.json's counts beside and the ratio new / base.
 
 Usage: instr.py [--only PATTERN] [--scale X] [--base FILE] [--jobs N] [--out DIR]
   --only PATTERN  the rows whose name holds PATTERN (default: every row below)
@@ -27,17 +27,17 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import simruns
+from simruns import build, die, provenance
+
+simruns.PROG = "instr.py"
+
 BENCH = "build/bin/diktamo_bench"
 # (row, function whose calls are counted, the bench's CSV with the row, the simulated unit)
 ROWS = [(f"fabric fabric_top_{s}_fast {m}", "kernel_run", "fabric.csv", "clocked fabric cycle")
         for s in ("c4m2", "c16m16") for m in ("busy", "light")] + \
        [(f"system {t} {w}", "system_run", "system.csv", "simulated instruction")
         for t in ("paper", "paper-proactive") for w in ("ocean", "fluid", "kvs")]
-
-
-def die(what):
-    print(f"instr.py: {what}", file=sys.stderr)
-    sys.exit(2)
 
 
 def parse(argv):
@@ -75,15 +75,6 @@ def parse(argv):
     return rows, o["scale"], base, int(o["jobs"]), o["out"]
 
 
-def commit():
-    """The commit the counts are of, + '-dirty' when the tree differs from it."""
-    def git(*a):
-        r = subprocess.run(["git", *a], capture_output=True, text=True)
-        return r.stdout.strip() if r.returncode == 0 else ""
-    c = git("rev-parse", "--short=7", "HEAD") or "unknown"
-    return c + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
-
-
 def count(row, scale, tmp):
     """(host instructions, simulated units) of one row, or an exception naming what failed."""
     name, fn, table, _ = row
@@ -113,10 +104,7 @@ def main():
     rows, scale, base, jobs, outdir = parse(sys.argv[1:])
     if not shutil.which("valgrind"):
         die("valgrind is not installed (make instr installs it: scripts/setup.sh)")
-    r = subprocess.run(["make", "-s", BENCH], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stdout + r.stderr, file=sys.stderr)
-        sys.exit(1)
+    build(BENCH)
     with tempfile.TemporaryDirectory(prefix="instr.") as tmp:
         with ThreadPoolExecutor(max_workers=jobs) as ex:
             futs = [ex.submit(count, row, scale, tmp) for row in rows]
@@ -128,11 +116,11 @@ def main():
                     failed.append(str(e))
     for f in failed:
         print(f"instr.py: {f}", file=sys.stderr)
-    doc = {"commit": commit(), "scale": float(scale), "rows": {}}
+    doc = {"provenance": provenance(), "scale": float(scale), "rows": {}}
     head = f"{'row':40s} {'host instructions':>18s} {'per unit':>10s}  unit"
     if base:
         head += f"{'':24s} {'base':>14s} {'new/base':>9s}"
-    print(f"instr: host instructions per row (callgrind), commit {doc['commit']}")
+    print(f"instr: host instructions per row (callgrind), {doc['provenance']}")
     print(head)
     lines = [["row", "host_instructions", "units", "unit", "per_unit", "base", "ratio"]]
     for name, fn, table, unit in rows:
