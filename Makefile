@@ -17,8 +17,8 @@ JOBS   ?= $(shell nproc)
 # simulator in 0.90 to 1.03 of GCC's user time, but the test build slower (docs/architecture.md
 # section 4).
 # GCC's profile-guided optimization flags, added to every compile and link (the Verilated models',
-# the C models', the Verilator runtime's); set only by scripts/pgo.sh (make pgo), in a build tree of
-# its own (B=build/pgo).
+# the C models', the Verilator runtime's); set only by scripts/pgo.sh (make pgo, make bench), in a
+# build tree of its own (B=build/pgo).
 PGO    :=
 
 # Build in parallel by default (one job per core) unless -j was given, or this make is a sub-make
@@ -193,7 +193,8 @@ TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 
 # ---------------------------------------------------------------------------------------------
 # C: the simulator library (csim), the generated message code.
-CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness
+CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness \
+                 $(if $(findstring -fprofile-use,$(PGO)),-DDIKTAMO_PGO=1)
 CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
 LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO)
 
@@ -350,14 +351,19 @@ $(BIN)/switch_bench: $(OBJ)/csim/main/switch_bench.o $(CSIM_OBJS) $(OBJ)/gen/sw_
 
 # Every benchmark program runs, whatever an earlier one did; the target fails at the end, naming the
 # programs that failed (each names its failed rows). Fragments add their programs to BENCH_BINS;
-# BENCH_ARGS_<program> are its own arguments (REPEAT=N: diktamo_bench --repeat N).
+# BENCH_ARGS_<program> are its own arguments (REPEAT=N: diktamo_bench --repeat N). diktamo_bench
+# runs built with profile-guided optimization (scripts/pgo.sh --bench: built again only when an
+# input of the build changed; its simulators' statistics checked against the plain ones'), as a
+# long run should (docs/architecture.md section 13); PLAIN=1 runs the plain fast build instead.
 BENCH_BINS += $(BIN)/diktamo_bench $(BIN)/switch_bench
 BENCH_ARGS_diktamo_bench = $(if $(REPEAT),--repeat $(REPEAT))
+bench_bin = $(if $(PLAIN),$(1),$(patsubst $(BIN)/diktamo_bench,$(BIN)/diktamo_bench_pgo,$(1)))
 .PHONY: bench
-bench: $$(BENCH_BINS) ## run the benchmarks: print tables, write build/bench/*.json and *.csv (REPEAT=N: the fabric and system rows N times, their medians)
+bench: $$(if $$(PLAIN),$$(BENCH_BINS),$$(filter-out $$(BIN)/diktamo_bench,$$(BENCH_BINS))) ## run the benchmarks: print tables, write build/bench/*.json and *.csv (REPEAT=N: the fabric and system rows N times, their medians; PLAIN=1: diktamo_bench without profile-guided optimization)
+	$(if $(PLAIN),,+@bash scripts/pgo.sh --bench)
 	@failed=; $(foreach b,$(BENCH_BINS),\
-	  echo "make bench: $(b) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b)))"; \
-	  $(b) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b))) || failed="$$failed $(notdir $(b))";) \
+	  echo "make bench: $(call bench_bin,$(b)) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b)))"; \
+	  $(call bench_bin,$(b)) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b))) || failed="$$failed $(notdir $(b))";) \
 	if [ -n "$$failed" ]; then echo "make bench: failed:$$failed" >&2; exit 1; fi
 
 .PHONY: run sim
@@ -396,7 +402,7 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	  exit $${PIPESTATUS[0]}
 
 .PHONY: pgo
-pgo: | $(SETUP) ## the simulator built with profile-guided optimization for PGO_CONFIG's shape (default sim_configs/paper.ini): build/bin/diktamo_sim_<shape>_pgo, its speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
+pgo: | $(SETUP) ## the simulators (PGO_CONFIG's shape, default sim_configs/paper.ini, and the bench's) and diktamo_bench built with profile-guided optimization: build/bin/*_pgo; the simulator's speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
 	+bash scripts/pgo.sh --config $(or $(PGO_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
 .PHONY: instr

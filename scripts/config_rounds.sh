@@ -2,14 +2,18 @@
 # repository's root): their arguments, --config FILE (default sim_configs/paper.ini) and --rounds N
 # (default 3), checked before anything is built or run, and the configuration's fabric shape (a bad
 # configuration stops here with its one-line message and status 2). Sets config, rounds and shape.
+# A script with switches of its own names them in _switches before it sources this ("--bench"):
+# each given sets the variable of its name (bench=1), else it is 0.
 _name=$1
 shift
 config=sim_configs/paper.ini rounds=3
+for _s in ${_switches:-}; do eval "${_s#--}=0"; done
 while [ $# -gt 0 ]; do
+  if [[ " ${_switches:-} " == *" $1 "* ]]; then eval "${1#--}=1"; shift; continue; fi
   case $1 in
     --config) config=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "$_name.sh: $1: unknown argument (--config FILE, --rounds N)" >&2; exit 2 ;;
+    *) echo "$_name.sh: $1: unknown argument (--config FILE, --rounds N${_switches:+, ${_switches// /, }})" >&2; exit 2 ;;
   esac
 done
 case $rounds in ''|*[!0-9]*|0) echo "$_name.sh: --rounds $rounds: a count of 1 or more" >&2; exit 2 ;; esac

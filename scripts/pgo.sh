@@ -1,52 +1,125 @@
 #!/usr/bin/env bash
-# Builds the simulator for a configuration's fabric shape with GCC's profile-guided optimization
-# and measures what it pays: build/bin/diktamo_sim_SHAPE_pgo, the fast flavour compiled (its
-# Verilated models, the C models and the Verilator runtime alike) with the profile of training
-# runs. The build tree is build/pgo (the Makefile with B=build/pgo): first instrumented
-# (-fprofile-generate), then the training runs (every workload of the configuration under WB and
-# DIKTAMO-proactive, the configuration's own sizes), then the objects compiled again with the
-# profile (-fprofile-use). Last, the plain fast binary and the PGO one each run every training
-# workload ROUNDS times (default 3), alternating, on the same machine in the same session
-# (scripts/ab.py): the statistics must be identical (exit status 1 otherwise) and the median wall
-# and user times of each are printed with their ratios, and written to build/bench/pgo_SHAPE.json;
-# the binary is copied to build/bin only then.
-# Usage: scripts/pgo.sh [--config FILE] [--rounds N]   (make pgo PGO_CONFIG=... ROUNDS=...)
+# The simulator and the benchmark built with GCC's profile-guided optimization, and what it pays.
+# The fast flavour (its Verilated models, the C models and the Verilator runtime alike) is compiled
+# in a build tree of its own, build/pgo (the Makefile with B=build/pgo): first instrumented
+# (-fprofile-generate), then the training runs, then compiled again with their profile
+# (-fprofile-use). The training runs: every workload under WB and DIKTAMO-proactive, at its
+# configuration's own sizes, of the configuration asked for (--config, default paper.ini) and of
+# the benchmark's two fabric shapes' (paper.ini for 16 + 16, run.ini for 4 + 2). Built with the
+# profile: diktamo_sim for each of those shapes, and diktamo_bench.
+#
+# Each PGO simulator then runs its configuration's training workloads beside the plain fast one
+# (scripts/ab.py, alternating): the statistics must be identical, else the script stops with status
+# 1 and copies nothing. Only then are the programs copied to build/bin/diktamo_sim_SHAPE_pgo and
+# build/bin/diktamo_bench_pgo (what `make bench` runs), and build/pgo/pgo.stamp records the hash of
+# every input of the build (sources, RTL, generators, Makefile, configurations, compiler and
+# Verilator versions, the training list). With the same hash and those programs in place, nothing
+# is built again.
+#
+# make pgo: the above, then ROUNDS (default 3) alternating rounds of --config's workloads timed;
+# their median wall and user times and the ratios are printed and written to
+# build/bench/pgo_SHAPE.json. --bench (make bench): the build alone, when its inputs changed (the
+# identity check then runs one round).
+# Usage: scripts/pgo.sh [--config FILE] [--rounds N] [--bench]   (make pgo PGO_CONFIG=... ROUNDS=...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+_switches="--bench"
 . scripts/config_rounds.sh pgo "$@"
 B=build/pgo
-plain=build/bin/diktamo_sim_$shape
-pgo=$B/bin/diktamo_sim_$shape
-out=build/bin/diktamo_sim_${shape}_pgo # written only once its statistics are the plain one's
-rm -f "$out"
-runs=()
-for w in ocean fluid kvs; do
-  for p in wb proactive; do runs+=("$w $p"); done
-done
 
-clear_objects() { # the objects (and archives with their done marks, binary) of the PGO tree, not
-  # its profiles (*.gcda): without its V<model>__ALL.ok a model's archive is made again
-  find "$B/obj" "$B/vl" \( -name '*.o' -o -name '*.a' -o -name '*__ALL.ok' \) -delete 2>/dev/null || true
-  rm -f "$B/bin/diktamo_sim_$shape"
+train=()
+for c in "$config" sim_configs/paper.ini sim_configs/run.ini; do
+  [[ " ${train[*]:-} " == *" $c "* ]] || train+=("$c")
+done
+shapes=()
+for c in "${train[@]}"; do
+  s=$(build/bin/diktamo_cfg --config "$c" --shape)
+  [[ " ${shapes[*]:-} " == *" $s "* ]] || shapes+=("$s")
+done
+progs=(diktamo_bench)
+for s in "${shapes[@]}"; do progs+=("diktamo_sim_$s"); done
+
+# Every input of the build: what a change of would make the profile or the programs stale.
+inputs_hash() {
+  {
+    find Makefile csim rtl tb/harness sim_configs scripts/mk scripts/pgo.sh scripts/gen_*.py scripts/genutil.py \
+      -type f -print0 | sort -z | xargs -0 sha1sum
+    cc --version | head -1
+    c++ --version | head -1
+    verilator --version
+    echo "${train[*]}"
+  } | sha1sum | cut -d' ' -f1
 }
 
-echo "pgo: $shape ($config): instrumented build in $B"
-clear_objects
-find "$B" -name '*.gcda' -delete 2>/dev/null || true
-make -s B=$B SIM_SHAPE="$shape" PGO="-fprofile-generate -fprofile-update=single" "$B/bin/diktamo_sim_$shape"
-for r in "${runs[@]}"; do
-  set -- $r
-  echo "pgo: training: $1 under $2"
-  "$B/bin/diktamo_sim_$shape" --config "$config" --set workload.name=$1 --set core.protocol=$2 --quiet > /dev/null
-done
-echo "pgo: build with the profile"
-clear_objects
-make -s B=$B SIM_SHAPE="$shape" PGO="-fprofile-use -fprofile-partial-training -Wno-missing-profile" \
-  "$B/bin/diktamo_sim_$shape"
-make -s SIM_SHAPE="$shape" "$plain"
+clear_objects() { # the objects (and archives with their done marks, binaries) of the PGO tree, not
+  # its profiles (*.gcda): without its V<model>__ALL.ok a model's archive is made again
+  find "$B/obj" "$B/vl" \( -name '*.o' -o -name '*.a' -o -name '*__ALL.ok' \) -delete 2>/dev/null || true
+  rm -rf "$B/bin"
+}
 
-# Alternating runs, plain then PGO, every workload, ROUNDS times (scripts/ab.py).
-python3 scripts/ab.py --config "$config" --rounds "$rounds" --out build/bench/pgo_$shape.json --label pgo \
-  --a plain "$plain" --b pgo "$pgo" || exit 1
-cp "$pgo" "$out"
-echo "pgo: $out"
+# (each shape's simulator is linked in a make of its own: SIM_SHAPE names the one to link)
+make_progs() { # PGO flags, then the programs
+  local flags=$1 p
+  shift
+  for p in "$@"; do
+    case $p in
+      diktamo_sim_*) make -s B=$B SIM_SHAPE="${p#diktamo_sim_}" PGO="$flags" "$B/bin/$p" ;;
+      *) make -s B=$B PGO="$flags" "$B/bin/$p" ;;
+    esac
+  done
+}
+
+out_of() { echo "build/bin/${1}_pgo"; } # a program's copy in build/bin
+
+want=$(inputs_hash)
+fresh=1
+[ "$(cat "$B/pgo.stamp" 2>/dev/null)" = "$want" ] || fresh=0
+for p in "${progs[@]}"; do [ -x "$(out_of "$p")" ] || fresh=0; done
+
+compare() { # configuration, rounds, JSON out: plain against PGO, statistics identical
+  local c=$1 n=$2 j=$3 s
+  s=$(build/bin/diktamo_cfg --config "$c" --shape)
+  make -s SIM_SHAPE="$s" "build/bin/diktamo_sim_$s"
+  python3 scripts/ab.py --config "$c" --rounds "$n" --out "$j" --label pgo \
+    --a plain "build/bin/diktamo_sim_$s" --b pgo "$B/bin/diktamo_sim_$s"
+}
+
+mkdir -p build/bench
+if [ $fresh = 0 ]; then
+  rm -f "$B/pgo.stamp"
+  for p in "${progs[@]}"; do rm -f "$(out_of "$p")"; done
+  echo "pgo: instrumented build in $B (${shapes[*]})"
+  clear_objects
+  find "$B" -name '*.gcda' -delete 2>/dev/null || true
+  sims=("${progs[@]:1}")
+  make_progs "-fprofile-generate -fprofile-update=single" "${sims[@]}"
+  for c in "${train[@]}"; do
+    s=$(build/bin/diktamo_cfg --config "$c" --shape)
+    for w in ocean fluid kvs; do
+      for p in wb proactive; do
+        echo "pgo: training: $c, $w under $p"
+        "$B/bin/diktamo_sim_$s" --config "$c" --set workload.name=$w --set core.protocol=$p --quiet > /dev/null
+      done
+    done
+  done
+  echo "pgo: build with the profile: ${progs[*]}"
+  clear_objects
+  make_progs "-fprofile-use -fprofile-partial-training -Wno-missing-profile" "${progs[@]}"
+  # The same statistics as the plain simulator on every training configuration (one round each;
+  # make pgo times --config's below).
+  for c in "${train[@]}"; do
+    [ $bench = 0 ] && [ "$c" = "$config" ] && continue
+    compare "$c" 1 "$B/same_$(basename "$c" .ini).json" || exit 1
+  done
+  if [ $bench = 0 ]; then
+    compare "$config" "$rounds" "build/bench/pgo_$shape.json" || exit 1
+  fi
+  for p in "${progs[@]}"; do cp "$B/bin/$p" "$(out_of "$p")"; done
+  echo "$want" > "$B/pgo.stamp"
+elif [ $bench = 0 ]; then
+  echo "pgo: $B is up to date with the sources ($B/pgo.stamp)"
+  compare "$config" "$rounds" "build/bench/pgo_$shape.json" || exit 1
+else
+  echo "pgo: $B is up to date with the sources ($B/pgo.stamp)"
+fi
+for p in "${progs[@]}"; do echo "pgo: $(out_of "$p")"; done
