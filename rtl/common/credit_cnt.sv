@@ -13,21 +13,24 @@ module credit_cnt #(
   parameter int InitCredits = MaxCredits,
   /// Width in bits of crd_give_i (>= 1): up to 2**GiveW - 1 credits returned per cycle.
   parameter int GiveW = 1,
+  /// Number of counters (>= 1), each with its own credits (a link's classes in one instance):
+  /// counter k's ports are bits [k*GiveW +: GiveW], k and [k*CntW +: CntW].
+  parameter int Num = 1,
   /// Width in bits of the count (derived; do not override).
   localparam int CntW = $clog2(MaxCredits + 1)
 ) (
   /// Clock.
-  input  logic             clk_i,
+  input  logic                 clk_i,
   /// Synchronous active-low reset: count back to InitCredits.
-  input  logic             rst_ni,
-  /// Credits returned this cycle (a count, 0 .. 2**GiveW - 1).
-  input  logic [GiveW-1:0] crd_give_i,
-  /// One credit spent this cycle.
-  input  logic             crd_take_i,
-  /// Credits held now (0 ..= MaxCredits).
-  output logic [CntW-1:0]  crd_left_o,
-  /// At least one credit is held now (crd_left_o != 0).
-  output logic             crd_avail_o
+  input  logic                 rst_ni,
+  /// Credits returned this cycle (a count, 0 .. 2**GiveW - 1), per counter.
+  input  logic [Num*GiveW-1:0] crd_give_i,
+  /// One credit spent this cycle, per counter.
+  input  logic [Num-1:0]       crd_take_i,
+  /// Credits held now (0 ..= MaxCredits), per counter.
+  output logic [Num*CntW-1:0]  crd_left_o,
+  /// At least one credit is held now (crd_left_o != 0), per counter.
+  output logic [Num-1:0]       crd_avail_o
 );
 `include "assert.svh"
 
@@ -40,32 +43,54 @@ module credit_cnt #(
   if (GiveW < 1) begin : g_bad_give_w
     $error("credit_cnt: GiveW must be >= 1");
   end
+  if (Num < 1) begin : g_bad_num
+    $error("credit_cnt: Num must be >= 1");
+  end
 
   // Wide enough for count + give without wrapping, so the overflow check sees the true sum.
   localparam int SumW = ((CntW > GiveW) ? CntW : GiveW) + 1;
 
-  logic [CntW-1:0] crd_q;
-  logic [SumW-1:0] sum;
+  logic [Num*CntW-1:0] crd_q;
+  logic [Num-1:0]      avail_q;
 
-  assign sum = SumW'(crd_q) + SumW'(crd_give_i); // (the checks')
-
-  // The next count in the clocked block, against the house habit of `q <= d` with d combinational:
-  // so the credits returned, a top input of the LU and the directory, reach no combinational logic
-  // (but the checks', Verilated with assertions), and a cycle that only returns a credit costs
-  // their Verilated models no evaluation of the logic of their inputs before the edge
-  // (scripts/gen_vwrap.py, clocked_only: paper.ini's short runs 1.4 to 2.9 % fewer host
-  // instructions). The same flip-flops for synthesis.
+  // The next counts in the clocked block, against the house habit of `q <= d` with d
+  // combinational: so the credits returned, a top input of the LU and the directory, reach no
+  // combinational logic (but the checks', Verilated with assertions), and a cycle that only
+  // returns a credit costs their Verilated models no evaluation of the logic of their inputs
+  // before the edge (scripts/gen_vwrap.py, clocked_only: paper.ini's short runs 1.4 to 2.9 % fewer
+  // host instructions). The counts and their "not zero" are written only in a cycle that returns
+  // or spends a credit, so that a Verilated model does nothing for its counters at the other edges
+  // (most of them: the LU's and the directory's eleven classes were eleven instances, about a
+  // hundred host instructions at every edge). The same flip-flops for synthesis.
+  // (n is written only where it is read: an edge that writes no count leaves every signal as it
+  // was, which DIKTAMO_CHECK_IDLE checks of an idle block's edge.)
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) crd_q <= CntW'(InitCredits);
-    else         crd_q <= CntW'(SumW'(crd_q) + SumW'(crd_give_i) - SumW'(crd_take_i));
+    logic [CntW-1:0] n;
+    if (!rst_ni) begin
+      for (int k = 0; k < Num; k++) begin
+        crd_q[k*CntW +: CntW] <= CntW'(InitCredits);
+        avail_q[k]            <= InitCredits != 0;
+      end
+    end else if (crd_give_i != '0 || crd_take_i != '0) begin
+      for (int k = 0; k < Num; k++) begin
+        n = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) - SumW'(crd_take_i[k]));
+        crd_q[k*CntW +: CntW] <= n;
+        avail_q[k]            <= n != '0;
+      end
+    end
   end
 
   assign crd_left_o  = crd_q;
-  assign crd_avail_o = crd_q != '0;
+  assign crd_avail_o = avail_q;
 
-  `ASSERT(crd_no_underflow, !crd_take_i || sum != '0)
-  `ASSERT(crd_no_overflow, sum - SumW'(crd_take_i) <= SumW'(MaxCredits))
-  `ASSERT(crd_in_range, SumW'(crd_q) <= SumW'(MaxCredits))
+  for (genvar k = 0; k < Num; k++) begin : g_chk
+    logic [SumW-1:0] sum;
+    assign sum = SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]); // (the checks')
+    `ASSERT(crd_no_underflow, !crd_take_i[k] || sum != '0)
+    `ASSERT(crd_no_overflow, sum - SumW'(crd_take_i[k]) <= SumW'(MaxCredits))
+    `ASSERT(crd_in_range, SumW'(crd_q[k*CntW +: CntW]) <= SumW'(MaxCredits))
+    `ASSERT(crd_avail_exact, avail_q[k] == (crd_q[k*CntW +: CntW] != '0))
+  end
 
 endmodule
 `default_nettype wire

@@ -48,13 +48,13 @@ module lu_tx #(
   logic              valid_q;
   logic [FlitW-1:0]  msg_q;
 
-  for (genvar c = 0; c < NumCls; c++) begin : g_crd
-    logic [$clog2(MaxTxCredits + 1)-1:0] left_unused;
-    credit_cnt #(.MaxCredits(MaxTxCredits), .InitCredits(0)) u_crd (
-      .clk_i (clk_i), .rst_ni (rst_ni), .crd_give_i (tx_crd_i[c]), .crd_take_i (take[c]),
-      .crd_left_o (left_unused), .crd_avail_o (crd_avail[c])
-    );
-  end
+  // The credits of every class in one counter instance: it does nothing at an edge that neither
+  // returns nor spends one.
+  logic [NumCls*$clog2(MaxTxCredits + 1)-1:0] left_unused;
+  credit_cnt #(.MaxCredits(MaxTxCredits), .InitCredits(0), .Num(NumCls)) u_crd (
+    .clk_i (clk_i), .rst_ni (rst_ni), .crd_give_i (tx_crd_i), .crd_take_i (take),
+    .crd_left_o (left_unused), .crd_avail_o (crd_avail)
+  );
 
   for (genvar s = 0; s < NumSrc; s++) begin : g_req
     assign ops[s] = src_msg_i[s*FlitW + msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
