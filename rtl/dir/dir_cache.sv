@@ -38,6 +38,9 @@ module dir_cache #(
   input  wire logic             rst_ni,
   /// the local line looked up (and filled or updated) this cycle
   input  wire logic [LineW-1:0] line_i,
+  /// the caller reads hit_o, entry_o or wb_* this cycle; in simulation they are 0 in the other
+  /// cycles (a Verilated model then reads no way of the set); synthesis does not look at it
+  input  wire logic             look_i,
   /// line_i is held
   output logic                  hit_o,
   /// its entry
@@ -89,6 +92,13 @@ module dir_cache #(
   assign set = wbsel_i ? wbset_i : line_i[SetW-1:0];
   assign tag = line_i[LineW-1:LineW-TagW];
 
+  // Only a cycle that looks (look_i) works out the hit, the entry and the write-back: a Verilated
+  // directory had read every way of a set at each of its edges, most of which do not use the
+  // cache. Two forms of the arrays, with the same outputs cycle for cycle. Synthesis: a ram_1r1w
+  // per way for the tags and one for the entries, as the macros a real design would use (read
+  // every cycle; the answer is gated). Simulation: the same words in arrays of this module, read
+  // only in a cycle that looks.
+`ifdef SYNTHESIS
   for (genvar w = 0; w < Ways; w++) begin : g_way
     ram_1r1w #(.Depth(Sets), .Width(TagW)) u_tags (
       .clk_i (clk_i), .rst_ni (rst_ni), .we_i (we && wway == WayW'(w)), .waddr_i (set), .wdata_i (tag),
@@ -99,19 +109,41 @@ module dir_cache #(
       .wdata_i (fill_i ? fill_entry_i : upd_entry_i), .raddr_i (set), .rdata_o (ents_r[w*EntW +: EntW])
     );
   end
+`else
+  /* verilator tracing_off */
+  logic [TagW-1:0] tags_m [Ways][Sets];
+  logic [EntW-1:0] ents_m [Ways][Sets];
+  /* verilator tracing_on */
+  always_ff @(posedge clk_i) begin
+    if (we) begin
+      tags_m[wway][set] <= tag;
+      ents_m[wway][set] <= fill_i ? fill_entry_i : upd_entry_i;
+    end
+  end
+  always_comb begin
+    tags_r = '0;
+    ents_r = '0;
+    if (look_i)
+      for (int w = 0; w < Ways; w++) begin
+        tags_r[w*TagW +: TagW] = tags_m[w][set];
+        ents_r[w*EntW +: EntW] = ents_m[w][set];
+      end
+  end
+`endif
 
   assign set_valid = valid_q[set*Ways +: Ways];
   assign set_dirty = dirty_q[set*Ways +: Ways];
   always_comb begin
     match = '0;
     hway  = '0;
-    for (int w = 0; w < Ways; w++) begin
-      match[w] = set_valid[w] & (tags_r[w*TagW +: TagW] == tag);
-      if (match[w]) hway = WayW'(w);
-    end
+    if (look_i)
+      for (int w = 0; w < Ways; w++) begin
+        match[w] = set_valid[w] & (tags_r[w*TagW +: TagW] == tag);
+        if (match[w]) hway = WayW'(w);
+      end
   end
   assign hit_o   = |match;
-  assign entry_o = ents_r[hway*EntW +: EntW];
+  assign entry_o = look_i ? ents_r[hway*EntW +: EntW] : '0;
   assign vway    = vict_q[set*WayW +: WayW];
 
   // The way written: the victim on a fill, the hit way on an update.
@@ -123,9 +155,14 @@ module dir_cache #(
   always_comb begin
     logic [WayW-1:0] bway;
     bway       = wbsel_i ? wbway_i : vway;
-    wb_valid_o = set_valid[bway] & set_dirty[bway];
-    wb_line_o  = {tags_r[bway*TagW +: TagW], set};
-    wb_entry_o = ents_r[bway*EntW +: EntW];
+    wb_valid_o = 1'b0;
+    wb_line_o  = '0;
+    wb_entry_o = '0;
+    if (look_i) begin
+      wb_valid_o = set_valid[bway] & set_dirty[bway];
+      wb_line_o  = {tags_r[bway*TagW +: TagW], set};
+      wb_entry_o = ents_r[bway*EntW +: EntW];
+    end
   end
 
   always_ff @(posedge clk_i) begin

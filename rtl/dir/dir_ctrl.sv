@@ -457,7 +457,7 @@ module dir_ctrl #(
 
   // ---- directory cache ----
   logic [31:0]   dc_line;
-  logic          dc_wbsel, dc_clean, dc_inv;
+  logic          dc_wbsel, dc_clean, dc_inv, dc_look;
   logic          dc_hit, dc_fill, dc_upd, dc_wb;
   logic [EntW-1:0] dc_ent, dc_fill_ent, dc_upd_ent, dc_wb_ent;
   logic [31:0]   dc_wb_line;
@@ -465,6 +465,7 @@ module dir_ctrl #(
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .line_i       (dc_line),
+    .look_i       (dc_look),
     .hit_o        (dc_hit),
     .entry_o      (dc_ent),
     .fill_i       (dc_fill),
@@ -789,6 +790,8 @@ module dir_ctrl #(
   assign mg_req_ready_o = (ev == EV_MG) || (ev == EV_NEW && n_mg);
   // The flush looks at its own set and way of the directory cache.
   assign dc_wbsel       = (ev == EV_FLUSH);
+  // The events that read the directory cache's answer (a hit, an entry or a dirty victim).
+  assign dc_look        = ev == EV_START || ev == EV_END || ev == EV_INSTALL || ev == EV_FLUSH;
 
   // Fields of the event's transaction.
   logic [EntW-1:0]  e_ent;

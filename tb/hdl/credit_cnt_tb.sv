@@ -1,8 +1,9 @@
 `default_nettype none
 // Test harness of credit_cnt: one instance per parameter set
-// (<set> = m<MaxCredits>i<InitCredits>g<GiveW>).
+// (<set> = m<MaxCredits>i<InitCredits>g<GiveW>, n<Num> when Num > 1).
 // Each instance's ports are its block's ports renamed <set>_<port>; see the block for their
-// meaning. One Verilated model covers the whole parameter matrix.
+// meaning. An instance of several counters has each counter's ports on their own, as sets of
+// their own (<set><a, b, c>_<port>). One Verilated model covers the whole parameter matrix.
 module credit_cnt_tb (
   /// Clock of every instance.
   input  logic       clk_i,
@@ -32,7 +33,20 @@ module credit_cnt_tb (
   input  logic [3:0] m200i200g4_crd_give_i,
   input  logic       m200i200g4_crd_take_i,
   output logic [7:0] m200i200g4_crd_left_o,
-  output logic       m200i200g4_crd_avail_o
+  output logic       m200i200g4_crd_avail_o,
+  /// m5i2g2n3: credit_cnt MaxCredits 5, InitCredits 2, GiveW 2, Num 3 (counters a, b, c).
+  input  logic [1:0] m5i2g2n3a_crd_give_i,
+  input  logic       m5i2g2n3a_crd_take_i,
+  output logic [2:0] m5i2g2n3a_crd_left_o,
+  output logic       m5i2g2n3a_crd_avail_o,
+  input  logic [1:0] m5i2g2n3b_crd_give_i,
+  input  logic       m5i2g2n3b_crd_take_i,
+  output logic [2:0] m5i2g2n3b_crd_left_o,
+  output logic       m5i2g2n3b_crd_avail_o,
+  input  logic [1:0] m5i2g2n3c_crd_give_i,
+  input  logic       m5i2g2n3c_crd_take_i,
+  output logic [2:0] m5i2g2n3c_crd_left_o,
+  output logic       m5i2g2n3c_crd_avail_o
 );
 
   credit_cnt #(.MaxCredits(1), .InitCredits(1), .GiveW(1)) u_m1i1g1 (
@@ -78,6 +92,15 @@ module credit_cnt_tb (
     .crd_take_i  (m200i200g4_crd_take_i),
     .crd_left_o  (m200i200g4_crd_left_o),
     .crd_avail_o (m200i200g4_crd_avail_o)
+  );
+
+  credit_cnt #(.MaxCredits(5), .InitCredits(2), .GiveW(2), .Num(3)) u_m5i2g2n3 (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .crd_give_i  ({m5i2g2n3c_crd_give_i, m5i2g2n3b_crd_give_i, m5i2g2n3a_crd_give_i}),
+    .crd_take_i  ({m5i2g2n3c_crd_take_i, m5i2g2n3b_crd_take_i, m5i2g2n3a_crd_take_i}),
+    .crd_left_o  ({m5i2g2n3c_crd_left_o, m5i2g2n3b_crd_left_o, m5i2g2n3a_crd_left_o}),
+    .crd_avail_o ({m5i2g2n3c_crd_avail_o, m5i2g2n3b_crd_avail_o, m5i2g2n3a_crd_avail_o})
   );
 
 endmodule
