@@ -353,14 +353,14 @@ $(BIN)/switch_bench: $(OBJ)/csim/main/switch_bench.o $(CSIM_OBJS) $(OBJ)/gen/sw_
 # Every benchmark program runs, whatever an earlier one did; the target fails at the end, naming the
 # programs that failed (each names its failed rows). Fragments add their programs to BENCH_BINS;
 # BENCH_ARGS_<program> are its own arguments (REPEAT=N: diktamo_bench --repeat N). diktamo_bench
-# runs built with profile-guided optimization (scripts/pgo.sh --bench: built again only when an
-# input of the build changed; its simulators' statistics checked against the plain ones'), as a
-# long run should (docs/architecture.md section 13); PLAIN=1 runs the plain fast build instead.
+# runs built with profile-guided and link-time optimization (scripts/pgo.sh --bench: built again
+# only when an input of the build changed; its simulators' statistics checked against the plain
+# ones'), as a long run should (docs/architecture.md section 13); PLAIN=1 runs the plain fast build.
 BENCH_BINS += $(BIN)/diktamo_bench $(BIN)/switch_bench
 BENCH_ARGS_diktamo_bench = $(if $(REPEAT),--repeat $(REPEAT))
 bench_bin = $(if $(PLAIN),$(1),$(patsubst $(BIN)/diktamo_bench,$(BIN)/diktamo_bench_pgo,$(1)))
 .PHONY: bench
-bench: $$(if $$(PLAIN),$$(BENCH_BINS),$$(filter-out $$(BIN)/diktamo_bench,$$(BENCH_BINS))) ## run the benchmarks: print tables, write build/bench/*.json and *.csv (REPEAT=N: the fabric and system rows N times, their medians; PLAIN=1: diktamo_bench without profile-guided optimization)
+bench: $$(if $$(PLAIN),$$(BENCH_BINS),$$(filter-out $$(BIN)/diktamo_bench,$$(BENCH_BINS))) ## run the benchmarks: print tables, write build/bench/*.json and *.csv (REPEAT=N: the fabric and system rows N times, their medians; PLAIN=1: diktamo_bench without profile-guided and link-time optimization)
 	$(if $(PLAIN),,+@bash scripts/pgo.sh --bench)
 	@failed=; $(foreach b,$(BENCH_BINS),\
 	  echo "make bench: $(call bench_bin,$(b)) --out $(B)/bench $(BENCH_ARGS_$(notdir $(b)))"; \
@@ -403,7 +403,7 @@ test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML
 	  exit $${PIPESTATUS[0]}
 
 .PHONY: pgo
-pgo: | $(SETUP) ## the simulators (PGO_CONFIG's shape, default sim_configs/paper.ini, and the bench's) and diktamo_bench built with profile-guided optimization: build/bin/*_pgo; the simulator's speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
+pgo: | $(SETUP) ## the simulators (PGO_CONFIG's shape, default sim_configs/paper.ini, and the bench's) and diktamo_bench built with profile-guided and link-time optimization: build/bin/*_pgo; the simulator's speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
 	+bash scripts/pgo.sh --config $(or $(PGO_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
 .PHONY: instr
