@@ -118,7 +118,7 @@ def clocked_only(src, ins):
     return found
 
 
-def clock_eval(model, vdir, inputs, clocks):
+def clock_eval(model, src, inputs, clocks):
     """The body of the Verilated _eval without its input-combinational (ico) loop, as C++ lines, or
     None where the Verilated code is not of the shape this expects (then a tick calls eval()).
 
@@ -127,9 +127,8 @@ def clock_eval(model, vdir, inputs, clocks):
     tick whose inputs are those of the last evaluation changes only clk_i, so that loop recomputes
     what it computed then, but for the clocks derived from clk_i (clocks: their edge detectors, as
     __Vtrigrprev__TOP__<signal>): each must be one assignment from inputs, which this evaluation
-    makes first, and clk_i must reach nothing else (checked on the Verilated code)."""
+    makes first, and clk_i must reach nothing else (checked on the Verilated code, src: fast_sources)."""
     root = f"V{model}___024root"
-    src = fast_sources(model, vdir)
     fast = [text for name, text in src if name.startswith(f"{root}__DepSet_")]
     code = "\n".join(fast)
     every = "\n".join(text for name, text in src if "__DepSet_" in name)
@@ -316,8 +315,9 @@ def main():
     clocks = re.findall(r"\b(__Vtrigrprev__\w+);", root)
     one_clock = clocks == ["__Vtrigrprev__TOP__clk_i"]
     ins = [p for p in ports if p["dir"] == "IN" and p["name"] != "clk_i"]
-    ce = clock_eval(model, vdir, [p["name"] for p in ins], clocks)
-    clocked = set(clocked_only(fast_sources(model, vdir), ins))
+    src = fast_sources(model, vdir)
+    ce = clock_eval(model, src, [p["name"] for p in ins], clocks)
+    clocked = set(clocked_only(src, ins))
     lazy = bool(ce) and any(l.startswith("static void comb_restore(") for l in ce)
     top_prev = "__Vtrigrprev__TOP__"
     sigs = state_signals(model, vdir, {c[len(top_prev):] for c in clocks if c.startswith(top_prev)})
