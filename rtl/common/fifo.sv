@@ -49,9 +49,14 @@ module fifo #(
 
   localparam int AddrW = (Depth > 1) ? $clog2(Depth) : 1;
 
-  logic [AddrW-1:0] wr_ptr_q, wr_ptr_d, rd_ptr_q, rd_ptr_d;
-  logic [CntW-1:0]  count_q, count_d;
+  logic [AddrW-1:0] wr_ptr_q, rd_ptr_q;
+  logic [CntW-1:0]  count_q;
   logic             push, pop;
+
+  // The ring position after p.
+  function automatic logic [AddrW-1:0] next_ptr(logic [AddrW-1:0] p);
+    next_ptr = (p == AddrW'(Depth - 1)) ? '0 : p + AddrW'(1);
+  endfunction
 
   assign in_ready_o  = count_q != CntW'(Depth);
   assign out_valid_o = count_q != '0;
@@ -61,25 +66,20 @@ module fifo #(
   assign push = in_valid_i && in_ready_o;
   assign pop  = out_valid_o && out_ready_i;
 
-  always_comb begin
-    wr_ptr_d = wr_ptr_q;
-    rd_ptr_d = rd_ptr_q;
-    count_d  = count_q;
-    if (push) wr_ptr_d = (wr_ptr_q == AddrW'(Depth - 1)) ? '0 : wr_ptr_q + AddrW'(1);
-    if (pop)  rd_ptr_d = (rd_ptr_q == AddrW'(Depth - 1)) ? '0 : rd_ptr_q + AddrW'(1);
-    if (push && !pop) count_d = count_q + CntW'(1);
-    if (pop && !push) count_d = count_q - CntW'(1);
-  end
-
+  // Clock-enabled registers, each written only when it changes (the write pointer on a push, the
+  // read pointer on a pop, the count on one without the other), with the next value worked out in
+  // the clocked block rather than as a _d signal: a Verilated model computes a _d signal at every
+  // evaluation whether the register takes it or not, so in a cycle that neither pushes nor pops
+  // (most cycles of a directory's dozen FIFOs) this form works out nothing but push and pop.
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       wr_ptr_q <= '0;
       rd_ptr_q <= '0;
       count_q  <= '0;
     end else begin
-      wr_ptr_q <= wr_ptr_d;
-      rd_ptr_q <= rd_ptr_d;
-      count_q  <= count_d;
+      if (push)        wr_ptr_q <= next_ptr(wr_ptr_q);
+      if (pop)         rd_ptr_q <= next_ptr(rd_ptr_q);
+      if (push != pop) count_q  <= pop ? count_q - CntW'(1) : count_q + CntW'(1);
     end
   end
 
@@ -111,7 +111,7 @@ module fifo #(
     // The next head: the pushed word when it lands on an empty place at the head, else the
     // word behind the popped one (a pop leaving words: written at an earlier edge).
     if (push && (count_q == '0 || (pop && count_q == CntW'(1)))) head_q <= in_data_i;
-    else if (pop && count_q != CntW'(1))                        head_q <= mem_q[rd_ptr_d];
+    else if (pop && count_q != CntW'(1))                        head_q <= mem_q[next_ptr(rd_ptr_q)];
   end
   assign out_data_o = head_q;
 `endif

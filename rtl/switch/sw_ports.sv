@@ -220,28 +220,34 @@ module sw_ports #(
   logic [NumCls*OccW-1:0] occ_q   [N];
   logic [NumCls*OweW-1:0] owe_q   [N];
   logic [NumCls-1:0]      held_in_q [N];      // per class: occupancy nonzero
-  logic [NumCls-1:0]      rxcrd_q [N];        // credits returned this cycle (rx_crd_o)
+  logic [N*NumCls-1:0]    rxcrd_q;            // per input: credits returned this cycle (rx_crd_o)
   logic [N*EntryW-1:0]    sent_q;             // per input: the entry the traversal reads (a
                                               // vector: rd_entry_o itself, not gathered a port
                                               // at a time at every evaluation)
-  logic                   stored_q  [N];      // the input's buffer holds a message
-  logic                   open_q    [N];      // the credits' advertisement is under way or done
-  logic                   owing_q   [N];      // credits are owed to the link partner
-  logic [N-1:0]           started_q, rxcrd_any;
+  // Per input, a bit each (vectors, like the rest of what other blocks or every port's logic read
+  // at every evaluation: the Verilated model reads a vector as it is, where it gathered an array's
+  // elements into one a port at a time, about 1 000 host instructions a fabric cycle at 16 + 16):
+  logic [N-1:0]           stored_q;           // the input's buffer holds a message
+  logic [N-1:0]           open_q;             // the credits' advertisement is under way or done
+  logic [N-1:0]           owing_q;            // credits are owed to the link partner
+  logic [N-1:0]           rxcrd_any_q;        // rxcrd_q's bits of the input not all 0
+  logic [N-1:0]           started_q;
 
   // Per output: the partner's credits per class and their flags (one or more, two or more), the
   // credit turns' pointers, the holders kept from the inputs' changes, and the traversal stage.
   logic [NumCls*TxCrdW-1:0] tcrd_q [N];
   logic [NumCls-1:0]        nz_q   [N];
+  logic [N*NumCls-1:0]      avail_q;          // nz_q as a vector (crd_avail_o) ...
+  logic [N-1:0]             nz_any_q;         // ... and per output, nz_q not 0
   logic [NumCls-1:0]        many_q [N];
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
   logic [N-1:0]             col_q  [N*NumCls]; // element o*NumCls + c, bit i: input i holds a
                                               // message of class c for output o
   logic [NumCls-1:0]        ocls_q [N];       // per class: the column holds a bit (fences aside)
   logic [N-1:0]             col_any_q;        // outputs with a holder: ocls_q not 0
-  logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q, nz_any;
-  logic [PortW-1:0]         s2_in_q  [N];
-  logic [ClsW-1:0]          s2_cls_q [N];
+  logic [N-1:0]             s2_valid_q, s2_msi_q, s2_sink_q, tx_valid_q;
+  logic [N*PortW-1:0]       s2_in_q;          // per output: the crossbar's select (xbar_sel_o)
+  logic [N*ClsW-1:0]        s2_cls_q;         // per output: the class sent (send_cls_o)
   // Output o has a holder of some class.
   function automatic logic col_held(int o);
     col_held = 1'b0;
@@ -262,14 +268,12 @@ module sw_ports #(
     assign out_in[p]                      = out_match_idx_i[p*PortW +: PortW];
     assign req_o[p*N +: N]                = req_a[p];
     assign starve_o[p*NumCls +: NumCls]   = starve_a[p];
-    assign crd_avail_o[p*NumCls +: NumCls] = nz_q[p];
-    assign rx_crd_o[p*NumCls +: NumCls]   = rxcrd_q[p];
     assign stall_o[p*NumCls +: NumCls]    = held_in_q[p] & ~leave[p];
-    assign xbar_sel_o[p*PortW +: PortW]   = s2_in_q[p];
-    assign send_cls_o[p*ClsW +: ClsW]     = s2_cls_q[p];
-    assign rxcrd_any[p]                   = rxcrd_q[p] != '0;
-    assign nz_any[p]                      = nz_q[p] != '0;
   end
+  assign crd_avail_o = avail_q;
+  assign rx_crd_o    = rxcrd_q;
+  assign xbar_sel_o  = s2_in_q;
+  assign send_cls_o  = s2_cls_q;
 
   // Both kinds of drop need a fenced port (a drain only runs on one): the port-by-port work is
   // skipped while none is fenced, which is nearly always.
@@ -503,9 +507,9 @@ module sw_ports #(
   // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read, a
   // process per port with non-blocking writes; the inputs' other state, one loop with blocking
   // writes (the file's header says why and what keeps it the same machine).
-  logic [N-1:0] cr_act, stored, open, owing;
-  assign cr_act    = owing | rxcrd_any | leave_any | sunk | fenced_i | restart_i;
-  assign in_idle_o = ~stored & ~owing & ~rxcrd_any;
+  logic [N-1:0] cr_act;
+  assign cr_act    = owing_q | rxcrd_any_q | leave_any | sunk | fenced_i | restart_i;
+  assign in_idle_o = ~stored_q & ~owing_q & ~rxcrd_any_q;
 
   // What the switch's other blocks see of an input (its stalls, the credits it returns, the entry
   // the traversal reads) and what the assertions read of it: a process per port, non-blocking
@@ -515,9 +519,6 @@ module sw_ports #(
   // occupancy and the credits owed, which only this process reads, are written blocking.
   // verilator lint_off BLKSEQ
   for (genvar i = 0; i < N; i++) begin : g_in
-    assign stored[i] = stored_q[i];
-    assign open[i]   = open_q[i];
-    assign owing[i]  = owing_q[i];
     always_ff @(posedge clk_i) begin
       logic [NumCls*OccW-1:0] occ;
       logic [NumCls-1:0]      held, crd;
@@ -562,15 +563,16 @@ module sw_ports #(
           end
           if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
           owe_q[i] = owe;
-          opn      = ~restart_i[i] & (open_q[i] | rxcrd_any[i]);
+          opn      = ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
         end
       end
       // (held, crd, owe and opn are 0 in reset.)
       if (!rst_ni || arrive[i] || deq[i]) held_in_q[i] <= held;
       if (!rst_ni || cr_act[i]) begin
-        rxcrd_q[i] <= crd;
-        open_q[i]  <= opn;
-        owing_q[i] <= owe != '0;
+        rxcrd_q[i*NumCls +: NumCls] <= crd;
+        rxcrd_any_q[i]              <= crd != '0;
+        open_q[i]                   <= opn;
+        owing_q[i]                  <= owe != '0;
       end
       // (Not reset: written before it is read.)
       if (in_match_valid_i[i]) sent_q[i*EntryW +: EntryW] <= head[i];
@@ -671,7 +673,7 @@ module sw_ports #(
       // is fenced (read here from the link input, not through a vector of every port's: that was
       // worked out again at each change of an input).
       give = tx_crd_i[o*NumCls +: NumCls];
-      upd  = give != '0 || tk[o] || (fenced_i[o] && nz_any[o]);
+      upd  = give != '0 || tk[o] || (fenced_i[o] && nz_any_q[o]);
       g = '0; nz = '0; many = '0; tc = '0; n = '0; ptr = '0;
       if (!rst_ni) begin
         tcrd_q[o] = '0;
@@ -702,13 +704,15 @@ module sw_ports #(
         if (upd) tcrd_q[o] = tc;
       end
       if (!rst_ni || upd) begin
-        nz_q[o]   <= nz;
-        many_q[o] <= many;
+        nz_q[o]                     <= nz;
+        avail_q[o*NumCls +: NumCls] <= nz;
+        nz_any_q[o]                 <= nz != '0;
+        many_q[o]                   <= many;
       end
       // (Not reset: follows the match.)
       if (out_match_valid_i[o] || msi_i[o]) begin
-        s2_in_q[o]  <= out_in[o];
-        s2_cls_q[o] <= cls_o[o];
+        s2_in_q[o*PortW +: PortW] <= out_in[o];
+        s2_cls_q[o*ClsW +: ClsW]  <= cls_o[o];
       end
     end
   end
@@ -769,7 +773,7 @@ module sw_ports #(
   // The sender's side of the contract (sw_ingress asserts the same per port): a message only on a
   // credit (the buffer has room), after the credits were advertised, and of a defined opcode.
   `ASSERT(rx_respects_credits, (arrive & ~enq) == '0)
-  `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open | rxcrd_any))) == '0)
+  `ASSERT(rx_after_credit_advert, (rx_valid_i & ~fenced_i & ~(started_q & (open_q | rxcrd_any_q))) == '0)
   `ASSERT(rx_opcode_defined, (rx_valid_i & ~fenced_i & op_bad) == '0)
   // ocls_q and col_any_q are exactly the columns' (read through a combinational block: the header's
   // rule (2)).
