@@ -838,7 +838,9 @@ module dir_ctrl #(
     end
   end
 
-  // The response of a finished transaction, and its line's new entry.
+  // The response of a finished transaction, and its line's new entry (worked out only at FINISH,
+  // the one event that reads them: the Verilated model would otherwise build the entry of every
+  // transition at every edge).
   msg_pkg::opcode_t f_op;
   logic             f_has;
   logic [EntW-1:0]  f_ent;
@@ -846,7 +848,7 @@ module dir_ctrl #(
     f_has = ~t_viol_q[ei] & ~t_skip_q[ei];
     f_ent = e_ent;
     f_op  = msg_pkg::OP_CMP;
-    if (!t_skip_q[ei]) unique case (t_tr_q[ei])
+    if (ev == EV_FINISH && !t_skip_q[ei]) unique case (t_tr_q[ei])
       TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
         f_op  = msg_pkg::OP_DATA_E;
         f_ent = ent_make(E_EM, r_oh, e_stale, e_ver);

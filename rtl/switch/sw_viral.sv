@@ -301,14 +301,15 @@ module sw_viral #(
     end
 
     // Detection last: it wins over a re-admission in the same cycle (which needs the CN fenced).
-    for (int i = 0; i < NumCn; i++) begin
-      if (detect[i]) begin
-        viral_d[i]   = 1'b1;
-        fenced_d[i]  = 1'b1;
-        armed_d[i]   = 1'b0;
-        msi_d[i]     = 1'b1;
-        det_acc_d[i] = acc_exp[i];
-      end
+    // As whole vectors under one test of any detection (nearly never): the Verilated model tested
+    // every CN's bit and wrote five bits of each at every edge, about 350 host instructions at 16
+    // CNs.
+    if (detect != '0) begin
+      viral_d   = viral_d | detect;
+      fenced_d  = fenced_d | detect;
+      armed_d   = armed_d & ~detect;
+      msi_d     = msi_d | detect;
+      det_acc_d = (det_acc_d & ~detect) | (acc_exp & detect);
     end
   end
 
