@@ -163,13 +163,15 @@ endef
 # Test-harness tops: every tb/hdl/NAME.sv is Verilated (test flavour) as model NAME.
 TB_MODELS := $(basename $(notdir $(TB_HDL)))
 $(foreach m,$(TB_MODELS),$(eval $(call vmodel,$(m),$(m),,test)))
-# The FIFO harnesses and the directory cache's Verilated with SYNTHESIS defined too: their
-# synthesis forms (their ram_1r1w banks), which tb/test_fifo.c, tb/test_fifo_2w.c and
-# tb/test_dir_cache.c test as they test the simulation forms the other models use.
+# The FIFO harnesses, the directory cache's and the switch counters' Verilated with SYNTHESIS
+# defined too: their synthesis forms (their ram_1r1w banks; a counter module per port), which
+# tb/test_fifo.c, tb/test_fifo_2w.c, tb/test_dir_cache.c and tb/test_sw_perf.c test as they test
+# the simulation forms the other models use.
 $(eval $(call vmodel,fifo_tb_synth,fifo_tb,+define+SYNTHESIS,test))
 $(eval $(call vmodel,fifo_2w_tb_synth,fifo_2w_tb,+define+SYNTHESIS,test))
 $(eval $(call vmodel,dir_cache_tb_synth,dir_cache_tb,+define+SYNTHESIS,test))
-TB_MODELS += fifo_tb_synth fifo_2w_tb_synth dir_cache_tb_synth
+$(eval $(call vmodel,sw_perf_tb_synth,sw_perf_tb,+define+SYNTHESIS,test))
+TB_MODELS += fifo_tb_synth fifo_2w_tb_synth dir_cache_tb_synth sw_perf_tb_synth
 # The message-field harness with msg_pkg's class decode as the case Yosys reads (Verilator's models
 # use a table): tb/test_msg.c checks both against C.
 $(eval $(call vmodel,msg_fields_tb_case,msg_fields_tb,+define+MSG_CLASS_CASE,test))

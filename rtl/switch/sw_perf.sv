@@ -1,4 +1,5 @@
 `default_nettype none
+`include "groups.svh"
 
 // Performance counters of the CXL switch, four 32-bit counters (wrapping) per port and class,
 // read through the switch's CSR port at word address 0x1000 + port*64 + class*4 + k:
@@ -52,19 +53,27 @@ module sw_perf #(
     $error("sw_perf: NumPorts must be in 4..64");
   end
 
-  // One sw_perf_port per port; the addressed one samples the counter of the addressed class and
-  // kind at the edge of a read, and the next cycle returns it.
   logic [15:0]            off;
   logic [9:0]             port;
   logic [3:0]             cls;
   logic [NumPorts-1:0]    rd;
-  logic [NumPorts*32-1:0] rd_data;
   logic                   rd_q;
-  logic [9:0]             port_q;
 
   assign off  = csr_addr_i - Base;
   assign port = off[15:6];
   assign cls  = off[5:2];
+
+  always_comb begin
+    csr_hit_o = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
+    csr_err_o = csr_hit_o && csr_write_i;
+    rd        = (csr_hit_o && !csr_write_i) ? NumPorts'(1) << port : '0;
+  end
+
+`ifdef SYNTHESIS
+  // One sw_perf_port per port; the addressed one samples the counter of the addressed class and
+  // kind at the edge of a read, and the next cycle returns it.
+  logic [NumPorts*32-1:0] rd_data;
+  logic [9:0]             port_q;
 
   for (genvar p = 0; p < NumPorts; p++) begin : g_port
     sw_perf_port u_port (
@@ -79,12 +88,6 @@ module sw_perf #(
       .rd_idx_i   (IdxW'({cls, off[1:0]})),
       .rd_data_o  (rd_data[p*32 +: 32])
     );
-  end
-
-  always_comb begin
-    csr_hit_o = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
-    csr_err_o = csr_hit_o && csr_write_i;
-    rd        = (csr_hit_o && !csr_write_i) ? NumPorts'(1) << port : '0;
   end
 
   always_ff @(posedge clk_i) begin
@@ -103,6 +106,76 @@ module sw_perf #(
     csr_rdata_o = '0;
     if (rd_q) csr_rdata_o = rd_data[32'(port_q)*32 +: 32];
   end
+`else
+  // Simulation form: the same counters, answers and cycle of each (tb/test_sw_perf.c runs the same
+  // tests on both forms, and tb/test_fabric.c compares the switch's counters with those of the
+  // switch Verilated with SYNTHESIS defined). Every port's counters in one array each, written
+  // blocking in one process that reads the addressed counter first (as sw_perf_port's read samples
+  // it before its edge's events), with loops over the ports that send and the 32-bit words of the
+  // starve and stall vectors that have a bit set: the module per port cost the Verilated model a
+  // call, the copies of its inputs and their tests for every port at every edge, about 600 host
+  // instructions a cycle at 16 + 16, with nothing to count.
+  localparam int unsigned NumSc = NumPorts * NumCls;   // (port, class) pairs: p * NumCls + c
+  localparam int unsigned NumW  = (NumSc + 31) / 32;
+  localparam int unsigned KW    = $clog2(NumSc);
+  logic [63:0] sent_q [NumSc];   // {BYTES, MSGS}
+  logic [63:0] wait_q [NumSc];   // {STALL, STARVE}
+  logic [31:0] rd_data_q;
+  logic [NumW*32-1:0] starve_w, stall_w, ev_w;
+
+  assign starve_w = (NumW*32)'(starve_i);
+  assign stall_w  = (NumW*32)'(stall_i);
+  assign ev_w     = starve_w | stall_w;
+
+  `SIM_GROUPS(pg_any, PG, NPG, NumPorts)
+
+  // verilator lint_off BLKSEQ
+  always_ff @(posedge clk_i) begin
+    logic [IdxW-1:0] idx;   // counter idx[1:0] of class idx[IdxW-1:2], as sw_perf_port's rd_idx_i
+    logic [31:0]     sel;
+    logic [63:0]     w;
+    logic [KW-1:0]   k;
+    if (rd != '0) begin
+      idx       = IdxW'({cls, off[1:0]});
+      k         = KW'(32'(port) * NumCls + 32'(idx[IdxW-1:2]));
+      w         = idx[1] ? wait_q[k] : sent_q[k];
+      sel       = idx[0] ? w[63:32] : w[31:0];
+      rd_data_q <= sel;
+    end
+    if (!rst_ni) begin
+      rd_q <= 1'b0;
+      for (int i = 0; i < NumSc; i++) begin
+        sent_q[i] = '0;
+        wait_q[i] = '0;
+      end
+    end else begin
+      rd_q <= rd != '0;
+      if (tx_i != '0)
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(tx_i, pg))
+        for (int p = pg * PG; p < pg * PG + PG && p < NumPorts; p++)
+          if (tx_i[p]) begin
+            k         = KW'(32'(p) * NumCls + 32'(tx_cls_i[p*ClsW +: ClsW]));
+            w         = sent_q[k];
+            sent_q[k] = {w[63:32] + 32'(tx_bytes_i[p*8 +: 8]), w[31:0] + 32'd1};
+          end
+      if (ev_w != '0)
+        for (int v = 0; v < NumW; v++)
+          if (ev_w[v*32 +: 32] != '0)
+            for (int b = 0; b < 32 && v * 32 + b < NumSc; b++)
+              if (ev_w[v*32 + b]) begin
+                k         = KW'(v * 32 + b);
+                w         = wait_q[k];
+                wait_q[k] = {w[63:32] + 32'(stall_w[k]), w[31:0] + 32'(starve_w[k])};
+              end
+    end
+  end
+  // verilator lint_on BLKSEQ
+
+  always_comb begin
+    csr_rdata_o = '0;
+    if (rd_q) csr_rdata_o = rd_data_q;
+  end
+`endif
 
 endmodule
 `default_nettype wire

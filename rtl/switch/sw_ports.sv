@@ -526,10 +526,15 @@ module sw_ports #(
       logic [NumCls*OweW-1:0] owe;
       logic [OweW-1:0]        ow;
       logic                   opn;
-      occ = '0; held = '0; crd = '0; oc = '0; owe = '0; ow = '0; opn = 1'b0;
+      // (Each temporary is set on the paths that read it, not all of them at the top: the Verilated
+      // model would clear every one of every port at every edge.)
       if (!rst_ni) begin
         occ_q[i] = '0;
         owe_q[i] = '0;
+        held     = '0;
+        crd      = '0;
+        owe      = '0;
+        opn      = 1'b0;
       end else begin
         if (arrive[i] || deq[i]) begin
           occ  = occ_q[i];
@@ -547,6 +552,7 @@ module sw_ports #(
           occ_q[i] = occ;
         end
         if (cr_act[i]) begin
+          crd = '0;
           owe = owe_q[i];
           if (owing_q[i] || leave_any[i] || sunk[i]) begin
             for (int c = 0; c < NumCls; c++) begin
@@ -566,7 +572,6 @@ module sw_ports #(
           opn      = ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
         end
       end
-      // (held, crd, owe and opn are 0 in reset.)
       if (!rst_ni || arrive[i] || deq[i]) held_in_q[i] <= held;
       if (!rst_ni || cr_act[i]) begin
         rxcrd_q[i*NumCls +: NumCls] <= crd;
@@ -574,8 +579,6 @@ module sw_ports #(
         open_q[i]                   <= opn;
         owing_q[i]                  <= owe != '0;
       end
-      // (Not reset: written before it is read.)
-      if (in_match_valid_i[i]) sent_q[i*EntryW +: EntryW] <= head[i];
     end
   end
 
@@ -674,17 +677,24 @@ module sw_ports #(
       // worked out again at each change of an input).
       give = tx_crd_i[o*NumCls +: NumCls];
       upd  = give != '0 || tk[o] || (fenced_i[o] && nz_any_q[o]);
-      g = '0; nz = '0; many = '0; tc = '0; n = '0; ptr = '0;
+      // (Temporaries set on the paths that read them, as in g_in.)
       if (!rst_ni) begin
         tcrd_q[o] = '0;
         ptr_q[o]  = '0;
+        nz        = '0;
+        many      = '0;
       end else begin
         if (tt[o]) begin
           ptr = ptr_q[o];
           ptr[32'(pick[out_in[o]])*PortW +: PortW] = (out_in[o] == PortW'(N - 1)) ? '0 : out_in[o] + PortW'(1);
           ptr_q[o] = ptr;
         end
-        // Fenced: no credit (tc, nz and many stay 0).
+        // Fenced: no credit (tc, nz and many 0).
+        if (upd) begin
+          tc   = '0;
+          nz   = '0;
+          many = '0;
+        end
         if (upd && !fenced_i[o]) begin
           g = give;
           if (tk[o]) g[cls_o[o]] = 1'b1;
@@ -709,15 +719,31 @@ module sw_ports #(
         nz_any_q[o]                 <= nz != '0;
         many_q[o]                   <= many;
       end
-      // (Not reset: follows the match.)
-      if (out_match_valid_i[o] || msi_i[o]) begin
-        s2_in_q[o*PortW +: PortW] <= out_in[o];
-        s2_cls_q[o*ClsW +: ClsW]  <= cls_o[o];
-      end
     end
   end
 
   // verilator lint_on BLKSEQ
+
+  // The traversal's entries, inputs and classes of the matched ports (not reset: each written
+  // before it is read), in one loop over the groups of ports with a match: a test of each port's
+  // match in each port's process cost the Verilated model about 500 host instructions a cycle at
+  // 16 + 16.
+  always_ff @(posedge clk_i) begin
+    logic [N-1:0] due;
+    due = in_match_valid_i;
+    if (due != '0)
+      for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+      for (int i = pg * PG; i < pg * PG + PG && i < N; i++)
+        if (due[i]) sent_q[i*EntryW +: EntryW] <= head[i];
+    due = out_match_valid_i | msi_i;
+    if (due != '0)
+      for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+      for (int o = pg * PG; o < pg * PG + PG && o < N; o++)
+        if (due[o]) begin
+          s2_in_q[o*PortW +: PortW] <= out_in[o];
+          s2_cls_q[o*ClsW +: ClsW]  <= cls_o[o];
+        end
+  end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
