@@ -219,7 +219,7 @@ module sw_ports #(
   logic [ClsW-1:0]        dcls_q  [N];         // ... and class
   logic [NumCls*OccW-1:0] occ_q   [N];
   logic [NumCls*OweW-1:0] owe_q   [N];
-  logic [NumCls-1:0]      held_in_q [N];      // per class: occupancy nonzero
+  logic [N*NumCls-1:0]    held_q;             // per input and class: occupancy nonzero
   logic [N*NumCls-1:0]    rxcrd_q;            // per input: credits returned this cycle (rx_crd_o)
   logic [N*EntryW-1:0]    sent_q;             // per input: the entry the traversal reads (a
                                               // vector: rd_entry_o itself, not gathered a port
@@ -254,22 +254,25 @@ module sw_ports #(
     for (int c = 0; c < NumCls; c++) col_held = col_held | (col_q[o*NumCls + c] != '0);
   endfunction
 
-  // ---- the ports' vectors, field by field at constant offsets (a loop would read and write them
-  // at offsets it computes, which the Verilated model does bit by bit) ----
-  logic [PortW-1:0]  in_out   [N];            // the input's matched output
-  logic [PortW-1:0]  out_in   [N];            // the output's matched input
-  logic [N-1:0]      req_a    [N];            // the output's requests
-  logic [NumCls-1:0] starve_a [N];
-  logic [NumCls-1:0] leave    [N];            // per input and class: a message left the buffer
-  logic [EntryW-1:0] alloc    [N];            // the entry the input's enqueue takes
-  logic [N-1:0]      enq, sunk, drain;
+  // ---- the ports' vectors (the loops below are unrolled by Verilator, so their fields are read
+  // and written at constant offsets; a loop it did not unroll would do it bit by bit) ----
+  logic [N-1:0]        req_a    [N];          // the output's requests
+  logic [N*NumCls-1:0] leave;                 // per input and class: a message left the buffer
+  logic [EntryW-1:0]   alloc    [N];          // the entry the input's enqueue takes
+  logic [N-1:0]        enq, sunk, drain;
+  // The allocator's match of input i (its output) and of output o (its input).
+  function automatic logic [PortW-1:0] in_out(int i);
+    in_out = in_match_idx_i[i*PortW +: PortW];
+  endfunction
+  function automatic logic [PortW-1:0] out_in(int o);
+    out_in = out_match_idx_i[o*PortW +: PortW];
+  endfunction
   for (genvar p = 0; p < N; p++) begin : g_view
-    assign in_out[p]                      = in_match_idx_i[p*PortW +: PortW];
-    assign out_in[p]                      = out_match_idx_i[p*PortW +: PortW];
-    assign req_o[p*N +: N]                = req_a[p];
-    assign starve_o[p*NumCls +: NumCls]   = starve_a[p];
-    assign stall_o[p*NumCls +: NumCls]    = held_in_q[p] & ~leave[p];
+    assign req_o[p*N +: N] = req_a[p];
   end
+  // (Whole vectors: per port, an array gathered into them cost the Verilated model about 550 host
+  // instructions a cycle at 16 + 16, with those of the matches.)
+  assign stall_o = held_q & ~leave;
   assign crd_avail_o = avail_q;
   assign rx_crd_o    = rxcrd_q;
   assign xbar_sel_o  = s2_in_q;
@@ -293,10 +296,10 @@ module sw_ports #(
     logic [N-1:0]      h, ok;
     logic [NumCls-1:0] avail, plenty, held;
     h = '0; ok = '0; avail = '0; plenty = '0; held = '0;
-    wait_o = '0;
+    wait_o   = '0;
+    starve_o = '0;
     for (int o = 0; o < N; o++) begin
       req_a[o]    = '0;
-      starve_a[o] = '0;
     end
     for (int pg = 0; pg < NPG; pg++) if (pg_any(col_any_q, pg))
     for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
@@ -311,7 +314,7 @@ module sw_ports #(
           if (ocls_q[o][c]) h = col_q[o*NumCls + c] & ~fenced_i;
           if (h != '0) begin
             held[c]        = 1'b1;
-            starve_a[o][c] = ~avail[c];
+            starve_o[o*NumCls + c] = ~avail[c];
             // (Written as statements: a function call in an expression is evaluated whatever the
             // condition around it.)
             if (avail[c]) begin
@@ -347,18 +350,20 @@ module sw_ports #(
     logic [QW-1:0]     dq;
     logic [N-1:0]      due;
     m = '0; h = '0; e = '0; cand = '0; g = '0; dq = '0;
-    deq = '0; drain = '0; leave_any = '0; tk = '0; tt = '0;
+    deq = '0; drain = '0; leave_any = '0; tk = '0; tt = '0; leave = '0;
     for (int i = 0; i < N; i++) begin
       deq_q[i] = '0; deq_o_[i] = '0; deq_c[i] = '0; head[i] = '0; pick[i] = '0; elig[i] = '0;
-      leave[i] = '0; cls_o[i] = '0;
+      cls_o[i] = '0;
     end
     // (A fenced input is eligible for no class; a matched input's classes for the output are its
     // queues' flags, the same bits as its bit in the output's holder columns.)
     if (out_match_valid_i != '0) begin
       for (int pg = 0; pg < NPG; pg++) if (pg_any(out_match_valid_i, pg))
       for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
-        if (out_match_valid_i[o] && !fenced_i[out_in[o]]) begin
-          m    = out_in[o];
+        // (The match read under the test: a function call in an expression is evaluated whatever
+        // the condition around it, and this loop is not unrolled.)
+        if (out_match_valid_i[o]) m = out_in(o);
+        if (out_match_valid_i[o] && !fenced_i[m]) begin
           cand = ne_q[32'(m)*N + o] & (nz_q[o] | {NumCls{fenced_i[o]}});
           if (cand != '0)
             for (int c = 0; c < NumCls; c++) begin
@@ -384,11 +389,11 @@ module sw_ports #(
           g         = cand & (~cand + NumCls'(1));
           for (int b = 0; b < ClsW; b++) pick[i][b] = |(g & ClsBits[b*NumCls +: NumCls]);
           deq[i]    = e != '0;
-          deq_o_[i] = in_out[i];
+          deq_o_[i] = in_out(i);
           deq_c[i]  = pick[i];
-          deq_q[i]  = QW'(in_out[i]) * QW'(NumCls) + QW'(pick[i]);
+          deq_q[i]  = QW'(in_out(i)) * QW'(NumCls) + QW'(pick[i]);
           if (e != '0) begin
-            leave[i]     = g;
+            leave[i*NumCls +: NumCls] = g;
             leave_any[i] = 1'b1;
           end
           head[i] = head_q[i*NumQ + 32'(deq_q[i])];
@@ -409,7 +414,7 @@ module sw_ports #(
     for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
       if (due[o]) begin
         if (out_match_valid_i[o]) begin
-          m        = out_in[o];
+          m        = out_in(o);
           cls_o[o] = pick[m];
           h        = col_q[o*NumCls + 32'(cls_o[o])] & ~fenced_i;
           if (h != '0) tt[o] = turn_of(h, ptr_q[o][32'(cls_o[o])*PortW +: PortW]) == m;
@@ -538,7 +543,7 @@ module sw_ports #(
       end else begin
         if (arrive[i] || deq[i]) begin
           occ  = occ_q[i];
-          held = held_in_q[i];
+          held = held_q[i*NumCls +: NumCls];
           if (arrive[i]) begin
             oc                              = occ[32'(enq_c[i])*OccW +: OccW] + OccW'(1);
             occ[32'(enq_c[i])*OccW +: OccW] = oc;
@@ -556,7 +561,7 @@ module sw_ports #(
           owe = owe_q[i];
           if (owing_q[i] || leave_any[i] || sunk[i]) begin
             for (int c = 0; c < NumCls; c++) begin
-              ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i][c]) + OweW'(sunk[i] && enq_c[i] == ClsW'(c));
+              ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i*NumCls + c]) + OweW'(sunk[i] && enq_c[i] == ClsW'(c));
               if (ow != '0) begin
                 crd[c]              = 1'b1;
                 owe[c*OweW +: OweW] = ow - OweW'(1);
@@ -572,7 +577,7 @@ module sw_ports #(
           opn      = ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
         end
       end
-      if (!rst_ni || arrive[i] || deq[i]) held_in_q[i] <= held;
+      if (!rst_ni || arrive[i] || deq[i]) held_q[i*NumCls +: NumCls] <= held;
       if (!rst_ni || cr_act[i]) begin
         rxcrd_q[i*NumCls +: NumCls] <= crd;
         rxcrd_any_q[i]              <= crd != '0;
@@ -646,7 +651,8 @@ module sw_ports #(
             if (deq[i])
               fl_wr_q[i] = (flw == EntryW'(Depth - 1)) ? '0 : flw + EntryW'(1);
           end
-          if (leave_any[i]) cmask_q[i] = ~(leave[i] | (leave[i] - NumCls'(1)));
+          if (leave_any[i])
+            cmask_q[i] = ~(leave[i*NumCls +: NumCls] | (leave[i*NumCls +: NumCls] - NumCls'(1)));
           if (!in_match_valid_i[i] && fenced_i[i] && !drain[i]) begin
             if (dc != ClsW'(NumCls - 1)) begin
               dcls_q[i] = dc + ClsW'(1);
@@ -686,7 +692,7 @@ module sw_ports #(
       end else begin
         if (tt[o]) begin
           ptr = ptr_q[o];
-          ptr[32'(pick[out_in[o]])*PortW +: PortW] = (out_in[o] == PortW'(N - 1)) ? '0 : out_in[o] + PortW'(1);
+          ptr[32'(pick[out_in(o)])*PortW +: PortW] = (out_in(o) == PortW'(N - 1)) ? '0 : out_in(o) + PortW'(1);
           ptr_q[o] = ptr;
         end
         // Fenced: no credit (tc, nz and many 0).
@@ -740,7 +746,7 @@ module sw_ports #(
       for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
       for (int o = pg * PG; o < pg * PG + PG && o < N; o++)
         if (due[o]) begin
-          s2_in_q[o*PortW +: PortW] <= out_in[o];
+          s2_in_q[o*PortW +: PortW] <= out_in(o);
           s2_cls_q[o*ClsW +: ClsW]  <= cls_o[o];
         end
   end
