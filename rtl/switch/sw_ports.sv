@@ -51,10 +51,12 @@
 // block is the same flip-flop as a non-blocking one when nothing in the block reads it after the
 // write. Rule (2) is why what the rest of the switch reads directly (the credits returned, the
 // stalls, the entry read, the crossbar's select and class, the output credits) and what the
-// assertions read keep non-blocking writes in a process per port: written blocking, the class a
-// performance counter read (through a port, which Verilator substitutes by the variable) was the
-// next message's. fabric_top_c4m2_synth (tb/test_fabric.c) checks the result cycle by cycle, every
-// counter included, against the per-port modules, which keep the house form.
+// assertions read keep non-blocking writes: written blocking, the class a performance counter read
+// (through a port, which Verilator substitutes by the variable) was the next message's. Those are
+// vectors (a field per port), not arrays, so that the same loops over the ports with work due write
+// them too, and the rest of the switch reads them without a port-by-port gathering.
+// fabric_top_c4m2_synth (tb/test_fabric.c) checks the result cycle by cycle, every counter
+// included, against the per-port modules, which keep the house form.
 module sw_ports #(
   /// number of ports (inputs and outputs)
   parameter int unsigned NumPorts     = 6,
@@ -236,10 +238,9 @@ module sw_ports #(
   // Per output: the partner's credits per class and their flags (one or more, two or more), the
   // credit turns' pointers, the holders kept from the inputs' changes, and the traversal stage.
   logic [NumCls*TxCrdW-1:0] tcrd_q [N];
-  logic [NumCls-1:0]        nz_q   [N];
-  logic [N*NumCls-1:0]      avail_q;          // nz_q as a vector (crd_avail_o) ...
-  logic [N-1:0]             nz_any_q;         // ... and per output, nz_q not 0
-  logic [NumCls-1:0]        many_q [N];
+  logic [N*NumCls-1:0]      avail_q;          // per output and class: one credit or more ...
+  logic [N-1:0]             nz_any_q;         // ... of some class
+  logic [N*NumCls-1:0]      many_q;           // per output and class: two credits or more
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
   logic [N-1:0]             col_q  [N*NumCls]; // element o*NumCls + c, bit i: input i holds a
                                               // message of class c for output o
@@ -306,8 +307,8 @@ module sw_ports #(
       // An output whose column is empty has no holder to look at (a bit test, not a test of its
       // NumCls words: most outputs, most cycles).
       if (col_any_q[o]) begin
-        avail  = nz_q[o] | {NumCls{fenced_i[o]}};
-        plenty = many_q[o] | {NumCls{fenced_i[o]}};
+        avail  = avail_q[o*NumCls +: NumCls] | {NumCls{fenced_i[o]}};
+        plenty = many_q[o*NumCls +: NumCls] | {NumCls{fenced_i[o]}};
         held   = '0;
         for (int c = 0; c < NumCls; c++) begin
           h = '0;
@@ -324,7 +325,7 @@ module sw_ports #(
             end
           end
         end
-        wait_o[o] = (held & ~nz_q[o]) != '0;
+        wait_o[o] = (held & ~avail_q[o*NumCls +: NumCls]) != '0;
       end
     end
   end
@@ -364,11 +365,11 @@ module sw_ports #(
         // the condition around it, and this loop is not unrolled.)
         if (out_match_valid_i[o]) m = out_in(o);
         if (out_match_valid_i[o] && !fenced_i[m]) begin
-          cand = ne_q[32'(m)*N + o] & (nz_q[o] | {NumCls{fenced_i[o]}});
+          cand = ne_q[32'(m)*N + o] & (avail_q[o*NumCls +: NumCls] | {NumCls{fenced_i[o]}});
           if (cand != '0)
             for (int c = 0; c < NumCls; c++) begin
               if (cand[c]) begin
-                if (many_q[o][c] || fenced_i[o]) begin
+                if (many_q[o*NumCls + c] || fenced_i[o]) begin
                   elig[m][c] = 1'b1;
                 end else begin
                   h          = col_q[o*NumCls + c] & ~fenced_i;
@@ -509,81 +510,92 @@ module sw_ports #(
   // (sw_crd_ret: one back per class per cycle while it owes any; a message leaving or sunk earns
   // one; fenced, nothing; a restart owes the advertised credits again). Per output port: the turn
   // (when the matched input owned it, the pointer moves just past it), the partner's credits (a
-  // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read, a
-  // process per port with non-blocking writes; the inputs' other state, one loop with blocking
-  // writes (the file's header says why and what keeps it the same machine).
+  // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read,
+  // non-blocking writes into vectors; the rest, blocking writes (the file's header says why and
+  // what keeps it the same machine); every process a loop over the ports with work due.
   logic [N-1:0] cr_act;
   assign cr_act    = owing_q | rxcrd_any_q | leave_any | sunk | fenced_i | restart_i;
   assign in_idle_o = ~stored_q & ~owing_q & ~rxcrd_any_q;
 
-  // What the switch's other blocks see of an input (its stalls, the credits it returns, the entry
-  // the traversal reads) and what the assertions read of it: a process per port, non-blocking
-  // writes, the house form (the header says why these and not the rest), each element written in
-  // one place (Verilator gives every non-blocking write of an array element a flag it clears and
-  // tests at every edge: a write for reset and one for the new value were two flags a port). The
-  // occupancy and the credits owed, which only this process reads, are written blocking.
+  // The occupancies and the credits owed (blocking: only this process reads them) and what the
+  // switch's other blocks and the assertions see of an input (the occupancy flags behind its stalls,
+  // the credits it returns, the advertisement's and the debt's flags: vectors, non-blocking) in one
+  // process with two loops over the groups of ports with work due: a process per port cost the
+  // Verilated model two tests of each port's bits in each process at every edge, about 600 host
+  // instructions a cycle at 16 + 16 with nothing to do.
   // verilator lint_off BLKSEQ
-  for (genvar i = 0; i < N; i++) begin : g_in
-    always_ff @(posedge clk_i) begin
-      logic [NumCls*OccW-1:0] occ;
-      logic [NumCls-1:0]      held, crd;
-      logic [OccW-1:0]        oc;
-      logic [NumCls*OweW-1:0] owe;
-      logic [OweW-1:0]        ow;
-      logic                   opn;
-      // (Each temporary is set on the paths that read it, not all of them at the top: the Verilated
-      // model would clear every one of every port at every edge.)
-      if (!rst_ni) begin
+  always_ff @(posedge clk_i) begin
+    logic [NumCls*OccW-1:0] occ;
+    logic [NumCls-1:0]      held, crd;
+    logic [OccW-1:0]        oc;
+    logic [NumCls*OweW-1:0] owe;
+    logic [OweW-1:0]        ow;
+    logic [N-1:0]           due;
+    if (!rst_ni) begin
+      for (int i = 0; i < N; i++) begin
         occ_q[i] = '0;
         owe_q[i] = '0;
-        held     = '0;
-        crd      = '0;
-        owe      = '0;
-        opn      = 1'b0;
-      end else begin
-        if (arrive[i] || deq[i]) begin
-          occ  = occ_q[i];
-          held = held_q[i*NumCls +: NumCls];
-          if (arrive[i]) begin
-            oc                              = occ[32'(enq_c[i])*OccW +: OccW] + OccW'(1);
-            occ[32'(enq_c[i])*OccW +: OccW] = oc;
-            held[enq_c[i]]                  = 1'b1;
+      end
+      held_q      <= '0;
+      rxcrd_q     <= '0;
+      rxcrd_any_q <= '0;
+      open_q      <= '0;
+      owing_q     <= '0;
+    end else begin
+      // An arrival with a route adds one to its class's occupancy, a message leaving or drained
+      // takes one from its class's.
+      due = arrive | deq;
+      if (due != '0)
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+        for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
+          if (due[i]) begin
+            occ  = occ_q[i];
+            held = held_q[i*NumCls +: NumCls];
+            if (arrive[i]) begin
+              oc                              = occ[32'(enq_c[i])*OccW +: OccW] + OccW'(1);
+              occ[32'(enq_c[i])*OccW +: OccW] = oc;
+              held[enq_c[i]]                  = 1'b1;
+            end
+            if (deq[i]) begin
+              oc                              = occ[32'(deq_c[i])*OccW +: OccW] - OccW'(1);
+              occ[32'(deq_c[i])*OccW +: OccW] = oc;
+              held[deq_c[i]]                  = oc != '0;
+            end
+            occ_q[i]                   = occ;
+            held_q[i*NumCls +: NumCls] <= held;
           end
-          if (deq[i]) begin
-            oc                              = occ[32'(deq_c[i])*OccW +: OccW] - OccW'(1);
-            occ[32'(deq_c[i])*OccW +: OccW] = oc;
-            held[deq_c[i]]                  = oc != '0;
-          end
-          occ_q[i] = occ;
         end
-        if (cr_act[i]) begin
-          crd = '0;
-          owe = owe_q[i];
-          if (owing_q[i] || leave_any[i] || sunk[i]) begin
-            for (int c = 0; c < NumCls; c++) begin
-              ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i*NumCls + c]) + OweW'(sunk[i] && enq_c[i] == ClsW'(c));
-              if (ow != '0) begin
-                crd[c]              = 1'b1;
-                owe[c*OweW +: OweW] = ow - OweW'(1);
+      // The credits returned: one back per class per cycle while it owes any; a message leaving or
+      // sunk earns one; fenced, nothing; a restart owes the advertised credits again.
+      due = cr_act;
+      if (due != '0)
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+        for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
+          if (due[i]) begin
+            crd = '0;
+            owe = owe_q[i];
+            if (owing_q[i] || leave_any[i] || sunk[i]) begin
+              for (int c = 0; c < NumCls; c++) begin
+                ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i*NumCls + c]) +
+                     OweW'(sunk[i] && enq_c[i] == ClsW'(c));
+                if (ow != '0) begin
+                  crd[c]              = 1'b1;
+                  owe[c*OweW +: OweW] = ow - OweW'(1);
+                end
               end
             end
+            if (fenced_i[i]) begin
+              crd = '0;
+              owe = '0;
+            end
+            if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
+            owe_q[i]                    = owe;
+            rxcrd_q[i*NumCls +: NumCls] <= crd;
+            rxcrd_any_q[i]              <= crd != '0;
+            open_q[i]                   <= ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
+            owing_q[i]                  <= owe != '0;
           end
-          if (fenced_i[i]) begin
-            crd = '0;
-            owe = '0;
-          end
-          if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
-          owe_q[i] = owe;
-          opn      = ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
         end
-      end
-      if (!rst_ni || arrive[i] || deq[i]) held_q[i*NumCls +: NumCls] <= held;
-      if (!rst_ni || cr_act[i]) begin
-        rxcrd_q[i*NumCls +: NumCls] <= crd;
-        rxcrd_any_q[i]              <= crd != '0;
-        open_q[i]                   <= opn;
-        owing_q[i]                  <= owe != '0;
-      end
     end
   end
 
@@ -667,64 +679,72 @@ module sw_ports #(
   end
   // verilator lint_on BLKSEQ
 
-  // Per output: the credits and flags other blocks read in one non-blocking write each (as g_in);
-  // the credit counts and the turns' pointers, which only this process and this module's
-  // combinational blocks read, blocking (the header's rules).
+  // Per output: the turns' pointers and the partner's credits (blocking: only this process and
+  // this module's combinational blocks read them), and the credit flags other blocks read (vectors,
+  // non-blocking), in one process with loops over the groups of ports with work due, as the
+  // inputs' above.
   // verilator lint_off BLKSEQ
-  for (genvar o = 0; o < N; o++) begin : g_out
-    always_ff @(posedge clk_i) begin
-      logic [NumCls-1:0]        give, g, nz, many;
-      logic [NumCls*TxCrdW-1:0] tc;
-      logic [TxCrdW-1:0]        n;
-      logic [NumCls*PortW-1:0]  ptr;
-      logic                     upd;
-      // The credits change when the link partner gives one back, the output takes one, or its node
-      // is fenced (read here from the link input, not through a vector of every port's: that was
-      // worked out again at each change of an input).
-      give = tx_crd_i[o*NumCls +: NumCls];
-      upd  = give != '0 || tk[o] || (fenced_i[o] && nz_any_q[o]);
-      // (Temporaries set on the paths that read them, as in g_in.)
-      if (!rst_ni) begin
+  always_ff @(posedge clk_i) begin
+    logic [NumCls-1:0]        give, g, nz, many;
+    logic [NumCls*TxCrdW-1:0] tc;
+    logic [TxCrdW-1:0]        n;
+    logic [NumCls*PortW-1:0]  ptr;
+    logic [N-1:0]             given, due;
+    if (!rst_ni) begin
+      for (int o = 0; o < N; o++) begin
         tcrd_q[o] = '0;
         ptr_q[o]  = '0;
-        nz        = '0;
-        many      = '0;
-      end else begin
-        if (tt[o]) begin
-          ptr = ptr_q[o];
-          ptr[32'(pick[out_in(o)])*PortW +: PortW] = (out_in(o) == PortW'(N - 1)) ? '0 : out_in(o) + PortW'(1);
-          ptr_q[o] = ptr;
-        end
-        // Fenced: no credit (tc, nz and many 0).
-        if (upd) begin
-          tc   = '0;
-          nz   = '0;
-          many = '0;
-        end
-        if (upd && !fenced_i[o]) begin
-          g = give;
-          if (tk[o]) g[cls_o[o]] = 1'b1;
-          tc   = tcrd_q[o];
-          nz   = nz_q[o];
-          many = many_q[o];
-          for (int c = 0; c < NumCls; c++) begin
-            if (g[c]) begin
-              n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[c]) -
-                                       TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
-              tc[c*TxCrdW +: TxCrdW] = n;
-              nz[c]                  = n != '0;
-              many[c]                = n > TxCrdW'(1);
-            end
+      end
+      avail_q  <= '0;
+      nz_any_q <= '0;
+      many_q   <= '0;
+    end else begin
+      // The turn: when the matched input owned it, the pointer moves just past it.
+      if (tt != '0)
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(tt, pg))
+        for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
+          if (tt[o]) begin
+            ptr = ptr_q[o];
+            ptr[32'(pick[out_in(o)])*PortW +: PortW] = (out_in(o) == PortW'(N - 1)) ? '0 : out_in(o) + PortW'(1);
+            ptr_q[o] = ptr;
           end
         end
-        if (upd) tcrd_q[o] = tc;
-      end
-      if (!rst_ni || upd) begin
-        nz_q[o]                     <= nz;
-        avail_q[o*NumCls +: NumCls] <= nz;
-        nz_any_q[o]                 <= nz != '0;
-        many_q[o]                   <= many;
-      end
+      // The credits change when the link partner gives one back, the output takes one, or its
+      // node is fenced (then it holds none).
+      given = '0;
+      if (tx_crd_i != '0)
+        for (int o = 0; o < N; o++) given[o] = tx_crd_i[o*NumCls +: NumCls] != '0;
+      due = given | tk | (fenced_i & nz_any_q);
+      if (due != '0)
+        for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
+        for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
+          if (due[o]) begin
+            give = tx_crd_i[o*NumCls +: NumCls];
+            tc   = '0;
+            nz   = '0;
+            many = '0;
+            if (!fenced_i[o]) begin
+              g = give;
+              if (tk[o]) g[cls_o[o]] = 1'b1;
+              tc   = tcrd_q[o];
+              nz   = avail_q[o*NumCls +: NumCls];
+              many = many_q[o*NumCls +: NumCls];
+              for (int c = 0; c < NumCls; c++) begin
+                if (g[c]) begin
+                  n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[c]) -
+                                           TxCrdW'(tk[o] && cls_o[o] == ClsW'(c));
+                  tc[c*TxCrdW +: TxCrdW] = n;
+                  nz[c]                  = n != '0;
+                  many[c]                = n > TxCrdW'(1);
+                end
+              end
+            end
+            tcrd_q[o]                   = tc;
+            avail_q[o*NumCls +: NumCls] <= nz;
+            nz_any_q[o]                 <= nz != '0;
+            many_q[o*NumCls +: NumCls]  <= many;
+          end
+        end
     end
   end
 
