@@ -715,6 +715,7 @@ module dir_ctrl #(
   } ev_e;
   ev_e           ev;
   logic [TW-1:0] ei;
+  logic          ev_any;   // the cycle has an event (else no transaction's fields or step change)
   logic          res_ok;   // a memory request and a read tag fit (conservative for every step)
   logic          mg_ok;    // the management port's command can be carried out this cycle
 
@@ -787,6 +788,7 @@ module dir_ctrl #(
       ei = free_i;
     end
   end
+  assign ev_any         = ev != EV_NONE;
   assign mg_req_ready_o = (ev == EV_MG) || (ev == EV_NEW && n_mg);
   // The flush looks at its own set and way of the directory cache.
   assign dc_wbsel       = (ev == EV_FLUSH);
@@ -1540,18 +1542,24 @@ module dir_ctrl #(
   // wakes (each was waiting: at no step). The entry's bit of each step is set or cleared through
   // its one-hot mask: a bit at a computed index of the whole vector cost the Verilated model a
   // range test and a word select per step at every edge.
+  // (Only at an edge with an event: without one the event's entry keeps its state, and an END is
+  // an event, so nothing wakes.)
   always_ff @(posedge clk_i) begin
     logic [NumStep*TxnEntries-1:0] as;
     logic [TxnEntries-1:0]         oh;
-    as = at_step_q;
-    oh = TxnEntries'(1) << ei;
-    for (int k = 0; k < NumStep; k++)
-      as[k*TxnEntries +: TxnEntries] = nx_step[k] ? as[k*TxnEntries +: TxnEntries] | oh
-                                                  : as[k*TxnEntries +: TxnEntries] & ~oh;
-    if (wake != '0)
-      for (int t = 0; t < TxnEntries; t++)
-        if (wake[t]) as[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] = 1'b1;
-    at_step_q <= rst_ni ? as : '0;
+    if (!rst_ni) begin
+      at_step_q <= '0;
+    end else if (ev_any) begin
+      as = at_step_q;
+      oh = TxnEntries'(1) << ei;
+      for (int k = 0; k < NumStep; k++)
+        as[k*TxnEntries +: TxnEntries] = nx_step[k] ? as[k*TxnEntries +: TxnEntries] | oh
+                                                    : as[k*TxnEntries +: TxnEntries] & ~oh;
+      if (wake != '0)
+        for (int t = 0; t < TxnEntries; t++)
+          if (wake[t]) as[(t_lnr_q[t] ? StepDecide : StepStart)*TxnEntries + t] = 1'b1;
+      at_step_q <= as;
+    end
   end
 
   always_ff @(posedge clk_i) begin
