@@ -518,21 +518,21 @@ module dir_ctrl #(
   msg_pkg::opcode_t n_op;
   logic             n_is_rwd, n_lnr_op, n_v, n_src_cn, n_mg;
   logic [HdrW-1:0]  n_hdr;
-  logic [FlitW-1:0] n_msg;
 
   // The new message the engine would take: RWD and REQ in turn (after a cycle that took one of the
   // two, the other goes first when both wait), so that neither starves the other.
   logic req_first_q;
   assign n_is_rwd = rwd_v & ~(req_v & req_first_q);
   assign n_v      = rwd_v | req_v;
-  assign n_msg    = n_is_rwd ? rwd_msg : {req_hdr, DataW'(0)};
-  assign n_hdr    = n_msg[FlitW-1:DataW];
-  assign n_op     = n_msg[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
-  assign n_src    = n_msg[msg_pkg::FIELD_SRC_LSB +: NodeW];
+  // (Its header only: an RWD's data are read where EV_NEW keeps them, so that no flit-wide value
+  // is selected at every evaluation.)
+  assign n_hdr    = n_is_rwd ? rwd_msg[FlitW-1:DataW] : req_hdr;
+  assign n_op     = n_hdr[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W];
+  assign n_src    = n_hdr[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW];
   // The management port's RECOVER is looked up in the table as a new request would be (it goes
   // before new messages).
   assign n_mg     = mg_req_valid_i & (mg_req_op_i == MG_RECOVER) & (w_ph_q == W_IDLE);
-  assign n_addr   = n_mg ? mg_req_addr_i : n_msg[msg_pkg::FIELD_ADDR_LSB +: AddrW];
+  assign n_addr   = n_mg ? mg_req_addr_i : n_hdr[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW];
   assign n_chunk  = chunk_of(n_addr);
   assign n_mn     = MnIdxW'(n_chunk) & ~(MnIdxW'('1) << cfg_mn_shift);
   assign n_lwide  = ((n_chunk >> cfg_mn_shift) << cfg_gran_shift) |
@@ -1447,10 +1447,10 @@ module dir_ctrl #(
           nx_lline    = 32'(n_lwide);
           nx_op       = n_mg ? msg_pkg::OP_WT_WR : n_op;
           nx_src      = n_mg ? '0 : n_src;
-          nx_core     = n_mg ? '0 : n_msg[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
-          nx_tag      = n_mg ? '0 : n_msg[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
-          nx_mask     = n_mg ? mg_req_wmask_i : n_msg[msg_pkg::FIELD_MASK_LSB +: WordN];
-          nx_ts       = n_mg ? mg_req_ts_i : n_msg[msg_pkg::FIELD_TS_LSB +: TsW];
+          nx_core     = n_mg ? '0 : n_hdr[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W];
+          nx_tag      = n_mg ? '0 : n_hdr[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
+          nx_mask     = n_mg ? mg_req_wmask_i : n_hdr[msg_pkg::FIELD_MASK_LSB - DataW +: WordN];
+          nx_ts       = n_mg ? mg_req_ts_i : n_hdr[msg_pkg::FIELD_TS_LSB - DataW +: TsW];
           nx_ent      = '0;
           nx_chg      = 1'b0;
           nx_await    = '0;
@@ -1476,7 +1476,8 @@ module dir_ctrl #(
           end
           // Data to keep: an RWD's line, a RECOVER's words.
           td_we    = n_is_rwd | n_mg;
-          td_wdata = n_mg ? mg_req_wdata_i : n_msg[DataW-1:0];
+          // (An RWD's data; a REQ keeps none: n_is_rwd is low and td_we with it.)
+          td_wdata = n_mg ? mg_req_wdata_i : rwd_msg[DataW-1:0];
         end
         rwd_r = take & ~n_mg & n_is_rwd;
         req_r = take & ~n_mg & ~n_is_rwd;
