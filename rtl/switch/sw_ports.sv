@@ -255,8 +255,9 @@ module sw_ports #(
     for (int c = 0; c < NumCls; c++) col_held = col_held | (col_q[o*NumCls + c] != '0);
   endfunction
 
-  // ---- the ports' vectors (the loops below are unrolled by Verilator, so their fields are read
-  // and written at constant offsets; a loop it did not unroll would do it bit by bit) ----
+  // ---- the ports' vectors (Verilator unrolls most loops below, so that their fields are read and
+  // written at constant offsets; where it does not, as in the matched ports' decisions, a field is
+  // read at an offset worked out at every iteration) ----
   logic [N-1:0]        req_a    [N];          // the output's requests
   logic [N*NumCls-1:0] leave;                 // per input and class: a message left the buffer
   logic [EntryW-1:0]   alloc    [N];          // the entry the input's enqueue takes
