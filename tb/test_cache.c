@@ -1,7 +1,7 @@
 /* The set-associative array under each cache level (csim/cn/cache): lookups through its packed tags
  * find exactly the valid lines, whatever an invalidated line's stale tag says, in sets of a power
- * of two (found by a mask) and not (by a division). Randomized against a plain model of the
- * contents: replay with TB_SEED=<seed> --filter 'cache/<test>'. */
+ * of two (found by a mask) and not (by a division), the same key looked up again or not.
+ * Randomized against a plain model of the contents: replay with TB_SEED=<seed> --filter 'cache/<test>'. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,7 +29,9 @@ Test(cache, a_stale_tag_of_an_invalidated_line_never_matches)
     cache_free(c);
 }
 
-/* Random installs, invalidations and lookups against a list of the valid keys per line. */
+/* Random installs, invalidations and lookups against a list of the valid keys per line; half the
+ * lookups are of the key looked up last (after its install, its invalidation or nothing), as a
+ * cache's owner makes them, so that the look-up's memo is tried after each change. */
 static void random_ops(uint64_t size, unsigned ways, uint64_t seed)
 {
     cache_t *c = cache_create(size, ways);
@@ -39,8 +41,10 @@ static void random_ops(uint64_t size, unsigned ways, uint64_t seed)
     rng_t r;
     rng_init(&r, seed);
     const uint64_t keys = 4ull * n; /* four keys per line: sets fill and lines are replaced */
+    uint64_t k = 0;
     for (unsigned i = 0; i < 20000; i++) {
-        uint64_t k = rng_below(&r, keys) * ADDR_LINE_BYTES;
+        if (i == 0 || rng_below(&r, 2))
+            k = rng_below(&r, keys) * ADDR_LINE_BYTES;
         cache_line_t *l = cache_find(c, k);
         long want = -1;
         for (unsigned j = 0; j < n; j++)

@@ -20,6 +20,8 @@ cache_t *cache_create(uint64_t size_bytes, unsigned ways)
         abort();
     for (unsigned i = 0; i < c->sets * ways; i++)
         c->line[i].owner = -1;
+    c->memo_key = UINT64_MAX; /* no line key: keys are multiples of the line size */
+    c->memo_at = -1;
     return c;
 }
 
@@ -41,13 +43,21 @@ static size_t set_base(const cache_t *c, uint64_t key)
 
 static cache_line_t *set_of(const cache_t *c, uint64_t key) { return &c->line[set_base(c, key)]; }
 
-cache_line_t *cache_find(const cache_t *c, uint64_t key)
+cache_line_t *cache_find(cache_t *c, uint64_t key)
 {
+    if (key == c->memo_key) {
+        cache_line_t *l = c->memo_at < 0 ? NULL : &c->line[c->memo_at];
+        return l && l->valid ? l : NULL;
+    }
+    c->memo_key = key;
+    c->memo_at = -1;
     size_t b = set_base(c, key);
     const uint64_t *t = &c->tag[b];
     for (unsigned w = 0; w < c->ways; w++)
-        if (t[w] == key && c->line[b + w].valid) /* an invalidated line keeps its stale tag */
+        if (t[w] == key && c->line[b + w].valid) { /* an invalidated line keeps its stale tag */
+            c->memo_at = (int64_t)(b + w);
             return &c->line[b + w];
+        }
     return NULL;
 }
 
@@ -72,6 +82,8 @@ void cache_install(cache_t *c, cache_line_t *l, uint64_t key)
     memset(l, 0, sizeof *l);
     l->key = key;
     c->tag[l - c->line] = key;
+    c->memo_key = key;
+    c->memo_at = l - c->line;
     l->valid = true;
     l->owner = -1;
     cache_touch(c, l);

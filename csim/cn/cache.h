@@ -33,6 +33,13 @@ typedef struct cache {
     cache_line_t *line; /* sets * ways, set-major */
     uint64_t *tag;      /* line[i].key as installed, packed: a lookup reads one set's keys in a few
                            host cache lines, then the valid bit of the line it matches */
+    /* The last key looked up or installed and where its line is (-1: nowhere), as of then: a
+     * cache's owner looks a key up several times while one access goes on (its level, whether it
+     * may perform, the perform), mostly with nothing installed in between. Only an install makes a
+     * key valid (and moves the memo to it), so the memo stays true but for lines invalidated
+     * since, which the valid bit tells. */
+    uint64_t memo_key;
+    int64_t memo_at;
 } cache_t;
 
 /** Says whether line l may not be chosen as a victim (it is busy). */
@@ -42,8 +49,8 @@ typedef bool (*cache_busy_fn)(void *arg, const cache_line_t *l);
  *  at least 1); NULL when ways is 0. */
 cache_t *cache_create(uint64_t size_bytes, unsigned ways);
 void cache_free(cache_t *c);
-/** The valid line of key, or NULL. No LRU update. */
-cache_line_t *cache_find(const cache_t *c, uint64_t key);
+/** The valid line of key, or NULL. No LRU update (the look-up's memo changes: not const). */
+cache_line_t *cache_find(cache_t *c, uint64_t key);
 /** Marks l most recently used. */
 void cache_touch(cache_t *c, cache_line_t *l);
 /** The way key would go to: an invalid way of its set if there is one, else the least recently
