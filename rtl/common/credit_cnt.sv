@@ -64,19 +64,25 @@ module credit_cnt #(
   // hundred host instructions at every edge). The same flip-flops for synthesis.
   // (n is written only where it is read: an edge that writes no count leaves every signal as it
   // was, which DIKTAMO_CHECK_IDLE checks of an idle block's edge.)
+  // (The counts are worked out in a variable and written whole: written part by part, the vector
+  // was copied into a shadow and back at every edge of the Verilated model.)
   always_ff @(posedge clk_i) begin
-    logic [CntW-1:0] n;
+    logic [CntW-1:0]     n;
+    logic [Num*CntW-1:0] c;
+    logic [Num-1:0]      a;
     if (!rst_ni) begin
-      for (int k = 0; k < Num; k++) begin
-        crd_q[k*CntW +: CntW] <= CntW'(InitCredits);
-        avail_q[k]            <= InitCredits != 0;
-      end
+      crd_q   <= {Num{CntW'(InitCredits)}};
+      avail_q <= {Num{InitCredits != 0}};
     end else if (crd_give_i != '0 || crd_take_i != '0) begin
+      c = crd_q;
       for (int k = 0; k < Num; k++) begin
-        n = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) - SumW'(crd_take_i[k]));
-        crd_q[k*CntW +: CntW] <= n;
-        avail_q[k]            <= n != '0;
+        n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) -
+                                  SumW'(crd_take_i[k]));
+        c[k*CntW +: CntW] = n;
+        a[k]              = n != '0;
       end
+      crd_q   <= c;
+      avail_q <= a;
     end
   end
 

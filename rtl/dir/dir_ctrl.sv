@@ -302,7 +302,7 @@ module dir_ctrl #(
 
   // ---- transaction table (control in flops, data in a ram_1r1w) ----
   logic [TxnEntries-1:0] t_valid_q;
-  st_e              t_st_q     [TxnEntries];
+  st_e [TxnEntries-1:0] t_st_q;   // packed: the wakes and the event write one word (below)
   tr_e              t_tr_q     [TxnEntries];
   logic             t_lnr_q    [TxnEntries];
   logic [AddrW-1:0] t_line_q   [TxnEntries];
