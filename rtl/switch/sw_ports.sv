@@ -37,8 +37,10 @@
 // combinational form evaluated every next state twice a cycle and copied every port's state
 // through next-state arrays at each evaluation. And the state that only this module's
 // combinational blocks or its own process read (the queue tables, the free list, the class masks,
-// the drain pointers, the holders, the turns' pointers, the occupancies, the credits owed and the
-// output credit counts) is written with blocking assignments, against the habit of non-blocking
+// the drain pointers, the holders, the turns' pointers, the occupancies, the credits owed, the
+// output credit counts, and the copies of the occupancy and credit flags that the processes which
+// write those flags read: read from the vectors they write, the vectors were copied into shadows
+// and back at every edge) is written with blocking assignments, against the habit of non-blocking
 // ones: Verilator 5.006 gives each non-blocking write to an array element a flag that
 // it clears and tests at every edge (as a process per port, about 3 700 host instructions a cycle
 // at 16 + 16, busy or idle) and takes no non-blocking write to an array in a loop it
@@ -222,6 +224,7 @@ module sw_ports #(
   logic [NumCls*OccW-1:0] occ_q   [N];
   logic [NumCls*OweW-1:0] owe_q   [N];
   logic [N*NumCls-1:0]    held_q;             // per input and class: occupancy nonzero
+  logic [NumCls-1:0]      held_s  [N];         // held_q's copy this module's processes read (below)
   logic [N*NumCls-1:0]    rxcrd_q;            // per input: credits returned this cycle (rx_crd_o)
   logic [N*EntryW-1:0]    sent_q;             // per input: the entry the traversal reads (a
                                               // vector: rd_entry_o itself, not gathered a port
@@ -241,6 +244,8 @@ module sw_ports #(
   logic [N*NumCls-1:0]      avail_q;          // per output and class: one credit or more ...
   logic [N-1:0]             nz_any_q;         // ... of some class
   logic [N*NumCls-1:0]      many_q;           // per output and class: two credits or more
+  logic [NumCls-1:0]        nz_s   [N];       // avail_q's and many_q's copies the process that
+  logic [NumCls-1:0]        many_s [N];       // writes them reads (below)
   logic [NumCls*PortW-1:0]  ptr_q  [N];       // bits c*PortW +: PortW: class c's pointer
   logic [N-1:0]             col_q  [N*NumCls]; // element o*NumCls + c, bit i: input i holds a
                                               // message of class c for output o
@@ -534,8 +539,9 @@ module sw_ports #(
     logic [N-1:0]           due;
     if (!rst_ni) begin
       for (int i = 0; i < N; i++) begin
-        occ_q[i] = '0;
-        owe_q[i] = '0;
+        occ_q[i]  = '0;
+        owe_q[i]  = '0;
+        held_s[i] = '0;
       end
       held_q      <= '0;
       rxcrd_q     <= '0;
@@ -551,7 +557,7 @@ module sw_ports #(
         for (int i = pg * PG; i < pg * PG + PG && i < N; i++) begin
           if (due[i]) begin
             occ  = occ_q[i];
-            held = held_q[i*NumCls +: NumCls];
+            held = held_s[i];
             if (arrive[i]) begin
               oc                              = occ[32'(enq_c[i])*OccW +: OccW] + OccW'(1);
               occ[32'(enq_c[i])*OccW +: OccW] = oc;
@@ -563,6 +569,7 @@ module sw_ports #(
               held[deq_c[i]]                  = oc != '0;
             end
             occ_q[i]                   = occ;
+            held_s[i]                  = held;
             held_q[i*NumCls +: NumCls] <= held;
           end
         end
@@ -695,6 +702,8 @@ module sw_ports #(
       for (int o = 0; o < N; o++) begin
         tcrd_q[o] = '0;
         ptr_q[o]  = '0;
+        nz_s[o]   = '0;
+        many_s[o] = '0;
       end
       avail_q  <= '0;
       nz_any_q <= '0;
@@ -728,8 +737,8 @@ module sw_ports #(
               g = give;
               if (tk[o]) g[cls_o[o]] = 1'b1;
               tc   = tcrd_q[o];
-              nz   = avail_q[o*NumCls +: NumCls];
-              many = many_q[o*NumCls +: NumCls];
+              nz   = nz_s[o];
+              many = many_s[o];
               for (int c = 0; c < NumCls; c++) begin
                 if (g[c]) begin
                   n                      = tc[c*TxCrdW +: TxCrdW] + TxCrdW'(give[c]) -
@@ -741,6 +750,8 @@ module sw_ports #(
               end
             end
             tcrd_q[o]                   = tc;
+            nz_s[o]                     = nz;
+            many_s[o]                   = many;
             avail_q[o*NumCls +: NumCls] <= nz;
             nz_any_q[o]                 <= nz != '0;
             many_q[o*NumCls +: NumCls]  <= many;

@@ -362,21 +362,27 @@ module sw_viral #(
 `else
   // Simulation form: each loop runs only in a cycle with something to record. last_prog_q is
   // written when a message is sent and when a wait begins, the only values the accept age reads
-  // (the synthesis form also writes it while no wait is on, where it is never read).
+  // (the synthesis form also writes it while no wait is on, where it is never read). The three
+  // arrays of stamps are written with blocking assignments, as sw_ports writes its ports' state
+  // (its header says why it is the same machine): no other clocked block reads them, only this
+  // module's combinational blocks, and this process reads last_act_q after writing it only where
+  // the two agree (a CN that acted has age 0 either way). Written non-blocking, each element had a
+  // flag the Verilated model cleared and tested at every edge (48 at 16 + 16).
   logic [NumCn-1:0] act_now, prog_now;
 
   assign act_now  = act_i | (armed_d & ~armed_q);
   assign prog_now = sent_i | (wait_i & ~wait_q);
 
+  // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin : p_stamps
     logic           found;
     logic [31:0]    old_age, cand_age;
     logic [CnW-1:0] pick;
     if (!rst_ni) begin
       for (int i = 0; i < NumCn; i++) begin
-        last_act_q[i]  <= '0;
-        last_prog_q[i] <= '0;
-        det_time_q[i]  <= '0;
+        last_act_q[i]  = '0;
+        last_prog_q[i] = '0;
+        det_time_q[i]  = '0;
       end
       wait_q    <= '0;
       sil_old_q <= '0;
@@ -384,15 +390,15 @@ module sw_viral #(
       wait_q <= wait_i;
       if (act_now != '0) begin
         for (int i = 0; i < NumCn; i++)
-          if (act_now[i]) last_act_q[i] <= now_i;
+          if (act_now[i]) last_act_q[i] = now_i;
       end
       if (prog_now != '0) begin
         for (int i = 0; i < NumCn; i++)
-          if (prog_now[i]) last_prog_q[i] <= now_i;
+          if (prog_now[i]) last_prog_q[i] = now_i;
       end
       if (detect != '0) begin
         for (int i = 0; i < NumCn; i++)
-          if (detect[i]) det_time_q[i] <= now_i;
+          if (detect[i]) det_time_q[i] = now_i;
       end
       // The armed CN silent longest after this edge: unchanged unless it acted, the armed set or
       // the limit changed (another CN's activity only makes that one younger).
@@ -412,6 +418,7 @@ module sw_viral #(
       end
     end
   end
+  // verilator lint_on BLKSEQ
 `endif
 
   assign fenced_o  = fenced_q;
