@@ -336,7 +336,10 @@ module dir_ctrl #(
   // A RECOVER that sets the line's version to t_ts (mg_req_tsv_i).
   logic             t_setv_q   [TxnEntries];
 
-  // The event's entry's next fields (written by the event, copied to its t_*_d at the end).
+  // The event's entry's next fields (written by the event, copied to its t_*_d at the end). Those a
+  // transaction gets when it enters the table and keeps (its line, request, link to its line's
+  // predecessor, RECOVER's fields) are written only then (nx_new) and are 0 otherwise.
+  logic             nx_new;
   logic             nx_valid;
   st_e              nx_st;
   tr_e              nx_tr;
@@ -902,16 +905,16 @@ module dir_ctrl #(
     nx_valid = t_valid_q[ei];
     nx_st = t_st_q[ei];
     nx_tr = t_tr_q[ei];
-    nx_lnr = t_lnr_q[ei];
-    nx_line = t_line_q[ei];
-    nx_lline = t_lline_q[ei];
-    nx_op = t_op_q[ei];
-    nx_src = t_src_q[ei];
-    nx_core = t_core_q[ei];
-    nx_tag = t_tag_q[ei];
-    nx_mask = t_mask_q[ei];
+    nx_lnr = '0;
+    nx_line = '0;
+    nx_lline = '0;
+    nx_op = '0;
+    nx_src = '0;
+    nx_core = '0;
+    nx_tag = '0;
+    nx_mask = '0;
     nx_ent = t_ent_q[ei];
-    nx_ts = t_ts_q[ei];
+    nx_ts = '0;
     nx_chg = t_chg_q[ei];
     nx_await = t_await_q[ei];
     nx_snp = t_snp_q[ei];
@@ -921,12 +924,13 @@ module dir_ctrl #(
     nx_rdis = t_rdis_q[ei];
     nx_kepts = t_kepts_q[ei];
     nx_viol = t_viol_q[ei];
-    nx_succ = t_succ_q[ei];
-    nx_pred = t_pred_q[ei];
-    nx_rec = t_rec_q[ei];
+    nx_succ = '0;
+    nx_pred = '0;
+    nx_rec = '0;
     nx_skip = t_skip_q[ei];
     nx_recok = t_recok_q[ei];
-    nx_setv = t_setv_q[ei];
+    nx_setv = '0;
+    nx_new   = 1'b0;
     wake     = '0;
     succ_set = 1'b0;
     failed_d = failed_q;
@@ -1441,6 +1445,7 @@ module dir_ctrl #(
           evc[EV_REQS] = 1'b1;
         end
         if (take && (n_mg || v_kind == '0)) begin
+          nx_new      = 1'b1;
           nx_valid    = 1'b1;
           nx_lnr      = ~n_scr;
           nx_line     = n_addr;
@@ -1513,15 +1518,18 @@ module dir_ctrl #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) t_valid_q     <= '0;
     else         t_valid_q[ei] <= nx_valid;
-    t_st_q[ei]     <= nx_st;     t_tr_q[ei]    <= nx_tr;    t_lnr_q[ei]   <= nx_lnr;
-    t_line_q[ei]   <= nx_line;   t_lline_q[ei] <= nx_lline; t_op_q[ei]    <= nx_op;
-    t_src_q[ei]    <= nx_src;    t_core_q[ei]  <= nx_core;  t_tag_q[ei]   <= nx_tag;
-    t_mask_q[ei]   <= nx_mask;   t_ent_q[ei]   <= nx_ent;   t_ts_q[ei]    <= nx_ts;
+    t_st_q[ei]     <= nx_st;     t_tr_q[ei]    <= nx_tr;    t_ent_q[ei]   <= nx_ent;
     t_chg_q[ei]    <= nx_chg;    t_await_q[ei] <= nx_await; t_snp_q[ei]   <= nx_snp;
     t_snpinv_q[ei] <= nx_snpinv; t_need_q[ei]  <= nx_need;  t_have_q[ei]  <= nx_have;
     t_rdis_q[ei]   <= nx_rdis;   t_kepts_q[ei] <= nx_kepts; t_viol_q[ei]  <= nx_viol;
-    t_succ_q[ei]   <= nx_succ;   t_pred_q[ei]  <= nx_pred;  t_rec_q[ei]   <= nx_rec;
-    t_skip_q[ei]   <= nx_skip;   t_recok_q[ei] <= nx_recok; t_setv_q[ei]  <= nx_setv;
+    t_skip_q[ei]   <= nx_skip;   t_recok_q[ei] <= nx_recok;
+    if (nx_new) begin
+      t_lnr_q[ei]  <= nx_lnr;    t_line_q[ei]  <= nx_line;  t_lline_q[ei] <= nx_lline;
+      t_op_q[ei]   <= nx_op;     t_src_q[ei]   <= nx_src;   t_core_q[ei]  <= nx_core;
+      t_tag_q[ei]  <= nx_tag;    t_mask_q[ei]  <= nx_mask;  t_ts_q[ei]    <= nx_ts;
+      t_succ_q[ei] <= nx_succ;   t_pred_q[ei]  <= nx_pred;  t_rec_q[ei]   <= nx_rec;
+      t_setv_q[ei] <= nx_setv;
+    end
     if (wake != '0)
       for (int t = 0; t < TxnEntries; t++)
         if (wake[t]) t_st_q[t] <= t_lnr_q[t] ? ST_DECIDE : ST_START;
@@ -1674,10 +1682,11 @@ module dir_ctrl #(
   // mem_rsp_valid_i), snoop answers (SNOOP: the link), the handler (held), or a transaction of their
   // line that waits so itself (WAIT). Nothing queued or arriving. A directory waiting on DRAM is
   // idle, so the kernel skips it until the DRAM answers.
-  always_comb begin
-    idle_o = ~|step_v & ~pg_any & ~s_any & rx_idle & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
-             ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
-  end
+  // (What idle and stalled have in common, worked out once.)
+  logic no_work;
+  assign no_work = ~|step_v & ~pg_any & ~s_any & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
+                   ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
+  assign idle_o  = no_work & rx_idle;
 
   // Stalled: idle but for new requests waiting in the receive FIFOs for an entry of the full table
   // (the engine's one event is EV_FULL, counted every cycle). Until an input changes every cycle is
@@ -1686,11 +1695,7 @@ module dir_ctrl #(
   // of a DRAM round trip: at paper.ini's shape about a fifth of the edges of an ocean run. Hardware
   // clocks every cycle: synthesis has neither the stall nor the count of skipped cycles.
 `ifndef SYNTHESIS
-  always_comb begin
-    stall_o = (evc == NumEv'(1) << EV_FULL) & ~rx_bad & ~|step_v & ~pg_any & ~s_any & rx_held & tx_idle &
-              mq_empty & sq_empty & ~rx_valid_i & ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) &
-              mr_empty & ~mg_req_valid_i;
-  end
+  assign stall_o = no_work & rx_held & ~rx_bad & (evc == NumEv'(1) << EV_FULL);
 `else
   assign stall_o = 1'b0;
 `endif
