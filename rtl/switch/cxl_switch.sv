@@ -288,9 +288,18 @@ module cxl_switch #(
   logic [NumPorts-1:0]       in_match_valid, out_match_valid;
   logic [NumPorts*PortW-1:0] in_match_idx, out_match_idx;
 
+  // Per port: some class's credit came back this cycle (worked out once: the failure detector's
+  // activity and sw_ports' credit counts read it; none looked at in a cycle without any).
+  logic [NumPorts-1:0] crd_back;
+  always_comb begin
+    crd_back = '0;
+    if (tx_crd_i != '0)
+      for (int p = 0; p < NumPorts; p++) crd_back[p] = tx_crd_i[p*NumCls +: NumCls] != '0;
+  end
+
   always_comb begin
     for (int i = 0; i < NumCn; i++) begin
-      act[i]     = rx_valid_i[i] | rx_hb_i[i] | |tx_crd_i[i*NumCls +: NumCls];
+      act[i]     = rx_valid_i[i] | rx_hb_i[i] | crd_back[i];
       waiting[i] = out_wait[i];
       sent[i]    = tx_valid_d[i];
     end
@@ -425,6 +434,7 @@ module cxl_switch #(
       .out_match_idx_i   (out_match_idx),
       .msi_i             (alloc_msi),
       .tx_crd_i          (tx_crd_i),
+      .tx_crd_any_i      (crd_back),
       .crd_avail_o       (out_crd_avail),
       .starve_o          (starve),
       .wait_o            (out_wait),

@@ -128,6 +128,9 @@ module sw_ports #(
   // ---- outputs ----
   /// per port and class: a credit returned by the link partner
   input  wire logic [NumPorts*NumCls-1:0]    tx_crd_i,
+  /// per output: some class's credit came back this cycle (tx_crd_i's bits of the output not all 0;
+  /// the switch works it out once for this module and the failure detector)
+  input  wire logic [NumPorts-1:0]           tx_crd_any_i,
   /// per port and class: the output holds a credit of the class
   output logic      [NumPorts*NumCls-1:0]    crd_avail_o,
   /// per port and class: held, and the output can take none of the class (credit starvation)
@@ -697,7 +700,7 @@ module sw_ports #(
     logic [NumCls*TxCrdW-1:0] tc;
     logic [TxCrdW-1:0]        n;
     logic [NumCls*PortW-1:0]  ptr;
-    logic [N-1:0]             given, due;
+    logic [N-1:0]             due;
     if (!rst_ni) begin
       for (int o = 0; o < N; o++) begin
         tcrd_q[o] = '0;
@@ -721,10 +724,7 @@ module sw_ports #(
         end
       // The credits change when the link partner gives one back, the output takes one, or its
       // node is fenced (then it holds none).
-      given = '0;
-      if (tx_crd_i != '0)
-        for (int o = 0; o < N; o++) given[o] = tx_crd_i[o*NumCls +: NumCls] != '0;
-      due = given | tk | (fenced_i & nz_any_q);
+      due = tx_crd_any_i | tk | (fenced_i & nz_any_q);
       if (due != '0)
         for (int pg = 0; pg < NPG; pg++) if (pg_any(due, pg))
         for (int o = pg * PG; o < pg * PG + PG && o < N; o++) begin
