@@ -226,6 +226,7 @@ module sw_ports #(
   logic [ClsW-1:0]        dcls_q  [N];         // ... and class
   logic [NumCls*OccW-1:0] occ_q   [N];
   logic [NumCls*OweW-1:0] owe_q   [N];
+  logic [NumCls-1:0]      owe_nz_s [N];        // per input, the classes owe_q owes credits of
   logic [N*NumCls-1:0]    held_q;             // per input and class: occupancy nonzero
   logic [NumCls-1:0]      held_s  [N];         // held_q's copy this module's processes read (below)
   logic [N*NumCls-1:0]    rxcrd_q;            // per input: credits returned this cycle (rx_crd_o)
@@ -535,16 +536,17 @@ module sw_ports #(
   // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
     logic [NumCls*OccW-1:0] occ;
-    logic [NumCls-1:0]      held, crd;
+    logic [NumCls-1:0]      held, crd, onz, ocm;
     logic [OccW-1:0]        oc;
     logic [NumCls*OweW-1:0] owe;
     logic [OweW-1:0]        ow;
     logic [N-1:0]           due;
     if (!rst_ni) begin
       for (int i = 0; i < N; i++) begin
-        occ_q[i]  = '0;
-        owe_q[i]  = '0;
-        held_s[i] = '0;
+        occ_q[i]    = '0;
+        owe_q[i]    = '0;
+        owe_nz_s[i] = '0;
+        held_s[i]   = '0;
       end
       held_q      <= '0;
       rxcrd_q     <= '0;
@@ -585,26 +587,35 @@ module sw_ports #(
           if (due[i]) begin
             crd = '0;
             owe = owe_q[i];
+            onz = owe_nz_s[i];
             if (owing_q[i] || leave_any[i] || sunk[i]) begin
+              // (Only the classes owed, leaving or sunk: the others return nothing.)
+              ocm = onz | leave[i*NumCls +: NumCls] | (sunk[i] ? NumCls'(1) << enq_c[i] : '0);
               for (int c = 0; c < NumCls; c++) begin
-                ow = owe_q[i][c*OweW +: OweW] + OweW'(leave[i*NumCls + c]) +
-                     OweW'(sunk[i] && enq_c[i] == ClsW'(c));
-                if (ow != '0) begin
+                if (ocm[c]) begin
+                  ow                  = owe_q[i][c*OweW +: OweW] + OweW'(leave[i*NumCls + c]) +
+                                        OweW'(sunk[i] && enq_c[i] == ClsW'(c));
                   crd[c]              = 1'b1;
                   owe[c*OweW +: OweW] = ow - OweW'(1);
+                  onz[c]              = ow != OweW'(1);
                 end
               end
             end
             if (fenced_i[i]) begin
               crd = '0;
               owe = '0;
+              onz = '0;
             end
-            if (restart_i[i]) owe = {NumCls{OweW'(adv_i)}};
+            if (restart_i[i]) begin
+              owe = {NumCls{OweW'(adv_i)}};
+              onz = {NumCls{OweW'(adv_i) != '0}};
+            end
             owe_q[i]                    = owe;
+            owe_nz_s[i]                 = onz;
             rxcrd_q[i*NumCls +: NumCls] <= crd;
             rxcrd_any_q[i]              <= crd != '0;
             open_q[i]                   <= ~restart_i[i] & (open_q[i] | rxcrd_any_q[i]);
-            owing_q[i]                  <= owe != '0;
+            owing_q[i]                  <= onz != '0;
           end
         end
     end
