@@ -1682,10 +1682,16 @@ module dir_ctrl #(
   // mem_rsp_valid_i), snoop answers (SNOOP: the link), the handler (held), or a transaction of their
   // line that waits so itself (WAIT). Nothing queued or arriving. A directory waiting on DRAM is
   // idle, so the kernel skips it until the DRAM answers.
-  // (What idle and stalled have in common, worked out once.)
+  // (What idle and stalled have in common, worked out once and one part after the other, the
+  // inputs first: a controller that is evaluated is seldom idle, and the Verilated model then stops
+  // at the first part that is not.)
   logic no_work;
-  assign no_work = ~|step_v & ~pg_any & ~s_any & tx_idle & mq_empty & sq_empty & ~rx_valid_i &
-                   ~mem_rsp_valid_i & ~sw_tx_valid_i & (w_ph_q == W_IDLE) & mr_empty & ~mg_req_valid_i;
+  always_comb begin
+    no_work = 1'b0;
+    if (!rx_valid_i && !mem_rsp_valid_i && !sw_tx_valid_i && !mg_req_valid_i)
+      if (step_v == '0 && !pg_any && !s_any)
+        no_work = tx_idle & mq_empty & sq_empty & mr_empty & (w_ph_q == W_IDLE);
+  end
   assign idle_o  = no_work & rx_idle;
 
   // Stalled: idle but for new requests waiting in the receive FIFOs for an entry of the full table
