@@ -1639,8 +1639,10 @@ module dir_ctrl #(
     csr_rdata_d = '0;
     csr_err_d   = 1'b0;
     // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
-    // at 0x25..0x2B and the failed CNs.
-    if (32'(csr_addr_i) < EV_WLINE)               csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
+    // at 0x25..0x2B and the failed CNs (worked out only in a cycle that reads).
+    if (!csr_valid_i) begin
+      // (no read)
+    end else if (32'(csr_addr_i) < EV_WLINE)      csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
                                                                 ((32'(csr_addr_i) == EV_FULL) ? full_skip : 32'd0);
     else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
     else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = w_last_q;

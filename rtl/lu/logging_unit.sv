@@ -369,7 +369,10 @@ module logging_unit #(
   always_comb begin
     csr_rdata_d = '0;
     csr_err_d   = 1'b0;
-    if (csr_addr_i < 8'd12)           csr_rdata_d = cnt_q[csr_idx*32 +: 32];
+    // (Worked out only in a cycle that reads.)
+    if (!csr_valid_i) begin
+      // (no read)
+    end else if (csr_addr_i < 8'd12)  csr_rdata_d = cnt_q[csr_idx*32 +: 32];
     else if (csr_addr_i == 8'h11)     csr_rdata_d = cnt_q[12*32 +: 32];
     else if (csr_addr_i == 8'h12)     csr_rdata_d = cnt_q[13*32 +: 32];
     else if (csr_addr_i == 8'h13)     csr_rdata_d = cnt_q[14*32 +: 32];
