@@ -977,9 +977,9 @@ Test(dir_ctrl, recovery_walk_removes_a_failed_sharer_and_reports_its_owned_lines
     done(t);
 }
 
-Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_recover)
+static void a_transaction_held_on_a_failed_owner_is_released_by_recover(const dir_model_ops_t *ops)
 {
-    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    tctx_t *t = mk_rec(ops, 64);
     uint64_t rec[8];
     line_fill(rec, 0x5a);
     own_at_version(t, 1, 8, 5);
@@ -1019,6 +1019,10 @@ Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_reco
     expect_mem(t, 8, rec);
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
+}
+Test(dir_ctrl, recovery_a_transaction_held_on_a_failed_owner_is_released_by_recover)
+{
+    a_transaction_held_on_a_failed_owner_is_released_by_recover(&dir_ops_default);
 }
 
 /* A RECOVER that needs a transaction of its own while held transactions fill the table is answered
@@ -1216,9 +1220,9 @@ Test(dir_ctrl, recovery_recover_of_a_line_no_failed_cn_owns_changes_nothing)
 /* RECOVER with a version (section 11b, 11c): the failed owner's commits advanced the line's version
  * past the one it was granted, and the logs hold those versions; the handler passes the newest, and
  * the line's next owner must build on it. */
-Test(dir_ctrl, recovery_recover_with_a_version_sets_an_owned_lines_version)
+static void recover_with_a_version_sets_an_owned_lines_version(const dir_model_ops_t *ops)
 {
-    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    tctx_t *t = mk_rec(ops, 64);
     uint64_t rec[8], rec2[8];
     line_fill(rec, 0x71);
     line_fill(rec2, 0x72);
@@ -1254,10 +1258,14 @@ Test(dir_ctrl, recovery_recover_with_a_version_sets_an_owned_lines_version)
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
 }
-
-Test(dir_ctrl, recovery_recover_with_a_version_releases_a_held_read_with_it)
+Test(dir_ctrl, recovery_recover_with_a_version_sets_an_owned_lines_version)
 {
-    tctx_t *t = mk_rec(&dir_ops_default, 64);
+    recover_with_a_version_sets_an_owned_lines_version(&dir_ops_default);
+}
+
+static void recover_with_a_version_releases_a_held_read_with_it(const dir_model_ops_t *ops)
+{
+    tctx_t *t = mk_rec(ops, 64);
     uint64_t rec[8];
     line_fill(rec, 0x4a);
     /* GIVEN line 8 owned by CN 1, granted with version 5, CN 2's read of it snooping CN 1, and CN 3's
@@ -1293,6 +1301,10 @@ Test(dir_ctrl, recovery_recover_with_a_version_releases_a_held_read_with_it)
     expect_mem(t, 8, rec);
     cr_assert_eq(dir_drv_viols(t->d), 0);
     done(t);
+}
+Test(dir_ctrl, recovery_recover_with_a_version_releases_a_held_read_with_it)
+{
+    recover_with_a_version_releases_a_held_read_with_it(&dir_ops_default);
 }
 
 /* The walk over a directory larger than its cache, with entries spread over it: owned lines
@@ -1486,7 +1498,8 @@ Test(dir_ctrl, rdx_scenario_of_the_waves_view)
 #include "sb/coh_home_rtl.h"
 #include "tb_seed.h"
 
-static void random_rtl(const char *name, uint64_t dflt, unsigned nseeds, uint64_t ops)
+static void random_rtl_on(const char *suite, const dir_model_ops_t *model, const char *name, uint64_t dflt,
+                          unsigned nseeds, uint64_t ops)
 {
     uint64_t base = tb_seed(dflt);
     for (unsigned k = 0; k < nseeds; k++) {
@@ -1496,10 +1509,10 @@ static void random_rtl(const char *name, uint64_t dflt, unsigned nseeds, uint64_
         if (ops)
             c.ops = ops;
         char replay[200];
-        snprintf(replay, sizeof replay, "TB_SEED=%llu build/bin/run_tests --filter 'dir_ctrl/random_%s'",
-                 (unsigned long long)seed, name);
+        snprintf(replay, sizeof replay, "TB_SEED=%llu build/bin/run_tests --filter '%s/random_%s'",
+                 (unsigned long long)seed, suite, name);
         coh_tester_t t;
-        coh_tester_init(&t, &c, seed, coh_home_rtl_make, NULL, replay);
+        coh_tester_init(&t, &c, seed, coh_home_rtl_make, (void *)model, replay);
         bool ok = coh_tester_run(&t);
         cr_assert(ok, "%s", t.msg);
         cr_assert_geq(t.st.ops_done, c.ops);
@@ -1516,6 +1529,11 @@ static void random_rtl(const char *name, uint64_t dflt, unsigned nseeds, uint64_
     }
 }
 
+static void random_rtl(const char *name, uint64_t dflt, unsigned nseeds, uint64_t ops)
+{
+    random_rtl_on("dir_ctrl", NULL, name, dflt, nseeds, ops);
+}
+
 Test(dir_ctrl, random_one_mn) { random_rtl("one_mn", 1, 2, 0); }
 Test(dir_ctrl, random_four_mns) { random_rtl("four_mns", 11, 1, 0); }
 Test(dir_ctrl, random_lnr) { random_rtl("lnr", 31, 1, 0); }
@@ -1523,3 +1541,26 @@ Test(dir_ctrl, random_small_table) { random_rtl("small_table", 41, 1, 0); }
 Test(dir_ctrl, random_mixed_snoops) { random_rtl("mixed_snoops", 71, 1, 0); }
 Test(dir_ctrl, random_hot_line) { random_rtl("hot_line", 91, 1, 0); }
 Test(dir_ctrl, random_many_cns) { random_rtl("many_cns", 111, 1, 0); }
+
+/* ---------------------------------------------------------------------------------------------
+ * The synthesis form (dir_ctrl_synth: Verilated with SYNTHESIS defined, the form `make synth` maps:
+ * its FIFOs and RAMs are ram_1r1w macros, and it never stalls, so no stalled cycle is skipped):
+ * the random coherence tester with it as every home, and the RECOVERs, which read the transaction
+ * data as a response does. The simulation form keeps some of its state otherwise (rtl/common/fifo.sv,
+ * rtl/dir/dir_ctrl.sv): these tests are what says both forms are the same machine. */
+Test(dir_ctrl_synth, random_one_mn) { random_rtl_on("dir_ctrl_synth", &dir_ops_synth, "one_mn", 1, 1, 0); }
+Test(dir_ctrl_synth, random_four_mns) { random_rtl_on("dir_ctrl_synth", &dir_ops_synth, "four_mns", 11, 1, 0); }
+Test(dir_ctrl_synth, random_hot_line) { random_rtl_on("dir_ctrl_synth", &dir_ops_synth, "hot_line", 91, 1, 0); }
+Test(dir_ctrl_synth, random_lnr) { random_rtl_on("dir_ctrl_synth", &dir_ops_synth, "lnr", 31, 1, 0); }
+Test(dir_ctrl_synth, recovery_a_transaction_held_on_a_failed_owner_is_released_by_recover)
+{
+    a_transaction_held_on_a_failed_owner_is_released_by_recover(&dir_ops_synth);
+}
+Test(dir_ctrl_synth, recovery_recover_with_a_version_sets_an_owned_lines_version)
+{
+    recover_with_a_version_sets_an_owned_lines_version(&dir_ops_synth);
+}
+Test(dir_ctrl_synth, recovery_recover_with_a_version_releases_a_held_read_with_it)
+{
+    recover_with_a_version_releases_a_held_read_with_it(&dir_ops_synth);
+}

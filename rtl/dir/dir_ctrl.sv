@@ -371,13 +371,10 @@ module dir_ctrl #(
   logic [TxnEntries-1:0] wake;  // the waiting successors an END starts
   logic             succ_set;   // a new transaction: its line's tail gets a successor
 
+  // The transactions' data (written at td_waddr; read at the event's entry, below).
   logic             td_we;
-  logic [TW-1:0]    td_waddr, td_raddr;
-  logic [DataW-1:0] td_wdata, td_rdata;
-  ram_1r1w #(.Depth(TxnEntries), .Width(DataW)) u_tdata (
-    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (td_we), .waddr_i (td_waddr), .wdata_i (td_wdata),
-    .raddr_i (td_raddr), .rdata_o (td_rdata)
-  );
+  logic [TW-1:0]    td_waddr;
+  logic [DataW-1:0] td_wdata;
 
   // ---- memory request queue and the read tags (which transaction, directory or data) ----
   logic               mq_push, mq_room, mq_v, mq_empty;
@@ -722,6 +719,29 @@ module dir_ctrl #(
   logic          res_ok;   // a memory request and a read tag fit (conservative for every step)
   logic          mg_ok;    // the management port's command can be carried out this cycle
 
+  // The transactions' data, read at the event's entry. Two forms. Synthesis (SYNTHESIS defined):
+  // a ram_1r1w read at ei, the macro a real design would use. Simulation: the array, read where an
+  // event uses the data (a FINISH's response, a RECOVER's write to memory): the ram's read copied
+  // the 512-bit line at every evaluation of the Verilated model, about 100 host instructions an
+  // edge. DIR_TD_RDATA names the data read in either form; the dir_ctrl_synth tests
+  // (tb/test_dir_ctrl.c) run the synthesis form.
+`ifdef SYNTHESIS
+  logic [DataW-1:0] td_rdata;
+  ram_1r1w #(.Depth(TxnEntries), .Width(DataW)) u_tdata (
+    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (td_we), .waddr_i (td_waddr), .wdata_i (td_wdata),
+    .raddr_i (ei), .rdata_o (td_rdata)
+  );
+  `define DIR_TD_RDATA td_rdata
+`else
+  /* verilator tracing_off */
+  logic [DataW-1:0] td_mem_q [TxnEntries];
+  /* verilator tracing_on */
+  always_ff @(posedge clk_i) begin
+    if (td_we) td_mem_q[td_waddr] <= td_wdata;
+  end
+  `define DIR_TD_RDATA td_mem_q[ei]
+`endif
+
   assign res_ok = mq_room & rq_room;
   // A RECOVER that needs an entry of its own when none is free is answered BUSY (below).
   assign mg_ok  = mr_room & mq_room;
@@ -890,7 +910,7 @@ module dir_ctrl #(
       sq_in[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W]       = t_tag_q[ei];
       sq_in[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = t_line_q[ei];
       sq_in[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
-      sq_in[DataW-1:0]                                      = data ? td_rdata : '0;
+      sq_in[DataW-1:0]                                      = data ? `DIR_TD_RDATA : '0;
       // Grants carry the line's version (section 11b); DATA_NC and CMP carry none.
       if (f_op == msg_pkg::OP_DATA_E || f_op == msg_pkg::OP_DATA_S || f_op == msg_pkg::OP_CMP_E)
         sq_in[msg_pkg::FIELD_TS_LSB +: TsW] = e_ver;
@@ -952,7 +972,6 @@ module dir_ctrl #(
     td_we    = 1'b0;
     td_waddr = ei;
     td_wdata = mem_rsp_rdata_i;
-    td_raddr = ei;
     mq_push  = 1'b0;
     mq_in    = '0;
     rq_push  = 1'b0;
@@ -1101,7 +1120,7 @@ module dir_ctrl #(
           // the owner was granted, and the next owner must build on the versions the logs hold.
           if (e_st == E_EM && (e_vec & failed_q) != '0) begin
             mq_push = 1'b1;
-            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], td_rdata, t_mask_q[ei]);
+            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], `DIR_TD_RDATA, t_mask_q[ei]);
             evc[EV_MWR]  = 1'b1;
             nx_ent  = ent_make(E_I, '0, e_stale & ~failed_q, t_setv_q[ei] ? t_ts_q[ei] : e_ver);
             nx_chg  = 1'b1;
@@ -1220,7 +1239,7 @@ module dir_ctrl #(
             nx_st = ST_FINISH;
           end else if (wr) begin
             mq_push = 1'b1;
-            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], td_rdata,
+            mq_in   = mreq(1'b1, 1'b0, t_lline_q[ei], `DIR_TD_RDATA,
                            (e_op == msg_pkg::OP_DIRTY_EVICT) ? WordN'('1) : t_mask_q[ei]);
             evc[EV_MWR] = 1'b1;
             nx_st  = ST_FINISH;
@@ -1705,7 +1724,9 @@ module dir_ctrl #(
 `ifndef SYNTHESIS
   assign stall_o = no_work & rx_held & ~rx_bad & (evc == NumEv'(1) << EV_FULL);
 `else
-  assign stall_o = 1'b0;
+  logic rx_held_unused;   // (the receive FIFOs' stall indication: for the simulation's skips)
+  assign stall_o        = 1'b0;
+  assign rx_held_unused = rx_held;
 `endif
   // This edge was a stall's with no other input (nor a CSR answer to clear): the cycles skipped
   // after it were stalled too.
@@ -1767,6 +1788,8 @@ module dir_ctrl #(
     `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)
     `ASSERT(no_state_3, !t_valid_q[t] || t_ent_q[t][1:0] != 2'd3)
   end
+
+`undef DIR_TD_RDATA
 
 endmodule
 `default_nettype wire

@@ -4,7 +4,9 @@
 #                 the system's DIR_SYS_PARAMS below
 # dir_ctrl_small  4 transactions, a 2 x 1 directory cache, 2 reads in flight (the walk 1), 2 credits per class:
 #                 the table fills and the cache evicts at once
-# Both are linked into the test binary (tb/test_dir_ctrl.c through tb/sb/dir_models.c).
+# dir_ctrl_synth  dir_ctrl with SYNTHESIS defined: the form Yosys synthesizes (its FIFOs and RAMs as
+#                 ram_1r1w macros, no stall skipping), which the dir_ctrl_synth tests run
+# All three are linked into the test binary (tb/test_dir_ctrl.c through tb/sb/dir_models.c).
 # `make test-dir` builds and runs only the directory's tests (build/bin/dir_tests), without
 # building the fabric and switch models the whole suite needs.
 
@@ -17,17 +19,18 @@
 DIR_SYS_PARAMS := -GMaxTxCredits=128 -GWalkReads=16
 $(eval $(call vmodel,dir_ctrl,dir_ctrl,$(DIR_SYS_PARAMS),test))
 $(eval $(call vmodel,dir_ctrl_small,dir_ctrl,-GTxnEntries=4 -GDcSets=2 -GDcWays=1 -GMemReads=2 -GCrdPerCls=2 -GWalkReads=1,test))
-TB_MODELS += dir_ctrl dir_ctrl_small
+$(eval $(call vmodel,dir_ctrl_synth,dir_ctrl,$(DIR_SYS_PARAMS) +define+SYNTHESIS,test))
+TB_MODELS += dir_ctrl dir_ctrl_small dir_ctrl_synth
 
 DIR_TB_SRCS := $(sort $(wildcard tb/test_dir_*.c tb/ref/dir_*.c tb/sb/dir_*.c tb/sb/coh_*.c)) tb/harness/tb_seed.c \
                tb/harness/tb_child.c
 DIR_TB_OBJS := $(patsubst %.c,$(OBJ)/dirtb/%.o,$(DIR_TB_SRCS))
-$(OBJ)/dirtb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) | $(SETUP)
+$(OBJ)/dirtb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 $(BIN)/dir_tests: $(DIR_TB_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) \
-                  $(VMODEL_OBJS_dir_ctrl_small) $(VL_RT_OBJS)
+                  $(VMODEL_OBJS_dir_ctrl_small) $(VMODEL_OBJS_dir_ctrl_synth) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 
@@ -38,14 +41,15 @@ test-dir: $(BIN)/dir_tests ## build and run only the directory controller's test
 # coh_regress_rtl: the random coherence tester (tb/main/coh_regress.c, built with -DCOH_REGRESS_RTL)
 # on the Verilated directory controller; `make regress` runs it over fewer seeds than the model's.
 $(OBJ)/dirtb/tb/main/coh_regress_rtl.o: tb/main/coh_regress.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) \
-                                        $(VMODEL_HDR_dir_ctrl_small) | $(SETUP)
+                                        $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -DCOH_REGRESS_RTL -MMD -MP -c $< -o $@
 
 $(BIN)/coh_regress_rtl: $(OBJ)/dirtb/tb/main/coh_regress_rtl.o $(OBJ)/dirtb/tb/sb/coh_home_rtl.o \
                         $(OBJ)/dirtb/tb/sb/coh_home_ref.o $(OBJ)/dirtb/tb/sb/coh_tester.o \
                         $(OBJ)/dirtb/tb/sb/dir_models.o $(OBJ)/dirtb/tb/ref/dir_ctrl_ref.o $(CSIM_OBJS) \
-                        $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) $(VMODEL_OBJS_dir_ctrl_small) $(VL_RT_OBJS)
+                        $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) $(VMODEL_OBJS_dir_ctrl_small) \
+                        $(VMODEL_OBJS_dir_ctrl_synth) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(LDLIBS_SIM)
 

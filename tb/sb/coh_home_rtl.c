@@ -119,7 +119,6 @@ static const coh_home_ops_t home_rtl_ops = {
 
 bool coh_home_rtl_make(void *arg, const coh_cfg_t *cfg, unsigned mn, coh_home_t *out)
 {
-    (void)arg;
     if (cfg->mutate)
         return false; /* mutations are the reference model's */
     home_rtl_t *h = calloc(1, sizeof *h);
@@ -136,7 +135,8 @@ bool coh_home_rtl_make(void *arg, const coh_cfg_t *cfg, unsigned mn, coh_home_t 
     c.mem_latency_ps = (uint64_t)cfg->mem_latency * c.period_ps;
     bool small = cfg->txn_entries <= 4 || (uint64_t)cfg->dc_sets * cfg->dc_ways <= 2 || cfg->crd_per_cls <= 2;
     h->cfg = c;
-    h->d = dir_drv_create(small ? &dir_ops_small : &dir_ops_default, &c, 1000 + mn, on_tx, h);
+    const dir_model_ops_t *ops = arg ? (const dir_model_ops_t *)arg : small ? &dir_ops_small : &dir_ops_default;
+    h->d = dir_drv_create(ops, &c, 1000 + mn, on_tx, h);
     *out = (coh_home_t){.ops = &home_rtl_ops, .h = h};
     return true;
 }

@@ -11,7 +11,8 @@
 #include "coh_tester.h"
 #include "dir_drv.h"
 
-/** coh_home_make_fn for the RTL (arg unused). */
+/** coh_home_make_fn for the RTL. arg: NULL (the shape the cfg asks for, above), or the
+ *  dir_model_ops_t to use instead (tb/sb/dir_models.h: dir_ops_synth, the synthesis form). */
 bool coh_home_rtl_make(void *arg, const coh_cfg_t *cfg, unsigned mn, coh_home_t *out);
 /** The driver behind a home made by coh_home_rtl_make. */
 dir_drv_t *coh_home_rtl_drv(const coh_home_t *h);
