@@ -449,7 +449,9 @@ regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds
 # join fabric_top), and the test harnesses.
 LINT_TOPS := fabric_top cxl_switch logging_unit dir_ctrl $(basename $(notdir $(TB_HDL)))
 # Parameter sets that build other modules under a top, linted too (TOP:ARGS, commas for spaces).
-LINT_VARIANTS := cxl_switch:-GVoq=0 logging_unit:-GSramMacro=0
+# The tops' synthesis forms too (SYNTHESIS defined: what Yosys reads).
+LINT_VARIANTS := cxl_switch:-GVoq=0 logging_unit:-GSramMacro=0 fabric_top:+define+SYNTHESIS \
+                 logging_unit:+define+SYNTHESIS dir_ctrl:+define+SYNTHESIS
 
 .PHONY: lint
 lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings)
