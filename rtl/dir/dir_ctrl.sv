@@ -300,7 +300,8 @@ module dir_ctrl #(
     .held_o      (rx_held)
   );
 
-  // ---- transaction table (control in flops, data in a ram_1r1w) ----
+  // ---- transaction table (control in flops; data in a ram_1r1w for synthesis, an array in
+  // simulation: below, beside the event) ----
   logic [TxnEntries-1:0] t_valid_q;
   st_e [TxnEntries-1:0] t_st_q;   // packed: the wakes and the event write one word (below)
   tr_e              t_tr_q     [TxnEntries];
@@ -336,9 +337,10 @@ module dir_ctrl #(
   // A RECOVER that sets the line's version to t_ts (mg_req_tsv_i).
   logic             t_setv_q   [TxnEntries];
 
-  // The event's entry's next fields (written by the event, copied to its t_*_d at the end). Those a
-  // transaction gets when it enters the table and keeps (its line, request, link to its line's
-  // predecessor, RECOVER's fields) are written only then (nx_new) and are 0 otherwise.
+  // The event's entry's next fields (worked out for the event, written into the table at the edge,
+  // in the clocked block below). Those a transaction gets when it enters the table and keeps (its
+  // line, request, link to its line's predecessor, RECOVER's fields) are written only then (nx_new)
+  // and are 0 otherwise.
   logic             nx_new;
   logic             nx_valid;
   st_e              nx_st;
