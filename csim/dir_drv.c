@@ -7,6 +7,7 @@
 #include "hostprof.h"
 #include "link_q.h"
 #include "tx_owed.h"
+#include "vw_port.h"
 
 dir_drv_cfg_t dir_drv_cfg_default(void)
 {
@@ -44,7 +45,8 @@ struct dir_drv {
     dir_mem_fn on_mem;
     void *ctx;
     dir_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
-    bool quiet;        /* the last edge changed nothing (idle, no input) */
+    bool quiet;        /* idle after the last edge: the edges after it change nothing until an input comes */
+    bool check_idle;   /* DIKTAMO_CHECK_IDLE (vw_port.h) */
     bool stalled;      /* the last edge only counted a new request waiting for the full table (stall_o, no
                         * input): so do the edges after it until an input comes */
     uint64_t skipped;  /* the stalled edges skipped since (skip_i of the next edge) */
@@ -122,6 +124,7 @@ static dir_drv_t *create(const dir_model_ops_t *ops, const dir_drv_cfg_t *cfg, u
     /* Two cycles of reset with the configuration presented (the directory samples it during reset),
      * then every input low but that. */
     d->m = ops->create(cfg->period_ps, seed);
+    d->check_idle = vw_check_idle();
     memset(&d->in, 0, sizeof d->in);
     put_cfg(d, &d->in);
     ops->set(d->m, &d->in);
@@ -426,14 +429,18 @@ void dir_drv_step(dir_drv_t *d)
     /* idle_o covers every input but the send credits and the CSR port (and the ready inputs, which
      * matter only with a request pending, i.e. not idle); the CSR answer's registers clear at the
      * edge after a request. Such an edge changes nothing (the RTL asserts it): it is not evaluated
-     * (tick_idle), and the kernel skips the edges after it until an input comes. */
-    const bool no_input = in->tx_crd_i == 0 && !in->csr_valid_i && !o->csr_rvalid_o;
-    d->quiet = o->idle_o && no_input;
+     * (tick_idle), and the kernel skips the edges after it until an input comes. Send credits given
+     * to an idle controller change their counts and nothing else (nothing waits to be sent), and
+     * idle_o does not depend on the counts: that edge is evaluated, and the kernel skips the edges
+     * after it as well (under DIKTAMO_CHECK_IDLE the next one is stepped, so that the check sees it). */
+    const bool no_csr = !in->csr_valid_i && !o->csr_rvalid_o;
+    const bool no_input = in->tx_crd_i == 0 && no_csr;
+    d->quiet = o->idle_o && no_csr && (no_input || !d->check_idle);
     /* A stalled edge is evaluated (it counts EV_FULL); those after it until an input comes may be
      * skipped, and the next evaluated edge counts them (skip_i). */
     d->stalled = o->stall_o && no_input;
     prev = hostprof_enter(HOSTPROF_DIR);
-    (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
+    (o->idle_o && no_input ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
     in->csr_valid_i = 0;
 }

@@ -8,6 +8,7 @@
 #include "hostprof.h"
 #include "link_q.h"
 #include "tx_owed.h"
+#include "vw_port.h"
 #include "lu_zlib.h"
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)
@@ -76,7 +77,8 @@ struct lu_drv {
     bool alive, dump_start;
     lu_zlib_t zl;
     lu_drv_sys_t sys; /* inside the system (sys.k set): the kernel is the system's */
-    bool quiet;       /* the last edge changed nothing (idle, no input) */
+    bool quiet;       /* idle after the last edge: the edges after it change nothing until an input comes */
+    bool check_idle;  /* DIKTAMO_CHECK_IDLE (vw_port.h) */
 };
 
 /* The LU's liveness and configuration inputs (the configuration is sampled during reset and must not
@@ -133,6 +135,7 @@ static lu_drv_t *create(const lu_model_ops_t *ops, const lu_drv_cfg_t *cfg, uint
     /* Two cycles of reset with the LU alive and its configuration presented (it samples it during
      * reset), then every input low but those. */
     d->m = ops->create(cfg->period_ps, seed);
+    d->check_idle = vw_check_idle();
     memset(&d->in, 0, sizeof d->in);
     put_cfg(d, &d->in);
     ops->set(d->m, &d->in);
@@ -383,11 +386,15 @@ void lu_drv_step(lu_drv_t *d)
         d->crd[__builtin_ctz(r)]++;
     /* Credits returned are an output the caller acts on, not state the next edge needs: an edge
      * with idle_o high, no input and no CSR answer to clear changes nothing. It is not evaluated
-     * (tick_idle), and the kernel skips the edges after it until an input comes. */
-    d->quiet = o->idle_o && !in->rx_valid_i && !in->tx_crd_i && !in->csr_valid_i && !in->dump_start_i &&
-               !in->dc_valid_i && !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o && !o->csr_rvalid_o;
+     * (tick_idle), and the kernel skips the edges after it until an input comes. Send credits given
+     * to an idle LU change their counts and nothing else (nothing waits to be sent), and idle_o does
+     * not depend on the counts: that edge is evaluated, and the kernel skips the edges after it as
+     * well (under DIKTAMO_CHECK_IDLE the next one is stepped, so that the check sees it). */
+    const bool idle = o->idle_o && !in->rx_valid_i && !in->csr_valid_i && !in->dump_start_i && !in->dc_valid_i &&
+                      !in->mem_rsp_valid_i && !o->tx_valid_o && !o->rx_crd_o && !o->csr_rvalid_o;
+    d->quiet = idle && (!in->tx_crd_i || !d->check_idle);
     prev = hostprof_enter(HOSTPROF_LU);
-    (d->quiet ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
+    (idle && !in->tx_crd_i ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
     in->csr_valid_i = 0;
 }
