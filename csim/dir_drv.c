@@ -437,8 +437,9 @@ void dir_drv_step(dir_drv_t *d)
     const bool no_input = in->tx_crd_i == 0 && no_csr;
     d->quiet = o->idle_o && no_csr && (no_input || !d->check_idle);
     /* A stalled edge is evaluated (it counts EV_FULL); those after it until an input comes may be
-     * skipped, and the next evaluated edge counts them (skip_i). */
-    d->stalled = o->stall_o && no_input;
+     * skipped, and the next evaluated edge counts them (skip_i). Send credits at it change only
+     * their counts (stall_o covers idle_o's conditions), so the edges after it are stalled too. */
+    d->stalled = o->stall_o && no_csr;
     prev = hostprof_enter(HOSTPROF_DIR);
     (o->idle_o && no_input ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);

@@ -1730,10 +1730,11 @@ module dir_ctrl #(
   assign stall_o        = 1'b0;
   assign rx_held_unused = rx_held;
 `endif
-  // This edge was a stall's with no other input (nor a CSR answer to clear): the cycles skipped
-  // after it were stalled too.
+  // This edge was a stall's with no other input but send credits (nor a CSR answer to clear): the
+  // cycles skipped after it were stalled too. (Credits only change their counts: a stalled
+  // controller has nothing to send, and stall_o does not depend on the counts.)
   logic stall_in;
-  assign stall_in = stall_o & ~csr_valid_i & (tx_crd_i == '0) & ~csr_rvalid_q;
+  assign stall_in = stall_o & ~csr_valid_i & ~csr_rvalid_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) stall_q <= 1'b0;
     else         stall_q <= stall_in;
