@@ -7,7 +7,6 @@
 #include "hostprof.h"
 #include "link_q.h"
 #include "tx_owed.h"
-#include "vw_port.h"
 
 dir_drv_cfg_t dir_drv_cfg_default(void)
 {
@@ -202,7 +201,9 @@ void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle)
     link_q_push(&d->link, cycle > d->cyc ? cycle : d->cyc, m);
 }
 
-void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c) { tx_owed_add(&d->owed, c); }
+void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c) { tx_owed_add_at(&d->owed, c, d->cyc); }
+
+bool dir_drv_asleep(const dir_drv_t *d) { return d->owed.asleep; }
 
 void dir_drv_skip_to(dir_drv_t *d, uint64_t cycle)
 {
@@ -313,7 +314,9 @@ void dir_drv_step(dir_drv_t *d)
         in->rx_valid_i = 1;
         msg_pack(&m, in->rx_msg_i);
     }
-    /* Send-port credits: owed ones come back one per class per cycle, unless held back. */
+    /* Send-port credits: owed ones come back one per class per cycle, unless held back; those the
+     * edges skipped while the controller slept took, counted before this edge (tx_crd_skip_i). */
+    tx_owed_wake(&d->owed, d->cyc, in->tx_crd_skip_i);
     in->tx_crd_i = tx_owed_take(&d->owed, &d->rng, d->cfg.tx_stall);
     /* Software port: takes a message unless stalled; offers its oldest queued one. */
     in->sw_rx_ready_i = !(d->cfg.sw_stall > 0 && rng_chance(&d->rng, d->cfg.sw_stall));
@@ -443,6 +446,13 @@ void dir_drv_step(dir_drv_t *d)
     prev = hostprof_enter(HOSTPROF_DIR);
     (o->idle_o && no_input ? d->ops->tick_idle : d->ops->tick)(d->m, d->cyc++);
     hostprof_leave(prev);
+    /* Idle or stalled, the controller has nothing to send: send credits change only their counts,
+     * so inside the system it sleeps through them (the MN's adapter does not wake it for one, and
+     * its next clocked edge is told those the edges skipped took: tx_owed_sleep). Not under
+     * DIKTAMO_CHECK_IDLE, whose runs clock those edges, nor on its own, where credits may be held
+     * back at random. */
+    if ((d->quiet || d->stalled) && d->sys.k && !d->check_idle)
+        tx_owed_sleep(&d->owed, d->cyc);
     in->csr_valid_i = 0;
 }
 
@@ -465,7 +475,7 @@ bool dir_drv_idle(const dir_drv_t *d)
 
 uint64_t dir_drv_next_cycle(const dir_drv_t *d)
 {
-    if (!(d->quiet || d->stalled) || d->owed.cls || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) ||
+    if (!(d->quiet || d->stalled) || (d->owed.cls && !d->owed.asleep) || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) ||
         d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)

@@ -25,6 +25,7 @@
 #include "msg_defs.h"
 #include "rng.h"
 #include "stats.h"
+#include "tx_owed.h"
 #include "vw_port.h"
 
 /** The controller's inputs but clk_i, named and laid out as in every vw_dir_ctrl*_in. */
@@ -34,6 +35,7 @@ typedef struct dir_in {
     uint32_t rx_valid_i;
     uint32_t rx_msg_i[MSG_FLIT_WORDS];
     uint32_t tx_crd_i;
+    uint32_t tx_crd_skip_i[TX_OWED_SKIP_WORDS]; /* class c's credits of skipped cycles: bits 8c +: 8 */
     uint32_t sw_rx_ready_i, sw_tx_valid_i;
     uint32_t sw_tx_msg_i[MSG_FLIT_WORDS];
     uint32_t mem_req_ready_i, mem_rsp_valid_i;
@@ -96,6 +98,7 @@ typedef struct dir_model_ops {
 #define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD, WALK)                                                    \
     _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");  \
     _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
+    _Static_assert(sizeof(((vw_##M##_in *)0)->tx_crd_skip_i) == sizeof(((dir_in_t *)0)->tx_crd_skip_i), "skip"); \
     static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
     static void NAME##_set(void *m, const dir_in_t *in)                                                         \
@@ -104,7 +107,8 @@ typedef struct dir_model_ops {
         DIR_CP_(v, in, rst_ni); DIR_CP_(v, in, node_id_i); DIR_CP_(v, in, cfg_mn_idx_i);                        \
         DIR_CP_(v, in, cfg_mn_shift_i); DIR_CP_(v, in, cfg_gran_shift_i); DIR_CP_(v, in, cfg_lines_i);          \
         DIR_CP_(v, in, cfg_scr_lo_i); DIR_CP_(v, in, cfg_scr_hi_i); DIR_CP_(v, in, rx_valid_i);                 \
-        DIR_CP_(v, in, rx_msg_i); DIR_CP_(v, in, tx_crd_i); DIR_CP_(v, in, sw_rx_ready_i);                      \
+        DIR_CP_(v, in, rx_msg_i); DIR_CP_(v, in, tx_crd_i); DIR_CP_(v, in, tx_crd_skip_i);                      \
+        DIR_CP_(v, in, sw_rx_ready_i);                                                                          \
         DIR_CP_(v, in, sw_tx_valid_i); DIR_CP_(v, in, sw_tx_msg_i); DIR_CP_(v, in, mem_req_ready_i);            \
         DIR_CP_(v, in, mem_rsp_valid_i); DIR_CP_(v, in, mem_rsp_rdata_i); DIR_CP_(v, in, csr_valid_i);          \
         DIR_CP_(v, in, csr_addr_i); DIR_CP_(v, in, mg_req_valid_i); DIR_CP_(v, in, mg_req_op_i);                \
@@ -133,6 +137,7 @@ typedef struct dir_model_ops {
         if (in->rx_valid_i)                                                                                     \
             VW_SET_WORDS(M, m, in, rx_msg_i);                                                                      \
         vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
+        VW_SET_WORDS(M, m, in, tx_crd_skip_i);                                                                  \
         vw_##M##_set_sw_rx_ready_i(m, in->sw_rx_ready_i);                                                       \
         vw_##M##_set_sw_tx_valid_i(m, in->sw_tx_valid_i);                                                       \
         if (in->sw_tx_valid_i)                                                                                  \
@@ -264,8 +269,12 @@ void dir_drv_send(dir_drv_t *d, const msg_t *m, uint64_t delay);
 /** As dir_drv_send, presented at cycle (>= dir_drv_cycle: the next edge at the earliest) or later. */
 void dir_drv_send_at(dir_drv_t *d, const msg_t *m, uint64_t cycle);
 /** One send credit of class c for the controller, handed over at the next edge (one per class per
- *  edge; those not yet handed over wait). For a driver made by dir_drv_create_sys. */
+ *  edge; those not yet handed over wait). For a driver made by dir_drv_create_sys. Asleep, the
+ *  next edge is that of dir_drv_cycle: the caller skips to the credit's cycle first. */
 void dir_drv_tx_credit(dir_drv_t *d, msg_class_t c);
+/** The controller sleeps (idle or stalled after its last edge, inside the system): a send credit
+ *  needs no clocked edge of its own (dir_drv_tx_credit after dir_drv_skip_to). */
+bool dir_drv_asleep(const dir_drv_t *d);
 /** The software sends m through the MN's port (queued; leaves in order). */
 void dir_drv_sw_send(dir_drv_t *d, const msg_t *m);
 size_t dir_drv_in_flight(const dir_drv_t *d);

@@ -8,7 +8,6 @@
 #include "hostprof.h"
 #include "link_q.h"
 #include "tx_owed.h"
-#include "vw_port.h"
 #include "lu_zlib.h"
 
 void lu_rec_unpack(const uint32_t w[4], lu_rec_t *r)

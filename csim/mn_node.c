@@ -93,11 +93,23 @@ static void deliver(void *obj, unsigned port, const msg_t *m)
     wake_now(n);
 }
 
-/* A credit toward the switch port came back: one more send credit for the controller. */
+static void skip_to(mn_node_t *n, uint64_t cycle);
+
+/* A credit toward the switch port came back: one more send credit for the controller. A sleeping
+ * controller (idle or stalled: nothing to send) is not woken for it: the edges skipped up to the
+ * credit's count as they were, and those after it with the credit (tx_starved). */
 static void credit(void *obj, unsigned port, msg_class_t c)
 {
     (void)port;
     mn_node_t *n = obj;
+    if (dir_drv_asleep(n->d)) {
+        const uint64_t at = clock_cycle_at_or_after(&n->clk, n->k->now);
+        if (at > dir_drv_cycle(n->d))
+            skip_to(n, at);
+        dir_drv_tx_credit(n->d, c);
+        n->starved_after = fabric_starved(n->f, n->port);
+        return;
+    }
     dir_drv_tx_credit(n->d, c);
     wake_now(n);
 }

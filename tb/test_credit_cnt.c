@@ -41,7 +41,9 @@ typedef struct crd_set {
  * often stays while another moves, which the instance writes only when one of them does.) */
 static const crd_set_t SETS[] = {CRD_SET(m1i1g1, 1, 1, 1),       CRD_SET(m4i0g1, 4, 0, 1),   CRD_SET(m7i7g3, 7, 7, 3),
                                  CRD_SET(m13i5g2, 13, 5, 2),     CRD_SET(m200i200g4, 200, 200, 4),
-                                 CRD_SET(m5i2g2n3a, 5, 2, 2),    CRD_SET(m5i2g2n3b, 5, 2, 2), CRD_SET(m5i2g2n3c, 5, 2, 2)};
+                                 CRD_SET(m5i2g2n3a, 5, 2, 2),    CRD_SET(m5i2g2n3b, 5, 2, 2), CRD_SET(m5i2g2n3c, 5, 2, 2),
+                                 CRD_SET(m9i0g1s4, 9, 0, 1)};
+#define SET_SKIP 8 /* SETS[8], m9i0g1s4: the one whose crd_skip_i is driven (SkipW 4); 0 in the random run */
 #define NSETS (sizeof SETS / sizeof SETS[0])
 
 static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -146,6 +148,7 @@ typedef struct child_args {
     size_t s;
     unsigned give;
     bool take;
+    unsigned skip; /* crd_skip_i of SET_SKIP */
 } child_args_t;
 
 static void child_body(void *arg)
@@ -158,6 +161,7 @@ static void child_body(void *arg)
     in.rst_ni = 1;
     vw_put_u(&in, SETS[a->s].give, a->give);
     vw_put_u(&in, SETS[a->s].take, a->take);
+    in.m9i0g1s4_crd_skip_i = a->skip;
     vw_credit_cnt_tb_set(m, &in);
     vw_credit_cnt_tb_tick(m, cyc);
 }
@@ -166,7 +170,7 @@ static void child_body(void *arg)
  * assertion failure prints its name and aborts. */
 static void run_child(size_t s, unsigned give, bool take, int *status, char *out, size_t out_len)
 {
-    child_args_t a = {s, give, take};
+    child_args_t a = {s, give, take, 0};
     tb_run_child(child_body, &a, status, out, out_len);
 }
 
@@ -209,6 +213,57 @@ Test(credit_cnt, give_beyond_max_trips_overflow_assertion)
     expect_no_abort(2, 1, true);
 }
 
+/* Credits returned at cycles the simulation skipped (crd_skip_i) count as held before the edge:
+ * crd_avail_o sees them at once, a credit may be spent against them in that cycle, and the edge
+ * adds them to the count with the cycle's own give. */
+Test(credit_cnt, credits_of_skipped_cycles_count_before_the_edge)
+{
+    vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
+    uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
+    in_t in;
+    out_t out;
+    memset(&in, 0, sizeof in);
+    in.rst_ni = 1;
+    /* GIVEN m9i0g1s4 at zero credits, WHEN 3 come from skipped cycles THEN one is held before the edge */
+    in.m9i0g1s4_crd_skip_i = 3;
+    vw_credit_cnt_tb_set(m, &in);
+    vw_credit_cnt_tb_get(m, &out);
+    cr_assert(out.m9i0g1s4_crd_avail_o && out.m9i0g1s4_crd_left_o == 0, "avail %u left %u before the edge",
+              out.m9i0g1s4_crd_avail_o, out.m9i0g1s4_crd_left_o);
+    /* AND a credit spent in that cycle leaves 2 after the edge */
+    in.m9i0g1s4_crd_take_i = 1;
+    vw_credit_cnt_tb_set(m, &in);
+    vw_credit_cnt_tb_tick(m, cyc++);
+    vw_credit_cnt_tb_get(m, &out);
+    cr_assert_eq(out.m9i0g1s4_crd_left_o, 2u);
+    /* WHEN 4 skipped and 1 given come in one cycle THEN 7 are held after it */
+    in.m9i0g1s4_crd_take_i = 0;
+    in.m9i0g1s4_crd_skip_i = 4;
+    in.m9i0g1s4_crd_give_i = 1;
+    vw_credit_cnt_tb_set(m, &in);
+    vw_credit_cnt_tb_tick(m, cyc++);
+    in.m9i0g1s4_crd_skip_i = 0;
+    in.m9i0g1s4_crd_give_i = 0;
+    vw_credit_cnt_tb_set(m, &in);
+    vw_credit_cnt_tb_get(m, &out);
+    cr_assert(out.m9i0g1s4_crd_left_o == 7 && out.m9i0g1s4_crd_avail_o, "left %u", out.m9i0g1s4_crd_left_o);
+    /* AND an edge with none changes nothing */
+    vw_credit_cnt_tb_tick(m, cyc++);
+    vw_credit_cnt_tb_get(m, &out);
+    cr_assert_eq(out.m9i0g1s4_crd_left_o, 7u);
+    vw_credit_cnt_tb_free(m);
+    /* Skipped credits beyond MaxCredits trip crd_no_overflow; a take against them alone does not trip
+     * crd_no_underflow */
+    int st;
+    char text[4096];
+    child_args_t a = {SET_SKIP, 0, false, 10};
+    tb_run_child(child_body, &a, &st, text, sizeof text);
+    cr_assert(WIFSIGNALED(st) && strstr(text, "crd_no_overflow"), "10 skipped credits of 9:\n%s", text);
+    a = (child_args_t){SET_SKIP, 0, true, 9};
+    tb_run_child(child_body, &a, &st, text, sizeof text);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a take against 9 skipped credits:\n%s", text);
+}
+
 Test(credit_cnt, rejects_illegal_parameters)
 {
     static const struct {
@@ -217,6 +272,7 @@ Test(credit_cnt, rejects_illegal_parameters)
         {"-GMaxCredits=0", "credit_cnt: MaxCredits must be >= 1"},
         {"-GMaxCredits=4 -GInitCredits=5", "credit_cnt: InitCredits must be in 0 ..= MaxCredits"},
         {"-GGiveW=0", "credit_cnt: GiveW must be >= 1"},
+        {"-GSkipW=0", "credit_cnt: SkipW must be >= 1"},
     };
     rtl_lint_result_t r;
     rtl_lint("credit_cnt", "-GMaxCredits=4 -GInitCredits=4", &r);

@@ -16,6 +16,8 @@ module credit_cnt #(
   /// Number of counters (>= 1), each with its own credits (a link's classes in one instance):
   /// counter k's ports are bits [k*GiveW +: GiveW], k and [k*CntW +: CntW].
   parameter int Num = 1,
+  /// Width in bits of crd_skip_i per counter (>= 1).
+  parameter int SkipW = 1,
   /// Width in bits of the count (derived; do not override).
   localparam int CntW = $clog2(MaxCredits + 1)
 ) (
@@ -27,9 +29,14 @@ module credit_cnt #(
   input  logic [Num*GiveW-1:0] crd_give_i,
   /// One credit spent this cycle, per counter.
   input  logic [Num-1:0]       crd_take_i,
-  /// Credits held now (0 ..= MaxCredits), per counter.
+  /// Simulation only (ignored by synthesis, 0 in hardware): credits returned at the cycles the
+  /// simulation skipped before this one, which were not clocked, per counter (bits [k*SkipW +:
+  /// SkipW]). They count as held before this cycle's edge, as if each had come at its own edge:
+  /// crd_avail_o sees them at once and the edge adds them to the count.
+  input  logic [Num*SkipW-1:0] crd_skip_i,
+  /// Credits held now (0 ..= MaxCredits; crd_skip_i's not yet among them), per counter.
   output logic [Num*CntW-1:0]  crd_left_o,
-  /// At least one credit is held now (crd_left_o != 0), per counter.
+  /// At least one credit is held now (crd_left_o != 0, or crd_skip_i brings some), per counter.
   output logic [Num-1:0]       crd_avail_o
 );
 `include "assert.svh"
@@ -43,15 +50,32 @@ module credit_cnt #(
   if (GiveW < 1) begin : g_bad_give_w
     $error("credit_cnt: GiveW must be >= 1");
   end
+  if (SkipW < 1) begin : g_bad_skip_w
+    $error("credit_cnt: SkipW must be >= 1");
+  end
   if (Num < 1) begin : g_bad_num
     $error("credit_cnt: Num must be >= 1");
   end
 
-  // Wide enough for count + give without wrapping, so the overflow check sees the true sum.
-  localparam int SumW = ((CntW > GiveW) ? CntW : GiveW) + 1;
+  // Wide enough for count + give + skipped without wrapping, so the overflow check sees the true
+  // sum.
+  localparam int MaxW = (CntW > GiveW) ? ((CntW > SkipW) ? CntW : SkipW) : ((GiveW > SkipW) ? GiveW : SkipW);
+  localparam int SumW = MaxW + 2;
 
-  logic [Num*CntW-1:0] crd_q;
-  logic [Num-1:0]      avail_q;
+  logic [Num*CntW-1:0]  crd_q;
+  logic [Num-1:0]       avail_q;
+  logic [Num*SkipW-1:0] skip;      // crd_skip_i; none in hardware
+  logic [Num-1:0]       skip_nz;   // per counter: credits of skipped cycles
+
+`ifndef SYNTHESIS
+  assign skip = crd_skip_i;
+`else
+  logic [Num*SkipW-1:0] crd_skip_unused;
+  assign skip            = '0;
+  assign crd_skip_unused = crd_skip_i;
+`endif
+  always_comb
+    for (int k = 0; k < Num; k++) skip_nz[k] = skip[k*SkipW +: SkipW] != '0;
 
   // The next counts in the clocked block, against the house habit of `q <= d` with d
   // combinational: so the credits returned, a top input of the LU and the directory, reach no
@@ -73,11 +97,11 @@ module credit_cnt #(
     if (!rst_ni) begin
       crd_q   <= {Num{CntW'(InitCredits)}};
       avail_q <= {Num{InitCredits != 0}};
-    end else if (crd_give_i != '0 || crd_take_i != '0) begin
+    end else if (crd_give_i != '0 || crd_take_i != '0 || skip_nz != '0) begin
       c = crd_q;
       for (int k = 0; k < Num; k++) begin
-        n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) -
-                                  SumW'(crd_take_i[k]));
+        n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
+                                  SumW'(skip[k*SkipW +: SkipW]) - SumW'(crd_take_i[k]));
         c[k*CntW +: CntW] = n;
         a[k]              = n != '0;
       end
@@ -87,11 +111,12 @@ module credit_cnt #(
   end
 
   assign crd_left_o  = crd_q;
-  assign crd_avail_o = avail_q;
+  assign crd_avail_o = avail_q | skip_nz;
 
   for (genvar k = 0; k < Num; k++) begin : g_chk
     logic [SumW-1:0] sum;
-    assign sum = SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]); // (the checks')
+    assign sum = SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
+                 SumW'(skip[k*SkipW +: SkipW]); // (the checks')
     `ASSERT(crd_no_underflow, !crd_take_i[k] || sum != '0)
     `ASSERT(crd_no_overflow, sum - SumW'(crd_take_i[k]) <= SumW'(MaxCredits))
     `ASSERT(crd_in_range, SumW'(crd_q[k*CntW +: CntW]) <= SumW'(MaxCredits))

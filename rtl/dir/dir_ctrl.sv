@@ -111,6 +111,9 @@ module dir_ctrl #(
   output logic      [FlitW-1:0]          tx_msg_o,
   /// per class: a credit returned by the link partner
   input  wire logic [NumCls-1:0]         tx_crd_i,
+  /// simulation only (0 in hardware): per class (bits 8c +: 8), the credits returned at the cycles
+  /// the simulation skipped before this one, counted as held before this edge (lu_tx)
+  input  wire logic [NumCls*8-1:0]       tx_crd_skip_i,
   /// a message for the MN's software (MGREQ, MGRSP, DUMP)
   output logic                           sw_rx_valid_o,
   /// the software takes it
@@ -704,6 +707,7 @@ module dir_ctrl #(
     .tx_valid_o  (tx_valid_o),
     .tx_msg_o    (tx_msg_o),
     .tx_crd_i    (tx_crd_i),
+    .tx_crd_skip_i (tx_crd_skip_i),
     .idle_o      (tx_idle)
   );
   assign sq_r          = tx_ready[0];

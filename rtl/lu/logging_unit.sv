@@ -319,7 +319,8 @@ module logging_unit #(
     .clk_i (lu_clk), .rst_ni (rst_ni),
     .src_valid_i ({d_tx_v, sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({d_tx, sr_resp, mg_resp, ack_msg}),
     .src_ready_o (tx_ready),
-    .tx_valid_o (tx_v), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .idle_o (tx_idle)
+    .tx_valid_o (tx_v), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .tx_crd_skip_i ('0),
+    .idle_o (tx_idle)
   );
 
   // A dead LU gives the CN nothing: no message, no credit, no record, no compressed chunk taken.

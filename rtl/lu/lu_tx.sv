@@ -30,6 +30,9 @@ module lu_tx #(
   output logic      [FlitW-1:0]         tx_msg_o,
   /// per class: a credit returned by the link partner
   input  wire logic [NumCls-1:0]        tx_crd_i,
+  /// simulation only (0 in hardware, ignored by synthesis): per class (bits 8c +: 8), the credits
+  /// returned at the cycles the simulation skipped before this one (credit_cnt's crd_skip_i)
+  input  wire logic [NumCls*8-1:0]      tx_crd_skip_i,
   /// nothing in the output register
   output logic                          idle_o
 );
@@ -37,6 +40,9 @@ module lu_tx #(
 
   if (NumSrc < 1) begin : g_bad_src
     $error("lu_tx: NumSrc must be at least 1");
+  end
+  if (MaxTxCredits < 1 || MaxTxCredits > 255) begin : g_bad_crd
+    $error("lu_tx: MaxTxCredits must be in 1..255 (a class's skipped credits are 8 bits)");
   end
 
   logic [NumCls-1:0] crd_avail, take;
@@ -51,9 +57,9 @@ module lu_tx #(
   // The credits of every class in one counter instance: it does nothing at an edge that neither
   // returns nor spends one.
   logic [NumCls*$clog2(MaxTxCredits + 1)-1:0] left_unused;
-  credit_cnt #(.MaxCredits(MaxTxCredits), .InitCredits(0), .Num(NumCls)) u_crd (
+  credit_cnt #(.MaxCredits(MaxTxCredits), .InitCredits(0), .Num(NumCls), .SkipW(8)) u_crd (
     .clk_i (clk_i), .rst_ni (rst_ni), .crd_give_i (tx_crd_i), .crd_take_i (take),
-    .crd_left_o (left_unused), .crd_avail_o (crd_avail)
+    .crd_skip_i (tx_crd_skip_i), .crd_left_o (left_unused), .crd_avail_o (crd_avail)
   );
 
   for (genvar s = 0; s < NumSrc; s++) begin : g_req

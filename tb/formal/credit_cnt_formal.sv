@@ -41,6 +41,7 @@ module credit_cnt_formal #(
     .rst_ni      (rst_ni),
     .crd_give_i  (crd_give_i),
     .crd_take_i  (crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (crd_left_o),
     .crd_avail_o (crd_avail)
   );

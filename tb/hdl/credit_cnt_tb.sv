@@ -1,6 +1,7 @@
 `default_nettype none
 // Test harness of credit_cnt: one instance per parameter set
-// (<set> = m<MaxCredits>i<InitCredits>g<GiveW>, n<Num> when Num > 1).
+// (<set> = m<MaxCredits>i<InitCredits>g<GiveW>, n<Num> when Num > 1, s<SkipW> when crd_skip_i is
+// driven: 0 elsewhere).
 // Each instance's ports are its block's ports renamed <set>_<port>; see the block for their
 // meaning. An instance of several counters has each counter's ports on their own, as sets of
 // their own (<set><a, b, c>_<port>). One Verilated model covers the whole parameter matrix.
@@ -46,7 +47,13 @@ module credit_cnt_tb (
   input  logic [1:0] m5i2g2n3c_crd_give_i,
   input  logic       m5i2g2n3c_crd_take_i,
   output logic [2:0] m5i2g2n3c_crd_left_o,
-  output logic       m5i2g2n3c_crd_avail_o
+  output logic       m5i2g2n3c_crd_avail_o,
+  /// m9i0g1s4: credit_cnt MaxCredits 9, InitCredits 0, GiveW 1, SkipW 4 (credits of skipped cycles).
+  input  logic       m9i0g1s4_crd_give_i,
+  input  logic       m9i0g1s4_crd_take_i,
+  input  logic [3:0] m9i0g1s4_crd_skip_i,
+  output logic [3:0] m9i0g1s4_crd_left_o,
+  output logic       m9i0g1s4_crd_avail_o
 );
 
   credit_cnt #(.MaxCredits(1), .InitCredits(1), .GiveW(1)) u_m1i1g1 (
@@ -54,6 +61,7 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  (m1i1g1_crd_give_i),
     .crd_take_i  (m1i1g1_crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (m1i1g1_crd_left_o),
     .crd_avail_o (m1i1g1_crd_avail_o)
   );
@@ -63,6 +71,7 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  (m4i0g1_crd_give_i),
     .crd_take_i  (m4i0g1_crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (m4i0g1_crd_left_o),
     .crd_avail_o (m4i0g1_crd_avail_o)
   );
@@ -72,6 +81,7 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  (m7i7g3_crd_give_i),
     .crd_take_i  (m7i7g3_crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (m7i7g3_crd_left_o),
     .crd_avail_o (m7i7g3_crd_avail_o)
   );
@@ -81,6 +91,7 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  (m13i5g2_crd_give_i),
     .crd_take_i  (m13i5g2_crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (m13i5g2_crd_left_o),
     .crd_avail_o (m13i5g2_crd_avail_o)
   );
@@ -90,6 +101,7 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  (m200i200g4_crd_give_i),
     .crd_take_i  (m200i200g4_crd_take_i),
+    .crd_skip_i  ('0),
     .crd_left_o  (m200i200g4_crd_left_o),
     .crd_avail_o (m200i200g4_crd_avail_o)
   );
@@ -99,8 +111,19 @@ module credit_cnt_tb (
     .rst_ni      (rst_ni),
     .crd_give_i  ({m5i2g2n3c_crd_give_i, m5i2g2n3b_crd_give_i, m5i2g2n3a_crd_give_i}),
     .crd_take_i  ({m5i2g2n3c_crd_take_i, m5i2g2n3b_crd_take_i, m5i2g2n3a_crd_take_i}),
+    .crd_skip_i  ('0),
     .crd_left_o  ({m5i2g2n3c_crd_left_o, m5i2g2n3b_crd_left_o, m5i2g2n3a_crd_left_o}),
     .crd_avail_o ({m5i2g2n3c_crd_avail_o, m5i2g2n3b_crd_avail_o, m5i2g2n3a_crd_avail_o})
+  );
+
+  credit_cnt #(.MaxCredits(9), .InitCredits(0), .GiveW(1), .SkipW(4)) u_m9i0g1s4 (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .crd_give_i  (m9i0g1s4_crd_give_i),
+    .crd_take_i  (m9i0g1s4_crd_take_i),
+    .crd_skip_i  (m9i0g1s4_crd_skip_i),
+    .crd_left_o  (m9i0g1s4_crd_left_o),
+    .crd_avail_o (m9i0g1s4_crd_avail_o)
   );
 
 endmodule
