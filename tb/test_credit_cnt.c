@@ -113,15 +113,23 @@ Test(credit_cnt, matches_model_under_random_give_and_take)
     vw_credit_cnt_tb_free(m);
 }
 
-Test(credit_cnt, reset_restores_init_credits)
+/* The harness out of reset, with in cleared but for rst_ni (high) and *cyc the next cycle. */
+static vw_credit_cnt_tb *tb_open(in_t *in, uint64_t *cyc)
 {
     vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
-    uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
+    *cyc = vw_credit_cnt_tb_reset(m, 0, 2);
+    memset(in, 0, sizeof *in);
+    in->rst_ni = 1;
+    return m;
+}
+
+Test(credit_cnt, reset_restores_init_credits)
+{
     in_t in;
     out_t out;
+    uint64_t cyc;
+    vw_credit_cnt_tb *m = tb_open(&in, &cyc);
     /* GIVEN every counter moved away from its initial value */
-    memset(&in, 0, sizeof in);
-    in.rst_ni = 1;
     for (size_t s = 0; s < NSETS; s++)
         if (SETS[s].init > 0)
             vw_put_u(&in, SETS[s].take, 1);
@@ -154,11 +162,9 @@ typedef struct child_args {
 static void child_body(void *arg)
 {
     const child_args_t *a = arg;
-    vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
-    uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
     in_t in;
-    memset(&in, 0, sizeof in);
-    in.rst_ni = 1;
+    uint64_t cyc;
+    vw_credit_cnt_tb *m = tb_open(&in, &cyc);
     vw_put_u(&in, SETS[a->s].give, a->give);
     vw_put_u(&in, SETS[a->s].take, a->take);
     in.m9i0g1s4_crd_skip_i = a->skip;
@@ -218,12 +224,10 @@ Test(credit_cnt, give_beyond_max_trips_overflow_assertion)
  * adds them to the count with the cycle's own give. */
 Test(credit_cnt, credits_of_skipped_cycles_count_before_the_edge)
 {
-    vw_credit_cnt_tb *m = vw_credit_cnt_tb_create(PERIOD_PS, 1);
-    uint64_t cyc = vw_credit_cnt_tb_reset(m, 0, 2);
     in_t in;
     out_t out;
-    memset(&in, 0, sizeof in);
-    in.rst_ni = 1;
+    uint64_t cyc;
+    vw_credit_cnt_tb *m = tb_open(&in, &cyc);
     /* GIVEN m9i0g1s4 at zero credits, WHEN 3 come from skipped cycles THEN one is held before the edge */
     in.m9i0g1s4_crd_skip_i = 3;
     vw_credit_cnt_tb_set(m, &in);
