@@ -475,8 +475,8 @@ bool dir_drv_idle(const dir_drv_t *d)
 
 uint64_t dir_drv_next_cycle(const dir_drv_t *d)
 {
-    if (!(d->quiet || d->stalled) || (d->owed.cls && !d->owed.asleep) || d->swq_n || d->mgq_n || (d->rq_n && d->rq[d->rq_head].done) ||
-        d->in.csr_valid_i)
+    if (!(d->quiet || d->stalled) || (d->owed.cls && !d->owed.asleep) || d->swq_n || d->mgq_n ||
+        (d->rq_n && d->rq[d->rq_head].done) || d->in.csr_valid_i)
         return d->cyc;
     if (d->link.n)
         return d->link.v[0].at > d->cyc ? d->link.v[0].at : d->cyc;

@@ -24,8 +24,8 @@
 #define VW_GET_WORDS(M, m, dst, f) memcpy((dst)->f, vw_##M##_words_##f(m), sizeof (dst)->f)
 
 /** DIKTAMO_CHECK_IDLE is set (not empty, not "0"): the wrappers then evaluate every edge tick_idle
- *  would skip and compare the model's signals (scripts/gen_vwrap.py); a driver that skips edges past
- *  one it evaluated lets such an edge come first, so that the check sees it. */
+ *  would skip and compare the model's signals (scripts/gen_vwrap.py). A driver that would skip the
+ *  edges after one it evaluated then steps the next one instead, so that the check sees it. */
 static inline bool vw_check_idle(void)
 {
     const char *v = getenv("DIKTAMO_CHECK_IDLE");

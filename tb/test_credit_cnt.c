@@ -41,8 +41,8 @@ typedef struct crd_set {
  * often stays while another moves, which the instance writes only when one of them does.) */
 static const crd_set_t SETS[] = {CRD_SET(m1i1g1, 1, 1, 1),       CRD_SET(m4i0g1, 4, 0, 1),   CRD_SET(m7i7g3, 7, 7, 3),
                                  CRD_SET(m13i5g2, 13, 5, 2),     CRD_SET(m200i200g4, 200, 200, 4),
-                                 CRD_SET(m5i2g2n3a, 5, 2, 2),    CRD_SET(m5i2g2n3b, 5, 2, 2), CRD_SET(m5i2g2n3c, 5, 2, 2),
-                                 CRD_SET(m9i0g1s4, 9, 0, 1)};
+                                 CRD_SET(m5i2g2n3a, 5, 2, 2),    CRD_SET(m5i2g2n3b, 5, 2, 2),
+                                 CRD_SET(m5i2g2n3c, 5, 2, 2),    CRD_SET(m9i0g1s4, 9, 0, 1)};
 #define SET_SKIP 8 /* SETS[8], m9i0g1s4: the one whose crd_skip_i is driven (SkipW 4); 0 in the random run */
 #define NSETS (sizeof SETS / sizeof SETS[0])
 
