@@ -57,28 +57,25 @@ module credit_cnt #(
     $error("credit_cnt: Num must be >= 1");
   end
 
-  // Wide enough for count + give (+ skipped, in simulation) without wrapping, so the overflow check
-  // sees the true sum.
-`ifndef SYNTHESIS
+  // Wide enough for count + give + skipped without wrapping, so the overflow check sees the true
+  // sum.
   localparam int MaxW = (CntW > GiveW) ? ((CntW > SkipW) ? CntW : SkipW) : ((GiveW > SkipW) ? GiveW : SkipW);
   localparam int SumW = MaxW + 2;
-`else
-  localparam int SumW = ((CntW > GiveW) ? CntW : GiveW) + 1;
-`endif
 
-  logic [Num*CntW-1:0] crd_q;
-  logic [Num-1:0]      avail_q;
+  logic [Num*CntW-1:0]  crd_q;
+  logic [Num-1:0]       avail_q;
+  logic [Num*SkipW-1:0] skip;      // credits of skipped cycles: crd_skip_i, none in hardware
+  logic [Num-1:0]       skip_nz;   // per counter: some
 
-  // Credits of skipped cycles (crd_skip_i): the simulation's only; the synthesis form is the counter
-  // without them.
 `ifndef SYNTHESIS
-  logic [Num-1:0] skip_nz;   // per counter: some
-  always_comb
-    for (int k = 0; k < Num; k++) skip_nz[k] = crd_skip_i[k*SkipW +: SkipW] != '0;
+  assign skip = crd_skip_i;
 `else
   logic [Num*SkipW-1:0] crd_skip_unused;
+  assign skip            = '0;
   assign crd_skip_unused = crd_skip_i;
 `endif
+  always_comb
+    for (int k = 0; k < Num; k++) skip_nz[k] = skip[k*SkipW +: SkipW] != '0;
 
   // The next counts in the clocked block, against the house habit of `q <= d` with d
   // combinational: so the credits returned, a top input of the LU and the directory, reach no
@@ -100,20 +97,11 @@ module credit_cnt #(
     if (!rst_ni) begin
       crd_q   <= {Num{CntW'(InitCredits)}};
       avail_q <= {Num{InitCredits != 0}};
-`ifndef SYNTHESIS
     end else if (crd_give_i != '0 || crd_take_i != '0 || skip_nz != '0) begin
-`else
-    end else if (crd_give_i != '0 || crd_take_i != '0) begin
-`endif
       c = crd_q;
       for (int k = 0; k < Num; k++) begin
-`ifndef SYNTHESIS
         n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
-                                  SumW'(crd_skip_i[k*SkipW +: SkipW]) - SumW'(crd_take_i[k]));
-`else
-        n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) -
-                                  SumW'(crd_take_i[k]));
-`endif
+                                  SumW'(skip[k*SkipW +: SkipW]) - SumW'(crd_take_i[k]));
         c[k*CntW +: CntW] = n;
         a[k]              = n != '0;
       end
@@ -123,20 +111,12 @@ module credit_cnt #(
   end
 
   assign crd_left_o  = crd_q;
-`ifndef SYNTHESIS
   assign crd_avail_o = avail_q | skip_nz;
-`else
-  assign crd_avail_o = avail_q;
-`endif
 
   for (genvar k = 0; k < Num; k++) begin : g_chk
     logic [SumW-1:0] sum;
-`ifndef SYNTHESIS
     assign sum = SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
-                 SumW'(crd_skip_i[k*SkipW +: SkipW]); // (the checks')
-`else
-    assign sum = SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]); // (the checks')
-`endif
+                 SumW'(skip[k*SkipW +: SkipW]); // (the checks')
     `ASSERT(crd_no_underflow, !crd_take_i[k] || sum != '0)
     `ASSERT(crd_no_overflow, sum - SumW'(crd_take_i[k]) <= SumW'(MaxCredits))
     `ASSERT(crd_in_range, SumW'(crd_q[k*CntW +: CntW]) <= SumW'(MaxCredits))
