@@ -87,6 +87,8 @@ struct fabric {
                             * edge before it looks for none (exact after a look, a lower bound
                             * after: a port's next heartbeat only moves later) */
     uint64_t last_cycle;   /* last cycle clocked */
+    uint64_t due_ports;    /* bit p: port p has a message or credit on its way in (its due is not
+                            * UINT64_MAX): the ports an edge looks at, heartbeats aside */
     bool rtl_idle;
     fabric_in_t in;
     fabric_out_t out;
@@ -246,6 +248,8 @@ fabric_t *fabric_create(kernel_t *k, const fabric_model_ops_t *ops, const fabric
                 fp->crd_cls |= (uint16_t)(1u << c);
         }
         fp->due = p->rx_credits ? clock_edge(&f->clk, p->reset_cycles) : UINT64_MAX;
+        if (p->rx_credits)
+            f->due_ports |= 1ull << pi;
         snprintf(name, sizeof name, "fabric.port%u.credit_waits", pi);
         fp->credit_waits = stats_counter(st, name, "sends refused for want of a credit (fabric_credits == 0)");
         snprintf(name, sizeof name, "fabric.port%u.lost", pi);
@@ -398,6 +402,7 @@ void fabric_send(fabric_t *f, unsigned p, const msg_t *m)
     fp->inq[(fp->inq_head + i) & mask] = e;
     if (e.arrive < fp->due)
         fp->due = e.arrive;
+    f->due_ports |= 1ull << p;
     (*fp->rx_msgs[c])++;
     *fp->rx_bytes[c] += msg_bytes(m);
     wake_at(f, e.arrive);
@@ -412,6 +417,7 @@ void fabric_release(fabric_t *f, unsigned p, msg_class_t c)
     f->port[p].crd_cls |= (uint16_t)(1u << c);
     if (t < f->port[p].due)
         f->port[p].due = t;
+    f->due_ports |= 1ull << p;
     wake_at(f, t);
 }
 
@@ -498,9 +504,11 @@ static uint64_t next_heartbeat(const fabric_t *f, unsigned p)
 static uint64_t next_link_time(const fabric_t *f)
 {
     uint64_t t = UINT64_MAX;
-    for (unsigned pi = 0; pi < f->nports; pi++)
-        if (f->port[pi].due < t)
-            t = f->port[pi].due;
+    for (uint64_t ports = f->due_ports; ports; ports &= ports - 1) {
+        const uint64_t due = f->port[__builtin_ctzll(ports)].due;
+        if (due < t)
+            t = due;
+    }
     return t;
 }
 
@@ -533,6 +541,8 @@ static void edge_event(void *obj, uint64_t cycle)
     f->in.now = (uint32_t)cycle;
     f->in.rx_valid = 0;
     f->in.rx_hb = 0;
+    for (uint64_t ports = f->in.tx_crd_any; ports; ports &= ports - 1)
+        f->in.tx_crd[__builtin_ctzll(ports)] = 0; /* the last edge's; the others are 0 */
     f->in.tx_crd_any = 0;
     f->in.csr_valid = f->csr_n > 0;
     if (f->in.csr_valid) {
@@ -541,9 +551,13 @@ static void edge_event(void *obj, uint64_t cycle)
         f->in.csr_addr = q->addr;
         f->in.csr_wdata = q->wdata;
     }
+    /* The ports with something on its way in, or every port when a heartbeat may be due (only a
+     * port with an input changes its last_in, so hb_low stays a lower bound meanwhile). */
     const bool hb_look = cycle >= f->hb_low;
     uint64_t hb_next = UINT64_MAX;
-    for (unsigned pi = 0; pi < f->nports; pi++) {
+    const uint64_t all = f->nports == 64 ? UINT64_MAX : (1ull << f->nports) - 1;
+    for (uint64_t ports = hb_look ? all : f->due_ports; ports; ports &= ports - 1) {
+        const unsigned pi = (unsigned)__builtin_ctzll(ports);
         fport_t *fp = &f->port[pi];
         uint16_t crd = 0;
         bool any = false;
@@ -571,6 +585,8 @@ static void edge_event(void *obj, uint64_t cycle)
                     due = l->t[l->head];
             }
             fp->due = due;
+            if (due == UINT64_MAX)
+                f->due_ports &= ~(1ull << pi);
             any = any || crd;
         }
         f->in.tx_crd[pi] = crd;
