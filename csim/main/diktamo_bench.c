@@ -3,7 +3,8 @@
  *           random delays: the shape of a simulation's C side);
  *   fabric  cycles per second of each linked fabric_top shape (fast flavour): busy (every port at
  *           full load, every cycle clocked) and light (5 % load, idle cycles skipped: simulated
- *           fabric cycles per wall second);
+ *           fabric cycles per wall second), each with one host thread and with two (the switch
+ *           evaluated on the second, beside the traffic: csim/fabric.h);
  *   system  the whole system (cores, caches, the RTL switch and directories, fast flavour) running
  *           each workload under WB and under DIKTAMO-proactive (with the Verilated Logging Units)
  *           on sim_configs/small.ini and sim_configs/paper.ini: simulated instructions per wall
@@ -95,13 +96,18 @@ typedef struct fab_result {
 
 static void stop(void *obj) { kernel_stop(obj); }
 
-static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, uint64_t count, fab_result_t *res)
+static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, unsigned threads, uint64_t count,
+                        fab_result_t *res)
 {
     kernel_t k;
     kernel_init(&k);
-    stats_t st;
-    if (stats_init(&st))
+    if (kernel_set_threads(&k, threads))
         return -1;
+    stats_t st;
+    if (stats_init(&st)) {
+        kernel_free(&k);
+        return -1;
+    }
     fabric_params_t fp = {.freq_hz = 1000000000ull, .link_latency_ps = 35000, .rx_credits = 8, .skip_idle = skip,
                           .seed = 1, .reset_cycles = 4, .heartbeat_cycles = 256, .silence_cycles = 4096,
                           .accept_cycles = 65536};
@@ -415,15 +421,20 @@ int main(int argc, char **argv)
     stats_table_t *ft = stats_table_new("fabric: Verilated fabric_top (fast flavour); the median of runs; spread: "
                                         "the fastest run's speed over the slowest's",
                                         sizeof fcols / sizeof fcols[0], fcols);
-    double fab32[2] = {0, 0}; /* the 16 + 16 fabric's simulated cycles per second: busy, light */
+    double fab32[4] = {0}; /* the 16 + 16 fabric's simulated cycles per second: runs[]' rows */
     for (const fabric_model_ops_t *const *m = fabric_models; *m; m++) {
         const struct {
             const char *mode;
             double load;
             bool skip;
-        } runs[] = {{"busy", 1.0, false}, {"light", 0.05, true}};
+            unsigned threads;
+        } runs[] = {{"busy", 1.0, false, 1},
+                    {"light", 0.05, true, 1},
+                    {"2threads-busy", 1.0, false, 2},
+                    {"2threads-light", 0.05, true, 2}};
         const unsigned ports = (*m)->num_cn + (*m)->num_mn;
-        for (unsigned r = 0; r < 2; r++) {
+        fab_result_t one[2] = {{0}}; /* the one-thread rows' runs, which the two-thread ones must repeat */
+        for (unsigned r = 0; r < sizeof runs / sizeof runs[0]; r++) {
             snprintf(row, sizeof row, "fabric %s %s", (*m)->name, runs[r].mode);
             if (!bench_opts_selected(&o, row))
                 continue;
@@ -432,7 +443,7 @@ int main(int argc, char **argv)
             double speed[BENCH_MAX_REPEAT];
             bool bad = false;
             for (unsigned i = 0; i < o.repeat && !bad; i++)
-                if (!(bad = bench_fabric(*m, runs[r].load, runs[r].skip, count, &reps[i]) != 0))
+                if (!(bad = bench_fabric(*m, runs[r].load, runs[r].skip, runs[r].threads, count, &reps[i]) != 0))
                     speed[i] = reps[i].cycles_per_s;
             if (bad) {
                 fprintf(stderr, "diktamo_bench: %s %s: the traffic did not all come back\n", (*m)->name, runs[r].mode);
@@ -441,6 +452,16 @@ int main(int argc, char **argv)
             }
             double spread;
             const fab_result_t res = reps[median_of(speed, o.repeat, &spread)];
+            if (r < 2) {
+                one[r] = res;
+            } else if (one[r - 2].cycles &&
+                       (res.cycles != one[r - 2].cycles || res.clocked != one[r - 2].clocked || res.msgs != one[r - 2].msgs)) {
+                fprintf(stderr, "diktamo_bench: %s %s: not the run of one thread (cycles %llu / %llu, clocked %llu / %llu)\n",
+                        (*m)->name, runs[r].mode, (unsigned long long)res.cycles, (unsigned long long)one[r - 2].cycles,
+                        (unsigned long long)res.clocked, (unsigned long long)one[r - 2].clocked);
+                failed(&fl, row);
+                continue;
+            }
             if (ports == 32)
                 fab32[r] = res.cycles_per_s;
             stats_table_add_row(ft);
@@ -630,6 +651,9 @@ int main(int argc, char **argv)
     if (scale == 1.0 && fab32[0] > 0 && fab32[1] > 0)
         goal_add(&gl, "fabric_c16m16.light_vs_busy", "16 + 16 fabric: busy cycle's host time / light one's",
                  "fabric 16 + 16 busy, light", fab32[1] / fab32[0], 5);
+    if (scale == 1.0 && fab32[2] > 0)
+        goal_add(&gl, "fabric_c16m16.busy_2threads_cycles_per_s", "16 + 16 fabric busy, two threads: clocked cycles/s",
+                 "fabric 16 + 16 2threads-busy", fab32[2], 200000);
     if (gl.n)
         goals_write(&gl, out, &fl);
     printf("diktamo_bench: results in %s/{kernel,fabric,system,goals}.{json,csv}\n", out);
