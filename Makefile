@@ -206,7 +206,7 @@ CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o
 
 $(OBJ)/gen/msg_defs.o: $(GEN)/msg_defs.c $(GEN)/msg_defs.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 # C objects: csim needs the message header; tests also every model wrapper header they may use.
 $(OBJ)/csim/%.o: csim/%.c $(GEN)/msg_defs.h | $(SETUP)
@@ -236,7 +236,7 @@ $(GEN)/fabric_ops_$(1).c: csim/fabric_ops.c.in Makefile
 	  s/@TRACED@/$(if $(call vl_traced,fabric_top_$(1)),true,false)/g' $$< > $$@
 $(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN)/msg_defs.h csim/fabric.h
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 FABRIC_OBJS_$(1) := $(OBJ)/gen/fabric_ops_$(1).o $$(VMODEL_OBJS_fabric_top_$(1))
 ALL_MODELS += fabric_top_$(1)
 endef
@@ -253,7 +253,7 @@ $(GEN)/fabric_reg_$(1).c: Makefile
 	   echo '    0,'; echo '};'; } > $$@
 $(OBJ)/gen/fabric_reg_$(1).o: $(GEN)/fabric_reg_$(1).c csim/fabric.h $(GEN)/msg_defs.h
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 endef
 
 # shape name -> counts: c4m2 -> 4 2; c16m16_fast -> 16 16 fast
@@ -325,7 +325,7 @@ $(GEN)/sw_ops_$(1).c: csim/cxl_switch_ops.c.in
 	  s/@NMN@/$(word 2,$(call switch_counts,$(1)))/g; s/@VOQ@/$(if $(findstring _fifo,$(1)),false,true)/g' $$< > $$@
 $(OBJ)/gen/sw_ops_$(1).o: $(GEN)/sw_ops_$(1).c $(GEN)/vw/vw_cxl_switch_$(1).h $(GEN)/msg_defs.h csim/cxl_switch_drv.h
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 SWITCH_OBJS_$(1) := $(OBJ)/gen/sw_ops_$(1).o $$(VMODEL_OBJS_cxl_switch_$(1))
 ALL_MODELS += cxl_switch_$(1)
 endef
@@ -345,7 +345,7 @@ $(GEN)/sw_reg_bench.c: $(GEN)/sw_reg_bench.shapes
 	   echo '    0,'; echo '};'; } > $@
 $(OBJ)/gen/sw_reg_bench.o: $(GEN)/sw_reg_bench.c csim/cxl_switch_drv.h $(GEN)/msg_defs.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 $(BIN)/switch_bench: $(OBJ)/csim/main/switch_bench.o $(CSIM_OBJS) $(OBJ)/gen/sw_reg_bench.o $(OBJ)/gen/fabric_reg_none.o \
                      $$(foreach s,$$(BENCH_SWITCH_SHAPES),$$(SWITCH_OBJS_$$(s))) $(VL_RT_OBJS)

@@ -96,7 +96,7 @@ $(GEN)/dir_ops_sys_$(1).c: scripts/mk/dir.mk
 $(OBJ)/gen/dir_ops_sys_$(1).o: $(GEN)/dir_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN)/msg_defs.h csim/dir_drv.h \
                                csim/mn_node.h | $(SETUP)
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 endef
 $(eval $(call dir_sys_ops,dir_ctrl))
 $(eval $(call dir_sys_ops,dir_ctrl_fast))

@@ -72,7 +72,7 @@ $(GEN)/lu_ops_sys_$(1).c: scripts/mk/lu.mk
 $(OBJ)/gen/lu_ops_sys_$(1).o: $(GEN)/lu_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN)/msg_defs.h csim/lu_drv.h \
                               csim/lu_node.h | $(SETUP)
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS_COMMON) -c $$< -o $$@
+	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 endef
 $(eval $(call lu_sys_ops,logging_unit))
 $(eval $(call lu_sys_ops,logging_unit_fast))
