@@ -21,13 +21,16 @@ struct cn_port {
     unsigned port, depth;
     user_t u[CN_PORT_USERS];
     sendq_t q[CN_PORT_USERS][MSG_NUM_CLASSES];
-    unsigned rr[MSG_NUM_CLASSES]; /* the user served next in a class, round-robin */
+    unsigned rr[MSG_NUM_CLASSES];   /* the user served next in a class, round-robin */
+    uint8_t waiting[MSG_NUM_CLASSES]; /* bit u: q[u][c] is not empty */
     unsigned queued;
     bool draining; /* a user's credit callback may send: forward from the outer call only */
     uint64_t *rx_dropped, *tx_waits;
     cn_port_deliver_fn tap; /* sees every INTERRUPT and RECOV_END (cn_port_on_cores) */
     void *tap_obj;
 };
+
+_Static_assert(CN_PORT_USERS <= 8, "a class's waiting users are a byte's bits");
 
 static const char *const user_names[CN_PORT_USERS] = {"mem", "lu", "repl", "sw"};
 
@@ -96,17 +99,21 @@ static void drain(cn_port_t *p, msg_class_t c)
     for (;;) {
         if (fabric_node_failed(p->f, p->port) || fabric_credits(p->f, p->port, c) == 0)
             break;
-        unsigned u = p->rr[c], k;
-        for (k = 0; k < CN_PORT_USERS && p->q[u][c].n == 0; k++)
-            u = (u + 1) % CN_PORT_USERS;
-        if (k == CN_PORT_USERS)
+        /* The first user with a message from rr on: bit j of rot is user (rr + j) mod the count. */
+        const unsigned w = p->waiting[c], r = p->rr[c];
+        if (!w)
             break;
+        const unsigned rot = r ? (w >> r | w << (CN_PORT_USERS - r)) & ((1u << CN_PORT_USERS) - 1) : w;
+        unsigned u = r + (unsigned)__builtin_ctz(rot);
+        if (u >= CN_PORT_USERS)
+            u -= CN_PORT_USERS;
         sendq_t *q = &p->q[u][c];
         msg_t m = q->v[q->head];
-        q->head = (q->head + 1) % p->depth;
-        q->n--;
+        q->head = q->head + 1 == p->depth ? 0 : q->head + 1;
+        if (--q->n == 0)
+            p->waiting[c] &= (uint8_t)~(1u << u);
         p->queued--;
-        p->rr[c] = (u + 1) % CN_PORT_USERS;
+        p->rr[c] = u + 1 == CN_PORT_USERS ? 0 : u + 1;
         fabric_send(p->f, p->port, &m);
         if (p->u[u].credit)
             p->u[u].credit(p->u[u].obj, c);
@@ -232,6 +239,7 @@ void cn_port_send(cn_port_t *p, cn_port_user_e u, const msg_t *m)
         abort();
     }
     q->v[(q->head + q->n++) % p->depth] = *m;
+    p->waiting[c] |= (uint8_t)(1u << u);
     p->queued++;
     if (fabric_credits(p->f, p->port, c) == 0 || p->draining)
         (*p->tx_waits)++;
