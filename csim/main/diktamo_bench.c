@@ -101,8 +101,10 @@ static int bench_fabric(const fabric_model_ops_t *ops, double load, bool skip, u
 {
     kernel_t k;
     kernel_init(&k);
-    if (kernel_set_threads(&k, threads))
+    if (kernel_set_threads(&k, threads)) {
+        perror("diktamo_bench: cannot start a second host thread");
         return -1;
+    }
     stats_t st;
     if (stats_init(&st)) {
         kernel_free(&k);
@@ -452,13 +454,16 @@ int main(int argc, char **argv)
             }
             double spread;
             const fab_result_t res = reps[median_of(speed, o.repeat, &spread)];
+            const fab_result_t *o1 = r >= 2 && one[r - 2].cycles ? &one[r - 2] : NULL;
             if (r < 2) {
                 one[r] = res;
-            } else if (one[r - 2].cycles &&
-                       (res.cycles != one[r - 2].cycles || res.clocked != one[r - 2].clocked || res.msgs != one[r - 2].msgs)) {
-                fprintf(stderr, "diktamo_bench: %s %s: not the run of one thread (cycles %llu / %llu, clocked %llu / %llu)\n",
-                        (*m)->name, runs[r].mode, (unsigned long long)res.cycles, (unsigned long long)one[r - 2].cycles,
-                        (unsigned long long)res.clocked, (unsigned long long)one[r - 2].clocked);
+            } else if (o1 && (res.cycles != o1->cycles || res.clocked != o1->clocked || res.msgs != o1->msgs)) {
+                fprintf(stderr,
+                        "diktamo_bench: %s %s: not the run of one thread (cycles %llu / %llu, clocked %llu / %llu, "
+                        "messages %llu / %llu)\n",
+                        (*m)->name, runs[r].mode, (unsigned long long)res.cycles, (unsigned long long)o1->cycles,
+                        (unsigned long long)res.clocked, (unsigned long long)o1->clocked,
+                        (unsigned long long)res.msgs, (unsigned long long)o1->msgs);
                 failed(&fl, row);
                 continue;
             }
