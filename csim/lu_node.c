@@ -35,7 +35,9 @@ static void die(const lu_node_t *n, const char *what)
     abort();
 }
 
-static void wake(lu_node_t *n, uint64_t cycle)
+/* Schedules the edge of cycle (at the earliest the one after the last clocked, and now_cycle: the
+ * first at or after now, which the caller knows) unless an earlier one is pending. */
+static void wake(lu_node_t *n, uint64_t cycle, uint64_t now_cycle)
 {
     if (n->frozen)
         return;
@@ -43,7 +45,6 @@ static void wake(lu_node_t *n, uint64_t cycle)
         cycle = n->min_cycle;
     if (cycle < lu_drv_cycle(n->d))
         cycle = lu_drv_cycle(n->d);
-    uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
     if (cycle < now_cycle)
         cycle = now_cycle;
     if (cycle >= n->next_cycle)
@@ -55,7 +56,8 @@ static void wake(lu_node_t *n, uint64_t cycle)
 static void wake_now(void *obj)
 {
     lu_node_t *n = obj;
-    wake(n, clock_cycle_at_or_after(&n->clk, n->k->now));
+    const uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
+    wake(n, now_cycle, now_cycle);
 }
 
 static void deliver(void *obj, const msg_t *m)
@@ -147,12 +149,12 @@ static void edge_event(void *obj, uint64_t cycle)
         return;
     }
     if (!n->p.skip_idle || n->qn) {
-        wake(n, cycle + 1);
+        wake(n, cycle + 1, cycle); /* (now is this edge's time) */
         return;
     }
     uint64_t next = lu_drv_next_cycle(n->d);
     if (next != UINT64_MAX)
-        wake(n, next);
+        wake(n, next, cycle);
 }
 
 static void dump_tick(void *obj, uint64_t k)

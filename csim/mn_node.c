@@ -50,14 +50,14 @@ static void die(const mn_node_t *n, const char *what)
 }
 
 /* Schedules the edge of cycle (at the earliest the one after the last clocked, or after the one
- * being clocked: the software may send from inside an edge) unless an earlier one is pending. */
-static void wake(mn_node_t *n, uint64_t cycle)
+ * being clocked: the software may send from inside an edge; and now_cycle, the first at or after
+ * now, which the caller knows) unless an earlier one is pending. */
+static void wake(mn_node_t *n, uint64_t cycle, uint64_t now_cycle)
 {
     if (cycle < n->min_cycle)
         cycle = n->min_cycle;
     if (cycle < dir_drv_cycle(n->d))
         cycle = dir_drv_cycle(n->d);
-    uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
     if (cycle < now_cycle)
         cycle = now_cycle;
     if (cycle >= n->next_cycle)
@@ -69,7 +69,8 @@ static void wake(mn_node_t *n, uint64_t cycle)
 static void wake_now(void *obj)
 {
     mn_node_t *n = obj;
-    wake(n, clock_cycle_at_or_after(&n->clk, n->k->now));
+    const uint64_t now_cycle = clock_cycle_at_or_after(&n->clk, n->k->now);
+    wake(n, now_cycle, now_cycle);
 }
 
 /* The fabric delivered m: the adapter holds it until the controller has a credit of its class. */
@@ -243,12 +244,12 @@ static void edge_event(void *obj, uint64_t cycle)
     const bool can_present = n->qn && held_avail(n);
     n->held_after = n->qn && !can_present;
     if (!n->p.skip_idle || can_present) {
-        wake(n, cycle + 1);
+        wake(n, cycle + 1, cycle); /* (now is this edge's time) */
         return;
     }
     uint64_t next = dir_drv_next_cycle(n->d);
     if (next != UINT64_MAX)
-        wake(n, next);
+        wake(n, next, cycle);
 }
 
 static unsigned log2u(uint64_t v)
@@ -452,7 +453,7 @@ uint32_t mn_node_csr(mn_node_t *n, unsigned addr, bool *err)
     dir_drv_step(n->d); /* the edge that clears the answer: the controller as quiet or stalled as before */
     n->min_cycle = dir_drv_cycle(n->d);
     if (pending != UINT64_MAX)
-        wake(n, n->min_cycle);
+        wake(n, n->min_cycle, clock_cycle_at_or_after(&n->clk, n->k->now));
     return v;
 }
 
