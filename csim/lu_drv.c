@@ -296,9 +296,10 @@ void lu_drv_step(lu_drv_t *d)
     bool last = false;
     in->dc_valid_i = lu_zlib_peek(&d->zl, (uint8_t *)in->dc_data_i, &last);
     in->dc_last_i = last;
-    /* Link: the oldest arrived messages, up to one per lane, the oldest on lane 0. */
+    /* Link: the oldest arrived messages, up to one per lane, the oldest on lane 0. A lane without one
+     * keeps its last flit: the LU reads a lane's flit only under its valid bit (lu_rx), as a link's
+     * data mean nothing without it, and the model is handed the flits only with a message. */
     in->rx_valid_i = 0;
-    memset(in->rx_msg_i, 0, sizeof in->rx_msg_i);
     for (unsigned k = 0; k < LU_RX_LANES && link_q_due(&d->link, d->cyc); k++) {
         msg_t m = link_q_pop(&d->link);
         in->rx_valid_i |= 1u << k;

@@ -115,14 +115,17 @@ typedef struct lu_model_ops {
         vw_##M##_set_dump_start_i(m, in->dump_start_i);                                                         \
         vw_##M##_set_dp_ready_i(m, in->dp_ready_i);                                                             \
         vw_##M##_set_dc_valid_i(m, in->dc_valid_i);                                                             \
-        VW_SET_WORDS(M, m, in, dc_data_i);                                                                          \
+        if (in->dc_valid_i)                                                                                     \
+            VW_SET_WORDS(M, m, in, dc_data_i);                                                                  \
         vw_##M##_set_dc_last_i(m, in->dc_last_i);                                                               \
         vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
-        VW_SET_WORDS(M, m, in, rx_msg_i);                                                                           \
+        if (in->rx_valid_i)                                                                                     \
+            VW_SET_WORDS(M, m, in, rx_msg_i);                                                                   \
         vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
         vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
         vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
-        VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                                    \
+        if (in->mem_rsp_valid_i)                                                                                \
+            VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                            \
         vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
         vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                             \
     }                                                                                                           \
