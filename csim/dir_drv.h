@@ -96,10 +96,10 @@ typedef struct dir_model_ops {
  *  with TXN transaction entries, SETS x WAYS directory cache entries, CRD credits per class and a
  *  recovery walk WALK directory lines ahead. */
 #define DIR_MODEL_OPS(NAME, M, TXN, SETS, WAYS, CRD, WALK)                                                    \
-    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");  \
-    _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");   \
+    _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((dir_in_t *)0)->rx_msg_i), "flit width");    \
+    _Static_assert(sizeof(((vw_##M##_out *)0)->viol_hdr_o) == sizeof(((dir_out_t *)0)->viol_hdr_o), "hdr");     \
     _Static_assert(sizeof(((vw_##M##_in *)0)->tx_crd_skip_i) == sizeof(((dir_in_t *)0)->tx_crd_skip_i), "skip"); \
-    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
+    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); }  \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
     static void NAME##_set(void *m, const dir_in_t *in)                                                         \
     {                                                                                                           \
@@ -133,69 +133,71 @@ typedef struct dir_model_ops {
     }                                                                                                           \
     static void NAME##_set_step(void *m, const dir_in_t *in)                                                    \
     {                                                                                                           \
-        vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
+        const vw_##M##_ports *p = vw_##M##_ports_of(m);                                                         \
+        vw_##M##_set_rx_valid_i(p, in->rx_valid_i);                                                             \
         if (in->rx_valid_i)                                                                                     \
-            VW_SET_WORDS(M, m, in, rx_msg_i);                                                                      \
-        vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
-        VW_SET_WORDS(M, m, in, tx_crd_skip_i);                                                                  \
-        vw_##M##_set_sw_rx_ready_i(m, in->sw_rx_ready_i);                                                       \
-        vw_##M##_set_sw_tx_valid_i(m, in->sw_tx_valid_i);                                                       \
+            VW_SET_WORDS(M, p, in, rx_msg_i);                                                                   \
+        vw_##M##_set_tx_crd_i(p, in->tx_crd_i);                                                                 \
+        VW_SET_WORDS(M, p, in, tx_crd_skip_i);                                                                  \
+        vw_##M##_set_sw_rx_ready_i(p, in->sw_rx_ready_i);                                                       \
+        vw_##M##_set_sw_tx_valid_i(p, in->sw_tx_valid_i);                                                       \
         if (in->sw_tx_valid_i)                                                                                  \
-            VW_SET_WORDS(M, m, in, sw_tx_msg_i);                                                                   \
-        vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
-        vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
+            VW_SET_WORDS(M, p, in, sw_tx_msg_i);                                                                \
+        vw_##M##_set_mem_req_ready_i(p, in->mem_req_ready_i);                                                   \
+        vw_##M##_set_mem_rsp_valid_i(p, in->mem_rsp_valid_i);                                                   \
         if (in->mem_rsp_valid_i)                                                                                \
-            VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                               \
-        vw_##M##_set_mg_req_valid_i(m, in->mg_req_valid_i);                                                     \
-        vw_##M##_set_mg_rsp_ready_i(m, in->mg_rsp_ready_i);                                                     \
+            VW_SET_WORDS(M, p, in, mem_rsp_rdata_i);                                                            \
+        vw_##M##_set_mg_req_valid_i(p, in->mg_req_valid_i);                                                     \
+        vw_##M##_set_mg_rsp_ready_i(p, in->mg_rsp_ready_i);                                                     \
         if (in->mg_req_valid_i) {                                                                               \
-            vw_##M##_set_mg_req_op_i(m, in->mg_req_op_i);                                                       \
-            vw_##M##_set_mg_req_cn_i(m, in->mg_req_cn_i);                                                       \
-            vw_##M##_set_mg_req_addr_i(m, DIR_U64_(in->mg_req_addr_i));                                         \
-            vw_##M##_set_mg_req_wmask_i(m, in->mg_req_wmask_i);                                                 \
-            vw_##M##_set_mg_req_tsv_i(m, in->mg_req_tsv_i);                                                     \
-            vw_##M##_set_mg_req_ts_i(m, in->mg_req_ts_i);                                                       \
-            VW_SET_WORDS(M, m, in, mg_req_wdata_i);                                                                \
+            vw_##M##_set_mg_req_op_i(p, in->mg_req_op_i);                                                       \
+            vw_##M##_set_mg_req_cn_i(p, in->mg_req_cn_i);                                                       \
+            vw_##M##_set_mg_req_addr_i(p, DIR_U64_(in->mg_req_addr_i));                                         \
+            vw_##M##_set_mg_req_wmask_i(p, in->mg_req_wmask_i);                                                 \
+            vw_##M##_set_mg_req_tsv_i(p, in->mg_req_tsv_i);                                                     \
+            vw_##M##_set_mg_req_ts_i(p, in->mg_req_ts_i);                                                       \
+            VW_SET_WORDS(M, p, in, mg_req_wdata_i);                                                             \
         }                                                                                                       \
-        vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
+        vw_##M##_set_csr_valid_i(p, in->csr_valid_i);                                                           \
         if (in->csr_valid_i)                                                                                    \
-            vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                         \
-        vw_##M##_set_skip_i(m, in->skip_i);                                                                     \
+            vw_##M##_set_csr_addr_i(p, in->csr_addr_i);                                                         \
+        vw_##M##_set_skip_i(p, in->skip_i);                                                                     \
     }                                                                                                           \
     static void NAME##_get_step(void *m, dir_out_t *out)                                                        \
     {                                                                                                           \
         vw_##M##_settle(m);                                                                                     \
-        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
-        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
-            VW_GET_WORDS(M, m, out, tx_msg_o);                                                                     \
-        if ((out->sw_rx_valid_o = (uint32_t)vw_##M##_get_sw_rx_valid_o(m)))                                     \
-            VW_GET_WORDS(M, m, out, sw_rx_msg_o);                                                                  \
-        out->sw_tx_ready_o = (uint32_t)vw_##M##_get_sw_tx_ready_o(m);                                           \
-        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
-            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
-            out->mem_req_dir_o = (uint32_t)vw_##M##_get_mem_req_dir_o(m);                                       \
-            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
-            out->mem_req_wmask_o = (uint32_t)vw_##M##_get_mem_req_wmask_o(m);                                   \
+        const vw_##M##_ports *p = vw_##M##_ports_of(m);                                                         \
+        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(p);                                                     \
+        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(p)))                                           \
+            VW_GET_WORDS(M, p, out, tx_msg_o);                                                                  \
+        if ((out->sw_rx_valid_o = (uint32_t)vw_##M##_get_sw_rx_valid_o(p)))                                     \
+            VW_GET_WORDS(M, p, out, sw_rx_msg_o);                                                               \
+        out->sw_tx_ready_o = (uint32_t)vw_##M##_get_sw_tx_ready_o(p);                                           \
+        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(p))) {                               \
+            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(p);                                   \
+            out->mem_req_dir_o = (uint32_t)vw_##M##_get_mem_req_dir_o(p);                                       \
+            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(p);                                     \
+            out->mem_req_wmask_o = (uint32_t)vw_##M##_get_mem_req_wmask_o(p);                                   \
             if (out->mem_req_write_o)                                                                           \
-                VW_GET_WORDS(M, m, out, mem_req_wdata_o);                                                          \
+                VW_GET_WORDS(M, p, out, mem_req_wdata_o);                                                       \
         }                                                                                                       \
-        if ((out->viol_valid_o = (uint32_t)vw_##M##_get_viol_valid_o(m))) {                                     \
-            out->viol_kind_o = (uint32_t)vw_##M##_get_viol_kind_o(m);                                           \
-            VW_GET_WORDS(M, m, out, viol_hdr_o);                                                                   \
+        if ((out->viol_valid_o = (uint32_t)vw_##M##_get_viol_valid_o(p))) {                                     \
+            out->viol_kind_o = (uint32_t)vw_##M##_get_viol_kind_o(p);                                           \
+            VW_GET_WORDS(M, p, out, viol_hdr_o);                                                                \
         }                                                                                                       \
-        out->mg_req_ready_o = (uint32_t)vw_##M##_get_mg_req_ready_o(m);                                         \
-        if ((out->mg_rsp_valid_o = (uint32_t)vw_##M##_get_mg_rsp_valid_o(m))) {                                 \
-            out->mg_rsp_kind_o = (uint32_t)vw_##M##_get_mg_rsp_kind_o(m);                                       \
-            const uint64_t l_ = vw_##M##_get_mg_rsp_line_o(m);                                                  \
+        out->mg_req_ready_o = (uint32_t)vw_##M##_get_mg_req_ready_o(p);                                         \
+        if ((out->mg_rsp_valid_o = (uint32_t)vw_##M##_get_mg_rsp_valid_o(p))) {                                 \
+            out->mg_rsp_kind_o = (uint32_t)vw_##M##_get_mg_rsp_kind_o(p);                                       \
+            const uint64_t l_ = vw_##M##_get_mg_rsp_line_o(p);                                                  \
             out->mg_rsp_line_o[0] = (uint32_t)l_;                                                               \
             out->mg_rsp_line_o[1] = (uint32_t)(l_ >> 32);                                                       \
-            out->mg_rsp_count_o = (uint32_t)vw_##M##_get_mg_rsp_count_o(m);                                     \
+            out->mg_rsp_count_o = (uint32_t)vw_##M##_get_mg_rsp_count_o(p);                                     \
         }                                                                                                       \
-        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(m);                                             \
-        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
-        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(m);                                                   \
-        out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
-        out->stall_o = (uint32_t)vw_##M##_get_stall_o(m);                                                       \
+        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(p);                                             \
+        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(p);                                               \
+        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(p);                                                   \
+        out->idle_o = (uint32_t)vw_##M##_get_idle_o(p);                                                         \
+        out->stall_o = (uint32_t)vw_##M##_get_stall_o(p);                                                       \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \

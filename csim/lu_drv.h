@@ -83,7 +83,7 @@ typedef struct lu_model_ops {
  *  with ENTRIES entries, SLOTS slots and CRD credits per class. */
 #define LU_MODEL_OPS(NAME, M, ENTRIES, SLOTS, CRD)                                                              \
     _Static_assert(sizeof(((vw_##M##_in *)0)->rx_msg_i) == sizeof(((lu_in_t *)0)->rx_msg_i), "lane flits");     \
-    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); } \
+    static void *NAME##_create(uint64_t period_ps, uint64_t seed) { return vw_##M##_create(period_ps, seed); }  \
     static void NAME##_free(void *m) { vw_##M##_free(m); }                                                      \
     static void NAME##_set(void *m, const lu_in_t *in)                                                          \
     {                                                                                                           \
@@ -111,46 +111,48 @@ typedef struct lu_model_ops {
     }                                                                                                           \
     static void NAME##_set_step(void *m, const lu_in_t *in)                                                     \
     {                                                                                                           \
-        vw_##M##_set_alive_i(m, in->alive_i);                                                                   \
-        vw_##M##_set_dump_start_i(m, in->dump_start_i);                                                         \
-        vw_##M##_set_dp_ready_i(m, in->dp_ready_i);                                                             \
-        vw_##M##_set_dc_valid_i(m, in->dc_valid_i);                                                             \
+        const vw_##M##_ports *p = vw_##M##_ports_of(m);                                                         \
+        vw_##M##_set_alive_i(p, in->alive_i);                                                                   \
+        vw_##M##_set_dump_start_i(p, in->dump_start_i);                                                         \
+        vw_##M##_set_dp_ready_i(p, in->dp_ready_i);                                                             \
+        vw_##M##_set_dc_valid_i(p, in->dc_valid_i);                                                             \
         if (in->dc_valid_i)                                                                                     \
-            VW_SET_WORDS(M, m, in, dc_data_i);                                                                  \
-        vw_##M##_set_dc_last_i(m, in->dc_last_i);                                                               \
-        vw_##M##_set_rx_valid_i(m, in->rx_valid_i);                                                             \
+            VW_SET_WORDS(M, p, in, dc_data_i);                                                                  \
+        vw_##M##_set_dc_last_i(p, in->dc_last_i);                                                               \
+        vw_##M##_set_rx_valid_i(p, in->rx_valid_i);                                                             \
         if (in->rx_valid_i)                                                                                     \
-            VW_SET_WORDS(M, m, in, rx_msg_i);                                                                   \
-        vw_##M##_set_tx_crd_i(m, in->tx_crd_i);                                                                 \
-        vw_##M##_set_mem_req_ready_i(m, in->mem_req_ready_i);                                                   \
-        vw_##M##_set_mem_rsp_valid_i(m, in->mem_rsp_valid_i);                                                   \
+            VW_SET_WORDS(M, p, in, rx_msg_i);                                                                   \
+        vw_##M##_set_tx_crd_i(p, in->tx_crd_i);                                                                 \
+        vw_##M##_set_mem_req_ready_i(p, in->mem_req_ready_i);                                                   \
+        vw_##M##_set_mem_rsp_valid_i(p, in->mem_rsp_valid_i);                                                   \
         if (in->mem_rsp_valid_i)                                                                                \
-            VW_SET_WORDS(M, m, in, mem_rsp_rdata_i);                                                            \
-        vw_##M##_set_csr_valid_i(m, in->csr_valid_i);                                                           \
-        vw_##M##_set_csr_addr_i(m, in->csr_addr_i);                                                             \
+            VW_SET_WORDS(M, p, in, mem_rsp_rdata_i);                                                            \
+        vw_##M##_set_csr_valid_i(p, in->csr_valid_i);                                                           \
+        vw_##M##_set_csr_addr_i(p, in->csr_addr_i);                                                             \
     }                                                                                                           \
     static void NAME##_get_step(void *m, lu_out_t *out)                                                         \
     {                                                                                                           \
         vw_##M##_settle(m);                                                                                     \
-        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(m);                                                     \
-        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(m)))                                           \
-            VW_GET_WORDS(M, m, out, tx_msg_o);                                                                      \
-        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(m))) {                               \
-            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(m);                                   \
-            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(m);                                     \
+        const vw_##M##_ports *p = vw_##M##_ports_of(m);                                                         \
+        out->rx_crd_o = (uint32_t)vw_##M##_get_rx_crd_o(p);                                                     \
+        if ((out->tx_valid_o = (uint32_t)vw_##M##_get_tx_valid_o(p)))                                           \
+            VW_GET_WORDS(M, p, out, tx_msg_o);                                                                  \
+        if ((out->mem_req_valid_o = (uint32_t)vw_##M##_get_mem_req_valid_o(p))) {                               \
+            out->mem_req_write_o = (uint32_t)vw_##M##_get_mem_req_write_o(p);                                   \
+            out->mem_req_addr_o = (uint32_t)vw_##M##_get_mem_req_addr_o(p);                                     \
             if (out->mem_req_write_o)                                                                           \
-                VW_GET_WORDS(M, m, out, mem_req_wdata_o);                                                           \
+                VW_GET_WORDS(M, p, out, mem_req_wdata_o);                                                       \
         }                                                                                                       \
-        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(m);                                             \
-        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(m);                                               \
-        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(m);                                                   \
-        out->early_flush_o = (uint32_t)vw_##M##_get_early_flush_o(m);                                           \
-        out->idle_o = (uint32_t)vw_##M##_get_idle_o(m);                                                         \
-        if ((out->dp_valid_o = (uint32_t)vw_##M##_get_dp_valid_o(m))) {                                         \
-            out->dp_end_o = (uint32_t)vw_##M##_get_dp_end_o(m);                                                 \
-            VW_GET_WORDS(M, m, out, dp_rec_o);                                                                      \
+        out->csr_rvalid_o = (uint32_t)vw_##M##_get_csr_rvalid_o(p);                                             \
+        out->csr_rdata_o = (uint32_t)vw_##M##_get_csr_rdata_o(p);                                               \
+        out->csr_err_o = (uint32_t)vw_##M##_get_csr_err_o(p);                                                   \
+        out->early_flush_o = (uint32_t)vw_##M##_get_early_flush_o(p);                                           \
+        out->idle_o = (uint32_t)vw_##M##_get_idle_o(p);                                                         \
+        if ((out->dp_valid_o = (uint32_t)vw_##M##_get_dp_valid_o(p))) {                                         \
+            out->dp_end_o = (uint32_t)vw_##M##_get_dp_end_o(p);                                                 \
+            VW_GET_WORDS(M, p, out, dp_rec_o);                                                                  \
         }                                                                                                       \
-        out->dc_ready_o = (uint32_t)vw_##M##_get_dc_ready_o(m);                                                 \
+        out->dc_ready_o = (uint32_t)vw_##M##_get_dc_ready_o(p);                                                 \
     }                                                                                                           \
     static void NAME##_tick(void *m, uint64_t cycle) { vw_##M##_tick(m, cycle); }                               \
     static void NAME##_tick_idle(void *m, uint64_t cycle) { vw_##M##_tick_idle(m, cycle); }                     \
