@@ -306,25 +306,8 @@ clock_domain_t clock_domain(const char *name, uint64_t freq_hz)
         a = b;
         b = r;
     }
-    return (clock_domain_t){name, freq_hz, PS_PER_S / a, freq_hz / a};
-}
-
-uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle)
-{
-    if (cycle <= UINT64_MAX / c->num)
-        return cycle * c->num / c->den;
-    return (uint64_t)((unsigned __int128)cycle * c->num / c->den);
-}
-
-/* The first k with floor(k * num / den) >= t, that is k * num / den >= t: ceil(t * den / num). */
-uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t)
-{
-    if (t <= UINT64_MAX / c->den) {
-        const uint64_t x = t * c->den;
-        return x / c->num + (x % c->num != 0);
-    }
-    const unsigned __int128 x = (unsigned __int128)t * c->den;
-    return (uint64_t)(x / c->num + (x % c->num != 0));
+    const uint64_t num = PS_PER_S / a, den = freq_hz / a;
+    return (clock_domain_t){name, freq_hz, num, den, UINT64_MAX / num, UINT64_MAX / den};
 }
 
 uint64_t clock_period_ps(const clock_domain_t *c) { return (PS_PER_S + c->freq_hz / 2) / c->freq_hz; }

@@ -131,15 +131,33 @@ typedef struct clock_domain {
     const char *name;
     uint64_t freq_hz;
     uint64_t num, den;
+    uint64_t cycle_max, t_max; /* UINT64_MAX / num, UINT64_MAX / den: the 64-bit products' bounds */
 } clock_domain_t;
 
 /** The clock domain name of freq_hz (> 0). */
 clock_domain_t clock_domain(const char *name, uint64_t freq_hz);
 
-/** Time (ps) of rising edge number cycle. */
-uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle);
-/** Smallest cycle number whose edge is at or after t (ps). */
-uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t);
+/** Time (ps) of rising edge number cycle. (Inline, as the next one: the models ask them at every
+ *  wake, millions of times a run, and their bounds are worked out once, by clock_domain, not
+ *  divided out at each call.) */
+static inline uint64_t clock_edge(const clock_domain_t *c, uint64_t cycle)
+{
+    if (cycle <= c->cycle_max)
+        return c->den == 1 ? cycle * c->num : cycle * c->num / c->den;
+    return (uint64_t)((unsigned __int128)cycle * c->num / c->den);
+}
+
+/** Smallest cycle number whose edge is at or after t (ps): the first k with floor(k * num / den)
+ *  >= t, that is k * num / den >= t: ceil(t * den / num). */
+static inline uint64_t clock_cycle_at_or_after(const clock_domain_t *c, uint64_t t)
+{
+    if (t <= c->t_max) {
+        const uint64_t x = t * c->den;
+        return x / c->num + (x % c->num != 0);
+    }
+    const unsigned __int128 x = (unsigned __int128)t * c->den;
+    return (uint64_t)(x / c->num + (x % c->num != 0));
+}
 /** Period rounded to the nearest ps (for display and wave files). */
 uint64_t clock_period_ps(const clock_domain_t *c);
 

@@ -43,12 +43,8 @@ static size_t set_base(const cache_t *c, uint64_t key)
 
 static cache_line_t *set_of(const cache_t *c, uint64_t key) { return &c->line[set_base(c, key)]; }
 
-cache_line_t *cache_find(cache_t *c, uint64_t key)
+cache_line_t *cache_find_set(cache_t *c, uint64_t key)
 {
-    if (key == c->memo_key) {
-        cache_line_t *l = c->memo_at < 0 ? NULL : &c->line[c->memo_at];
-        return l && l->valid ? l : NULL;
-    }
     c->memo_key = key;
     c->memo_at = -1;
     size_t b = set_base(c, key);
@@ -60,8 +56,6 @@ cache_line_t *cache_find(cache_t *c, uint64_t key)
         }
     return NULL;
 }
-
-void cache_touch(cache_t *c, cache_line_t *l) { l->lru = ++c->stamp; }
 
 cache_line_t *cache_victim(const cache_t *c, uint64_t key, cache_busy_fn busy, void *arg)
 {

@@ -11,6 +11,7 @@
 #define CN_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cn/addr.h"
@@ -49,10 +50,19 @@ typedef bool (*cache_busy_fn)(void *arg, const cache_line_t *l);
  *  at least 1); NULL when ways is 0. */
 cache_t *cache_create(uint64_t size_bytes, unsigned ways);
 void cache_free(cache_t *c);
-/** The valid line of key, or NULL. No LRU update (the look-up's memo changes: not const). */
-cache_line_t *cache_find(cache_t *c, uint64_t key);
+/** The look-up of key in its set (cache_find's, when the memo is of another key): sets the memo. */
+cache_line_t *cache_find_set(cache_t *c, uint64_t key);
+/** The valid line of key, or NULL. No LRU update (the look-up's memo changes: not const). Inline
+ *  with the memo's answer, as cache_touch: a compute node asks them about ten times per access. */
+static inline cache_line_t *cache_find(cache_t *c, uint64_t key)
+{
+    if (key != c->memo_key)
+        return cache_find_set(c, key);
+    cache_line_t *l = c->memo_at < 0 ? NULL : &c->line[c->memo_at];
+    return l && l->valid ? l : NULL;
+}
 /** Marks l most recently used. */
-void cache_touch(cache_t *c, cache_line_t *l);
+static inline void cache_touch(cache_t *c, cache_line_t *l) { l->lru = ++c->stamp; }
 /** The way key would go to: an invalid way of its set if there is one, else the least recently
  *  used line of the set that busy (may be NULL) does not refuse; NULL when every line is busy.
  *  The caller empties a valid victim (writes it back, invalidates it) before cache_install. */

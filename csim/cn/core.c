@@ -352,11 +352,9 @@ static rec_t *rec_push(core_t *c, uint64_t idx, uint64_t n)
     return r;
 }
 
-static void trace(core_t *c, core_rec_kind_e kind, const rec_t *r, uint64_t d_first, uint64_t d_last,
-                  uint64_t c_last)
+static void trace_rec(core_t *c, core_rec_kind_e kind, const rec_t *r, uint64_t d_first, uint64_t d_last,
+                      uint64_t c_last)
 {
-    if (!c->trace_fn)
-        return;
     core_rec_info_t info = {.kind = kind,
                             .idx = r->idx,
                             .n = r->n,
@@ -366,6 +364,14 @@ static void trace(core_t *c, core_rec_kind_e kind, const rec_t *r, uint64_t d_fi
                             .r_first = rec_retire(c, r, 0),
                             .r_last = rec_retire(c, r, r->n - 1)};
     c->trace_fn(c->trace_obj, &info);
+}
+
+/* The instruction's record to the trace, if one is open (its test inline: most runs have none). */
+static inline void trace(core_t *c, core_rec_kind_e kind, const rec_t *r, uint64_t d_first, uint64_t d_last,
+                         uint64_t c_last)
+{
+    if (c->trace_fn)
+        trace_rec(c, kind, r, d_first, d_last, c_last);
 }
 
 /* ---------------------------------------------------------------------------------------------
