@@ -226,7 +226,12 @@ def gen_h(d):
           "/** Packs m into flit[MSG_FLIT_WORDS] (word 0 holds bits 31:0). Fields are truncated to width. */",
           "void msg_pack(const msg_t *m, uint32_t *flit);",
           "/** Unpacks flit[MSG_FLIT_WORDS] into m. */", "void msg_unpack(const uint32_t *flit, msg_t *m);",
-          "/** Virtual channel of a message type. */", "msg_class_t msg_class(msg_op_t op);",
+          "/** Class of each message type (msg_class's table). */",
+          "extern const uint8_t msg_class_of[MSG_NUM_MSGS];",
+          "/** Virtual channel of a message type (inline: the nodes ask it for every message and credit). */",
+          "static inline msg_class_t msg_class(msg_op_t op)", "{",
+          "    return (unsigned)op < MSG_NUM_MSGS ? (msg_class_t)msg_class_of[op] : CLS_" + d.classes[0]["name"] + ";",
+          "}",
           "/** Name of a message type (\"REPL\"), or NULL for an undefined opcode. */",
           "const char *msg_name(msg_op_t op);", "/** Name of a class (\"REQ\"), or NULL. */",
           "const char *msg_class_name(msg_class_t c);",
@@ -280,16 +285,16 @@ def gen_c(d):
         o.append(f"    {v} = ({t})({' | '.join(parts)});")
     o += ["}", ""]
     # Per-opcode tables.
-    o.append("static const struct { const char *name; msg_class_t cls; uint32_t fields; msg_data_kind_t data; } "
+    o.append("static const struct { const char *name; uint32_t fields; msg_data_kind_t data; } "
              "msg_table[MSG_NUM_MSGS] = {")
     for m in d.msgs:
         fl = " | ".join(f"MSG_F_{u.upper()}" for u in m["fields"]) or "0"
-        o.append(f'    [OP_{m["name"]}] = {{"{m["name"]}", CLS_{m["cls"]["name"]}, {fl}, MSG_DATA_{m["data"].upper()}}},')
+        o.append(f'    [OP_{m["name"]}] = {{"{m["name"]}", {fl}, MSG_DATA_{m["data"].upper()}}},')
+    o += ["};", "", "const uint8_t msg_class_of[MSG_NUM_MSGS] = {"]
+    o += [f'    [OP_{m["name"]}] = CLS_{m["cls"]["name"]},' for m in d.msgs]
     o += ["};", "", "static const char *const class_names[MSG_NUM_CLASSES] = {"]
     o += [f'    "{c["name"]}",' for c in d.classes]
     o += ["};", "",
-          "msg_class_t msg_class(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].cls : CLS_"
-          + d.classes[0]["name"] + "; }",
           "const char *msg_name(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].name : NULL; }",
           "const char *msg_class_name(msg_class_t c) { return (unsigned)c < MSG_NUM_CLASSES ? class_names[c] : NULL; }",
           "uint32_t msg_fields_used(msg_op_t op) { return (unsigned)op < MSG_NUM_MSGS ? msg_table[op].fields : 0; }",
