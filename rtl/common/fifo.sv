@@ -106,17 +106,26 @@ module fifo #(
     .rdata_o (out_data_o)
   );
 `else
+  //
+  // The array is written blocking, after the head's read of it, against the habit of non-blocking
+  // writes (as sw_ports' state, rtl/switch/sw_ports.sv says why that is the same machine): nothing
+  // but this process reads it, it reads before it writes, and the word read (behind the popped
+  // one) is never the place written (the free place after the last word). Written non-blocking,
+  // each push went through a shadow copy of the word and a flag (Verilator 5.006's delayed write
+  // of an array element: two copies of a 640-bit word per push of a directory's FIFOs).
   /* verilator tracing_off */
   logic [Width-1:0] mem_q [Depth];
   /* verilator tracing_on */
   logic [Width-1:0] head_q;
   always_ff @(posedge clk_i) begin
     if (push || pop) begin
-      if (push) mem_q[wr_ptr_q] <= in_data_i;
       // The next head: the pushed word when it lands on an empty place at the head, else the
       // word behind the popped one (a pop leaving words: written at an earlier edge).
       if (push && (count_q == '0 || (pop && count_q == CntW'(1)))) head_q <= in_data_i;
       else if (pop && count_q != CntW'(1))                        head_q <= mem_q[next_ptr(rd_ptr_q)];
+      // verilator lint_off BLKSEQ
+      if (push) mem_q[wr_ptr_q] = in_data_i;
+      // verilator lint_on BLKSEQ
     end
     if (!rst_ni) begin
       wr_ptr_q <= '0;
