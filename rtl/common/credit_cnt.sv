@@ -94,7 +94,10 @@ module credit_cnt #(
   // (n is written only where it is read: an edge that writes no count leaves every signal as it
   // was, which DIKTAMO_CHECK_IDLE checks of an idle block's edge.)
   // (The counts are worked out in a variable and written whole: written part by part, the vector
-  // was copied into a shadow and back at every edge of the Verilated model.)
+  // was copied into a shadow and back at every edge of the Verilated model. Within the variable
+  // only the counters that move are worked out, one or two of eleven in most such cycles: 0.4 to
+  // 0.6 % fewer host instructions on paper.ini's system runs, for 22 more cells at eleven 8-bit
+  // counters, the multiplexers of counts that would not change.)
   always_ff @(posedge clk_i) begin
     logic [CntW-1:0]     n;
     logic [Num*CntW-1:0] c;
@@ -104,12 +107,14 @@ module credit_cnt #(
       avail_q <= {Num{InitCredits != 0}};
     end else if (crd_give_i != '0 || crd_take_i != '0 || skip_nz != '0) begin
       c = crd_q;
-      for (int k = 0; k < Num; k++) begin
-        n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
-                                  SumW'(skip[k*SkipW +: SkipW]) - SumW'(crd_take_i[k]));
-        c[k*CntW +: CntW] = n;
-        a[k]              = n != '0;
-      end
+      a = avail_q;
+      for (int k = 0; k < Num; k++)
+        if (crd_give_i[k*GiveW +: GiveW] != '0 || crd_take_i[k] || skip_nz[k]) begin
+          n                 = CntW'(SumW'(crd_q[k*CntW +: CntW]) + SumW'(crd_give_i[k*GiveW +: GiveW]) +
+                                    SumW'(skip[k*SkipW +: SkipW]) - SumW'(crd_take_i[k]));
+          c[k*CntW +: CntW] = n;
+          a[k]              = n != '0;
+        end
       crd_q   <= c;
       avail_q <= a;
     end
