@@ -75,12 +75,13 @@ typedef struct cfg_key {
 
 static const char *const protocol_names[] = {"wb", "wt", "baseline", "parallel", "proactive", NULL};
 static const char *const sync_names[] = {"replicated", "ideal", NULL};
-static const char *const kvs_key_names[] = {"uniform", "zipfian", NULL};
+static const char *const key_dist_names[] = {"uniform", "zipfian", NULL};
 static const char *const writeback_names[] = {"line", "word", NULL};
 static const char *const reserve_names[] = {"per_core", "none", NULL};
 static const char *const skip_flush_names[] = {"none", "reader", "writer", "compactor", NULL};
-static const char *const workload_names[] = {"ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art",
-                                             "sc_lsm", "prism", NULL};
+static const char *const workload_names[] = {"bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace",
+                                             "barnes", "ocean_ncp", "ocean_cp", "ycsb", "hcmeta", "megalon",
+                                             "sc_btree", "sc_art", "sc_lsm", "prism", NULL};
 _Static_assert(sizeof(cfg_workload_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_protocol_e) == sizeof(int), "enum fields are stored through an int");
 _Static_assert(sizeof(cfg_head_reserve_e) == sizeof(int), "enum fields are stored through an int");
@@ -255,34 +256,62 @@ static const cfg_key_t keys[] = {
      U(1000000000), 0, NULL, "messages each port's generator sends (diktamo_sim --traffic)"},
 
     /* [workload] */
-    {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN), U(0), U(CFG_WL_COUNT - 1),
+    {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN_CP), U(0), U(CFG_WL_COUNT - 1),
      0, workload_names,
-     "the workload: ocean (red-black stencil, barriers), fluid (locked cell updates), kvs (YCSB-like, 1 KB "
-     "records); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art, sc_lsm, prism"},
+     "the workload: the paper's applications (PARSEC bodytrack, fluidanimate, streamcluster, canneal; SPLASH-2 "
+     "raytrace, barnes, ocean_ncp, ocean_cp; ycsb); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art, "
+     "sc_lsm, prism"},
     {"workload", "threads", T_UINT, F(workload.threads), "threads", U(0), U(0), U(4096), 0, NULL,
      "simulated threads, one per core, spread round-robin over the CNs; 0 = one on every core"},
+    {"workload", "bodytrack_particles", T_UINT, F(workload.bodytrack_particles), "particles", U(128), U(1),
+     U(1u << 24), 0, NULL, "bodytrack: particles (body poses) the filter weighs in each annealing layer (PARSEC "
+     "simmedium: 2000)"},
+    {"workload", "bodytrack_layers", T_UINT, F(workload.bodytrack_layers), "layers", U(3), U(1), U(64), 0, NULL,
+     "bodytrack: annealing layers per frame (PARSEC: 5)"},
+    {"workload", "bodytrack_frames", T_UINT, F(workload.bodytrack_frames), "frames", U(1), U(1), U(100000), 0,
+     NULL, "bodytrack: video frames tracked (PARSEC simmedium: 2)"},
+    {"workload", "fluidanimate_particles", T_UINT, F(workload.fluidanimate_particles), "particles", U(2048), U(16),
+     U(1u << 26), 0, NULL, "fluidanimate: fluid particles in the shared grid of cells (PARSEC simmedium: 100 000)"},
+    {"workload", "fluidanimate_frames", T_UINT, F(workload.fluidanimate_frames), "frames", U(2), U(1), U(100000),
+     0, NULL, "fluidanimate: time steps simulated (PARSEC simmedium: 5)"},
+    {"workload", "streamcluster_points", T_UINT, F(workload.streamcluster_points), "points", U(512), U(2),
+     U(1u << 26), 0, NULL, "streamcluster: points of the stream, clustered one chunk at a time (PARSEC simmedium: 8192)"},
+    {"workload", "streamcluster_dims", T_UINT, F(workload.streamcluster_dims), "dimensions", U(16), U(1), U(1024),
+     0, NULL, "streamcluster: coordinates per point (PARSEC simmedium: 64)"},
+    {"workload", "streamcluster_centers", T_UINT, F(workload.streamcluster_centers), "centers", U(8), U(1),
+     U(1024), 0, NULL, "streamcluster: most medians a chunk is clustered into (PARSEC: 20)"},
+    {"workload", "canneal_elements", T_UINT, F(workload.canneal_elements), "elements", U(2048), U(4), U(1u << 26),
+     0, NULL, "canneal: netlist elements placed on the shared grid (PARSEC simmedium: 200 000)"},
+    {"workload", "canneal_swaps", T_UINT, F(workload.canneal_swaps), "swaps per thread and step", U(64), U(1),
+     U(1u << 30), 0, NULL, "canneal: swaps each thread tries at each temperature (PARSEC simmedium: 15 000)"},
+    {"workload", "canneal_steps", T_UINT, F(workload.canneal_steps), "steps", U(4), U(1), U(100000), 0, NULL,
+     "canneal: temperature steps (PARSEC simmedium: 64)"},
+    {"workload", "raytrace_image", T_UINT, F(workload.raytrace_image), "pixels per side", U(32), U(1), U(1u << 14),
+     0, NULL, "raytrace: pixels per side of the rendered image (SPLASH-2 car: 256)"},
+    {"workload", "raytrace_triangles", T_UINT, F(workload.raytrace_triangles), "triangles", U(256), U(1),
+     U(1u << 24), 0, NULL, "raytrace: triangles of the shared scene"},
+    {"workload", "barnes_bodies", T_UINT, F(workload.barnes_bodies), "bodies", U(512), U(2), U(1u << 24), 0, NULL,
+     "barnes: bodies of the N-body system (SPLASH-2 default: 16 384)"},
+    {"workload", "barnes_steps", T_UINT, F(workload.barnes_steps), "steps", U(2), U(1), U(100000), 0, NULL,
+     "barnes: time steps, each an octree build, a force computation and an update"},
     {"workload", "ocean_grid", T_UINT, F(workload.ocean_grid), "points per side", U(64), U(2),
-     U(8192), 0, NULL, "ocean: interior points per side of the shared grid (a border row and column "
-     "around it)"},
+     U(8192), 0, NULL, "ocean_cp, ocean_ncp: interior points per side of the shared grid (a border row and column "
+     "around it; SPLASH-2 default: 256)"},
     {"workload", "ocean_iters", T_UINT, F(workload.ocean_iters), "sweeps", U(4), U(1), U(100000), 0,
-     NULL, "ocean: red-black sweeps (each a red and a black half-sweep, with barriers)"},
-    {"workload", "fluid_cells", T_UINT, F(workload.fluid_cells), "cells", U(1024), U(1),
-     U(1u << 30), 0, NULL, "fluid: shared cells, each with its own lock"},
-    {"workload", "fluid_updates", T_UINT, F(workload.fluid_updates), "updates per thread", U(256),
-     U(1), U(1u << 30), 0, NULL, "fluid: locked cell updates each thread makes"},
-    {"workload", "kvs_records", T_UINT, F(workload.kvs_records), "records", U(4096), U(1),
-     U(1u << 30), 0, NULL, "kvs: records in the store (paper: 1.6 M)"},
-    {"workload", "kvs_record_size", T_SIZE, F(workload.kvs_record_bytes), NULL, U(1 * KIB), U(64),
-     U(1 * MIB), F_LINE, NULL, "kvs: bytes of one record (paper: 1 KB)"},
-    {"workload", "kvs_ops", T_UINT, F(workload.kvs_ops), "operations", U(2048), U(1), U(1ull << 40),
-     0, NULL, "kvs: get and put operations over all threads (paper: 6.4 M)"},
-    {"workload", "kvs_read_pct", T_UINT, F(workload.kvs_read_pct), "%", U(80), U(0), U(100), 0,
-     NULL, "kvs: share of the operations that are gets (paper: 80 %)"},
-    {"workload", "kvs_keys", T_ENUM, F(workload.kvs_keys), NULL, U(CFG_KEYS_UNIFORM), U(0), U(CFG_KEYS_COUNT - 1), 0,
-     kvs_key_names,
-     "kvs: how keys are drawn: uniform (paper section VI) or zipfian (YCSB's scrambled Zipfian)"},
-    {"workload", "kvs_zipf_theta", T_REAL, F(workload.kvs_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
-     NULL, "kvs: the Zipfian's skew when kvs_keys = zipfian (YCSB: 0.99)"},
+     NULL, "ocean_cp, ocean_ncp: red-black sweeps (each a red and a black half-sweep, with barriers)"},
+    {"workload", "ycsb_records", T_UINT, F(workload.ycsb_records), "records", U(1024), U(1),
+     U(1u << 30), 0, NULL, "ycsb: records in the store (paper: 1.6 M); with ycsb_ops = 0 it sizes the operations too"},
+    {"workload", "ycsb_record_size", T_SIZE, F(workload.ycsb_record_bytes), NULL, U(1 * KIB), U(64),
+     U(1 * MIB), F_LINE, NULL, "ycsb: bytes of one record (paper: 1 KB)"},
+    {"workload", "ycsb_ops", T_UINT, F(workload.ycsb_ops), "operations", U(0), U(0), U(1ull << 40),
+     0, NULL, "ycsb: get and put operations over all threads (paper: 6.4 M); 0 = four per record, the paper's ratio"},
+    {"workload", "ycsb_read_pct", T_UINT, F(workload.ycsb_read_pct), "%", U(80), U(0), U(100), 0,
+     NULL, "ycsb: share of the operations that are gets (paper: 80 %)"},
+    {"workload", "ycsb_keys", T_ENUM, F(workload.ycsb_keys), NULL, U(CFG_KEYS_UNIFORM), U(0), U(CFG_KEYS_COUNT - 1), 0,
+     key_dist_names,
+     "ycsb: how keys are drawn: uniform (paper section VI) or zipfian (YCSB's scrambled Zipfian)"},
+    {"workload", "ycsb_zipf_theta", T_REAL, F(workload.ycsb_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
+     NULL, "ycsb: the Zipfian's skew when ycsb_keys = zipfian (YCSB: 0.99)"},
     {"workload", "share_objects", T_UINT, F(workload.share_objects), "objects", U(1024), U(1), U(1u << 26), 0,
      NULL, "hcmeta, megalon: shared objects, in the LNR (assumption: the blog's 2.4 M to 24 M scaled by 1/1000); "
      "the indexes (sc_btree, sc_art, sc_lsm, prism): keys, 8 bytes each with a value of 8"},
@@ -317,7 +346,7 @@ static const cfg_key_t keys[] = {
     {"workload", "lsm_manifest", T_SIZE, F(workload.lsm_manifest), NULL, U(0), U(0), U(1 * TIB), 0, NULL,
      "sc_lsm, prism: bytes of the SCR budget for the manifest of live SSTables; 0 = 1/64 (the blog's 2 of 128 MB)"},
     {"workload", "share_keys", T_ENUM, F(workload.share_keys), NULL, U(CFG_KEYS_ZIPFIAN), U(0),
-     U(CFG_KEYS_COUNT - 1), 0, kvs_key_names, "hcmeta, megalon, the indexes: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
+     U(CFG_KEYS_COUNT - 1), 0, key_dist_names, "hcmeta, megalon, the indexes: how keys are drawn: uniform or zipfian (blog Fig. 6(a))"},
     {"workload", "share_zipf_theta", T_REAL, F(workload.share_zipf_theta), NULL, D(0.99), D(0.01), D(0.999), 0,
      NULL, "hcmeta, megalon, the indexes: the Zipfian's skew when share_keys = zipfian (YCSB: 0.99)"},
     {"workload", "share_scr_budget", T_SIZE, F(workload.share_scr_budget), NULL, U(100 * KIB), U(0), U(1 * TIB),

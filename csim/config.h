@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONFIG_MAX_KEYS 96   /* capacity of the per-key origin array (the table is smaller) */
+#define CONFIG_MAX_KEYS 128  /* capacity of the per-key origin array (the table is smaller) */
 #define CONFIG_MAX_FILES 8   /* configuration files one sim_config_t can be loaded from */
 #define CONFIG_PATH_MAX 256  /* longest remembered file path, including the NUL */
 #define CONFIG_ERR_MAX 512   /* longest error message, including the NUL */
@@ -76,7 +76,7 @@ typedef enum cfg_lnr_wb {
     CFG_LNR_WB_COUNT
 } cfg_lnr_wb_e;
 
-/** How the kvs and the data-sharing workloads draw their keys. */
+/** How ycsb and the data-sharing workloads draw their keys. */
 typedef enum cfg_keys {
     CFG_KEYS_UNIFORM = 0, /* uniform (paper section VI) */
     CFG_KEYS_ZIPFIAN = 1, /* YCSB's scrambled Zipfian (rng_zipf_t) */
@@ -94,15 +94,22 @@ typedef enum cfg_skip_flush {
 
 /** The workloads `make run` and the tests run (csim/workloads/). */
 typedef enum cfg_workload {
-    CFG_WL_OCEAN = 0, /* red-black stencil over a shared grid, barriers (ocean-like) */
-    CFG_WL_FLUID = 1, /* lock-protected updates of shared cells (fluidanimate-like) */
-    CFG_WL_KVS = 2,   /* YCSB-like key-value store on CXL memory */
-    CFG_WL_HCMETA = 3, /* objects in the LNR, an index and coherence records in the SCR (HCMeta) */
-    CFG_WL_MEGALON = 4, /* objects in the LNR, index replicas kept by a shared log, records in the SCR */
-    CFG_WL_SC_BTREE = 5, /* a B+-tree in the LNR, a version per node in the SCR (SC-BTree) */
-    CFG_WL_SC_ART = 6,   /* an adaptive radix tree in the LNR, versions in the SCR and spilled (SC-ART) */
-    CFG_WL_SC_LSM = 7,   /* an LSM tree: memtable (write buffer) in the SCR, SSTables in the LNR (SC-LSM) */
-    CFG_WL_PRISM = 8,    /* Prism: hot-key memtable in the SCR, the BUL, SSTables in the LNR */
+    /* The paper's applications (section VI), in its order. */
+    CFG_WL_BODYTRACK = 0,     /* PARSEC bodytrack: annealed particle filter over shared images */
+    CFG_WL_FLUIDANIMATE = 1,  /* PARSEC fluidanimate: SPH particles in a shared grid of cells */
+    CFG_WL_STREAMCLUSTER = 2, /* PARSEC streamcluster: online k-median over shared points */
+    CFG_WL_CANNEAL = 3,       /* PARSEC canneal: simulated annealing of a shared netlist */
+    CFG_WL_RAYTRACE = 4,      /* SPLASH-2 raytrace: a read-mostly scene, per-thread tiles */
+    CFG_WL_BARNES = 5,        /* SPLASH-2 barnes: Barnes-Hut N-body over a shared octree */
+    CFG_WL_OCEAN_NCP = 6,     /* SPLASH-2 ocean_ncp: red-black SOR, blocks of one row-major grid */
+    CFG_WL_OCEAN_CP = 7,      /* SPLASH-2 ocean_cp: red-black SOR, each block contiguous */
+    CFG_WL_YCSB = 8,          /* YCSB on a hashtable key-value store of 1 KB records */
+    CFG_WL_HCMETA = 9, /* objects in the LNR, an index and coherence records in the SCR (HCMeta) */
+    CFG_WL_MEGALON = 10, /* objects in the LNR, index replicas kept by a shared log, records in the SCR */
+    CFG_WL_SC_BTREE = 11, /* a B+-tree in the LNR, a version per node in the SCR (SC-BTree) */
+    CFG_WL_SC_ART = 12,   /* an adaptive radix tree in the LNR, versions in the SCR and spilled (SC-ART) */
+    CFG_WL_SC_LSM = 13,   /* an LSM tree: memtable (write buffer) in the SCR, SSTables in the LNR (SC-LSM) */
+    CFG_WL_PRISM = 14,    /* Prism: hot-key memtable in the SCR, the BUL, SSTables in the LNR */
     CFG_WL_COUNT
 } cfg_workload_e;
 
@@ -196,16 +203,29 @@ typedef struct sim_config {
     struct {
         cfg_workload_e name;
         uint64_t threads;          /* 0: one per core */
-        uint64_t ocean_grid;       /* interior points per side */
+        uint64_t bodytrack_particles;  /* per annealing layer */
+        uint64_t bodytrack_layers;     /* annealing layers per frame */
+        uint64_t bodytrack_frames;
+        uint64_t fluidanimate_particles;
+        uint64_t fluidanimate_frames;
+        uint64_t streamcluster_points;
+        uint64_t streamcluster_dims;
+        uint64_t streamcluster_centers; /* k */
+        uint64_t canneal_elements;
+        uint64_t canneal_swaps;        /* per thread per temperature step */
+        uint64_t canneal_steps;        /* temperature steps */
+        uint64_t raytrace_image;       /* pixels per side */
+        uint64_t raytrace_triangles;
+        uint64_t barnes_bodies;
+        uint64_t barnes_steps;
+        uint64_t ocean_grid;       /* ocean_cp, ocean_ncp: interior points per side */
         uint64_t ocean_iters;      /* red-black sweeps */
-        uint64_t fluid_cells;
-        uint64_t fluid_updates;    /* per thread */
-        uint64_t kvs_records;
-        uint64_t kvs_record_bytes;
-        uint64_t kvs_ops;          /* in all, over the threads */
-        uint64_t kvs_read_pct;
-        cfg_keys_e kvs_keys;       /* how its keys are drawn */
-        double kvs_zipf_theta;
+        uint64_t ycsb_records;
+        uint64_t ycsb_record_bytes;
+        uint64_t ycsb_ops;         /* in all, over the threads; 0: four per record (the paper's ratio) */
+        uint64_t ycsb_read_pct;
+        cfg_keys_e ycsb_keys;      /* how its keys are drawn */
+        double ycsb_zipf_theta;
         /* The data-sharing workloads on partly coherent memory (hcmeta, megalon). */
         uint64_t share_objects;
         uint64_t share_object_bytes;
@@ -302,7 +322,7 @@ int config_diff(const sim_config_t *a, const sim_config_t *b);
 
 /** Name of a protocol ("wb", "wt", "baseline", "parallel", "proactive"). */
 const char *config_protocol_name(cfg_protocol_e p);
-/** Name of a workload ("ocean", "fluid", "kvs", "hcmeta", "megalon", "sc_btree", "sc_art", "sc_lsm",
+/** Name of a workload ("bodytrack", ..., "ycsb", "hcmeta", "megalon", "sc_btree", "sc_art", "sc_lsm",
  *  "prism"). */
 const char *config_workload_name(cfg_workload_e w);
 

@@ -3,7 +3,7 @@
  * - every workload, under the functional runner with 1, 2, 7 and 16 threads and several seeds,
  *   passes its own check, and the oracle finds no lost or phantom word;
  * - every workload's check fails when one word of the final memory is corrupted (shared data, and
- *   for fluid the log in local memory), with a one-line message naming it; setup refuses sizes
+ *   for ycsb the log in local memory), with a one-line message naming it; setup refuses sizes
  *   that do not fit or cannot work;
  * - locks give mutual exclusion (a counter incremented non-atomically under a lock ends exact)
  *   while the same workload without the lock loses updates (the runner does expose races);
@@ -41,12 +41,10 @@ static sim_config_t small_cfg(void)
     config_defaults(&c);
     c.workload.ocean_grid = 24;
     c.workload.ocean_iters = 4;
-    c.workload.fluid_cells = 40;
-    c.workload.fluid_updates = 100;
-    c.workload.kvs_records = 60;
-    c.workload.kvs_record_bytes = 128;
-    c.workload.kvs_ops = 1000;
-    c.workload.kvs_read_pct = 70;
+    c.workload.ycsb_records = 60;
+    c.workload.ycsb_record_bytes = 128;
+    c.workload.ycsb_ops = 1000;
+    c.workload.ycsb_read_pct = 70;
     return c;
 }
 
@@ -99,7 +97,7 @@ Test(workloads, registry_follows_the_config_names)
         cr_assert(workloads[i]->doc && workloads[i]->doc[0] && workloads[i]->setup && workloads[i]->thread &&
                   workloads[i]->check && workloads[i]->free);
     }
-    cr_assert_null(workload_find("barnes"));
+    cr_assert_null(workload_find("ocean"));
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -147,7 +145,8 @@ Test(workloads, ocean_passes_its_check_and_the_oracle)
 {
     /* GIVEN a 24 x 24 grid, 4 sweeps WHEN run on 1..16 threads THEN bit-exact grid, no lost store */
     sim_config_t c = small_cfg();
-    runs_clean("ocean", &c, 100);
+    runs_clean("ocean_ncp", &c, 100);
+    runs_clean("ocean_cp", &c, 110);
 }
 
 Test(workloads, ocean_odd_sizes_pass)
@@ -159,34 +158,25 @@ Test(workloads, ocean_odd_sizes_pass)
     for (int i = 0; i < 3; i++) {
         c.workload.ocean_grid = grid[i];
         c.workload.ocean_iters = 2;
-        cr_assert_eq(wl_func_run(find("ocean"), &c, thr[i], 3, tb_seed(5), err), 0, "grid %u: %s", grid[i], err);
+        cr_assert_eq(wl_func_run(find("ocean_ncp"), &c, thr[i], 3, tb_seed(5), err), 0, "grid %u: %s", grid[i], err);
+        cr_assert_eq(wl_func_run(find("ocean_cp"), &c, thr[i], 3, tb_seed(6), err), 0, "grid %u: %s", grid[i], err);
     }
 }
 
-Test(workloads, fluid_passes_its_check_and_the_oracle)
-{
-    /* GIVEN 40 cells, 100 moves per thread WHEN run on 1..16 threads THEN conservation and logs agree */
-    sim_config_t c = small_cfg();
-    runs_clean("fluid", &c, 200);
-    /* and with very few cells (every move contends) */
-    c.workload.fluid_cells = 3;
-    runs_clean("fluid", &c, 210);
-}
-
-Test(workloads, kvs_passes_its_check_and_the_oracle)
+Test(workloads, ycsb_passes_its_check_and_the_oracle)
 {
     /* GIVEN 60 records of 128 B, 1000 operations, 70 % gets WHEN run on 1..16 threads THEN no torn
      * read, every record holds its last put */
     sim_config_t c = small_cfg();
-    runs_clean("kvs", &c, 300);
+    runs_clean("ycsb", &c, 300);
     /* and with the paper's 1 KB records, all puts on 4 keys, and all gets */
-    c.workload.kvs_record_bytes = 1024;
-    c.workload.kvs_records = 4;
-    c.workload.kvs_ops = 64;
-    c.workload.kvs_read_pct = 0;
-    runs_clean("kvs", &c, 310);
-    c.workload.kvs_read_pct = 100;
-    runs_clean("kvs", &c, 320);
+    c.workload.ycsb_record_bytes = 1024;
+    c.workload.ycsb_records = 4;
+    c.workload.ycsb_ops = 64;
+    c.workload.ycsb_read_pct = 0;
+    runs_clean("ycsb", &c, 310);
+    c.workload.ycsb_read_pct = 100;
+    runs_clean("ycsb", &c, 320);
 }
 
 /* runs_clean on base with each variant's settings (workload keys, "section.key=value" up to a NULL)
@@ -893,18 +883,14 @@ static void corruption_fails(const char *name, const sim_config_t *cfg, uint64_t
 Test(workloads, ocean_check_fails_on_a_corrupted_word)
 {
     sim_config_t c = small_cfg();
-    corruption_fails("ocean", &c, 400, 20);
+    corruption_fails("ocean_ncp", &c, 400, 20);
+    corruption_fails("ocean_cp", &c, 405, 20);
 }
-Test(workloads, fluid_check_fails_on_a_corrupted_word)
-{
-    sim_config_t c = small_cfg();
-    corruption_fails("fluid", &c, 410, 20);
-}
-/* The most stores any one word of kvs received: with every operation a put, twice the puts of its
+/* The most stores any one word of ycsb received: with every operation a put, twice the puts of its
  * hottest key (each put takes the record's lock word by cas and releases it by a store). */
-static uint64_t kvs_hottest_puts(const sim_config_t *c, uint64_t seed)
+static uint64_t ycsb_hottest_puts(const sim_config_t *c, uint64_t seed)
 {
-    wl_func_t *f = wl_func_create(find("kvs"), c, 4, NUM_CN, seed);
+    wl_func_t *f = wl_func_create(find("ycsb"), c, 4, NUM_CN, seed);
     char err[WL_ERR_MAX];
     cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
     cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
@@ -920,22 +906,22 @@ static uint64_t kvs_hottest_puts(const sim_config_t *c, uint64_t seed)
     return most;
 }
 
-Test(workloads, kvs_draws_zipfian_keys_when_asked)
+Test(workloads, ycsb_draws_zipfian_keys_when_asked)
 {
     /* GIVEN 1000 records and 2000 puts
      * WHEN keys are uniform, then YCSB's scrambled Zipfian (theta 0.99)
      * THEN both pass the check; uniformly no key gets many puts (at most about 8 expected), under
      *      the Zipfian the hottest one about 3.8 % of them (76): a lock word twice as many stores */
     sim_config_t c = small_cfg();
-    c.workload.kvs_records = 1000;
-    c.workload.kvs_ops = 2000;
-    c.workload.kvs_read_pct = 0;
+    c.workload.ycsb_records = 1000;
+    c.workload.ycsb_ops = 2000;
+    c.workload.ycsb_read_pct = 0;
     uint64_t seed = tb_seed(330);
-    uint64_t uni = kvs_hottest_puts(&c, seed);
+    uint64_t uni = ycsb_hottest_puts(&c, seed);
     config_err_t e;
-    cr_assert_eq(config_set(&c, "workload.kvs_keys=zipfian", &e), 0, "%s", e.msg);
-    uint64_t zipf = kvs_hottest_puts(&c, seed);
-    cr_log_info("kvs, 2000 puts on 1000 keys: the hottest lock word got %llu stores uniform, %llu Zipfian",
+    cr_assert_eq(config_set(&c, "workload.ycsb_keys=zipfian", &e), 0, "%s", e.msg);
+    uint64_t zipf = ycsb_hottest_puts(&c, seed);
+    cr_log_info("ycsb, 2000 puts on 1000 keys: the hottest lock word got %llu stores uniform, %llu Zipfian",
                 (unsigned long long)uni, (unsigned long long)zipf);
     cr_assert_leq(uni, 2 * 16, "uniform keys: a lock word got %llu stores of 2000 puts; seed %llu",
                   (unsigned long long)uni, (unsigned long long)seed);
@@ -943,31 +929,31 @@ Test(workloads, kvs_draws_zipfian_keys_when_asked)
                   (unsigned long long)zipf, (unsigned long long)seed);
 }
 
-Test(workloads, kvs_counts_its_operations_in_the_run_statistics)
+Test(workloads, ycsb_counts_its_operations_in_the_run_statistics)
 {
-    /* GIVEN kvs, 1000 operations, 70 % gets, on 4 threads
+    /* GIVEN ycsb, 1000 operations, 70 % gets, on 4 threads
      * WHEN run
-     * THEN workload.kvs.gets + puts = 1000, gets about 70 %, no torn read, no missing key */
+     * THEN workload.ycsb.gets + puts = 1000, gets about 70 %, no torn read, no missing key */
     sim_config_t c = small_cfg();
-    wl_func_t *f = wl_func_create(find("kvs"), &c, 4, NUM_CN, tb_seed(340));
+    wl_func_t *f = wl_func_create(find("ycsb"), &c, 4, NUM_CN, tb_seed(340));
     char err[WL_ERR_MAX];
     cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
     cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
     cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
-    const uint64_t *gets = wl_func_counter(f, "kvs.gets"), *puts = wl_func_counter(f, "kvs.puts");
-    cr_assert(gets && puts && wl_func_counter(f, "kvs.torn_reads") && wl_func_counter(f, "kvs.missing_keys") &&
-              wl_func_counter(f, "kvs.probes"));
+    const uint64_t *gets = wl_func_counter(f, "ycsb.gets"), *puts = wl_func_counter(f, "ycsb.puts");
+    cr_assert(gets && puts && wl_func_counter(f, "ycsb.torn_reads") && wl_func_counter(f, "ycsb.missing_keys") &&
+              wl_func_counter(f, "ycsb.probes"));
     cr_assert_eq(*gets + *puts, 1000);
     cr_assert(*gets > 600 && *gets < 800, "%llu gets", (unsigned long long)*gets);
-    cr_assert_eq(*wl_func_counter(f, "kvs.torn_reads"), 0);
-    cr_assert_eq(*wl_func_counter(f, "kvs.missing_keys"), 0);
+    cr_assert_eq(*wl_func_counter(f, "ycsb.torn_reads"), 0);
+    cr_assert_eq(*wl_func_counter(f, "ycsb.missing_keys"), 0);
     wl_func_free(f);
 }
 
-Test(workloads, kvs_check_fails_on_a_corrupted_word)
+Test(workloads, ycsb_check_fails_on_a_corrupted_word)
 {
     sim_config_t c = small_cfg();
-    corruption_fails("kvs", &c, 420, 20);
+    corruption_fails("ycsb", &c, 420, 20);
 }
 Test(workloads, hcmeta_check_fails_on_a_corrupted_word)
 {
@@ -980,18 +966,18 @@ Test(workloads, megalon_check_fails_on_a_corrupted_word)
     corruption_fails("megalon", &c, 440, 40);
 }
 
-Test(workloads, fluid_and_kvs_checks_read_the_logs_in_local_memory)
+Test(workloads, ycsb_check_reads_the_logs_in_local_memory)
 {
     /* GIVEN finished runs (thread 0 runs on CN 0, whose first local allocation is its log) */
     sim_config_t c = small_cfg();
-    c.workload.kvs_read_pct = 0; /* every operation a put: thread 0 logged some */
-    const char *names[] = {"fluid", "kvs"};
-    for (int i = 0; i < 2; i++) {
+    c.workload.ycsb_read_pct = 0; /* every operation a put: thread 0 logged some */
+    const char *names[] = {"ycsb"};
+    for (int i = 0; i < 1; i++) {
         wl_func_t *f = wl_func_create(find(names[i]), &c, 4, NUM_CN, tb_seed(7));
         char err[WL_ERR_MAX];
         cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s",
                   err);
-        /* WHEN the first log entry's second word (fluid: the mass moved; kvs: the version) changes */
+        /* WHEN the first log entry's second word (the version) changes */
         uint64_t a = ADDR_LOCAL_BASE + 8, v = wl_func_env(f)->ops->peek(wl_func_env(f), 0, a);
         wl_func_corrupt(f, 0, a, v + 1);
         /* THEN the check no longer agrees with memory */
@@ -1018,21 +1004,17 @@ Test(workloads, setup_refuses_what_does_not_fit)
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 4096;
     c.workload.ocean_grid = 64;    /* 66 x 66 x 8 B = 34 848 B */
-    c.workload.fluid_cells = 200;  /* 12 800 B */
-    c.workload.kvs_records = 100;  /* 256 slots x 128 B = 32 KiB */
-    setup_refuses("ocean", &c, 4, "ocean: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
-    setup_refuses("fluid", &c, 4, "fluid: 200 cells (12800 bytes) do not fit the CXL memory");
-    setup_refuses("kvs", &c, 4, "kvs: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
+    c.workload.ycsb_records = 100;  /* 256 slots x 128 B = 32 KiB */
+    setup_refuses("ocean_ncp", &c, 4, "ocean: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
+    setup_refuses("ycsb", &c, 4, "ycsb: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
     /* the scr_size limit, when set, is the one that counts */
     c = small_cfg();
     c.mem.scr_size_bytes = 1024;
-    setup_refuses("fluid", &c, 4, "do not fit the CXL memory");
+    setup_refuses("ycsb", &c, 4, "does not fit the CXL memory");
     c = small_cfg();
     c.mem.local_size_bytes = 4096;
-    c.workload.fluid_updates = 200; /* 6 400 B of log */
-    setup_refuses("fluid", &c, 4, "fluid: thread 0's log of 200 moves (6400 bytes) does not fit CN 0's local memory");
-    c.workload.kvs_ops = 4 * 300; /* 300 puts at most per thread: 4 800 B */
-    setup_refuses("kvs", &c, 4, "kvs: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
+    c.workload.ycsb_ops = 4 * 300; /* 300 puts at most per thread: 4 800 B */
+    setup_refuses("ycsb", &c, 4, "ycsb: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
 }
 
 Test(workloads, hcmeta_setup_refuses_what_cannot_work)
@@ -1119,9 +1101,7 @@ Test(workloads, setup_refuses_impossible_sizes)
 {
     sim_config_t c = small_cfg();
     c.workload.ocean_grid = 4;
-    setup_refuses("ocean", &c, 5, "ocean: 5 threads but only 4 grid rows to share (workload.ocean_grid = 4)");
-    c.workload.fluid_cells = 1;
-    setup_refuses("fluid", &c, 2, "fluid: 1 cell: a move needs a cell and a neighbour");
+    setup_refuses("ocean_ncp", &c, 5, "ocean: 5 threads but only 4 grid rows to share (workload.ocean_grid = 4)");
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1278,13 +1258,13 @@ Test(workloads, barriers_never_let_a_thread_through_early)
 
 Test(workloads, the_runner_replays_a_seed_exactly)
 {
-    /* GIVEN two runs of fluid with one seed and one with another */
+    /* GIVEN two runs of ycsb with one seed and one with another */
     sim_config_t c = small_cfg();
     wl_func_stats_t st[3];
     uint64_t seeds[3] = {tb_seed(700), tb_seed(700), tb_seed(700) + 1};
     uint64_t digest[3] = {0};
     for (int i = 0; i < 3; i++) {
-        wl_func_t *f = wl_func_create(find("fluid"), &c, 7, NUM_CN, seeds[i]);
+        wl_func_t *f = wl_func_create(find("ycsb"), &c, 7, NUM_CN, seeds[i]);
         char err[WL_ERR_MAX];
         cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
         st[i] = *wl_func_stats(f);
@@ -1464,10 +1444,10 @@ Test(workloads, a_workload_counter_registered_twice_is_refused)
 
 Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
 {
-    /* GIVEN a finished kvs run */
+    /* GIVEN a finished ycsb run */
     sim_config_t c = small_cfg();
-    c.workload.kvs_read_pct = 0;
-    wl_func_t *f = wl_func_create(find("kvs"), &c, 7, NUM_CN, tb_seed(800));
+    c.workload.ycsb_read_pct = 0;
+    wl_func_t *f = wl_func_create(find("ycsb"), &c, 7, NUM_CN, tb_seed(800));
     char err[WL_ERR_MAX];
     cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
     /* WHEN a word stored more than once goes back to its initial value (a store vanished) */

@@ -260,8 +260,17 @@ static void ocean_free(void *state)
     free(o);
 }
 
-const workload_t wl_ocean = {
-    .name = "ocean",
+const workload_t wl_ocean_ncp = {
+    .name = "ocean_ncp",
+    .doc = "red-black SOR stencil over a shared grid, rows split among the threads, barriers between half-sweeps",
+    .setup = ocean_setup,
+    .thread = ocean_thread,
+    .check = ocean_check,
+    .free = ocean_free,
+};
+
+const workload_t wl_ocean_cp = {
+    .name = "ocean_cp",
     .doc = "red-black SOR stencil over a shared grid, rows split among the threads, barriers between half-sweeps",
     .setup = ocean_setup,
     .thread = ocean_thread,

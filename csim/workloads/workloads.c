@@ -7,8 +7,10 @@
 
 /* In the order of cfg_workload_e (csim/config.h), so workloads[cfg->workload.name] is the
  * configured one; tb/test_workloads.c checks that the names agree. */
-const workload_t *const workloads[] = {&wl_ocean,    &wl_fluid,  &wl_kvs,    &wl_hcmeta, &wl_megalon,
-                                       &wl_sc_btree, &wl_sc_art, &wl_sc_lsm, &wl_prism,  NULL};
+const workload_t *const workloads[] = {&wl_bodytrack, &wl_fluidanimate, &wl_streamcluster, &wl_canneal, &wl_raytrace,
+                                       &wl_barnes,    &wl_ocean_ncp,    &wl_ocean_cp,       &wl_ycsb,    &wl_hcmeta,
+                                       &wl_megalon,   &wl_sc_btree,     &wl_sc_art,         &wl_sc_lsm,  &wl_prism,
+                                       NULL};
 
 const workload_t *workload_find(const char *name)
 {

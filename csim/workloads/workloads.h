@@ -7,9 +7,17 @@
 
 #include "cn/wl_api.h"
 
-extern const workload_t wl_ocean; /* ocean.c: red-black SOR stencil over a shared grid */
-extern const workload_t wl_fluid; /* fluid.c: lock-protected exchanges between shared cells */
-extern const workload_t wl_kvs;   /* kvs.c: YCSB-like key-value store on CXL memory */
+/* The paper's applications (section VI), in its order. */
+extern const workload_t wl_bodytrack;     /* bodytrack.c: PARSEC bodytrack, an annealed particle filter */
+extern const workload_t wl_fluidanimate;  /* fluidanimate.c: PARSEC fluidanimate, SPH particles in cells */
+extern const workload_t wl_streamcluster; /* streamcluster.c: PARSEC streamcluster, online k-median */
+extern const workload_t wl_canneal;       /* canneal.c: PARSEC canneal, annealing of a netlist's placement */
+extern const workload_t wl_raytrace;      /* raytrace.c: SPLASH-2 raytrace, a read-mostly scene in tiles */
+extern const workload_t wl_barnes;        /* barnes.c: SPLASH-2 barnes, Barnes-Hut over a shared octree */
+extern const workload_t wl_ocean_ncp;     /* ocean.c: SPLASH-2 ocean_ncp, SOR on blocks of a row-major grid */
+extern const workload_t wl_ocean_cp;      /* ocean.c: SPLASH-2 ocean_cp, SOR on contiguous blocks */
+extern const workload_t wl_ycsb;          /* ycsb.c: YCSB on a hashtable of 1 KB records */
+/* On partly coherent memory. */
 extern const workload_t wl_hcmeta;  /* hcmeta.c: objects shared through partly coherent memory (HCMeta) */
 extern const workload_t wl_megalon; /* megalon.c: the same objects shared as Megalon shares them */
 extern const workload_t wl_sc_btree; /* sc_btree.c: a B+-tree on partly coherent memory (SC-BTree) */

@@ -1,17 +1,19 @@
-/* kvs: a YCSB-like key-value store on CXL memory (paper section VI: 1.6 M records of 1 KB,
- * 6.4 M operations, 80 % gets, uniform keys; workload.kvs_keys = zipfian draws them from YCSB's
- * scrambled Zipfian instead, theta workload.kvs_zipf_theta).
+/* ycsb: YCSB on a key-value store in CXL memory, as the paper runs it (section VI: a store backed by
+ * a hashtable, 1.6 M records of 1 KB, 6.4 M operations, 80 % gets, uniform keys; workload.ycsb_ops
+ * = 0, the default, makes four operations a record, the paper's ratio, so that ycsb_records alone
+ * scales both; workload.ycsb_keys = zipfian draws the keys from YCSB's
+ * scrambled Zipfian instead, theta workload.ycsb_zipf_theta).
  *
  * Shared data (CXL memory): an open-addressing hash table (linear probing) of C slots, C the
- * smallest power of two >= 4/3 x kvs_records (load factor 0.5 .. 0.75); a slot is one record of
- * kvs_record_size bytes:
+ * smallest power of two >= 4/3 x ycsb_records (load factor 0.5 .. 0.75); a slot is one record of
+ * ycsb_record_size bytes:
  *   word 0 lock, 1 key + 1 (0: empty slot), 2 version, 3 writer (tid + 1; 0: setup), 4.. payload.
  * The lock sits in the record's first line, with the header, as a per-record latch does. Setup
- * inserts every key 0 .. kvs_records-1 at zero time (version 0). Keys never move after setup, so
+ * inserts every key 0 .. ycsb_records-1 at zero time (version 0). Keys never move after setup, so
  * a lookup probes the key words without a lock.
  *
- * The kvs_ops operations are split evenly over the threads. Each one: client work (wl_compute),
- * a key (uniform or Zipfian) and get-or-put (kvs_read_pct % gets), seeded per thread; the lookup; then under
+ * The operations are split evenly over the threads. Each one: client work (wl_compute),
+ * a key (uniform or Zipfian) and get-or-put (ycsb_read_pct % gets), seeded per thread; the lookup; then under
  * the record's lock either
  *   get: read version, writer and every payload word, and check that each payload word is the one
  *        the put of (key, version, writer) wrote: a mismatch is a torn read (counted; must be 0);
@@ -20,7 +22,7 @@
  * (key, version) in its CN's local memory and keeps its counts (gets, puts, torn reads, missing
  * keys) there.
  *
- * check(): no torn read, no missing key, gets + puts = kvs_ops; the logs rebuilt into a map: each
+ * check(): no torn read, no missing key, gets + puts = the operations; the logs rebuilt into a map: each
  * key's put versions are exactly 1 .. v (puts of one key were serialized), and every record holds
  * its last put (version v, its writer, its payload) -- or its setup value when never put.
  *
@@ -48,12 +50,12 @@
 
 /* A thread's counters in local memory (words after its log). */
 enum { C_GETS, C_PUTS, C_TORN, C_MISSING, C_WORDS };
-static const char *const c_names[C_WORDS] = {"kvs.gets", "kvs.puts", "kvs.torn_reads", "kvs.missing_keys"};
-static const char *const c_docs[C_WORDS] = {"kvs: gets done", "kvs: puts done",
-                                            "kvs: gets that read a torn record (must be 0)",
-                                            "kvs: operations whose key the table did not hold (must be 0)"};
+static const char *const c_names[C_WORDS] = {"ycsb.gets", "ycsb.puts", "ycsb.torn_reads", "ycsb.missing_keys"};
+static const char *const c_docs[C_WORDS] = {"ycsb: gets done", "ycsb: puts done",
+                                            "ycsb: gets that read a torn record (must be 0)",
+                                            "ycsb: operations whose key the table did not hold (must be 0)"};
 
-typedef struct kvs {
+typedef struct ycsb {
     uint64_t nrec, rec_bytes, pay_words, mask, ops, read_pct;
     bool zipf;     /* keys from the scrambled Zipfian below, else uniform */
     rng_zipf_t keys;
@@ -61,13 +63,13 @@ typedef struct kvs {
     uint64_t table;      /* remote */
     uint64_t *log, *cnt; /* per thread (local): its put log (key, version), its counters */
     uint64_t *slot_of;   /* host: each key's slot (setup placed them) */
-    uint64_t *stat[C_WORDS]; /* the run's statistics (workload.kvs.*): the counts of every thread */
-    uint64_t *probes;        /* workload.kvs.probes: slots looked at beyond each key's home */
-} kvs_t;
+    uint64_t *stat[C_WORDS]; /* the run's statistics (workload.ycsb.*): the counts of every thread */
+    uint64_t *probes;        /* workload.ycsb.probes: slots looked at beyond each key's home */
+} ycsb_t;
 
-static void kvs_free(void *state)
+static void ycsb_free(void *state)
 {
-    kvs_t *k = state;
+    ycsb_t *k = state;
     if (!k)
         return;
     free(k->log);
@@ -76,41 +78,41 @@ static void kvs_free(void *state)
     free(k);
 }
 
-static uint64_t rec(const kvs_t *k, uint64_t slot) { return k->table + slot * k->rec_bytes; }
-static uint64_t home(const kvs_t *k, uint64_t key) { return wl_mix64(key ^ 0x6b7673ull) & k->mask; }
+static uint64_t rec(const ycsb_t *k, uint64_t slot) { return k->table + slot * k->rec_bytes; }
+static uint64_t home(const ycsb_t *k, uint64_t key) { return wl_mix64(key ^ 0x6b7673ull /* "kvs" */) & k->mask; }
 static uint64_t payload(uint64_t key, uint64_t ver, uint64_t writer, uint64_t i)
 {
     return wl_mix64(wl_mix64(wl_mix64(key) ^ ver) ^ (writer << 40 | i));
 }
-static uint64_t thread_ops(const kvs_t *k, unsigned tid)
+static uint64_t thread_ops(const ycsb_t *k, unsigned tid)
 {
     return k->ops / k->nthreads + (tid < k->ops % k->nthreads);
 }
 
-static int kvs_setup(wl_env_t *e, void **state, char *err)
+static int ycsb_setup(wl_env_t *e, void **state, char *err)
 {
     const sim_config_t *c = e->cfg;
     *state = NULL;
-    kvs_t *k = calloc(1, sizeof *k);
+    ycsb_t *k = calloc(1, sizeof *k);
     uint8_t *used = NULL;
     int rc = 0;
     if (!k) {
-        rc = wl_errf(err, "kvs: out of host memory");
+        rc = wl_errf(err, "ycsb: out of host memory");
         goto out;
     }
-    k->nrec = c->workload.kvs_records;
-    k->rec_bytes = c->workload.kvs_record_bytes;
-    k->ops = c->workload.kvs_ops;
-    k->read_pct = c->workload.kvs_read_pct;
-    k->zipf = c->workload.kvs_keys == CFG_KEYS_ZIPFIAN;
-    if (k->zipf && rng_zipf_init(&k->keys, k->nrec, c->workload.kvs_zipf_theta, true)) {
-        rc = wl_errf(err, "kvs: no Zipfian over %llu keys with theta %g", (unsigned long long)k->nrec,
-                     c->workload.kvs_zipf_theta);
+    k->nrec = c->workload.ycsb_records;
+    k->rec_bytes = c->workload.ycsb_record_bytes;
+    k->ops = c->workload.ycsb_ops ? c->workload.ycsb_ops : 4 * k->nrec;
+    k->read_pct = c->workload.ycsb_read_pct;
+    k->zipf = c->workload.ycsb_keys == CFG_KEYS_ZIPFIAN;
+    if (k->zipf && rng_zipf_init(&k->keys, k->nrec, c->workload.ycsb_zipf_theta, true)) {
+        rc = wl_errf(err, "ycsb: no Zipfian over %llu keys with theta %g", (unsigned long long)k->nrec,
+                     c->workload.ycsb_zipf_theta);
         goto out;
     }
     k->nthreads = e->nthreads;
     if (k->rec_bytes < 8 * (HDR_WORDS + 1) || k->rec_bytes % 8) {
-        rc = wl_errf(err, "kvs: a record of %llu bytes cannot hold the 32-byte header and a payload word",
+        rc = wl_errf(err, "ycsb: a record of %llu bytes cannot hold the 32-byte header and a payload word",
                      (unsigned long long)k->rec_bytes);
         goto out;
     }
@@ -121,12 +123,12 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
     k->mask = cap - 1;
     if (!(k->log = calloc(e->nthreads, sizeof *k->log)) || !(k->cnt = calloc(e->nthreads, sizeof *k->cnt)) ||
         !(k->slot_of = malloc(k->nrec * sizeof *k->slot_of)) || !(used = calloc(cap, 1))) {
-        rc = wl_errf(err, "kvs: out of host memory for %llu records", (unsigned long long)k->nrec);
+        rc = wl_errf(err, "ycsb: out of host memory for %llu records", (unsigned long long)k->nrec);
         goto out;
     }
     k->table = cap <= UINT64_MAX / k->rec_bytes ? e->ops->alloc_cxl(e, cap * k->rec_bytes) : WL_ALLOC_FAIL;
     if (k->table == WL_ALLOC_FAIL) {
-        rc = wl_errf(err, "kvs: a table of %llu slots of %llu bytes (%llu records) does not fit the CXL memory",
+        rc = wl_errf(err, "ycsb: a table of %llu slots of %llu bytes (%llu records) does not fit the CXL memory",
                      (unsigned long long)cap, (unsigned long long)k->rec_bytes, (unsigned long long)k->nrec);
         goto out;
     }
@@ -135,7 +137,7 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
             rc = -1;
             goto out;
         }
-    if (!(k->probes = e->ops->counter(e, "kvs.probes", "kvs: slots probed beyond a key's home slot", err))) {
+    if (!(k->probes = e->ops->counter(e, "ycsb.probes", "ycsb: slots probed beyond a key's home slot", err))) {
         rc = -1;
         goto out;
     }
@@ -144,7 +146,7 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
         k->log[t] = e->ops->alloc_local(e, e->thread_cn[t], bytes ? bytes : 8);
         k->cnt[t] = e->ops->alloc_local(e, e->thread_cn[t], 8 * C_WORDS);
         if (k->log[t] == WL_ALLOC_FAIL || k->cnt[t] == WL_ALLOC_FAIL) {
-            rc = wl_errf(err, "kvs: thread %u's put log (%llu bytes) does not fit CN %u's local memory", t,
+            rc = wl_errf(err, "ycsb: thread %u's put log (%llu bytes) does not fit CN %u's local memory", t,
                          (unsigned long long)bytes, e->thread_cn[t]);
             goto out;
         }
@@ -163,17 +165,17 @@ static int kvs_setup(wl_env_t *e, void **state, char *err)
 out:
     free(used);
     if (rc)
-        kvs_free(k);
+        ycsb_free(k);
     else
         *state = k;
     return rc;
 }
 
-static void kvs_thread(wl_thread_t *t, void *state)
+static void ycsb_thread(wl_thread_t *t, void *state)
 {
-    const kvs_t *k = state;
+    const ycsb_t *k = state;
     rng_t r;
-    rng_init_named(&r, t->seed, "kvs");
+    rng_init_named(&r, t->seed, "ycsb");
     const uint64_t n = thread_ops(k, t->tid), log = k->log[t->tid], me = t->tid + 1;
     uint64_t c[C_WORDS] = {0};
     for (uint64_t op = 0; op < n; op++) {
@@ -255,9 +257,9 @@ static int put_cmp(const void *a, const void *b)
     return x->ver < y->ver ? -1 : x->ver > y->ver;
 }
 
-static int kvs_check(wl_env_t *e, void *state, char *err)
+static int ycsb_check(wl_env_t *e, void *state, char *err)
 {
-    const kvs_t *k = state;
+    const ycsb_t *k = state;
     const unsigned lost = wl_env_lost(e);
     uint64_t tot[C_WORDS] = {0}, want_ops = 0;
     for (unsigned t = 0; t < k->nthreads; t++) {
@@ -268,19 +270,19 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
         want_ops += thread_ops(k, t);
     }
     if (tot[C_TORN])
-        return wl_errf(err, "kvs: %llu torn reads (a get saw a record half written by a put)",
+        return wl_errf(err, "ycsb: %llu torn reads (a get saw a record half written by a put)",
                        (unsigned long long)tot[C_TORN]);
     if (tot[C_MISSING])
-        return wl_errf(err, "kvs: %llu lookups did not find their key", (unsigned long long)tot[C_MISSING]);
+        return wl_errf(err, "ycsb: %llu lookups did not find their key", (unsigned long long)tot[C_MISSING]);
     if (tot[C_GETS] + tot[C_PUTS] != want_ops)
-        return wl_errf(err, "kvs: %llu gets + %llu puts, want %llu operations", (unsigned long long)tot[C_GETS],
+        return wl_errf(err, "ycsb: %llu gets + %llu puts, want %llu operations", (unsigned long long)tot[C_GETS],
                        (unsigned long long)tot[C_PUTS], (unsigned long long)want_ops);
     /* The reference map: every logged put, sorted by key then version. */
     put_t *p = malloc((tot[C_PUTS] ? tot[C_PUTS] : 1) * sizeof *p);
     uint64_t *last = calloc(k->nrec, sizeof *last); /* index + 1 into p of each key's last put */
     int rc = 0;
     if (!p || !last) {
-        rc = wl_errf(err, "kvs: check: out of host memory");
+        rc = wl_errf(err, "ycsb: check: out of host memory");
         goto out;
     }
     uint64_t np = 0;
@@ -292,7 +294,7 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
         for (uint64_t i = 0; i < n; i++) {
             uint64_t key = e->ops->peek(e, cn, k->log[t] + 16 * i);
             if (key >= k->nrec) {
-                rc = wl_errf(err, "kvs: thread %u's put %llu names key %llu (%llu records)", t,
+                rc = wl_errf(err, "ycsb: thread %u's put %llu names key %llu (%llu records)", t,
                              (unsigned long long)i, (unsigned long long)key, (unsigned long long)k->nrec);
                 goto out;
             }
@@ -304,7 +306,7 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
         uint64_t want = i > 0 && p[i - 1].key == p[i].key ? p[i - 1].ver + 1 : 1;
         /* With threads lost, their puts are missing from the logs: versions only increase. */
         if (lost ? p[i].ver < want : p[i].ver != want) {
-            rc = wl_errf(err, "kvs: key %llu: a put by thread %llu logged version %llu where %llu was due (the "
+            rc = wl_errf(err, "ycsb: key %llu: a put by thread %llu logged version %llu where %llu was due (the "
                          "versions of a key's puts must run 1, 2, 3, ...: its puts were not serialized)",
                          (unsigned long long)p[i].key, (unsigned long long)(p[i].writer - 1),
                          (unsigned long long)p[i].ver, (unsigned long long)want);
@@ -331,21 +333,21 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
         if (dead_lock && got_key == key + 1 && got_ver >= ver)
             continue;
         if (got_key != key + 1 || got_ver != ver || got_wr != writer) {
-            rc = wl_errf(err, "kvs: key %llu's record holds key word %llu, version %llu by writer %llu; want %llu, "
+            rc = wl_errf(err, "ycsb: key %llu's record holds key word %llu, version %llu by writer %llu; want %llu, "
                          "version %llu by writer %llu (its last put)", (unsigned long long)key,
                          (unsigned long long)got_key, (unsigned long long)got_ver, (unsigned long long)got_wr,
                          (unsigned long long)(key + 1), (unsigned long long)ver, (unsigned long long)writer);
             goto out;
         }
         if (lock && (lock > k->nthreads || wl_env_alive(e, (unsigned)(lock - 1)))) {
-            rc = wl_errf(err, "kvs: key %llu's lock is still held (0x%llx) after every thread ended",
+            rc = wl_errf(err, "ycsb: key %llu's lock is still held (0x%llx) after every thread ended",
                          (unsigned long long)key, (unsigned long long)lock);
             goto out;
         }
         for (uint64_t i = 0; i < k->pay_words; i++) {
             uint64_t got = e->ops->peek(e, 0, r + W_PAYLOAD + 8 * i), want = payload(key, ver, writer, i);
             if (got != want) {
-                rc = wl_errf(err, "kvs: key %llu's payload word %llu is 0x%llx, want 0x%llx (version %llu by writer "
+                rc = wl_errf(err, "ycsb: key %llu's payload word %llu is 0x%llx, want 0x%llx (version %llu by writer "
                              "%llu)", (unsigned long long)key, (unsigned long long)i, (unsigned long long)got,
                              (unsigned long long)want, (unsigned long long)ver, (unsigned long long)writer);
                 goto out;
@@ -359,7 +361,7 @@ static int kvs_check(wl_env_t *e, void *state, char *err)
         if (kw == 0)
             for (uint64_t i = 0; i < HDR_WORDS; i++)
                 if (e->ops->peek(e, 0, rec(k, s) + 8 * i) != 0) {
-                    rc = wl_errf(err, "kvs: empty slot %llu's word %llu is not 0", (unsigned long long)s,
+                    rc = wl_errf(err, "ycsb: empty slot %llu's word %llu is not 0", (unsigned long long)s,
                                  (unsigned long long)i);
                     goto out;
                 }
@@ -370,11 +372,11 @@ out:
     return rc;
 }
 
-const workload_t wl_kvs = {
-    .name = "kvs",
-    .doc = "YCSB-like key-value store: hash table of records on CXL memory, per-record locks, gets and puts",
-    .setup = kvs_setup,
-    .thread = kvs_thread,
-    .check = kvs_check,
-    .free = kvs_free,
+const workload_t wl_ycsb = {
+    .name = "ycsb",
+    .doc = "YCSB: a key-value store, a hash table of records on CXL memory, per-record locks, gets and puts",
+    .setup = ycsb_setup,
+    .thread = ycsb_thread,
+    .check = ycsb_check,
+    .free = ycsb_free,
 };
