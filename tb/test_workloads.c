@@ -1005,7 +1005,8 @@ Test(workloads, setup_refuses_what_does_not_fit)
     c.mem.mn_size_bytes = 4096;
     c.workload.ocean_grid = 64;    /* 66 x 66 x 8 B = 34 848 B */
     c.workload.ycsb_records = 100;  /* 256 slots x 128 B = 32 KiB */
-    setup_refuses("ocean_ncp", &c, 4, "ocean: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
+    setup_refuses("ocean_ncp", &c, 4, "ocean_ncp: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
+    setup_refuses("ocean_cp", &c, 4, "ocean_cp: the 66 x 66 grid (");
     setup_refuses("ycsb", &c, 4, "ycsb: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
     /* the scr_size limit, when set, is the one that counts */
     c = small_cfg();
@@ -1101,7 +1102,9 @@ Test(workloads, setup_refuses_impossible_sizes)
 {
     sim_config_t c = small_cfg();
     c.workload.ocean_grid = 4;
-    setup_refuses("ocean_ncp", &c, 5, "ocean: 5 threads but only 4 grid rows to share (workload.ocean_grid = 4)");
+    setup_refuses("ocean_ncp", &c, 5, "ocean_ncp: 5 threads make 5 x 1 blocks but only 4 grid rows to share "
+                               "(workload.ocean_grid = 4)");
+    setup_refuses("ocean_cp", &c, 5, "ocean_cp: 5 threads make 5 x 1 blocks but only 4 grid rows to share");
 }
 
 /* ------------------------------------------------------------------------------------------------
