@@ -19,7 +19,7 @@ import time
 
 # The host's side of a run, which differs by design (as tb/test_sim.c's same_stats leaves it out).
 HOST = {"wall_s", "instr_per_s", "kernel_events", "cycles_clocked", "cycles_skipped"}
-RUNS = [(w, p) for w in ("ocean", "fluid", "kvs") for p in ("wb", "proactive")]
+RUNS = [(w, p) for w in ("ocean_cp", "fluidanimate", "ycsb") for p in ("wb", "proactive")]
 
 
 def usage(msg):

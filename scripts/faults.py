@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make faults`: a seeded campaign of CN failures and recoveries (docs/architecture.md 11g).
 
-Each run is one diktamo_sim co-simulation of a workload (ocean, fluid, kvs, megalon) under WT or a DIKTAMO
+Each run is one diktamo_sim co-simulation of a workload (the paper's nine applications, megalon) under WT or a DIKTAMO
 variant (baseline, parallel, proactive, proactive-noC) with Nr 2 or 3, and a CN failing at a moment
 drawn from the campaign's seed:
   commits   after a random number of committed remote store words (REPLs and VALs in flight);
@@ -37,7 +37,8 @@ VARIANTS = [
     ("proactive", ["--set", "core.protocol=proactive"]),
     ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
 ]
-WORKLOADS = ["ocean", "fluid", "kvs", "megalon"]
+WORKLOADS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace", "barnes", "ocean_ncp", "ocean_cp",
+             "ycsb", "megalon"]
 # Settings a workload needs on run.ini: megalon keeps its objects and log in the Large Non-coherent
 # Region above a 256 KiB coherent one, with 256 records for its 1024 objects and a 64-entry log (so
 # that records and log slots change hands while CNs fail), inserts and deletes among its writes.
@@ -105,9 +106,10 @@ def plan(runs, seed, window_us):
     rng = random.Random(seed)
     out = []
     for i in range(runs):
-        vname, vargs = VARIANTS[i % len(VARIANTS)]
+        # every workload in turn, each with the variants in turn (ten runs make one round of workloads)
+        wl = WORKLOADS[i % len(WORKLOADS)]
+        vname, vargs = VARIANTS[(i + i // len(WORKLOADS)) % len(VARIANTS)]
         nr = 2 + (i // len(VARIANTS)) % 2
-        wl = WORKLOADS[(i // (2 * len(VARIANTS))) % len(WORKLOADS)]
         kind = KINDS[i % len(KINDS)]
         if kind in ("during", "cm"):
             nr = 3

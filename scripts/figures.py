@@ -25,7 +25,7 @@ default is sim_configs/run.ini, 4 CNs of 4 cores and 2 MNs):
           each LU's buffer for store-buffer heads; and with core.sync = ideal as well, the
           paper's two assumptions together (a table in results.md)
   scale   WB and DIKTAMO-proactive on 4, 8 and 16 CNs of the same cores, as many MNs, the same
-          total work (fluid's per-thread updates scaled up on the smaller shapes) (Fig. 19; a
+          total work (canneal's per-thread swaps scaled up on the smaller shapes) (Fig. 19; a
           Verilated fabric per shape, built on first use)
 
 Runs are kept under --out (build/results/figures): a run whose statistics exist with the same
@@ -34,6 +34,8 @@ run again, so an interrupted `make figures` resumes, and a rebuilt simulator run
 
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
                           [--jobs N] [--scale N,N,...] [--flavour fast|test] [--host-set KEY=VALUE]...
+                          [--workloads A,B,...]
+  --workloads     some of the nine applications (default all; the test in make test runs three)
   --size tiny     minimal inputs and 2 / 4 CNs (the test in make test: every figure is drawn)
   --size full     the paper's input sizes (SIZES below; make figures FULL=1): hours a run here
   --docs DIR      also write results.md and the figures there (make figures: docs/)
@@ -55,7 +57,11 @@ from simruns import (FLAVOUR_SUFFIX, Run, build, die, ini_value, load, place, pl
 
 simruns.PROG = "figures"
 
-WORKLOADS = ["ocean", "fluid", "kvs"]
+# The paper's nine applications (section VI), in its order; --workloads picks some of them.
+APPS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace", "barnes", "ocean_ncp", "ocean_cp", "ycsb"]
+WORKLOADS = list(APPS)
+# Keys that size a workload per thread, not in all: scaled up on the smaller shapes of Fig. 19.
+PER_THREAD = {"canneal": "canneal_swaps"}
 VARIANTS = {
     "wb": ["core.protocol=wb"],
     "wt": ["core.protocol=wt"],
@@ -99,7 +105,7 @@ PAPER = {
     "wt_wb": 3.68, "baseline_wb": 2.88, "parallel_vs_baseline": -0.03, "proactive_wb": 1.30,
     "best_wb": 1.22, "nr2_vs_nr3": -0.02, "nr4_vs_nr3": 0.02, "nr2_wb": 1.27, "proactive_vs_wt": 2.82,
     "scale_wb": 3.15, "scale_proactive": 3.07, "compression": 5.8, "dump_gbps_max": 5.0,
-    "owned_avg": 29000, "owned_kvs": 119000, "merge_frac": None,
+    "owned_avg": 29000, "owned_ycsb": 119000, "merge_frac": None,
 }
 # Fig. 10's averages, normalized to WB (make run prints them beside its own: scripts/run_workloads.sh).
 PAPER_FIG10 = {"wb": 1.0, "wt": PAPER["wt_wb"], "baseline": PAPER["baseline_wb"],
@@ -161,16 +167,17 @@ def experiments(cfg, size, scale_cns):
           for w in WORKLOADS for n in (2, 4)]
     sync = [Run(f"sync-{w}-{v}", [f"workload.name={w}"] + base + VARIANTS[v] + ["core.sync=ideal"])
             for w in WORKLOADS for v in SYNC_VARIANTS]
-    # Fig. 19 scales strongly, as the paper does: the same total work on every shape. kvs's operations
-    # and ocean's grid are totals; fluid's updates are per thread, so a shape of n CNs makes
-    # top / n times as many per thread as the largest one.
+    # Fig. 19 scales strongly, as the paper does: the same total work on every shape. Most sizes are
+    # totals; canneal's swaps are per thread (and step), so a shape of n CNs makes top / n times as many
+    # per thread as the largest one.
     scale = []
     top = max(scale_cns)
-    updates = int(cfg_value(cfg, base + SCALE_SIZES[size], "workload", "fluid_updates"))
+    per = {w: int(cfg_value(cfg, base + SCALE_SIZES[size], "workload", k)) for w, k in PER_THREAD.items()
+           if w in WORKLOADS}
     for n in scale_cns:
         mn = max(2, n) if size != "tiny" else 2
         for w in WORKLOADS:
-            work = [f"workload.fluid_updates={updates * top // n}"] if w == "fluid" else []
+            work = [f"workload.{PER_THREAD[w]}={per[w] * top // n}"] if w in per else []
             for v in ("wb", "proactive"):
                 scale.append(Run(f"scale{n}-{w}-{v}", [f"workload.name={w}"] + base + SCALE_SIZES[size] + work +
                                  VARIANTS[v] + [f"system.num_cn={n}", f"system.num_mn={mn}",
@@ -312,13 +319,15 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     low = min(scale_cns)
     gain = {(w, v): S[(low, w, v)] / S[(top, w, v)] for w in WORKLOADS for v in ("wb", "proactive")}
     scale_gain = {v: geo([gain[(w, v)] for w in WORKLOADS]) for v in ("wb", "proactive")}
-    grid = int(run_key(out, f"scale{top}-ocean-wb", "workload", "ocean_grid"))
-    top_threads = load(out, f"scale{top}-ocean-wb")["system"]["threads"]
+    ocean = next((w for w in ("ocean_cp", "ocean_ncp") if w in WORKLOADS), None)
+    grid = int(run_key(out, f"scale{top}-{ocean}-wb", "workload", "ocean_grid")) if ocean else 0
+    top_threads = load(out, f"scale{top}-{WORKLOADS[0]}-wb")["system"]["threads"]
 
     def scaling(v):
         """Fig. 19's reason: each workload's speed-up, and ocean's rows per thread on the largest shape."""
-        return (", ".join(f"{w} {gain[(w, v)]:.2f}" for w in WORKLOADS) + f" (the same total work on every shape; "
-                f"ocean's {grid} rows leave {grid / top_threads:.3g} to each of {top_threads} threads on {top} CNs)")
+        rows = (f"; {ocean}'s {grid} rows leave {grid / top_threads:.3g} to each of {top_threads} threads on {top} CNs"
+                if ocean else "")
+        return (", ".join(f"{w} {gain[(w, v)]:.2f}" for w in WORKLOADS) + f" (the same total work on every shape{rows})")
 
     # ---- the table of headline ratios ----
     dumped = [lu[w]["compression"] for w in WORKLOADS if lu[w]["compression"] > 0]
@@ -387,7 +396,7 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     unknown = "cause not measured yet"
     walk = ("TravDir reads every directory line of the MN (16 reads ahead of its scan: about 12 ms for 1 GiB), so it "
             "grows with the MN's size, while the logs Merge searches grow with the run's length; even at the paper's "
-            "crash time (fluid failing 12.5 ms into a 27 ms run on paper.ini, five dumps in the MN log stores: "
+            "crash time (the earlier fluid workload failing 12.5 ms into a 27 ms run on paper.ini, five dumps in the MN log stores: "
             "docs/architecture.md 11g) Merge is 4.5 % of the recovery and TravDir 94 %: the paper's walk must be "
             "far shorter (it states neither its MN size nor its directory's organization)")
     rows = [
@@ -413,14 +422,15 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
         (f"{low} -> {top} CNs, proactive", scale_gain["proactive"], PAPER["scale_proactive"],
          scaling("proactive") + "; " + scaled),
         ("dump compression (geometric mean)", comp, PAPER["compression"],
-         ", ".join(f"{w} {lu[w]['compression']:.2f} x" for w in WORKLOADS) + ": the workloads' data values (kvs's "
-         "payload words are hashes; part 2's applications bring the originals' kinds of values)"),
+         ", ".join(f"{w} {lu[w]['compression']:.2f} x" for w in WORKLOADS) + ": the workloads' data values (ycsb's "
+         "payload words are hashes; the other applications compute doubles, coordinates and costs as their originals)"),
         ("dump bandwidth, largest (GB/s)", lu[wbw]["dump_gbps"] if dumped else None, PAPER["dump_gbps_max"],
          f"{wbw}'s log compresses {lu[wbw]['compression']:.2f} x (above), not the paper's {PAPER['compression']} x: "
          f"at that its {lu[wbw]['dump_gbps']:.3g} GB/s would be "
          f"{lu[wbw]['dump_gbps'] * lu[wbw]['compression'] / PAPER['compression']:.3g}" if dumped else "", "bound"),
         ("lines owned at the crash, mean", sum(owned) / len(owned), PAPER["owned_avg"], scaled, "bound"),
-        ("lines owned at the crash, kvs (YCSB)", rec["kvs"]["lines_owned"], PAPER["owned_kvs"], scaled),
+        ("lines owned at the crash, ycsb", rec["ycsb"]["lines_owned"] if "ycsb" in rec else None, PAPER["owned_ycsb"],
+         scaled),
         ("recovery: Merge the largest step", merge_dom, None, ""),
     ]
     mine = [os.path.join(docs, "results.md"), os.path.join(docs, "figures")] if docs else []  # what this writes
@@ -471,6 +481,20 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     for w in WORKLOADS:
         md.append(f"| {w} | {sync_frac(P[w]['wb']):.2f} | {sync_frac(P[w]['wt']):.2f} | "
                   f"{sync_frac(P[w]['proactive']):.2f} | {sync_frac(RI[w]):.2f} |")
+    md += ["", "## The applications", "",
+           "Each application's memory profile under WB (its proto run): the instructions all threads retired, "
+           "their accesses to CXL memory (loads, stores, atomics: the cores' `remote_*` counters), the "
+           "remote-write fraction (stores and atomics over all remote accesses) and the instructions per remote "
+           "access; locks and barriers count (a spinning thread adds loads while it waits). "
+           "docs/architecture.md 14 says what each kernel keeps of its original.", "",
+           "| workload | threads | instructions | remote loads | remote stores | remote rmws | remote-write fraction "
+           "| instructions per remote access |", "|---|---|---|---|---|---|---|---|"]
+    for w in WORKLOADS:
+        d = P[w]["wb"]
+        rl, rs, ra = core_sum(d, "remote_loads"), core_sum(d, "remote_stores"), core_sum(d, "remote_rmws")
+        acc = rl + rs + ra
+        md.append(f"| {w} | {d['system']['threads']} | {d['system']['instructions']} | {rl} | {rs} | {ra} | "
+                  f"{(rs + ra) / acc if acc else 0:.3f} | {d['system']['instructions'] / acc if acc else 0:.1f} |")
     md += ["", "## The Logging Units' room for store-buffer heads", "",
            f"DIKTAMO-proactive / WB with the configuration's `lu.head_reserve = {reserve}`, with `none`, and with "
            "`none` and `core.sync = ideal` (the paper's two assumptions together), and the fraction of REPL sets sent "
@@ -518,6 +542,8 @@ def main():
     ap.add_argument("--docs", default=None)
     ap.add_argument("--size", default="default", choices=sorted(SIZES))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--workloads", default=",".join(APPS), help="the applications, a comma-separated subset "
+                    "(default all nine)")
     ap.add_argument("--scale", default=None, help="CN counts of Fig. 19 (default 4,8,16; tiny: 2,4)")
     ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX),
                     help="the simulator's models: fast (default) or test (assertions on; the same statistics)")
@@ -536,6 +562,10 @@ def main():
         die(f"--scale {a.scale}: at least two CN counts, increasing")
     if a.jobs < 1:
         die(f"--jobs {a.jobs}: at least 1")
+    wls = a.workloads.split(",")
+    if not wls or any(w not in APPS for w in wls) or len(set(wls)) != len(wls):
+        die(f"--workloads {a.workloads}: a comma-separated subset of {','.join(APPS)}, each once")
+    WORKLOADS[:] = [w for w in APPS if w in wls]
     for s in a.host_set:
         if s.split("=", 1)[0] not in simruns.HOST_KEYS:
             die(f"--host-set {s}: only {' and '.join(simruns.HOST_KEYS)} (the host's side: the same results)")

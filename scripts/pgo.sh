@@ -96,7 +96,7 @@ if [ $fresh = 0 ]; then
   make_progs "-fprofile-generate -fprofile-update=single" "${sims[@]}"
   for c in "${train[@]}"; do
     s=$(build/bin/diktamo_cfg --config "$c" --shape)
-    for w in ocean fluid kvs; do
+    for w in bodytrack fluidanimate streamcluster canneal raytrace barnes ocean_ncp ocean_cp ycsb; do
       for p in wb proactive; do
         echo "pgo: training: $c, $w under $p"
         "$B/bin/diktamo_sim_$s" --config "$c" --set workload.name=$w --set core.protocol=$p --quiet > /dev/null

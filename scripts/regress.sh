@@ -74,11 +74,11 @@ done
 # LU outnumber its buffer's 64 slots; every workload, N seeds, link jitter. Nothing excludes a
 # deadlock through a full buffer here: a run that stalls fails (the stall detector's dump in the log).
 for seed in $(seq 1 "$n"); do
-  for w in ocean fluid kvs; do
+  for w in bodytrack fluidanimate streamcluster canneal raytrace barnes ocean_ncp ocean_cp ycsb; do
     if SIM_FLAVOUR=test bash scripts/run_sim.sh --config sim_configs/small.ini --seed "$seed" --quiet \
          --set system.cores_per_cn=16 --set l3.size=2MiB --set core.protocol=proactive --set lu.head_reserve=none \
-         --set workload.name=$w --set fabric.link_jitter=20ns --set workload.fluid_updates=64 \
-         --set workload.kvs_records=512 --set workload.kvs_ops=1024 \
+         --set workload.name=$w --set fabric.link_jitter=20ns \
+         --set workload.ycsb_records=512 --set workload.ycsb_ops=1024 \
          --stats "build/regress/reserve-none-$w-$seed.json" >>"$log" 2>&1; then
       say "regress: head_reserve=none $w --seed $seed: pass"
     else

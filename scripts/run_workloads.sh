@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run`: the three workloads under each store protocol on one configuration (default
+# `make run`: the paper's nine applications (section VI) under each store protocol on one configuration (default
 # sim_configs/run.ini, a scaled cluster): WB and WT, and DIKTAMO's baseline, parallel, proactive and
 # proactive-noC (proactive without store coalescing). Every run is checked by the oracle of
 # committed stores, by the workload's own check and, under DIKTAMO, by the replicas' logs (every
@@ -7,7 +7,7 @@
 # normalized to WB next to the paper's averages (its Fig. 10), then what replication cost under
 # DIKTAMO-proactive (Figs. 11, 13, 14, 16), and writes every run's statistics, summary.json,
 # fig10.dat and the gnuplot chart fig10.svg under build/results/run/. Then one more run: CN 1 fails in
-# the middle of ocean under DIKTAMO-proactive; the survivors recover and complete it; its oracle
+# the middle of ocean_cp under DIKTAMO-proactive; the survivors recover and complete it; its oracle
 # verdict and the recovery's steps are printed.
 # Usage: scripts/run_workloads.sh [--config FILE] [--seed N] [other diktamo_sim arguments]
 set -euo pipefail
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
-workloads=(ocean fluid kvs)
+workloads=(bodytrack fluidanimate streamcluster canneal raytrace barnes ocean_ncp ocean_cp ycsb)
 # variant name -> its settings
 variants=(wb wt baseline parallel proactive proactive-noC)
 declare -A vset=(
@@ -68,18 +68,18 @@ for w in "${workloads[@]}"; do
     fi
   done
 done
-# And one failure: CN 1 fails in the middle of ocean under DIKTAMO-proactive, the others recover
+# And one failure: CN 1 fails in the middle of ocean_cp under DIKTAMO-proactive, the others recover
 # and complete it (docs/architecture.md 11g).
-fail_args=(--set workload.name=ocean --set core.protocol=proactive --set fail.cn=1 --set fail.at=30us)
+fail_args=(--set workload.name=ocean_cp --set core.protocol=proactive --set fail.cn=1 --set fail.at=30us)
 ( rc=0
   "build/bin/diktamo_sim_$shape" --config "$config" --seed "$seed" "${args[@]}" "${fail_args[@]}" --quiet \
-    --stats "$out/ocean-proactive-failure.json" 2>"$out/ocean-proactive-failure.err" || rc=$?
-  echo "$rc" >"$out/ocean-proactive-failure.rc" ) &
+    --stats "$out/ocean_cp-proactive-failure.json" 2>"$out/ocean_cp-proactive-failure.err" || rc=$?
+  echo "$rc" >"$out/ocean_cp-proactive-failure.rc" ) &
 wait
 failed=0
 for w in "${workloads[@]}"; do
   for v in "${variants[@]}"; do
-    printf 'make run: %-6s %-14s ' "$w" "$v"
+    printf 'make run: %-13s %-14s ' "$w" "$v"
     if [ "$(cat "$out/$w-$v.rc" 2>/dev/null)" != 0 ]; then
       echo "FAILED"
       cat "$out/$w-$v.err" >&2
@@ -97,11 +97,11 @@ if "repl" in s:
 print(line)' "$out/$w-$v.json"
   done
 done
-printf 'make run: %-6s %-14s ' ocean "proactive, CN 1 failing at 30 us"
+printf 'make run: %-13s %-14s ' ocean_cp "proactive, CN 1 failing at 30 us"
 echo
-if [ "$(cat "$out/ocean-proactive-failure.rc" 2>/dev/null)" != 0 ]; then
+if [ "$(cat "$out/ocean_cp-proactive-failure.rc" 2>/dev/null)" != 0 ]; then
   echo "make run: the failure run FAILED" >&2
-  cat "$out/ocean-proactive-failure.err" >&2
+  cat "$out/ocean_cp-proactive-failure.err" >&2
   echo "make run: replay: bash scripts/run_sim.sh --config $config --seed $seed ${args[*]} ${fail_args[*]}" >&2
   failed=1
 else
@@ -119,7 +119,7 @@ print("make run:   recovery (us, Table III): detection %.1f, RecBegin %.1f, CM<-
 print("make run:   Fig. 15: %d lines owned by CN 1 in the directories; its L3 held %d shared, %d dirty, %d exclusive; "
       "%d words recovered from LU logs, %d from MN log stores" % (r["lines_owned"], r["crash_lines_shared"],
       r["crash_lines_dirty"], r["crash_lines_exclusive"], r["words_from_lus"], r["words_from_mns"]))' \
-    "$out/ocean-proactive-failure.json"
+    "$out/ocean_cp-proactive-failure.json"
 fi
 [ "$failed" = 0 ] || exit 1
 python3 - "$out" "${workloads[@]}" -- "${variants[@]}" <<'PY'
@@ -136,11 +136,11 @@ norm = {w: {v: runs[w][v]["system"]["exec_time_ns"] / runs[w]["wb"]["system"]["e
 geo = {v: math.exp(sum(math.log(norm[w][v]) for w in wls) / len(wls)) for v in vs}
 print()
 print("Execution time normalized to WB (the paper's Fig. 10 in miniature)")
-print("%-10s" % "workload" + "".join("%15s" % v for v in vs))
+print("%-14s" % "workload" + "".join("%15s" % v for v in vs))
 for w in wls:
-    print("%-10s" % w + "".join("%15.2f" % norm[w][v] for v in vs))
-print("%-10s" % "mean" + "".join("%15.2f" % geo[v] for v in vs) + "   (geometric)")
-print("%-10s" % "paper" + "".join("%15s" % ("%.2f" % paper[v] if v in paper else "-") for v in vs))
+    print("%-14s" % w + "".join("%15.2f" % norm[w][v] for v in vs))
+print("%-14s" % "mean" + "".join("%15.2f" % geo[v] for v in vs) + "   (geometric)")
+print("%-14s" % "paper" + "".join("%15s" % ("%.2f" % paper[v] if v in paper else "-") for v in vs))
 
 p = "proactive"
 if p in vs:
@@ -148,11 +148,11 @@ if p in vs:
     print("DIKTAMO-proactive: what replication costs (per workload)")
     hdr = ("workload", "at SB head", "REPLs", "REPL KB", "ACKs", "VALs", "VAL KB", "max log KB", "dump MB/s",
            "compress")
-    print("%-10s" % hdr[0] + "".join("%12s" % h for h in hdr[1:]))
+    print("%-14s" % hdr[0] + "".join("%12s" % h for h in hdr[1:]))
     for w in wls:
         s = runs[w][p]["system"]
         r, lu = s["repl"], s["lu"]
-        print("%-10s" % w + "%11.0f%%%12d%12.1f%12d%12d%12.1f%12.1f%12.1f%12.2f" % (
+        print("%-14s" % w + "%11.0f%%%12d%12.1f%12d%12d%12.1f%12.1f%12.1f%12.2f" % (
             100 * r["sets_at_head_frac"], r["repl_msgs"], r["repl_bytes"] / 1024, r["repl_acks"], r["val_msgs"],
             r["val_bytes"] / 1024, lu["max_log_bytes"] / 1024, lu["dump_gbps"] * 1000, lu["compression"]))
     print("(Fig. 11: REPL sets sent at the SB head; Fig. 13: largest uncompressed LU log between dumps;")
@@ -162,7 +162,7 @@ if p in vs:
     for v in [x for x in ("wb", "proactive", "wt") if x in vs]:
         for w in wls:
             t = runs[w][v]["system"]["remote_st_ns"]
-            print("  %-10s %-6s %10.1f %10.1f %10.1f %10.1f" % (v, w, t["rob"], t["rob_head_to_sb_head"],
+            print("  %-10s %-14s %10.1f %10.1f %10.1f %10.1f" % (v, w, t["rob"], t["rob_head_to_sb_head"],
                                                             t["sb_head_to_coh_end"], t["replication"]))
 
 summary = {w: {v: {"exec_time_ns": runs[w][v]["system"]["exec_time_ns"], "normalized_to_wb": norm[w][v]}

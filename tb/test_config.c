@@ -617,10 +617,10 @@ Test(config, unknown_workload_name)
     config_err_t e;
     config_defaults(&c);
     cr_assert_neq(config_set(&c, "workload.name=lu_cb", &e), 0);
-    cr_assert(strstr(e.msg, "workload.name") && strstr(e.msg, "ocean") && strstr(e.msg, "kvs"), "%s", e.msg);
-    cr_assert_eq(config_set(&c, "workload.name=kvs", &e), 0, "%s", e.msg);
-    cr_assert_eq(c.workload.name, CFG_WL_KVS);
-    cr_assert_str_eq(config_workload_name(c.workload.name), "kvs");
+    cr_assert(strstr(e.msg, "workload.name") && strstr(e.msg, "ocean_cp") && strstr(e.msg, "ycsb"), "%s", e.msg);
+    cr_assert_eq(config_set(&c, "workload.name=ycsb", &e), 0, "%s", e.msg);
+    cr_assert_eq(c.workload.name, CFG_WL_YCSB);
+    cr_assert_str_eq(config_workload_name(c.workload.name), "ycsb");
 }
 
 Test(config, cache_geometry)

@@ -32,6 +32,7 @@
 #include "stats.h"
 #include "system.h"
 #include "tb_seed.h"
+#include "wl_tiny.h"
 
 typedef struct rec_run {
     kernel_t k;
@@ -49,10 +50,12 @@ static void rec_open(rec_run_t *r, const char *wname, const char *proto, const c
     snprintf(sw, sizeof sw, "workload.name=%s", wname);
     snprintf(sp, sizeof sp, "core.protocol=%s", proto);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
-    const char *base[] = {sw, sp, ss, "lu.dump_period=20us", "mem.mn_size=512KiB", "workload.ocean_grid=14",
-                          "workload.ocean_iters=3",
-                          "workload.fluid_cells=48", "workload.fluid_updates=24", "workload.kvs_records=48",
-                          "workload.kvs_ops=128", NULL};
+    const char *base[64] = {sw, sp, ss, "lu.dump_period=20us", "mem.mn_size=512KiB"};
+    size_t n = 5;
+    for (const char *const *x = wl_tiny_sets; *x; x++)
+        base[n++] = *x;
+    base[n++] = "workload.ocean_iters=3";
+    base[n++] = "workload.ycsb_ops=128";
     config_err_t e;
     config_defaults(&r->c);
     cr_assert_eq(config_load(&r->c, "sim_configs/small.ini", &e), 0, "%s", e.msg);
@@ -127,9 +130,9 @@ static const struct {
 };
 #define NVAR (sizeof variants / sizeof variants[0])
 
-/* make test runs two variants per workload, every variant with one workload (wt and baseline on
- * ocean, parallel and proactive on fluid, proactive-noC and wt on kvs); TB_RECOV_ALL=1 (make
- * regress) runs every variant on every workload. */
+/* make test runs two variants per application, in turn (application i: variants 2i and 2i + 1
+ * modulo their number), so that every variant runs with three or four applications; TB_RECOV_ALL=1
+ * (make regress) runs every variant on every application. */
 static bool all_variants(void)
 {
     const char *e = getenv("TB_RECOV_ALL");
@@ -186,20 +189,34 @@ static void survive(const char *wname, unsigned wi)
     }
 }
 
-Test(recovery, ocean_survives_a_failure_under_wt_and_every_diktamo_variant, .timeout = 900) { survive("ocean", 0); }
-Test(recovery, fluid_survives_a_failure_under_wt_and_every_diktamo_variant, .timeout = 900) { survive("fluid", 1); }
-Test(recovery, kvs_keeps_every_acknowledged_put_through_a_failure, .timeout = 900) { survive("kvs", 2); }
+/* Each of the paper's applications through a failure. */
+#define APP_CASE(app, n)                                                                                      \
+    Test(recovery, app##_survives_a_failure_under_wt_and_every_diktamo_variant, .timeout = 900)               \
+    {                                                                                                         \
+        cr_assert_str_eq(workloads[n]->name, #app);                                                           \
+        survive(#app, n);                                                                                     \
+    }
+APP_CASE(bodytrack, 0)
+APP_CASE(fluidanimate, 1)
+APP_CASE(streamcluster, 2)
+APP_CASE(canneal, 3)
+APP_CASE(raytrace, 4)
+APP_CASE(barnes, 5)
+APP_CASE(ocean_ncp, 6)
+APP_CASE(ocean_cp, 7)
+APP_CASE(ycsb, 8)
+#undef APP_CASE
 
 /* =============================================================================================
  * The check can fail */
 
 Test(recovery, a_failure_under_wb_loses_committed_stores_and_the_oracle_says_so, .timeout = 300)
 {
-    /* GIVEN ocean under WB (dirty lines live only in the caches), CN 2 failing after 60 commits */
+    /* GIVEN ocean_cp under WB (dirty lines live only in the caches), CN 2 failing after 60 commits */
     const char *extra[] = {"fail.cn=2", "fail.after_commits=60", NULL};
     rec_run_t r;
-    rec_open(&r, "ocean", "wb", extra, 7);
-    snprintf(r.ctx, sizeof r.ctx, "ocean under wb");
+    rec_open(&r, "ocean_cp", "wb", extra, 7);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under wb");
     oracle_report_t rep;
     char err[SYSTEM_ERR_MAX] = "";
     int rc = rec_finish(&r, &rep, err);
@@ -254,7 +271,7 @@ Test(recovery, a_failed_cn_s_lnr_stores_not_written_back_are_in_doubt_not_lost, 
      * other CNs see them only through MN memory), then CN 1 failing */
     const char *extra[] = {"mem.scr_size=256KiB", NULL};
     rec_run_t r;
-    rec_open(&r, "ocean", "proactive", extra, 11);
+    rec_open(&r, "ocean_cp", "proactive", extra, 11);
     snprintf(r.ctx, sizeof r.ctx, "LNR stores of a failed CN");
     system_free(r.s);
     stats_free(&r.st);
@@ -321,8 +338,8 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
     /* GIVEN proactive with Nr = 1 (each line's only replica is its bucket owner's LU), CN 2 failing */
     const char *extra[] = {"lu.nr=1", "fail.cn=2", "fail.after_commits=300", NULL};
     rec_run_t r;
-    rec_open(&r, "ocean", "proactive", extra, 9);
-    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 1");
+    rec_open(&r, "ocean_cp", "proactive", extra, 9);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under proactive, Nr 1");
     oracle_report_t rep;
     char err[SYSTEM_ERR_MAX] = "";
     int rc = rec_finish(&r, &rep, err);
@@ -335,8 +352,8 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
 
     /* GIVEN Nr = 2 and CNs 1 and 3 failing at the same moment */
     const char *extra2[] = {"lu.nr=2", NULL};
-    rec_open(&r, "ocean", "proactive", extra2, 11);
-    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 2, two failures at once");
+    rec_open(&r, "ocean_cp", "proactive", extra2, 11);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under proactive, Nr 2, two failures at once");
     system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
     system_fail_at(r.s, 3, r.k.now + 6 * PS_PER_US);
     rc = rec_finish(&r, &rep, err);
@@ -347,8 +364,8 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
 
     /* GIVEN Nr = 2, CN 1 failing at 6 us WHEN CN 3 fails during its recovery THEN both are reported
      * unrecoverable: CN 1's recovery had not ended */
-    rec_open(&r, "ocean", "proactive", extra2, 13);
-    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, Nr 2, a failure during a recovery");
+    rec_open(&r, "ocean_cp", "proactive", extra2, 13);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under proactive, Nr 2, a failure during a recovery");
     system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
     run_until_cm_runs(&r, 0);
     system_fail_at(r.s, 3, r.k.now + 3 * PS_PER_US);
@@ -364,12 +381,12 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
 
 Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout = 600)
 {
-    /* GIVEN ocean under proactive, Nr 3, CN 1 failing at 6 us */
+    /* GIVEN ocean_cp under proactive, Nr 3, CN 1 failing at 6 us */
     const uint64_t seed = tb_seed(21);
     const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", NULL};
     rec_run_t r;
-    rec_open(&r, "ocean", "proactive", extra, seed);
-    snprintf(r.ctx, sizeof r.ctx, "ocean under proactive, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", seed, seed);
+    rec_open(&r, "ocean_cp", "proactive", extra, seed);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under proactive, seed %" PRIu64 " (replay: TB_SEED=%" PRIu64 ")", seed, seed);
     system_fail_at(r.s, 1, r.k.now + 6 * PS_PER_US);
     /* WHEN the first recovery ends, CN 3 fails 3 us later */
     while (counter(&r, "recovery.count") == 0) {
@@ -392,15 +409,15 @@ Test(recovery, a_second_failure_after_the_first_recovery_is_recovered, .timeout 
 /* =============================================================================================
  * A failure during a recovery */
 
-/* ocean under proactive, Nr 3, CN 1 failing at 6 us; then CN second fails after in into CN 0's
+/* ocean_cp under proactive, Nr 3, CN 1 failing at 6 us; then CN second fails after in into CN 0's
  * recovery run. */
 static void fail_during(rec_run_t *r, uint64_t seed, unsigned second, uint64_t in)
 {
     /* 1 MiB MNs: a walk of about 13 us, long enough for a failure during it */
     const char *extra[] = {"lu.nr=3", "workload.ocean_iters=6", "mem.mn_size=1MiB", NULL};
-    rec_open(r, "ocean", "proactive", extra, seed);
+    rec_open(r, "ocean_cp", "proactive", extra, seed);
     snprintf(r->ctx, sizeof r->ctx,
-             "ocean under proactive, CN %u failing %" PRIu64 " ns into the recovery, seed %" PRIu64
+             "ocean_cp under proactive, CN %u failing %" PRIu64 " ns into the recovery, seed %" PRIu64
              " (replay: TB_SEED=%" PRIu64 ")",
              second, (uint64_t)(in / PS_PER_NS), seed, seed);
     system_fail_at(r->s, 1, r->k.now + 6 * PS_PER_US);
@@ -455,12 +472,12 @@ Test(recovery, the_cm_failing_during_its_recovery_hands_it_to_the_next_cn, .time
 /* =============================================================================================
  * A failure drawn from the run's seed */
 
-/* The CN that fails first in ocean under proactive with fail.random (after at most 300 commits). */
+/* The CN that fails first in ocean_cp under proactive with fail.random (after at most 300 commits). */
 static unsigned random_victim(uint64_t seed, uint64_t *commits)
 {
     const char *extra[] = {"fail.random=true", "fail.after_commits=300", NULL};
     rec_run_t r;
-    rec_open(&r, "ocean", "proactive", extra, seed);
+    rec_open(&r, "ocean_cp", "proactive", extra, seed);
     while (counter(&r, "system.failures") == 0) {
         run_end_e how = system_run(r.s, r.k.now + PS_PER_US, NULL);
         cr_assert(how == RUN_IDLE || how == RUN_END_TIME, "seed %" PRIu64 ": the run ended %s with no failure", seed,

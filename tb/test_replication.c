@@ -28,6 +28,7 @@
 #include "stats.h"
 #include "system.h"
 #include "tb_seed.h"
+#include "wl_tiny.h"
 
 typedef struct variant {
     const char *name, *protocol;
@@ -93,10 +94,10 @@ static void run_case(const char *wname, const char *proto, bool coalesce, unsign
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
     snprintf(sn, sizeof sn, "lu.nr=%u", nr);
     snprintf(sc, sizeof sc, "core.coalesce=%s", coalesce ? "true" : "false");
-    const char *sets[24] = {sw, sp, ss, sn, sc, "fabric.link_jitter=20ns", "lu.dump_period=20us",
-                            "workload.ocean_grid=14", "workload.ocean_iters=2", "workload.fluid_cells=48",
-                            "workload.fluid_updates=24", "workload.kvs_records=48", "workload.kvs_ops=96"};
-    size_t ns = 13;
+    const char *sets[64] = {sw, sp, ss, sn, sc, "fabric.link_jitter=20ns", "lu.dump_period=20us"};
+    size_t ns = 7;
+    for (const char *const *x = wl_tiny_sets; *x; x++)
+        sets[ns++] = *x;
     for (const char *const *x = extra; x && *x; x++)
         sets[ns++] = *x;
     sim_config_t c;
@@ -176,24 +177,27 @@ static void workload_variants(const char *wname, unsigned wi, uint64_t seed)
     cr_assert_gt(dumps, 0, "%s: no LU dumped: the check never saw dumped records", wname);
 }
 
-Test(replication, ocean_under_every_variant_logs_every_commit_in_every_replica, .timeout = 600)
-{
-    workload_variants("ocean", 0, tb_seed(21));
-}
-
-Test(replication, fluid_under_every_variant_logs_every_commit_in_every_replica, .timeout = 600)
-{
-    workload_variants("fluid", 1, tb_seed(22));
-}
-
-Test(replication, kvs_under_every_variant_logs_every_commit_in_every_replica, .timeout = 600)
-{
-    workload_variants("kvs", 2, tb_seed(23));
-}
+/* Each of the paper's applications under every DIKTAMO variant. */
+#define APP_CASE(app, n)                                                                                \
+    Test(replication, app##_under_every_variant_logs_every_commit_in_every_replica, .timeout = 600)     \
+    {                                                                                                   \
+        cr_assert_str_eq(workloads[n]->name, #app);                                                     \
+        workload_variants(#app, n, tb_seed(21 + (n)));                                                  \
+    }
+APP_CASE(bodytrack, 0)
+APP_CASE(fluidanimate, 1)
+APP_CASE(streamcluster, 2)
+APP_CASE(canneal, 3)
+APP_CASE(raytrace, 4)
+APP_CASE(barnes, 5)
+APP_CASE(ocean_ncp, 6)
+APP_CASE(ocean_cp, 7)
+APP_CASE(ycsb, 8)
+#undef APP_CASE
 
 Test(replication, write_heavy_workload_orders_the_protocols, .timeout = 600)
 {
-    /* GIVEN fluid (lock-protected updates: a store-buffer drain per update) on 4 CNs of one core,
+    /* GIVEN ycsb, every operation a put (a lock pair and a store-buffer drain per put), on 4 CNs of one core,
      *       without link jitter
      * WHEN run under each protocol (Nr 3)
      * THEN WB is fastest; proactive is faster than parallel, which is no slower than baseline
@@ -201,15 +205,16 @@ Test(replication, write_heavy_workload_orders_the_protocols, .timeout = 600)
      *      WB and than proactive. (The paper also has WT slowest of all; here WT's write-through
      *      round trip and a REPL round trip cost about the same, so WT lands between proactive and
      *      parallel: docs/architecture.md section 13.) */
-    const char *extra[] = {"system.cores_per_cn=1", "fabric.link_jitter=0ns", "workload.fluid_updates=48", NULL};
+    const char *extra[] = {"system.cores_per_cn=1", "fabric.link_jitter=0ns", "workload.ycsb_read_pct=0",
+                           "workload.ycsb_ops=192", NULL};
     const char *protos[] = {"wb", "wt", "baseline", "parallel", "proactive"};
     uint64_t t[5];
     uint64_t seed = tb_seed(24);
     for (unsigned i = 0; i < 5; i++) {
         result_t r;
-        run_case("fluid", protos[i], true, 3, seed, extra, &r);
+        run_case("ycsb", protos[i], true, 3, seed, extra, &r);
         t[i] = r.exec_ps;
-        cr_log_info("fluid under %s: %.3f us", protos[i], (double)t[i] / 1e6);
+        cr_log_info("ycsb under %s: %.3f us", protos[i], (double)t[i] / 1e6);
     }
     cr_assert(t[0] < t[4] && t[0] < t[1], "WB %" PRIu64 " ps is not fastest (WT %" PRIu64 ", proactive %" PRIu64 ")",
               t[0], t[1], t[4]);
@@ -220,13 +225,13 @@ Test(replication, write_heavy_workload_orders_the_protocols, .timeout = 600)
 
 Test(replication, ideal_synchronization_replicates_only_the_data, .timeout = 600)
 {
-    /* GIVEN fluid (a lock pair per update) and ocean (barriers) under proactive, Nr 2
+    /* GIVEN ycsb (a lock pair per operation) and ocean_cp (barriers) under proactive, Nr 2
      * WHEN run with core.sync = replicated and = ideal
      * THEN both pass every check (the oracle, every replica's log holding every replicated
      *      commit: the ideal lock and barrier writes are the only ones no LU logs); ideal sends
      *      fewer REPL sets (which of the two finishes first on runs this short depends on how the
      *      lock races go: the times are printed, make figures measures it on run.ini) */
-    const char *wls[] = {"fluid", "ocean"};
+    const char *wls[] = {"ycsb", "ocean_cp"};
     const char *ideal[] = {"core.sync=ideal", NULL};
     uint64_t seed = tb_seed(25);
     for (unsigned w = 0; w < 2; w++) {
@@ -242,7 +247,7 @@ Test(replication, ideal_synchronization_replicates_only_the_data, .timeout = 600
 
 Test(replication, the_head_reserve_bounds_early_sets_or_leaves_them_to_the_store_buffers, .timeout = 600)
 {
-    /* GIVEN fluid under proactive on 4 CNs of 6 cores, Nr 3: with lu.head_reserve = per_core each
+    /* GIVEN ycsb (all puts) under proactive on 4 CNs of 6 cores, Nr 3: with lu.head_reserve = per_core each
      *       LU's buffer keeps a full REPL set (a slot, 8 words) per core of the system, and each CN
      *       may have (slots - 24) / 4 early sets and (entries - 8 x 24) / 4 words of them not yet
      *       validated toward one LU
@@ -254,14 +259,14 @@ Test(replication, the_head_reserve_bounds_early_sets_or_leaves_them_to_the_store
     const unsigned share_sets = (lu_ops_sys.slots - all) / ncn, share_words = (lu_ops_sys.entries - 8 * all) / ncn;
     cr_assert(lu_ops_sys.slots > all && lu_ops_sys.entries > 8 * all, "the system's LU (%u slots, %u entries) "
               "leaves no share to 24 cores", lu_ops_sys.slots, lu_ops_sys.entries);
-    const char *per_core[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.fluid_updates=64",
-                              "lu.head_reserve=per_core", NULL};
-    const char *none[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.fluid_updates=64",
-                          "lu.head_reserve=none", NULL};
+    const char *per_core[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.ycsb_read_pct=0",
+                              "workload.ycsb_records=256", "workload.ycsb_ops=1536", "lu.head_reserve=per_core", NULL};
+    const char *none[] = {"system.cores_per_cn=6", "l3.size=512KiB", "workload.ycsb_read_pct=0",
+                          "workload.ycsb_records=256", "workload.ycsb_ops=1536", "lu.head_reserve=none", NULL};
     uint64_t seed = tb_seed(26);
     result_t r, n;
-    run_case("fluid", "proactive", true, 3, seed, per_core, &r);
-    run_case("fluid", "proactive", true, 3, seed, none, &n);
+    run_case("ycsb", "proactive", true, 3, seed, per_core, &r);
+    run_case("ycsb", "proactive", true, 3, seed, none, &n);
     cr_log_info("share %u sets, %u words; per_core: %" PRIu64 " refused, at most %" PRIu64 " sets, %" PRIu64
                 " words, %.3f us; none: %" PRIu64 " refused, at most %" PRIu64 " sets, %" PRIu64 " words, %.3f us",
                 share_sets, share_words, r.refused, r.early_sets_max, r.early_words_max, (double)r.exec_ps / 1e6,

@@ -129,8 +129,8 @@ static const struct {
 static const struct {
     const char *args, *want;
 } bad_run_cases[] = {
-    {"--config sim_configs/small.ini --set workload.name=kvs --set mem.mn_size=4KiB",
-     "workload.name: kvs:"},
+    {"--config sim_configs/small.ini --set workload.name=ycsb --set mem.mn_size=4KiB",
+     "workload.name: ycsb:"},
     {"--config sim_configs/small.ini --fail 9@1us", "--fail 9@...: sim_configs/small.ini: system.num_cn = "},
     {"--config sim_configs/small.ini --set core.sync=ideal --fail 1@1us", "core.sync = ideal leaves lock and"},
     {"--config sim_configs/small.ini --set core.protocol=proactive --set lu.sram_bytes=8KiB",
@@ -228,7 +228,7 @@ Test(sim, a_recovery_finding_a_directory_table_full_completes, .init = make_dir,
     char cmd[512];
     static char json[1 << 18];
     snprintf(cmd, sizeof cmd,
-             SIM " --config sim_configs/run.ini --quiet --seed 132618470 --set workload.name=ocean --set lu.nr=2 "
+             SIM " --config sim_configs/run.ini --quiet --seed 132618470 --set workload.name=ocean_cp --set lu.nr=2 "
                  "--set core.protocol=parallel --set fail.cn=2 --set fail.at=22858ns --stats %s/b.json",
              dir);
     run(cmd, &r);
@@ -317,12 +317,12 @@ static void same_stats_with_and_without_skipping(const char *args)
 /* Runs of every kind: workload runs under WB, WT with link jitter, and DIKTAMO-proactive with a
  * CN's failure and its recovery, and a traffic run. */
 static const char *const varied_runs[] = {
-    "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
-    "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3",
-    "--config sim_configs/small.ini --set core.protocol=wt --set workload.name=ocean "
+    "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=ycsb "
+    "--set workload.ycsb_records=512 --set workload.ycsb_ops=128 --seed 3",
+    "--config sim_configs/small.ini --set core.protocol=wt --set workload.name=ocean_cp "
     "--set fabric.link_jitter=20ns --seed 5",
-    "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
-    "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
+    "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ycsb "
+    "--set workload.ycsb_ops=128 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
     "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4",
 };
 
@@ -360,9 +360,9 @@ Test(sim, skipping_idle_cycles_changes_no_statistic_of_a_workload_run, .init = m
      .timeout = 120)
 {
     same_stats_with_and_without_skipping("--config sim_configs/small.ini --set core.protocol=proactive "
-                                         "--set workload.name=fluid --set workload.fluid_updates=16 --seed 3");
-    same_stats_with_and_without_skipping("--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
-                                         "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
+                                         "--set workload.name=ycsb --set workload.ycsb_ops=128 --seed 3");
+    same_stats_with_and_without_skipping("--config sim_configs/small.ini --set core.protocol=wb --set workload.name=ycsb "
+                                         "--set workload.ycsb_records=512 --set workload.ycsb_ops=128 --seed 3");
 }
 
 /* Two host threads (sim.threads = 2: the switch's RTL evaluated on a worker while the other models
@@ -383,7 +383,7 @@ Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_end
      .fini = remove_dir, .timeout = 120)
 {
     result_t r;
-    run(SIM " --config sim_configs/run.ini --set workload.name=ocean --set core.protocol=proactive "
+    run(SIM " --config sim_configs/run.ini --set workload.name=ocean_cp --set core.protocol=proactive "
             "--fail 1@40us --fail 3@80us",
         &r);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -400,12 +400,12 @@ Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_end
 Test(sim, compressing_dumps_ahead_changes_no_statistic, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
     static const char *const runs[] = {
-        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
-        "--set workload.fluid_updates=48 --set lu.dump_period=10us --seed 2",
-        "--config sim_configs/small.ini --set core.protocol=parallel --set workload.name=kvs "
-        "--set workload.kvs_records=512 --set workload.kvs_ops=128 --set lu.dump_period=5us "
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ycsb "
+        "--set workload.ycsb_ops=384 --set lu.dump_period=10us --seed 2",
+        "--config sim_configs/small.ini --set core.protocol=parallel --set workload.name=ycsb "
+        "--set workload.ycsb_records=512 --set workload.ycsb_ops=128 --set lu.dump_period=5us "
         "--set fail.cn=2 --set fail.after_commits=300 --seed 7",
-        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ocean "
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ocean_cp "
         "--set lu.dump_period=10us --set sim.threads=2 --seed 4",
     };
     const char *const sims[2] = {SIM, SIM}, *const pool[2] = {"", " --set sim.zlib_threads=2"};
@@ -436,10 +436,10 @@ Test(sim, evaluating_only_the_clocked_logic_changes_no_statistic, .init = make_d
     const char *const none[2] = {"", ""};
     const char *const sims[2][2] = {{SIM, "DIKTAMO_FULL_EVAL=1 " SIM}, {SIM_FAST, "DIKTAMO_FULL_EVAL=1 " SIM_FAST}};
     for (unsigned f = 0; f < 2; f++) {
-        same_stats(sims[f], none, "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
-                                  "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3");
+        same_stats(sims[f], none, "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=ycsb "
+                                  "--set workload.ycsb_records=512 --set workload.ycsb_ops=128 --seed 3");
         same_stats(sims[f], none, "--config sim_configs/small.ini --set core.protocol=proactive "
-                                  "--set workload.name=fluid --set workload.fluid_updates=16 --set fail.cn=1 "
+                                  "--set workload.name=ycsb --set workload.ycsb_ops=128 --set fail.cn=1 "
                                   "--set fail.after_commits=300 --seed 7");
         same_stats(sims[f], none, "--traffic --config sim_configs/small.ini --set traffic.load=0.3 --seed 4");
     }
@@ -490,10 +490,10 @@ static long idle_edges_checked(const char *err, const char *model)
 Test(sim, an_edge_a_block_shows_idle_changes_no_signal, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
     const char *const runs[] = {
-        "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=kvs "
-        "--set workload.kvs_records=512 --set workload.kvs_ops=128 --seed 3",
-        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=fluid "
-        "--set workload.fluid_updates=16 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
+        "--config sim_configs/small.ini --set core.protocol=wb --set workload.name=ycsb "
+        "--set workload.ycsb_records=512 --set workload.ycsb_ops=128 --seed 3",
+        "--config sim_configs/small.ini --set core.protocol=proactive --set workload.name=ycsb "
+        "--set workload.ycsb_ops=128 --set fail.cn=1 --set fail.after_commits=300 --seed 7",
     };
     const char *const sims[2][2] = {{SIM, "dir_ctrl"}, {SIM_FAST, "dir_ctrl_fast"}};
     const char *const lus[2] = {"logging_unit", "logging_unit_fast"};
@@ -671,7 +671,7 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     /* a line naming the runs under way every 50 ms that none ends (a minute by default) */
     snprintf(cmd, sizeof cmd,
              "FIGURES_PROGRESS_S=0.05 python3 scripts/figures.py --size tiny --jobs 2 --flavour test --out %s/fig "
-             "--docs %s/docs",
+             "--docs %s/docs --workloads ocean_cp,canneal,ycsb",
              dir, dir);
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
@@ -687,7 +687,7 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
                                        "| Nr 4 vs Nr 3 |", "| Nr 2 / WB |", "| proactive speed-up over WT |",
                                        "| 2 -> 4 CNs, WB |", "| 2 -> 4 CNs, proactive |",
                                        "| dump compression (geometric mean) |", "| dump bandwidth, largest (GB/s) |",
-                                       "| lines owned at the crash, mean |", "| lines owned at the crash, kvs (YCSB) |",
+                                       "| lines owned at the crash, mean |", "| lines owned at the crash, ycsb |",
                                        "| recovery: Merge the largest step |"};
     for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
         cr_assert_not_null(strstr(md, rows[i]), "results.md has no row %s", rows[i]);
@@ -709,13 +709,17 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     cr_assert_not_null(strstr(md, "run again dumping every eighth of its run"), "results.md names no dump run");
     cr_assert_not_null(strstr(md, "| workload | wb | wt | proactive | proactive, none + ideal sync |"),
                        "results.md has no table of the time in synchronization");
+    cr_assert_not_null(strstr(md, "| workload | threads | instructions | remote loads | remote stores | remote rmws | "
+                                  "remote-write fraction | instructions per remote access |"),
+                       "results.md has no table of the applications' remote accesses");
+    cr_assert_not_null(strstr(md, "| canneal | "), "results.md's applications table has no canneal row");
     cr_assert_not_null(strstr(md, "## The Logging Units' room for store-buffer heads"),
                        "results.md has no table of lu.head_reserve");
     cr_assert_not_null(strstr(md, "| workload | per_core | at head | none | at head | none, ideal sync | at head | "
                                   "paper |"),
                        "results.md's lu.head_reserve table does not compare the configuration's per_core with none");
     /* A run made by another build of the simulator is made again, and only it. */
-    snprintf(p, sizeof p, "%s/fig/proto-ocean-wb.done", dir);
+    snprintf(p, sizeof p, "%s/fig/proto-ocean_cp-wb.done", dir);
     static char done[4096];
     slurp(p, done, sizeof done);
     char *h = strstr(done, "simulator sha256 ");
@@ -728,14 +732,16 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
     run(cmd, &r);
     cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
     char *ok = strstr(r.out, ": ok (");
-    cr_assert(ok && !strstr(ok + 1, ": ok (") && strstr(r.out, "proto-ocean-wb: ok ("),
-              "want only proto-ocean-wb made again:\n%s", r.out);
+    cr_assert(ok && !strstr(ok + 1, ": ok (") && strstr(r.out, "proto-ocean_cp-wb: ok ("),
+              "want only proto-ocean_cp-wb made again:\n%s", r.out);
     static const struct {
         const char *args, *msg;
     } bad[] = {
         {"--scale 4,2", "figures: --scale 4,2: at least two CN counts, increasing\n"},
         {"--scale 4,x", "figures: --scale 4,x: not a list of CN counts\n"},
         {"--jobs 0", "figures: --jobs 0: at least 1\n"},
+        {"--workloads ocean,ycsb", "figures: --workloads ocean,ycsb: a comma-separated subset of bodytrack,fluidanimate,"
+                                   "streamcluster,canneal,raytrace,barnes,ocean_ncp,ocean_cp,ycsb, each once\n"},
         {"--config /nonexistent.ini", "figures: /nonexistent.ini: no such configuration file\n"},
         {"--host-set core.protocol=wb",
          "figures: --host-set core.protocol=wb: only sim.threads and sim.zlib_threads (the host's side: the same "

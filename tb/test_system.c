@@ -1,7 +1,7 @@
 /* Tests of the whole system (csim/system.c): compute nodes (cores, caches, CXL port) on the RTL
  * switch and the memory nodes' Verilated directory controllers, on small fabric shapes.
  *
- *   - every workload under WB and WT, with fabric jitter, gives its correct result and the oracle
+ *   - every application of the paper under WB and WT, with fabric jitter, gives its correct result and the oracle
  *     of committed stores finds every remote word holding its last committed store;
  *   - TSO litmus tests on the whole system (threads on different CNs and on one CN, lines moving
  *     between caches, fabric jitter reordering messages, every protocol): every outcome allowed by
@@ -34,6 +34,7 @@
 #include "stats.h"
 #include "system.h"
 #include "tb_seed.h"
+#include "wl_tiny.h"
 #include "workloads/workloads.h"
 
 static unsigned iters(unsigned dflt)
@@ -102,9 +103,10 @@ static void workload_case(const char *wname, const char *proto, uint64_t seed)
     snprintf(sw, sizeof sw, "workload.name=%s", wname);
     snprintf(sp, sizeof sp, "core.protocol=%s", proto);
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
-    const char *sets[] = {sw, sp, ss, "fabric.link_jitter=20ns", "workload.ocean_grid=14", "workload.ocean_iters=2",
-                          "workload.fluid_cells=48", "workload.fluid_updates=24", "workload.kvs_records=48",
-                          "workload.kvs_ops=96", NULL};
+    const char *sets[48] = {sw, sp, ss, "fabric.link_jitter=20ns"};
+    size_t n = 4;
+    for (const char *const *x = wl_tiny_sets; *x; x++)
+        sets[n++] = *x;
     sim_config_t c;
     small_config(&c, sets);
     sys_run_t r;
@@ -119,26 +121,26 @@ static void workload_case(const char *wname, const char *proto, uint64_t seed)
     sys_close(&r);
 }
 
-Test(system, ocean_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
-{
-    uint64_t seed = tb_seed(11);
-    workload_case("ocean", "wb", seed);
-    workload_case("ocean", "wt", seed);
-}
-
-Test(system, fluid_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
-{
-    uint64_t seed = tb_seed(12);
-    workload_case("fluid", "wb", seed);
-    workload_case("fluid", "wt", seed);
-}
-
-Test(system, kvs_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)
-{
-    uint64_t seed = tb_seed(13);
-    workload_case("kvs", "wb", seed);
-    workload_case("kvs", "wt", seed);
-}
+/* Each of the paper's applications under WB and WT (the DIKTAMO variants: tb/test_replication.c,
+ * a failure: tb/test_recovery.c). */
+#define APP_CASE(app, n)                                                                              \
+    Test(system, app##_under_wb_and_wt_is_correct_and_loses_nothing, .timeout = 300)                  \
+    {                                                                                                 \
+        uint64_t seed = tb_seed(11 + (n));                                                            \
+        cr_assert_str_eq(workloads[n]->name, #app);                                                   \
+        workload_case(#app, "wb", seed);                                                              \
+        workload_case(#app, "wt", seed);                                                              \
+    }
+APP_CASE(bodytrack, 0)
+APP_CASE(fluidanimate, 1)
+APP_CASE(streamcluster, 2)
+APP_CASE(canneal, 3)
+APP_CASE(raytrace, 4)
+APP_CASE(barnes, 5)
+APP_CASE(ocean_ncp, 6)
+APP_CASE(ocean_cp, 7)
+APP_CASE(ycsb, 8)
+#undef APP_CASE
 
 /* small.ini with workload wname under proto, seed, read_pct % gets, 20 ns of link jitter and a
  * 64 KiB coherent region, then the settings of base and of more (each NULL-terminated, or NULL). */
@@ -862,7 +864,7 @@ Test(system, skipping_idle_cycles_and_replaying_a_seed_change_nothing, .timeout 
     uint64_t seed = tb_seed(21);
     char ss[64];
     snprintf(ss, sizeof ss, "sim.seed=%" PRIu64, seed);
-    const char *sets[] = {ss, "workload.name=fluid", "workload.fluid_cells=32", "workload.fluid_updates=16", NULL};
+    const char *sets[] = {ss, "workload.name=ycsb", "workload.ycsb_records=64", "workload.ycsb_ops=128", NULL};
     uint64_t e1, i1, w1, e2, i2, w2, e3, i3, w3;
     stats_of_run(sets, true, &e1, &i1, &w1);
     stats_of_run(sets, false, &e2, &i2, &w2);
@@ -1191,14 +1193,14 @@ Test(system, an_rmw_on_an_lnr_word_fails_the_run, .timeout = 120)
 
 Test(system, statistics_report_ipc_hit_rates_and_the_store_latency_split, .timeout = 120)
 {
-    /* GIVEN fluid on small.ini WHEN it has run THEN the JSON's numbers are there and consistent */
+    /* GIVEN ycsb on small.ini WHEN it has run THEN the JSON's numbers are there and consistent */
     sim_config_t c;
-    small_config(&c, (const char *const[]){"workload.name=fluid", "workload.fluid_cells=32",
-                                           "workload.fluid_updates=16", NULL});
+    small_config(&c, (const char *const[]){"workload.name=ycsb", "workload.ycsb_records=64", "workload.ycsb_ops=128",
+                                           NULL});
     sys_run_t r;
     sys_open(&r, &c, true);
     oracle_report_t rep;
-    run_and_check(&r, workload_find("fluid"), 0, NULL, "fluid statistics", &rep);
+    run_and_check(&r, workload_find("ycsb"), 0, NULL, "ycsb statistics", &rep);
     uint64_t instr = 0;
     for (unsigned cn = 0; cn < 4; cn++) {
         char n[64];
@@ -1247,19 +1249,19 @@ static uint64_t port_msgs(sys_run_t *r, unsigned p, bool in, int only_class)
 
 Test(system, a_failed_cn_stops_at_once_and_the_switch_tells_a_live_cn, .timeout = 300)
 {
-    /* GIVEN ocean on small.ini (4 CNs x 2 cores) under WB and under DIKTAMO-proactive, and CN 1
+    /* GIVEN ocean_cp on small.ini (4 CNs x 2 cores) under WB and under DIKTAMO-proactive, and CN 1
      *       failing 8 us into the run */
     const char *protos[] = {"wb", "proactive"};
     for (unsigned v = 0; v < 2; v++) {
         char sp[48];
         snprintf(sp, sizeof sp, "core.protocol=%s", protos[v]);
-        const char *sets[] = {"workload.name=ocean", sp, "workload.ocean_grid=14", "workload.ocean_iters=4", NULL};
+        const char *sets[] = {"workload.name=ocean_cp", sp, "workload.ocean_grid=14", "workload.ocean_iters=4", NULL};
         sim_config_t c;
         small_config(&c, sets);
         sys_run_t r;
         sys_open(&r, &c, true);
         char err[SYSTEM_ERR_MAX] = "";
-        cr_assert_eq(system_load(r.s, workload_find("ocean"), 0, NULL, err), 0, "%s", err);
+        cr_assert_eq(system_load(r.s, workload_find("ocean_cp"), 0, NULL, err), 0, "%s", err);
         uint64_t t_fail = r.k.now + 8 * PS_PER_US;
         system_fail_at(r.s, 1, t_fail);
         /* WHEN the run goes on to 1 us after the failure (messages on CN 1's link arrive), then

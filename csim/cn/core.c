@@ -273,6 +273,7 @@ struct core {
     bool own_stats_used;
     uint64_t *n_sync_ns;
     uint64_t *n_instr, *n_cycles, *n_loads, *n_stores, *n_rmws, *n_fences, *n_flushes, *n_fwd, *n_coal;
+    uint64_t *n_rloads, *n_rstores, *n_rrmws; /* to CXL memory (the loads, stores and rmws above, not local) */
     uint64_t *n_sq_stall, *n_rob_stall, *n_lq_stall, *n_ld_replay;
     double *g_ipc;
     stats_hist_t *h_rob, *h_sbwait, *h_coh, *h_repl, *h_drain;
@@ -1055,6 +1056,7 @@ static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned 
         ld_ent_t *e = ld_at(c, k);
         *e = (ld_ent_t){.r = dispatch_one(c, d), .d = d};
         (*c->n_loads)++;
+        *c->n_rloads += !addr_is_local(addr[k]);
         c->ld_next = k + 1;
         if (sq_forward(c, addr[k], &e->val)) {
             (*c->n_fwd)++;
@@ -1088,6 +1090,7 @@ static void sq_dispatch(core_t *c, uint64_t addr, uint64_t v, bool flush)
     uint64_t line = addr_line(addr);
     if (!flush) {
         (*c->n_stores)++;
+        *c->n_rstores += !addr_is_local(addr);
         if (!addr_is_local(addr) && !sq_has_line(c, line))
             c->mem.prefetch_x(c->mem.obj, c->p.id, addr);
         c->word_cnt[hash_bucket(addr)]++;
@@ -1149,6 +1152,7 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
     c->wait_addr = addr;
     serialize(c, &r, &d);
     (*c->n_rmws)++;
+    *c->n_rrmws += !addr_is_local(addr);
     c->rmw_ideal = c->p.sync_ideal && t->sync && !addr_is_local(addr);
     c->rmw_lnr = in_lnr(c, addr);
     if (c->p.protocol >= CFG_PROTO_BASELINE && !addr_is_local(addr) && !c->rmw_ideal && !c->rmw_lnr)
@@ -1394,6 +1398,9 @@ static int reg_stats(core_t *c, stats_t *st, char *err)
         reg_counter(c, st, &c->n_loads, "loads", "loads", err) ||
         reg_counter(c, st, &c->n_stores, "stores", "stores", err) ||
         reg_counter(c, st, &c->n_rmws, "rmws", "atomic read-modify-writes", err) ||
+        reg_counter(c, st, &c->n_rloads, "remote_loads", "loads of CXL memory (the rest of loads: local memory)", err) ||
+        reg_counter(c, st, &c->n_rstores, "remote_stores", "stores to CXL memory", err) ||
+        reg_counter(c, st, &c->n_rrmws, "remote_rmws", "atomic read-modify-writes of CXL memory", err) ||
         reg_counter(c, st, &c->n_fences, "fences", "fences", err) ||
         reg_counter(c, st, &c->n_flushes, "flushes", "cache-line flushes", err) ||
         reg_counter(c, st, &c->n_fwd, "fwd_loads", "loads forwarded from the core's own store queue/buffer", err) ||

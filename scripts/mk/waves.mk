@@ -30,7 +30,7 @@ waves-failure: | $(SETUP) ## trace a run in which CN 1 fails; render its detecti
 	  --trace $(WAVES_FAILURE_FST) --trace-start 0.9us --trace-stop 1.4us --quiet
 	bash scripts/waves.sh png $(WAVES_FAILURE_FST) --from 1.2us --to 1.24us --size 1920x1300 $(WAVES_ARGS)
 
-# A recovery on show: ocean under DIKTAMO-proactive on the small config with 64 KiB MNs (a short
+# A recovery on show: ocean_cp under DIKTAMO-proactive on the small config with 64 KiB MNs (a short
 # directory walk), a short heartbeat and silence limit, CN 1 failing at 5 us. The window runs from
 # the MSI on port 0 (the CM's) through INTERRUPT / INTERRUPT_RESP on every CN port, INIT_RECOV to the
 # MN ports, the MNs' FETCH_LATEST_VERS to the LUs and their answers, INIT_RECOV_RESP, to RECOV_END /
