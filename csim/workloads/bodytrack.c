@@ -1,8 +1,8 @@
 /* bodytrack: a PARSEC bodytrack-like tracker of a 3-D body pose with an annealed particle filter
  * over the images of four cameras.
  *
- * The body is ten tapered limbs (torso, head, two upper and two lower arms and legs) as cylinders
- * hung on a kinematic chain; a pose is DIMS doubles (root position, torso yaw and lean, and three
+ * The body is ten limbs (torso, head, upper and lower arms and legs), cylinders hung on a
+ * kinematic chain, as PARSEC's body model of ten conic sections; a pose is DIMS doubles (root position, torso yaw and lean, and three
  * angles a limb: swing, abduction and elbow or knee flex). Setup renders, for every frame, the body
  * in a known walking pose into each camera's image over a textured background (intensities in
  * [0, 1] with seeded sensor noise), as PARSEC's input sequences are photographs of a walking person.
