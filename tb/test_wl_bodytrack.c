@@ -198,7 +198,8 @@ Test(bodytrack, check_fails_on_corrupted_local_weights)
     const uint64_t a = ADDR_LOCAL_BASE + 8 * (c.workload.bodytrack_particles - 1), v = e->ops->peek(e, 2, a);
     char err[WL_ERR_MAX];
     wl_func_corrupt(f, 2, a, v ^ 1ull << 40);
-    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a corrupted cumulative weight passed", (unsigned long long)seed);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a corrupted cumulative weight passed",
+                 (unsigned long long)seed);
     cr_assert(strstr(err, "bodytrack: thread 2's cumulative weight 23 is") && !strchr(err, '\n'), "%s", err);
     cr_log_info("%s", err);
     wl_func_corrupt(f, 2, a, v);

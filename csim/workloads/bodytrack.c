@@ -2,10 +2,12 @@
  * over the images of four cameras.
  *
  * The body is ten limbs (torso, head, upper and lower arms and legs), cylinders hung on a
- * kinematic chain, as PARSEC's body model of ten conic sections; a pose is DIMS doubles (root position, torso yaw and lean, and three
- * angles a limb: swing, abduction and elbow or knee flex). Setup renders, for every frame, the body
- * in a known walking pose into each camera's image over a textured background (intensities in
- * [0, 1] with seeded sensor noise), as PARSEC's input sequences are photographs of a walking person.
+ * kinematic chain, as PARSEC's body model of ten conic sections; a pose is DIMS doubles (root
+ * position, torso yaw and lean, and three angles a limb: swing, abduction and elbow or knee flex).
+ * Setup renders, for every frame, the body in a known walking pose into each camera's image over
+ * a textured background (intensities in [0, 1] with seeded sensor noise), as PARSEC's input
+ * sequences are photographs of a walking person; the filter starts around frame 0's pose, and each
+ * frame's particles are the previous frame's last resampling.
  *
  * Shared data (CXL memory), row-major doubles:
  *   img[frame][cam][y][x]   the camera images (input, read only), bg[cam][y][x] the background;
