@@ -206,6 +206,7 @@ typedef struct sim_config {
         uint64_t bodytrack_particles;  /* per annealing layer */
         uint64_t bodytrack_layers;     /* annealing layers per frame */
         uint64_t bodytrack_frames;
+        uint64_t bodytrack_image;      /* pixels per side of a camera image */
         uint64_t fluidanimate_particles;
         uint64_t fluidanimate_frames;
         uint64_t streamcluster_points;
