@@ -3,6 +3,7 @@
 
 const char *const wl_tiny_sets[] = {
     "workload.bodytrack_particles=16", "workload.bodytrack_layers=2", "workload.bodytrack_frames=1",
+    "workload.bodytrack_image=16",
     "workload.fluidanimate_particles=128", "workload.fluidanimate_frames=1",
     "workload.streamcluster_points=64", "workload.streamcluster_dims=4", "workload.streamcluster_centers=4",
     "workload.canneal_elements=128", "workload.canneal_swaps=8", "workload.canneal_steps=2",
