@@ -1485,3 +1485,42 @@ Test(workloads, default_sizes_pass_on_64_threads)
                      (unsigned long long)tb_seed(900), err);
     }
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * Remote-write profiles (docs/architecture.md 11e: each application's measured profile) */
+
+/* Runs w at the default sizes on 16 threads of 4 CNs; wants its remote-write fraction, (remote
+ * stores + rmws) / (remote loads + stores + rmws), and its instructions per remote access,
+ * (instructions + every load and store) / (remote loads + stores + rmws), within 25 % of wfrac and
+ * ipra (what was measured). */
+static void profile_within(const char *name, double wfrac, double ipra)
+{
+    sim_config_t c;
+    config_defaults(&c);
+    uint64_t seed = tb_seed(950);
+    wl_func_t *f = wl_func_create(find(name), &c, 16, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+              "seed %llu: %s", (unsigned long long)seed, err);
+    const wl_func_stats_t *s = wl_func_stats(f);
+    const double remote = (double)(s->loads + s->stores + s->rmws);
+    const double wf = (double)(s->stores + s->rmws) / remote;
+    const double ip = (double)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores) /
+                      remote;
+    cr_log_info("%s, defaults, 16 threads: remote-write fraction %.4f, instructions per remote access %.2f "
+                "(%llu instructions, %llu remote loads, %llu stores, %llu rmws)", name, wf, ip,
+                (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
+                (unsigned long long)s->rmws);
+    cr_assert(wf > wfrac * 0.75 && wf < wfrac * 1.25, "%s: remote-write fraction %.4f, want %.3f +- 25 %%", name, wf,
+              wfrac);
+    cr_assert(ip > ipra * 0.75 && ip < ipra * 1.25, "%s: %.2f instructions per remote access, want %.1f +- 25 %%", name,
+              ip, ipra);
+    wl_func_free(f);
+}
+
+Test(workloads, ocean_and_ycsb_remote_write_profiles)
+{
+    profile_within("ocean_ncp", 0.155, 2.84);
+    profile_within("ocean_cp", 0.171, 2.82);
+    profile_within("ycsb", 0.211, 3.32);
+}
