@@ -158,6 +158,15 @@ static uint64_t flat_latency_ps(const sim_config_t *c)
     return c->l1.latency_cycles * PS_PER_S / c->core.freq_hz;
 }
 
+/* The registry index of the workload called name (one of the registry's). */
+static unsigned wl_index(const char *name)
+{
+    unsigned i = 0;
+    while (workloads[i] && strcmp(workloads[i]->name, name))
+        i++;
+    return i;
+}
+
 /* Runs workload wname on config path under WB, or what the sets say; 0, or -1 with a message. */
 static int bench_system(const char *path, const char *wname, const char *const *sets, bool profile,
                         sys_result_t *res)
@@ -530,9 +539,10 @@ int main(int argc, char **argv)
         "workload.fluid_updates=200", "workload.kvs_records=100000", "workload.kvs_ops=6000"
     const struct {
         const char *cfg, *tag;
-        const char *sets[10];
+        const char *sets[16];
         double goal;
         bool wb64;
+        bool all; /* every application of the paper, not the three */
         const char *vs_wb;
     } sruns[] = {
         {.cfg = SMALL, .tag = "small", .sets = {SMALL_KVS, NULL}},
@@ -540,8 +550,9 @@ int main(int argc, char **argv)
          .vs_wb = "small"},
         {.cfg = SMALL, .tag = "small-proactive-zlib1",
          .sets = {SMALL_KVS, "core.protocol=proactive", "sim.zlib_threads=1", NULL}},
-        {.cfg = PAPER, .tag = "paper", .sets = {PAPER_SHORT, NULL}, .goal = 2e6, .wb64 = true},
-        {.cfg = PAPER, .tag = "paper-proactive", .sets = {PAPER_SHORT, "core.protocol=proactive", NULL}, .goal = 1e6},
+        {.cfg = PAPER, .tag = "paper", .sets = {PAPER_SHORT, NULL}, .goal = 2e6, .wb64 = true, .all = true},
+        {.cfg = PAPER, .tag = "paper-proactive", .sets = {PAPER_SHORT, "core.protocol=proactive", NULL}, .goal = 1e6,
+         .all = true},
         {.cfg = PAPER, .tag = "paper-2threads", .sets = {PAPER_SHORT, "sim.threads=2", NULL}, .goal = 2e6,
          .wb64 = true},
         {.cfg = PAPER, .tag = "paper-proactive-2threads",
@@ -560,18 +571,23 @@ int main(int argc, char **argv)
 #undef PAPER_SHORT
 #undef PAPER_LONG
     enum { NSRUNS = sizeof sruns / sizeof sruns[0] };
-    const char *const wls[] = {"ocean", "fluid", "kvs"};
-    double sspeed[NSRUNS][3] = {{0}}; /* each row's instructions per second (0: did not run) */
+    /* The rows' workloads: the short paper rows run every application of the paper (the workloads
+     * before hcmeta), the others the three that stand for them (a stencil with barriers, particles
+     * under locks, the key-value store). */
+    static const char *const three[] = {"ocean_cp", "fluidanimate", "ycsb"};
+    double sspeed[NSRUNS][CFG_WL_HCMETA] = {{0}}; /* each row's instructions per second (0: did not run) */
     for (unsigned i = 0; i < NSRUNS; i++)
-        for (unsigned j = 0; j < 3; j++) {
-            snprintf(row, sizeof row, "system %s %s", sruns[i].tag, wls[j]);
+        for (unsigned jj = 0; jj < (sruns[i].all ? (unsigned)CFG_WL_HCMETA : 3u); jj++) {
+            const char *wl = sruns[i].all ? workloads[jj]->name : three[jj];
+            const unsigned j = wl_index(wl);
+            snprintf(row, sizeof row, "system %s %s", sruns[i].tag, wl);
             if (!bench_opts_selected(&o, row))
                 continue;
             sys_result_t reps[BENCH_MAX_REPEAT];
             double speed[BENCH_MAX_REPEAT], core[BENCH_MAX_REPEAT];
             bool bad = false;
             for (unsigned n = 0; n < o.repeat && !bad; n++)
-                if (!(bad = bench_system(sruns[i].cfg, wls[j], sruns[i].sets, o.profile, &reps[n]) != 0)) {
+                if (!(bad = bench_system(sruns[i].cfg, wl, sruns[i].sets, o.profile, &reps[n]) != 0)) {
                     speed[n] = reps[n].instr_per_s;
                     core[n] = reps[n].core_instr_per_s;
                 }
@@ -587,18 +603,18 @@ int main(int argc, char **argv)
             if (sruns[i].goal > 0) {
                 const bool pro = strstr(sruns[i].tag, "proactive") != NULL;
                 snprintf(name, sizeof name, "%s instructions/s", pro ? "proactive" : "WB");
-                goal_add_row(&gl, sruns[i].tag, wls[j], "instr_per_s", name, row, r.instr_per_s, sruns[i].goal);
+                goal_add_row(&gl, sruns[i].tag, wl, "instr_per_s", name, row, r.instr_per_s, sruns[i].goal);
             }
             if (sruns[i].wb64)
-                goal_add_row(&gl, sruns[i].tag, wls[j], "ratio", "WB ratio to the core model alone", row, r.ratio,
+                goal_add_row(&gl, sruns[i].tag, wl, "ratio", "WB ratio to the core model alone", row, r.ratio,
                              0.25);
             for (unsigned k = 0; sruns[i].vs_wb && k < i; k++)
                 if (!strcmp(sruns[k].tag, sruns[i].vs_wb) && sspeed[k][j] > 0)
-                    goal_add_row(&gl, sruns[k].tag, wls[j], "proactive_vs_wb", "proactive's speed / WB's", row,
+                    goal_add_row(&gl, sruns[k].tag, wl, "proactive_vs_wb", "proactive's speed / WB's", row,
                                  r.instr_per_s / sspeed[k][j], 0.5);
             stats_table_add_row(st);
             stats_table_set(st, 0, "%s", sruns[i].tag);
-            stats_table_set(st, 1, "%s", wls[j]);
+            stats_table_set(st, 1, "%s", wl);
             stats_table_set(st, 2, "%u", r.threads);
             stats_table_set(st, 3, "%llu", (unsigned long long)r.instr);
             stats_table_set(st, 4, "%.1f", r.exec_us);
@@ -619,22 +635,22 @@ int main(int argc, char **argv)
             stats_table_set(st, 20, "%.2f", r.cpu);
             stats_table_set(st, 21, "%u", o.repeat);
             stats_table_set(st, 22, "%.2f", spread);
-            snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.instr_per_s", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "simulated instructions (all cores) per wall second") = r.instr_per_s;
-            snprintf(name, sizeof name, "system.%s.%s.sim_cycles_per_s", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.sim_cycles_per_s", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "simulated fabric cycles per wall second") = r.cycles_per_s;
-            snprintf(name, sizeof name, "system.%s.%s.clocked_cycles_per_s", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.clocked_cycles_per_s", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "fabric cycles the RTL was clocked per wall second") = r.clocked_per_s;
-            snprintf(name, sizeof name, "system.%s.%s.core_instr_per_s", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.core_instr_per_s", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "the core model alone on the same threads over a flat memory: instructions per "
                                     "wall second") = r.core_instr_per_s;
-            snprintf(name, sizeof name, "system.%s.%s.cpu_s", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.cpu_s", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "host CPU seconds of the run, every host thread's") = r.cpu;
-            snprintf(name, sizeof name, "system.%s.%s.ratio", sruns[i].tag, wls[j]);
+            snprintf(name, sizeof name, "system.%s.%s.ratio", sruns[i].tag, wl);
             *stats_gauge(&ss, name, "instr_per_s / core_instr_per_s (the cost of the simulated memory system)") =
                 r.ratio;
             for (unsigned z = 0; z < HOSTPROF_NZONES; z++) {
-                snprintf(name, sizeof name, "system.%s.%s.host.%s", sruns[i].tag, wls[j],
+                snprintf(name, sizeof name, "system.%s.%s.host.%s", sruns[i].tag, wl,
                          hostprof_zone_name((hostprof_zone_e)z));
                 *stats_gauge(&ss, name, "share of the run's host time in this part (sampled)") =
                     r.prof.total ? (double)r.prof.samples[z] / (double)r.prof.total : 0.0;
