@@ -29,6 +29,9 @@
  * lowers the total cost; the threads move the points that switch or lose their median to x; a
  * barrier. pkmedian binary-searches z until the chunk has between kmin = kmax / 2 and kmax =
  * streamcluster_centers medians (PARSEC: 10 and 20). The lowest thread writes the chunk's result.
+ * Left out: PARSEC's shuffle of the points before each pspeedy (the stream is random already),
+ * the final clustering of every chunk's medians, and candidates that are medians already (pgain
+ * would count them open twice); coordinates and costs are doubles where PARSEC has floats.
  *
  * Every decision (pspeedy's openings, pgain's gain and closings, pFL's rounds, the search on z) is
  * made by every thread alike from the same shared data and the same random stream (each thread its
