@@ -212,6 +212,7 @@ typedef struct sim_config {
         uint64_t streamcluster_points;
         uint64_t streamcluster_dims;
         uint64_t streamcluster_centers; /* k */
+        uint64_t streamcluster_chunk;   /* points per chunk */
         uint64_t canneal_elements;
         uint64_t canneal_swaps;        /* per thread per temperature step */
         uint64_t canneal_steps;        /* temperature steps */
