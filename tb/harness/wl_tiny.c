@@ -6,6 +6,7 @@ const char *const wl_tiny_sets[] = {
     "workload.bodytrack_image=16",
     "workload.fluidanimate_particles=128", "workload.fluidanimate_frames=1",
     "workload.streamcluster_points=64", "workload.streamcluster_dims=4", "workload.streamcluster_centers=4",
+    "workload.streamcluster_chunk=32",
     "workload.canneal_elements=128", "workload.canneal_swaps=8", "workload.canneal_steps=2",
     "workload.raytrace_image=8", "workload.raytrace_triangles=32",
     "workload.barnes_bodies=64", "workload.barnes_steps=1",
