@@ -165,27 +165,20 @@ Test(raytrace, sixty_four_threads_on_sixteen_cns_pass)
 /* ------------------------------------------------------------------------------------------------
  * The check can fail */
 
-Test(raytrace, check_fails_on_a_corrupted_word)
+/* Flips one random bit, `tries` times, of a random remote word whose final value is neither 0 nor 1
+ * (written: only among the words the run stored to, not setup's alone): the check must fail each
+ * time with one line naming raytrace, the oracle must see it, and once restored the check passes. */
+static void corruption_fails(wl_func_t *f, uint64_t seed, unsigned tries, bool written)
 {
-    /* GIVEN a finished run on 7 threads of 4 CNs
-     * WHEN one remote word the run wrote or setup initialized (scene, grid, pixels, tile states, pool
-     * arrays and status, barrier masks; not words ending 0 or 1) gets one bit flipped, 60 times
-     * THEN each time the check fails with one line naming raytrace, the oracle sees it too, and once
-     * restored the check passes again */
-    sim_config_t c = small_cfg();
-    const uint64_t seed = tb_seed(400);
-    wl_func_t *f = wl_func_create(rt(), &c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
     oracle_t *o = wl_func_oracle(f);
     rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
+    rng_init_named(&r, seed, written ? "test.corrupt_written" : "test.corrupt");
     const size_t n = oracle_num_words(o);
-    for (unsigned k = 0; k < 60;) {
+    char err[WL_ERR_MAX];
+    for (unsigned k = 0; k < tries;) {
         oracle_word_t w;
         oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
+        if (w.last <= 1 || (written && w.stores == 0))
             continue;
         k++;
         const uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
@@ -205,6 +198,74 @@ Test(raytrace, check_fails_on_a_corrupted_word)
         cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed,
                      err);
     }
+}
+
+Test(raytrace, check_fails_on_a_corrupted_word)
+{
+    /* GIVEN a finished run on 7 threads of 4 CNs
+     * WHEN one remote word the run wrote or setup initialized (scene, grid, pixels, tile states, pool
+     * arrays and status, barrier masks; not words ending 0 or 1) gets one bit flipped, 60 times, then
+     * 40 times one the run stored to (pixels, tile states, pool status, barrier)
+     * THEN each time the check fails with one line naming raytrace, the oracle sees it too, and once
+     * restored the check passes again */
+    sim_config_t c = small_cfg();
+    const uint64_t seed = tb_seed(400);
+    wl_func_t *f = wl_func_create(rt(), &c, 7, NUM_CN, seed);
+    char err[WL_ERR_MAX];
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+              "seed %llu: %s", (unsigned long long)seed, err);
+    corruption_fails(f, seed, 60, false);
+    corruption_fails(f, seed, 40, true);
+    wl_func_free(f);
+}
+
+/* The first word the run stored to whose final value is v, or fails. */
+static uint64_t stored_word(wl_func_t *f, uint64_t v)
+{
+    const oracle_t *o = wl_func_oracle(f);
+    for (size_t i = 0; i < oracle_num_words(o); i++) {
+        oracle_word_t w;
+        oracle_word_at(o, i, &w);
+        if (w.stores && w.last == v)
+            return w.addr;
+    }
+    cr_assert_fail("no stored word holds 0x%llx", (unsigned long long)v);
+    return 0;
+}
+
+/* Sets the word at a to v, wants the check to fail saying want, restores it. */
+static void fails_saying(wl_func_t *f, uint64_t a, uint64_t v, const char *want)
+{
+    char err[WL_ERR_MAX];
+    const uint64_t old = wl_func_env(f)->ops->peek(wl_func_env(f), 0, a);
+    wl_func_corrupt(f, 0, a, v);
+    cr_assert_eq(wl_func_check(f, err), -1, "0x%llx set to 0x%llx: the check passed", (unsigned long long)a,
+                 (unsigned long long)v);
+    cr_assert(strstr(err, want), "'%s' does not say '%s'", err, want);
+    cr_log_info("%s", err);
+    wl_func_corrupt(f, 0, a, old);
+    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+}
+
+Test(raytrace, check_judges_tiles_pools_and_the_barrier)
+{
+    /* GIVEN a finished run on 7 threads of 4 CNs (a tile thread 0 rendered holds 2^32 + 1: rendered once,
+     * claimed by thread 0; the pools' status words hold 3, empty; the barrier's first mask 0x7f)
+     * WHEN that tile's state says it was rendered twice, or by thread 1, or claimed and never
+     * finished, or never claimed; a pool's status says it still holds tiles; the barrier's mask lacks
+     * thread 6
+     * THEN the check fails saying which, and passes again once the word is restored */
+    sim_config_t c = small_cfg();
+    char err[WL_ERR_MAX];
+    wl_func_t *f = wl_func_create(rt(), &c, 7, NUM_CN, tb_seed(420));
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    const uint64_t st = stored_word(f, (1ull << 32) + 1);
+    fails_saying(f, st, (2ull << 32) + 1, "rendered more than once");
+    fails_saying(f, st, (1ull << 32) + 2, "finished by a thread whose log does not hold it");
+    fails_saying(f, st, 1, "claimed by a live thread, never finished");
+    fails_saying(f, st, 0, "claimed by no thread");
+    fails_saying(f, stored_word(f, 3), 2, "ends with status 2 and 0 tiles, want empty (3) and 0");
+    fails_saying(f, stored_word(f, 0x7f), 0x3f, "the barrier released 1 phases (want 1) with masks 0x3f");
     wl_func_free(f);
 }
 

@@ -7,8 +7,9 @@
  *     SPLASH-2's TriNormal does), an RGB colour and a reflectivity (4 doubles), two zero words;
  *     then a uniform grid of G^3 cells over the scene's bounding box (two words a cell: offset and
  *     count of its run in the index list) and the index list (triangle numbers, cell after cell).
- *     The triangles are a few bumpy spheres tessellated in latitude and longitude, placed, sized and
- *     coloured from the seed; half of them reflect;
+ *     The triangles are a checkerboard floor (about a sixteenth of them) and up to 24 spheres, their
+ *     radii waved, tessellated in latitude and longitude, placed, sized and coloured from the seed;
+ *     every other sphere reflects;
  *   - the frame buffer: raytrace_image^2 pixels, row-major, one word a pixel (RGBA, 16 bits a
  *     channel, alpha opaque: never 0 once written);
  *   - the tiles: the image cut into 4 x 4 pixel tiles (SPLASH-2's bundles; the edge ones smaller),
@@ -180,7 +181,8 @@ static void vertex(const object_t *o, uint64_t i, uint64_t j, double p[3], doubl
         p[a] = o->c[a] + o->rad * bump * n[a];
 }
 
-/* Writes triangle k (vertices a, b, c of object o) into the host image. */
+/* Writes triangle k of object o, its vertices v[0..2] given as (latitude, longitude), into the host
+ * image. */
 static void put_tri(const rt_t *r, const object_t *o, uint64_t k, const uint64_t v[3][2], rng_t *g)
 {
     double p[3][3], n[3][3];
@@ -205,7 +207,10 @@ static uint64_t put_object(const rt_t *r, const object_t *o, uint64_t k, rng_t *
     uint64_t made = 0;
     for (uint64_t i = 0; i < o->nlat && made < o->ntris; i++)
         for (uint64_t j = 0; j < o->nlon && made < o->ntris; j++) {
-            const uint64_t a[3][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}}, b[3][2] = {{i, j}, {i + 1, j + 1}, {i, j + 1}};
+            /* the quad's lower-left and upper-right halves; the first vanishes at the south pole, the
+             * second at the north pole */
+            const uint64_t a[3][2] = {{i, j}, {i + 1, j}, {i + 1, j + 1}};
+            const uint64_t b[3][2] = {{i, j}, {i + 1, j + 1}, {i, j + 1}};
             if (i + 1 < o->nlat)
                 put_tri(r, o, k + made++, a, g);
             if (i > 0 && made < o->ntris)
@@ -961,8 +966,8 @@ static int check_tiles(wl_env_t *e, const rt_t *r, const ref_t *ref, char *err)
         else if (lost && ref->logged[k])
             bad = "claimed by a lost thread, yet in a live thread's log";
         if (bad)
-            return wl_errf(err, "raytrace: tile %llu's state is 0x%llx (%llu renders by thread %lld): %s",
-                           (unsigned long long)k, (unsigned long long)st, (unsigned long long)n, (long long)who - 1,
+            return wl_errf(err, "raytrace: tile %llu's state is 0x%llx (rendered %llu times, claimed by thread "
+                           "%lld): %s", (unsigned long long)k, (unsigned long long)st, (unsigned long long)n, (long long)who - 1,
                            bad);
         if (check_pixels(e, r, k, n == 0, ref, err))
             return -1;
