@@ -291,9 +291,11 @@ static const cfg_key_t keys[] = {
     {"workload", "canneal_steps", T_UINT, F(workload.canneal_steps), "steps", U(4), U(1), U(100000), 0, NULL,
      "canneal: temperature steps (PARSEC simmedium: 64)"},
     {"workload", "raytrace_image", T_UINT, F(workload.raytrace_image), "pixels per side", U(32), U(1), U(1u << 14),
-     0, NULL, "raytrace: pixels per side of the rendered image (SPLASH-2 car: 256)"},
+     0, NULL, "raytrace: pixels per side of the rendered image, cut into 4 x 4 tiles (SPLASH-2 car: 256; the "
+     "medium input: 1024, with 65 536 triangles)"},
     {"workload", "raytrace_triangles", T_UINT, F(workload.raytrace_triangles), "triangles", U(256), U(1),
-     U(1u << 24), 0, NULL, "raytrace: triangles of the shared scene"},
+     U(1u << 24), 0, NULL, "raytrace: triangles of the shared scene: a floor and up to 24 bumpy spheres (the medium "
+     "input: 65 536)"},
     {"workload", "barnes_bodies", T_UINT, F(workload.barnes_bodies), "bodies", U(512), U(2), U(1u << 24), 0, NULL,
      "barnes: bodies of the N-body system (SPLASH-2 default: 16 384)"},
     {"workload", "barnes_steps", T_UINT, F(workload.barnes_steps), "steps", U(2), U(1), U(100000), 0, NULL,
