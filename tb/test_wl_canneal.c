@@ -44,7 +44,7 @@ static const workload_t *wl(void)
     return w;
 }
 
-static uint64_t stat(wl_func_t *f, const char *name)
+static uint64_t counter_of(wl_func_t *f, const char *name)
 {
     const uint64_t *p = wl_func_counter(f, name);
     cr_assert_not_null(p, "no statistic workload.%s", name);
@@ -76,8 +76,8 @@ static wl_func_t *run_clean(const sim_config_t *c, unsigned nthreads, unsigned n
     cr_assert(nthreads == 1 || s->switches > 0, "seed %llu: %u threads never interleaved", (unsigned long long)seed,
               nthreads);
     /* every move counted once */
-    uint64_t moves = stat(f, "canneal.accepted_good") + stat(f, "canneal.accepted_bad") + stat(f, "canneal.rejected") +
-                     stat(f, "canneal.conflicts");
+    uint64_t moves = counter_of(f, "canneal.accepted_good") + counter_of(f, "canneal.accepted_bad") + counter_of(f, "canneal.rejected") +
+                     counter_of(f, "canneal.conflicts");
     cr_assert_eq(moves, (uint64_t)nthreads * c->workload.canneal_swaps * c->workload.canneal_steps);
     return f;
 }
@@ -101,8 +101,8 @@ Test(canneal, passes_its_check_and_the_oracle)
     for (unsigned k = 0; k < num_seeds(); k++)
         for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
             wl_func_t *f = run_clean(&c, threads[i], NUM_CN, base + k, base);
-            good += stat(f, "canneal.accepted_good"), bad += stat(f, "canneal.accepted_bad");
-            rej += stat(f, "canneal.rejected"), conf += stat(f, "canneal.conflicts");
+            good += counter_of(f, "canneal.accepted_good"), bad += counter_of(f, "canneal.accepted_bad");
+            rej += counter_of(f, "canneal.rejected"), conf += counter_of(f, "canneal.conflicts");
             wl_func_free(f);
         }
     cr_log_info("canneal, 200 elements: %llu good, %llu bad, %llu rejected, %llu given up", (unsigned long long)good,
@@ -278,8 +278,8 @@ Test(canneal, survives_a_cn_failure)
         wl_func_oracle_check(f, stderr, 5, &rep);
         cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
                   (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
-        takeovers += stat(f, "canneal.takeovers");
-        rolled += stat(f, "canneal.rolled_forward");
+        takeovers += counter_of(f, "canneal.takeovers");
+        rolled += counter_of(f, "canneal.rolled_forward");
         wl_func_free(f);
     }
     cr_log_info("canneal, 400 failures: %llu locks taken over, %llu location words rolled forward",
@@ -316,9 +316,9 @@ Test(canneal, remote_write_profile)
                 "instructions per remote access; %llu good, %llu bad, %llu rejected, %llu given up",
                 (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
                 (unsigned long long)s->rmws, (unsigned long long)s->local_loads, (unsigned long long)s->local_stores,
-                (unsigned long long)dyn, rwf, ipa, (unsigned long long)stat(f, "canneal.accepted_good"),
-                (unsigned long long)stat(f, "canneal.accepted_bad"), (unsigned long long)stat(f, "canneal.rejected"),
-                (unsigned long long)stat(f, "canneal.conflicts"));
+                (unsigned long long)dyn, rwf, ipa, (unsigned long long)counter_of(f, "canneal.accepted_good"),
+                (unsigned long long)counter_of(f, "canneal.accepted_bad"), (unsigned long long)counter_of(f, "canneal.rejected"),
+                (unsigned long long)counter_of(f, "canneal.conflicts"));
     cr_assert(rwf >= RWF_LO && rwf <= RWF_HI, "remote-write fraction %.4f outside [%.3f, %.3f]", rwf, RWF_LO, RWF_HI);
     cr_assert(ipa >= IPA_LO && ipa <= IPA_HI, "instructions per remote access %.2f outside [%.1f, %.1f]", ipa, IPA_LO,
               IPA_HI);
