@@ -286,10 +286,11 @@ static const cfg_key_t keys[] = {
      U(1u << 26), 0, NULL, "streamcluster: points clustered at a time, a chunk of the stream (PARSEC simmedium: 8192)"},
     {"workload", "canneal_elements", T_UINT, F(workload.canneal_elements), "elements", U(2048), U(4), U(1u << 26),
      0, NULL, "canneal: netlist elements placed on the shared grid (PARSEC simmedium: 200 000)"},
-    {"workload", "canneal_swaps", T_UINT, F(workload.canneal_swaps), "swaps per thread and step", U(64), U(1),
-     U(1u << 30), 0, NULL, "canneal: swaps each thread tries at each temperature (PARSEC simmedium: 15 000)"},
-    {"workload", "canneal_steps", T_UINT, F(workload.canneal_steps), "steps", U(4), U(1), U(100000), 0, NULL,
-     "canneal: temperature steps (PARSEC simmedium: 64)"},
+    {"workload", "canneal_swaps", T_UINT, F(workload.canneal_swaps), "swaps per thread and step", U(8), U(1),
+     U(1u << 30), 0, NULL, "canneal: swaps each thread tries at each temperature (PARSEC simmedium: 15 000 a step "
+     "shared by the threads, 234 each at 64 threads)"},
+    {"workload", "canneal_steps", T_UINT, F(workload.canneal_steps), "steps", U(32), U(1), U(100000), 0, NULL,
+     "canneal: temperature steps, the temperature divided by 1.5 at each (PARSEC simmedium: 64)"},
     {"workload", "raytrace_image", T_UINT, F(workload.raytrace_image), "pixels per side", U(32), U(1), U(1u << 14),
      0, NULL, "raytrace: pixels per side of the rendered image, cut into 4 x 4 tiles (SPLASH-2 car: 256; the "
      "medium input: 1024, with 65 536 triangles)"},
