@@ -7,7 +7,8 @@
  * - setup refuses grids that do not fit and impossible sizes, naming the key;
  * - 64 threads on 16 CNs with the default sizes pass;
  * - after a CN failure mid-run the survivors finish, the check (the invariants that still hold)
- *   passes and the oracle finds no lost or phantom word;
+ *   passes and the oracle finds no lost or phantom word; that check still fails on a particle
+ *   twice or more unfinished slots than the lost threads can leave;
  * - its remote-write profile on the default input stays in the measured range.
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter. */
 #include <criterion/criterion.h>
@@ -206,7 +207,8 @@ Test(fluidanimate, survives_a_cn_failure, .timeout = 600)
         rng_t r;
         rng_init_named(&r, seed, "test.fail");
         wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
-        wl_func_fail_cn(f, 2, 100 + rng_below(&r, c.workload.fluidanimate_frames == 1 ? 20000 : 60000));
+        /* a run makes about 150 000 calls a frame */
+        wl_func_fail_cn(f, 2, 100 + rng_below(&r, 150000 * c.workload.fluidanimate_frames));
         char err[WL_ERR_MAX] = "";
         cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
                   "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
@@ -220,6 +222,60 @@ Test(fluidanimate, survives_a_cn_failure, .timeout = 600)
     }
     cr_log_info("fluidanimate, 30 failures: %llu locks taken over, %llu half-written slots skipped",
                 (unsigned long long)takeovers, (unsigned long long)skipped);
+}
+
+/* The cell layout (csim/workloads/fluidanimate.c): 1856 bytes, the count at word 1, the 16 id words
+ * (the particle, its stamp above bit 32) at word 216; the functional runner puts grid 0 at 0. */
+#define CELL_BYTES 1856u
+#define COUNT_AT 8u
+#define ID_AT (216u * 8u)
+
+Test(fluidanimate, check_after_a_failure_still_judges_the_grid)
+{
+    /* GIVEN a run of 300 particles (20 x 3 x 2 cells), 3 frames, on 7 threads of 4 CNs, CN 2 failing
+     * (threads 2 and 6 lost) halfway, that passes its check; and in the last grid (1, stamp 3) a
+     * cell of thread 0's slab holding two particles or more */
+    sim_config_t c = small_cfg();
+    c.workload.fluidanimate_frames = 3;
+    const uint64_t seed = tb_seed(1760), grid1 = 120ull * CELL_BYTES;
+    wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
+    wl_func_fail_cn(f, 2, 200000);
+    char err[WL_ERR_MAX] = "";
+    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
+              "seed %llu: %s", (unsigned long long)seed, err);
+    wl_env_t *e = wl_func_env(f);
+    uint64_t cell = 0;
+    for (uint64_t k = 0; k < 6 && !cell; k++) /* column 0: cells 0..5, thread 0's */
+        if (e->ops->peek(e, 0, grid1 + k * CELL_BYTES + COUNT_AT) >= 2)
+            cell = grid1 + k * CELL_BYTES;
+    cr_assert(cell, "seed %llu: no cell of column 0 holds two particles", (unsigned long long)seed);
+    const uint64_t id0 = e->ops->peek(e, 0, cell + ID_AT), id1 = e->ops->peek(e, 0, cell + ID_AT + 8);
+    cr_assert(id0 >> 32 == 3 && id1 >> 32 == 3, "seed %llu: stamps %llu, %llu", (unsigned long long)seed,
+              (unsigned long long)(id0 >> 32), (unsigned long long)(id1 >> 32));
+    /* WHEN a particle's slot looks reserved but never written (an older stamp) THEN that is what a lost
+     * thread can leave: the check passes; WHEN three do (two threads lost) THEN it fails */
+    wl_func_corrupt(f, 0, cell + ID_AT, id0 & 0xffffffffu);
+    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: %s", (unsigned long long)seed, err);
+    wl_func_corrupt(f, 0, cell + ID_AT + 8, id1 & 0xffffffffu);
+    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: %s", (unsigned long long)seed, err);
+    const uint64_t other = grid1 + (cell == grid1 ? 1 : 0) * CELL_BYTES, other_id = e->ops->peek(e, 0, other + ID_AT);
+    if (e->ops->peek(e, 0, other + COUNT_AT) > 0) {
+        wl_func_corrupt(f, 0, other + ID_AT, other_id & 0xffffffffu);
+        cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: three unwritten slots passed", (unsigned long long)seed);
+        cr_assert(strstr(err, "reserved but not written"), "%s", err);
+        cr_log_info("%s", err);
+        wl_func_corrupt(f, 0, other + ID_AT, other_id);
+    }
+    /* WHEN the second slot holds the first's particle THEN the particle is in the grid twice */
+    wl_func_corrupt(f, 0, cell + ID_AT, id0);
+    wl_func_corrupt(f, 0, cell + ID_AT + 8, id0);
+    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a particle twice passed", (unsigned long long)seed);
+    cr_assert(strstr(err, "which the grid holds twice"), "%s", err);
+    cr_log_info("%s", err);
+    /* and restored, the check passes again */
+    wl_func_corrupt(f, 0, cell + ID_AT + 8, id1);
+    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    wl_func_free(f);
 }
 
 Test(fluidanimate, remote_write_profile_on_the_default_input)
