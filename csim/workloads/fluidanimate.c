@@ -22,7 +22,12 @@
  *   rebuild   the owner of each old cell moves its particles into the new cells their positions
  *             fall in, reserving the slot by the count under the cell's lock when that cell is a
  *             border cell (or another thread's), then writing the particle, its density 0 and its
- *             acceleration gravity (PARSEC's InitDensitiesAndForces, folded in), the stamp last;
+ *             acceleration gravity (PARSEC's InitDensitiesAndForces, folded in), the stamp last
+ *             (so that a slot with the frame's stamp is whole). As in PARSEC, a particle moves
+ *             less than a cell a frame (the time step keeps it so; the check would see a race):
+ *             only its owner writes an interior cell. A particle finding its cell full (16) is
+ *             dropped and counted (PARSEC 2's fixed cells; never with these inputs: the lattice
+ *             starts at most 8 in a cell); the check then fails on the counts;
  *   densities for each particle, its neighbours in the 27 surrounding cells: each pair once (the
  *             particle at the higher address takes it, PARSEC's rule), and a pair within h adds
  *             its contribution to both particles' densities, under the cell's lock when the cell
@@ -53,7 +58,9 @@
  * drop out of the next grid) and a survivor's sums may hold garbage from them: the check then
  * wants every lock free or held by a lost thread, the barrier released, counts within the cells,
  * every particle of the last frame at most once in its grid, at most one half-written slot per
- * lost thread in the survivors' cells, and a grid no frame rebuilt still exactly as setup left it. */
+ * lost thread in the survivors' cells, and a grid no frame rebuilt still exactly as setup left it.
+ * (The rebuild skips a slot below the count whose stamp is not the last frame's: one a lost thread
+ * reserved and never finished; otherwise a survivor would copy its stale particle.) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
