@@ -272,7 +272,7 @@ static const cfg_key_t keys[] = {
      NULL, "bodytrack: video frames tracked (PARSEC simmedium: 2)"},
     {"workload", "bodytrack_image", T_UINT, F(workload.bodytrack_image), "pixels", U(32), U(8), U(4096), 0, NULL,
      "bodytrack: pixels per side of each camera's square image (PARSEC simmedium: 640 x 480, about 554 a side)"},
-    {"workload", "fluidanimate_particles", T_UINT, F(workload.fluidanimate_particles), "particles", U(2048), U(16),
+    {"workload", "fluidanimate_particles", T_UINT, F(workload.fluidanimate_particles), "particles", U(768), U(16),
      U(1u << 26), 0, NULL, "fluidanimate: fluid particles in the shared grid of cells (PARSEC simmedium: 100 000)"},
     {"workload", "fluidanimate_frames", T_UINT, F(workload.fluidanimate_frames), "frames", U(2), U(1), U(100000),
      0, NULL, "fluidanimate: time steps simulated (PARSEC simmedium: 5)"},
