@@ -273,8 +273,8 @@ Test(barnes, remote_write_profile_of_the_default_input)
                 (unsigned long long)s->loads, (unsigned long long)s->stores, (unsigned long long)s->rmws,
                 (unsigned long long)s->local_loads, (unsigned long long)s->local_stores, (unsigned long long)dyn,
                 (unsigned long long)stat_of(f, "barnes.interactions"), wfrac, ipa);
-    /* measured (seeds 2700 and 1 to 3): 0.028 to 0.029 and 5.2 to 5.4; 2.8 to 2.9 M dynamic */
+    /* measured (seeds 2700, 1, 2, 3, 77, 5000): 0.0275 to 0.0299 and 5.35 to 5.55; 2.9 to 3.1 M dynamic */
     cr_assert(wfrac > 0.022 && wfrac < 0.036, "remote-write fraction %.4f, measured 0.029", wfrac);
-    cr_assert(ipa > 4.0 && ipa < 6.6, "%.2f instructions per remote access, measured 5.3", ipa);
+    cr_assert(ipa > 4.1 && ipa < 6.9, "%.2f instructions per remote access, measured 5.5", ipa);
     wl_func_free(f);
 }

@@ -7,7 +7,9 @@
  * loadtree, in an array of its own as SPLASH-2's CellLock); the pool counter the threads claim
  * chunks of 8 node slots from; the bounding box of two consecutive steps and its lock; a
  * barrier. Thread-private data (local memory of the thread's CN): the list of the chunks the
- * thread claimed, its node pool (SPLASH-2's per-process cell and leaf tables).
+ * thread claimed, which make its node pool (SPLASH-2's per-process cell and leaf tables; the nodes
+ * themselves are shared). A node's meta word holds its type (cell or leaf), depth, number of
+ * bodies (a leaf) and creator (tid + 1; 0 the root, which has a fixed slot).
  *
  * Setup draws a Plummer model from the seed (SPLASH-2's testdata: masses 1/N, radii from the
  * Plummer mass profile cut at 0.999 of the mass, speeds by rejection from its distribution
@@ -35,10 +37,16 @@
  * With at most 8 bodies in a leaf, a node is a cell exactly when more than 8 bodies fall in its
  * cube, so the octree of a set of bodies is the same whatever the order of insertion (but for the
  * order of a leaf's bodies); with leaves summed in address order and children in their fixed
- * order, centres of mass and forces do not depend on the interleaving. check() recomputes every step single-threaded in C with the same
- * arithmetic and wants every body word, the final tree (walked side by side with its own: every
- * node word) and both bounding boxes bit for bit; every node slot of the claimed chunks not in the
- * tree must be zero; the threads' chunk lists must cover the claimed chunks once each.
+ * order, centres of mass and forces do not depend on the interleaving. check() recomputes every
+ * step single-threaded in C with the same arithmetic and wants every body word, the final tree
+ * (walked side by side with its own: every node word) and both bounding boxes bit for bit; every
+ * node slot of the claimed chunks not in the tree must be zero; the threads' chunk lists must
+ * cover the claimed chunks once each; locks free, the barrier's phases all released.
+ *
+ * Left out of SPLASH-2's barnes: costzones (the partition is fixed, by the Morton order of the
+ * first positions), the per-step timing and output, and the distinction of the first step; the
+ * pool is claimed in chunks of a shared arena rather than fixed per-process tables, so that no
+ * thread's share of the tree has to be known in advance.
  *
  * After a CN failure (docs/architecture.md 11g) the lost threads' bodies are no longer inserted
  * nor advanced. A lock a lost thread held is taken over (wl_lock): its leaf insertion may have
@@ -47,10 +55,11 @@
  * A subdivision is invisible until its one publishing store. A survivor that waits for the
  * centre of mass of a node whose creator was lost computes it itself (every writer of a node
  * writes the same values). check() then judges the structure of the final tree (types, depths,
- * counts, nothing past a leaf's count, no body twice, every survivor's body present), every cell's mass and
- * centre of mass from its children bit for bit and every leaf's mass from its bodies, every
- * body's mass unchanged and the survivors' bodies finite; not the forces, which depend on when
- * the lost thread's bodies left the tree. */
+ * counts, nothing past a leaf's count, no body twice, every survivor's body present), every
+ * cell's mass and centre of mass from its children bit for bit and every leaf's mass from its
+ * bodies, every body's mass unchanged and the survivors' bodies finite; not the forces, which
+ * depend on when the lost thread's bodies left the tree, nor the free slots (a lost thread may
+ * leave half-made nodes no tree reaches). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +113,7 @@ enum { F_POOL, F_DEPTH, F_OUTSIDE, F_COUNT };
 #define ADVANCE_INSTRS 18  /* 3 x (mul, add, mul, add, add) and the loop */
 #define BOUND_INSTRS 12    /* 3 mins and 3 maxes per body */
 #define SPIN_INSTRS 8      /* a poll of a completion flag */
+#define GEOMETRY_INSTRS 30 /* setbound's box to cube: 3 subtracts, compares, a divide, 3 multiplies */
 
 /* Statistics (workload.barnes.*). */
 enum { S_INTERACT, S_SPLITS, S_TAKEOVERS, S_ADOPTED, S_COUNT };
@@ -567,8 +577,8 @@ static uint64_t subdivide(ctx_t *c, uint64_t leaf, unsigned depth)
     return cell;
 }
 
-/* Under the lock of the cell (depth d) that holds slot: the body goes into the empty slot, or the leaf there. Returns
- * 0 when placed (or dropped on an overflow), else the cell the slot now holds. */
+/* Under the lock of the cell (depth d) that holds slot: the body goes into the empty slot, or the
+ * leaf there. Returns 0 when placed (or dropped on an overflow), else the cell the slot now holds. */
 static uint64_t place(ctx_t *c, unsigned d, uint64_t slot, uint64_t body)
 {
     wl_thread_t *t = c->t;
@@ -874,7 +884,7 @@ static void barnes_thread(wl_thread_t *t, void *state)
         double g[6];
         load_doubles(t, bound_at(b, s), g, 6);
         geometry(g, g + 3, c.rmin, &c.rsize);
-        wl_compute(t, 30);
+        wl_compute(t, GEOMETRY_INSTRS);
         c.used = 0;
         for (uint64_t i = c.lo; i < c.hi; i++)
             insert(&c, body_at(b, i));
@@ -1262,8 +1272,8 @@ static int judge_sync(const judge_t *j)
     for (uint64_t k = 0; k < 3; k++) {
         const uint64_t got = peek(j, b->bar + line * (1 + k)), want = k == last % 3 ? group : 0;
         if (got != want)
-            return wl_errf(j->err, "barnes: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last phase",
-                           (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
+            return wl_errf(j->err, "barnes: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last "
+                           "phase", (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
     }
     return 0;
 }
@@ -1287,7 +1297,8 @@ static int judge_survivors(const judge_t *j, const body_t *init)
                     return wl_errf(j->err, "barnes: body %llu's %s is %g", (unsigned long long)i, word_name[w],
                                    dbl(peek(j, a + 8 * w)));
             if (!j->body_seen[i])
-                return wl_errf(j->err, "barnes: body %llu of surviving thread %u is in no leaf", (unsigned long long)i, t);
+                return wl_errf(j->err, "barnes: body %llu of surviving thread %u is in no leaf", (unsigned long long)i,
+                               t);
         }
     }
     return 0;
