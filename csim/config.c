@@ -258,9 +258,8 @@ static const cfg_key_t keys[] = {
     /* [workload] */
     {"workload", "name", T_ENUM, F(workload.name), NULL, U(CFG_WL_OCEAN_CP), U(0), U(CFG_WL_COUNT - 1),
      0, workload_names,
-     "the workload: the paper's applications (PARSEC bodytrack, fluidanimate, streamcluster, canneal; SPLASH-2 "
-     "raytrace, barnes, ocean_ncp, ocean_cp; ycsb); on partly coherent memory: hcmeta, megalon, sc_btree, sc_art, "
-     "sc_lsm, prism"},
+     "the workload: one of the paper's nine applications (section VI), or on partly coherent memory hcmeta, "
+     "megalon, sc_btree, sc_art, sc_lsm or prism"},
     {"workload", "threads", T_UINT, F(workload.threads), "threads", U(0), U(0), U(4096), 0, NULL,
      "simulated threads, one per core, spread round-robin over the CNs; 0 = one on every core"},
     {"workload", "bodytrack_particles", T_UINT, F(workload.bodytrack_particles), "particles", U(128), U(1),

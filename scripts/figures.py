@@ -75,24 +75,35 @@ SYNC_VARIANTS = ["wt", "baseline", "parallel", "proactive"]  # under WB core.syn
 
 # Workload sizes per --size (the configuration's own keys are used by default).
 SIZES = {
-    "tiny": ["workload.ocean_grid=16", "workload.ocean_iters=1", "workload.fluid_cells=48",
-             "workload.fluid_updates=8", "workload.kvs_records=48", "workload.kvs_ops=64"],
+    "tiny": ["workload.bodytrack_particles=16", "workload.bodytrack_layers=2", "workload.bodytrack_image=16",
+             "workload.fluidanimate_particles=128", "workload.fluidanimate_frames=1",
+             "workload.streamcluster_points=64", "workload.streamcluster_dims=4", "workload.streamcluster_centers=4",
+             "workload.streamcluster_chunk=32", "workload.canneal_elements=128", "workload.canneal_steps=4",
+             "workload.raytrace_image=16", "workload.raytrace_triangles=64", "workload.barnes_bodies=64",
+             "workload.barnes_steps=1", "workload.ocean_grid=16", "workload.ocean_iters=1",
+             "workload.ycsb_records=48", "workload.ycsb_ops=64"],
     "default": [],
     # The paper's inputs (section VI: 6.4 B instructions or more per application, SPLASH-2's and
     # PARSEC's medium inputs or larger, YCSB's 1.6 M records of 1 KB and 6.4 M operations), for
-    # make figures FULL=1 on paper.ini. Instructions per unit: fluid 284 per locked update, measured
-    # on paper.ini's own inputs (2026-12-04), so 352 000 updates a thread over 100 000 cells
-    # (fluidanimate's medium input has 100 000 particles) reach 6.4 B; ocean 16.5 per grid point
-    # and sweep, measured at this size (2026-12-05: 3 700 sweeps of the 258 x 258 grid, 256
-    # interior points a side, ran 4.0 B instructions under WB; paper.ini's 64-point grid had
-    # suggested 26.7), so 5 920 sweeps reach 6.4 B; kvs is YCSB's as the paper gives it (about 443
-    # instructions an operation: 2.8 B). Such runs simulate far longer than paper.ini's
-    # sim.end_time of 100 ms (2026-12-05: ocean's 3 700 sweeps under WB simulated 102 ms, so 6.4 B
-    # about 163 ms, WT several times that; YCSB under proactive committed 18 M instructions a ms
-    # before its first dump, so 2.8 B about 155 ms): their end time is the configuration's largest,
-    # and the stall watchdog (sim.stall_timeout) still stops a run that makes no progress.
-    "full": ["workload.ocean_grid=256", "workload.ocean_iters=5920", "workload.fluid_cells=100000",
-             "workload.fluid_updates=352000", "workload.kvs_records=1600000", "workload.kvs_ops=6400000",
+    # make figures FULL=1 on paper.ini: each application's medium input (docs/architecture.md 11i),
+    # its length (frames, steps, sweeps, swaps) raised until it runs about 6.4 B instructions at 64
+    # threads, from the instructions the medium input measured (functional runner; 11i): bodytrack
+    # 343 M for 2 frames, so 38; fluidanimate about 1.2 G for 5 frames, so 27; streamcluster 4 to 5 G
+    # a chunk of 8192 points, so two chunks; canneal 248 M with 234 swaps a thread and step, so 6 100;
+    # raytrace about 5.5 G at 1024 x 1024, so 1152 x 1152; barnes 314 M a step, so 21 steps; ocean
+    # 16.5 instructions a grid point and sweep (2026-12-05: 3 700 sweeps of the 258 x 258 grid ran
+    # 4.0 B under WB), so 5 920 sweeps; ycsb YCSB's as the paper gives it (about 2.8 B). Such runs
+    # simulate far longer than paper.ini's sim.end_time of 100 ms (2026-12-05: ocean's 3 700 sweeps
+    # under WB simulated 102 ms): their end time is the configuration's largest, and the stall
+    # watchdog (sim.stall_timeout) still stops a run that makes no progress.
+    "full": ["workload.bodytrack_particles=2000", "workload.bodytrack_layers=5", "workload.bodytrack_frames=38",
+             "workload.bodytrack_image=554", "workload.fluidanimate_particles=100000",
+             "workload.fluidanimate_frames=27", "workload.streamcluster_points=16384",
+             "workload.streamcluster_dims=64", "workload.streamcluster_centers=20",
+             "workload.streamcluster_chunk=8192", "workload.canneal_elements=200000", "workload.canneal_swaps=6100",
+             "workload.canneal_steps=64", "workload.raytrace_image=1152", "workload.raytrace_triangles=65536",
+             "workload.barnes_bodies=16384", "workload.barnes_steps=21", "workload.ocean_grid=256",
+             "workload.ocean_iters=5920", "workload.ycsb_records=1600000", "workload.ycsb_ops=6400000",
              "sim.end_time=1000s"],
 }
 # Scaling runs use ocean's grid of the paper (256 interior rows: 4 per thread at 16 CNs of 4 cores); with
