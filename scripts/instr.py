@@ -37,7 +37,8 @@ BENCH = "build/bin/diktamo_bench"
 ROWS = [(f"fabric fabric_top_{s}_fast {m}", "kernel_run", "fabric.csv", "clocked fabric cycle")
         for s in ("c4m2", "c16m16") for m in ("busy", "light")] + \
        [(f"system {t} {w}", "system_run", "system.csv", "simulated instruction")
-        for t in ("paper", "paper-proactive") for w in ("ocean", "fluid", "kvs")]
+        for t in ("paper", "paper-proactive") for w in ("bodytrack", "fluidanimate", "streamcluster", "canneal",
+                                                        "raytrace", "barnes", "ocean_ncp", "ocean_cp", "ycsb")]
 
 
 def parse(argv):

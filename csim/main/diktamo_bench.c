@@ -521,22 +521,26 @@ int main(int argc, char **argv)
                                         "CPU time; the median of runs (by instr_per_s; core_instr_per_s the median "
                                         "of its own), spread: the fastest run's speed over the slowest's",
                                         sizeof scols / sizeof scols[0], scols);
-    /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): kvs keeps run.ini's 1024 records (2 MiB of table).
-     * The paper rows are paper.ini's own inputs cut short (one ocean sweep, 32 locked updates a thread,
-     * 512 operations): mostly the cold start of a run, some 20 to 100 simulated us. The paper-long rows
-     * run the paper's input shapes (FULL=1's 256-point ocean grid and 100 000 fluid cells; a YCSB table
-     * of 100 000 records, 1/16 of the paper's, 100 MB against 8 MB of L3 per CN) for 2.5 to 4.3 M
-     * instructions, 0.6 to 9 s of host time each here: the speed of a long run such as make figures
-     * FULL=1's, past its start. goal: the instructions per second the speed goals ask of the row
-     * (0: none); wb64: the row's ratio to the core model alone has the goal of 0.25 (64 cores under
-     * WB); vs_wb: the row (tag) under WB of which this one must reach half the speed. */
+    /* small.ini's MNs are 2 MiB (4 MiB of CXL memory): ycsb keeps run.ini's 1024 records (2 MiB of table).
+     * The short paper rows run each application at paper.ini's sizes cut short (one ocean sweep, one
+     * fluidanimate frame, one bodytrack layer, a chunk of 128 streamcluster points, four canneal steps, a
+     * 16 x 16 raytrace image, one barnes step, 512 ycsb operations): mostly the cold start of a run. The
+     * paper-long rows run the paper's input shapes for longer (FULL=1's 256-point ocean grid; 4096
+     * fluidanimate particles; a YCSB table of 100 000 records, 1/16 of the paper's, 100 MB against 8 MB
+     * of L3 per CN): the speed of a long run such as make figures FULL=1's, past its start. goal: the
+     * instructions per second the speed goals ask of the row (0: none); wb64: the row's ratio to the
+     * core model alone has the goal of 0.25 (64 cores under WB); vs_wb: the row (tag) under WB of
+     * which this one must reach half the speed. */
 #define SMALL "sim_configs/small.ini"
 #define PAPER "sim_configs/paper.ini"
-#define SMALL_KVS "workload.kvs_records=1024", "workload.kvs_ops=256"
-#define PAPER_SHORT "workload.ocean_iters=1", "workload.fluid_updates=32", "workload.kvs_ops=512"
+#define SMALL_YCSB "workload.ycsb_records=1024", "workload.ycsb_ops=256"
+#define PAPER_SHORT                                                                                          \
+    "workload.ocean_iters=1", "workload.fluidanimate_frames=1", "workload.bodytrack_layers=1",                   \
+        "workload.streamcluster_points=128", "workload.canneal_steps=4", "workload.raytrace_image=16",           \
+        "workload.barnes_steps=1", "workload.ycsb_ops=512"
 #define PAPER_LONG                                                                                           \
-    "workload.ocean_grid=256", "workload.ocean_iters=4", "workload.fluid_cells=100000",                          \
-        "workload.fluid_updates=200", "workload.kvs_records=100000", "workload.kvs_ops=6000"
+    "workload.ocean_grid=256", "workload.ocean_iters=4", "workload.fluidanimate_particles=4096",                 \
+        "workload.fluidanimate_frames=1", "workload.ycsb_records=100000", "workload.ycsb_ops=6000"
     const struct {
         const char *cfg, *tag;
         const char *sets[16];
@@ -545,11 +549,11 @@ int main(int argc, char **argv)
         bool all; /* every application of the paper, not the three */
         const char *vs_wb;
     } sruns[] = {
-        {.cfg = SMALL, .tag = "small", .sets = {SMALL_KVS, NULL}},
-        {.cfg = SMALL, .tag = "small-proactive", .sets = {SMALL_KVS, "core.protocol=proactive", NULL},
+        {.cfg = SMALL, .tag = "small", .sets = {SMALL_YCSB, NULL}},
+        {.cfg = SMALL, .tag = "small-proactive", .sets = {SMALL_YCSB, "core.protocol=proactive", NULL},
          .vs_wb = "small"},
         {.cfg = SMALL, .tag = "small-proactive-zlib1",
-         .sets = {SMALL_KVS, "core.protocol=proactive", "sim.zlib_threads=1", NULL}},
+         .sets = {SMALL_YCSB, "core.protocol=proactive", "sim.zlib_threads=1", NULL}},
         {.cfg = PAPER, .tag = "paper", .sets = {PAPER_SHORT, NULL}, .goal = 2e6, .wb64 = true, .all = true},
         {.cfg = PAPER, .tag = "paper-proactive", .sets = {PAPER_SHORT, "core.protocol=proactive", NULL}, .goal = 1e6,
          .all = true},
@@ -567,7 +571,7 @@ int main(int argc, char **argv)
     };
 #undef SMALL
 #undef PAPER
-#undef SMALL_KVS
+#undef SMALL_YCSB
 #undef PAPER_SHORT
 #undef PAPER_LONG
     enum { NSRUNS = sizeof sruns / sizeof sruns[0] };

@@ -133,20 +133,6 @@ typedef struct barnes {
     uint64_t *stat[S_COUNT];
 } barnes_t;
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 static uint64_t meta_make(unsigned type, unsigned depth, unsigned count, unsigned creator)
 {
     return type | (uint64_t)depth << 8 | (uint64_t)count << 16 | (uint64_t)creator << 32;
@@ -405,17 +391,17 @@ static void poke_initial(wl_env_t *e, const barnes_t *b, const body_t *bd)
 {
     for (uint64_t i = 0; i < b->nbody; i++) {
         const uint64_t a = body_at(b, i);
-        e->ops->poke(e, 0, a, bits(bd[i].mass));
+        e->ops->poke(e, 0, a, wl_bits(bd[i].mass));
         for (int k = 0; k < 3; k++) {
-            e->ops->poke(e, 0, a + B_POS + 8 * k, bits(bd[i].pos[k]));
-            e->ops->poke(e, 0, a + B_VEL + 8 * k, bits(bd[i].vel[k]));
+            e->ops->poke(e, 0, a + B_POS + 8 * k, wl_bits(bd[i].pos[k]));
+            e->ops->poke(e, 0, a + B_VEL + 8 * k, wl_bits(bd[i].vel[k]));
         }
     }
     double mn[3], mx[3];
     bbox(bd, b->nbody, mn, mx);
     for (int k = 0; k < 3; k++) {
-        e->ops->poke(e, 0, bound_at(b, 0) + 8 * k, bits(mn[k]));
-        e->ops->poke(e, 0, bound_at(b, 0) + 24 + 8 * k, bits(mx[k]));
+        e->ops->poke(e, 0, bound_at(b, 0) + 8 * k, wl_bits(mn[k]));
+        e->ops->poke(e, 0, bound_at(b, 0) + 24 + 8 * k, wl_bits(mx[k]));
     }
     e->ops->poke(e, 0, b->nodes, meta_make(T_CELL, 0, 0, 0)); /* the root, in chunk 0 */
     e->ops->poke(e, 0, b->pool, 1);
@@ -484,7 +470,7 @@ static void load_doubles(wl_thread_t *t, uint64_t a, double *d, unsigned n)
         addr[i] = a + 8 * i;
     wl_ld_batch(t, addr, v, n);
     for (unsigned i = 0; i < n; i++)
-        d[i] = dbl(v[i]);
+        d[i] = wl_dbl(v[i]);
 }
 
 /* Slot i of the thread's pool (its chunk list is in local memory). */
@@ -553,7 +539,7 @@ static uint64_t subdivide(ctx_t *c, uint64_t leaf, unsigned depth)
     uint64_t group[8][LEAF_MAX], sub[8] = {0};
     unsigned cnt[8] = {0};
     for (unsigned i = 0; i < LEAF_MAX; i++) {
-        const double pos[3] = {dbl(pv[3 * i]), dbl(pv[3 * i + 1]), dbl(pv[3 * i + 2])};
+        const double pos[3] = {wl_dbl(pv[3 * i]), wl_dbl(pv[3 * i + 1]), wl_dbl(pv[3 * i + 2])};
         uint32_t xp[3];
         (void)intcoord(pos, c->rmin, c->rsize, xp); /* inserted this step: inside */
         const unsigned k = subindex(xp, depth);
@@ -682,9 +668,9 @@ static void com_store(ctx_t *c, uint64_t node, unsigned n, const double *m, cons
     double mass, pos[3];
     cofm(n, m, p, &mass, pos);
     wl_compute(c->t, NODE_INSTRS + COFM_INSTRS * n);
-    wl_st(c->t, node + N_MASS, bits(mass));
+    wl_st(c->t, node + N_MASS, wl_bits(mass));
     for (int k = 0; k < 3; k++)
-        wl_st(c->t, node + N_POS + 8 * k, bits(pos[k]));
+        wl_st(c->t, node + N_POS + 8 * k, wl_bits(pos[k]));
     wl_st(c->t, node + N_DONE, 1);
 }
 
@@ -696,9 +682,9 @@ static void load_parts(wl_thread_t *t, const uint64_t *base, unsigned n, double 
         a[i] = base[i / 4] + 8 * (i % 4);
     wl_ld_batch(t, a, v, 4 * n);
     for (unsigned i = 0; i < n; i++) {
-        m[i] = dbl(v[4 * i]);
+        m[i] = wl_dbl(v[4 * i]);
         for (int k = 0; k < 3; k++)
-            p[i][k] = dbl(v[4 * i + 1 + k]);
+            p[i][k] = wl_dbl(v[4 * i + 1 + k]);
     }
 }
 
@@ -777,10 +763,10 @@ static void walk(ctx_t *c, force_t *f, uint64_t self, uint64_t node, double dsq)
     for (unsigned i = 0; i < 5; i++)
         a[i] = node + 8 * i;
     wl_ld_batch(t, a, v, 5);
-    const double pos[3] = {dbl(v[2]), dbl(v[3]), dbl(v[4])};
+    const double pos[3] = {wl_dbl(v[2]), wl_dbl(v[3]), wl_dbl(v[4])};
     wl_compute(t, VISIT_INSTRS + OPEN_INSTRS);
     if (!opens(f, pos, dsq)) {
-        interact(f, dbl(v[1]), pos);
+        interact(f, wl_dbl(v[1]), pos);
         wl_compute(t, INTERACT_INSTRS);
         return;
     }
@@ -816,8 +802,8 @@ static void forces(ctx_t *c)
         wl_compute(t, BODY_INSTRS);
         walk(c, &f, body, c->b->nodes, c->rsize * c->rsize);
         for (int k = 0; k < 3; k++)
-            wl_st(t, body + B_ACC + 8 * k, bits(f.acc[k]));
-        wl_st(t, body + B_PHI, bits(f.phi));
+            wl_st(t, body + B_ACC + 8 * k, wl_bits(f.acc[k]));
+        wl_st(t, body + B_PHI, wl_bits(f.phi));
         wl_st(t, body + B_COST, f.n);
         *c->b->stat[S_INTERACT] += f.n;
     }
@@ -836,12 +822,12 @@ static void advance_all(ctx_t *c, uint64_t step)
         advance(v, v + 3, v + 6);
         wl_compute(t, ADVANCE_INSTRS + BOUND_INSTRS);
         for (int k = 0; k < 3; k++) {
-            wl_st(t, body + B_POS + 8 * k, bits(v[k]));
+            wl_st(t, body + B_POS + 8 * k, wl_bits(v[k]));
             mn[k] = fmin(mn[k], v[k]);
             mx[k] = fmax(mx[k], v[k]);
         }
         for (int k = 0; k < 3; k++)
-            wl_st(t, body + B_VEL + 8 * k, bits(v[3 + k]));
+            wl_st(t, body + B_VEL + 8 * k, wl_bits(v[3 + k]));
     }
     if (c->lo == c->hi)
         return;
@@ -852,9 +838,9 @@ static void advance_all(ctx_t *c, uint64_t step)
     wl_compute(t, BOUND_INSTRS);
     for (int k = 0; k < 3; k++) {
         if (mn[k] < g[k])
-            wl_st(t, bx + 8 * k, bits(mn[k]));
+            wl_st(t, bx + 8 * k, wl_bits(mn[k]));
         if (mx[k] > g[3 + k])
-            wl_st(t, bx + 24 + 8 * k, bits(mx[k]));
+            wl_st(t, bx + 24 + 8 * k, wl_bits(mx[k]));
     }
     wl_unlock(t, b->block);
 }
@@ -863,8 +849,8 @@ static void advance_all(ctx_t *c, uint64_t step)
 static void reset_box(wl_thread_t *t, uint64_t bx)
 {
     for (int k = 0; k < 3; k++) {
-        wl_st(t, bx + 8 * k, bits(INFINITY));
-        wl_st(t, bx + 24 + 8 * k, bits(-INFINITY));
+        wl_st(t, bx + 8 * k, wl_bits(INFINITY));
+        wl_st(t, bx + 24 + 8 * k, wl_bits(-INFINITY));
     }
 }
 
@@ -1108,7 +1094,7 @@ static int leaf_bodies(judge_t *j, uint64_t slot, const uint64_t *w, const rnode
                            (unsigned long long)slot, i, (unsigned long long)bi, (unsigned long long)x->sub[i]);
         if (j->body_seen[bi]++)
             return wl_errf(j->err, "barnes: body %llu is in two leaves", (unsigned long long)bi);
-        m[i] = dbl(peek(j, a));
+        m[i] = wl_dbl(peek(j, a));
         if (x)
             memcpy(p[i], j->r->bd[bi].pos, sizeof p[i]); /* where it was when the tree was built */
     }
@@ -1138,9 +1124,9 @@ static int judge_node(judge_t *j, uint64_t a, unsigned depth, uint64_t ri, doubl
                        x->type == T_CELL ? "cell" : "leaf", x->count);
     double m[8], p[8][3] = {{0.0}}, want_m, want_p[3];
     unsigned n = 0;
-    *mass = dbl(w[1]);
+    *mass = wl_dbl(w[1]);
     for (int k = 0; k < 3; k++)
-        pos[k] = dbl(w[2 + k]);
+        pos[k] = wl_dbl(w[2 + k]);
     if (m_type(w[0]) == T_LEAF) {
         if (leaf_bodies(j, slot, w, x, m, p))
             return -1;
@@ -1162,9 +1148,9 @@ static int judge_node(judge_t *j, uint64_t a, unsigned depth, uint64_t ri, doubl
     const bool cofm_known = x || m_type(w[0]) == T_CELL; /* a leaf's needs its bodies' old positions */
     if (x)
         want_m = x->mass, memcpy(want_p, x->pos, sizeof want_p);
-    bool bad = bits(*mass) != bits(want_m);
+    bool bad = wl_bits(*mass) != wl_bits(want_m);
     for (int k = 0; k < 3; k++)
-        bad |= cofm_known && bits(pos[k]) != bits(want_p[k]);
+        bad |= cofm_known && wl_bits(pos[k]) != wl_bits(want_p[k]);
     if (bad)
         return wl_errf(j->err, "barnes: node slot %llu at depth %u holds mass %.17g at (%.17g, %.17g, %.17g), want "
                        "%.17g at (%.17g, %.17g, %.17g)", (unsigned long long)slot, depth, *mass, pos[0], pos[1],
@@ -1180,20 +1166,20 @@ static int judge_bodies(const judge_t *j)
 {
     for (uint64_t i = 0; i < j->b->nbody; i++) {
         const body_t *x = &j->r->bd[i];
-        uint64_t want[16] = {bits(x->mass)};
+        uint64_t want[16] = {wl_bits(x->mass)};
         for (int k = 0; k < 3; k++) {
-            want[1 + k] = bits(x->pos[k]);
-            want[4 + k] = bits(x->vel[k]);
-            want[7 + k] = bits(x->acc[k]);
+            want[1 + k] = wl_bits(x->pos[k]);
+            want[4 + k] = wl_bits(x->vel[k]);
+            want[7 + k] = wl_bits(x->acc[k]);
         }
-        want[10] = bits(x->phi);
+        want[10] = wl_bits(x->phi);
         want[11] = x->cost;
         for (unsigned w = 0; w < 16; w++) {
             const uint64_t got = peek(j, body_at(j->b, i) + 8 * w);
             if (got != want[w])
                 return wl_errf(j->err, "barnes: body %llu's %s is %.17g (0x%016llx), want %.17g (0x%016llx) after %llu "
-                               "steps", (unsigned long long)i, word_name[w], dbl(got), (unsigned long long)got,
-                               dbl(want[w]), (unsigned long long)want[w], (unsigned long long)j->b->steps);
+                               "steps", (unsigned long long)i, word_name[w], wl_dbl(got), (unsigned long long)got,
+                               wl_dbl(want[w]), (unsigned long long)want[w], (unsigned long long)j->b->steps);
         }
     }
     return 0;
@@ -1205,10 +1191,10 @@ static int judge_boxes(const judge_t *j)
     const uint64_t last = j->b->steps - 1;
     for (uint64_t s = last; s <= last + 1; s++)
         for (unsigned w = 0; w < 8; w++) {
-            const uint64_t got = peek(j, bound_at(j->b, s) + 8 * w), want = w < 6 ? bits(j->r->box[s & 1][w]) : 0;
+            const uint64_t got = peek(j, bound_at(j->b, s) + 8 * w), want = w < 6 ? wl_bits(j->r->box[s & 1][w]) : 0;
             if (got != want)
                 return wl_errf(j->err, "barnes: the bounding box of step %llu has word %u = %.17g (0x%llx), want %.17g",
-                               (unsigned long long)s, w, dbl(got), (unsigned long long)got, dbl(want));
+                               (unsigned long long)s, w, wl_dbl(got), (unsigned long long)got, wl_dbl(want));
         }
     return 0;
 }
@@ -1287,15 +1273,15 @@ static int judge_survivors(const judge_t *j, const body_t *init)
         range(b, t, &lo, &hi);
         for (uint64_t i = lo; i < hi; i++) {
             const uint64_t a = body_at(b, i);
-            if (peek(j, a) != bits(init[i].mass))
+            if (peek(j, a) != wl_bits(init[i].mass))
                 return wl_errf(j->err, "barnes: body %llu's mass is %.17g, want %.17g", (unsigned long long)i,
-                               dbl(peek(j, a)), init[i].mass);
+                               wl_dbl(peek(j, a)), init[i].mass);
             if (!wl_env_alive(j->e, t))
                 continue;
             for (unsigned w = 1; w < 7; w++)
-                if (!isfinite(dbl(peek(j, a + 8 * w))))
+                if (!isfinite(wl_dbl(peek(j, a + 8 * w))))
                     return wl_errf(j->err, "barnes: body %llu's %s is %g", (unsigned long long)i, word_name[w],
-                                   dbl(peek(j, a + 8 * w)));
+                                   wl_dbl(peek(j, a + 8 * w)));
             if (!j->body_seen[i])
                 return wl_errf(j->err, "barnes: body %llu of surviving thread %u is in no leaf", (unsigned long long)i,
                                t);

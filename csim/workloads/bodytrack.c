@@ -115,20 +115,6 @@ typedef struct seg {
     double a[3], b[3], r; /* a limb: its axis from a to b (m), its radius */
 } seg_t;
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* Lo and hi of share k of n items among m: [k n / m, (k + 1) n / m). */
 static uint64_t share_lo(uint64_t k, uint64_t n, uint64_t m) { return k * n / m; }
 
@@ -444,7 +430,7 @@ static int alloc_remote(wl_env_t *e, bodytrack_t *b, char *err)
 static void poke_doubles(wl_env_t *e, uint64_t addr, const double *v, uint64_t n)
 {
     for (uint64_t k = 0; k < n; k++)
-        e->ops->poke(e, 0, addr + 8 * k, bits(v[k]));
+        e->ops->poke(e, 0, addr + 8 * k, wl_bits(v[k]));
 }
 
 static int poke_input(wl_env_t *e, const bodytrack_t *b, char *err)
@@ -544,9 +530,9 @@ static void pass1_rows(wl_thread_t *t, const bodytrack_t *b, uint64_t f, uint64_
             for (unsigned p = 0; p < np; p++) {
                 const uint64_t *q = &v[6 * p];
                 double g, fg;
-                pixel1(dbl(q[0]), dbl(q[1]), dbl(q[2]), dbl(q[3]), dbl(q[4]), dbl(q[5]), &g, &fg);
-                wl_st(t, MAP(b->grad, c, y, x0 + p), bits(g));
-                wl_st(t, MAP(b->fg, c, y, x0 + p), bits(fg));
+                pixel1(wl_dbl(q[0]), wl_dbl(q[1]), wl_dbl(q[2]), wl_dbl(q[3]), wl_dbl(q[4]), wl_dbl(q[5]), &g, &fg);
+                wl_st(t, MAP(b->grad, c, y, x0 + p), wl_bits(g));
+                wl_st(t, MAP(b->fg, c, y, x0 + p), wl_bits(fg));
             }
         }
     }
@@ -573,8 +559,8 @@ static void pass2_rows(wl_thread_t *t, const bodytrack_t *b, uint64_t lo, uint64
             for (unsigned p = 0; p < np; p++) {
                 double n9[9];
                 for (unsigned i = 0; i < 9; i++)
-                    n9[i] = dbl(v[9 * p + i]);
-                wl_st(t, MAP(b->edge, c, y, x0 + p), bits(pixel2(n9)));
+                    n9[i] = wl_dbl(v[9 * p + i]);
+                wl_st(t, MAP(b->edge, c, y, x0 + p), wl_bits(pixel2(n9)));
             }
         }
     }
@@ -590,7 +576,7 @@ static void weigh(wl_thread_t *t, const bodytrack_t *b, uint64_t s, uint64_t l, 
         a[d] = cur + 8 * (i * DIMS + d);
     wl_ld_batch(t, a, v, DIMS);
     for (unsigned d = 0; d < DIMS; d++)
-        p[d] = dbl(v[d]);
+        p[d] = wl_dbl(v[d]);
     seg_t seg[PARTS];
     body(p, seg);
     wl_compute(t, KIN_INSTRS);
@@ -601,12 +587,12 @@ static void weigh(wl_thread_t *t, const bodytrack_t *b, uint64_t s, uint64_t l, 
         wl_compute(t, PARTS * PROJ_INSTRS);
         wl_ld_batch(t, a, v, CAM_PTS);
         for (unsigned k = 0; k < CAM_PTS; k++)
-            vals[k] = dbl(v[k]);
+            vals[k] = wl_dbl(v[k]);
         add_errors(vals, &ee, &ef);
         wl_compute(t, CAM_PTS * SAMPLE_INSTRS);
     }
     wl_compute(t, WEIGHT_INSTRS);
-    wl_st(t, b->wt + 16 * i, bits(weight_of(ee, ef, l)));
+    wl_st(t, b->wt + 16 * i, wl_bits(weight_of(ee, ef, l)));
     wl_st(t, b->wt + 16 * i + 8, s);
     (*b->stat[ST_WEIGHED])++;
 }
@@ -645,8 +631,8 @@ static double make_cdf(wl_thread_t *t, const bodytrack_t *b)
         wl_ld_batch(t, a, v, n);
         wl_compute(t, (uint64_t)CDF_INSTRS * n);
         for (unsigned k = 0; k < n; k++) {
-            sum += dbl(v[k]);
-            wl_st(t, cdf + 8 * (i0 + k), bits(sum));
+            sum += wl_dbl(v[k]);
+            wl_st(t, cdf + 8 * (i0 + k), wl_bits(sum));
         }
     }
     return sum;
@@ -659,7 +645,7 @@ static uint64_t find_parent(wl_thread_t *t, const bodytrack_t *b, double u)
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         wl_compute(t, SEARCH_INSTRS);
-        if (dbl(wl_ld(t, b->cdf[t->tid] + 8 * mid)) > u)
+        if (wl_dbl(wl_ld(t, b->cdf[t->tid] + 8 * mid)) > u)
             hi = mid;
         else
             lo = mid + 1;
@@ -683,11 +669,11 @@ static void resample(wl_thread_t *t, const bodytrack_t *b, uint64_t s, uint64_t 
             a[d] = cur + 8 * (par * DIMS + d);
         wl_ld_batch(t, a, v, DIMS);
         for (unsigned d = 0; d < DIMS; d++)
-            p[d] = dbl(v[d]);
+            p[d] = wl_dbl(v[d]);
         noise(&r, b->nl, l, p);
         wl_compute(t, (uint64_t)NOISE_INSTRS * DIMS);
         for (unsigned d = 0; d < DIMS; d++)
-            wl_st(t, nxt + 8 * (j * DIMS + d), bits(p[d]));
+            wl_st(t, nxt + 8 * (j * DIMS + d), wl_bits(p[d]));
     }
 }
 
@@ -705,11 +691,11 @@ static void estimate(wl_thread_t *t, const bodytrack_t *b, uint64_t f, uint64_t 
             wl_ld_batch(t, a, v, 2 * n);
             wl_compute(t, (uint64_t)EST_INSTRS * n);
             for (unsigned k = 0; k < n; k++) {
-                double w = dbl(v[2 * k]), x = dbl(v[2 * k + 1]);
+                double w = wl_dbl(v[2 * k]), x = wl_dbl(v[2 * k + 1]);
                 sw += w, sx += w * x, sp += x;
             }
         }
-        wl_st(t, b->est + 8 * (f * DIMS + d), bits(sw > 0 ? sx / sw : sp / (double)b->np));
+        wl_st(t, b->est + 8 * (f * DIMS + d), wl_bits(sw > 0 ? sx / sw : sp / (double)b->np));
     }
 }
 
@@ -908,7 +894,7 @@ static int64_t first_diff(wl_env_t *e, unsigned cn, uint64_t addr, const double 
     int64_t first = -1;
     *bad = 0;
     for (uint64_t k = 0; k < n; k++)
-        if (e->ops->peek(e, cn, addr + 8 * k) != bits(want[k]) && (*bad)++ == 0)
+        if (e->ops->peek(e, cn, addr + 8 * k) != wl_bits(want[k]) && (*bad)++ == 0)
             first = (int64_t)k;
     return first;
 }
@@ -932,16 +918,16 @@ static int check_arrays(wl_env_t *e, const bodytrack_t *b, const ref_t *r, char 
         if (k >= 0) {
             uint64_t got = e->ops->peek(e, 0, arr[i].addr + 8 * (uint64_t)k);
             return wl_errf(err, "bodytrack: %s word %lld holds %.17g (0x%016llx), want %.17g; %llu of %llu words "
-                           "differ", arr[i].what, (long long)k, dbl(got), (unsigned long long)got, arr[i].want[k],
+                           "differ", arr[i].what, (long long)k, wl_dbl(got), (unsigned long long)got, arr[i].want[k],
                            (unsigned long long)bad, (unsigned long long)arr[i].n);
         }
     }
     const uint64_t last = b->nf * b->nl;
     for (uint64_t i = 0; i < b->np; i++) {
         uint64_t w = e->ops->peek(e, 0, b->wt + 16 * i), s = e->ops->peek(e, 0, b->wt + 16 * i + 8);
-        if (w != bits(r->w[i]) || s != last)
+        if (w != wl_bits(r->w[i]) || s != last)
             return wl_errf(err, "bodytrack: particle %llu's weight record is {%.17g, step %llu}, want {%.17g, step "
-                           "%llu}", (unsigned long long)i, dbl(w), (unsigned long long)s, r->w[i],
+                           "%llu}", (unsigned long long)i, wl_dbl(w), (unsigned long long)s, r->w[i],
                            (unsigned long long)last);
     }
     return 0;
@@ -963,7 +949,7 @@ static int check_sync(wl_env_t *e, const bodytrack_t *b, const ref_t *r, char *e
         int64_t k = wl_env_alive(e, t) ? first_diff(e, e->thread_cn[t], b->cdf[t], r->cdf, b->np, &bad) : -1;
         if (k >= 0)
             return wl_errf(err, "bodytrack: thread %u's cumulative weight %lld is %.17g, want %.17g", t, (long long)k,
-                           dbl(e->ops->peek(e, e->thread_cn[t], b->cdf[t] + 8 * (uint64_t)k)), r->cdf[k]);
+                           wl_dbl(e->ops->peek(e, e->thread_cn[t], b->cdf[t] + 8 * (uint64_t)k)), r->cdf[k]);
     }
     const uint64_t line = WL_BARRIER_BYTES / 4, phases = b->nf * (4 + 4 * b->nl), lastp = phases - 1;
     const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;

@@ -155,20 +155,6 @@ typedef struct part {
     uint64_t a[3];
 } part_t;
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* x in units of 2^-shift, rounded half away from zero (so that -x gives exactly the negation),
  * saturated at +-2^62; NaN gives 0 (only garbage after a failure makes one). */
 static uint64_t to_fixed(double x, int shift)
@@ -353,9 +339,9 @@ static int place(wl_env_t *e, fa_t *s, char *err)
                            (unsigned long long)c);
         }
         for (unsigned d = 0; d < 3; d++) {
-            e->ops->poke(e, 0, wd(cell, F_P + 3 * (unsigned)k + d), bits(q.p[d]));
-            e->ops->poke(e, 0, wd(cell, F_HV + 3 * (unsigned)k + d), bits(q.hv[d]));
-            e->ops->poke(e, 0, wd(cell, F_V + 3 * (unsigned)k + d), bits(q.v[d]));
+            e->ops->poke(e, 0, wd(cell, F_P + 3 * (unsigned)k + d), wl_bits(q.p[d]));
+            e->ops->poke(e, 0, wd(cell, F_HV + 3 * (unsigned)k + d), wl_bits(q.hv[d]));
+            e->ops->poke(e, 0, wd(cell, F_V + 3 * (unsigned)k + d), wl_bits(q.v[d]));
         }
         e->ops->poke(e, 0, wd(cell, F_ID + (unsigned)k), i);
         e->ops->poke(e, 0, wd(cell, W_COUNT), k + 1);
@@ -459,7 +445,7 @@ static void clear(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c0, uint64
 /* Rebuild: one particle (p, hv, v, id: 10 words) into its cell of grid g under the stamp. */
 static void move(wl_thread_t *t, const fa_t *s, unsigned g, const uint64_t *q, uint64_t stamp)
 {
-    double p[3] = {dbl(q[0]), dbl(q[1]), dbl(q[2])};
+    double p[3] = {wl_dbl(q[0]), wl_dbl(q[1]), wl_dbl(q[2])};
     unsigned x;
     const uint64_t cell = cell_at(s, g, cell_of(s, p, &x));
     const bool lock = s->border[x] || owner(s, x) != t->tid;
@@ -543,13 +529,14 @@ static void densities(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c, hoo
     const uint64_t cell = cell_at(s, g, c);
     const bool bc = s->border[column(s, c)];
     for (unsigned j = 0; j < hd->cnt[hd->self]; j++) {
-        const double pj[3] = {dbl(hd->f[hd->self][3 * j]), dbl(hd->f[hd->self][3 * j + 1]),
-                              dbl(hd->f[hd->self][3 * j + 2])};
+        const double pj[3] = {wl_dbl(hd->f[hd->self][3 * j]), wl_dbl(hd->f[hd->self][3 * j + 1]),
+                              wl_dbl(hd->f[hd->self][3 * j + 2])};
         for (unsigned i = 0; i <= hd->self; i++) {
             const unsigned kmax = i == hd->self ? j : hd->cnt[i];
             wl_compute(t, CAND_INSTRS * kmax);
             for (unsigned k = 0; k < kmax; k++) {
-                const double pk[3] = {dbl(hd->f[i][3 * k]), dbl(hd->f[i][3 * k + 1]), dbl(hd->f[i][3 * k + 2])};
+                const double pk[3] = {wl_dbl(hd->f[i][3 * k]), wl_dbl(hd->f[i][3 * k + 1]),
+                                      wl_dbl(hd->f[i][3 * k + 2])};
                 const double dsq = dist_sq(pj, pk);
                 if (!(dsq < s->hsq))
                     continue;
@@ -573,19 +560,20 @@ static void forces(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c, hood_t
     const uint64_t *own = hd->f[hd->self];
     for (unsigned j = 0; j < hd->cnt[hd->self]; j++) {
         const uint64_t *qj = own + 7 * j;
-        const double pj[3] = {dbl(qj[0]), dbl(qj[1]), dbl(qj[2])}, vj[3] = {dbl(qj[3]), dbl(qj[4]), dbl(qj[5])};
+        const double pj[3] = {wl_dbl(qj[0]), wl_dbl(qj[1]), wl_dbl(qj[2])};
+        const double vj[3] = {wl_dbl(qj[3]), wl_dbl(qj[4]), wl_dbl(qj[5])};
         for (unsigned i = 0; i <= hd->self; i++) {
             const unsigned kmax = i == hd->self ? j : hd->cnt[i];
             wl_compute(t, CAND_INSTRS * kmax);
             for (unsigned k = 0; k < kmax; k++) {
                 const uint64_t *qk = hd->f[i] + 7 * k;
-                const double pk[3] = {dbl(qk[0]), dbl(qk[1]), dbl(qk[2])};
+                const double pk[3] = {wl_dbl(qk[0]), wl_dbl(qk[1]), wl_dbl(qk[2])};
                 const double dsq = dist_sq(pj, pk);
                 if (!(dsq < s->hsq))
                     continue;
-                const double vk[3] = {dbl(qk[3]), dbl(qk[4]), dbl(qk[5])};
+                const double vk[3] = {wl_dbl(qk[3]), wl_dbl(qk[4]), wl_dbl(qk[5])};
                 uint64_t acc[3], neg[3];
-                force_pair(s, pj, pk, vj, vk, dbl(qj[6]), dbl(qk[6]), dsq, acc);
+                force_pair(s, pj, pk, vj, vk, wl_dbl(qj[6]), wl_dbl(qk[6]), dsq, acc);
                 for (unsigned d = 0; d < 3; d++)
                     neg[d] = -acc[d];
                 wl_compute(t, FPAIR_INSTRS);
@@ -617,7 +605,7 @@ static void densities_final(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t 
     gather(t, cell, np, f, w1, 1, v);
     for (unsigned j = 0; j < np; j++) {
         wl_compute(t, FINAL_INSTRS);
-        wl_st(t, wd(cell, F_D + j), bits(dens_final(s, v[j])));
+        wl_st(t, wd(cell, F_D + j), wl_bits(dens_final(s, v[j])));
     }
 }
 
@@ -636,7 +624,7 @@ static void collisions(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c)
         double p[3], hv[3], v[3];
         uint64_t a[3] = {r[9], r[10], r[11]};
         for (unsigned d = 0; d < 3; d++)
-            p[d] = dbl(r[d]), hv[d] = dbl(r[3 + d]), v[d] = dbl(r[6 + d]);
+            p[d] = wl_dbl(r[d]), hv[d] = wl_dbl(r[3 + d]), v[d] = wl_dbl(r[6 + d]);
         wl_compute(t, WALL_INSTRS);
         if (wall(s, p, hv, v, a))
             for (unsigned d = 0; d < 3; d++)
@@ -660,15 +648,15 @@ static void advance_cell(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c)
         const uint64_t *r = q + 12 * j;
         double p[3], hv[3], v[3];
         for (unsigned d = 0; d < 3; d++)
-            p[d] = dbl(r[d]), hv[d] = dbl(r[3 + d]), v[d] = dbl(r[6 + d]);
+            p[d] = wl_dbl(r[d]), hv[d] = wl_dbl(r[3 + d]), v[d] = wl_dbl(r[6 + d]);
         advance(p, hv, v, r + 9);
         wl_compute(t, ADVANCE_INSTRS);
         for (unsigned d = 0; d < 3; d++)
-            wl_st(t, wd(cell, F_P + 3 * j + d), bits(p[d]));
+            wl_st(t, wd(cell, F_P + 3 * j + d), wl_bits(p[d]));
         for (unsigned d = 0; d < 3; d++)
-            wl_st(t, wd(cell, F_V + 3 * j + d), bits(v[d]));
+            wl_st(t, wd(cell, F_V + 3 * j + d), wl_bits(v[d]));
         for (unsigned d = 0; d < 3; d++)
-            wl_st(t, wd(cell, F_HV + 3 * j + d), bits(hv[d]));
+            wl_st(t, wd(cell, F_HV + 3 * j + d), wl_bits(hv[d]));
     }
 }
 
@@ -749,12 +737,12 @@ static void slot_words(const uint64_t *cw, unsigned k, uint64_t *w)
 static void want_words(const part_t *q, uint64_t id, uint64_t st, uint64_t *w)
 {
     for (unsigned d = 0; d < 3; d++) {
-        w[d] = bits(q->p[d]);
-        w[3 + d] = bits(q->hv[d]);
-        w[6 + d] = bits(q->v[d]);
+        w[d] = wl_bits(q->p[d]);
+        w[3 + d] = wl_bits(q->hv[d]);
+        w[6 + d] = wl_bits(q->v[d]);
         w[9 + d] = st ? q->a[d] : 0;
     }
-    w[12] = st ? bits(q->d) : 0;
+    w[12] = st ? wl_bits(q->d) : 0;
     w[13] = id | st << 32;
 }
 
@@ -965,8 +953,8 @@ static int compare(const fa_t *s, uint64_t *const *mem, ref_t *f, const rec_t *r
                 snprintf(g_s, sizeof g_s, "%lld", (long long)got[i]);
                 snprintf(w_s, sizeof w_s, "%lld", (long long)want[i]);
             } else {
-                snprintf(g_s, sizeof g_s, "%.17g", dbl(got[i]));
-                snprintf(w_s, sizeof w_s, "%.17g", dbl(want[i]));
+                snprintf(g_s, sizeof g_s, "%.17g", wl_dbl(got[i]));
+                snprintf(w_s, sizeof w_s, "%.17g", wl_dbl(want[i]));
             }
             return wl_errf(err, "fluidanimate: grid %u cell %llu slot %u (particle %u, stamp %llu): %s is %s (0x%016llx), "
                            "want %s (0x%016llx)", x->g, (unsigned long long)x->c, x->k, x->id, (unsigned long long)st,

@@ -58,20 +58,6 @@ typedef struct ocean {
     uint64_t *partial;         /* per thread: its partial residual word (local) */
 } ocean_t;
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 static uint64_t to_fixed(double x) { return (uint64_t)(ldexp(x, RESID_SHIFT) + 0.5); }
 
 /* One SOR step of a point; used by the threads and by check(), so both round identically. */
@@ -166,7 +152,7 @@ static void poke_point(const ocean_t *o, unsigned tid, uint64_t i, uint64_t j, v
 {
     wl_env_t *e = ((void **)arg)[0];
     const double *g = ((void **)arg)[1];
-    e->ops->poke(e, 0, at(o, tid, i, j), bits(g[i * o->m + j]));
+    e->ops->poke(e, 0, at(o, tid, i, j), wl_bits(g[i * o->m + j]));
 }
 
 /* Allocates the grid (or the blocks) and pokes the initial values. */
@@ -268,9 +254,9 @@ static double relax_row(wl_thread_t *t, const ocean_t *o, blk_t b, uint64_t i, u
         wl_ld_batch(t, a, v, 5 * np);
         for (unsigned p = 0; p < np; p++) {
             const uint64_t *q = &v[5 * p];
-            double c = dbl(q[0]), nv = relax(c, dbl(q[1]), dbl(q[2]), dbl(q[3]), dbl(q[4]));
+            double c = wl_dbl(q[0]), nv = relax(c, wl_dbl(q[1]), wl_dbl(q[2]), wl_dbl(q[3]), wl_dbl(q[4]));
             wl_compute(t, POINT_INSTRS);
-            wl_st(t, a[5 * p], bits(nv));
+            wl_st(t, a[5 * p], wl_bits(nv));
             rowsum += fabs(nv - c);
         }
     }
@@ -311,19 +297,19 @@ static void ocean_thread(wl_thread_t *t, void *state)
     const blk_t b = block_of(o, t->tid);
     unsigned phase = 0;
     for (uint64_t it = 0; it < o->iters; it++) {
-        wl_st(t, part, bits(0.0));
+        wl_st(t, part, wl_bits(0.0));
         for (unsigned col = 0; col < 2; col++) {
             for (uint64_t i = b.r0; i < b.r1; i++) {
                 wl_compute(t, ROW_INSTRS);
                 double rowsum = relax_row(t, o, b, i, col);
-                wl_st(t, part, bits(dbl(wl_ld(t, part)) + rowsum));
+                wl_st(t, part, wl_bits(wl_dbl(wl_ld(t, part)) + rowsum));
             }
             if (col == 0 || o->contiguous)
                 wl_barrier(t, o->bar, o->nthreads, &phase);
             if (o->contiguous)
                 copy_ghosts(t, o, b, col);
         }
-        wl_fadd(t, o->resid + 8 * it, to_fixed(dbl(wl_ld(t, part))));
+        wl_fadd(t, o->resid + 8 * it, to_fixed(wl_dbl(wl_ld(t, part))));
         wl_barrier(t, o->bar, o->nthreads, &phase);
     }
 }
@@ -369,7 +355,7 @@ static void cmp_point(const ocean_t *o, unsigned tid, uint64_t i, uint64_t j, vo
     double want = (corner ? c->g0 : c->g)[i * o->m + j];
     uint64_t a = at(o, tid, i, j);
     c->words++;
-    if (c->e->ops->peek(c->e, 0, a) != bits(want) && c->bad++ == 0)
+    if (c->e->ops->peek(c->e, 0, a) != wl_bits(want) && c->bad++ == 0)
         c->addr = a, c->want = want;
 }
 
@@ -413,8 +399,8 @@ static int ocean_check(wl_env_t *e, void *state, char *err)
     if (c.bad) {
         uint64_t got = e->ops->peek(e, 0, c.addr);
         rc = wl_errf(err, "%s: the word at 0x%llx holds %.17g (0x%016llx), want %.17g (0x%016llx) after %llu sweeps; "
-                     "%llu of %llu points differ", o->name, (unsigned long long)c.addr, dbl(got),
-                     (unsigned long long)got, c.want, (unsigned long long)bits(c.want), (unsigned long long)o->iters,
+                     "%llu of %llu points differ", o->name, (unsigned long long)c.addr, wl_dbl(got),
+                     (unsigned long long)got, c.want, (unsigned long long)wl_bits(c.want), (unsigned long long)o->iters,
                      (unsigned long long)c.bad, (unsigned long long)c.words);
         goto out;
     }

@@ -119,20 +119,6 @@ typedef struct rt {
     uint64_t *stat[C_WORDS];                  /* the run's statistics (workload.raytrace.*) */
 } rt_t;
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 static void cross(double r[3], const double a[3], const double b[3])
@@ -190,14 +176,14 @@ static void put_tri(const rt_t *r, const object_t *o, uint64_t k, const uint64_t
         vertex(o, v[i][0], v[i][1], p[i], n[i]);
     uint64_t *w = r->img + k * TRI_WORDS;
     for (int a = 0; a < 3; a++) {
-        w[a] = bits(p[0][a]);
-        w[3 + a] = bits(p[1][a] - p[0][a]);
-        w[6 + a] = bits(p[2][a] - p[0][a]);
+        w[a] = wl_bits(p[0][a]);
+        w[3 + a] = wl_bits(p[1][a] - p[0][a]);
+        w[6 + a] = wl_bits(p[2][a] - p[0][a]);
         for (int i = 0; i < 3; i++)
-            w[T_NORMAL + 3 * i + a] = bits(n[i][a]);
-        w[T_COLOUR + a] = bits(o->colour[a] * (0.9 + 0.1 * rng_unit(g)));
+            w[T_NORMAL + 3 * i + a] = wl_bits(n[i][a]);
+        w[T_COLOUR + a] = wl_bits(o->colour[a] * (0.9 + 0.1 * rng_unit(g)));
     }
-    w[T_COLOUR + 3] = bits(o->refl);
+    w[T_COLOUR + 3] = wl_bits(o->refl);
 }
 
 /* Object o's triangles from k on: its latitude bands top to bottom, two triangles a quad (one at a
@@ -231,12 +217,12 @@ static uint64_t put_floor(const rt_t *r, uint64_t f, uint64_t k, rng_t *g)
                 /* (x0, z0), (x0 + s, z0 + s) and (x0 + s, z0) or (x0, z0 + s) */
                 const double v0[3] = {x0, y, z0}, e1[3] = {s, 0, s}, e2[3] = {h ? 0 : s, 0, h ? s : 0};
                 for (int a = 0; a < 3; a++) {
-                    w[a] = bits(v0[a]), w[3 + a] = bits(e1[a]), w[6 + a] = bits(e2[a]);
+                    w[a] = wl_bits(v0[a]), w[3 + a] = wl_bits(e1[a]), w[6 + a] = wl_bits(e2[a]);
                     for (int v = 0; v < 3; v++)
-                        w[T_NORMAL + 3 * v + a] = bits(a == 1 ? 1.0 : 0.0);
-                    w[T_COLOUR + a] = bits(dark * (0.9 + 0.1 * rng_unit(g)));
+                        w[T_NORMAL + 3 * v + a] = wl_bits(a == 1 ? 1.0 : 0.0);
+                    w[T_COLOUR + a] = wl_bits(dark * (0.9 + 0.1 * rng_unit(g)));
                 }
-                w[T_COLOUR + 3] = bits(0.0);
+                w[T_COLOUR + 3] = wl_bits(0.0);
             }
     return 2 * f * f;
 }
@@ -271,7 +257,7 @@ static void tri_cells(const rt_t *r, uint64_t k, int64_t lo[3], int64_t hi[3])
 {
     const uint64_t *w = r->img + k * TRI_WORDS;
     for (int a = 0; a < 3; a++) {
-        double v0 = dbl(w[a]), v1 = v0 + dbl(w[3 + a]), v2 = v0 + dbl(w[6 + a]);
+        double v0 = wl_dbl(w[a]), v1 = v0 + wl_dbl(w[3 + a]), v2 = v0 + wl_dbl(w[6 + a]);
         double mn = fmin(v0, fmin(v1, v2)), mx = fmax(v0, fmax(v1, v2));
         lo[a] = (int64_t)floor((mn - r->bmin[a]) / r->cell[a]);
         hi[a] = (int64_t)floor((mx - r->bmin[a]) / r->cell[a]);
@@ -288,7 +274,7 @@ static void grid_box(rt_t *r)
         const uint64_t *w = r->img + k * TRI_WORDS;
         for (int a = 0; a < 3; a++)
             for (int i = 0; i < 3; i++) {
-                double v = dbl(w[a]) + (i ? dbl(w[3 * i + a]) : 0.0);
+                double v = wl_dbl(w[a]) + (i ? wl_dbl(w[3 * i + a]) : 0.0);
                 mn[a] = fmin(mn[a], v), mx[a] = fmax(mx[a], v);
             }
     }
@@ -386,8 +372,8 @@ typedef struct hit {
 /* Moller-Trumbore of the ray (o, d) and the triangle of words w (v0, e1, e2): the distance, or 0. */
 static double intersect(const uint64_t w[9], const double o[3], const double d[3], double *u, double *v)
 {
-    const double v0[3] = {dbl(w[0]), dbl(w[1]), dbl(w[2])}, e1[3] = {dbl(w[3]), dbl(w[4]), dbl(w[5])};
-    const double e2[3] = {dbl(w[6]), dbl(w[7]), dbl(w[8])};
+    const double v0[3] = {wl_dbl(w[0]), wl_dbl(w[1]), wl_dbl(w[2])}, e1[3] = {wl_dbl(w[3]), wl_dbl(w[4]), wl_dbl(w[5])};
+    const double e2[3] = {wl_dbl(w[6]), wl_dbl(w[7]), wl_dbl(w[8])};
     double p[3], q[3], s[3];
     cross(p, d, e2);
     const double det = dot(e1, p);
@@ -505,11 +491,11 @@ static void spill(tracer_t *tr, unsigned depth, double ro[3], double rd[3])
     uint64_t a[6], v[6];
     for (unsigned i = 0; i < 6; i++) {
         a[i] = tr->stack + 8 * (8 * depth + i);
-        wl_st(tr->t, a[i], bits(i < 3 ? ro[i] : rd[i - 3]));
+        wl_st(tr->t, a[i], wl_bits(i < 3 ? ro[i] : rd[i - 3]));
     }
     wl_ld_batch(tr->t, a, v, 6);
     for (unsigned i = 0; i < 3; i++)
-        ro[i] = dbl(v[i]), rd[i] = dbl(v[3 + i]);
+        ro[i] = wl_dbl(v[i]), rd[i] = wl_dbl(v[3 + i]);
 }
 
 static void trace(tracer_t *tr, const double o[3], const double d[3], unsigned depth, double col[3]);
@@ -527,7 +513,7 @@ static void shade(tracer_t *tr, const hit_t *h, const double o[3], const double 
     const double b0 = 1 - h->u - h->v;
     for (int k = 0; k < 3; k++) {
         p[k] = o[k] + h->t * d[k];
-        n[k] = b0 * dbl(w[k]) + h->u * dbl(w[3 + k]) + h->v * dbl(w[6 + k]);
+        n[k] = b0 * wl_dbl(w[k]) + h->u * wl_dbl(w[3 + k]) + h->v * wl_dbl(w[6 + k]);
         l[k] = r->light[k] - p[k];
     }
     normalize(n);
@@ -557,8 +543,8 @@ static void shade(tracer_t *tr, const hit_t *h, const double o[3], const double 
         diff = 0;
     }
     for (int k = 0; k < 3; k++)
-        col[k] = dbl(w[9 + k]) * (0.12 + 0.8 * diff) + 0.5 * spec;
-    const double refl = dbl(w[12]);
+        col[k] = wl_dbl(w[9 + k]) * (0.12 + 0.8 * diff) + 0.5 * spec;
+    const double refl = wl_dbl(w[12]);
     if (refl > 0 && depth + 1 < MAX_DEPTH) {
         double ro[3], rd[3], rc[3];
         const double dn = dot(d, n);

@@ -108,20 +108,6 @@ static void sc_free(void *state)
     free(s);
 }
 
-static uint64_t bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* PARSEC's dist: the squared Euclidean distance, summed in dimension order. */
 static double dist(const double *a, const double *b, uint64_t dims)
 {
@@ -210,7 +196,7 @@ static void load_coords(run_t *r, uint64_t a, double *c)
         addr[i] = a + 8 * i;
     ldb(r, addr, v, d);
     for (unsigned i = 0; i < d; i++)
-        c[i] = dbl(v[i]);
+        c[i] = wl_dbl(v[i]);
 }
 
 /* Point i's struct, then its coordinates through the struct's pointer (the thread's own points:
@@ -227,7 +213,7 @@ static void load_point(run_t *r, uint64_t i, uint64_t f[PT_WORDS], double *c)
 static double cost_to(run_t *r, const uint64_t f[PT_WORDS], const double *c, const double *x)
 {
     work(r, DIM_INSTRS * r->s->dims + POINT_INSTRS);
-    return dbl(f[W_WEIGHT]) * dist(c, x, r->s->dims);
+    return wl_dbl(f[W_WEIGHT]) * dist(c, x, r->s->dims);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -259,7 +245,7 @@ static void priv_reopen(run_t *r, uint64_t x, bool closing_too)
     uint64_t *list = malloc((r->k + 1) * sizeof *list), n = 0;
     for (uint64_t c = 0; c < r->k; c++) {
         uint64_t m = med(r, c);
-        if (closing_too && dbl(ld(r, prv(r, r->s->p_glow + c))) > 0)
+        if (closing_too && wl_dbl(ld(r, prv(r, r->s->p_glow + c))) > 0)
             continue;
         list[n++] = m;
     }
@@ -286,16 +272,16 @@ static void ph_init(run_t *r)
     double p0[1024], c[1024], sum = 0.0;
     load_coords(r, coords_of(s, r->base), p0);
     for (uint64_t i = lo; i < hi; i++) {
-        const uint64_t f[PT_WORDS] = {bits(1.0), coords_of(s, r->base + i), 0, 0};
+        const uint64_t f[PT_WORDS] = {wl_bits(1.0), coords_of(s, r->base + i), 0, 0};
         load_coords(r, f[W_COORD], c);
         double cost = cost_to(r, f, c, p0);
         st(r, pt(r, i, W_WEIGHT), f[W_WEIGHT]);
         st(r, pt(r, i, W_COORD), f[W_COORD]);
         st(r, pt(r, i, W_ASSIGN), 0);
-        st(r, pt(r, i, W_COST), bits(cost));
+        st(r, pt(r, i, W_COST), wl_bits(cost));
         sum += cost;
     }
-    st(r, row(s, r->tid, R_PART), bits(sum));
+    st(r, row(s, r->tid, R_PART), wl_bits(sum));
     st(r, row(s, r->tid, R_TAG), r->step + 1);
     priv_clear(r);
     const uint64_t zero = 0;
@@ -309,12 +295,12 @@ static void ph_all(run_t *r)
     uint64_t lo, hi;
     range(r, r->tid, &lo, &hi);
     for (uint64_t i = lo; i < hi; i++) {
-        st(r, pt(r, i, W_WEIGHT), bits(1.0));
+        st(r, pt(r, i, W_WEIGHT), wl_bits(1.0));
         st(r, pt(r, i, W_COORD), coords_of(s, r->base + i));
         st(r, pt(r, i, W_ASSIGN), i);
-        st(r, pt(r, i, W_COST), bits(0.0));
+        st(r, pt(r, i, W_COST), wl_bits(0.0));
     }
-    st(r, row(s, r->tid, R_PART), bits(0.0));
+    st(r, row(s, r->tid, R_PART), wl_bits(0.0));
     st(r, row(s, r->tid, R_TAG), r->step + 1);
     priv_clear(r);
     uint64_t list[1024];
@@ -334,7 +320,7 @@ static uint64_t gather(run_t *r, double *part, double *sum)
     ldb(r, a, v, 2 * s->nthreads);
     *sum = 0.0;
     for (unsigned p = 0; p < s->nthreads; p++) {
-        part[p] = dbl(v[2 * p + 1]);
+        part[p] = wl_dbl(v[2 * p + 1]);
         if (v[2 * p] == r->step + 1) {
             mask |= 1ull << p;
             *sum += part[p];
@@ -360,7 +346,7 @@ static void ph_reinit(run_t *r)
     for (uint64_t i = lo; i < hi; i++) {
         load_point(r, i, f, c);
         st(r, pt(r, i, W_ASSIGN), 0);
-        st(r, pt(r, i, W_COST), bits(cost_to(r, f, c, p0)));
+        st(r, pt(r, i, W_COST), wl_bits(cost_to(r, f, c, p0)));
     }
     priv_clear(r);
     const uint64_t zero = 0;
@@ -380,7 +366,7 @@ static void ph_scan(run_t *r)
         ldb(r, a, v, nb);
         for (unsigned j = 0; j < nb && next == r->np; j++) {
             work(r, SCAN_INSTRS);
-            if (rng_unit(&g) < dbl(v[j]) / r->z)
+            if (rng_unit(&g) < wl_dbl(v[j]) / r->z)
                 next = i + j;
         }
         i += nb;
@@ -399,8 +385,8 @@ static void ph_open(run_t *r)
     for (uint64_t i = lo; i < hi; i++) {
         load_point(r, i, f, c);
         double d = cost_to(r, f, c, x);
-        if (d < dbl(f[W_COST])) {
-            st(r, pt(r, i, W_COST), bits(d));
+        if (d < wl_dbl(f[W_COST])) {
+            st(r, pt(r, i, W_COST), wl_bits(d));
             st(r, pt(r, i, W_ASSIGN), r->x);
         }
     }
@@ -420,10 +406,10 @@ static void ph_partial(run_t *r)
             a[nb] = pt(r, i + nb, W_COST);
         ldb(r, a, v, nb);
         for (unsigned j = 0; j < nb; j++)
-            sum += dbl(v[j]);
+            sum += wl_dbl(v[j]);
         work(r, 2 * nb);
     }
-    st(r, row(r->s, r->tid, R_PART), bits(sum));
+    st(r, row(r->s, r->tid, R_PART), wl_bits(sum));
     st(r, row(r->s, r->tid, R_TAG), r->step + 1);
 }
 
@@ -445,17 +431,17 @@ static void ph_gain(run_t *r)
         if ((i - lo) % 8 == 0)
             swv = 0;
         load_point(r, i, f, c);
-        double xc = cost_to(r, f, c, x), cur = dbl(f[W_COST]);
+        double xc = cost_to(r, f, c, x), cur = wl_dbl(f[W_COST]);
         if (xc < cur) {
             swv |= 1ull << 8 * ((i - lo) % 8);
             st(r, swrow(s, me, (i - lo) / 8), swv);
             open_x += xc - cur;
         } else {
             uint64_t slot = ld(r, prv(r, s->p_slot + f[W_ASSIGN])) - 1, a = row(s, me, R_LOWER + slot);
-            st(r, a, bits(dbl(ld(r, a)) + (cur - xc)));
+            st(r, a, wl_bits(wl_dbl(ld(r, a)) + (cur - xc)));
         }
     }
-    st(r, row(s, me, R_PART), bits(open_x));
+    st(r, row(s, me, R_PART), wl_bits(open_x));
     st(r, row(s, me, R_TAG), r->step + 1);
 }
 
@@ -479,7 +465,7 @@ static double lowers(run_t *r, uint64_t mask, double open_x, uint64_t *nclose)
                 a[j] = row(s, p, R_LOWER + c0 + j);
             ldb(r, a, v, nb);
             for (unsigned j = 0; j < nb; j++)
-                low[j] += dbl(v[j]);
+                low[j] += wl_dbl(v[j]);
             work(r, SLOT_INSTRS * nb);
         }
         for (unsigned j = 0; j < nb; j++) {
@@ -487,7 +473,7 @@ static double lowers(run_t *r, uint64_t mask, double open_x, uint64_t *nclose)
                 ++*nclose;
                 open_x -= low[j];
             }
-            st(r, prv(r, s->p_glow + c0 + j), bits(low[j]));
+            st(r, prv(r, s->p_glow + c0 + j), wl_bits(low[j]));
         }
     }
     return open_x;
@@ -518,12 +504,12 @@ static void ph_decide(run_t *r)
             swv = ld(r, swrow(s, me, (i - lo) / 8));
         uint64_t assign = ld(r, pt(r, i, W_ASSIGN));
         uint64_t slot = ld(r, prv(r, s->p_slot + assign)) - 1;
-        bool closing = dbl(ld(r, prv(r, s->p_glow + slot))) > 0;
+        bool closing = wl_dbl(ld(r, prv(r, s->p_glow + slot))) > 0;
         work(r, POINT_INSTRS);
         if (!(swv >> 8 * ((i - lo) % 8) & 1) && !closing)
             continue;
         load_point(r, i, f, c);
-        st(r, pt(r, i, W_COST), bits(cost_to(r, f, c, x)));
+        st(r, pt(r, i, W_COST), wl_bits(cost_to(r, f, c, x)));
         st(r, pt(r, i, W_ASSIGN), r->x);
     }
     priv_reopen(r, r->x, true);
@@ -556,8 +542,8 @@ static void write_out(run_t *r)
 {
     for (uint64_t c = 0; c < r->k; c++)
         st(r, outw(r, O_MED + c), med(r, c));
-    st(r, outw(r, O_COST), bits(r->cost));
-    st(r, outw(r, O_Z), bits(r->z));
+    st(r, outw(r, O_COST), wl_bits(r->cost));
+    st(r, outw(r, O_Z), wl_bits(r->z));
     st(r, outw(r, O_K), r->k); /* last: the result is whole once its count shows */
 }
 
@@ -810,7 +796,7 @@ static int sc_setup(wl_env_t *e, void **state, char *err)
     }
     stream(s, c);
     for (uint64_t i = 0; i < s->n * s->dims; i++)
-        e->ops->poke(e, 0, s->coords + 8 * i, bits(c[i]));
+        e->ops->poke(e, 0, s->coords + 8 * i, wl_bits(c[i]));
 out:
     free(c);
     if (rc)
@@ -904,20 +890,20 @@ static int check_points(wl_env_t *e, const sc_t *s, const double *coord, uint64_
                 const uint64_t p = s->pts + 8 * PT_WORDS * (base + i);
                 uint64_t w = peek(e, p + 8 * W_WEIGHT), ca = peek(e, p + 8 * W_COORD);
                 uint64_t m = peek(e, p + 8 * W_ASSIGN), cost = peek(e, p + 8 * W_COST);
-                if (w != bits(1.0) || ca != s->coords + 8 * s->dims * (base + i))
+                if (w != wl_bits(1.0) || ca != s->coords + 8 * s->dims * (base + i))
                     return wl_errf(err, "streamcluster: point %llu of chunk %llu (thread %u) has weight %g and "
                                    "coordinates at 0x%llx, want 1 and 0x%llx", (unsigned long long)i,
-                                   (unsigned long long)c, t, dbl(w), (unsigned long long)ca,
+                                   (unsigned long long)c, t, wl_dbl(w), (unsigned long long)ca,
                                    (unsigned long long)(s->coords + 8 * s->dims * (base + i)));
                 if (!is_median(meds, k, m))
                     return wl_errf(err, "streamcluster: point %llu of chunk %llu (thread %u) is assigned to point "
                                    "%llu, not one of the chunk's %llu medians", (unsigned long long)i,
                                    (unsigned long long)c, t, (unsigned long long)m, (unsigned long long)k);
                 double want = 1.0 * dist(coord + s->dims * (base + i), coord + s->dims * (base + m), s->dims);
-                if (cost != bits(want))
+                if (cost != wl_bits(want))
                     return wl_errf(err, "streamcluster: point %llu of chunk %llu (thread %u) costs %.17g, but its "
                                    "squared distance to its median %llu is %.17g", (unsigned long long)i,
-                                   (unsigned long long)c, t, dbl(cost), (unsigned long long)m, want);
+                                   (unsigned long long)c, t, wl_dbl(cost), (unsigned long long)m, want);
             }
         }
     }
@@ -928,10 +914,10 @@ static int check_points(wl_env_t *e, const sc_t *s, const double *coord, uint64_
 static int check_stream(wl_env_t *e, const sc_t *s, const double *coord, char *err)
 {
     for (uint64_t i = 0; i < s->n * s->dims; i++)
-        if (peek(e, s->coords + 8 * i) != bits(coord[i]))
+        if (peek(e, s->coords + 8 * i) != wl_bits(coord[i]))
             return wl_errf(err, "streamcluster: coordinate %llu of point %llu of the stream changed to %.17g, "
                            "was %.17g", (unsigned long long)(i % s->dims), (unsigned long long)(i / s->dims),
-                           dbl(peek(e, s->coords + 8 * i)), coord[i]);
+                           wl_dbl(peek(e, s->coords + 8 * i)), coord[i]);
     return 0;
 }
 
@@ -948,7 +934,7 @@ static int check_replay(wl_env_t *e, const sc_t *s, const double *coord, char *e
         goto out;
     }
     for (uint64_t i = 0; i < s->n * s->dims; i++)
-        img[(s->coords - s->region) / 8 + i] = bits(coord[i]);
+        img[(s->coords - s->region) / 8 + i] = wl_bits(coord[i]);
     run_t r = {.s = s, .img = img, .pimg = pimg};
     rng_init_named(&r.rng, s->seed, "streamcluster.search");
     run_chunks(&r);
@@ -960,7 +946,7 @@ static int check_replay(wl_env_t *e, const sc_t *s, const double *coord, char *e
         char what[160];
         describe(s, w, what, sizeof what);
         rc = wl_errf(err, "streamcluster: %s holds 0x%016llx (%.17g), the sequential replay 0x%016llx (%.17g)", what,
-                     (unsigned long long)got, dbl(got), (unsigned long long)img[w], dbl(img[w]));
+                     (unsigned long long)got, wl_dbl(got), (unsigned long long)img[w], wl_dbl(img[w]));
     }
     /* The barrier (csim/cn/wl_sync.c): the phases released; the last one's arrival mask holds every
      * thread, the other two were zeroed by the last two releases. */

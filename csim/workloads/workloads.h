@@ -4,6 +4,7 @@
 #define WORKLOADS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "cn/wl_api.h"
 
@@ -43,6 +44,20 @@ static inline void wl_window(uint64_t *warm, uint64_t *end, uint64_t *ops, uint6
         (*ops)++;
     if (t1 > *end)
         *end = t1;
+}
+
+/** A double's bits as a memory word, and back (the workloads keep their doubles in 8-byte words). */
+static inline uint64_t wl_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+static inline double wl_dbl(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
 }
 
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
