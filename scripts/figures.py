@@ -193,10 +193,11 @@ def experiments(cfg, size, scale_cns):
                 scale.append(Run(f"scale{n}-{w}-{v}", [f"workload.name={w}"] + base + SCALE_SIZES[size] + work +
                                  VARIANTS[v] + [f"system.num_cn={n}", f"system.num_mn={mn}",
                                                 f"lu.nr={min(3, n - 1)}"]))
-    reserve = [Run(f"reserve-{w}", [f"workload.name={w}"] + base + VARIANTS["proactive"] + ["lu.head_reserve=none"])
-               for w in WORKLOADS]
+    # lu.head_reserve = none allows a deadlock through a full LU buffer: a stall is one of its results
+    reserve = [Run(f"reserve-{w}", [f"workload.name={w}"] + base + VARIANTS["proactive"] + ["lu.head_reserve=none"],
+                   may_stall=True) for w in WORKLOADS]
     reserve += [Run(f"reserve-ideal-{w}", [f"workload.name={w}"] + base + VARIANTS["proactive"] +
-                    ["lu.head_reserve=none", "core.sync=ideal"]) for w in WORKLOADS]
+                    ["lu.head_reserve=none", "core.sync=ideal"], may_stall=True) for w in WORKLOADS]
     return proto + sync + reserve, nr, scale
 
 
@@ -366,22 +367,26 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
     # The LUs' room for store-buffer heads: proactive as configured against lu.head_reserve = none
     reserve = run_key(out, f"proto-{WORKLOADS[0]}-proactive", "lu", "head_reserve")
     def against_wb(prefix):
-        """The runs <prefix>-<workload>, their execution times normalized to WB's, and the mean of those."""
-        runs = {w: load(out, f"{prefix}-{w}") for w in WORKLOADS}
-        norm_wb = {w: runs[w]["system"]["exec_time_ns"] / ex[w]["wb"] for w in WORKLOADS}
-        return runs, norm_wb, geo(list(norm_wb.values()))
+        """The runs <prefix>-<workload> that ended (not stalled), their execution times normalized to WB's, and
+        the mean of those (NaN when every one stalled)."""
+        runs = {w: load(out, f"{prefix}-{w}") for w in WORKLOADS if not stalled(out, f"{prefix}-{w}")}
+        norm_wb = {w: runs[w]["system"]["exec_time_ns"] / ex[w]["wb"] for w in runs}
+        return runs, norm_wb, geo(list(norm_wb.values())) if norm_wb else float("nan")
     R, res_norm, res_mean = against_wb("reserve")
     RI, ri_norm, ri_mean = against_wb("reserve-ideal")
+    deadlocked = sorted({w for w in WORKLOADS if w not in R or w not in RI}, key=WORKLOADS.index)
     head = {w: (P[w]["proactive"]["system"]["repl"]["sets_at_head_frac"],
-                R[w]["system"]["repl"]["sets_at_head_frac"], RI[w]["system"]["repl"]["sets_at_head_frac"])
-            for w in WORKLOADS}
+                R[w]["system"]["repl"]["sets_at_head_frac"] if w in R else None,
+                RI[w]["system"]["repl"]["sets_at_head_frac"] if w in RI else None) for w in WORKLOADS}
     # proactive is parallel when it sent every REPL set at the store buffer's head (Fig. 11)
     all_at_head = min(head[w][0] for w in WORKLOADS) >= 0.99
     at_head = (f"proactive sends every REPL set at the store buffer's head here, as parallel does: {threads} cores "
                f"reserve the LUs' buffers for a set each (lu.head_reserve = {reserve}), leaving none for early sets"
                if all_at_head and reserve != "none" else "")
-    unreserved = (f"with lu.head_reserve = none, as in the paper, proactive / WB is {res_mean:.3g}, and {ri_mean:.3g} "
-                  "with the paper's idealized synchronization too (table below)" if reserve != "none" else "")
+    unreserved = (f"with lu.head_reserve = none, as in the paper, proactive / WB is {res_mean:.3g}, and "
+                  f"{ri_mean:.3g} with the paper's idealized synchronization too (table below" +
+                  (f"; {', '.join(deadlocked)} deadlocked through a full LU buffer and are left out" if deadlocked
+                   else "") + ")" if reserve != "none" else "")
     # our value of a ratio with both of the paper's assumptions (None when the configuration has them already)
     assumed = (lambda x: x) if reserve != "none" else (lambda x: None)
     # WT: a write-through per store-buffer entry, each about a round trip, one after another
@@ -491,13 +496,13 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
            "", "| workload | wb | wt | proactive | proactive, none + ideal sync |", "|---|---|---|---|---|"]
     for w in WORKLOADS:
         md.append(f"| {w} | {sync_frac(P[w]['wb']):.2f} | {sync_frac(P[w]['wt']):.2f} | "
-                  f"{sync_frac(P[w]['proactive']):.2f} | {sync_frac(RI[w]):.2f} |")
+                  f"{sync_frac(P[w]['proactive']):.2f} | {f'{sync_frac(RI[w]):.2f}' if w in RI else 'deadlock'} |")
     md += ["", "## The applications", "",
            "Each application's memory profile under WB (its proto run): the instructions all threads retired, "
            "their accesses to CXL memory (loads, stores, atomics: the cores' `remote_*` counters), the "
            "remote-write fraction (stores and atomics over all remote accesses) and the instructions per remote "
            "access; locks and barriers count (a spinning thread adds loads while it waits). "
-           "docs/architecture.md 14 says what each kernel keeps of its original.", "",
+           "docs/architecture.md 11i says what each kernel keeps of its original.", "",
            "| workload | threads | instructions | remote loads | remote stores | remote rmws | remote-write fraction "
            "| instructions per remote access |", "|---|---|---|---|---|---|---|---|"]
     for w in WORKLOADS:
@@ -512,13 +517,15 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
            "at the store-buffer head (Fig. 11). `per_core` keeps a full REPL set per core "
            "of the system in each LU's buffer for sets at a store-buffer head, so that early sets can never fill a "
            "buffer that a head needs (a deadlock); `none` bounds early sets by the store buffers only, as the paper "
-           "does (it says nothing of a full buffer): a deadlock is then possible, and the stall detector would stop "
-           "the run.", "",
+           "does (it says nothing of a full buffer): a deadlock is then possible, and the stall detector stops "
+           "the run (\"deadlock\" below; the means leave such runs out).", "",
            f"| workload | {reserve} | at head | none | at head | none, ideal sync | at head | paper |",
            "|---|---|---|---|---|---|---|---|"]
     for w in WORKLOADS:
-        md.append(f"| {w} | {norm[w]['proactive']:.3g} | {head[w][0]:.2f} | {res_norm[w]:.3g} | {head[w][1]:.2f} | "
-                  f"{ri_norm[w]:.3g} | {head[w][2]:.2f} | |")
+        def cell(nw, h):
+            return f"{nw[w]:.3g} | {h:.2f}" if w in nw else "deadlock | —"
+        md.append(f"| {w} | {norm[w]['proactive']:.3g} | {head[w][0]:.2f} | {cell(res_norm, head[w][1])} | "
+                  f"{cell(ri_norm, head[w][2])} | |")
     md.append(f"| mean | {mean['proactive']:.3g} | | {res_mean:.3g} | | {ri_mean:.3g} | | {PAPER['proactive_wb']} |")
     md += ["", "## Figures", ""]
     if dumps:

@@ -14,24 +14,12 @@
  * how many seeds the runs walk (default 3). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "config.h"
-#include "oracle.h"
-#include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
-
-#define NUM_CN 4u
-
-static unsigned num_seeds(void)
-{
-    const char *s = getenv("TB_WL_SEEDS");
-    unsigned n = s ? (unsigned)strtoul(s, NULL, 0) : 0;
-    return n ? n : 3;
-}
 
 /* Small enough for many runs, large enough that threads contend for tickets and share map lines:
  * 24 particles, 2 layers, 2 frames, images of 12 x 12. */
@@ -46,70 +34,32 @@ static sim_config_t small_cfg(void)
     return c;
 }
 
-static const workload_t *bt(void)
+/* A bodytrack run on nthreads threads of num_cn CNs (0: 4) with seed: every run stores to remote
+ * memory. */
+static wl_check_t run_of(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed)
 {
-    const workload_t *w = workload_find("bodytrack");
-    cr_assert_not_null(w, "no workload bodytrack");
-    return w;
+    return (wl_check_t){.name = "bodytrack", .cfg = c, .nthreads = nthreads, .num_cn = num_cn, .seed = seed,
+                        .nonzero = WL_NZ_STORES};
 }
 
-static uint64_t stat_of(wl_func_t *f, const char *name)
+/* Every particle of every layer and frame weighed once, none again, no band redone. */
+static void weighs_each_particle_once(const wl_check_t *r, wl_func_t *f)
 {
-    const uint64_t *p = wl_func_counter(f, name);
-    cr_assert_not_null(p, "no statistic workload.%s", name);
-    return *p;
+    const uint64_t want = r->cfg->workload.bodytrack_particles * r->cfg->workload.bodytrack_layers *
+                          r->cfg->workload.bodytrack_frames;
+    cr_assert_eq(wl_check_stat(f, "bodytrack.weighed"), want, "seed %llu", (unsigned long long)r->seed);
+    cr_assert_eq(wl_check_stat(f, "bodytrack.reweighed"), 0, "seed %llu", (unsigned long long)r->seed);
+    cr_assert_eq(wl_check_stat(f, "bodytrack.redone"), 0, "seed %llu", (unsigned long long)r->seed);
 }
 
-/* One run of c on nthreads threads of num_cn CNs, CN fail_cn failing after `after` calls (none when
- * after is 0): setup, threads, check and the oracle all pass. Returns the runner (the caller frees). */
-static wl_func_t *run_clean(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed, unsigned fail_cn,
-                            uint64_t after)
-{
-    wl_func_t *f = wl_func_create(bt(), c, nthreads, num_cn, seed);
-    cr_assert_not_null(f);
-    if (after)
-        wl_func_fail_cn(f, fail_cn, after);
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (TB_SEED=%llu), %u threads, %llu particles, image %llu, CN %u "
-                 "failing after %llu calls: %s", (unsigned long long)seed, (unsigned long long)seed, nthreads,
-                 (unsigned long long)c->workload.bodytrack_particles, (unsigned long long)c->workload.bodytrack_image,
-                 fail_cn, (unsigned long long)after, err);
-    oracle_report_t r;
-    wl_func_oracle_check(f, stderr, 5, &r);
-    cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
-              "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed, nthreads,
-              (unsigned long long)r.lost, (unsigned long long)r.phantom, (unsigned long long)r.stores);
-    uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
-    cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx", (unsigned long long)seed,
-                 (unsigned long long)unrec, (unsigned long long)first);
-    return f;
-}
-
+/* The runs of c on 1, 2, 7 and 16 threads of 4 CNs, for each seed: shared data on CXL memory, private
+ * data in local memory, computation counted, each particle weighed once. */
 static void runs_clean(const sim_config_t *c, uint64_t dflt_seed)
 {
-    static const unsigned threads[] = {1, 2, 7, 16};
-    const uint64_t base = tb_seed(dflt_seed);
-    for (unsigned k = 0; k < num_seeds(); k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
-            wl_func_t *f = run_clean(c, threads[i], NUM_CN, base + k, 0, 0);
-            /* shared data on CXL memory, private data in local memory, computation counted */
-            const wl_func_stats_t *s = wl_func_stats(f);
-            cr_assert(s->loads && s->stores && s->rmws && s->local_loads && s->local_stores && s->instructions,
-                      "seed %llu, %u threads: loads %llu stores %llu rmws %llu local loads %llu local stores %llu",
-                      (unsigned long long)(base + k), threads[i], (unsigned long long)s->loads,
-                      (unsigned long long)s->stores, (unsigned long long)s->rmws, (unsigned long long)s->local_loads,
-                      (unsigned long long)s->local_stores);
-            cr_assert(threads[i] == 1 || s->switches > 0, "seed %llu: %u threads never interleaved",
-                      (unsigned long long)(base + k), threads[i]);
-            const uint64_t want = c->workload.bodytrack_particles * c->workload.bodytrack_layers *
-                                  c->workload.bodytrack_frames;
-            cr_assert_eq(stat_of(f, "bodytrack.weighed"), want);
-            cr_assert_eq(stat_of(f, "bodytrack.reweighed"), 0);
-            cr_assert_eq(stat_of(f, "bodytrack.redone"), 0);
-            wl_func_free(f);
-        }
+    wl_check_t r = run_of(c, 0, 0, tb_seed(dflt_seed));
+    r.nonzero = WL_NZ_USUAL | WL_NZ_RMWS | WL_NZ_LOCAL_LOADS;
+    r.also = weighs_each_particle_once;
+    wl_check_sweep(&r, 0, NULL, 0);
 }
 
 Test(bodytrack, passes_its_check_and_the_oracle)
@@ -141,78 +91,32 @@ Test(bodytrack, odd_sizes_pass)
         c.workload.bodytrack_particles = v[i].np;
         c.workload.bodytrack_image = v[i].side;
         c.workload.bodytrack_layers = v[i].layers;
-        wl_func_free(run_clean(&c, v[i].threads, NUM_CN, seed + i, 0, 0));
+        const wl_check_t r = run_of(&c, v[i].threads, 0, seed + i);
+        wl_func_free(wl_check_run(&r));
     }
 }
-
-/* Corrupts, one at a time, `tries` random remote words the run wrote or setup initialized whose final
- * value is neither 0 nor 1 (barrier words the check need not judge); the check must fail each time
- * with one line naming the workload, and pass again once the word is restored. */
-static void corruption_fails(const sim_config_t *c, uint64_t dflt_seed, unsigned tries)
-{
-    const uint64_t seed = tb_seed(dflt_seed);
-    wl_func_t *f = run_clean(c, 7, NUM_CN, seed, 0, 0);
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
-    const size_t n = oracle_num_words(o);
-    char err[WL_ERR_MAX];
-    for (unsigned k = 0; k < tries;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
-            continue;
-        k++;
-        const uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
-                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, "bodytrack: ", 11) == 0 && !strchr(err, '\n'), "one line naming the workload: %s", err);
-        if (k <= 3)
-            cr_log_info("%s", err);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed, err);
-    }
-    wl_func_free(f);
-}
-
 Test(bodytrack, check_fails_on_a_corrupted_word)
 {
     /* GIVEN a finished run on 7 threads WHEN any one of 60 random shared words (images, maps,
      * particles, weights and steps, estimates, tickets, barrier phases) has a bit flipped THEN the
      * check fails naming bodytrack, and passes again once the word is restored */
     sim_config_t c = small_cfg();
-    corruption_fails(&c, 200, 60);
+    const wl_check_t r = run_of(&c, 7, 0, tb_seed(200));
+    wl_check_corruption(&r, 60, 0);
 }
 
 Test(bodytrack, check_fails_on_corrupted_local_weights)
 {
     /* GIVEN a finished run on 4 threads of 4 CNs (thread k on CN k, its cumulative weights the first
      * thing in its CN's local memory) WHEN a bit of thread 2's last cumulative weight flips THEN the
-     * check fails naming the thread */
+     * check fails naming the thread; restored, it passes */
     sim_config_t c = small_cfg();
-    const uint64_t seed = tb_seed(210);
-    wl_func_t *f = run_clean(&c, 4, NUM_CN, seed, 0, 0);
+    const wl_check_t r = run_of(&c, 4, 0, tb_seed(210));
+    wl_func_t *f = wl_check_run(&r);
     wl_env_t *e = wl_func_env(f);
-    const uint64_t a = ADDR_LOCAL_BASE + 8 * (c.workload.bodytrack_particles - 1), v = e->ops->peek(e, 2, a);
-    char err[WL_ERR_MAX];
-    wl_func_corrupt(f, 2, a, v ^ 1ull << 40);
-    cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: a corrupted cumulative weight passed",
-                 (unsigned long long)seed);
-    cr_assert(strstr(err, "bodytrack: thread 2's cumulative weight 23 is") && !strchr(err, '\n'), "%s", err);
-    cr_log_info("%s", err);
-    wl_func_corrupt(f, 2, a, v);
-    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    const uint64_t a = ADDR_LOCAL_BASE + 8 * (c.workload.bodytrack_particles - 1);
+    wl_check_catches(&r, f, 2, a, e->ops->peek(e, 2, a) ^ 1ull << 40, "bodytrack: thread 2's cumulative weight 23 is");
     wl_func_free(f);
-}
-
-static void setup_refuses(const sim_config_t *c, unsigned nthreads, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(bt(), c, nthreads, NUM_CN, 1, err), -1, "setup accepted, want '%s'", want);
-    cr_assert(strstr(err, want) && !strchr(err, '\n'), "'%s' does not say '%s'", err, want);
-    cr_assert(strncmp(err, "bodytrack: ", 11) == 0, "%s", err);
 }
 
 Test(bodytrack, setup_refuses_what_does_not_fit)
@@ -225,14 +129,15 @@ Test(bodytrack, setup_refuses_what_does_not_fit)
     c.workload.bodytrack_image = 32;
     c.workload.bodytrack_frames = 1;
     c.workload.bodytrack_particles = 128;
-    setup_refuses(&c, 4, "bodytrack: the images (1 frames of 4 cameras, 32 x 32 pixels), their maps and 128 "
-                  "particles (201112 bytes) do not fit the CXL memory (workload.bodytrack_image");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: the images (1 frames of 4 cameras, 32 x 32 pixels), their "
+                                         "maps and 128 particles (201112 bytes) do not fit the CXL memory "
+                                         "(workload.bodytrack_image");
     /* GIVEN 4 KiB of local memory a CN and 1000 particles (8000 bytes of cumulative weights) */
     c = small_cfg();
     c.mem.local_size_bytes = 4096;
     c.workload.bodytrack_particles = 1000;
-    setup_refuses(&c, 4, "bodytrack: thread 0's cumulative weights (8000 bytes, workload.bodytrack_particles = 1000) "
-                  "do not fit CN 0's local memory");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: thread 0's cumulative weights (8000 bytes, "
+                                         "workload.bodytrack_particles = 1000) do not fit CN 0's local memory");
 }
 
 Test(bodytrack, setup_refuses_impossible_sizes)
@@ -240,19 +145,19 @@ Test(bodytrack, setup_refuses_impossible_sizes)
     /* GIVEN no particles, no layers, no frames, an image too small, more than 64 threads */
     sim_config_t c = small_cfg();
     c.workload.bodytrack_particles = 0;
-    setup_refuses(&c, 4, "bodytrack: workload.bodytrack_particles = 0: nothing to track");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: workload.bodytrack_particles = 0: nothing to track");
     c = small_cfg();
     c.workload.bodytrack_layers = 0;
-    setup_refuses(&c, 4, "bodytrack: workload.bodytrack_layers = 0: nothing to track");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: workload.bodytrack_layers = 0: nothing to track");
     c = small_cfg();
     c.workload.bodytrack_frames = 0;
-    setup_refuses(&c, 4, "bodytrack: workload.bodytrack_frames = 0: nothing to track");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: workload.bodytrack_frames = 0: nothing to track");
     c = small_cfg();
     c.workload.bodytrack_image = 7;
-    setup_refuses(&c, 4, "bodytrack: workload.bodytrack_image = 7 pixels a side is too small for the body model: at "
-                  "least 8");
+    wl_check_refuses("bodytrack", &c, 4, "bodytrack: workload.bodytrack_image = 7 pixels a side is too small for "
+                                         "the body model: at least 8");
     c = small_cfg();
-    setup_refuses(&c, 65, "bodytrack: 65 threads, at most 64 (its barriers)");
+    wl_check_refuses("bodytrack", &c, 65, "bodytrack: 65 threads, at most 64 (its barriers)");
     /* and the configuration's own range says the same of the image */
     config_err_t ce;
     cr_assert_neq(config_set(&c, "workload.bodytrack_image=7", &ce), 0);
@@ -264,7 +169,8 @@ Test(bodytrack, default_sizes_pass_on_64_threads)
      * the oracle pass */
     sim_config_t c;
     config_defaults(&c);
-    wl_func_t *f = run_clean(&c, 64, 16, tb_seed(300), 0, 0);
+    const wl_check_t r = run_of(&c, 64, 16, tb_seed(300));
+    wl_func_t *f = wl_check_run(&r);
     const wl_func_stats_t *s = wl_func_stats(f);
     cr_log_info("bodytrack, defaults, 64 threads: %llu instructions, %llu remote loads, %llu stores, %llu rmws",
                 (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
@@ -283,16 +189,20 @@ Test(bodytrack, survives_a_cn_failure)
      * tickets they had taken */
     sim_config_t c = small_cfg();
     const uint64_t base = tb_seed(400);
-    wl_func_t *f = run_clean(&c, 7, NUM_CN, base, 0, 0);
+    wl_check_t r = run_of(&c, 7, 0, base);
+    wl_func_t *f = wl_check_run(&r);
     const uint64_t calls = wl_func_stats(f)->calls;
     wl_func_free(f);
     uint64_t redone = 0, reweighed = 0;
     for (uint64_t k = 0; k < 100; k++) {
-        rng_t r;
-        rng_init_named(&r, base + k, "test.fail");
-        f = run_clean(&c, 7, NUM_CN, base + k, (unsigned)(k % NUM_CN), 1 + rng_below(&r, calls));
-        redone += stat_of(f, "bodytrack.redone");
-        reweighed += stat_of(f, "bodytrack.reweighed");
+        r.seed = base + k;
+        r.base = base;
+        r.fail = true;
+        r.fail_cn = (unsigned)(k % WL_CHECK_CNS);
+        r.fail_after = wl_check_fail_after(r.seed, 1, calls);
+        f = wl_check_run(&r);
+        redone += wl_check_stat(f, "bodytrack.redone");
+        reweighed += wl_check_stat(f, "bodytrack.reweighed");
         wl_func_free(f);
     }
     cr_log_info("bodytrack, 100 failures within %llu calls: %llu bands redone, %llu particles weighed again",
@@ -310,19 +220,6 @@ Test(bodytrack, remote_write_profile)
      * gathers dominate the remote accesses; the image passes and the resampling write) */
     sim_config_t c;
     config_defaults(&c);
-    wl_func_t *f = run_clean(&c, 16, NUM_CN, tb_seed(500), 0, 0);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double wfrac = (double)(s->stores + s->rmws) / remote;
-    const double all = (double)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores);
-    const double ipra = all / remote;
-    cr_log_info("bodytrack, defaults, 16 threads: remote-write fraction %.4f, instructions per remote access %.2f; "
-                "%llu instructions, %llu remote loads, %llu stores, %llu rmws, %llu local loads, %llu local stores: "
-                "%.0f dynamic instructions in all", wfrac, ipra, (unsigned long long)s->instructions,
-                (unsigned long long)s->loads, (unsigned long long)s->stores, (unsigned long long)s->rmws,
-                (unsigned long long)s->local_loads, (unsigned long long)s->local_stores, all);
-    cr_assert(wfrac > 0.080 * 0.75 && wfrac < 0.080 * 1.25, "remote-write fraction %.4f", wfrac);
-    cr_assert(ipra > 14.5 * 0.75 && ipra < 14.5 * 1.25, "instructions per remote access %.2f", ipra);
-    wl_func_free(f);
+    const wl_check_t r = run_of(&c, 16, 0, tb_seed(500));
+    wl_func_free(wl_check_profile(&r, wl_check_around(0.080, 0.25), wl_check_around(14.5, 0.25)));
 }
-

@@ -12,18 +12,13 @@
  * - its remote-write profile on the default input, within documented ranges.
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter 'canneal/<test>'. */
 #include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cn/addr.h"
 #include "config.h"
-#include "oracle.h"
-#include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
-
-#define NUM_CN 4u
 
 /* 200 elements (a 15 x 14 chip, 10 blank slots), 16 moves a thread in each of 5 steps: the first
  * steps hot (most moves accepted), the last cooler. */
@@ -37,56 +32,31 @@ static sim_config_t small_cfg(void)
     return c;
 }
 
-static const workload_t *wl(void)
+/* The moves' outcomes: accepted good, accepted bad, rejected, given up (conflicts). */
+static const char *const outcomes[] = {"canneal.accepted_good", "canneal.accepted_bad", "canneal.rejected",
+                                       "canneal.conflicts"};
+
+/* Every move counted once, in one of the outcomes; adds them to r->arg (uint64_t[4]) if not NULL. */
+static void counts_every_move(const wl_check_t *r, wl_func_t *f)
 {
-    const workload_t *w = workload_find("canneal");
-    cr_assert_not_null(w, "no workload canneal");
-    return w;
+    uint64_t moves = 0, *sum = r->arg;
+    for (size_t i = 0; i < 4; i++) {
+        const uint64_t n = wl_check_stat(f, outcomes[i]);
+        moves += n;
+        if (sum)
+            sum[i] += n;
+    }
+    cr_assert_eq(moves, (uint64_t)r->nthreads * r->cfg->workload.canneal_swaps * r->cfg->workload.canneal_steps,
+                 "seed %llu", (unsigned long long)r->seed);
 }
 
-static uint64_t counter_of(wl_func_t *f, const char *name)
+/* A clean run of c on nthreads threads of num_cn CNs with seed (base replays it): the usual statistics,
+ * every move counted. */
+static wl_check_t run_of(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed,
+                         uint64_t base)
 {
-    const uint64_t *p = wl_func_counter(f, name);
-    cr_assert_not_null(p, "no statistic workload.%s", name);
-    return *p;
-}
-
-/* One whole run with its check and the oracle; the runner is returned for statistics. */
-static wl_func_t *run_clean(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed, uint64_t base)
-{
-    wl_func_t *f = wl_func_create(wl(), c, nthreads, num_cn, seed);
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (replay: TB_SEED=%llu), %u threads: %s",
-                 (unsigned long long)seed, (unsigned long long)base, nthreads, err);
-    oracle_report_t r;
-    wl_func_oracle_check(f, stderr, 5, &r);
-    cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
-              "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed, nthreads,
-              (unsigned long long)r.lost, (unsigned long long)r.phantom, (unsigned long long)r.stores);
-    uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
-    cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx", (unsigned long long)seed,
-                 (unsigned long long)unrec, (unsigned long long)first);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    cr_assert(s->loads && s->stores && s->local_stores && s->local_bytes && s->instructions,
-              "seed %llu, %u threads: loads %llu stores %llu local stores %llu instructions %llu",
-              (unsigned long long)seed, nthreads, (unsigned long long)s->loads, (unsigned long long)s->stores,
-              (unsigned long long)s->local_stores, (unsigned long long)s->instructions);
-    cr_assert(nthreads == 1 || s->switches > 0, "seed %llu: %u threads never interleaved", (unsigned long long)seed,
-              nthreads);
-    /* every move counted once */
-    uint64_t moves = counter_of(f, "canneal.accepted_good") + counter_of(f, "canneal.accepted_bad") + counter_of(f, "canneal.rejected") +
-                     counter_of(f, "canneal.conflicts");
-    cr_assert_eq(moves, (uint64_t)nthreads * c->workload.canneal_swaps * c->workload.canneal_steps);
-    return f;
-}
-
-static unsigned num_seeds(void)
-{
-    const char *s = getenv("TB_WL_SEEDS");
-    unsigned n = s ? (unsigned)strtoul(s, NULL, 0) : 0;
-    return n ? n : 3;
+    return (wl_check_t){.name = "canneal", .cfg = c, .nthreads = nthreads, .num_cn = num_cn, .seed = seed,
+                        .base = base, .nonzero = WL_NZ_USUAL, .also = counts_every_move};
 }
 
 Test(canneal, passes_its_check_and_the_oracle)
@@ -95,22 +65,18 @@ Test(canneal, passes_its_check_and_the_oracle)
      * WHEN run on 1, 2, 7 and 16 threads of 4 CNs, 3 seeds
      * THEN a permutation, the logs replay to memory, the cost equation exact, nothing lost */
     sim_config_t c = small_cfg();
-    static const unsigned threads[] = {1, 2, 7, 16};
     const uint64_t base = tb_seed(2200);
-    uint64_t good = 0, bad = 0, rej = 0, conf = 0;
-    for (unsigned k = 0; k < num_seeds(); k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
-            wl_func_t *f = run_clean(&c, threads[i], NUM_CN, base + k, base);
-            good += counter_of(f, "canneal.accepted_good"), bad += counter_of(f, "canneal.accepted_bad");
-            rej += counter_of(f, "canneal.rejected"), conf += counter_of(f, "canneal.conflicts");
-            wl_func_free(f);
-        }
-    cr_log_info("canneal, 200 elements: %llu good, %llu bad, %llu rejected, %llu given up", (unsigned long long)good,
-                (unsigned long long)bad, (unsigned long long)rej, (unsigned long long)conf);
+    uint64_t sum[4] = {0, 0, 0, 0};
+    wl_check_t r = run_of(&c, 0, WL_CHECK_CNS, base, base);
+    r.arg = sum;
+    wl_check_sweep(&r, 0, NULL, 0);
+    cr_log_info("canneal, 200 elements: %llu good, %llu bad, %llu rejected, %llu given up", (unsigned long long)sum[0],
+                (unsigned long long)sum[1], (unsigned long long)sum[2], (unsigned long long)sum[3]);
     /* the annealing rule both accepts worse placements and rejects them; 16 threads meet on
      * neighbourhoods */
-    cr_assert(good > 0 && bad > 0 && rej > 0 && conf > 0, "good %llu bad %llu rejected %llu conflicts %llu",
-              (unsigned long long)good, (unsigned long long)bad, (unsigned long long)rej, (unsigned long long)conf);
+    cr_assert(sum[0] > 0 && sum[1] > 0 && sum[2] > 0 && sum[3] > 0, "good %llu bad %llu rejected %llu conflicts %llu",
+              (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2],
+              (unsigned long long)sum[3]);
 }
 
 Test(canneal, cold_runs_pass)
@@ -122,8 +88,11 @@ Test(canneal, cold_runs_pass)
     c.workload.canneal_swaps = 4;
     c.workload.canneal_steps = 24;
     const uint64_t base = tb_seed(2250);
-    wl_func_free(run_clean(&c, 7, NUM_CN, base, base));
-    wl_func_free(run_clean(&c, 16, NUM_CN, base + 1, base));
+    wl_check_t r = run_of(&c, 7, WL_CHECK_CNS, base, base);
+    wl_func_free(wl_check_run(&r));
+    r.nthreads = 16;
+    r.seed = base + 1;
+    wl_func_free(wl_check_run(&r));
 }
 
 Test(canneal, odd_sizes_pass)
@@ -141,7 +110,8 @@ Test(canneal, odd_sizes_pass)
         c.workload.canneal_elements = v[i].elems;
         c.workload.canneal_swaps = v[i].swaps;
         c.workload.canneal_steps = v[i].steps;
-        wl_func_free(run_clean(&c, v[i].threads, 3, base + i, base));
+        const wl_check_t r = run_of(&c, v[i].threads, 3, base + i, base);
+        wl_func_free(wl_check_run(&r));
     }
 }
 
@@ -150,48 +120,19 @@ Test(canneal, default_sizes_pass_on_64_threads_of_16_cns)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(2350);
-    wl_func_free(run_clean(&c, 64, 16, seed, seed));
+    const wl_check_t r = run_of(&c, 64, 16, seed, seed);
+    wl_func_free(wl_check_run(&r));
 }
 
-/* Runs canneal to its end, then corrupts, one at a time, `tries` random remote words the run wrote
- * or setup initialized whose final value is neither 0 nor 1, and wants check() to fail each time
- * with one line naming canneal, and to pass again once the word is restored. */
 Test(canneal, check_fails_on_a_corrupted_word)
 {
+    /* GIVEN a finished run on 7 threads WHEN, one at a time, 60 random remote words the run wrote or
+     * setup initialized whose final value is neither 0 nor 1 have one bit flipped THEN the check
+     * fails each time with one line naming canneal, and passes again once the word is restored */
     sim_config_t c = small_cfg();
     const uint64_t seed = tb_seed(2400);
-    wl_func_t *f = wl_func_create(wl(), &c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
-    size_t n = oracle_num_words(o);
-    for (unsigned k = 0; k < 60;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
-            continue;
-        k++;
-        uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        int rc = wl_func_check(f, err);
-        cr_assert_eq(rc, -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
-                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, "canneal: ", 9) == 0 && !strchr(err, '\n'), "one line naming the workload: %s", err);
-        if (k <= 6)
-            cr_log_info("%s", err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, NULL, 0, &rep);
-        cr_assert(rep.phantom + rep.lost == 1 && rep.ok == rep.words - 1, "seed %llu: word 0x%llx: %llu lost %llu "
-                  "phantom", (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)rep.lost,
-                  (unsigned long long)rep.phantom);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed, err);
-    }
-    wl_func_free(f);
+    const wl_check_t r = run_of(&c, 7, WL_CHECK_CNS, seed, seed);
+    wl_check_corruption(&r, 60, 0);
 }
 
 Test(canneal, check_reads_the_cost_changes_logged_in_local_memory)
@@ -201,27 +142,15 @@ Test(canneal, check_reads_the_cost_changes_logged_in_local_memory)
      * WHEN the first entry's cost change is off by one THEN the cost equation fails;
      * WHEN its versions are THEN the replay fails */
     sim_config_t c = small_cfg();
-    wl_func_t *f = wl_func_create(wl(), &c, 4, NUM_CN, tb_seed(2450));
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    const uint64_t seed = tb_seed(2450);
+    const wl_check_t r = run_of(&c, 4, WL_CHECK_CNS, seed, seed);
+    wl_func_t *f = wl_check_run(&r);
     wl_env_t *e = wl_func_env(f);
     for (uint64_t off = 16; off >= 8; off -= 8) {
-        uint64_t a = ADDR_LOCAL_BASE + off, v = e->ops->peek(e, 0, a);
-        wl_func_corrupt(f, 0, a, v + 1);
-        cr_assert_eq(wl_func_check(f, err), -1, "a corrupted log word %llu passed", (unsigned long long)off / 8);
-        cr_assert(strncmp(err, "canneal: ", 9) == 0, "%s", err);
-        cr_log_info("%s", err);
-        wl_func_corrupt(f, 0, a, v);
-        cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+        const uint64_t a = ADDR_LOCAL_BASE + off;
+        wl_check_catches(&r, f, 0, a, e->ops->peek(e, 0, a) + 1, NULL);
     }
     wl_func_free(f);
-}
-
-static void setup_refuses(const sim_config_t *c, unsigned nthreads, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(wl(), c, nthreads, NUM_CN, 1, err), -1, "setup accepted");
-    cr_assert(strstr(err, want) && !strchr(err, '\n'), "'%s' does not say '%s'", err, want);
 }
 
 Test(canneal, setup_refuses_what_does_not_fit)
@@ -232,24 +161,24 @@ Test(canneal, setup_refuses_what_does_not_fit)
     config_defaults(&c);
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 4096;
-    setup_refuses(&c, 4, "canneal: the netlist of 2048 elements on 2070 slots (");
-    setup_refuses(&c, 4, "bytes with its wires and grid) does not fit the CXL memory");
+    wl_check_refuses("canneal", &c, 4, "canneal: the netlist of 2048 elements on 2070 slots (");
+    wl_check_refuses("canneal", &c, 4, "bytes with its wires and grid) does not fit the CXL memory");
     config_defaults(&c);
     c.mem.local_size_bytes = 4096;
-    setup_refuses(&c, 4, "canneal: thread 0's swap log (6144 bytes) does not fit CN 0's local memory");
+    wl_check_refuses("canneal", &c, 4, "canneal: thread 0's swap log (6144 bytes) does not fit CN 0's local memory");
 }
 
 Test(canneal, setup_refuses_impossible_sizes)
 {
     sim_config_t c = small_cfg();
     c.workload.canneal_elements = 1;
-    setup_refuses(&c, 4, "canneal: 1 elements (workload.canneal_elements): 2 to 2^26 can be placed and swapped in "
-                         "pairs");
+    wl_check_refuses("canneal", &c, 4, "canneal: 1 elements (workload.canneal_elements): 2 to 2^26 can be placed and "
+                                       "swapped in pairs");
     c = small_cfg();
     c.workload.canneal_swaps = 1u << 30;
     c.workload.canneal_steps = 8;
-    setup_refuses(&c, 4, "canneal: 4 threads x 1073741824 moves (workload.canneal_swaps) x 8 steps "
-                         "(workload.canneal_steps) must be 1 to 2^32 - 1");
+    wl_check_refuses("canneal", &c, 4, "canneal: 4 threads x 1073741824 moves (workload.canneal_swaps) x 8 steps "
+                                       "(workload.canneal_steps) must be 1 to 2^32 - 1");
 }
 
 Test(canneal, survives_a_cn_failure)
@@ -263,23 +192,15 @@ Test(canneal, survives_a_cn_failure)
      * finished swaps the lost threads had left half done */
     const uint64_t base = tb_seed(2500);
     uint64_t takeovers = 0, rolled = 0;
+    sim_config_t c = small_cfg();
+    c.workload.canneal_elements = 60;
     for (uint64_t k = 0; k < 400; k++) {
-        sim_config_t c = small_cfg();
-        c.workload.canneal_elements = 60;
         const uint64_t seed = base + k;
-        rng_t r;
-        rng_init_named(&r, seed, "test.fail");
-        wl_func_t *f = wl_func_create(wl(), &c, 7, NUM_CN, seed);
-        wl_func_fail_cn(f, 2, 100 + rng_below(&r, 8000));
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, stderr, 5, &rep);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
-                  (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
-        takeovers += counter_of(f, "canneal.takeovers");
-        rolled += counter_of(f, "canneal.rolled_forward");
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "canneal", .cfg = &c, .nthreads = 7, .seed = seed,
+                                                  .base = base, .fail = true, .fail_cn = 2,
+                                                  .fail_after = wl_check_fail_after(seed, 100, 8000)});
+        takeovers += wl_check_stat(f, "canneal.takeovers");
+        rolled += wl_check_stat(f, "canneal.rolled_forward");
         wl_func_free(f);
     }
     cr_log_info("canneal, 400 failures: %llu locks taken over, %llu location words rolled forward",
@@ -305,22 +226,10 @@ Test(canneal, remote_write_profile)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(2600);
-    wl_func_t *f = run_clean(&c, 16, NUM_CN, seed, seed);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double rwf = (double)(s->stores + s->rmws) / remote;
-    const uint64_t dyn = s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores;
-    const double ipa = (double)dyn / remote;
-    cr_log_info("canneal, default input, 16 threads: %llu instructions, %llu remote loads, %llu stores, %llu rmws, "
-                "%llu local loads, %llu local stores (%llu dynamic in all); remote-write fraction %.4f, %.2f "
-                "instructions per remote access; %llu good, %llu bad, %llu rejected, %llu given up",
-                (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
-                (unsigned long long)s->rmws, (unsigned long long)s->local_loads, (unsigned long long)s->local_stores,
-                (unsigned long long)dyn, rwf, ipa, (unsigned long long)counter_of(f, "canneal.accepted_good"),
-                (unsigned long long)counter_of(f, "canneal.accepted_bad"), (unsigned long long)counter_of(f, "canneal.rejected"),
-                (unsigned long long)counter_of(f, "canneal.conflicts"));
-    cr_assert(rwf >= RWF_LO && rwf <= RWF_HI, "remote-write fraction %.4f outside [%.3f, %.3f]", rwf, RWF_LO, RWF_HI);
-    cr_assert(ipa >= IPA_LO && ipa <= IPA_HI, "instructions per remote access %.2f outside [%.1f, %.1f]", ipa, IPA_LO,
-              IPA_HI);
+    const wl_check_t r = run_of(&c, 16, WL_CHECK_CNS, seed, seed);
+    wl_func_t *f = wl_check_profile(&r, (wl_check_band_t){RWF_LO, RWF_HI}, (wl_check_band_t){IPA_LO, IPA_HI});
+    cr_log_info("canneal, default input: %llu good, %llu bad, %llu rejected, %llu given up",
+                (unsigned long long)wl_check_stat(f, outcomes[0]), (unsigned long long)wl_check_stat(f, outcomes[1]),
+                (unsigned long long)wl_check_stat(f, outcomes[2]), (unsigned long long)wl_check_stat(f, outcomes[3]));
     wl_func_free(f);
 }

@@ -13,25 +13,16 @@
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
-#include "oracle.h"
-#include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
 
-#define NUM_CN 4u
 #define NAME "fluidanimate"
-
-static const workload_t *find(void)
-{
-    const workload_t *w = workload_find(NAME);
-    cr_assert_not_null(w, "no workload %s", NAME);
-    return w;
-}
 
 /* Small enough for many runs: 300 particles (a lattice of 34 x 3 x 3 points in 20 x 3 x 2 cells,
  * 3 threads' slabs on 7), 2 frames. */
@@ -48,30 +39,32 @@ static uint64_t stat(wl_func_t *f, const char *leaf)
 {
     char name[64];
     snprintf(name, sizeof name, NAME ".%s", leaf);
-    const uint64_t *p = wl_func_counter(f, name);
-    cr_assert_not_null(p, "no statistic workload.%s", name);
-    return *p;
+    return wl_check_stat(f, name);
 }
 
-/* One run: setup, threads, check, oracle; returns the runner for the caller's statistics. */
-static wl_func_t *run(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed)
+/* No particle dropped. */
+static void keeps_every_particle(const wl_check_t *r, wl_func_t *f)
 {
-    wl_func_t *f = wl_func_create(find(), c, nthreads, num_cn, seed);
-    cr_assert_not_null(f);
-    char err[WL_ERR_MAX] = "";
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu, %u threads on %u CNs, %llu particles, %llu frames: %s", (unsigned long long)seed, nthreads,
-              num_cn, (unsigned long long)c->workload.fluidanimate_particles,
-              (unsigned long long)c->workload.fluidanimate_frames, err);
-    oracle_report_t rep;
-    wl_func_oracle_check(f, stderr, 5, &rep);
-    cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu, %u threads: oracle: %llu lost, %llu phantom",
-              (unsigned long long)seed, nthreads, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
-    uint64_t first;
-    cr_assert_eq(wl_func_unrecorded(f, &first), 0, "seed %llu: words the oracle never heard of",
-                 (unsigned long long)seed);
-    cr_assert_eq(stat(f, "dropped"), 0, "seed %llu: particles dropped", (unsigned long long)seed);
-    return f;
+    cr_assert_eq(stat(f, "dropped"), 0, "seed %llu: particles dropped", (unsigned long long)r->seed);
+}
+
+/* Pairs found, and border cells' updates locked only when there are several slabs. */
+static void finds_pairs(const wl_check_t *r, wl_func_t *f)
+{
+    keeps_every_particle(r, f);
+    cr_assert(stat(f, "pairs") > 300, "seed %llu: %llu pairs", (unsigned long long)r->seed,
+              (unsigned long long)stat(f, "pairs"));
+    if (r->nthreads == 1)
+        cr_assert_eq(stat(f, "locked_updates"), 0);
+    else
+        cr_assert(stat(f, "locked_updates") > 0, "seed %llu, %u threads", (unsigned long long)r->seed, r->nthreads);
+}
+
+/* A run of c on nthreads threads of num_cn CNs (0: 4) with seed, none of its particles dropped. */
+static wl_check_t run_of(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed)
+{
+    return (wl_check_t){.name = NAME, .cfg = c, .nthreads = nthreads, .num_cn = num_cn, .seed = seed,
+                        .also = keeps_every_particle};
 }
 
 Test(fluidanimate, passes_its_check_and_the_oracle)
@@ -80,21 +73,10 @@ Test(fluidanimate, passes_its_check_and_the_oracle)
      * THEN both grids bit for bit as the sequential recomputation, no lost store; pairs found,
      * and border cells' updates locked only when there are several slabs */
     sim_config_t c = small_cfg();
-    static const unsigned threads[] = {1, 2, 7, 16};
-    const uint64_t base = tb_seed(1700);
-    for (uint64_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
-            wl_func_t *f = run(&c, threads[i], NUM_CN, base + k);
-            const wl_func_stats_t *st = wl_func_stats(f);
-            cr_assert(stat(f, "pairs") > 300, "seed %llu: %llu pairs", (unsigned long long)(base + k),
-                      (unsigned long long)stat(f, "pairs"));
-            if (threads[i] == 1)
-                cr_assert_eq(stat(f, "locked_updates"), 0);
-            else
-                cr_assert(stat(f, "locked_updates") > 0 && st->switches > 0, "seed %llu, %u threads",
-                          (unsigned long long)(base + k), threads[i]);
-            wl_func_free(f);
-        }
+    wl_check_t r = run_of(&c, 0, 0, tb_seed(1700));
+    r.also = finds_pairs;
+    r.nonzero = WL_NZ_SWITCHES;
+    wl_check_sweep(&r, 3, NULL, 0);
 }
 
 Test(fluidanimate, odd_sizes_pass)
@@ -111,7 +93,8 @@ Test(fluidanimate, odd_sizes_pass)
         sim_config_t c = small_cfg();
         c.workload.fluidanimate_particles = v[i].particles;
         c.workload.fluidanimate_frames = v[i].frames;
-        wl_func_free(run(&c, v[i].threads, 3, seed + i));
+        const wl_check_t r = run_of(&c, v[i].threads, 3, seed + i);
+        wl_func_free(wl_check_run(&r));
     }
 }
 
@@ -123,44 +106,8 @@ Test(fluidanimate, check_fails_on_a_corrupted_word)
      * fluidanimate, the oracle sees the word, and once restored the check passes again */
     sim_config_t c = small_cfg();
     c.workload.fluidanimate_frames = 3;
-    const uint64_t seed = tb_seed(1720);
-    wl_func_t *f = run(&c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
-    const size_t n = oracle_num_words(o);
-    for (unsigned k = 0; k < 40;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
-            continue;
-        k++;
-        const uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
-                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, NAME ": ", strlen(NAME) + 2) == 0 && !strchr(err, '\n'), "%s", err);
-        if (k <= 5)
-            cr_log_info("%s", err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, NULL, 0, &rep);
-        cr_assert(rep.phantom + rep.lost == 1, "seed %llu: word 0x%llx: %llu lost %llu phantom",
-                  (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)rep.lost,
-                  (unsigned long long)rep.phantom);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed, err);
-    }
-    wl_func_free(f);
-}
-
-static void setup_refuses(const sim_config_t *c, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(find(), c, 4, NUM_CN, 1, err), -1, "setup accepted");
-    cr_assert(strstr(err, want) && strncmp(err, NAME ": ", strlen(NAME) + 2) == 0 && !strchr(err, '\n'),
-              "'%s' does not say '%s'", err, want);
+    const wl_check_t r = run_of(&c, 7, 0, tb_seed(1720));
+    wl_check_corruption(&r, 40, 0);
 }
 
 Test(fluidanimate, setup_refuses_what_does_not_fit)
@@ -170,14 +117,14 @@ Test(fluidanimate, setup_refuses_what_does_not_fit)
     sim_config_t c = small_cfg();
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 4096;
-    setup_refuses(&c, "fluidanimate: two grids of 20 x 3 x 2 cells (445440 bytes) for 300 particles "
-                      "(workload.fluidanimate_particles) do not fit the CXL memory");
+    wl_check_refuses(NAME, &c, 4, "fluidanimate: two grids of 20 x 3 x 2 cells (445440 bytes) for 300 particles "
+                                  "(workload.fluidanimate_particles) do not fit the CXL memory");
     c = small_cfg();
     c.workload.fluidanimate_particles = 0;
-    setup_refuses(&c, "fluidanimate: 0 particles (workload.fluidanimate_particles): 1 to 2^32 - 1 work");
+    wl_check_refuses(NAME, &c, 4, "fluidanimate: 0 particles (workload.fluidanimate_particles): 1 to 2^32 - 1 work");
     c = small_cfg();
     c.workload.fluidanimate_frames = 0;
-    setup_refuses(&c, "fluidanimate: 0 frames (workload.fluidanimate_frames): 1 to 2^32 - 2 work");
+    wl_check_refuses(NAME, &c, 4, "fluidanimate: 0 frames (workload.fluidanimate_frames): 1 to 2^32 - 2 work");
 }
 
 Test(fluidanimate, sixty_four_threads_on_sixteen_cns_pass_with_the_default_sizes, .timeout = 600)
@@ -185,7 +132,8 @@ Test(fluidanimate, sixty_four_threads_on_sixteen_cns_pass_with_the_default_sizes
     /* GIVEN the default sizes (more threads than the channel's cell columns: some slabs empty) */
     sim_config_t c;
     config_defaults(&c);
-    wl_func_t *f = run(&c, 64, 16, tb_seed(1730));
+    const wl_check_t r = run_of(&c, 64, 16, tb_seed(1730));
+    wl_func_t *f = wl_check_run(&r);
     cr_log_info("fluidanimate, 64 threads on 16 CNs, default sizes: %llu pairs, %llu locked updates",
                 (unsigned long long)stat(f, "pairs"), (unsigned long long)stat(f, "locked_updates"));
     wl_func_free(f);
@@ -204,18 +152,11 @@ Test(fluidanimate, survives_a_cn_failure, .timeout = 600)
         sim_config_t c = small_cfg();
         c.workload.fluidanimate_frames = k % 3 ? 3 : 1;
         const uint64_t seed = base + k;
-        rng_t r;
-        rng_init_named(&r, seed, "test.fail");
-        wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
         /* a run makes about 150 000 calls a frame */
-        wl_func_fail_cn(f, 2, 100 + rng_below(&r, 150000 * c.workload.fluidanimate_frames));
-        char err[WL_ERR_MAX] = "";
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, stderr, 5, &rep);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
-                  (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        const wl_check_t r = {.name = NAME, .cfg = &c, .nthreads = 7, .seed = seed, .base = base, .fail = true,
+                              .fail_cn = 2,
+                              .fail_after = wl_check_fail_after(seed, 100, 150000 * c.workload.fluidanimate_frames)};
+        wl_func_t *f = wl_check_run(&r);
         takeovers += stat(f, "takeovers");
         skipped += stat(f, "skipped_slots");
         wl_func_free(f);
@@ -238,11 +179,9 @@ Test(fluidanimate, check_after_a_failure_still_judges_the_grid)
     sim_config_t c = small_cfg();
     c.workload.fluidanimate_frames = 3;
     const uint64_t seed = tb_seed(1760), grid1 = 120ull * CELL_BYTES;
-    wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
-    wl_func_fail_cn(f, 2, 200000);
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = NAME, .cfg = &c, .nthreads = 7, .seed = seed, .fail = true,
+                                              .fail_cn = 2, .fail_after = 200000});
     char err[WL_ERR_MAX] = "";
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
     wl_env_t *e = wl_func_env(f);
     uint64_t cell = 0;
     for (uint64_t k = 0; k < 6 && !cell; k++) /* column 0: cells 0..5, thread 0's */
@@ -285,20 +224,7 @@ Test(fluidanimate, remote_write_profile_on_the_default_input)
      * within about 25 % of what was measured (every shared word is remote: no local accesses) */
     sim_config_t c;
     config_defaults(&c);
-    wl_func_t *f = run(&c, 16, NUM_CN, tb_seed(1750));
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double wfrac = (double)(s->stores + s->rmws) / remote;
-    const double ipr = (double)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores) /
-                       remote;
-    cr_log_info("fluidanimate, 16 threads, default sizes: %llu instructions, %llu loads, %llu stores, %llu rmws, "
-                "%llu local: remote-write fraction %.3f, %.2f instructions per remote access, %llu dynamic in all",
-                (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
-                (unsigned long long)s->rmws, (unsigned long long)(s->local_loads + s->local_stores), wfrac, ipr,
-                (unsigned long long)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads +
-                                     s->local_stores));
+    const wl_check_t r = run_of(&c, 16, 0, tb_seed(1750));
     /* measured 0.299 and 4.46 (seed 1750; the spinning at barriers and locks moves them a little) */
-    cr_assert(wfrac > 0.22 && wfrac < 0.37, "remote-write fraction %.3f, measured 0.299", wfrac);
-    cr_assert(ipr > 3.35 && ipr < 5.6, "%.2f instructions per remote access, measured 4.46", ipr);
-    wl_func_free(f);
+    wl_func_free(wl_check_profile(&r, (wl_check_band_t){0.22, 0.37}, (wl_check_band_t){3.35, 5.6}));
 }

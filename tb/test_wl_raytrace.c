@@ -15,29 +15,18 @@
  * how many seeds the runs walk (default 3). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cn/addr.h"
 #include "config.h"
 #include "oracle.h"
-#include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
-
-#define NUM_CN 4u
 
 /* The remote-write profile measured on the default input, 16 threads of 4 CNs (remote_write_profile). */
 #define WFRAC 0.0029
 #define IPR 4.8
-
-static unsigned num_seeds(void)
-{
-    const char *s = getenv("TB_WL_SEEDS");
-    unsigned n = s ? (unsigned)strtoul(s, NULL, 0) : 0;
-    return n ? n : 3;
-}
 
 /* A 16 x 16 image (16 tiles of 4 x 4) of 96 triangles: small enough for many runs, and with 16
  * threads every pool holds one tile, so that threads steal. */
@@ -50,62 +39,22 @@ static sim_config_t small_cfg(void)
     return c;
 }
 
-static const workload_t *rt(void)
+/* Every tile rendered once, counted in the statistics. */
+static void renders_each_tile_once(const wl_check_t *r, wl_func_t *f)
 {
-    const workload_t *w = workload_find("raytrace");
-    cr_assert_not_null(w, "no workload raytrace");
-    return w;
+    const uint64_t side = r->cfg->workload.raytrace_image, tiles = ((side + 3) / 4) * ((side + 3) / 4);
+    const uint64_t n = wl_check_stat(f, "raytrace.tiles");
+    cr_assert_eq(n, tiles, "seed %llu: %llu tiles rendered of %llu", (unsigned long long)r->seed,
+                 (unsigned long long)n, (unsigned long long)tiles);
 }
 
-static uint64_t stat_of(wl_func_t *f, const char *name)
+/* A clean run of c on nthreads threads of num_cn CNs with seed (base replays it): the usual
+ * statistics, every tile rendered once. */
+static wl_check_t run_of(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed,
+                         uint64_t base)
 {
-    const uint64_t *p = wl_func_counter(f, name);
-    cr_assert_not_null(p, "no statistic workload.%s", name);
-    return *p;
-}
-
-/* One run to its end on num_cn CNs: setup, threads, check, oracle; returns the runner (to free). */
-static wl_func_t *run_clean(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed, uint64_t base)
-{
-    wl_func_t *f = wl_func_create(rt(), c, nthreads, num_cn, seed);
-    char err[WL_ERR_MAX];
-    cr_assert_not_null(f);
-    cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (replay: TB_SEED=%llu), %u threads, image %llu, %llu "
-                 "triangles: %s", (unsigned long long)seed, (unsigned long long)base, nthreads,
-                 (unsigned long long)c->workload.raytrace_image, (unsigned long long)c->workload.raytrace_triangles,
-                 err);
-    oracle_report_t r;
-    wl_func_oracle_check(f, stderr, 5, &r);
-    cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
-              "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed,
-              nthreads, (unsigned long long)r.lost, (unsigned long long)r.phantom, (unsigned long long)r.stores);
-    uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
-    cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx",
-                 (unsigned long long)seed, (unsigned long long)unrec, (unsigned long long)first);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    cr_assert(s->loads && s->stores && s->local_stores && s->local_bytes && s->instructions,
-              "seed %llu, %u threads: loads %llu stores %llu local stores %llu instructions %llu",
-              (unsigned long long)seed, nthreads, (unsigned long long)s->loads, (unsigned long long)s->stores,
-              (unsigned long long)s->local_stores, (unsigned long long)s->instructions);
-    cr_assert(nthreads == 1 || s->switches > 0, "seed %llu: %u threads never interleaved", (unsigned long long)seed,
-              nthreads);
-    /* every tile rendered once, counted in the statistics */
-    const uint64_t side = c->workload.raytrace_image, tiles = ((side + 3) / 4) * ((side + 3) / 4);
-    cr_assert_eq(stat_of(f, "raytrace.tiles"), tiles, "seed %llu: %llu tiles rendered of %llu",
-                 (unsigned long long)seed, (unsigned long long)stat_of(f, "raytrace.tiles"),
-                 (unsigned long long)tiles);
-    return f;
-}
-
-static void runs_clean(const sim_config_t *c, uint64_t dflt_seed)
-{
-    static const unsigned threads[] = {1, 2, 7, 16};
-    const uint64_t base = tb_seed(dflt_seed);
-    for (unsigned k = 0; k < num_seeds(); k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
-            wl_func_free(run_clean(c, threads[i], NUM_CN, base + k, base));
+    return (wl_check_t){.name = "raytrace", .cfg = c, .nthreads = nthreads, .num_cn = num_cn, .seed = seed,
+                        .base = base, .nonzero = WL_NZ_USUAL, .also = renders_each_tile_once};
 }
 
 Test(raytrace, passes_its_check_and_the_oracle)
@@ -113,7 +62,20 @@ Test(raytrace, passes_its_check_and_the_oracle)
     /* GIVEN a 16 x 16 image of 96 triangles WHEN rendered by 1, 2, 7 and 16 threads on 4 CNs, several
      * seeds THEN every pixel is the sequential render's, every tile rendered once, no lost store */
     sim_config_t c = small_cfg();
-    runs_clean(&c, 100);
+    const uint64_t base = tb_seed(100);
+    const wl_check_t r = run_of(&c, 0, WL_CHECK_CNS, base, base);
+    wl_check_sweep(&r, 0, NULL, 0);
+}
+
+/* renders_each_tile_once; 256 rays at least, no tile rescued or skipped; adds the steals to
+ * *r->arg. */
+static void steals_and_counts(const wl_check_t *r, wl_func_t *f)
+{
+    renders_each_tile_once(r, f);
+    *(uint64_t *)r->arg += wl_check_stat(f, "raytrace.steals");
+    cr_assert(wl_check_stat(f, "raytrace.rays") >= 256, "seed %llu: %llu rays for 256 pixels",
+              (unsigned long long)r->seed, (unsigned long long)wl_check_stat(f, "raytrace.rays"));
+    cr_assert_eq(wl_check_stat(f, "raytrace.rescues") + wl_check_stat(f, "raytrace.skips"), 0);
 }
 
 Test(raytrace, threads_steal_tiles)
@@ -123,15 +85,11 @@ Test(raytrace, threads_steal_tiles)
     sim_config_t c = small_cfg();
     const uint64_t base = tb_seed(150);
     uint64_t steals = 0;
-    for (unsigned k = 0; k < 4; k++)
-        for (unsigned n = 7; n <= 16; n += 9) {
-            wl_func_t *f = run_clean(&c, n, NUM_CN, base + k, base);
-            steals += stat_of(f, "raytrace.steals");
-            cr_assert(stat_of(f, "raytrace.rays") >= 256, "seed %llu: %llu rays for 256 pixels",
-                      (unsigned long long)(base + k), (unsigned long long)stat_of(f, "raytrace.rays"));
-            cr_assert_eq(stat_of(f, "raytrace.rescues") + stat_of(f, "raytrace.skips"), 0);
-            wl_func_free(f);
-        }
+    static const unsigned threads[] = {7, 16};
+    wl_check_t r = run_of(&c, 0, WL_CHECK_CNS, base, base);
+    r.also = steals_and_counts;
+    r.arg = &steals;
+    wl_check_sweep(&r, 4, threads, 2);
     cr_log_info("raytrace: %llu steals over 8 runs", (unsigned long long)steals);
     cr_assert_gt(steals, 0, "no thread ever stole a tile (TB_SEED=%llu)", (unsigned long long)base);
 }
@@ -148,7 +106,8 @@ Test(raytrace, odd_sizes_pass)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         c.workload.raytrace_image = v[i].side;
         c.workload.raytrace_triangles = v[i].tris;
-        wl_func_free(run_clean(&c, v[i].threads, 3, base + i, base));
+        const wl_check_t r = run_of(&c, v[i].threads, 3, base + i, base);
+        wl_func_free(wl_check_run(&r));
     }
 }
 
@@ -159,46 +118,12 @@ Test(raytrace, sixty_four_threads_on_sixteen_cns_pass)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(300);
-    wl_func_free(run_clean(&c, 64, 16, seed, seed));
+    const wl_check_t r = run_of(&c, 64, 16, seed, seed);
+    wl_func_free(wl_check_run(&r));
 }
 
 /* ------------------------------------------------------------------------------------------------
  * The check can fail */
-
-/* Flips one random bit, `tries` times, of a random remote word whose final value is neither 0 nor 1
- * (written: only among the words the run stored to, not setup's alone): the check must fail each
- * time with one line naming raytrace, the oracle must see it, and once restored the check passes. */
-static void corruption_fails(wl_func_t *f, uint64_t seed, unsigned tries, bool written)
-{
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, written ? "test.corrupt_written" : "test.corrupt");
-    const size_t n = oracle_num_words(o);
-    char err[WL_ERR_MAX];
-    for (unsigned k = 0; k < tries;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1 || (written && w.stores == 0))
-            continue;
-        k++;
-        const uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check "
-                     "passed", (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, "raytrace: ", 10) == 0 && !strchr(err, '\n'), "one line naming raytrace: %s", err);
-        if (k <= 4)
-            cr_log_info("%s", err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, NULL, 0, &rep);
-        cr_assert(rep.phantom + rep.lost == 1 && rep.ok == rep.words - 1, "seed %llu: word 0x%llx: %llu lost %llu "
-                  "phantom", (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)rep.lost,
-                  (unsigned long long)rep.phantom);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed,
-                     err);
-    }
-}
 
 Test(raytrace, check_fails_on_a_corrupted_word)
 {
@@ -210,13 +135,8 @@ Test(raytrace, check_fails_on_a_corrupted_word)
      * restored the check passes again */
     sim_config_t c = small_cfg();
     const uint64_t seed = tb_seed(400);
-    wl_func_t *f = wl_func_create(rt(), &c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    corruption_fails(f, seed, 60, false);
-    corruption_fails(f, seed, 40, true);
-    wl_func_free(f);
+    const wl_check_t r = run_of(&c, 7, WL_CHECK_CNS, seed, seed);
+    wl_check_corruption(&r, 60, 40);
 }
 
 /* The first word the run stored to whose final value is v, or fails. */
@@ -233,20 +153,6 @@ static uint64_t stored_word(wl_func_t *f, uint64_t v)
     return 0;
 }
 
-/* Sets the word at a to v, wants the check to fail saying want, restores it. */
-static void fails_saying(wl_func_t *f, uint64_t a, uint64_t v, const char *want)
-{
-    char err[WL_ERR_MAX];
-    const uint64_t old = wl_func_env(f)->ops->peek(wl_func_env(f), 0, a);
-    wl_func_corrupt(f, 0, a, v);
-    cr_assert_eq(wl_func_check(f, err), -1, "0x%llx set to 0x%llx: the check passed", (unsigned long long)a,
-                 (unsigned long long)v);
-    cr_assert(strstr(err, want), "'%s' does not say '%s'", err, want);
-    cr_log_info("%s", err);
-    wl_func_corrupt(f, 0, a, old);
-    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
-}
-
 Test(raytrace, check_judges_tiles_pools_and_the_barrier)
 {
     /* GIVEN a finished run on 7 threads of 4 CNs (a tile thread 0 rendered holds 2^32 + 1: rendered once,
@@ -256,16 +162,16 @@ Test(raytrace, check_judges_tiles_pools_and_the_barrier)
      * thread 6
      * THEN the check fails saying which, and passes again once the word is restored */
     sim_config_t c = small_cfg();
-    char err[WL_ERR_MAX];
-    wl_func_t *f = wl_func_create(rt(), &c, 7, NUM_CN, tb_seed(420));
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    const uint64_t seed = tb_seed(420);
+    const wl_check_t r = run_of(&c, 7, WL_CHECK_CNS, seed, seed);
+    wl_func_t *f = wl_check_run(&r);
     const uint64_t st = stored_word(f, (1ull << 32) + 1);
-    fails_saying(f, st, (2ull << 32) + 1, "rendered more than once");
-    fails_saying(f, st, (1ull << 32) + 2, "finished by a thread whose log does not hold it");
-    fails_saying(f, st, 1, "claimed by a live thread, never finished");
-    fails_saying(f, st, 0, "claimed by no thread");
-    fails_saying(f, stored_word(f, 3), 2, "ends with status 2 and 0 tiles, want empty (3) and 0");
-    fails_saying(f, stored_word(f, 0x7f), 0x3f, "the barrier released 1 phases (want 1) with masks 0x3f");
+    wl_check_catches(&r, f, 0, st, (2ull << 32) + 1, "rendered more than once");
+    wl_check_catches(&r, f, 0, st, (1ull << 32) + 2, "finished by a thread whose log does not hold it");
+    wl_check_catches(&r, f, 0, st, 1, "claimed by a live thread, never finished");
+    wl_check_catches(&r, f, 0, st, 0, "claimed by no thread");
+    wl_check_catches(&r, f, 0, stored_word(f, 3), 2, "ends with status 2 and 0 tiles, want empty (3) and 0");
+    wl_check_catches(&r, f, 0, stored_word(f, 0x7f), 0x3f, "the barrier released 1 phases (want 1) with masks 0x3f");
     wl_func_free(f);
 }
 
@@ -275,34 +181,18 @@ Test(raytrace, check_reads_the_logs_in_local_memory)
      * log, then its counters) WHEN its first log entry names another tile, or its ray count is one
      * more THEN the check fails; restored, it passes */
     sim_config_t c = small_cfg();
-    wl_func_t *f = wl_func_create(rt(), &c, 4, NUM_CN, tb_seed(410));
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
+    const uint64_t seed = tb_seed(410);
+    const wl_check_t r = run_of(&c, 4, WL_CHECK_CNS, seed, seed);
+    wl_func_t *f = wl_check_run(&r);
     wl_env_t *e = wl_func_env(f);
     const uint64_t log = ADDR_LOCAL_BASE, rays = ADDR_LOCAL_BASE + 8 * 16 + 8;
-    const uint64_t en = e->ops->peek(e, 0, log), nr = e->ops->peek(e, 0, rays);
-    wl_func_corrupt(f, 0, log, en ^ 1);
-    cr_assert_eq(wl_func_check(f, err), -1, "a log naming another tile passed");
-    cr_log_info("%s", err);
-    wl_func_corrupt(f, 0, log, en);
-    wl_func_corrupt(f, 0, rays, nr + 1);
-    cr_assert_eq(wl_func_check(f, err), -1, "a wrong ray count passed");
-    cr_assert(strstr(err, "thread 0 counts"), "%s", err);
-    cr_log_info("%s", err);
-    wl_func_corrupt(f, 0, rays, nr);
-    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    wl_check_catches(&r, f, 0, log, e->ops->peek(e, 0, log) ^ 1, NULL);
+    wl_check_catches(&r, f, 0, rays, e->ops->peek(e, 0, rays) + 1, "thread 0 counts");
     wl_func_free(f);
 }
 
 /* ------------------------------------------------------------------------------------------------
  * Setup refuses what cannot work */
-
-static void setup_refuses(const sim_config_t *c, unsigned nthreads, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(rt(), c, nthreads, NUM_CN, 1, err), -1, "setup accepted");
-    cr_assert(strstr(err, want) && !strchr(err, '\n'), "'%s' does not say '%s'", err, want);
-}
 
 Test(raytrace, setup_refuses_what_does_not_fit)
 {
@@ -312,16 +202,16 @@ Test(raytrace, setup_refuses_what_does_not_fit)
     sim_config_t c = small_cfg();
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 4096;
-    setup_refuses(&c, 4, "raytrace: a scene of 96 triangles in a 6^3 grid (");
-    setup_refuses(&c, 4, "bytes) does not fit the CXL memory");
+    wl_check_refuses("raytrace", &c, 4, "raytrace: a scene of 96 triangles in a 6^3 grid (");
+    wl_check_refuses("raytrace", &c, 4, "bytes) does not fit the CXL memory");
     c.workload.raytrace_triangles = 8;
     c.workload.raytrace_image = 64;
-    setup_refuses(&c, 4, "raytrace: a 64 x 64 frame buffer and its 256 tiles do not fit the CXL memory");
+    wl_check_refuses("raytrace", &c, 4, "raytrace: a 64 x 64 frame buffer and its 256 tiles do not fit the CXL memory");
     /* GIVEN 4 KiB of local memory a CN: a 256 x 256 image's 4096 tiles make a 32 KiB log */
     c = small_cfg();
     c.mem.local_size_bytes = 4096;
     c.workload.raytrace_image = 256;
-    setup_refuses(&c, 4, "raytrace: thread 0's tile log (32768 bytes) does not fit CN 0's local memory");
+    wl_check_refuses("raytrace", &c, 4, "raytrace: thread 0's tile log (32768 bytes) does not fit CN 0's local memory");
 }
 
 Test(raytrace, setup_refuses_impossible_sizes)
@@ -330,7 +220,7 @@ Test(raytrace, setup_refuses_impossible_sizes)
      * are refused by the configuration's ranges before any setup */
     sim_config_t c = small_cfg();
     c.workload.raytrace_image = 1;
-    setup_refuses(&c, 65, "raytrace: 65 threads, but its barrier (csim/cn/wl_sync.c) serves at most 64");
+    wl_check_refuses("raytrace", &c, 65, "raytrace: 65 threads, but its barrier (csim/cn/wl_sync.c) serves at most 64");
     config_err_t ce;
     cr_assert_neq(config_set(&c, "workload.raytrace_image=0", &ce), 0);
     cr_assert_neq(config_set(&c, "workload.raytrace_triangles=0", &ce), 0);
@@ -343,20 +233,11 @@ Test(raytrace, setup_refuses_impossible_sizes)
  * the check and the oracle. Adds its statistics to sum (rescues, skips, takeovers). */
 static void fails_clean(const sim_config_t *c, uint64_t seed, uint64_t base, uint64_t after, uint64_t sum[3])
 {
-    wl_func_t *f = wl_func_create(rt(), c, 7, NUM_CN, seed);
-    wl_func_fail_cn(f, 2, after);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu (TB_SEED=%llu), CN 2 failing after %llu calls: %s", (unsigned long long)seed,
-              (unsigned long long)base, (unsigned long long)after, err);
-    oracle_report_t rep;
-    wl_func_oracle_check(f, stderr, 5, &rep);
-    cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu, after %llu: oracle: %llu lost, %llu phantom",
-              (unsigned long long)seed, (unsigned long long)after, (unsigned long long)rep.lost,
-              (unsigned long long)rep.phantom);
-    sum[0] += stat_of(f, "raytrace.rescues");
-    sum[1] += stat_of(f, "raytrace.skips");
-    sum[2] += stat_of(f, "raytrace.takeovers");
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = "raytrace", .cfg = c, .nthreads = 7, .seed = seed,
+                                              .base = base, .fail = true, .fail_cn = 2, .fail_after = after});
+    sum[0] += wl_check_stat(f, "raytrace.rescues");
+    sum[1] += wl_check_stat(f, "raytrace.skips");
+    sum[2] += wl_check_stat(f, "raytrace.takeovers");
     wl_func_free(f);
 }
 
@@ -372,11 +253,8 @@ Test(raytrace, survives_a_cn_failure)
     const uint64_t base = tb_seed(500);
     uint64_t sum[3] = {0, 0, 0};
     sim_config_t c = small_cfg();
-    for (uint64_t k = 0; k < 60; k++) {
-        rng_t r;
-        rng_init_named(&r, base + k, "test.fail");
-        fails_clean(&c, base + k, base, 200 + rng_below(&r, 110000), sum);
-    }
+    for (uint64_t k = 0; k < 60; k++)
+        fails_clean(&c, base + k, base, wl_check_fail_after(base + k, 200, 110000), sum);
     cr_log_info("raytrace, 60 failures: %llu tiles rescued, %llu claimed tiles skipped on a pool's top, %llu pool "
                 "locks taken over", (unsigned long long)sum[0], (unsigned long long)sum[1],
                 (unsigned long long)sum[2]);
@@ -417,21 +295,9 @@ Test(raytrace, remote_write_profile)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(600);
-    wl_func_t *f = run_clean(&c, 16, NUM_CN, seed, seed);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double wfrac = (double)(s->stores + s->rmws) / remote;
-    const double total = (double)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores);
-    const double ipr = total / remote;
-    cr_log_info("raytrace, 16 threads, default sizes: %llu instructions, %llu remote loads, %llu stores, %llu rmws, "
-                "%llu local loads, %llu local stores (%.0f in all); remote-write fraction %.4f, %.2f instructions "
-                "per remote access", (unsigned long long)s->instructions, (unsigned long long)s->loads,
-                (unsigned long long)s->stores, (unsigned long long)s->rmws, (unsigned long long)s->local_loads,
-                (unsigned long long)s->local_stores, total, wfrac, ipr);
-    cr_log_info("raytrace: %llu rays, %llu calls", (unsigned long long)stat_of(f, "raytrace.rays"),
-                (unsigned long long)s->calls);
-    cr_assert(wfrac > 0.75 * WFRAC && wfrac < 1.25 * WFRAC, "remote-write fraction %.4f (measured %.4f)", wfrac,
-              WFRAC);
-    cr_assert(ipr > 0.75 * IPR && ipr < 1.25 * IPR, "instructions per remote access %.2f (measured %.2f)", ipr, IPR);
+    const wl_check_t r = run_of(&c, 16, WL_CHECK_CNS, seed, seed);
+    wl_func_t *f = wl_check_profile(&r, wl_check_around(WFRAC, 0.25), wl_check_around(IPR, 0.25));
+    cr_log_info("raytrace: %llu rays, %llu calls", (unsigned long long)wl_check_stat(f, "raytrace.rays"),
+                (unsigned long long)wl_func_stats(f)->calls);
     wl_func_free(f);
 }

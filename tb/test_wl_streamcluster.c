@@ -9,29 +9,18 @@
  * - its remote-write profile on the default input stays where it was measured.
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter. */
 #include <criterion/criterion.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "config.h"
-#include "oracle.h"
-#include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
 
-#define NUM_CN 4u
 /* The default input's profile on 16 threads of 4 CNs, measured over seeds 1 to 7 and 2250: remote-write
  * fraction 0.047 to 0.077 (the mix of pspeedy's and pgain's steps follows the search over z, which
  * the seed steers), 3.46 to 3.83 instructions per remote access; the middle of each range. */
 #define WFRAC 0.062
 #define IPR 3.6
-
-static const workload_t *find(void)
-{
-    const workload_t *w = workload_find("streamcluster");
-    cr_assert_not_null(w, "no workload streamcluster");
-    return w;
-}
 
 /* Two chunks of 48 points of 4 dimensions, 2 to 4 medians each. */
 static sim_config_t small_cfg(void)
@@ -45,31 +34,13 @@ static sim_config_t small_cfg(void)
     return c;
 }
 
-/* One run to its end: setup, threads, check, oracle (lost == 0, phantom == 0, every word known). */
-static void run_clean(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed, uint64_t base)
+/* A run of c on nthreads threads of num_cn CNs (0: 4) with seed (base replays it), showing the
+ * usual statistics. */
+static wl_check_t run_of(const sim_config_t *c, unsigned nthreads, unsigned num_cn, uint64_t seed,
+                         uint64_t base)
 {
-    wl_func_t *f = wl_func_create(find(), c, nthreads, num_cn, seed);
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed, nthreads, err);
-    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (replay: TB_SEED=%llu), %u threads: %s",
-                 (unsigned long long)seed, (unsigned long long)base, nthreads, err);
-    oracle_report_t r;
-    wl_func_oracle_check(f, stderr, 5, &r);
-    cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
-              "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed,
-              nthreads, (unsigned long long)r.lost, (unsigned long long)r.phantom, (unsigned long long)r.stores);
-    uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
-    cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx",
-                 (unsigned long long)seed, (unsigned long long)unrec, (unsigned long long)first);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    cr_assert(s->loads && s->stores && s->local_stores && s->local_bytes && s->instructions,
-              "seed %llu, %u threads: loads %llu stores %llu local stores %llu instructions %llu",
-              (unsigned long long)seed, nthreads, (unsigned long long)s->loads, (unsigned long long)s->stores,
-              (unsigned long long)s->local_stores, (unsigned long long)s->instructions);
-    cr_assert(nthreads == 1 || s->switches > 0, "seed %llu: %u threads never interleaved", (unsigned long long)seed,
-              nthreads);
-    wl_func_free(f);
+    return (wl_check_t){.name = "streamcluster", .cfg = c, .nthreads = nthreads, .num_cn = num_cn, .seed = seed,
+                        .base = base, .nonzero = WL_NZ_USUAL};
 }
 
 Test(streamcluster, passes_its_check_and_the_oracle)
@@ -78,11 +49,9 @@ Test(streamcluster, passes_its_check_and_the_oracle)
      * WHEN run on 1, 2, 7 and 16 threads of 4 CNs, three seeds
      * THEN every word as the sequential replay leaves it, every cost the distance to a median */
     sim_config_t c = small_cfg();
-    static const unsigned threads[] = {1, 2, 7, 16};
     const uint64_t base = tb_seed(2200);
-    for (uint64_t k = 0; k < 3; k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
-            run_clean(&c, threads[i], NUM_CN, base + k, base);
+    const wl_check_t r = run_of(&c, 0, 0, base, base);
+    wl_check_sweep(&r, 3, NULL, 0);
 }
 
 Test(streamcluster, odd_sizes_pass)
@@ -97,15 +66,19 @@ Test(streamcluster, odd_sizes_pass)
     c.workload.streamcluster_chunk = 20;
     c.workload.streamcluster_dims = 3;
     c.workload.streamcluster_centers = 3;
-    run_clean(&c, 7, NUM_CN, base, base);
-    run_clean(&c, 2, 3, base + 1, base);
+    wl_check_t r = run_of(&c, 7, WL_CHECK_CNS, base, base);
+    wl_func_free(wl_check_run(&r));
+    r.nthreads = 2, r.num_cn = 3, r.seed = base + 1;
+    wl_func_free(wl_check_run(&r));
     c.workload.streamcluster_chunk = 10;
     c.workload.streamcluster_centers = 2;
-    run_clean(&c, 16, NUM_CN, base + 2, base);
+    r.nthreads = 16, r.num_cn = WL_CHECK_CNS, r.seed = base + 2;
+    wl_func_free(wl_check_run(&r));
     c.workload.streamcluster_points = 23;
     c.workload.streamcluster_chunk = 64;
     c.workload.streamcluster_centers = 5;
-    run_clean(&c, 7, NUM_CN, base + 3, base);
+    r.nthreads = 7, r.seed = base + 3;
+    wl_func_free(wl_check_run(&r));
 }
 
 Test(streamcluster, default_sizes_on_64_threads_pass)
@@ -115,7 +88,8 @@ Test(streamcluster, default_sizes_on_64_threads_pass)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(2220);
-    run_clean(&c, 64, 16, seed, seed);
+    const wl_check_t r = run_of(&c, 64, 16, seed, seed);
+    wl_func_free(wl_check_run(&r));
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -128,42 +102,12 @@ Test(streamcluster, check_fails_on_a_corrupted_word)
      * naming the workload, and passes again once the word is restored */
     sim_config_t c = small_cfg();
     const uint64_t seed = tb_seed(2230);
-    wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
-    const size_t n = oracle_num_words(o);
-    for (unsigned k = 0; k < 60;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
-            continue;
-        k++;
-        const uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        cr_assert_eq(wl_func_check(f, err), -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
-                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, "streamcluster: ", 15) == 0 && !strchr(err, '\n'), "one line naming the workload: %s",
-                  err);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed, err);
-    }
-    wl_func_free(f);
+    const wl_check_t r = run_of(&c, 7, 0, seed, seed);
+    wl_check_corruption(&r, 60, 0);
 }
 
 /* ------------------------------------------------------------------------------------------------
  * Setup refuses what cannot work */
-
-static void setup_refuses(const sim_config_t *c, unsigned nthreads, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(find(), c, nthreads, NUM_CN, 1, err), -1, "setup accepted, want '%s'", want);
-    cr_assert(strstr(err, want) && !strchr(err, '\n'), "'%s' does not say '%s'", err, want);
-}
 
 Test(streamcluster, setup_refuses_what_does_not_fit)
 {
@@ -174,14 +118,14 @@ Test(streamcluster, setup_refuses_what_does_not_fit)
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 4096;
     c.mem.scr_size_bytes = 0;
-    setup_refuses(&c, 4, "streamcluster: 256 points of 8 dimensions and the work memory (");
-    setup_refuses(&c, 4, "bytes) do not fit the CXL memory (workload.streamcluster_points)");
+    wl_check_refuses("streamcluster", &c, 4, "streamcluster: 256 points of 8 dimensions and the work memory (");
+    wl_check_refuses("streamcluster", &c, 4, "bytes) do not fit the CXL memory (workload.streamcluster_points)");
     /* GIVEN 1 KiB of local memory per CN and chunks of 128 points (3 x 128 words of medians, gl_lower
      * and tables a thread) THEN refused too */
     config_defaults(&c);
     c.mem.local_size_bytes = 1024;
-    setup_refuses(&c, 4, "streamcluster: thread 0's medians (3104 bytes) do not fit CN 0's local memory "
-                         "(workload.streamcluster_chunk)");
+    wl_check_refuses("streamcluster", &c, 4, "streamcluster: thread 0's medians (3104 bytes) do not fit CN 0's local "
+                                             "memory (workload.streamcluster_chunk)");
 }
 
 Test(streamcluster, setup_refuses_impossible_sizes)
@@ -189,13 +133,14 @@ Test(streamcluster, setup_refuses_impossible_sizes)
     /* GIVEN as many medians as points in a chunk (nothing left to cluster) THEN refused */
     sim_config_t c = small_cfg();
     c.workload.streamcluster_centers = 48;
-    setup_refuses(&c, 4, "streamcluster: 48 centers (workload.streamcluster_centers) need chunks of more points; a "
-                         "chunk has 48 (workload.streamcluster_chunk, workload.streamcluster_points)");
+    wl_check_refuses("streamcluster", &c, 4, "streamcluster: 48 centers (workload.streamcluster_centers) need chunks "
+                                             "of more points; a chunk has 48 (workload.streamcluster_chunk, "
+                                             "workload.streamcluster_points)");
     /* and chunks larger than the stream are the whole stream */
     c.workload.streamcluster_centers = 30;
     c.workload.streamcluster_points = 30;
-    setup_refuses(&c, 4, "streamcluster: 30 centers (workload.streamcluster_centers) need chunks of more points; a "
-                         "chunk has 30");
+    wl_check_refuses("streamcluster", &c, 4, "streamcluster: 30 centers (workload.streamcluster_centers) need chunks "
+                                             "of more points; a chunk has 30");
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -211,18 +156,12 @@ Test(streamcluster, survives_a_cn_failure)
     const uint64_t base = tb_seed(2240);
     unsigned lost_runs = 0;
     for (uint64_t k = 0; k < 40; k++) {
-        const uint64_t seed = base + k;
-        rng_t r;
-        rng_init_named(&r, seed, "test.fail");
-        wl_func_t *f = wl_func_create(find(), &c, 7, NUM_CN, seed);
-        wl_func_fail_cn(f, k % 2 ? 2 : 0, 100 + rng_below(&r, 150000));
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, stderr, 5, &rep);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
-                  (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        wl_check_t r = run_of(&c, 7, 0, base + k, base);
+        r.nonzero = 0;
+        r.fail = true;
+        r.fail_cn = k % 2 ? 2 : 0;
+        r.fail_after = wl_check_fail_after(r.seed, 100, 150000);
+        wl_func_t *f = wl_check_run(&r);
         lost_runs += wl_env_lost(wl_func_env(f)) > 0;
         wl_func_free(f);
     }
@@ -241,21 +180,6 @@ Test(streamcluster, remote_write_profile)
     sim_config_t c;
     config_defaults(&c);
     const uint64_t seed = tb_seed(2250);
-    wl_func_t *f = wl_func_create(find(), &c, 16, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double wfrac = (double)(s->stores + s->rmws) / remote;
-    const uint64_t dyn = s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores;
-    const double ipr = (double)dyn / remote;
-    cr_log_info("streamcluster, default input, 16 threads: %llu instructions, %llu remote loads, %llu stores, %llu "
-                "rmws, %llu local loads, %llu local stores (%llu dynamic); remote-write fraction %.4f, %.2f "
-                "instructions per remote access", (unsigned long long)s->instructions, (unsigned long long)s->loads,
-                (unsigned long long)s->stores, (unsigned long long)s->rmws, (unsigned long long)s->local_loads,
-                (unsigned long long)s->local_stores, (unsigned long long)dyn, wfrac, ipr);
-    cr_assert(wfrac > WFRAC * 0.75 && wfrac < WFRAC * 1.25, "remote-write fraction %.4f, measured %.4f", wfrac, WFRAC);
-    cr_assert(ipr > IPR * 0.75 && ipr < IPR * 1.25, "instructions per remote access %.2f, measured %.2f", ipr, IPR);
-    wl_func_free(f);
+    const wl_check_t r = run_of(&c, 16, 0, seed, seed);
+    wl_func_free(wl_check_profile(&r, wl_check_around(WFRAC, 0.25), wl_check_around(IPR, 0.25)));
 }

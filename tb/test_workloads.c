@@ -22,17 +22,11 @@
 #include "oracle.h"
 #include "rng.h"
 #include "tb_seed.h"
+#include "wl_check.h"
 #include "wl_func.h"
 #include "workloads/workloads.h"
 
 #define NUM_CN 4u
-
-static unsigned num_seeds(void)
-{
-    const char *s = getenv("TB_WL_SEEDS");
-    unsigned n = s ? (unsigned)strtoul(s, NULL, 0) : 0;
-    return n ? n : 3;
-}
 
 /* Sizes small enough for many runs, large enough that threads contend. */
 static sim_config_t small_cfg(void)
@@ -74,13 +68,6 @@ static sim_config_t mg_cfg(void)
     return c;
 }
 
-static const workload_t *find(const char *name)
-{
-    const workload_t *w = workload_find(name);
-    cr_assert_not_null(w, "no workload %s", name);
-    return w;
-}
-
 /* ------------------------------------------------------------------------------------------------
  * The registry */
 
@@ -103,42 +90,13 @@ Test(workloads, registry_follows_the_config_names)
 /* ------------------------------------------------------------------------------------------------
  * Each workload passes its check and the oracle */
 
+/* The runs of name on c with 1, 2, 7 and 16 threads of 4 CNs, for each seed from tb_seed(dflt_seed)
+ * (wl_check_sweep): check and oracle pass; shared data on CXL memory, private data in local memory,
+ * computation counted, threads interleaved. */
 static void runs_clean(const char *name, const sim_config_t *c, uint64_t dflt_seed)
 {
-    const workload_t *w = find(name);
-    static const unsigned threads[] = {1, 2, 7, 16};
-    uint64_t base = tb_seed(dflt_seed);
-    for (unsigned k = 0; k < num_seeds(); k++)
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
-            uint64_t seed = base + k;
-            wl_func_t *f = wl_func_create(w, c, threads[i], NUM_CN, seed);
-            char err[WL_ERR_MAX];
-            cr_assert_eq(wl_func_setup(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed,
-                         threads[i], err);
-            cr_assert_eq(wl_func_threads(f, err), 0, "seed %llu, %u threads: %s", (unsigned long long)seed,
-                         threads[i], err);
-            cr_assert_eq(wl_func_check(f, err), 0, "seed %llu (replay: TB_SEED=%llu --filter 'workloads/%s_*'), %u "
-                         "threads: %s", (unsigned long long)seed, (unsigned long long)base, name, threads[i], err);
-            oracle_report_t r;
-            wl_func_oracle_check(f, stderr, 5, &r);
-            cr_assert(r.lost == 0 && r.phantom == 0 && r.ok == r.words && r.stores > 0,
-                      "seed %llu, %u threads: oracle: %llu lost, %llu phantom, %llu stores", (unsigned long long)seed,
-                      threads[i], (unsigned long long)r.lost, (unsigned long long)r.phantom,
-                      (unsigned long long)r.stores);
-            uint64_t first = 0, unrec = wl_func_unrecorded(f, &first);
-            cr_assert_eq(unrec, 0, "seed %llu: %llu remote words unknown to the oracle, first 0x%llx",
-                         (unsigned long long)seed, (unsigned long long)unrec, (unsigned long long)first);
-            /* Shared data on CXL memory, private data in local memory, computation counted. */
-            const wl_func_stats_t *s = wl_func_stats(f);
-            cr_assert(s->loads && s->stores && s->local_stores && s->local_bytes && s->instructions,
-                      "seed %llu, %u threads: loads %llu stores %llu local stores %llu instructions %llu",
-                      (unsigned long long)seed, threads[i], (unsigned long long)s->loads,
-                      (unsigned long long)s->stores, (unsigned long long)s->local_stores,
-                      (unsigned long long)s->instructions);
-            cr_assert(threads[i] == 1 || s->switches > 0, "seed %llu: %u threads never interleaved",
-                      (unsigned long long)seed, threads[i]);
-            wl_func_free(f);
-        }
+    wl_check_sweep(&(wl_check_t){.name = name, .cfg = c, .seed = tb_seed(dflt_seed), .nonzero = WL_NZ_USUAL}, 0,
+                   NULL, 0);
 }
 
 Test(workloads, ocean_passes_its_check_and_the_oracle)
@@ -158,8 +116,10 @@ Test(workloads, ocean_odd_sizes_pass)
     for (int i = 0; i < 3; i++) {
         c.workload.ocean_grid = grid[i];
         c.workload.ocean_iters = 2;
-        cr_assert_eq(wl_func_run(find("ocean_ncp"), &c, thr[i], 3, tb_seed(5), err), 0, "grid %u: %s", grid[i], err);
-        cr_assert_eq(wl_func_run(find("ocean_cp"), &c, thr[i], 3, tb_seed(6), err), 0, "grid %u: %s", grid[i], err);
+        cr_assert_eq(wl_func_run(wl_check_find("ocean_ncp"), &c, thr[i], 3, tb_seed(5), err), 0, "grid %u: %s",
+                     grid[i], err);
+        cr_assert_eq(wl_func_run(wl_check_find("ocean_cp"), &c, thr[i], 3, tb_seed(6), err), 0, "grid %u: %s",
+                     grid[i], err);
     }
 }
 
@@ -231,15 +191,8 @@ Test(workloads, hcmeta_write_rechecks_its_entry_after_locking)
     c.workload.share_read_pct = 40;
     c.workload.share_insert_pct = 20;
     c.workload.share_delete_pct = 20;
-    const uint64_t base = tb_seed(11000);
     static const unsigned threads[] = {7, 16};
-    for (uint64_t k = 0; k < 40; k++)
-        for (size_t i = 0; i < 2; i++) {
-            char err[WL_ERR_MAX] = "";
-            cr_assert_eq(wl_func_run(find("hcmeta"), &c, threads[i], NUM_CN, base + k, err), 0,
-                         "seed %llu (TB_SEED=%llu), %u threads: %s", (unsigned long long)(base + k),
-                         (unsigned long long)base, threads[i], err);
-        }
+    wl_check_sweep(&(wl_check_t){.name = "hcmeta", .cfg = &c, .seed = tb_seed(11000)}, 40, threads, 2);
 }
 
 Test(workloads, megalon_passes_its_check_and_the_oracle)
@@ -252,14 +205,6 @@ Test(workloads, megalon_passes_its_check_and_the_oracle)
     sharing_runs_clean("megalon", &c, 700);
 }
 
-/* hcmeta on the functional runner: 4 threads (one per CN), the statistic `name`'s value. */
-static uint64_t hc_stat(wl_func_t *f, const char *name)
-{
-    const uint64_t *p = wl_func_counter(f, name);
-    cr_assert_not_null(p, "no statistic workload.%s", name);
-    return *p;
-}
-
 Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
 {
     /* GIVEN hcmeta on 4 threads, one per CN
@@ -270,28 +215,29 @@ Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
     sim_config_t c = hc_cfg();
     for (int unlimited = 0; unlimited < 2; unlimited++) {
         c.workload.share_scr_budget = unlimited ? 0 : 32 * 52;
-        wl_func_t *f = wl_func_create(find("hcmeta"), &c, 4, NUM_CN, seed);
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu: %s", (unsigned long long)seed, err);
-        uint64_t gets = hc_stat(f, "hcmeta.gets"), puts = hc_stat(f, "hcmeta.puts"), rpcs = hc_stat(f, "hcmeta.rpcs");
-        uint64_t inst = hc_stat(f, "hcmeta.installs"), ev = hc_stat(f, "hcmeta.evictions");
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "hcmeta", .cfg = &c, .nthreads = 4, .seed = seed});
+        uint64_t gets = wl_check_stat(f, "hcmeta.gets"), puts = wl_check_stat(f, "hcmeta.puts");
+        uint64_t rpcs = wl_check_stat(f, "hcmeta.rpcs");
+        uint64_t inst = wl_check_stat(f, "hcmeta.installs"), ev = wl_check_stat(f, "hcmeta.evictions");
         cr_log_info("hcmeta, %s SCR: %llu gets, %llu puts, %llu requests (%llu ps), %llu installs, %llu evictions, "
-                    "%llu lines flushed, %llu retries", unlimited ? "unlimited" : "half the objects'",
-                    (unsigned long long)gets, (unsigned long long)puts, (unsigned long long)rpcs,
-                    (unsigned long long)hc_stat(f, "hcmeta.rpc_ps"), (unsigned long long)inst, (unsigned long long)ev,
-                    (unsigned long long)hc_stat(f, "hcmeta.flushes"), (unsigned long long)hc_stat(f, "hcmeta.retries"));
+                    "%llu lines flushed, %llu retries",
+                    unlimited ? "unlimited" : "half the objects'", (unsigned long long)gets, (unsigned long long)puts,
+                    (unsigned long long)rpcs, (unsigned long long)wl_check_stat(f, "hcmeta.rpc_ps"),
+                    (unsigned long long)inst, (unsigned long long)ev,
+                    (unsigned long long)wl_check_stat(f, "hcmeta.flushes"),
+                    (unsigned long long)wl_check_stat(f, "hcmeta.retries"));
         cr_assert_eq(gets + puts, 600);
         cr_assert(gets > 300 && puts > 100, "seed %llu: %llu gets, %llu puts of 600 at 70 %% gets",
                   (unsigned long long)seed, (unsigned long long)gets, (unsigned long long)puts);
-        cr_assert_eq(hc_stat(f, "hcmeta.torn_reads"), 0);
-        cr_assert(hc_stat(f, "hcmeta.flushes") > 0, "seed %llu: puts but no line flushed", (unsigned long long)seed);
+        cr_assert_eq(wl_check_stat(f, "hcmeta.torn_reads"), 0);
+        cr_assert(wl_check_stat(f, "hcmeta.flushes") > 0, "seed %llu: puts but no line flushed",
+                  (unsigned long long)seed);
         if (unlimited)
             cr_assert(rpcs == 0 && inst == 0 && ev == 0, "seed %llu: room for all, yet %llu requests, %llu installs, "
                       "%llu evictions", (unsigned long long)seed, (unsigned long long)rpcs, (unsigned long long)inst,
                       (unsigned long long)ev);
         else
-            cr_assert(rpcs > 0 && inst >= rpcs / 2 && ev > 0 && ev <= inst && hc_stat(f, "hcmeta.rpc_ps") > 0,
+            cr_assert(rpcs > 0 && inst >= rpcs / 2 && ev > 0 && ev <= inst && wl_check_stat(f, "hcmeta.rpc_ps") > 0,
                       "seed %llu: %llu requests, %llu installs, %llu evictions", (unsigned long long)seed,
                       (unsigned long long)rpcs, (unsigned long long)inst, (unsigned long long)ev);
         wl_func_free(f);
@@ -299,8 +245,8 @@ Test(workloads, hcmeta_shares_objects_on_request_only_when_the_scr_is_short)
 }
 
 /* Runs `name` on 4 threads of 4 CNs with base's operations, nobj objects, read_pct % of the
- * operations gets, under `set` (a mutation), for 4 seeds: each run's check must fail naming the
- * workload. */
+ * operations gets, under `set` (a mutation), for 4 seeds: each run must fail with one line naming the
+ * workload (wl_check_fails). */
 static void mutation_fails_n(const char *name, const sim_config_t *base, const char *set, uint64_t dflt_seed,
                              uint64_t nobj, uint64_t read_pct)
 {
@@ -311,12 +257,9 @@ static void mutation_fails_n(const char *name, const sim_config_t *base, const c
         c.workload.share_objects = nobj;
         config_err_t ce;
         cr_assert_eq(config_set(&c, set, &ce), 0, "%s", ce.msg);
-        char err[WL_ERR_MAX] = "";
-        int rc = wl_func_run(find(name), &c, 4, NUM_CN, seed0 + k, err);
-        cr_assert_eq(rc, -1, "%s, seed %llu (TB_SEED=%llu): with %s the check passed", name,
-                     (unsigned long long)(seed0 + k), (unsigned long long)seed0, set);
-        cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "%s", err);
-        cr_log_info("%s with %s: %s", name, set, err);
+        wl_check_fails(&(wl_check_t){.name = name, .cfg = &c, .nthreads = 4, .seed = seed0 + k, .base = seed0,
+                                     .label = set},
+                       NULL);
     }
 }
 
@@ -347,24 +290,23 @@ Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
             c.workload.share_insert_pct = 20;
             c.workload.share_delete_pct = 20;
         }
-        wl_func_t *f = wl_func_create(find("megalon"), &c, 4, NUM_CN, seed);
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu: %s", (unsigned long long)seed, err);
-        uint64_t app = hc_stat(f, "megalon.appends"), allocs = hc_stat(f, "megalon.allocs");
-        uint64_t ev = hc_stat(f, "megalon.evictions"), applied = hc_stat(f, "megalon.applied");
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "megalon", .cfg = &c, .nthreads = 4, .seed = seed});
+        uint64_t app = wl_check_stat(f, "megalon.appends"), allocs = wl_check_stat(f, "megalon.allocs");
+        uint64_t ev = wl_check_stat(f, "megalon.evictions"), applied = wl_check_stat(f, "megalon.applied");
         cr_log_info("megalon, mode %d: %llu gets, %llu puts, %llu appends (%llu applied), %llu allocations, %llu "
-                    "evictions, %llu lost, head %llu, %llu dual-path retries, %llu lines flushed", mode,
-                    (unsigned long long)hc_stat(f, "megalon.gets"), (unsigned long long)hc_stat(f, "megalon.puts"),
-                    (unsigned long long)app, (unsigned long long)applied, (unsigned long long)allocs,
-                    (unsigned long long)ev, (unsigned long long)hc_stat(f, "megalon.lost_allocs"),
-                    (unsigned long long)hc_stat(f, "megalon.gc_head"), (unsigned long long)hc_stat(f, "megalon.dual_path"),
-                    (unsigned long long)hc_stat(f, "megalon.flushes"));
-        uint64_t ins = hc_stat(f, "megalon.inserts"), del = hc_stat(f, "megalon.deletes");
-        cr_assert_eq(hc_stat(f, "megalon.gets") + hc_stat(f, "megalon.puts") + ins + del, 600);
+                    "evictions, %llu lost, head %llu, %llu dual-path retries, %llu lines flushed",
+                    mode, (unsigned long long)wl_check_stat(f, "megalon.gets"),
+                    (unsigned long long)wl_check_stat(f, "megalon.puts"), (unsigned long long)app,
+                    (unsigned long long)applied, (unsigned long long)allocs, (unsigned long long)ev,
+                    (unsigned long long)wl_check_stat(f, "megalon.lost_allocs"),
+                    (unsigned long long)wl_check_stat(f, "megalon.gc_head"),
+                    (unsigned long long)wl_check_stat(f, "megalon.dual_path"),
+                    (unsigned long long)wl_check_stat(f, "megalon.flushes"));
+        uint64_t ins = wl_check_stat(f, "megalon.inserts"), del = wl_check_stat(f, "megalon.deletes");
+        cr_assert_eq(wl_check_stat(f, "megalon.gets") + wl_check_stat(f, "megalon.puts") + ins + del, 600);
         cr_assert_eq(applied, 4 * app, "seed %llu: every CN applies every entry", (unsigned long long)seed);
         if (mode == 0)
-            cr_assert(allocs > 8 && ev > 0 && app >= allocs + 1 && hc_stat(f, "megalon.gc_head") > 0,
+            cr_assert(allocs > 8 && ev > 0 && app >= allocs + 1 && wl_check_stat(f, "megalon.gc_head") > 0,
                       "seed %llu: %llu allocations, %llu evictions, %llu appends", (unsigned long long)seed,
                       (unsigned long long)allocs, (unsigned long long)ev, (unsigned long long)app);
         else if (mode == 1) /* setup gave every object a record */
@@ -374,11 +316,11 @@ Test(workloads, megalon_gives_records_to_written_objects_through_its_log)
             cr_assert(app == 0 && allocs == 0, "seed %llu: read-only, yet %llu appends", (unsigned long long)seed,
                       (unsigned long long)app);
         else /* every delete announced, and an insert or put only when the key was deleted */
-            cr_assert(app >= del && app <= del + ins + hc_stat(f, "megalon.puts") && allocs == 0 && ins && del &&
-                          hc_stat(f, "megalon.gone_gets") > 0,
+            cr_assert(app >= del && app <= del + ins + wl_check_stat(f, "megalon.puts") && allocs == 0 && ins && del &&
+                          wl_check_stat(f, "megalon.gone_gets") > 0,
                       "seed %llu: %llu appends for %llu deletes and %llu inserts, %llu gets of deleted keys",
                       (unsigned long long)seed, (unsigned long long)app, (unsigned long long)del,
-                      (unsigned long long)ins, (unsigned long long)hc_stat(f, "megalon.gone_gets"));
+                      (unsigned long long)ins, (unsigned long long)wl_check_stat(f, "megalon.gone_gets"));
         /* the pool starts full: records change hands from the first put of an unrecorded object */
         if (mode == 0)
             cr_assert(ev + 8 >= allocs, "seed %llu: %llu allocations but only %llu evictions with 8 records",
@@ -426,9 +368,8 @@ Test(workloads, hcmeta_history_check_catches_a_stale_or_early_get)
     c.workload.share_objects = 8;
     c.workload.share_read_pct = 50;
     uint64_t seed = tb_seed(570);
-    wl_func_t *f = wl_func_create(find("hcmeta"), &c, 4, NUM_CN, seed);
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = "hcmeta", .cfg = &c, .nthreads = 4, .seed = seed});
     char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
     wl_env_t *e = wl_func_env(f);
     const uint64_t log = ADDR_LOCAL_BASE + 8 * 8, n = 600 / 4;
     uint64_t g = n, later_end = 0;
@@ -524,20 +465,19 @@ Test(workloads, sc_btree_flushes_whole_leaves_and_spills_versions_beyond_its_bud
             /* WHEN every version fits the SCR, then when the budget holds 4 of them */
             sim_config_t c = ix_cfg();
             c.workload.share_scr_budget = spill ? 4 * 8 : 0;
-            wl_func_t *f = wl_func_create(find("sc_btree"), &c, 4, NUM_CN, seed0 + k);
-            char err[WL_ERR_MAX];
-            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                      "seed %llu: %s", (unsigned long long)(seed0 + k), err);
-            uint64_t puts = hc_stat(f, "sc_btree.puts"), flushes = hc_stat(f, "sc_btree.flushes");
-            uint64_t reads = hc_stat(f, "sc_btree.node_reads"), sp = hc_stat(f, "sc_btree.spilled_version_reads");
+            wl_func_t *f = wl_check_run(&(wl_check_t){.name = "sc_btree", .cfg = &c, .nthreads = 4, .seed = seed0 + k,
+                                                      .base = seed0});
+            uint64_t puts = wl_check_stat(f, "sc_btree.puts"), flushes = wl_check_stat(f, "sc_btree.flushes");
+            uint64_t reads = wl_check_stat(f, "sc_btree.node_reads");
+            uint64_t sp = wl_check_stat(f, "sc_btree.spilled_version_reads");
             cr_log_info("sc_btree, %s: %llu gets, %llu puts, %llu node reads, %llu retries, %llu lines flushed, %llu "
                         "spilled version reads", spill ? "4 versions in the SCR" : "every version in the SCR",
-                        (unsigned long long)hc_stat(f, "sc_btree.gets"), (unsigned long long)puts,
-                        (unsigned long long)reads, (unsigned long long)hc_stat(f, "sc_btree.retries"),
+                        (unsigned long long)wl_check_stat(f, "sc_btree.gets"), (unsigned long long)puts,
+                        (unsigned long long)reads, (unsigned long long)wl_check_stat(f, "sc_btree.retries"),
                         (unsigned long long)flushes, (unsigned long long)sp);
             /* THEN gets and puts each read the root and a leaf; a put writes back one line, and readers
              * of its leaf on other CNs flush all 33 of its lines: many more lines than puts */
-            cr_assert_eq(hc_stat(f, "sc_btree.gets") + puts, 600);
+            cr_assert_eq(wl_check_stat(f, "sc_btree.gets") + puts, 600);
             cr_assert(reads >= 2 * 600 - puts && flushes > 4 * puts, "seed %llu: %llu node reads, %llu lines flushed "
                       "for %llu puts", (unsigned long long)(seed0 + k), (unsigned long long)reads,
                       (unsigned long long)flushes, (unsigned long long)puts);
@@ -585,18 +525,17 @@ Test(workloads, sc_art_reads_spilled_versions_past_the_cache)
         for (unsigned lim = 0; lim < 2; lim++) {
             sim_config_t c = ix_cfg();
             c.workload.share_read_pct = 100;
-            wl_func_t *f = wl_func_create(find("sc_art"), &c, 4, NUM_CN, seed0 + k);
+            wl_func_t *f = wl_func_create(wl_check_find("sc_art"), &c, 4, NUM_CN, seed0 + k);
             char err[WL_ERR_MAX];
             cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
-            const uint64_t nodes = hc_stat(f, "sc_art.nodes");
+            const uint64_t nodes = wl_check_stat(f, "sc_art.nodes");
             wl_func_free(f);
             c.workload.share_scr_budget = lim ? nodes * 8 * 4 / 10 : 0;
-            f = wl_func_create(find("sc_art"), &c, 4, NUM_CN, seed0 + k);
-            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                      "seed %llu: %s", (unsigned long long)(seed0 + k), err);
-            reads[lim] = hc_stat(f, "sc_art.node_reads");
-            spilled[lim] = hc_stat(f, "sc_art.spilled_version_reads");
-            flushes[lim] = hc_stat(f, "sc_art.flushes");
+            f = wl_check_run(&(wl_check_t){.name = "sc_art", .cfg = &c, .nthreads = 4, .seed = seed0 + k,
+                                           .base = seed0});
+            reads[lim] = wl_check_stat(f, "sc_art.node_reads");
+            spilled[lim] = wl_check_stat(f, "sc_art.spilled_version_reads");
+            flushes[lim] = wl_check_stat(f, "sc_art.flushes");
             cr_log_info("sc_art, %llu nodes, %s: %llu node reads, %llu spilled version reads, %llu lines flushed",
                         (unsigned long long)nodes, lim ? "40 % of the versions in the SCR" : "unlimited SCR",
                         (unsigned long long)reads[lim], (unsigned long long)spilled[lim],
@@ -683,11 +622,10 @@ Test(workloads, lsms_flush_merge_and_free_extents)
             c.workload.share_ops = 2400;
             c.workload.lsm_memtable = 256; /* Prism: 14 hot keys; SC-LSM: halves of 7 */
             c.workload.share_scr_budget = 256 + 4096 + 128;
-            wl_func_t *f = wl_func_create(find(nm), &c, 4, NUM_CN, seed0 + k);
-            char err[WL_ERR_MAX], s[64];
-            cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                      "%s, seed %llu: %s", nm, (unsigned long long)(seed0 + k), err);
-#define LS(x) (snprintf(s, sizeof s, "%s.%s", nm, x), hc_stat(f, s))
+            wl_func_t *f = wl_check_run(&(wl_check_t){.name = nm, .cfg = &c, .nthreads = 4, .seed = seed0 + k,
+                                                      .base = seed0});
+            char s[64];
+#define LS(x) (snprintf(s, sizeof s, "%s.%s", nm, x), wl_check_stat(f, s))
             const uint64_t fl = LS("l0_flushes"), cp = LS("compactions"), fr = LS("extents_freed");
             const uint64_t gets = LS("gets");
             probes[p] = LS("tables_probed");
@@ -746,9 +684,8 @@ Test(workloads, index_history_check_catches_a_stale_read_and_a_broken_scan)
     c.workload.share_scan_pct = 30;
     c.workload.share_scan_len = 4;
     uint64_t seed = tb_seed(860);
-    wl_func_t *f = wl_func_create(find("sc_btree"), &c, 4, NUM_CN, seed);
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = "sc_btree", .cfg = &c, .nthreads = 4, .seed = seed});
     char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s", err);
     wl_env_t *e = wl_func_env(f);
     const uint64_t log = ADDR_LOCAL_BASE, rw = 4 + 2 * 4, n = 600 / 4;
     uint64_t g = n, s = n, later_end = 0;
@@ -812,20 +749,12 @@ Test(workloads, megalon_survives_a_cn_failure)
         c.workload.share_read_pct = 50;
         c.workload.share_insert_pct = 10;
         c.workload.share_delete_pct = 10;
-        uint64_t seed = base + k;
-        rng_t r;
-        rng_init_named(&r, seed, "test.fail");
-        wl_func_t *f = wl_func_create(find("megalon"), &c, 8, NUM_CN, seed);
-        wl_func_fail_cn(f, 2, 200 + rng_below(&r, 6000));
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-                  "seed %llu (TB_SEED=%llu): %s", (unsigned long long)seed, (unsigned long long)base, err);
-        oracle_report_t rep;
-        wl_func_oracle_check(f, stderr, 5, &rep);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "seed %llu: oracle: %llu lost, %llu phantom",
-                  (unsigned long long)seed, (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
-        takeovers += hc_stat(f, "megalon.takeovers");
-        nops += hc_stat(f, "megalon.nop_fills");
+        const uint64_t seed = base + k;
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "megalon", .cfg = &c, .nthreads = 8, .seed = seed,
+                                                  .base = base, .fail = true, .fail_cn = 2,
+                                                  .fail_after = wl_check_fail_after(seed, 200, 6000)});
+        takeovers += wl_check_stat(f, "megalon.takeovers");
+        nops += wl_check_stat(f, "megalon.nop_fills");
         wl_func_free(f);
     }
     cr_log_info("megalon, 150 failures: %llu locks taken over, %llu log entries filled", (unsigned long long)takeovers,
@@ -837,47 +766,11 @@ Test(workloads, megalon_survives_a_cn_failure)
 /* ------------------------------------------------------------------------------------------------
  * Each check can fail */
 
-/* Runs w to its end, then corrupts, one at a time, `tries` random remote words the run wrote or
- * setup initialized whose final value is neither 0 nor 1 (lock, barrier and counter words the
- * checks need not judge), and wants check() to fail each time naming something, and to pass
- * again once the word is restored. */
+/* wl_check_corruption of name on cfg, 7 threads of 4 CNs, seed tb_seed(dflt_seed): `tries` random
+ * words corrupted in turn, each caught by the check (one line naming the workload) and the oracle. */
 static void corruption_fails(const char *name, const sim_config_t *cfg, uint64_t dflt_seed, unsigned tries)
 {
-    sim_config_t c = *cfg;
-    uint64_t seed = tb_seed(dflt_seed);
-    wl_func_t *f = wl_func_create(find(name), &c, 7, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    oracle_t *o = wl_func_oracle(f);
-    rng_t r;
-    rng_init_named(&r, seed, "test.corrupt");
-    size_t n = oracle_num_words(o);
-    for (unsigned k = 0; k < tries;) {
-        oracle_word_t w;
-        oracle_word_at(o, (size_t)rng_below(&r, n), &w);
-        if (w.last <= 1)
-            continue;
-        k++;
-        uint64_t bad = w.last ^ (1ull << rng_below(&r, 64));
-        wl_func_corrupt(f, 0, w.addr, bad);
-        int rc = wl_func_check(f, err);
-        cr_assert_eq(rc, -1, "seed %llu: word 0x%llx corrupted from 0x%llx to 0x%llx, check passed",
-                     (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)w.last,
-                     (unsigned long long)bad);
-        cr_assert(strncmp(err, name, strlen(name)) == 0 && !strchr(err, '\n'), "one line naming the workload: %s",
-                  err);
-        /* the oracle sees it too (phantom, or lost when the flip gave an earlier value back) */
-        oracle_report_t rep;
-        wl_func_oracle_check(f, NULL, 0, &rep);
-        cr_assert(rep.phantom + rep.lost == 1 && rep.ok == rep.words - 1, "seed %llu: word 0x%llx: %llu lost %llu "
-                  "phantom", (unsigned long long)seed, (unsigned long long)w.addr, (unsigned long long)rep.lost,
-                  (unsigned long long)rep.phantom);
-        wl_func_corrupt(f, 0, w.addr, w.last);
-        cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: restored, still failing: %s", (unsigned long long)seed,
-                     err);
-    }
-    wl_func_free(f);
+    wl_check_corruption(&(wl_check_t){.name = name, .cfg = cfg, .nthreads = 7, .seed = tb_seed(dflt_seed)}, tries, 0);
 }
 
 Test(workloads, ocean_check_fails_on_a_corrupted_word)
@@ -890,11 +783,7 @@ Test(workloads, ocean_check_fails_on_a_corrupted_word)
  * hottest key (each put takes the record's lock word by cas and releases it by a store). */
 static uint64_t ycsb_hottest_puts(const sim_config_t *c, uint64_t seed)
 {
-    wl_func_t *f = wl_func_create(find("ycsb"), c, 4, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
-    cr_assert_eq(wl_func_check(f, err), 0, "seed %llu: %s", (unsigned long long)seed, err);
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = "ycsb", .cfg = c, .nthreads = 4, .seed = seed});
     uint64_t most = 0;
     const oracle_t *o = wl_func_oracle(f);
     for (size_t i = 0; i < oracle_num_words(o); i++) {
@@ -935,11 +824,7 @@ Test(workloads, ycsb_counts_its_operations_in_the_run_statistics)
      * WHEN run
      * THEN workload.ycsb.gets + puts = 1000, gets about 70 %, no torn read, no missing key */
     sim_config_t c = small_cfg();
-    wl_func_t *f = wl_func_create(find("ycsb"), &c, 4, NUM_CN, tb_seed(340));
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_setup(f, err), 0, "%s", err);
-    cr_assert_eq(wl_func_threads(f, err), 0, "%s", err);
-    cr_assert_eq(wl_func_check(f, err), 0, "%s", err);
+    wl_func_t *f = wl_check_run(&(wl_check_t){.name = "ycsb", .cfg = &c, .nthreads = 4, .seed = tb_seed(340)});
     const uint64_t *gets = wl_func_counter(f, "ycsb.gets"), *puts = wl_func_counter(f, "ycsb.puts");
     cr_assert(gets && puts && wl_func_counter(f, "ycsb.torn_reads") && wl_func_counter(f, "ycsb.missing_keys") &&
               wl_func_counter(f, "ycsb.probes"));
@@ -968,34 +853,21 @@ Test(workloads, megalon_check_fails_on_a_corrupted_word)
 
 Test(workloads, ycsb_check_reads_the_logs_in_local_memory)
 {
-    /* GIVEN finished runs (thread 0 runs on CN 0, whose first local allocation is its log) */
+    /* GIVEN a finished run (thread 0 runs on CN 0, whose first local allocation is its log) */
     sim_config_t c = small_cfg();
     c.workload.ycsb_read_pct = 0; /* every operation a put: thread 0 logged some */
-    const char *names[] = {"ycsb"};
-    for (int i = 0; i < 1; i++) {
-        wl_func_t *f = wl_func_create(find(names[i]), &c, 4, NUM_CN, tb_seed(7));
-        char err[WL_ERR_MAX];
-        cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0, "%s",
-                  err);
-        /* WHEN the first log entry's second word (the version) changes */
-        uint64_t a = ADDR_LOCAL_BASE + 8, v = wl_func_env(f)->ops->peek(wl_func_env(f), 0, a);
-        wl_func_corrupt(f, 0, a, v + 1);
-        /* THEN the check no longer agrees with memory */
-        cr_assert_eq(wl_func_check(f, err), -1, "%s: a corrupted log passed", names[i]);
-        cr_log_info("%s", err);
-        wl_func_free(f);
-    }
+    const wl_check_t r = {.name = "ycsb", .cfg = &c, .nthreads = 4, .seed = tb_seed(7)};
+    wl_func_t *f = wl_check_run(&r);
+    /* WHEN the first log entry's second word (the version) changes THEN the check no longer agrees
+     * with memory; restored, it does */
+    wl_env_t *e = wl_func_env(f);
+    const uint64_t a = ADDR_LOCAL_BASE + 8;
+    wl_check_catches(&r, f, 0, a, e->ops->peek(e, 0, a) + 1, NULL);
+    wl_func_free(f);
 }
 
 /* ------------------------------------------------------------------------------------------------
  * Setup refuses what cannot work */
-
-static void setup_refuses(const char *name, const sim_config_t *c, unsigned nthreads, const char *want)
-{
-    char err[WL_ERR_MAX] = "";
-    cr_assert_eq(wl_func_run(find(name), c, nthreads, NUM_CN, 1, err), -1, "%s: setup accepted", name);
-    cr_assert(strstr(err, want) && !strchr(err, '\n'), "%s: '%s' does not say '%s'", name, err, want);
-}
 
 Test(workloads, setup_refuses_what_does_not_fit)
 {
@@ -1005,17 +877,18 @@ Test(workloads, setup_refuses_what_does_not_fit)
     c.mem.mn_size_bytes = 4096;
     c.workload.ocean_grid = 64;    /* 66 x 66 x 8 B = 34 848 B */
     c.workload.ycsb_records = 100;  /* 256 slots x 128 B = 32 KiB */
-    setup_refuses("ocean_ncp", &c, 4, "ocean_ncp: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
-    setup_refuses("ocean_cp", &c, 4, "ocean_cp: the 66 x 66 grid (");
-    setup_refuses("ycsb", &c, 4, "ycsb: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
+    wl_check_refuses("ocean_ncp", &c, 4, "ocean_ncp: the 66 x 66 grid (34848 bytes) does not fit the CXL memory");
+    wl_check_refuses("ocean_cp", &c, 4, "ocean_cp: the 66 x 66 grid (");
+    wl_check_refuses("ycsb", &c, 4,
+                     "ycsb: a table of 256 slots of 128 bytes (100 records) does not fit the CXL memory");
     /* the scr_size limit, when set, is the one that counts */
     c = small_cfg();
     c.mem.scr_size_bytes = 1024;
-    setup_refuses("ycsb", &c, 4, "does not fit the CXL memory");
+    wl_check_refuses("ycsb", &c, 4, "does not fit the CXL memory");
     c = small_cfg();
     c.mem.local_size_bytes = 4096;
     c.workload.ycsb_ops = 4 * 300; /* 300 puts at most per thread: 4 800 B */
-    setup_refuses("ycsb", &c, 4, "ycsb: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
+    wl_check_refuses("ycsb", &c, 4, "ycsb: thread 0's put log (4800 bytes) does not fit CN 0's local memory");
 }
 
 Test(workloads, hcmeta_setup_refuses_what_cannot_work)
@@ -1024,34 +897,35 @@ Test(workloads, hcmeta_setup_refuses_what_cannot_work)
      * the index, or an LNR too small for the objects THEN setup refuses, saying which */
     sim_config_t c = hc_cfg();
     c.mem.scr_size_bytes = 0;
-    setup_refuses("hcmeta", &c, 4, "hcmeta: needs a Large Non-coherent Region for its objects (mem.scr_size = 0");
+    wl_check_refuses("hcmeta", &c, 4, "hcmeta: needs a Large Non-coherent Region for its objects (mem.scr_size = 0");
     c = hc_cfg();
     c.workload.share_scr_budget = 15 * 52;
-    setup_refuses("hcmeta", &c, 4, "hcmeta: a budget of 780 bytes of SCR buys 15 entries, fewer than a set of 4 for "
-                                   "each CN that runs threads (16)");
+    wl_check_refuses("hcmeta", &c, 4, "hcmeta: a budget of 780 bytes of SCR buys 15 entries, fewer than a set of 4 for "
+                                      "each CN that runs threads (16)");
     c = hc_cfg();
     c.mem.scr_size_bytes = 2048;
-    setup_refuses("hcmeta", &c, 4, "hcmeta: an index of 32 entries (2048 bytes) and 4 mailboxes do not fit the "
-                                   "coherent region (mem.scr_size)");
+    wl_check_refuses("hcmeta", &c, 4, "hcmeta: an index of 32 entries (2048 bytes) and 4 mailboxes do not fit the "
+                                      "coherent region (mem.scr_size)");
     c = hc_cfg();
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 64 * 1024; /* 128 KiB of CXL memory, 64 of it the SCR */
     c.workload.share_objects = 300;  /* 75 KiB of objects */
-    setup_refuses("hcmeta", &c, 4, "hcmeta: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
-    setup_refuses("megalon", &c, 4, "megalon: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
+    wl_check_refuses("hcmeta", &c, 4, "hcmeta: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
+    wl_check_refuses("megalon", &c, 4, "megalon: 300 objects of 256 bytes do not fit the Large Non-coherent Region");
     /* megalon: a budget that buys no record, a log beyond the LNR, records beyond the SCR */
     c = mg_cfg();
     c.workload.share_scr_budget = 3;
-    setup_refuses("megalon", &c, 4, "megalon: a budget of 3 bytes of SCR buys 0 records of 4 bytes: 1 to 2^31 - 1 work");
+    wl_check_refuses("megalon", &c, 4,
+                     "megalon: a budget of 3 bytes of SCR buys 0 records of 4 bytes: 1 to 2^31 - 1 work");
     c = mg_cfg();
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 64 * 1024;
     c.workload.share_objects = 200;          /* 50 KiB of the LNR's 64 */
     c.workload.megalon_log_entries = 1024; /* 64 KiB more */
-    setup_refuses("megalon", &c, 4, "megalon: a log of 1024 entries does not fit the Large Non-coherent Region");
+    wl_check_refuses("megalon", &c, 4, "megalon: a log of 1024 entries does not fit the Large Non-coherent Region");
     c = mg_cfg();
     c.workload.share_scr_budget = 256 * 1024; /* 65 536 records of 8 bytes: 512 KiB */
-    setup_refuses("megalon", &c, 4, "megalon: 65536 records and the log's pointers do not fit the coherent region");
+    wl_check_refuses("megalon", &c, 4, "megalon: 65536 records and the log's pointers do not fit the coherent region");
 }
 
 Test(workloads, index_setup_refuses_what_cannot_work)
@@ -1062,49 +936,51 @@ Test(workloads, index_setup_refuses_what_cannot_work)
      * room left for 16 BUL versions THEN setup refuses, saying which */
     sim_config_t c = ix_cfg();
     c.mem.scr_size_bytes = 0;
-    setup_refuses("sc_btree", &c, 4, "sc_btree: needs a Large Non-coherent Region for its nodes (mem.scr_size = 0");
+    wl_check_refuses("sc_btree", &c, 4, "sc_btree: needs a Large Non-coherent Region for its nodes (mem.scr_size = 0");
     c = ix_cfg();
     c.workload.share_insert_pct = 5;
-    setup_refuses("sc_art", &c, 4, "sc_art: its key set is fixed (puts update present keys): no inserts or deletes");
+    wl_check_refuses("sc_art", &c, 4, "sc_art: its key set is fixed (puts update present keys): no inserts or deletes");
     c = ix_cfg();
     c.workload.share_rmw_pct = 40;
     c.workload.share_scan_pct = 20;
-    setup_refuses("sc_btree", &c, 4, "sc_btree: 50 % gets, 40 % read-modify-writes and 20 % scans exceed 100 %");
+    wl_check_refuses("sc_btree", &c, 4, "sc_btree: 50 % gets, 40 % read-modify-writes and 20 % scans exceed 100 %");
     c = ix_cfg();
     c.system.num_mn = 2;
     c.mem.mn_size_bytes = 64 * 1024; /* 128 KiB of CXL memory, 64 of it the SCR */
     c.workload.share_objects = 10000;
-    setup_refuses("sc_btree", &c, 4, "sc_btree: 80 nodes of 2112 bytes do not fit the Large Non-coherent Region");
+    wl_check_refuses("sc_btree", &c, 4, "sc_btree: 80 nodes of 2112 bytes do not fit the Large Non-coherent Region");
     c.workload.share_objects = 20000;
-    setup_refuses("sc_art", &c, 4, "do not fit the Large Non-coherent Region");
+    wl_check_refuses("sc_art", &c, 4, "do not fit the Large Non-coherent Region");
     c = ix_cfg();
     c.mem.scr_size_bytes = 1024;
     c.workload.share_objects = 20000; /* 160 nodes: 1280 bytes of versions */
-    setup_refuses("sc_btree", &c, 4, "sc_btree: 160 node versions do not fit the Small Coherent Region");
+    wl_check_refuses("sc_btree", &c, 4, "sc_btree: 160 node versions do not fit the Small Coherent Region");
     c = lsm_cfg();
     c.workload.share_scr_budget = 0;
-    setup_refuses("sc_lsm", &c, 4, "sc_lsm: its memtable and manifest are sized by workload.share_scr_budget, which is 0");
+    wl_check_refuses("sc_lsm", &c, 4,
+                     "sc_lsm: its memtable and manifest are sized by workload.share_scr_budget, which is 0");
     c = lsm_cfg();
     c.workload.lsm_table_keys = 60;
-    setup_refuses("prism", &c, 4, "prism: tables of 60 keys do not fill whole lines (a multiple of 8)");
+    wl_check_refuses("prism", &c, 4, "prism: tables of 60 keys do not fill whole lines (a multiple of 8)");
     c = lsm_cfg();
     c.workload.lsm_manifest = 1024; /* 30 tables; 47 at the bottom alone */
-    setup_refuses("sc_lsm", &c, 4, "a manifest of 1024 bytes holds 30 tables, where 3000 keys in tables of 64 need");
+    wl_check_refuses("sc_lsm", &c, 4, "a manifest of 1024 bytes holds 30 tables, where 3000 keys in tables of 64 need");
     c = lsm_cfg();
     c.workload.share_scr_budget = 4096;
-    setup_refuses("prism", &c, 4, "prism: a memtable of 1024 bytes and a manifest of 4096 exceed the SCR budget of 4096");
+    wl_check_refuses("prism", &c, 4,
+                     "prism: a memtable of 1024 bytes and a manifest of 4096 exceed the SCR budget of 4096");
     c = lsm_cfg();
     c.workload.share_scr_budget = 1024 + 4096 + 64;
-    setup_refuses("prism", &c, 4, "prism: 64 bytes of SCR left for the BUL's versions hold fewer than 16");
+    wl_check_refuses("prism", &c, 4, "prism: 64 bytes of SCR left for the BUL's versions hold fewer than 16");
 }
 
 Test(workloads, setup_refuses_impossible_sizes)
 {
     sim_config_t c = small_cfg();
     c.workload.ocean_grid = 4;
-    setup_refuses("ocean_ncp", &c, 5, "ocean_ncp: 5 threads make 5 x 1 blocks but only 4 grid rows to share "
-                               "(workload.ocean_grid = 4)");
-    setup_refuses("ocean_cp", &c, 5, "ocean_cp: 5 threads make 5 x 1 blocks but only 4 grid rows to share");
+    wl_check_refuses("ocean_ncp", &c, 5, "ocean_ncp: 5 threads make 5 x 1 blocks but only 4 grid rows to share "
+                                         "(workload.ocean_grid = 4)");
+    wl_check_refuses("ocean_cp", &c, 5, "ocean_cp: 5 threads make 5 x 1 blocks but only 4 grid rows to share");
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1208,15 +1084,10 @@ Test(workloads, locks_give_mutual_exclusion)
     /* GIVEN threads incrementing a shared counter non-atomically inside wl_lock / wl_unlock */
     sim_config_t c = small_cfg();
     *sync_proto() = (sync_wl_t){.iters = 60};
-    uint64_t base = tb_seed(500);
     static const unsigned threads[] = {2, 7, 16};
-    for (unsigned k = 0; k < 2 * num_seeds(); k++)
-        for (int i = 0; i < 3; i++) {
-            char err[WL_ERR_MAX];
-            /* WHEN run THEN the counter is exact and nobody was ever inside with another */
-            cr_assert_eq(wl_func_run(&lock_wl, &c, threads[i], NUM_CN, base + k, err), 0, "seed %llu, %u threads: %s",
-                         (unsigned long long)(base + k), threads[i], err);
-        }
+    /* WHEN run on 2, 7 and 16 threads, twice as many seeds as a sweep's THEN the counter is exact and
+     * nobody was ever inside with another */
+    wl_check_sweep(&(wl_check_t){.w = &lock_wl, .cfg = &c, .seed = tb_seed(500)}, 2 * wl_check_seeds(), threads, 3);
 }
 
 Test(workloads, without_the_lock_the_counter_loses_updates)
@@ -1240,20 +1111,13 @@ Test(workloads, barriers_never_let_a_thread_through_early)
     /* GIVEN threads that count themselves into each of 40 phases, then wait at one barrier */
     sim_config_t c = small_cfg();
     *sync_proto() = (sync_wl_t){.iters = 40};
-    uint64_t base = tb_seed(600);
-    static const unsigned threads[] = {1, 2, 7, 16};
-    for (unsigned k = 0; k < 2 * num_seeds(); k++)
-        for (int i = 0; i < 4; i++) {
-            char err[WL_ERR_MAX];
-            /* WHEN run THEN after each barrier every thread sees all arrivals of that phase */
-            cr_assert_eq(wl_func_run(&barrier_wl, &c, threads[i], NUM_CN, base + k, err), 0,
-                         "seed %llu, %u threads: %s", (unsigned long long)(base + k), threads[i], err);
-        }
-    /* and without the barrier some thread gets through early */
+    const uint64_t base = tb_seed(600);
+    /* WHEN run on 1, 2, 7 and 16 threads, twice as many seeds as a sweep's THEN after each barrier
+     * every thread sees all arrivals of that phase */
+    wl_check_sweep(&(wl_check_t){.w = &barrier_wl, .cfg = &c, .seed = base}, 2 * wl_check_seeds(), NULL, 0);
+    /* and without the barrier some thread gets through early: the check fails */
     sync_proto()->broken = true;
-    char err[WL_ERR_MAX];
-    cr_assert_eq(wl_func_run(&barrier_wl, &c, 7, NUM_CN, base, err), -1, "seed %llu: no barrier, no failure",
-                 (unsigned long long)base);
+    wl_check_fails(&(wl_check_t){.w = &barrier_wl, .cfg = &c, .nthreads = 7, .seed = base}, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -1267,7 +1131,7 @@ Test(workloads, the_runner_replays_a_seed_exactly)
     uint64_t seeds[3] = {tb_seed(700), tb_seed(700), tb_seed(700) + 1};
     uint64_t digest[3] = {0};
     for (int i = 0; i < 3; i++) {
-        wl_func_t *f = wl_func_create(find("ycsb"), &c, 7, NUM_CN, seeds[i]);
+        wl_func_t *f = wl_func_create(wl_check_find("ycsb"), &c, 7, NUM_CN, seeds[i]);
         char err[WL_ERR_MAX];
         cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
         st[i] = *wl_func_stats(f);
@@ -1450,7 +1314,7 @@ Test(workloads, the_oracle_sees_a_lost_store_end_to_end)
     /* GIVEN a finished ycsb run */
     sim_config_t c = small_cfg();
     c.workload.ycsb_read_pct = 0;
-    wl_func_t *f = wl_func_create(find("ycsb"), &c, 7, NUM_CN, tb_seed(800));
+    wl_func_t *f = wl_func_create(wl_check_find("ycsb"), &c, 7, NUM_CN, tb_seed(800));
     char err[WL_ERR_MAX];
     cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0, "%s", err);
     /* WHEN a word stored more than once goes back to its initial value (a store vanished) */
@@ -1489,33 +1353,16 @@ Test(workloads, default_sizes_pass_on_64_threads)
 /* ------------------------------------------------------------------------------------------------
  * Remote-write profiles (docs/architecture.md 11e: each application's measured profile) */
 
-/* Runs w at the default sizes on 16 threads of 4 CNs; wants its remote-write fraction, (remote
- * stores + rmws) / (remote loads + stores + rmws), and its instructions per remote access,
- * (instructions + every load and store) / (remote loads + stores + rmws), within 25 % of wfrac and
- * ipra (what was measured). */
+/* Runs w at the default sizes on 16 threads of 4 CNs (wl_check_profile); wants its remote-write
+ * fraction, (remote stores + rmws) / (remote loads + stores + rmws), and its instructions per remote
+ * access, (instructions + every load and store) / (remote loads + stores + rmws), within 25 % of
+ * wfrac and ipra (what was measured). */
 static void profile_within(const char *name, double wfrac, double ipra)
 {
     sim_config_t c;
     config_defaults(&c);
-    uint64_t seed = tb_seed(950);
-    wl_func_t *f = wl_func_create(find(name), &c, 16, NUM_CN, seed);
-    char err[WL_ERR_MAX];
-    cr_assert(wl_func_setup(f, err) == 0 && wl_func_threads(f, err) == 0 && wl_func_check(f, err) == 0,
-              "seed %llu: %s", (unsigned long long)seed, err);
-    const wl_func_stats_t *s = wl_func_stats(f);
-    const double remote = (double)(s->loads + s->stores + s->rmws);
-    const double wf = (double)(s->stores + s->rmws) / remote;
-    const double ip = (double)(s->instructions + s->loads + s->stores + s->rmws + s->local_loads + s->local_stores) /
-                      remote;
-    cr_log_info("%s, defaults, 16 threads: remote-write fraction %.4f, instructions per remote access %.2f "
-                "(%llu instructions, %llu remote loads, %llu stores, %llu rmws)", name, wf, ip,
-                (unsigned long long)s->instructions, (unsigned long long)s->loads, (unsigned long long)s->stores,
-                (unsigned long long)s->rmws);
-    cr_assert(wf > wfrac * 0.75 && wf < wfrac * 1.25, "%s: remote-write fraction %.4f, want %.3f +- 25 %%", name, wf,
-              wfrac);
-    cr_assert(ip > ipra * 0.75 && ip < ipra * 1.25, "%s: %.2f instructions per remote access, want %.1f +- 25 %%", name,
-              ip, ipra);
-    wl_func_free(f);
+    wl_func_free(wl_check_profile(&(wl_check_t){.name = name, .cfg = &c, .nthreads = 16, .seed = tb_seed(950)},
+                                  wl_check_around(wfrac, 0.25), wl_check_around(ipra, 0.25)));
 }
 
 Test(workloads, ocean_and_ycsb_remote_write_profiles)

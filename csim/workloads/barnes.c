@@ -1199,7 +1199,9 @@ static int judge_boxes(const judge_t *j)
     return 0;
 }
 
-/* The claimed chunks: each in one thread's list; every slot in no tree zero. */
+/* The claimed chunks: each in one thread's list; every node of the tree made by the thread whose
+ * list holds its chunk (its meta word's creator; chunk 0 holds the root alone); every slot in no tree
+ * zero. */
 static int judge_pool(const judge_t *j)
 {
     const barnes_t *b = j->b;
@@ -1217,16 +1219,25 @@ static int judge_pool(const judge_t *j)
         const uint64_t n = j->e->ops->peek(j->e, cn, b->list[t]);
         for (uint64_t i = 0; i < n && !rc; i++) {
             const uint64_t k = n < claimed ? j->e->ops->peek(j->e, cn, b->list[t] + 8 * (1 + i)) : 0;
-            if (k < 1 || k >= claimed || owned[k]++)
+            if (k < 1 || k >= claimed || owned[k])
                 rc = wl_errf(j->err, "barnes: thread %u's chunk list (%llu chunks) names chunk %llu: none, or twice "
                              "(%llu claimed)", t, (unsigned long long)n, (unsigned long long)k,
                              (unsigned long long)claimed);
+            else
+                owned[k] = (uint8_t)(t + 1);
         }
         listed += n;
     }
     if (!rc && listed != claimed - 1)
         rc = wl_errf(j->err, "barnes: the threads list %llu chunks, the pool counter says %llu were claimed",
                      (unsigned long long)listed, (unsigned long long)(claimed - 1));
+    for (uint64_t s = CHUNK; s < claimed * CHUNK && !rc; s++) {
+        const unsigned who = j->node_seen[s] ? m_creator(peek(j, b->nodes + s * NODE_BYTES)) : 0;
+        if (j->node_seen[s] && who != owned[s / CHUNK])
+            rc = wl_errf(j->err, "barnes: node slot %llu names creator %u, but chunk %llu is thread %u's",
+                         (unsigned long long)s, who ? who - 1 : 0, (unsigned long long)(s / CHUNK),
+                         owned[s / CHUNK] - 1u);
+    }
     for (uint64_t s = 0; s < claimed * CHUNK && !rc; s++)
         for (unsigned w = 0; w < 16 && !j->node_seen[s]; w++) {
             const uint64_t v = peek(j, b->nodes + s * NODE_BYTES + 8 * w);
