@@ -661,6 +661,35 @@ Test(sim, figures_full_size_runs_are_not_cut_short_by_the_end_time)
     cr_assert_eq(system(cmd), 0, "paper.ini refuses %s", out);
 }
 
+/* A figures run that may stall (lu.head_reserve = none allows a deadlock) and does is a result, kept
+ * like a finished run; any other failure, or a stall of a run that may not stall, fails it
+ * (scripts/simruns.py, with stand-in simulators that print diktamo_sim's stall line or another). */
+Test(sim, a_stall_is_a_result_only_for_a_run_that_may_stall, .init = make_dir, .fini = remove_dir, .timeout = 60)
+{
+    write_file("stall.sh", "#!/bin/sh\necho 'diktamo_sim: seed 1: no instruction for 100 ps at 5 ps; waiting:' >&2\n"
+                           "echo '{}' > \"$(echo \"$@\" | sed 's/.*--stats //')\"\nexit 1\n");
+    write_file("other.sh", "#!/bin/sh\necho 'diktamo_sim: seed 1: the workload did not finish by sim.end_time' >&2\n"
+                           "exit 1\n");
+    static const struct {
+        const char *sim;
+        const char *may;
+        const char *want; /* the status simulate() returns, then stalled() */
+    } cases[] = {{"stall.sh", "True", "0 True"}, {"stall.sh", "False", "1 False"}, {"other.sh", "True", "1 False"}};
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        result_t r;
+        snprintf(cmd, sizeof cmd,
+                 "chmod +x %s/%s && python3 -c 'import sys; sys.path.insert(0, \"scripts\"); import simruns; "
+                 "r = simruns.Run(\"x%u\", [], may_stall=%s); r.sim = \"%s/%s\"; "
+                 "print(simruns.simulate(\"%s\", \"sim_configs/small.ini\", 1, r)[1], simruns.stalled(\"%s\", \"x%u\"))'",
+                 dir, cases[i].sim, i, cases[i].may, dir, cases[i].sim, dir, dir, i);
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+        cr_assert(strncmp(r.out, cases[i].want, strlen(cases[i].want)) == 0, "%s %s: got %s, want %s", cases[i].sim,
+                  cases[i].may, r.out, cases[i].want);
+    }
+}
+
 /* make figures on the tiny input: every figure (SVG and PNG) and results.md with the table of the
  * paper's headline ratios are produced (their values are the model's: not checked here); bad
  * arguments stop it at once with one line and exit status 2. */
