@@ -53,6 +53,7 @@ import time
 
 import simruns
 from simruns import (FLAVOUR_SUFFIX, Run, build, die, ini_value, load, place, plot, provenance, run_all, run_key,
+                     stalled,
                      write_dat)
 
 simruns.PROG = "figures"
@@ -385,7 +386,7 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
                if all_at_head and reserve != "none" else "")
     unreserved = (f"with lu.head_reserve = none, as in the paper, proactive / WB is {res_mean:.3g}, and "
                   f"{ri_mean:.3g} with the paper's idealized synchronization too (table below" +
-                  (f"; {', '.join(deadlocked)} deadlocked through a full LU buffer and are left out" if deadlocked
+                  (f"; {', '.join(deadlocked)} deadlocked through a full LU buffer, left out" if deadlocked
                    else "") + ")" if reserve != "none" else "")
     # our value of a ratio with both of the paper's assumptions (None when the configuration has them already)
     assumed = (lambda x: x) if reserve != "none" else (lambda x: None)
