@@ -80,10 +80,11 @@ def simulate(sim, config, out, name, args):
 
 
 def windows(sim, config, out, seed, jobs):
-    """Per (workload, variant name): the window, in us, in which a failure drawn at a time lands:
-    WINDOW_SHARE of the failure-free execution time of that workload under that variant (Nr 2, the
-    campaign's seed; statistics in out/window-WORKLOAD-VARIANT.json). Exits 1 naming the run when
-    one of them fails."""
+    """Per (workload, variant name): (the window, in us, in which a failure drawn at a time lands:
+    WINDOW_SHARE of the failure-free execution time of that workload under that variant; the most
+    committed remote words after which a failure drawn by commits lands: WINDOW_SHARE of that run's)
+    (Nr 2, the campaign's seed; statistics in out/window-WORKLOAD-VARIANT.json). Exits 1 naming the
+    run when one of them fails."""
     def one(wv):
         wl, (vname, vargs) = wv
         args = ["--seed", str(seed)] + wl_args(wl) + ["--set", "lu.nr=2"] + vargs
@@ -93,7 +94,8 @@ def windows(sim, config, out, seed, jobs):
             print("make faults: the failure-free run that sizes the windows failed: %s: %s" % (" ".join(cmd), msg),
                   file=sys.stderr)
             sys.exit(1)
-        return (wl, vname), WINDOW_SHARE * stat(d, "system.exec_time_ns") / 1000.0
+        return (wl, vname), (WINDOW_SHARE * stat(d, "system.exec_time_ns") / 1000.0,
+                             int(WINDOW_SHARE * stat(d, "system.committed_remote_words")))
 
     pairs = [(wl, v) for wl in WORKLOADS for v in VARIANTS]
     with ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -116,9 +118,10 @@ def plan(runs, seed, window_us):
         run_seed = rng.randrange(1, 1 << 31)
         cn = rng.randrange(1 if kind == "cm" else 0, NUM_CN)
         args = ["--seed", str(run_seed)] + wl_args(wl) + ["--set", "lu.nr=%d" % nr] + vargs
-        win_ns = int(window_us[(wl, vname)] * 1000)
+        win_us, win_commits = window_us[(wl, vname)]
+        win_ns = int(win_us * 1000)
         if kind == "commits":
-            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, 2500)]
+            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, max(2, min(2500, win_commits)))]
         elif kind in ("time", "flush"):
             if kind == "flush":
                 args += ["--set", "lu.dram_log_bytes=16KiB", "--set", "lu.high_watermark=0.5"]
@@ -173,7 +176,7 @@ def main():
     runs = plan(a.runs, a.seed, win)
     print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
     print("failure windows (us, %d %% of each failure-free run): %s" % (100 * WINDOW_SHARE, ", ".join(
-        "%s %.0f-%.0f" % (wl, min(win[(wl, v[0])] for v in VARIANTS), max(win[(wl, v[0])] for v in VARIANTS))
+        "%s %.0f-%.0f" % (wl, min(win[(wl, v[0])][0] for v in VARIANTS), max(win[(wl, v[0])][0] for v in VARIANTS))
         for wl in WORKLOADS)))
 
     def one(run):
