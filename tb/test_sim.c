@@ -218,6 +218,28 @@ Test(sim, a_failed_cn_is_reported_with_its_msi, .init = make_dir, .fini = remove
     cr_assert(!exists("g.json"), "bad input writes nothing");
 }
 
+/* Runs of make faults (RUNS=200 SEED=7, runs 060 and 130: bodytrack, one CN failing early, another
+ * after the first recovery) whose check found bands of the gradient map unwritten: each phase's end
+ * redid the lost threads' shares once, and work the survivors had been given was lost again with the
+ * second CN. Now a phase's end reads every share's done mark between two barriers and redoes what
+ * is missing until none is (csim/workloads/bodytrack.c). */
+Test(sim, bodytrack_s_work_lost_with_a_second_cn_is_redone, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    static const char *const runs[] = {
+        "--seed 1481908851 --set core.protocol=baseline --fail 0@9152ns --fail 2@184686ns",
+        "--seed 2081368687 --set core.protocol=proactive --fail 1@4790ns --fail 2@172758ns",
+    };
+    for (unsigned i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        result_t r;
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, SIM " --config sim_configs/run.ini --quiet --set workload.name=bodytrack "
+                 "--set lu.nr=2 %s", runs[i]);
+        run(cmd, &r);
+        /* exit 0: both failures recovered, the check and the oracle passed */
+        cr_assert_eq(r.status, 0, "%s\nstderr: %.2000s", cmd, r.err);
+    }
+}
+
 /* A run of make faults (RUNS=200 SEED=7, run 092) whose recovery stalled: MN 0's directory table was
  * full of transactions held on the failed CN's lines, and the RECOVER at the head of its port
  * needed a transaction of its own; the RECOVERs that release the held ones waited behind it. Now

@@ -44,14 +44,15 @@
  * ticket counters (P + one overshoot a thread), the barrier's words and each live thread's
  * cumulative weights.
  *
- * A CN failure (docs/architecture.md 11g) loses its threads and what they had not done. After each
- * phase's barrier a thread that sees a lost thread redoes its share of the work of lost threads:
- * the band of lost thread d goes to the live thread of rank d mod (live threads), and a particle
- * whose weight record does not hold the current step (its ticket was taken by a lost thread) to
- * the live thread of rank (particle mod live threads); a second barrier ends the phase. Redoing is
- * idempotent (the same values), so the result, and the check, are the same as without the loss;
- * only the ticket counters may have fewer overshoots. (A second failure while work is redone is
- * not covered: its work would be missing, and the check would say so.) */
+ * A CN failure (docs/architecture.md 11g) loses its threads and what they had not done. Each
+ * thread marks its share of a phase done in shared memory; at the phase's end the threads read the
+ * marks between two barriers, and while a share is missing the live threads redo the missing ones
+ * and read again (end_static): the band of lost thread d goes to the live thread of rank d mod (live
+ * threads), and a particle whose weight record does not hold the current step (its ticket was taken
+ * by a lost thread) to the live thread of rank (particle mod live threads). A failure while work is
+ * redone leaves that work to the next round. Redoing is idempotent (the same values), so the result,
+ * and the check, are the same as without the loss; only the ticket counters may have fewer
+ * overshoots and the barrier more phases. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,7 @@ typedef struct bodytrack {
     unsigned nthreads;
     uint64_t seed;
     uint64_t img, bg, grad, fg, edge, part[2], wt, est, tickets, bar; /* remote */
+    uint64_t done; /* remote: per thread, the last phase end (1, 2, ...) its share of which is done */
     uint64_t *cdf;             /* per thread: its cumulative weights (local) */
     uint64_t *stat[ST_COUNT];
 } bodytrack_t;
@@ -407,9 +409,9 @@ static int alloc_remote(wl_env_t *e, bodytrack_t *b, char *err)
 {
     const uint64_t map = CAMS * b->side * b->side * 8;
     uint64_t *a[] = {&b->img, &b->bg, &b->grad, &b->fg, &b->edge, &b->part[0], &b->part[1], &b->wt, &b->est,
-                     &b->tickets, &b->bar};
+                     &b->tickets, &b->bar, &b->done};
     const uint64_t n[] = {b->nf * map, map, map, map, map, b->np * DIMS * 8, b->np * DIMS * 8, b->np * 16,
-                          b->nf * DIMS * 8, b->nf * b->nl * 8, WL_BARRIER_BYTES};
+                          b->nf * DIMS * 8, b->nf * b->nl * 8, WL_BARRIER_BYTES, b->nthreads * 8};
     uint64_t total = 0;
     for (unsigned i = 0; i < sizeof a / sizeof a[0]; i++) {
         total += n[i];
@@ -610,14 +612,6 @@ static unsigned live_rank(const wl_thread_t *t, unsigned tid, unsigned *nlive)
     return r;
 }
 
-static bool any_lost(const wl_thread_t *t)
-{
-    for (unsigned k = 0; k < t->nthreads; k++)
-        if (!wl_alive(t, k))
-            return true;
-    return false;
-}
-
 /* The cumulative weights of the current step into this thread's local memory; returns the total. */
 static double make_cdf(wl_thread_t *t, const bodytrack_t *b)
 {
@@ -716,28 +710,77 @@ static void do_share(wl_thread_t *t, const bodytrack_t *b, int ph, unsigned owne
     }
 }
 
-/* The end of a phase of static shares: a barrier; the shares of lost threads redone; a barrier. */
-static void end_static(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, int ph, uint64_t f, uint64_t l,
-                       double total)
+/* The end of phase end number e (1, 2, ...: the same count in every thread). Each thread marks its
+ * share of the phase done (done[tid] = e) before it arrives. Then, until a round finds every share
+ * done: a barrier; every thread reads the marks (nobody writes one between this barrier and the
+ * next, so all read the same and decide alike); a barrier; if some share is not done, the live
+ * threads redo the missing ones (static phases: thread d's share goes to the live thread of rank d
+ * mod live threads, which then marks it; weights: each particle whose weight record lacks step s,
+ * its ticket taken by a lost thread, to the live thread of rank particle mod live threads) and a
+ * round begins again. Without a loss that is the two barriers of a round; a CN lost while others
+ * redo its threads' or earlier lost threads' work leaves that work to the next round. */
+static bool shares_done(wl_thread_t *t, const bodytrack_t *b, uint64_t e)
+{
+    uint64_t a[MAX_THREADS], v[MAX_THREADS];
+    for (unsigned d = 0; d < b->nthreads; d++)
+        a[d] = b->done + 8 * d;
+    wl_ld_batch(t, a, v, b->nthreads);
+    for (unsigned d = 0; d < b->nthreads; d++)
+        if (v[d] != e)
+            return false;
+    return true;
+}
+
+/* The weights of step s all there (their records hold s); loads every record's step. */
+static bool weights_done(wl_thread_t *t, const bodytrack_t *b, uint64_t s)
+{
+    bool all = true;
+    for (uint64_t i0 = 0; i0 < b->np; i0 += CDF_BATCH) {
+        uint64_t a[CDF_BATCH], v[CDF_BATCH];
+        unsigned n = 0;
+        for (uint64_t i = i0; i < b->np && n < CDF_BATCH; i++, n++)
+            a[n] = b->wt + 16 * i + 8;
+        wl_ld_batch(t, a, v, n);
+        for (unsigned k = 0; k < n; k++)
+            all &= v[k] == s;
+    }
+    return all;
+}
+
+/* A round's decision, between its two barriers. */
+static bool round_done(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint64_t e, uint64_t s)
 {
     wl_barrier(t, b->bar, b->nthreads, bp);
-    if (any_lost(t)) {
+    bool done = shares_done(t, b, e) || (s && weights_done(t, b, s));
+    wl_barrier(t, b->bar, b->nthreads, bp);
+    return done;
+}
+
+/* The end of a phase of static shares (phase end e). */
+static void end_static(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint64_t e, int ph, uint64_t f,
+                       uint64_t l, double total)
+{
+    wl_st(t, b->done + 8 * t->tid, e);
+    while (!round_done(t, b, bp, e, 0)) {
         unsigned nlive, me = live_rank(t, t->tid, &nlive);
+        uint64_t a[MAX_THREADS], v[MAX_THREADS];
         for (unsigned d = 0; d < b->nthreads; d++)
-            if (!wl_alive(t, d) && d % nlive == me) {
+            a[d] = b->done + 8 * d;
+        wl_ld_batch(t, a, v, b->nthreads);
+        for (unsigned d = 0; d < b->nthreads; d++)
+            if (v[d] != e && d % nlive == me) {
                 do_share(t, b, ph, d, f, l, total);
+                wl_st(t, b->done + 8 * d, e);
                 (*b->stat[ST_REDONE])++;
             }
     }
-    wl_barrier(t, b->bar, b->nthreads, bp);
 }
 
-/* The end of the weights of step s: a barrier; particles whose weight a lost thread owed weighed; a
- * barrier. */
-static void end_weights(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint64_t s, uint64_t l)
+/* The end of the weights of step s of layer l (phase end e). */
+static void end_weights(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint64_t e, uint64_t s, uint64_t l)
 {
-    wl_barrier(t, b->bar, b->nthreads, bp);
-    if (any_lost(t)) {
+    wl_st(t, b->done + 8 * t->tid, e);
+    while (!round_done(t, b, bp, e, s)) {
         unsigned nlive, me = live_rank(t, t->tid, &nlive);
         for (uint64_t i0 = 0; i0 < b->np; i0 += CDF_BATCH) {
             uint64_t a[CDF_BATCH], v[CDF_BATCH];
@@ -752,26 +795,26 @@ static void end_weights(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint
                 }
         }
     }
-    wl_barrier(t, b->bar, b->nthreads, bp);
 }
 
 static void bt_thread(wl_thread_t *t, void *state)
 {
     const bodytrack_t *b = state;
     unsigned bp = 0;
+    uint64_t e = 0; /* phase ends so far */
     for (uint64_t f = 0; f < b->nf; f++) {
         do_share(t, b, PH_PASS1, t->tid, f, 0, 0);
-        end_static(t, b, &bp, PH_PASS1, f, 0, 0);
+        end_static(t, b, &bp, ++e, PH_PASS1, f, 0, 0);
         do_share(t, b, PH_PASS2, t->tid, f, 0, 0);
-        end_static(t, b, &bp, PH_PASS2, f, 0, 0);
+        end_static(t, b, &bp, ++e, PH_PASS2, f, 0, 0);
         for (uint64_t l = 0; l < b->nl; l++) {
             const uint64_t s = f * b->nl + l + 1;
             for (uint64_t i; (i = wl_fadd(t, b->tickets + 8 * (s - 1), 1)) < b->np;)
                 weigh(t, b, s, l, i);
-            end_weights(t, b, &bp, s, l);
+            end_weights(t, b, &bp, ++e, s, l);
             double total = make_cdf(t, b);
             do_share(t, b, PH_RESAMPLE, t->tid, f, l, total);
-            end_static(t, b, &bp, PH_RESAMPLE, f, l, total);
+            end_static(t, b, &bp, ++e, PH_RESAMPLE, f, l, total);
         }
     }
 }
@@ -951,14 +994,21 @@ static int check_sync(wl_env_t *e, const bodytrack_t *b, const ref_t *r, char *e
             return wl_errf(err, "bodytrack: thread %u's cumulative weight %lld is %.17g, want %.17g", t, (long long)k,
                            wl_dbl(e->ops->peek(e, e->thread_cn[t], b->cdf[t] + 8 * (uint64_t)k)), r->cdf[k]);
     }
-    const uint64_t line = WL_BARRIER_BYTES / 4, phases = b->nf * (4 + 4 * b->nl), lastp = phases - 1;
+    /* two barriers a phase end, and two more for each round that redid work after a loss */
+    const uint64_t ends = b->nf * (2 + 2 * b->nl), least = 2 * ends, phases = e->ops->peek(e, 0, b->bar);
+    const uint64_t line = WL_BARRIER_BYTES / 4, lastp = phases - 1;
     const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;
     uint64_t live = 0;
     for (unsigned t = 0; t < n; t++)
         live |= (uint64_t)wl_env_alive(e, t) << t;
-    if (e->ops->peek(e, 0, b->bar) != phases)
-        return wl_errf(err, "bodytrack: the barrier released %llu phases, want %llu",
-                       (unsigned long long)e->ops->peek(e, 0, b->bar), (unsigned long long)phases);
+    if (lost ? phases < least || (phases - least) % 2 : phases != least)
+        return wl_errf(err, "bodytrack: the barrier released %llu phases, want %s%llu", (unsigned long long)phases,
+                       lost ? "an even number of them more than " : "", (unsigned long long)least);
+    for (unsigned d = 0; d < n; d++)
+        if (e->ops->peek(e, 0, b->done + 8 * d) != ends)
+            return wl_errf(err, "bodytrack: thread %u's share of the last phase is marked done at phase end %llu, "
+                           "want %llu", d, (unsigned long long)e->ops->peek(e, 0, b->done + 8 * d),
+                           (unsigned long long)ends);
     for (uint64_t k = 0; k < 3; k++) {
         uint64_t got = e->ops->peek(e, 0, b->bar + line * (1 + k));
         bool ok = k == lastp % 3 ? (got & live) == live && (got & ~group) == 0 : got == 0;

@@ -41,7 +41,10 @@ static void describe(const wl_check_t *r, char *d, size_t len)
     if (r->label && n < len)
         n += (size_t)snprintf(d + n, len - n, ", %s", r->label);
     if (r->fail && n < len)
-        snprintf(d + n, len - n, ", CN %u failing after %llu calls", r->fail_cn, (unsigned long long)r->fail_after);
+        n += (size_t)snprintf(d + n, len - n, ", CN %u failing after %llu calls", r->fail_cn,
+                              (unsigned long long)r->fail_after);
+    if (r->fail2 && n < len)
+        snprintf(d + n, len - n, ", CN %u after %llu", r->fail2_cn, (unsigned long long)r->fail2_after);
 }
 
 /* One line beginning "<name>: ". */
@@ -88,7 +91,7 @@ static void oracle_agrees(const wl_check_t *r, wl_func_t *f, const char *desc)
 {
     oracle_report_t o;
     wl_func_oracle_check(f, stderr, 5, &o);
-    const bool doubt = r->fail && r->cfg->mem.scr_size_bytes;
+    const bool doubt = (r->fail || r->fail2) && r->cfg->mem.scr_size_bytes;
     cr_assert(o.lost == 0 && o.phantom == 0 && (o.undurable == 0 || doubt) && o.ok + o.undurable == o.words,
               "%s: oracle: %llu lost, %llu phantom, %llu in doubt, %llu right of %llu words", desc,
               (unsigned long long)o.lost, (unsigned long long)o.phantom, (unsigned long long)o.undurable,
@@ -138,6 +141,8 @@ wl_func_t *wl_check_run(const wl_check_t *r)
     cr_assert_not_null(f, "%s: no runner (out of memory)", desc);
     if (r->fail)
         wl_func_fail_cn(f, r->fail_cn, r->fail_after);
+    if (r->fail2)
+        wl_func_fail_cn(f, r->fail2_cn, r->fail2_after);
     cr_assert_eq(wl_func_setup(f, err), 0, "%s: setup: %s", desc, err);
     cr_assert_eq(wl_func_threads(f, err), 0, "%s: threads: %s", desc, err);
     cr_assert_eq(wl_func_check(f, err), 0, "%s: check: %s", desc, err);

@@ -54,6 +54,9 @@ struct wl_check {
     bool fail;               /* CN fail_cn fails after fail_after calls (wl_func_fail_cn) */
     unsigned fail_cn;
     uint64_t fail_after;
+    bool fail2;              /* and CN fail2_cn after fail2_after calls (another CN) */
+    unsigned fail2_cn;
+    uint64_t fail2_after;
     unsigned nonzero;        /* WL_NZ_* statistics a clean run must show nonzero */
     /* The test's own assertions on the finished clean run f (r: this run, with its seed and
      * threads; r->arg for sums over runs); NULL: none. */
