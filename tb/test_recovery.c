@@ -196,15 +196,7 @@ static void survive(const char *wname, unsigned wi)
         cr_assert_str_eq(workloads[n]->name, #app);                                                           \
         survive(#app, n);                                                                                     \
     }
-APP_CASE(bodytrack, 0)
-APP_CASE(fluidanimate, 1)
-APP_CASE(streamcluster, 2)
-APP_CASE(canneal, 3)
-APP_CASE(raytrace, 4)
-APP_CASE(barnes, 5)
-APP_CASE(ocean_ncp, 6)
-APP_CASE(ocean_cp, 7)
-APP_CASE(ycsb, 8)
+WL_APPS_EACH(APP_CASE)
 #undef APP_CASE
 
 /* =============================================================================================

@@ -184,15 +184,7 @@ static void workload_variants(const char *wname, unsigned wi, uint64_t seed)
         cr_assert_str_eq(workloads[n]->name, #app);                                                     \
         workload_variants(#app, n, tb_seed(21 + (n)));                                                  \
     }
-APP_CASE(bodytrack, 0)
-APP_CASE(fluidanimate, 1)
-APP_CASE(streamcluster, 2)
-APP_CASE(canneal, 3)
-APP_CASE(raytrace, 4)
-APP_CASE(barnes, 5)
-APP_CASE(ocean_ncp, 6)
-APP_CASE(ocean_cp, 7)
-APP_CASE(ycsb, 8)
+WL_APPS_EACH(APP_CASE)
 #undef APP_CASE
 
 Test(replication, write_heavy_workload_orders_the_protocols, .timeout = 600)

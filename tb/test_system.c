@@ -131,15 +131,7 @@ static void workload_case(const char *wname, const char *proto, uint64_t seed)
         workload_case(#app, "wb", seed);                                                              \
         workload_case(#app, "wt", seed);                                                              \
     }
-APP_CASE(bodytrack, 0)
-APP_CASE(fluidanimate, 1)
-APP_CASE(streamcluster, 2)
-APP_CASE(canneal, 3)
-APP_CASE(raytrace, 4)
-APP_CASE(barnes, 5)
-APP_CASE(ocean_ncp, 6)
-APP_CASE(ocean_cp, 7)
-APP_CASE(ycsb, 8)
+WL_APPS_EACH(APP_CASE)
 #undef APP_CASE
 
 /* small.ini with workload wname under proto, seed, read_pct % gets, 20 ns of link jitter and a

@@ -731,8 +731,11 @@ static bool shares_done(wl_thread_t *t, const bodytrack_t *b, uint64_t e)
     return true;
 }
 
-/* The weights of step s all there (their records hold s); loads every record's step. */
-static bool weights_done(wl_thread_t *t, const bodytrack_t *b, uint64_t s)
+/* The weights of step s of layer l all there (their records hold s): loads every record's step. With
+ * redo, this thread also weighs the missing ones whose particle number is its rank among the nlive
+ * live threads, modulo nlive. */
+static bool weights_done(wl_thread_t *t, const bodytrack_t *b, uint64_t s, uint64_t l, bool redo, unsigned me,
+                         unsigned nlive)
 {
     bool all = true;
     for (uint64_t i0 = 0; i0 < b->np; i0 += CDF_BATCH) {
@@ -741,8 +744,13 @@ static bool weights_done(wl_thread_t *t, const bodytrack_t *b, uint64_t s)
         for (uint64_t i = i0; i < b->np && n < CDF_BATCH; i++, n++)
             a[n] = b->wt + 16 * i + 8;
         wl_ld_batch(t, a, v, n);
-        for (unsigned k = 0; k < n; k++)
+        for (unsigned k = 0; k < n; k++) {
             all &= v[k] == s;
+            if (redo && v[k] != s && (i0 + k) % nlive == me) {
+                weigh(t, b, s, l, i0 + k);
+                (*b->stat[ST_REWEIGHED])++;
+            }
+        }
     }
     return all;
 }
@@ -751,7 +759,7 @@ static bool weights_done(wl_thread_t *t, const bodytrack_t *b, uint64_t s)
 static bool round_done(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint64_t e, uint64_t s)
 {
     wl_barrier(t, b->bar, b->nthreads, bp);
-    bool done = shares_done(t, b, e) || (s && weights_done(t, b, s));
+    bool done = shares_done(t, b, e) || (s && weights_done(t, b, s, 0, false, 0, 1));
     wl_barrier(t, b->bar, b->nthreads, bp);
     return done;
 }
@@ -782,18 +790,7 @@ static void end_weights(wl_thread_t *t, const bodytrack_t *b, unsigned *bp, uint
     wl_st(t, b->done + 8 * t->tid, e);
     while (!round_done(t, b, bp, e, s)) {
         unsigned nlive, me = live_rank(t, t->tid, &nlive);
-        for (uint64_t i0 = 0; i0 < b->np; i0 += CDF_BATCH) {
-            uint64_t a[CDF_BATCH], v[CDF_BATCH];
-            unsigned n = 0;
-            for (uint64_t i = i0; i < b->np && n < CDF_BATCH; i++, n++)
-                a[n] = b->wt + 16 * i + 8;
-            wl_ld_batch(t, a, v, n);
-            for (unsigned k = 0; k < n; k++)
-                if (v[k] != s && (i0 + k) % nlive == me) {
-                    weigh(t, b, s, l, i0 + k);
-                    (*b->stat[ST_REWEIGHED])++;
-                }
-        }
+        weights_done(t, b, s, l, true, me, nlive);
     }
 }
 

@@ -8,6 +8,11 @@
 
 #define WL_APPS ((unsigned)CFG_WL_HCMETA)
 
+/** X(name, index) for each application, in the registry's order: a test per application. */
+#define WL_APPS_EACH(X)                                                                                \
+    X(bodytrack, 0) X(fluidanimate, 1) X(streamcluster, 2) X(canneal, 3) X(raytrace, 4) X(barnes, 5)   \
+        X(ocean_ncp, 6) X(ocean_cp, 7) X(ycsb, 8)
+
 /** "workload.<key>=<value>" settings of every application's sizes, NULL-terminated. */
 extern const char *const wl_tiny_sets[];
 
