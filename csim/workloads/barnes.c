@@ -1261,18 +1261,7 @@ static int judge_sync(const judge_t *j)
                            (unsigned long long)peek(j, b->locks + 8 * i));
     if (peek(j, b->block))
         return wl_errf(j->err, "barnes: the bounding box's lock is held at the end");
-    const uint64_t line = WL_BARRIER_BYTES / 4, phases = 4 * b->steps, last = phases - 1;
-    const uint64_t group = b->nthreads >= 64 ? ~0ull : (1ull << b->nthreads) - 1;
-    if (peek(j, b->bar) != phases)
-        return wl_errf(j->err, "barnes: the barrier released %llu phases, want %llu (four a step)",
-                       (unsigned long long)peek(j, b->bar), (unsigned long long)phases);
-    for (uint64_t k = 0; k < 3; k++) {
-        const uint64_t got = peek(j, b->bar + line * (1 + k)), want = k == last % 3 ? group : 0;
-        if (got != want)
-            return wl_errf(j->err, "barnes: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last "
-                           "phase", (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
-    }
-    return 0;
+    return wl_barrier_check(j->e, "barnes", b->bar, b->nthreads, 4 * b->steps, " (four a step)", true, j->err);
 }
 
 /* After a failure: masses kept, survivors' bodies finite and in the tree. */

@@ -993,11 +993,6 @@ static int check_sync(wl_env_t *e, const bodytrack_t *b, const ref_t *r, char *e
     }
     /* two barriers a phase end, and two more for each round that redid work after a loss */
     const uint64_t ends = b->nf * (2 + 2 * b->nl), least = 2 * ends, phases = e->ops->peek(e, 0, b->bar);
-    const uint64_t line = WL_BARRIER_BYTES / 4, lastp = phases - 1;
-    const uint64_t group = n >= 64 ? ~0ull : (1ull << n) - 1;
-    uint64_t live = 0;
-    for (unsigned t = 0; t < n; t++)
-        live |= (uint64_t)wl_env_alive(e, t) << t;
     if (lost ? phases < least || (phases - least) % 2 : phases != least)
         return wl_errf(err, "bodytrack: the barrier released %llu phases, want %s%llu", (unsigned long long)phases,
                        lost ? "an even number of them more than " : "", (unsigned long long)least);
@@ -1006,14 +1001,8 @@ static int check_sync(wl_env_t *e, const bodytrack_t *b, const ref_t *r, char *e
             return wl_errf(err, "bodytrack: thread %u's share of the last phase is marked done at phase end %llu, "
                            "want %llu", d, (unsigned long long)e->ops->peek(e, 0, b->done + 8 * d),
                            (unsigned long long)ends);
-    for (uint64_t k = 0; k < 3; k++) {
-        uint64_t got = e->ops->peek(e, 0, b->bar + line * (1 + k));
-        bool ok = k == lastp % 3 ? (got & live) == live && (got & ~group) == 0 : got == 0;
-        if (!ok)
-            return wl_errf(err, "bodytrack: the barrier's arrival mask %llu is 0x%llx after its last phase (live "
-                           "threads 0x%llx)", (unsigned long long)k, (unsigned long long)got,
-                           (unsigned long long)live);
-    }
+    if (wl_barrier_check(e, "bodytrack", b->bar, n, phases, "", true, err))
+        return -1;
     if (!lost && (*b->stat[ST_WEIGHED] != b->nf * b->nl * b->np || *b->stat[ST_REWEIGHED] || *b->stat[ST_REDONE]))
         return wl_errf(err, "bodytrack: %llu weights computed, %llu again and %llu bands redone without a loss, want "
                        "%llu, 0 and 0", (unsigned long long)*b->stat[ST_WEIGHED],

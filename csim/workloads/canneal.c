@@ -788,18 +788,7 @@ static int check_cost(const chk_t *c)
 static int check_barrier(const chk_t *c)
 {
     const canneal_t *k = c->k;
-    const uint64_t line = WL_BARRIER_BYTES / 4, last = k->steps - 1;
-    const uint64_t group = k->nthreads >= 64 ? ~0ull : (1ull << k->nthreads) - 1;
-    if (peek(c, k->bar) != k->steps)
-        return wl_errf(c->err, "canneal: the barrier released %llu phases, want %llu (one a step)",
-                       (unsigned long long)peek(c, k->bar), (unsigned long long)k->steps);
-    for (uint64_t i = 0; i < 3 && !c->lost; i++) {
-        uint64_t got = peek(c, k->bar + line * (1 + i)), want = i == last % 3 ? group : 0;
-        if (got != want)
-            return wl_errf(c->err, "canneal: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last "
-                           "phase", (unsigned long long)i, (unsigned long long)got, (unsigned long long)want);
-    }
-    return 0;
+    return wl_barrier_check(c->e, "canneal", k->bar, k->nthreads, k->steps, " (one a step)", !c->lost, c->err);
 }
 
 static int canneal_check(wl_env_t *e, void *state, char *err)

@@ -778,18 +778,9 @@ static int check_cells(wl_env_t *e, const fa_t *s, uint64_t *const *mem, char *e
  * every thread and the other two were zeroed. */
 static int check_barrier(wl_env_t *e, const fa_t *s, char *err)
 {
-    const uint64_t line = WL_BARRIER_BYTES / 4, phases = PHASES * s->frames, last = phases - 1;
-    const uint64_t group = s->nthreads >= 64 ? ~0ull : (1ull << s->nthreads) - 1;
-    if (e->ops->peek(e, 0, s->bar) != phases)
-        return wl_errf(err, "fluidanimate: the barrier released %llu phases, want %llu (%u a frame)",
-                       (unsigned long long)e->ops->peek(e, 0, s->bar), (unsigned long long)phases, PHASES);
-    for (uint64_t k = 0; !wl_env_lost(e) && k < 3; k++) {
-        uint64_t got = e->ops->peek(e, 0, s->bar + line * (1 + k)), want = k == last % 3 ? group : 0;
-        if (got != want)
-            return wl_errf(err, "fluidanimate: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last "
-                           "phase", (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
-    }
-    return 0;
+    char why[32];
+    snprintf(why, sizeof why, " (%u a frame)", PHASES);
+    return wl_barrier_check(e, "fluidanimate", s->bar, s->nthreads, PHASES * s->frames, why, !wl_env_lost(e), err);
 }
 
 static int rec_cmp(const void *a, const void *b)

@@ -359,25 +359,6 @@ static void cmp_point(const ocean_t *o, unsigned tid, uint64_t i, uint64_t j, vo
         c->addr = a, c->want = want;
 }
 
-/* The barrier (csim/cn/wl_sync.c): the phases the sweeps released; the last one's arrival mask
- * holds every thread, the other two were zeroed by the last two releases. */
-static int check_barrier(wl_env_t *e, const ocean_t *o, char *err)
-{
-    const uint64_t line = WL_BARRIER_BYTES / 4, phases = (o->contiguous ? 3 : 2) * o->iters, last = phases - 1;
-    const uint64_t group = o->nthreads >= 64 ? ~0ull : (1ull << o->nthreads) - 1;
-    uint64_t got = e->ops->peek(e, 0, o->bar);
-    if (got != phases)
-        return wl_errf(err, "%s: the barrier released %llu phases, want %llu (%d a sweep)", o->name,
-                       (unsigned long long)got, (unsigned long long)phases, o->contiguous ? 3 : 2);
-    for (uint64_t k = 0; k < 3; k++) {
-        uint64_t want = k == last % 3 ? group : 0;
-        if ((got = e->ops->peek(e, 0, o->bar + line * (1 + k))) != want)
-            return wl_errf(err, "%s: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last phase",
-                           o->name, (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
-    }
-    return 0;
-}
-
 static int ocean_check(wl_env_t *e, void *state, char *err)
 {
     const ocean_t *o = state;
@@ -413,7 +394,8 @@ static int ocean_check(wl_env_t *e, void *state, char *err)
             goto out;
         }
     }
-    rc = check_barrier(e, o, err);
+    rc = wl_barrier_check(e, o->name, o->bar, o->nthreads, (o->contiguous ? 3 : 2) * o->iters,
+                          o->contiguous ? " (three a sweep)" : " (two a sweep)", true, err);
 out:
     free(g), free(g0), free(part), free(resid);
     return rc;

@@ -950,17 +950,8 @@ static int check_replay(wl_env_t *e, const sc_t *s, const double *coord, char *e
     }
     /* The barrier (csim/cn/wl_sync.c): the phases released; the last one's arrival mask holds every
      * thread, the other two were zeroed by the last two releases. */
-    const uint64_t line = WL_BARRIER_BYTES / 4, last = r.phase - 1;
-    const uint64_t group = s->nthreads >= 64 ? ~0ull : (1ull << s->nthreads) - 1;
-    if (rc == 0 && peek(e, s->bar) != r.phase)
-        rc = wl_errf(err, "streamcluster: the barrier released %llu phases, the replay %u",
-                     (unsigned long long)peek(e, s->bar), r.phase);
-    for (uint64_t k = 0; rc == 0 && k < 3; k++) {
-        uint64_t got = peek(e, s->bar + line * (1 + k)), want = k == last % 3 ? group : 0;
-        if (got != want)
-            rc = wl_errf(err, "streamcluster: the barrier's arrival mask %llu is 0x%llx, want 0x%llx after its last "
-                         "phase", (unsigned long long)k, (unsigned long long)got, (unsigned long long)want);
-    }
+    if (rc == 0)
+        rc = wl_barrier_check(e, "streamcluster", s->bar, s->nthreads, r.phase, " (the replay's)", true, err);
 out:
     for (unsigned t = 0; pimg && t < s->nthreads; t++)
         free(pimg[t]);

@@ -41,3 +41,24 @@ int wl_errf(char *err, const char *fmt, ...)
     va_end(ap);
     return -1;
 }
+
+int wl_barrier_check(wl_env_t *e, const char *name, uint64_t bar, unsigned n, uint64_t phases, const char *why,
+                     bool masks, char *err)
+{
+    const uint64_t got = e->ops->peek(e, 0, bar);
+    if (got != phases)
+        return wl_errf(err, "%s: the barrier released %llu phases, want %llu%s", name, (unsigned long long)got,
+                       (unsigned long long)phases, why);
+    const uint64_t line = WL_BARRIER_BYTES / 4, group = n >= 64 ? ~0ull : (1ull << n) - 1;
+    uint64_t live = 0;
+    for (unsigned t = 0; t < n; t++)
+        live |= (uint64_t)wl_env_alive(e, t) << t;
+    for (uint64_t k = 0; masks && phases && k < 3; k++) {
+        const uint64_t m = e->ops->peek(e, 0, bar + line * (1 + k));
+        if (k == (phases - 1) % 3 ? (m & live) != live || (m & ~group) : m != 0)
+            return wl_errf(err, "%s: the barrier's arrival mask %llu is 0x%llx after its last phase (live threads "
+                           "0x%llx; want them in mask %llu, the other two 0)", name, (unsigned long long)k,
+                           (unsigned long long)m, (unsigned long long)live, (unsigned long long)((phases - 1) % 3));
+    }
+    return 0;
+}

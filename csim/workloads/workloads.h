@@ -60,6 +60,13 @@ static inline double wl_dbl(uint64_t u)
     return d;
 }
 
+/** The check of barrier bar (wl_barrier over threads 0 .. n - 1) after a run: its phase word says
+ *  `phases` released (else "<name>: the barrier released P phases, want `phases`<why>"); with masks,
+ *  the last phase's arrival mask holds every thread that lived to the end and none beyond n, and the
+ *  other two are zero (the last two releases zeroed them). 0, or -1 with err filled. */
+int wl_barrier_check(wl_env_t *e, const char *name, uint64_t bar, unsigned n, uint64_t phases, const char *why,
+                     bool masks, char *err);
+
 /** Fills err (WL_ERR_MAX bytes) with one line. Returns -1, what setup and check return. */
 int wl_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
