@@ -609,22 +609,35 @@ static void densities_final(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t 
     }
 }
 
+/* The motion of cell c's particles (positions, half-step velocities, velocities, accelerations:
+ * one batch of the particles' lines) into q, 12 words a particle; returns how many particles. */
+static unsigned load_motion(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c, uint64_t q[CAP * 12])
+{
+    static const unsigned f[4] = {F_P, F_HV, F_V, F_A}, w4[4] = {3, 3, 3, 3};
+    const unsigned np = count(t, s, g, c);
+    if (np)
+        gather(t, cell_at(s, g, c), np, f, w4, 4, q);
+    return np;
+}
+
+/* A particle's position, half-step velocity and velocity from its 12 words of load_motion. */
+static void motion_of(const uint64_t *r, double p[3], double hv[3], double v[3])
+{
+    for (unsigned d = 0; d < 3; d++)
+        p[d] = wl_dbl(r[d]), hv[d] = wl_dbl(r[3 + d]), v[d] = wl_dbl(r[6 + d]);
+}
+
 /* Collisions with the walls: only the acceleration components that change are written. */
 static void collisions(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c)
 {
-    static const unsigned f[4] = {F_P, F_HV, F_V, F_A}, w4[4] = {3, 3, 3, 3};
     const uint64_t cell = cell_at(s, g, c);
-    const unsigned np = count(t, s, g, c);
     uint64_t q[CAP * 12];
-    if (np == 0)
-        return;
-    gather(t, cell, np, f, w4, 4, q);
+    const unsigned np = load_motion(t, s, g, c, q);
     for (unsigned j = 0; j < np; j++) {
         const uint64_t *r = q + 12 * j;
         double p[3], hv[3], v[3];
         uint64_t a[3] = {r[9], r[10], r[11]};
-        for (unsigned d = 0; d < 3; d++)
-            p[d] = wl_dbl(r[d]), hv[d] = wl_dbl(r[3 + d]), v[d] = wl_dbl(r[6 + d]);
+        motion_of(r, p, hv, v);
         wl_compute(t, WALL_INSTRS);
         if (wall(s, p, hv, v, a))
             for (unsigned d = 0; d < 3; d++)
@@ -636,19 +649,14 @@ static void collisions(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c)
 /* Advance: positions, velocities and half-step velocities (stored in that order, as PARSEC does). */
 static void advance_cell(wl_thread_t *t, const fa_t *s, unsigned g, uint64_t c)
 {
-    static const unsigned f[4] = {F_P, F_HV, F_V, F_A}, w4[4] = {3, 3, 3, 3};
     const uint64_t cell = cell_at(s, g, c);
-    const unsigned np = count(t, s, g, c);
     uint64_t q[CAP * 12];
-    if (np == 0)
-        return;
     /* v is loaded with the rest (one batch of the particle's lines), though only written */
-    gather(t, cell, np, f, w4, 4, q);
+    const unsigned np = load_motion(t, s, g, c, q);
     for (unsigned j = 0; j < np; j++) {
         const uint64_t *r = q + 12 * j;
         double p[3], hv[3], v[3];
-        for (unsigned d = 0; d < 3; d++)
-            p[d] = wl_dbl(r[d]), hv[d] = wl_dbl(r[3 + d]), v[d] = wl_dbl(r[6 + d]);
+        motion_of(r, p, hv, v);
         advance(p, hv, v, r + 9);
         wl_compute(t, ADVANCE_INSTRS);
         for (unsigned d = 0; d < 3; d++)
