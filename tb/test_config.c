@@ -1,4 +1,4 @@
-/* Tests of csim/config: the INI configuration, --set overrides, cross-key checks, the effective
+/* Tests of csim/base/config: the INI configuration, --set overrides, cross-key checks, the effective
  * config dump and the generated sim_configs/README.md. Run from the repository root. */
 #include <criterion/criterion.h>
 
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "msg_defs.h"
-#include "rng.h"
 #include "tb_seed.h"
 
 /* ---------------------------------------------------------------------------------------------

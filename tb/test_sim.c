@@ -388,7 +388,7 @@ Test(sim, skipping_idle_cycles_changes_no_statistic_of_a_workload_run, .init = m
 }
 
 /* Two host threads (sim.threads = 2: the switch's RTL evaluated on a worker while the other models
- * run, csim/fabric.h) give the statistics of one, on runs of every kind (varied_runs: a failure's
+ * run, csim/drv/fabric.h) give the statistics of one, on runs of every kind (varied_runs: a failure's
  * recovery makes CSR accesses, link jitter makes every edge finish at once). */
 Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
@@ -415,7 +415,7 @@ Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_end
     cr_assert_not_null(strstr(r.out, "0 lost, 0 phantom"), "%s", r.out);
 }
 
-/* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/lu_zlib.h) gives
+/* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/drv/lu_zlib.h) gives
  * the statistics of compressing each record as it comes: runs with many dumps (a short dump period)
  * under DIKTAMO-proactive, one with a failure and its recovery, one with two host threads besides;
  * every dump's records are those announced (run.zlib_missed = 0). */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 
 typedef struct cache_line {
     uint64_t key;   /* line key (byte address of the line) */

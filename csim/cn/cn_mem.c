@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 #include "cn/cache.h"
-#include "dir_defs.h"
+#include "drv/dir_defs.h"
 #include "mem/dram.h"
 
 #define W ADDR_WORDS_PER_LINE

@@ -1,4 +1,4 @@
-/* diktamo_sim: the co-simulation. By default the whole cluster (csim/system.h): the configured
+/* diktamo_sim: the co-simulation. By default the whole cluster (csim/sys/system.h): the configured
  * workload's threads on the compute nodes' cores and caches, the RTL switch, the memory nodes'
  * Verilated directory controllers; at the end the oracle of committed stores and the workload's own
  * check. With --traffic: a seeded traffic generator on every port of the Verilated fabric instead
@@ -13,18 +13,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "config.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "progress.h"
-#include "run.h"
-#include "stats.h"
-#include "system.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "traffic.h"
+#include "base/cleanup.h"
+#include "base/cli.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/progress.h"
+#include "base/run.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
+#include "drv/fabric.h"
+#include "gen/traffic.h"
+#include "mn/mn_node.h"
+#include "sys/system.h"
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "

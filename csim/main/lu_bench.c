@@ -1,5 +1,5 @@
 /* Benchmark of the Logging Unit (`make bench`): the sustained logging rate, in word entries per LU
- * cycle, of the Verilated logging_unit (fast flavour) driven through csim/lu_drv, for REPLs of 8, 4,
+ * cycle, of the Verilated logging_unit (fast flavour) driven through csim/drv/lu_drv, for REPLs of 8, 4,
  * 2 and 1 words. Each REPL is sent as soon as a DKREQ credit is there (at most one per cycle), its
  * VAL as soon as its REPL_ACK is back (link delay 1 cycle, DRAM log 45 ns with up to 64 writes in
  * flight), to distinct lines, so nothing waits on ordering. Measured over a window after a warm-up,
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lu_drv.h"
+#include "drv/lu_drv.h"
 #include "vw_logging_unit.h"
 #include "vw_logging_unit_fast.h"
 

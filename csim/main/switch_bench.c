@@ -32,11 +32,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cxl_switch_drv.h"
-#include "msg_rand.h"
-#include "progress.h"
-#include "rng.h"
-#include "stats.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "drv/cxl_switch_drv.h"
+#include "gen/msg_rand.h"
 
 #define SINK_CRD 16u   /* credits per class the link partner of every output grants */
 #define NUM_LOADS 10u  /* 10 % .. 100 % */
