@@ -463,6 +463,222 @@ static const wl_env_ops_t env_ops = {
 /* ---------------------------------------------------------------------------------------------
  * Creation */
 
+/* The system's own statistics (system_stats; system_dk_stats and a copy of each LU's CSR counters
+ * under a DIKTAMO protocol). */
+static bool create_stats(system_t *s, char *err)
+{
+    stats_t *st = s->st;
+    bool ok = stats_register(st, NULL, system_stats, STATS_DEFS_N(system_stats), s) == 0;
+    if (ok && s->dk) {
+        ok = stats_register(st, NULL, system_dk_stats, STATS_DEFS_N(system_dk_stats), s) == 0;
+        s->c_lu_csr = calloc(s->ncn * N_LU_CSRS, sizeof *s->c_lu_csr);
+        for (unsigned c = 0; ok && c < s->ncn; c++)
+            for (unsigned i = 0; ok && i < N_LU_CSRS; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "cn%u.lu.csr.%s", c, lu_csrs[i].name);
+                s->c_lu_csr[c * N_LU_CSRS + i] = stats_counter(st, name, lu_csrs[i].doc);
+                ok = s->c_lu_csr[c * N_LU_CSRS + i] != NULL;
+            }
+    }
+    if (!ok)
+        snprintf(err, SYSTEM_ERR_MAX, "statistics: %s", stats_error(st));
+    return ok;
+}
+
+/* The MNs: each one's directory node, under DIKTAMO its LUs' dump store, and its recovery handler. */
+static bool create_mns(system_t *s, const dir_model_ops_t *dops, bool skip_idle, char *err)
+{
+    kernel_t *k = s->k;
+    const sim_config_t *cfg = s->cfg;
+    stats_t *st = s->st;
+
+    s->mn = calloc(s->nmn, sizeof *s->mn);
+    for (unsigned m = 0; m < s->nmn; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "mn%u", m);
+        mn_node_params_t mp = {
+            .mn = m,
+            .num_mn = s->nmn,
+            .mn_bytes = cfg->mem.mn_size_bytes,
+            .interleave_bytes = cfg->mem.interleave_bytes,
+            .scr_lo = s->scr_lo,
+            .scr_hi = s->scr_hi,
+            .freq_hz = cfg->fabric.freq_hz,
+            .dram_latency_ps = cfg->mem.dram_latency_ps,
+            .name = name,
+            .seed = cfg->sim.seed,
+            .skip_idle = skip_idle,
+        };
+        s->mn[m] = mn_node_create(k, s->f, s->ncn + m, dops, &mp, st, err);
+        if (!s->mn[m])
+            return false;
+    }
+    lu_map_init(&s->map, s->ncn, s->ncn == 32 ? ~0u : (1u << s->ncn) - 1);
+    if (s->dk) {
+        s->store = calloc(s->nmn, sizeof *s->store);
+        for (unsigned m = 0; m < s->nmn; m++) {
+            s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn), true);
+            if (!s->store[m]) {
+                snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
+                return false;
+            }
+        }
+    }
+    s->rec = calloc(s->nmn, sizeof *s->rec);
+    const mn_recov_hooks_t rh = {.obj = s,
+                                 .lus = hook_lus,
+                                 .stores = hook_stores,
+                                 .store_records = hook_store_records,
+                                 .failed = hook_failed,
+                                 .done = hook_mn_done};
+    for (unsigned m = 0; m < s->nmn; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "mn%u.recov", m);
+        mn_recov_params_t rp = {.mn = m, .rec_search_ps = cfg->recovery.rec_search_ps, .name = name};
+        s->rec[m] = mn_recov_create(k, s->mn[m], s->dk ? s->store[m] : NULL, &rp, &rh, st);
+        if (!s->rec[m]) {
+            snprintf(err, SYSTEM_ERR_MAX, "mn%u's recovery handler: %s", m, stats_error(st));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* CN c: its port, memory system, under DIKTAMO its LU and replication engine, its recovery software,
+ * its caches' hit rates and its cores, in that order. */
+static bool create_cn(system_t *s, unsigned c, const lu_model_ops_t *lops, bool skip_idle, unsigned early_sets,
+                      unsigned early_words, char *err)
+{
+    kernel_t *k = s->k;
+    const sim_config_t *cfg = s->cfg;
+    stats_t *st = s->st;
+    sys_cn_t *n = &s->cn[c];
+    n->s = s;
+    n->idx = c;
+    char name[32];
+    snprintf(name, sizeof name, "cn%u", c);
+    cn_mem_params_t mp = {
+        .cn = c,
+        .cores = s->cores,
+        .l1 = cfg->l1,
+        .l2 = cfg->l2,
+        .l3 = cfg->l3,
+        .core_freq_hz = cfg->core.freq_hz,
+        .local_latency_ps = cfg->mem.local_latency_ps,
+        .local_bytes = cfg->mem.local_size_bytes,
+        .num_mn = s->nmn,
+        .interleave_bytes = cfg->mem.interleave_bytes,
+        .scr_lo = s->scr_lo,
+        .scr_hi = s->scr_hi,
+        .lnr_word_writeback = cfg->mem.lnr_writeback == CFG_LNR_WB_WORD,
+        .name = name,
+        .seed = cfg->sim.seed,
+    };
+    char pname[48];
+    snprintf(pname, sizeof pname, "cn%u.port", c);
+    n->port = cn_port_create(s->f, c, (unsigned)config_link_credits(cfg), pname, st);
+    if (!n->port) {
+        snprintf(err, SYSTEM_ERR_MAX, "cn%u's port: %s", c, stats_error(st));
+        return false;
+    }
+    cn_link_t link = cn_port_mem_link(n->port);
+    n->mem = cn_mem_create(k, &mp, &link, st, err);
+    if (!n->mem)
+        return false;
+    cn_port_attach(n->port, CN_PORT_MEM, mem_deliver, mem_credit, n->mem);
+    if (s->dk) {
+        char lname[48];
+        snprintf(lname, sizeof lname, "cn%u.lu", c);
+        lu_node_params_t lp = {
+            .cn = c,
+            .num_cn = s->ncn,
+            .freq_hz = cfg->lu.freq_hz,
+            .sram_bytes = cfg->lu.sram_bytes,
+            .dram_log_bytes = cfg->lu.dram_log_bytes,
+            .high_watermark = cfg->lu.high_watermark,
+            .dump_period_ps = cfg->lu.dump_period_ps,
+            .zlib_level = (int)cfg->lu.zlib_level,
+            .zpool = s->zpool,
+            .drop_log = true, /* checked as they come (repl_check) */
+            .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
+            .addr_lim = s->lnr_limit / ADDR_LINE_BYTES, /* every line of the MNs */
+            .mn = lu_map_mn(c, s->nmn),
+            .name = lname,
+            .seed = cfg->sim.seed,
+            .skip_idle = skip_idle,
+        };
+        n->lu = lu_node_create(k, n->port, lops, &lp, st, err);
+        if (!n->lu)
+            return false;
+        lu_node_on_log(n->lu, on_log, n);
+        snprintf(lname, sizeof lname, "cn%u.repl", c);
+        cn_repl_params_t rp = {
+            .cn = c,
+            .num_cn = s->ncn,
+            .cores = s->cores,
+            .nr = (unsigned)cfg->lu.nr,
+            .map = &s->map,
+            .early_sets = early_sets,
+            .early_words = early_words,
+            .name = lname,
+        };
+        n->repl = cn_repl_create(k, n->port, &rp, st, err);
+        if (!n->repl)
+            return false;
+    }
+    {
+        char sname[48];
+        snprintf(sname, sizeof sname, "cn%u.sw", c);
+        cm_params_t cp = {.cn = c, .num_cn = s->ncn, .num_mn = s->nmn, .lu = s->dk,
+                          .nr = s->dk ? (unsigned)cfg->lu.nr : 0, .name = sname};
+        cm_hooks_t ch = {.obj = s, .pause = hook_pause, .reconfigure = hook_reconfigure, .done = hook_cm_done,
+                         .unrecoverable = hook_unrecoverable};
+        n->cm = cm_create(k, n->port, s->f, &cp, &ch, st);
+        if (!n->cm) {
+            snprintf(err, SYSTEM_ERR_MAX, "cn%u's software: %s", c, stats_error(st));
+            return false;
+        }
+    }
+    for (unsigned l = 0; l < 3; l++) {
+        char hn[64];
+        snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
+        n->hits[l] = stats_find_counter(st, hn);
+        snprintf(hn, sizeof hn, "cn%u.l%u.misses", c, l + 1);
+        n->misses[l] = stats_find_counter(st, hn);
+        snprintf(hn, sizeof hn, "cn%u.l%u.hit_rate", c, l + 1);
+        n->hit_rate[l] = stats_gauge(st, hn, "hits / (hits + misses) of this level, all its cores");
+        if (!n->hits[l] || !n->misses[l] || !n->hit_rate[l]) {
+            snprintf(err, SYSTEM_ERR_MAX, "statistics: %s: %s", hn, stats_error(st));
+            return false;
+        }
+    }
+    n->core = calloc(s->cores, sizeof *n->core);
+    for (unsigned i = 0; i < s->cores; i++) {
+        char cname[48];
+        snprintf(cname, sizeof cname, "cn%u.core%u", c, i);
+        core_params_t cp = {
+            .cn = c,
+            .id = i,
+            .freq_hz = cfg->core.freq_hz,
+            .rob = (unsigned)cfg->core.rob_size,
+            .lq = (unsigned)cfg->core.lq_size,
+            .sq = (unsigned)cfg->core.sq_size,
+            .width = (unsigned)cfg->core.width,
+            .protocol = cfg->core.protocol,
+            .coalesce = cfg->core.coalesce,
+            .sync_ideal = cfg->core.sync == CFG_SYNC_IDEAL,
+            .lnr_lo = cfg->mem.scr_size_bytes ? s->scr_hi : 0,
+            .repl = n->repl ? cn_repl_if(n->repl) : NULL,
+            .name = cname,
+        };
+        n->core[i] = core_create(k, &cp, cn_mem_if(n->mem), st, err);
+        if (!n->core[i])
+            return false;
+        core_on_commit(n->core[i], on_commit, s);
+    }
+    return true;
+}
+
 system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model_ops_t *fops,
                         const dir_model_ops_t *dops, const lu_model_ops_t *lops, bool skip_idle, stats_t *st,
                         char *err)
@@ -487,22 +703,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     s->lnr_next = s->scr_hi * ADDR_LINE_BYTES; /* the LNR: every line above the SCR */
     s->lnr_limit = total_lines * ADDR_LINE_BYTES;
     s->oracle = oracle_create();
-    bool ok = stats_register(st, NULL, system_stats, STATS_DEFS_N(system_stats), s) == 0;
-    if (ok && s->dk) {
-        ok = stats_register(st, NULL, system_dk_stats, STATS_DEFS_N(system_dk_stats), s) == 0;
-        s->c_lu_csr = calloc(s->ncn * N_LU_CSRS, sizeof *s->c_lu_csr);
-        for (unsigned c = 0; ok && c < s->ncn; c++)
-            for (unsigned i = 0; ok && i < N_LU_CSRS; i++) {
-                char name[64];
-                snprintf(name, sizeof name, "cn%u.lu.csr.%s", c, lu_csrs[i].name);
-                s->c_lu_csr[c * N_LU_CSRS + i] = stats_counter(st, name, lu_csrs[i].doc);
-                ok = s->c_lu_csr[c * N_LU_CSRS + i] != NULL;
-            }
-    }
-    if (!ok) {
-        snprintf(err, SYSTEM_ERR_MAX, "statistics: %s", stats_error(st));
+    if (!create_stats(s, err))
         goto fail;
-    }
 
     fabric_params_t fp = {
         .freq_hz = cfg->fabric.freq_hz,
@@ -535,55 +737,8 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
         goto fail;
     }
 
-    s->mn = calloc(s->nmn, sizeof *s->mn);
-    for (unsigned m = 0; m < s->nmn; m++) {
-        char name[32];
-        snprintf(name, sizeof name, "mn%u", m);
-        mn_node_params_t mp = {
-            .mn = m,
-            .num_mn = s->nmn,
-            .mn_bytes = cfg->mem.mn_size_bytes,
-            .interleave_bytes = cfg->mem.interleave_bytes,
-            .scr_lo = s->scr_lo,
-            .scr_hi = s->scr_hi,
-            .freq_hz = cfg->fabric.freq_hz,
-            .dram_latency_ps = cfg->mem.dram_latency_ps,
-            .name = name,
-            .seed = cfg->sim.seed,
-            .skip_idle = skip_idle,
-        };
-        s->mn[m] = mn_node_create(k, s->f, s->ncn + m, dops, &mp, st, err);
-        if (!s->mn[m])
-            goto fail;
-    }
-    lu_map_init(&s->map, s->ncn, s->ncn == 32 ? ~0u : (1u << s->ncn) - 1);
-    if (s->dk) {
-        s->store = calloc(s->nmn, sizeof *s->store);
-        for (unsigned m = 0; m < s->nmn; m++) {
-            s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn), true);
-            if (!s->store[m]) {
-                snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
-                goto fail;
-            }
-        }
-    }
-    s->rec = calloc(s->nmn, sizeof *s->rec);
-    const mn_recov_hooks_t rh = {.obj = s,
-                                 .lus = hook_lus,
-                                 .stores = hook_stores,
-                                 .store_records = hook_store_records,
-                                 .failed = hook_failed,
-                                 .done = hook_mn_done};
-    for (unsigned m = 0; m < s->nmn; m++) {
-        char name[32];
-        snprintf(name, sizeof name, "mn%u.recov", m);
-        mn_recov_params_t rp = {.mn = m, .rec_search_ps = cfg->recovery.rec_search_ps, .name = name};
-        s->rec[m] = mn_recov_create(k, s->mn[m], s->dk ? s->store[m] : NULL, &rp, &rh, st);
-        if (!s->rec[m]) {
-            snprintf(err, SYSTEM_ERR_MAX, "mn%u's recovery handler: %s", m, stats_error(st));
-            goto fail;
-        }
-    }
+    if (!create_mns(s, dops, skip_idle, err))
+        goto fail;
     /* Early REPL sets (proactive): each CN's share of every LU's buffer beyond one full set per
      * core of the system (csim/cn/cn_repl.h), or, with lu.head_reserve = none, no bound but the
      * store buffers'. */
@@ -597,132 +752,9 @@ system_t *system_create(kernel_t *k, const sim_config_t *cfg, const fabric_model
     }
 
     s->cn = calloc(s->ncn, sizeof *s->cn);
-    for (unsigned c = 0; c < s->ncn; c++) {
-        sys_cn_t *n = &s->cn[c];
-        n->s = s;
-        n->idx = c;
-        char name[32];
-        snprintf(name, sizeof name, "cn%u", c);
-        cn_mem_params_t mp = {
-            .cn = c,
-            .cores = s->cores,
-            .l1 = cfg->l1,
-            .l2 = cfg->l2,
-            .l3 = cfg->l3,
-            .core_freq_hz = cfg->core.freq_hz,
-            .local_latency_ps = cfg->mem.local_latency_ps,
-            .local_bytes = cfg->mem.local_size_bytes,
-            .num_mn = s->nmn,
-            .interleave_bytes = cfg->mem.interleave_bytes,
-            .scr_lo = s->scr_lo,
-            .scr_hi = s->scr_hi,
-            .lnr_word_writeback = cfg->mem.lnr_writeback == CFG_LNR_WB_WORD,
-            .name = name,
-            .seed = cfg->sim.seed,
-        };
-        char pname[48];
-        snprintf(pname, sizeof pname, "cn%u.port", c);
-        n->port = cn_port_create(s->f, c, (unsigned)config_link_credits(cfg), pname, st);
-        if (!n->port) {
-            snprintf(err, SYSTEM_ERR_MAX, "cn%u's port: %s", c, stats_error(st));
+    for (unsigned c = 0; c < s->ncn; c++)
+        if (!create_cn(s, c, lops, skip_idle, early_sets, early_words, err))
             goto fail;
-        }
-        cn_link_t link = cn_port_mem_link(n->port);
-        n->mem = cn_mem_create(k, &mp, &link, st, err);
-        if (!n->mem)
-            goto fail;
-        cn_port_attach(n->port, CN_PORT_MEM, mem_deliver, mem_credit, n->mem);
-        if (s->dk) {
-            char lname[48];
-            snprintf(lname, sizeof lname, "cn%u.lu", c);
-            lu_node_params_t lp = {
-                .cn = c,
-                .num_cn = s->ncn,
-                .freq_hz = cfg->lu.freq_hz,
-                .sram_bytes = cfg->lu.sram_bytes,
-                .dram_log_bytes = cfg->lu.dram_log_bytes,
-                .high_watermark = cfg->lu.high_watermark,
-                .dump_period_ps = cfg->lu.dump_period_ps,
-                .zlib_level = (int)cfg->lu.zlib_level,
-                .zpool = s->zpool,
-                .drop_log = true, /* checked as they come (repl_check) */
-                .dram_latency_ps = cfg->mem.local_latency_ps, /* the log is in the CN's own DRAM */
-                .addr_lim = total_lines,
-                .mn = lu_map_mn(c, s->nmn),
-                .name = lname,
-                .seed = cfg->sim.seed,
-                .skip_idle = skip_idle,
-            };
-            n->lu = lu_node_create(k, n->port, lops, &lp, st, err);
-            if (!n->lu)
-                goto fail;
-            lu_node_on_log(n->lu, on_log, n);
-            snprintf(lname, sizeof lname, "cn%u.repl", c);
-            cn_repl_params_t rp = {
-                .cn = c,
-                .num_cn = s->ncn,
-                .cores = s->cores,
-                .nr = (unsigned)cfg->lu.nr,
-                .map = &s->map,
-                .early_sets = early_sets,
-                .early_words = early_words,
-                .name = lname,
-            };
-            n->repl = cn_repl_create(k, n->port, &rp, st, err);
-            if (!n->repl)
-                goto fail;
-        }
-        {
-            char sname[48];
-            snprintf(sname, sizeof sname, "cn%u.sw", c);
-            cm_params_t cp = {.cn = c, .num_cn = s->ncn, .num_mn = s->nmn, .lu = s->dk,
-                              .nr = s->dk ? (unsigned)cfg->lu.nr : 0, .name = sname};
-            cm_hooks_t ch = {.obj = s, .pause = hook_pause, .reconfigure = hook_reconfigure, .done = hook_cm_done,
-                             .unrecoverable = hook_unrecoverable};
-            n->cm = cm_create(k, n->port, s->f, &cp, &ch, st);
-            if (!n->cm) {
-                snprintf(err, SYSTEM_ERR_MAX, "cn%u's software: %s", c, stats_error(st));
-                goto fail;
-            }
-        }
-        for (unsigned l = 0; l < 3; l++) {
-            char hn[64];
-            snprintf(hn, sizeof hn, "cn%u.l%u.hits", c, l + 1);
-            n->hits[l] = stats_find_counter(st, hn);
-            snprintf(hn, sizeof hn, "cn%u.l%u.misses", c, l + 1);
-            n->misses[l] = stats_find_counter(st, hn);
-            snprintf(hn, sizeof hn, "cn%u.l%u.hit_rate", c, l + 1);
-            n->hit_rate[l] = stats_gauge(st, hn, "hits / (hits + misses) of this level, all its cores");
-            if (!n->hits[l] || !n->misses[l] || !n->hit_rate[l]) {
-                snprintf(err, SYSTEM_ERR_MAX, "statistics: %s: %s", hn, stats_error(st));
-                goto fail;
-            }
-        }
-        n->core = calloc(s->cores, sizeof *n->core);
-        for (unsigned i = 0; i < s->cores; i++) {
-            char cname[48];
-            snprintf(cname, sizeof cname, "cn%u.core%u", c, i);
-            core_params_t cp = {
-                .cn = c,
-                .id = i,
-                .freq_hz = cfg->core.freq_hz,
-                .rob = (unsigned)cfg->core.rob_size,
-                .lq = (unsigned)cfg->core.lq_size,
-                .sq = (unsigned)cfg->core.sq_size,
-                .width = (unsigned)cfg->core.width,
-                .protocol = cfg->core.protocol,
-                .coalesce = cfg->core.coalesce,
-                .sync_ideal = cfg->core.sync == CFG_SYNC_IDEAL,
-                .lnr_lo = cfg->mem.scr_size_bytes ? s->scr_hi : 0,
-                .repl = n->repl ? cn_repl_if(n->repl) : NULL,
-                .name = cname,
-            };
-            n->core[i] = core_create(k, &cp, cn_mem_if(n->mem), st, err);
-            if (!n->core[i])
-                goto fail;
-            core_on_commit(n->core[i], on_commit, s);
-        }
-    }
     s->env = (wl_env_t){.ops = &env_ops, .obj = s, .cfg = cfg, .num_cn = s->ncn, .seed = cfg->sim.seed,
                         .live = &s->live_threads};
     return s;
