@@ -152,6 +152,77 @@ Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = r
     }
 }
 
+/* Files in dir whose name holds a temporary's mark (outfile's "<path>.tmp.<pid>"), counted. */
+static int temporaries(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "find %s -name '*.tmp.*' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    cr_assert_not_null(p);
+    cr_assert_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* Every output is opened before the run starts: a path that cannot be written (a folder under a
+ * file, a folder itself) stops it with one line naming the option, the path and the reason, exit 2,
+ * nothing started. An INI file with bytes that are not text is bad input too. A finished run leaves
+ * its statistics and their .ini and no temporary; a run killed by a signal says so and leaves
+ * neither. */
+Test(sim, outputs_are_checked_before_the_run_and_written_whole, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
+{
+    write_file("f", "a file, not a folder\n");
+    const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--stats DIR/f/x.json", "diktamo_sim: --stats DIR/f/x.json: cannot write: Not a directory"},
+        {"--stats DIR", "diktamo_sim: --stats DIR: cannot write: Is a directory"},
+        {"--trace DIR/f/t.fst", "diktamo_sim: --trace DIR/f/t.fst: cannot write: Not a directory"},
+        {"--config DIR/nul.ini", "nul.ini:2: syntax: byte 0x00 at column 11 is not text"},
+    };
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "printf '[system]\\nnum_cn = 4\\0\\0\\n' > %s/nul.ini", dir);
+    cr_assert_eq(system(cmd), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[512], want[512];
+        const char *a = bad[i].args, *d = strstr(a, "DIR"), *w = bad[i].want, *e = strstr(w, "DIR");
+        snprintf(args, sizeof args, "%.*s%s%s", (int)(d - a), a, dir, d + 3);
+        if (e)
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(e - w), w, dir, e + 3);
+        else
+            snprintf(want, sizeof want, "%s", w);
+        snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini %s", args);
+        result_t r;
+        run(cmd, &r);
+        cr_assert(r.exited && r.status == 2, "%s: exit %d, want 2; stderr: %s", cmd, r.status, r.err);
+        cr_assert_eq(lines(r.err), 1, "%s: want one line on stderr, got: %s", cmd, r.err);
+        cr_assert_not_null(strstr(r.err, want), "%s: message '%s' lacks '%s'", cmd, r.err, want);
+        cr_assert_null(strstr(r.out, "diktamo_sim: config"), "%s: the run started: %s", cmd, r.out);
+    }
+    cr_assert_eq(temporaries(), 0, "a refused run left a temporary");
+
+    result_t r;
+    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --quiet --stats %s/ok/x.json", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert(exists("ok/x.json") && exists("ok/x.json.ini"), "%s: no statistics", cmd);
+    cr_assert_eq(temporaries(), 0, "%s left a temporary", cmd);
+
+    snprintf(cmd, sizeof cmd,
+             "timeout -s TERM 1 " SIM " --config sim_configs/run.ini --set workload.name=ycsb "
+             "--set workload.ycsb_ops=5000000 --quiet --stats %s/k/x.json",
+             dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 124, "%s: exit %d, want 124 (timed out); stderr: %s", cmd, r.status, r.err);
+    cr_assert_not_null(strstr(r.err, "diktamo_sim: run died; seed 1 (replay: same arguments with --seed 1): "
+                                     "killed by SIGTERM\n"),
+                       "%s: %s", cmd, r.err);
+    cr_assert(!exists("k/x.json") && !exists("k/x.json.ini"), "%s: a killed run left statistics", cmd);
+    cr_assert_eq(temporaries(), 0, "%s left a temporary", cmd);
+}
+
 static void check_bad(const char *prog)
 {
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {

@@ -17,12 +17,28 @@ static int nregs;
 static int installed;
 static char note[256];
 
+/* Writes s to stderr from a signal handler (write(2) only). */
+static void say(const char *s)
+{
+    ssize_t r = write(STDERR_FILENO, s, strlen(s));
+    (void)r;
+}
+
 static void on_signal(int sig)
 {
-    if (note[0]) {
-        ssize_t r = write(STDERR_FILENO, note, strlen(note));
-        (void)r;
-    }
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGABRT, "SIGABRT"}, {SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"},
+                 {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},  {SIGFPE, "SIGFPE"}};
+    const char *name = "a signal";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig)
+            name = names[i].name;
+    say(note[0] ? note : "run died");
+    say(": killed by ");
+    say(name);
+    say("\n");
     cleanup_run_all();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -73,5 +89,5 @@ void cleanup_run_all(void)
 void cleanup_set_note(const char *s)
 {
     install();
-    snprintf(note, sizeof note, "%s\n", s);
+    snprintf(note, sizeof note, "%s", s);
 }

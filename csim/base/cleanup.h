@@ -18,7 +18,8 @@ void cleanup_register(cleanup_fn fn, void *arg);
 void cleanup_unregister(cleanup_fn fn, void *arg);
 /** Runs and removes every registration, newest first. */
 void cleanup_run_all(void);
-/** Sets the line printed on stderr when the run dies of a signal (for example the seed). */
+/** Sets the start of the line printed on stderr when the run dies of a signal (for example the
+ *  seed); the line goes on with the signal's name. */
 void cleanup_set_note(const char *note);
 
 #ifdef __cplusplus

@@ -988,6 +988,14 @@ static char *load_reader(char *str, int num, void *stream)
         return NULL;
     }
     x->line++;
+    /* Text only: a NUL or another control character (tab and line ends aside) is not a setting. */
+    for (ssize_t i = 0; i < got; i++) {
+        const unsigned char b = (unsigned char)x->buf[i];
+        if ((b < 0x20 && b != '\t' && b != '\r' && b != '\n') || b == 0x7f) {
+            load_fail(x, "syntax: byte 0x%02x at column %zd is not text", b, i + 1);
+            return NULL;
+        }
+    }
     char *s = x->buf;
     if (x->line == 1 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 byte order mark */
         s += 3;
