@@ -710,6 +710,15 @@ static void blog_experiments(const char *prog, const char *const *figs, const ch
     cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
     snprintf(p, sizeof p, "%s: no configuration file", prog);
     cr_assert(strstr(r.err, p) != NULL, "%s", r.err);
+    /* docs that cannot be written: one line naming the path, before any run */
+    write_file("f", "a file, not a folder\n");
+    snprintf(cmd, sizeof cmd, "python3 scripts/%s.py --size tiny --out %s/bad2 --docs %s/f/docs", prog, dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert_eq(lines(r.err), 1, "%s", r.err);
+    snprintf(p, sizeof p, "%s: %s/f/docs/results-%s.md: cannot write: Not a directory\n", prog, dir, prog);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    cr_assert_null(strstr(r.out, ": ok ("), "%s ran: %s", cmd, r.out);
 }
 
 /* make megalon on the tiny input (blog_experiments). */
@@ -876,6 +885,23 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
         cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
         cr_assert_str_eq(r.err, bad[i].msg, "%s", cmd);
     }
+    /* Outputs that cannot be written stop it before any run (a folder under a file). */
+    write_file("f", "a file, not a folder\n");
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad2 --docs %s/f/docs", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "figures: %s/f/docs/results.md: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/f/out", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "figures: %s/f/out: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "python3 scripts/faults.py --runs 1 --out %s/f/x", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "faults: %s/f/x/summary.json: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
     /* A configuration the simulator refuses stops it before any run, with the simulator's line. */
     write_file("bad.ini", "[system]\nnum_cn = 3x\n");
     snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad --config %s/bad.ini", dir, dir);
