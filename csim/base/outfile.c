@@ -122,3 +122,32 @@ int outfile_check_path(const char *path, char *err, size_t n)
         unlink(path);
     return 0;
 }
+
+int outfile_write(const char *path, int (*wr)(const void *obj, FILE *f), const void *obj, char *err, size_t n)
+{
+    outfile_t o;
+    if (outfile_open(&o, path, err, n))
+        return -1;
+    if (wr(obj, o.f)) {
+        snprintf(err, n, "write error");
+        outfile_discard(&o);
+        return -1;
+    }
+    return outfile_commit(&o, err, n);
+}
+
+int outfile_check_dir(const char *prog, const char *dir, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        char p[OUTFILE_PATH_MAX], why[256];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, names[i]) >= sizeof p) {
+            fprintf(stderr, "%s: --out %s: path too long\n", prog, dir);
+            return -1;
+        }
+        if (outfile_check_path(p, why, sizeof why)) {
+            fprintf(stderr, "%s: --out %s: cannot write %s: %s\n", prog, dir, p, why);
+            return -1;
+        }
+    }
+    return 0;
+}

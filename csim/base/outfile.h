@@ -27,6 +27,12 @@ int outfile_open(outfile_t *o, const char *path, char *err, size_t n);
 int outfile_commit(outfile_t *o, char *err, size_t n);
 /** Removes the temporary: nothing is written (a no-op after a commit). */
 void outfile_discard(outfile_t *o);
+/** The whole file at once: path's temporary filled by wr(obj, f) (0 when all went well), then
+ *  committed. 0, or -1 with the reason in err (nothing written). */
+int outfile_write(const char *path, int (*wr)(const void *obj, FILE *f), const void *obj, char *err, size_t n);
+/** Checks that each file dir/names[i] can be written (outfile_check_path) before a program's work:
+ *  0, or -1 after one line on stderr, "prog: --out dir: cannot write dir/name: reason". */
+int outfile_check_dir(const char *prog, const char *dir, const char *const *names, size_t count);
 /** mkdir -p of path's dirname. 0, or -1 with errno set. */
 int outfile_make_dirs(const char *path);
 /** Whether a file can be created or written at path (its folders made; an existing file is left as

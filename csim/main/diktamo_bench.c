@@ -39,6 +39,7 @@
 #include "base/config.h"
 #include "base/hostprof.h"
 #include "base/kernel.h"
+#include "base/outfile.h"
 #include "base/progress.h"
 #include "base/rng.h"
 #include "base/stats.h"
@@ -265,21 +266,22 @@ static void failed(failures_t *fl, const char *name)
 
 /* Writes DIR/NAME.{json,csv}; nothing when no row of the table ran (--only left it out), so that an
  * earlier full run's files stay. */
+static int wr_json(const void *st, FILE *f) { return stats_write_json(st, f); }
+static int wr_csv(const void *t, FILE *f) { return stats_table_write_csv(t, f); }
+
 static int write_outputs(const char *dir, const char *name, const stats_t *st, const stats_table_t *tab)
 {
     if (tab->nrows == 0)
         return 0;
-    char p[1024];
+    char p[1024], why[256];
     snprintf(p, sizeof p, "%s/%s.json", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f || stats_write_json(st, f) || fclose(f)) {
-        fprintf(stderr, "diktamo_bench: cannot write %s\n", p);
+    if (outfile_write(p, wr_json, st, why, sizeof why)) {
+        fprintf(stderr, "diktamo_bench: cannot write %s: %s\n", p, why);
         return -1;
     }
     snprintf(p, sizeof p, "%s/%s.csv", dir, name);
-    f = fopen(p, "w");
-    if (!f || stats_table_write_csv(tab, f) || fclose(f)) {
-        fprintf(stderr, "diktamo_bench: cannot write %s\n", p);
+    if (outfile_write(p, wr_csv, tab, why, sizeof why)) {
+        fprintf(stderr, "diktamo_bench: cannot write %s: %s\n", p, why);
         return -1;
     }
     return 0;
@@ -388,10 +390,10 @@ int main(int argc, char **argv)
     }
     const char *out = o.out;
     const double scale = o.scale;
-    if (mkdir(out, 0777) && errno != EEXIST) {
-        fprintf(stderr, "diktamo_bench: cannot create %s\n", out);
+    static const char *const outs[] = {"kernel.json", "kernel.csv", "fabric.json", "fabric.csv",
+                                       "system.json", "system.csv", "goals.json",  "goals.csv"};
+    if (outfile_check_dir("diktamo_bench", out, outs, sizeof outs / sizeof outs[0]))
         return 2;
-    }
     failures_t fl = {.n = 0};
     char row[160], name[160];
     goals_t gl = {.n = 0};
