@@ -957,6 +957,12 @@ Test(sim, instr_refuses_bad_input_in_one_line_before_counting, .init = make_dir,
         struct stat st;
         cr_assert(stat(p, &st) != 0, "%s: nothing is written on bad input", cmd);
     }
+    /* an output it cannot write: one line naming it, before it counts */
+    write_file("f", "a file, not a folder\n");
+    char cmd[512], msg[512];
+    snprintf(cmd, sizeof cmd, "python3 scripts/instr.py --out %s/f/o", dir);
+    snprintf(msg, sizeof msg, "instr.py: %s/f/o/instr.json: cannot write: Not a directory\n", dir);
+    refused_in_one_line(cmd, msg, "instr");
 }
 
 /* make pgo's and make threads' scripts (scripts/pgo.sh, scripts/threads.sh) refuse bad arguments and
