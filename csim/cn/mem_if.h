@@ -1,5 +1,5 @@
 /* What a core asks of its CN's memory hierarchy. The core (csim/cn/core.c) reaches the hierarchy
- * only through this table of functions, so that the real one (csim/cn/cn_mem.c: L1, L2, L3, local
+ * only through this table of functions, so that the real one (csim/cn/cn_mem.h: L1, L2, L3, local
  * directory, local DRAM, CXL port) and the flat memory (csim/cn/flat_mem.c) plug in the same way.
  *
  * Addresses are byte addresses (csim/base/addr.h); words are 8 bytes and aligned. Every access
