@@ -4,7 +4,7 @@
 Usage: check_layers.py [CSIM_DIR]   (default csim)
 
 Every `#include "x/y.h"` of a file in folder F must name a header of F itself or of a folder of a
-lower rank in LAYERS; a bare `#include "y.h"` must be a generated header (build/gen: msg_defs.h,
+lower rank in LAYERS, and a private header `x/NAME_priv.h` is for `x/NAME*.c` only; a bare `#include "y.h"` must be a generated header (build/gen: msg_defs.h,
 the vw_*.h wrappers, ...), which sit below every layer. A folder of csim/ that LAYERS does not name,
 or a header that does not exist, is an error too. One line per finding (file:line: what), exit 1
 when there is one, 2 on bad usage.
@@ -61,6 +61,10 @@ def check(root):
                         bad.append(f"{f}:{ln}: #include \"{inc}\": {top}/ is not a layer of csim/")
                     elif not os.path.isfile(os.path.join(root, inc)):
                         bad.append(f"{f}:{ln}: #include \"{inc}\": no such header")
+                    elif inc.endswith("_priv.h") and not (
+                            top == folder and name.startswith(os.path.basename(inc)[:-len("_priv.h")])):
+                        bad.append(f"{f}:{ln}: #include \"{inc}\": a private header, for "
+                                   f"{os.path.basename(inc)[:-len('_priv.h')]}*.c of {top}/ only")
                     elif top != folder and LAYERS[top] >= LAYERS[folder]:
                         bad.append(f"{f}:{ln}: #include \"{inc}\": {folder}/ (rank {LAYERS[folder]}) "
                                    f"may not include {top}/ (rank {LAYERS[top]}): only lower layers")

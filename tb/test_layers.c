@@ -1,6 +1,7 @@
 /* csim/'s layers (docs/architecture.md section 1): scripts/check_layers.py, which make lint runs,
  * passes the tree as it is and names every include that points up or sideways, a bare include of a
- * layer's header, a header that does not exist, a file at csim's top level and an unknown folder. */
+ * layer's header, a header that does not exist, a private header (NAME_priv.h) included outside its
+ * NAME*.c, a file at csim's top level and an unknown folder. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,9 @@ Test(layers, bare_missing_and_unknown_are_refused, .init = make_dir, .fini = rem
 {
     good_tree();
     put("csim/cn/cache.c", "#include \"kernel.h\"\n#include \"base/nothing.h\"\n#include \"tb/x.h\"\n");
+    put("csim/cn/cn_mem_priv.h", "\n");
+    put("csim/cn/cn_mem_port.c", "#include \"cn/cn_mem_priv.h\"\n");
+    put("csim/cn/core.c", "#include \"cn/core.h\"\n#include \"cn/cn_mem_priv.h\"\n");
     put("csim/stray.c", "int x;\n");
     put("csim/extra/a.h", "\n");
     char root[128], out[4096];
@@ -107,6 +111,10 @@ Test(layers, bare_missing_and_unknown_are_refused, .init = make_dir, .fini = rem
                        out);
     cr_assert_not_null(strstr(out, "cache.c:2: #include \"base/nothing.h\": no such header\n"), "%s", out);
     cr_assert_not_null(strstr(out, "cache.c:3: #include \"tb/x.h\": tb/ is not a layer of csim/\n"), "%s", out);
+    cr_assert_not_null(strstr(out, "core.c:2: #include \"cn/cn_mem_priv.h\": a private header, for cn_mem*.c of cn/ "
+                                   "only\n"),
+                       "%s", out);
+    cr_assert_null(strstr(out, "cn_mem_port.c"), "%s", out);
     cr_assert_not_null(strstr(out, "csim/stray.c: a file at csim's top level"), "%s", out);
     cr_assert_not_null(strstr(out, "csim/extra: folder not in scripts/check_layers.py's LAYERS"), "%s", out);
 }
