@@ -28,6 +28,17 @@ ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS) $(shell echo "$$MAKEFLAGS")),)
   MAKEFLAGS += -j$(JOBS)
 endif
 
+# SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer on the C models, the C++ wrappers and the
+# tests (make test-asan; make test runs the simulator built so once), in build/asan/{obj,bin}. The
+# Verilated models' archives are the plain build's, shared: generated code, whose memory the
+# sanitizers' runtime watches all the same.
+SAN ?=
+ifeq ($(SAN),1)
+  OBJ := $(B)/asan/obj
+  BIN := $(B)/asan/bin
+  SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
 CONFIG ?= sim_configs/run.ini
 SEED   ?= 1
 ARGS   ?=
@@ -99,7 +110,7 @@ VL_TRACE  := --trace-fst --trace-structs
 vl_traced  = $(or $(filter fabric_top_%,$(filter-out %_synth %_fast,$(1))),$(filter dir_ctrl logging_unit,$(1)))
 VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
 VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
-VL_CXXFLAGS := -std=gnu++17 -O2 $(PGO) -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
+VL_CXXFLAGS := -std=gnu++17 -O2 $(PGO) $(SAN_FLAGS) -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
 VL_RT_OBJS  := $(OBJ)/vlrt/verilated.o $(OBJ)/vlrt/verilated_fst_c.o $(OBJ)/vlrt/verilated_threads.o
 
 $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
@@ -196,10 +207,10 @@ TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 
 # ---------------------------------------------------------------------------------------------
 # C: the simulator library (csim), the generated message code.
-CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness \
+CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) $(SAN_FLAGS) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness \
                  $(if $(findstring -fprofile-use,$(PGO)),-DDIKTAMO_PGO=1)
 CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
-LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO)
+LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO) $(SAN_FLAGS)
 
 CSIM_SRCS := $(sort $(filter-out csim/main/%,$(wildcard csim/*.c csim/*/*.c)))
 CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o
@@ -215,7 +226,7 @@ $(OBJ)/csim/%.o: csim/%.c $(GEN)/msg_defs.h | $(SETUP)
 
 $(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix fabric_top_,$$(TB_FABRIC_SHAPES)),$$(VMODEL_HDR_$$(m))) | $(SETUP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -DTB_BIN_DIR='"$(BIN)"' -MMD -MP -c $< -o $@
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -395,14 +406,28 @@ $(TB_BIN): $(TB_OBJS) $(CSIM_OBJS) $$(foreach m,$$(TB_LINK_MODELS),$$(VMODEL_OBJ
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 
-# Programs the tests run (tb/test_sim.c), besides the test binary itself.
+# Programs the tests run (tb/test_sim.c), besides the test binary itself; and the sanitized
+# simulator that one of them runs (asan-sim: a sub-make with SAN=1 builds it).
 TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2_test $(BIN)/diktamo_sim_c2m2_test $(BIN)/diktamo_sim_c4m2
+ifneq ($(SAN),1)
+TB_RUN_DEPS += asan-sim
+endif
+.PHONY: asan-sim
+asan-sim: | $(SETUP)
+	+$(MAKE) SAN=1 $(B)/asan/bin/diktamo_sim_c4m2_test
 
-.PHONY: test
+# Under SAN=1 the first finding ends its test (halt_on_error), leaks included.
+SAN_ENV := $(if $(filter 1,$(SAN)),ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+TEST_REPORT := $(B)/reports/tests$(if $(filter 1,$(SAN)),-asan)
+
+.PHONY: test test-asan
 test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML in build/reports/)
 	@mkdir -p $(B)/reports
-	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
+	$(SAN_ENV) $(TB_BIN) --jobs $(JOBS) --xml=$(TEST_REPORT).xml $(TEST_ARGS) 2>&1 | tee $(TEST_REPORT).log; \
 	  exit $${PIPESTATUS[0]}
+
+test-asan: | $(SETUP) ## the test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (build/asan/): zero findings
+	+$(MAKE) SAN=1 test
 
 .PHONY: pgo
 pgo: | $(SETUP) ## the simulators (PGO_CONFIG's shape, default sim_configs/paper.ini, and the bench's) and diktamo_bench built with profile-guided and link-time optimization: build/bin/*_pgo; the simulator's speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json

@@ -8,9 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CFG "build/bin/diktamo_cfg"
-#define SIM "build/bin/diktamo_sim_c4m2_test"
-#define SIM_FAST "build/bin/diktamo_sim_c4m2" /* the fast flavour: no assertions, no tracing */
+#ifndef TB_BIN_DIR
+#define TB_BIN_DIR "build/bin"
+#endif
+#define CFG TB_BIN_DIR "/diktamo_cfg"
+#define SIM TB_BIN_DIR "/diktamo_sim_c4m2_test"
+#define SIM_FAST TB_BIN_DIR "/diktamo_sim_c4m2" /* the fast flavour: no assertions, no tracing */
 
 static char dir[64];
 
@@ -149,6 +152,32 @@ Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = r
         cr_assert_not_null(strstr(r.err, bad_run_cases[i].want), "%s: message '%s' lacks '%s'", cmd, r.err,
                            bad_run_cases[i].want);
         cr_assert(!exists("stats.json"), "%s: bad input must write nothing", cmd);
+    }
+}
+
+/* The simulator built with AddressSanitizer and UndefinedBehaviorSanitizer (make asan-sim, SAN=1;
+ * make test-asan runs the whole suite so) on a few short runs that reach every part: a DIKTAMO
+ * protocol with its LUs, a CN failure and its recovery, the host software on partly coherent
+ * memory, the fabric's traffic generator. Any finding ends the run (halt_on_error) with a report. */
+Test(sim, the_simulator_under_asan_and_ubsan_finds_nothing, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    static const char *const runs[] = {
+        "--config sim_configs/small.ini --set core.protocol=proactive",
+        "--config sim_configs/run.ini --set workload.name=canneal --set core.protocol=parallel --fail 2@15us",
+        "--config sim_configs/pc.ini --set workload.name=megalon",
+        "--config sim_configs/small.ini --traffic",
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "
+                 "build/asan/bin/diktamo_sim_c4m2_test %s --quiet --stats %s/asan%zu.json",
+                 runs[i], dir, i);
+        result_t r;
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s: exit %d: %.3000s", cmd, r.status, r.err);
+        cr_assert_null(strstr(r.err, "Sanitizer"), "%s: %.3000s", cmd, r.err);
+        cr_assert_null(strstr(r.err, "runtime error"), "%s: %.3000s", cmd, r.err);
     }
 }
 
