@@ -293,7 +293,8 @@ int main(int argc, char **argv)
 {
     cli_opts_t o;
     cli_parse(argc, argv, &o, "diktamo_sim", usage);
-    sim_config_t *cfg = calloc(1, sizeof *cfg);
+    static sim_config_t cfg_of_run; /* static: the early exits below have nothing to free */
+    sim_config_t *cfg = &cfg_of_run;
     cli_load_config(&o, cfg);
 
     const unsigned ncn = (unsigned)cfg->system.num_cn, nmn = (unsigned)cfg->system.num_mn;
@@ -393,6 +394,5 @@ int main(int argc, char **argv)
 out:
     kernel_free(&k);
     stats_free(&st);
-    free(cfg);
     return status;
 }

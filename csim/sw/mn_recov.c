@@ -215,7 +215,8 @@ static void ask_stores(mn_recov_t *r)
 static void walked(mn_recov_t *r)
 {
     r->r.t_walked = r->k->now;
-    qsort(r->o, r->on, sizeof *r->o, cmp_line);
+    if (r->on) /* qsort wants an array, even of none */
+        qsort(r->o, r->on, sizeof *r->o, cmp_line);
     r->r.owned = r->on;
     r->ph = RV_LU;
     unsigned nlu = 0;
