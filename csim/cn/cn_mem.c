@@ -11,7 +11,6 @@
 #include "mem/dram.h"
 
 #define W ADDR_WORDS_PER_LINE
-#define WIF 0x4u /* flags bit 2 on a BIRSP: WR_IN_FLIGHT */
 #define NTAGS (1u << MSG_TAG_W)
 #define LT_BUCKETS 256u
 
@@ -1202,7 +1201,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
             (*c->s.sn_unexpected)++;
         t->ev_snooped = true;
         r.opcode = t->out == CN_OUT_DIRTY_EVICT ? OP_BIRSP_I_DATA : OP_BIRSP_I;
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         if (t->out == CN_OUT_DIRTY_EVICT) {
             r.mask = 0xff;
             memcpy(r.data, t->buf, sizeof r.data);
@@ -1210,7 +1209,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
         }
     } else if (t && t->out == CN_OUT_WT) {
         /* A write-through in flight: the CN still holds the line. */
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         if (L && L->state == CN_L3_OWN) {
             if (inv)
                 l3_inval_all(c, L);
@@ -1297,7 +1296,7 @@ static void snoop(cn_mem_t *c, const msg_t *m)
     }
     if (c->p.mutate & CN_MUT_NO_WIF)
         r.flags = 0;
-    if (r.flags & WIF)
+    if (r.flags & MSG_FLAG_WR_IN_FLIGHT)
         (*c->s.sn_wif)++;
     port_send(c, &r);
 }
