@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "hostprof.h"
 #include "offload.h"
 

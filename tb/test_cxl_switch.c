@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "cxl_switch_drv.h"
 #include "msg_defs.h"
 #include "msg_rand.h"

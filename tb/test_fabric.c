@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "fabric.h"
 #include "kernel.h"
 #include "stats.h"

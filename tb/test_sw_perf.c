@@ -7,7 +7,7 @@
  * an sw_perf_port per port). */
 #include <criterion/criterion.h>
 
-#include "cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "msg_defs.h"
 #include "rng.h"
 #include "sb/stream_run.h"
