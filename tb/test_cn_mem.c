@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 #include "cn/cn_mem.h"
 #include "sb/cn_sys.h"
 #include "tb_seed.h"

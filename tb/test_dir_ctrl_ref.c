@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "ref/dir_ctrl_ref.h"
-#include "rng.h"
 #include "sb/coh_home_ref.h"
 #include "sb/coh_tester.h"
 #include "tb_seed.h"

@@ -1,4 +1,4 @@
-#include "dram.h"
+#include "mem/dram.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dir_drv.h"
+#include "drv/dir_drv.h"
 
 #define NODES 64u /* node ids are 6 bits */
 
@@ -424,6 +424,15 @@ static void on_sw(void *obj, const msg_t *m)
     }
 }
 
+/* The handler's statistics, under its name. */
+static const stats_def_t mn_recov_stats[] = {
+    STATS_COUNTER_DEF(mn_recov_t, n_rec, "recoveries", "recoveries this MN's handler ran"),
+    STATS_COUNTER_DEF(mn_recov_t, n_owned, "owned", "lines a failed CN owned here (Owned lists)"),
+    STATS_COUNTER_DEF(mn_recov_t, n_wlu, "words_lu", "words recovered from LU logs"),
+    STATS_COUNTER_DEF(mn_recov_t, n_wmn, "words_mn", "words recovered from MN log stores"),
+    STATS_COUNTER_DEF(mn_recov_t, n_busy, "busy", "RECOVERs the directory answered BUSY (its table full), sent again"),
+};
+
 mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const mn_recov_params_t *p,
                             const mn_recov_hooks_t *h, stats_t *st)
 {
@@ -435,13 +444,7 @@ mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const 
     r->p.name = r->name;
     if (h)
         r->h = *h;
-    r->n_rec = stats_counter_in(st, p->name, "recoveries", "recoveries this MN's handler ran");
-    r->n_owned = stats_counter_in(st, p->name, "owned", "lines a failed CN owned here (Owned lists)");
-    r->n_wlu = stats_counter_in(st, p->name, "words_lu", "words recovered from LU logs");
-    r->n_wmn = stats_counter_in(st, p->name, "words_mn", "words recovered from MN log stores");
-    r->n_busy = stats_counter_in(st, p->name, "busy",
-                                 "RECOVERs the directory answered BUSY (its table full), sent again");
-    if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn || !r->n_busy) {
+    if (stats_register(st, p->name, mn_recov_stats, STATS_DEFS_N(mn_recov_stats), r) != 0) {
         free(r);
         return NULL;
     }

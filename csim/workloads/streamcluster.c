@@ -51,9 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
-#include "config.h"
-#include "rng.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define ITER 3         /* PARSEC's ITER: a pFL round tries ITER kmax ln kmax candidates */

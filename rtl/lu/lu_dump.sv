@@ -153,7 +153,7 @@ module lu_dump #(
   assign r_line  = rd_rsp_rec_i[64 +: LineW];
 
   // The bucket of a line address: its 6-bit chunks folded by XOR (LineW = 42: seven whole chunks;
-  // csim/lu_node.c lu_map_bucket computes the same), so consecutive lines fall in different buckets.
+  // csim/cn/lu_node.c lu_map_bucket computes the same), so consecutive lines fall in different buckets.
   function automatic logic [5:0] line_bucket(input logic [LineW-1:0] l);
     line_bucket = '0;
     for (int i = 0; i < LineW / 6; i++) line_bucket = line_bucket ^ l[6*i +: 6];

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "../ref/dir_ctrl_ref.h"
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/kernel.h"
+#include "base/rng.h"
 #include "cn/cn_mem.h"
-#include "kernel.h"
-#include "rng.h"
 
 #define W ADDR_WORDS_PER_LINE
 
