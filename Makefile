@@ -73,12 +73,20 @@ $(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_
 	@mkdir -p $(GEN)
 	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
 
+# The CSR maps (switch, Logging Unit, directory) and the directory's encodings, the same way.
+CSR_DEF := rtl/include/csrs.toml
+$(GEN)/csr_pkg.sv $(GEN)/csr_defs.h docs/csrs.md &: $(CSR_DEF) scripts/gen_csr.py scripts/genutil.py | $(SETUP)
+	@mkdir -p $(GEN)
+	$(PY) scripts/gen_csr.py $(CSR_DEF) $(GEN) docs/csrs.md
+# What every C object may include of them.
+GEN_HDRS := $(GEN)/msg_defs.h $(GEN)/csr_defs.h
+
 # ---------------------------------------------------------------------------------------------
 # RTL sources: packages first, then the modules. A Verilated model reads the file list of its top
 # (FLIST_<top>: the files it instantiates, transitively, which scripts/gen_flist.py writes into
 # build/gen/flist.mk and build/gen/flist/<top>.f) and depends on those files only, so touching a
 # block rebuilds only the models that contain it. Lint and synthesis read every file.
-RTL_PKGS := $(GEN)/msg_pkg.sv
+RTL_PKGS := $(GEN)/msg_pkg.sv $(GEN)/csr_pkg.sv
 RTL_SRCS := $(sort $(wildcard rtl/*.sv rtl/*/*.sv))
 RTL_INCS := $(wildcard rtl/include/*.svh)
 TB_HDL   := $(sort $(wildcard tb/hdl/*.sv))
@@ -221,12 +229,12 @@ $(OBJ)/gen/msg_defs.o: $(GEN)/msg_defs.c $(GEN)/msg_defs.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
-# C objects: csim needs the message header; tests also every model wrapper header they may use.
-$(OBJ)/csim/%.o: csim/%.c $(GEN)/msg_defs.h | $(SETUP)
+# C objects: csim needs the generated headers; tests also every model wrapper header they may use.
+$(OBJ)/csim/%.o: csim/%.c $(GEN_HDRS) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -MMD -MP -c $< -o $@
 
-$(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix fabric_top_,$$(TB_FABRIC_SHAPES)),$$(VMODEL_HDR_$$(m))) | $(SETUP)
+$(OBJ)/tb/%.o: tb/%.c $(GEN_HDRS) $$(foreach m,$$(TB_MODELS) $$(addprefix fabric_top_,$$(TB_FABRIC_SHAPES)),$$(VMODEL_HDR_$$(m))) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -DTB_BIN_DIR='"$(BIN)"' -MMD -MP -c $< -o $@
 
@@ -247,7 +255,7 @@ $(GEN)/fabric_ops_$(1).c: csim/drv/fabric_ops.c.in Makefile
 	sed -e 's/@MODEL@/fabric_top_$(1)/g; s/@NCN@/$(2)/g; s/@NMN@/$(3)/g; \
 	  s/@SYNTH@/$(if $(findstring _synth,$(1)),true,false)/g; \
 	  s/@TRACED@/$(if $(call vl_traced,fabric_top_$(1)),true,false)/g' $$< > $$@
-$(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN)/msg_defs.h csim/drv/fabric.h
+$(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN_HDRS) csim/drv/fabric.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 FABRIC_OBJS_$(1) := $(OBJ)/gen/fabric_ops_$(1).o $$(VMODEL_OBJS_fabric_top_$(1))
@@ -264,7 +272,7 @@ $(GEN)/fabric_reg_$(1).c: Makefile
 	   echo 'const fabric_model_ops_t *const fabric_models[] = {'; \
 	   $$(foreach s,$(2),echo '    &fabric_ops_fabric_top_$$(s),';) \
 	   echo '    0,'; echo '};'; } > $$@
-$(OBJ)/gen/fabric_reg_$(1).o: $(GEN)/fabric_reg_$(1).c csim/drv/fabric.h $(GEN)/msg_defs.h
+$(OBJ)/gen/fabric_reg_$(1).o: $(GEN)/fabric_reg_$(1).c csim/drv/fabric.h $(GEN_HDRS)
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 endef
@@ -336,7 +344,7 @@ $(GEN)/sw_ops_$(1).c: csim/drv/cxl_switch_ops.c.in
 	@mkdir -p $$(@D)
 	sed -e 's/@MODEL@/cxl_switch_$(1)/g; s/@NCN@/$(word 1,$(call switch_counts,$(1)))/g; \
 	  s/@NMN@/$(word 2,$(call switch_counts,$(1)))/g; s/@VOQ@/$(if $(findstring _fifo,$(1)),false,true)/g' $$< > $$@
-$(OBJ)/gen/sw_ops_$(1).o: $(GEN)/sw_ops_$(1).c $(GEN)/vw/vw_cxl_switch_$(1).h $(GEN)/msg_defs.h csim/drv/cxl_switch_drv.h
+$(OBJ)/gen/sw_ops_$(1).o: $(GEN)/sw_ops_$(1).c $(GEN)/vw/vw_cxl_switch_$(1).h $(GEN_HDRS) csim/drv/cxl_switch_drv.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 SWITCH_OBJS_$(1) := $(OBJ)/gen/sw_ops_$(1).o $$(VMODEL_OBJS_cxl_switch_$(1))
@@ -356,7 +364,7 @@ $(GEN)/sw_reg_bench.c: $(GEN)/sw_reg_bench.shapes
 	   echo 'const sw_model_ops_t *const sw_models[] = {'; \
 	   $(foreach s,$(BENCH_SWITCH_SHAPES),echo '    &sw_ops_cxl_switch_$(s),';) \
 	   echo '    0,'; echo '};'; } > $@
-$(OBJ)/gen/sw_reg_bench.o: $(GEN)/sw_reg_bench.c csim/drv/cxl_switch_drv.h $(GEN)/msg_defs.h
+$(OBJ)/gen/sw_reg_bench.o: $(GEN)/sw_reg_bench.c csim/drv/cxl_switch_drv.h $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 

@@ -286,7 +286,7 @@ Test(dir_ctrl, I_Evict)
     settle(t);
     expect_viol(t, 3, DIR_VIOL_NOT_OWNER, OP_WT_WR, 2);
     cr_assert_eq(csr(t, DIR_TR_I_Evict), 3);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_NOT_OWNER - 1), 3);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_NOT_OWNER - 1)), 3);
     expect_mem(t, 3, (uint64_t[8]){0});
     done(t);
 }
@@ -630,7 +630,7 @@ Test(dir_ctrl, region_mismatch_is_a_violation)
     req(t, OP_LNR_RD, 1, 50);
     settle(t);
     expect_viol(t, 2, DIR_VIOL_REGION, OP_LNR_RD, 1);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_REGION - 1), 2);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_REGION - 1)), 2);
     done(t);
 }
 
@@ -702,7 +702,7 @@ Test(dir_ctrl, message_of_another_class_is_dropped_and_its_credit_returned)
     cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_VIOL_BAD_MSG);
     cr_assert_eq(dir_drv_viol(t->d, 0)->m.opcode, OP_REPL);
     cr_assert_eq(dir_drv_credits(t->d, CLS_DKREQ), before);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_BAD_MSG - 1), 1);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_BAD_MSG - 1)), 1);
     done(t);
 }
 

@@ -8,7 +8,7 @@
 #include "base/config.h"
 #include "base/kernel.h"
 #include "base/stats.h"
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "drv/fabric.h"
 #include "gen/traffic.h"
 #include "tb_seed.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "gen/msg_rand.h"
 #include "msg_defs.h"
 #include "sb/stream_run.h"

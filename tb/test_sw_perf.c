@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "base/rng.h"
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 #include "msg_defs.h"
 #include "sb/stream_run.h"
 #include "tb_seed.h"

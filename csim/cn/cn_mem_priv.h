@@ -20,7 +20,6 @@
 #include "mem/dram.h"
 
 #define W ADDR_WORDS_PER_LINE
-#define WIF 0x4u /* flags bit 2 on a BIRSP: WR_IN_FLIGHT */
 #define NTAGS (1u << MSG_TAG_W)
 #define LT_BUCKETS 256u
 #define VER_MASK ((1u << MSG_TS_W) - 1)

@@ -33,7 +33,7 @@ void cn_mem_snoop(cn_mem_t *c, const msg_t *m)
             (*c->s.sn_unexpected)++;
         t->ev_snooped = true;
         r.opcode = t->out == CN_OUT_DIRTY_EVICT ? OP_BIRSP_I_DATA : OP_BIRSP_I;
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         if (t->out == CN_OUT_DIRTY_EVICT) {
             r.mask = 0xff;
             memcpy(r.data, t->buf, sizeof r.data);
@@ -41,7 +41,7 @@ void cn_mem_snoop(cn_mem_t *c, const msg_t *m)
         }
     } else if (t && t->out == CN_OUT_WT) {
         /* A write-through in flight: the CN still holds the line. */
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         if (L && L->state == CN_L3_OWN) {
             if (inv)
                 cn_mem_l3_inval_all(c, L);
@@ -128,7 +128,7 @@ void cn_mem_snoop(cn_mem_t *c, const msg_t *m)
     }
     if (c->p.mutate & CN_MUT_NO_WIF)
         r.flags = 0;
-    if (r.flags & WIF)
+    if (r.flags & MSG_FLAG_WR_IN_FLIGHT)
         (*c->s.sn_wif)++;
     cn_mem_port_send(c, &r);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 
 int sw_init(sw_t *s, const sw_model_ops_t *ops, uint64_t seed, bool enable)
 {

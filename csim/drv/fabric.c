@@ -7,7 +7,7 @@
 #include "base/config.h"
 #include "base/hostprof.h"
 #include "base/offload.h"
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 
 _Static_assert(FABRIC_MAX_CREDITS == CONFIG_MAX_LINK_CREDITS, "fabric.link_credits's range in the configuration");
 

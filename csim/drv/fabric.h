@@ -150,7 +150,7 @@ void fabric_send(fabric_t *f, unsigned p, const msg_t *m);
 void fabric_release(fabric_t *f, unsigned p, msg_class_t c);
 /** A CSR access was answered: rdata (reads; 0 when refused) and err (refused). */
 typedef void (*fabric_csr_fn)(void *obj, uint32_t rdata, bool err);
-/** Queues an access to the switch's CSR port (addresses in cxl_switch_csr.h). Accesses go in
+/** Queues an access to the switch's CSR port (addresses in csr_defs.h, SW_CSR_*). Accesses go in
  *  order, one per fabric cycle, behind those fabric_create queued; done (may be NULL) is called in
  *  the cycle that answers it. */
 void fabric_csr(fabric_t *f, bool write, unsigned addr, uint32_t wdata, fabric_csr_fn done, void *obj);

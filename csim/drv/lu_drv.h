@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "csr_defs.h"
 #include "base/kernel.h"
 #include "base/rng.h"
 #include "base/stats.h"
@@ -165,33 +166,7 @@ typedef struct lu_model_ops {
                                  NAME##_free, NAME##_set, NAME##_get, NAME##_set_step, NAME##_get_step,         \
                                  NAME##_tick, NAME##_tick_idle, NAME##_trace_open, NAME##_trace_close}
 
-/** CSR word addresses (logging_unit.sv). */
-enum lu_csr {
-    LU_CSR_REPLS = 0x00,
-    LU_CSR_WORDS = 0x01,
-    LU_CSR_VALS = 0x02,
-    LU_CSR_DRAINED = 0x03,
-    LU_CSR_STALLS = 0x04,
-    LU_CSR_ERR_VAL_NO_REPL = 0x05,
-    LU_CSR_ERR_ZERO_MASK = 0x06,
-    LU_CSR_ERR_ADDR_RANGE = 0x07,
-    LU_CSR_ERR_BAD_MSG = 0x08,
-    LU_CSR_ERR_DUP_REPL = 0x09,
-    LU_CSR_TS_CLASH = 0x0A,
-    LU_CSR_LOG_FULL = 0x0B,
-    LU_CSR_ENTRIES_USED = 0x0C,
-    LU_CSR_SLOTS_USED = 0x0D,
-    LU_CSR_LOG_COUNT = 0x0E,
-    LU_CSR_HWM_CROSSINGS = 0x0F,
-    LU_CSR_STATUS = 0x10,
-    LU_CSR_FLV_REQS = 0x11,
-    LU_CSR_TRAV_CYCLES = 0x12,
-    LU_CSR_DUMPS = 0x13,
-    LU_CSR_DUMP_RECORDS = 0x14,
-    LU_CSR_DUMP_CHUNKS = 0x15,
-    LU_CSR_EARLY_FLUSH_SENT = 0x16,
-    LU_CSR_PURGED_SLOTS = 0x17,
-};
+/* CSR word addresses: LU_CSR_* in csr_defs.h (generated from rtl/include/csrs.toml). */
 
 /** One DRAM log record, unpacked (lu_log.sv's 128-bit layout). */
 typedef struct lu_rec {

@@ -47,7 +47,7 @@ static void on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     bench_t *b = ctx;
     (void)cyc;
-    if (m->opcode == OP_DUMP_REQ || (m->opcode == OP_DUMP_DATA && (m->flags & 1))) {
+    if (m->opcode == OP_DUMP_REQ || (m->opcode == OP_DUMP_DATA && (m->flags & MSG_FLAG_LAST))) {
         b->mn_q[b->nmn++] = (msg_t){.opcode = m->opcode == OP_DUMP_REQ ? OP_DUMP_GO : OP_DUMP_DONE, .src = m->dst,
                                     .dst = m->src, .tag = 0};
         b->dump_done = m->opcode == OP_DUMP_DATA;

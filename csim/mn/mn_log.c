@@ -327,7 +327,7 @@ static void end_dump(mn_log_t *l, unsigned src, const msg_t *m)
 static void dump_data(mn_log_t *l, const msg_t *m)
 {
     mn_log_src_t *s = &l->src[m->src];
-    bool last = m->flags & 1;
+    bool last = m->flags & MSG_FLAG_LAST;
     if (!s->go || s->ended) {
         report(l, MN_LOG_E_NO_DUMP, m, "DUMP_DATA tag %u from %u, which has no dump under way (%s)", m->tag, m->src,
                s->ended ? "its LAST chunk came already" : "no DUMP_GO sent to it");
@@ -473,7 +473,7 @@ static size_t answer_one(const mn_log_t *l, const msg_t *req, const mn_log_found
     unsigned rem = f->mask, n = 0;
     if (!rem) {
         out[0] = h;
-        out[0].flags = (uint8_t)(2u | (req->flags & 1u));
+        out[0].flags = (uint8_t)(MSG_FLAG_END | (req->flags & MSG_FLAG_LAST));
         return 1;
     }
     while (rem) {
@@ -491,7 +491,7 @@ static size_t answer_one(const mn_log_t *l, const msg_t *req, const mn_log_found
                 m->data[w] = f->value[w];
         rem &= ~grp;
         if (!rem)
-            m->flags = (uint8_t)(2u | (req->flags & 1u));
+            m->flags = (uint8_t)(MSG_FLAG_END | (req->flags & MSG_FLAG_LAST));
     }
     return n;
 }
@@ -524,7 +524,7 @@ static void fetch(mn_log_t *l, const msg_t *m)
     /* A list is complete when as many of its requests as LAST's tag + 1 have come (mod 2^TAG_W). */
     const unsigned s = m->src;
     l->flv_seen[s] = (uint16_t)((l->flv_seen[s] + 1u) & (TAGS - 1u));
-    if (m->flags & 1)
+    if (m->flags & MSG_FLAG_LAST)
         l->flv_len[s] = (uint16_t)(((m->tag + 1u) & (TAGS - 1u)) | TAGS); /* TAGS: LAST has come */
     if (!(l->flv_len[s] & TAGS) || (l->flv_len[s] & (TAGS - 1u)) != l->flv_seen[s])
         return;

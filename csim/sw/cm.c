@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drv/cxl_switch_csr.h"
+#include "csr_defs.h"
 
 typedef enum cm_phase {
     PH_IDLE,

@@ -8,9 +8,6 @@
 
 #include "drv/dir_drv.h"
 
-#define FLV_LAST 1u
-#define FLV_END 2u /* FETCH_LATEST_VERS_RESP: the last message answering its request */
-#define FLV_BUF 4u /* FETCH_LATEST_VERS_RESP: a word of the group was found in the LU's SRAM buffer */
 #define NODES 64u /* node ids are 6 bits */
 
 typedef enum rv_phase {
@@ -164,7 +161,7 @@ static void ev_searched(void *obj, uint64_t arg)
  * order; the list is answered when every request has had its END. */
 static void flv_send(mn_recov_t *r, unsigned dst, bool last, uint64_t line, uint8_t mask)
 {
-    sw_send(r, OP_FETCH_LATEST_VERS, dst, (uint16_t)(r->due[dst] & ((1u << MSG_TAG_W) - 1)), last ? FLV_LAST : 0,
+    sw_send(r, OP_FETCH_LATEST_VERS, dst, (uint16_t)(r->due[dst] & ((1u << MSG_TAG_W) - 1)), last ? MSG_FLAG_LAST : 0,
             line, mask);
     r->due[dst]++;
 }
@@ -323,7 +320,7 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
 {
     owned_t *o = find(r, m->addr);
     const bool lu = m->src < MSG_MN_BASE;
-    if (o && m->mask && lu && (m->flags & FLV_BUF)) {
+    if (o && m->mask && lu && (m->flags & MSG_FLAG_BUF)) {
         /* The line's version for the next owner: the latest still in an LU's buffer, where the LUs
          * compare versions (buffered versions of a line lie within 64 of each other). When every
          * version has drained, the directory's own will do: no buffered word compares with it. */
@@ -352,7 +349,7 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
     /* A list is answered when each of its requests has had its END (the fabric may deliver a
      * request's LAST answer before the others); an LU no longer waited for (its CN failed
      * meanwhile) has nothing due. */
-    if (!(m->flags & FLV_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
+    if (!(m->flags & MSG_FLAG_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
         return;
     if (--r->pending)
         return;

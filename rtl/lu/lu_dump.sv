@@ -204,7 +204,7 @@ module lu_dump #(
         m.opcode = msg_pkg::OP_DUMP_DATA;
         m.dst    = cfg_mn_i;
         m.tag    = chunk_q[msg_pkg::TAG_W-1:0];
-        m.flags  = {3'b000, dc_last_i};
+        m.flags  = dc_last_i ? msg_pkg::FLAG_LAST : '0;
         m.addr   = LineW'(chunk_q);
         m.mask   = '1;
         m.data   = dc_data_i;

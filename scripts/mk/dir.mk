@@ -25,7 +25,7 @@ TB_MODELS += dir_ctrl dir_ctrl_small dir_ctrl_synth
 DIR_TB_SRCS := $(sort $(wildcard tb/test_dir_*.c tb/ref/dir_*.c tb/sb/dir_*.c tb/sb/coh_*.c)) tb/harness/tb_seed.c \
                tb/harness/tb_child.c
 DIR_TB_OBJS := $(patsubst %.c,$(OBJ)/dirtb/%.o,$(DIR_TB_SRCS))
-$(OBJ)/dirtb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
+$(OBJ)/dirtb/%.o: %.c $(GEN_HDRS) $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
@@ -40,7 +40,7 @@ test-dir: $(BIN)/dir_tests ## build and run only the directory controller's test
 
 # coh_regress_rtl: the random coherence tester (tb/main/coh_regress.c, built with -DCOH_REGRESS_RTL)
 # on the Verilated directory controller; `make regress` runs it over fewer seeds than the model's.
-$(OBJ)/dirtb/tb/main/coh_regress_rtl.o: tb/main/coh_regress.c $(GEN)/msg_defs.h $(VMODEL_HDR_dir_ctrl) \
+$(OBJ)/dirtb/tb/main/coh_regress_rtl.o: tb/main/coh_regress.c $(GEN_HDRS) $(VMODEL_HDR_dir_ctrl) \
                                         $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -DCOH_REGRESS_RTL -MMD -MP -c $< -o $@
@@ -93,7 +93,7 @@ $(GEN)/dir_ops_sys_$(1).c: scripts/mk/dir.mk
 	   echo '#include "mn/mn_node.h"'; \
 	   echo '#include "vw_$(1).h"'; \
 	   echo 'DIR_MODEL_OPS(dir_ops_sys, $(1), 16, 256, 4, 4, 16);'; } > $$@
-$(OBJ)/gen/dir_ops_sys_$(1).o: $(GEN)/dir_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN)/msg_defs.h csim/drv/dir_drv.h \
+$(OBJ)/gen/dir_ops_sys_$(1).o: $(GEN)/dir_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN_HDRS) csim/drv/dir_drv.h \
                                csim/mn/mn_node.h | $(SETUP)
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@

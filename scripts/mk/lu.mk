@@ -17,7 +17,7 @@ TB_MODELS += logging_unit logging_unit_small
 LU_TB_SRCS := tb/test_logging_unit.c tb/test_mn_log.c tb/ref/logging_unit_ref.c tb/sb/lu_models.c \
               tb/sb/mn_lu.c tb/harness/tb_seed.c tb/harness/tb_child.c
 LU_TB_OBJS := $(patsubst %.c,$(OBJ)/lutb/%.o,$(LU_TB_SRCS))
-$(OBJ)/lutb/%.o: %.c $(GEN)/msg_defs.h $(VMODEL_HDR_logging_unit) $(VMODEL_HDR_logging_unit_small) | $(SETUP)
+$(OBJ)/lutb/%.o: %.c $(GEN_HDRS) $(VMODEL_HDR_logging_unit) $(VMODEL_HDR_logging_unit_small) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
@@ -69,7 +69,7 @@ $(GEN)/lu_ops_sys_$(1).c: scripts/mk/lu.mk
 	   echo '#include "cn/lu_node.h"'; \
 	   echo '#include "vw_$(1).h"'; \
 	   echo 'LU_MODEL_OPS(lu_ops_sys, $(1), 256, 64, 4);'; } > $$@
-$(OBJ)/gen/lu_ops_sys_$(1).o: $(GEN)/lu_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN)/msg_defs.h csim/drv/lu_drv.h \
+$(OBJ)/gen/lu_ops_sys_$(1).o: $(GEN)/lu_ops_sys_$(1).c $(VMODEL_HDR_$(1)) $(GEN_HDRS) csim/drv/lu_drv.h \
                               csim/cn/lu_node.h | $(SETUP)
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
