@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "csr_defs.h"
-#include "dir_defs.h"
+#include "drv/dir_defs.h"
 #include "msg_defs.h"
 #include "vw_csr_defs_tb.h"
 
