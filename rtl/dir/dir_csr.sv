@@ -1,0 +1,194 @@
+`default_nettype none
+`include "assert.svh"
+
+// The directory's counters and CSR read port (32-bit registers, word addresses; the data come the
+// cycle after the request):
+//   0x00..0x11 one counter per row of the state x event table (dir_decide's TR_*, in order)
+//   0x12 BISNP sent            0x13 BIRSP received        0x14 directory cache hits
+//   0x15 directory cache misses                           0x16 directory cache write-backs
+//   0x17 stale writes          0x18..0x1D violations: ADDR, REGION, NOT_OWNER, DUP_REQ, BIRSP,
+//   BAD_MSG                    0x1E cycles a new request found the table full
+//   0x1F requests that waited behind an older one of their line
+//   0x20 requests taken (REQ and RWD)   0x21 memory reads    0x22 memory writes
+//   0x23 transactions in the table now
+//   0x24 cycles of the last walk (TravDir)   0x25 directory lines read by walks
+//   0x26 entries whose sharers lost a failed CN   0x27 OWNED reported   0x28 RECOVERED
+//   0x29 NOT_OWNED             0x2A failed sharers' answers taken as BIRSP_I
+//   0x2B failed CNs' requests dropped        0x2C the failed CNs (bit per CN)
+// Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap. The event numbers (EV_*:
+// counter e at bits e * 32) are named here only; the other parts give one strobe per event.
+module dir_csr #(
+  /// transaction table entries
+  parameter int unsigned TxnEntries = 16,
+  localparam int unsigned NumCn = msg_pkg::MAX_CN,
+  localparam int unsigned TW    = (TxnEntries > 1) ? $clog2(TxnEntries) : 1
+) (
+  /// controller clock
+  input  wire logic                  clk_i,
+  /// synchronous reset, active low: every counter 0
+  input  wire logic                  rst_ni,
+  /// CSR read request, its word address
+  input  wire logic                  csr_valid_i,
+  input  wire logic [7:0]            csr_addr_i,
+  /// CSR response valid (the cycle after the request), read data, address refused
+  output logic                       csr_rvalid_o,
+  output logic      [31:0]           csr_rdata_o,
+  output logic                       csr_err_o,
+  /// a row of the table is taken (dir_decide's tr_o: its counter's index)
+  input  wire logic                  c_tr_i,
+  input  wire logic [4:0]            tr_i,
+  /// the engine's violation (1 ADDR .. 6 BAD_MSG; 0 none); the receive port's (a BAD_MSG)
+  input  wire logic [3:0]            v_kind_i,
+  input  wire logic                  rx_bad_i,
+  /// one strobe per event counted (the CSR map above): BISNP sent, BIRSP received, cache hit,
+  /// miss, write-back, stale write, table full, waited, request taken, memory read, memory write,
+  /// walk's directory line read, sharers lost a failed CN, OWNED, RECOVERED, NOT_OWNED, a failed
+  /// sharer's answer given up, a failed CN's request dropped
+  input  wire logic                  c_snp_i,
+  input  wire logic                  c_bir_i,
+  input  wire logic                  c_hit_i,
+  input  wire logic                  c_miss_i,
+  input  wire logic                  c_wb_i,
+  input  wire logic                  c_stale_i,
+  input  wire logic                  c_full_i,
+  input  wire logic                  c_waited_i,
+  input  wire logic                  c_reqs_i,
+  input  wire logic                  c_mrd_i,
+  input  wire logic                  c_mwr_i,
+  input  wire logic                  c_wline_i,
+  input  wire logic                  c_wsh_i,
+  input  wire logic                  c_owned_i,
+  input  wire logic                  c_recok_i,
+  input  wire logic                  c_recno_i,
+  input  wire logic                  c_purged_i,
+  input  wire logic                  c_void_i,
+  /// per transaction: valid (0x23 counts them)
+  input  wire logic [TxnEntries-1:0] txn_valid_i,
+  /// the last walk's cycles (0x24), the failed CNs (0x2C)
+  input  wire logic [31:0]           walk_last_i,
+  input  wire logic [NumCn-1:0]      failed_i,
+  /// the controller is stalled (dir_ctrl's stall_o)
+  input  wire logic                  stall_i,
+  /// clock cycles the simulation skipped before this edge (dir_ctrl's skip_i: EV_FULL's)
+  input  wire logic [31:0]           skip_i,
+  /// the cycle counts no event; only EV_FULL
+  output logic                       ev_none_o,
+  output logic                       ev_only_full_o,
+  /// this edge is a stall's with no other input (the cycles skipped after it are stalled too)
+  output logic                       stall_in_o
+);
+  // Events counted (bit: counter, see the CSR map above).
+  localparam int unsigned NumEv = 42;
+  localparam int unsigned EV_SNP = 18, EV_BIR = 19, EV_HIT = 20, EV_MISS = 21, EV_WB = 22,
+                          EV_STALE = 23, EV_VIOL = 24, EV_FULL = 30, EV_WAITED = 31,
+                          EV_REQS = 32, EV_MRD = 33, EV_MWR = 34, EV_WLINE = 35, EV_WSH = 36,
+                          EV_OWNED = 37, EV_RECOK = 38, EV_RECNO = 39, EV_PURGED = 40,
+                          EV_VOID = 41;
+
+  logic [NumEv-1:0] evc;
+  always_comb begin
+    evc            = '0;
+    if (c_tr_i) evc[32'(tr_i)] = 1'b1;
+    evc[EV_SNP]    = c_snp_i;
+    evc[EV_BIR]    = c_bir_i;
+    evc[EV_HIT]    = c_hit_i;
+    evc[EV_MISS]   = c_miss_i;
+    evc[EV_WB]     = c_wb_i;
+    evc[EV_STALE]  = c_stale_i;
+    evc[EV_FULL]   = c_full_i;
+    evc[EV_WAITED] = c_waited_i;
+    evc[EV_REQS]   = c_reqs_i;
+    evc[EV_MRD]    = c_mrd_i;
+    evc[EV_MWR]    = c_mwr_i;
+    evc[EV_WLINE]  = c_wline_i;
+    evc[EV_WSH]    = c_wsh_i;
+    evc[EV_OWNED]  = c_owned_i;
+    evc[EV_RECOK]  = c_recok_i;
+    evc[EV_RECNO]  = c_recno_i;
+    evc[EV_PURGED] = c_purged_i;
+    evc[EV_VOID]   = c_void_i;
+    if (v_kind_i != '0) evc[EV_VIOL + 32'(v_kind_i) - 1] = 1'b1;
+  end
+  assign ev_none_o      = evc == '0;
+  assign ev_only_full_o = evc == NumEv'(1) << EV_FULL;
+
+  logic [NumEv*32-1:0] cnt_q;   // counter e: bits e * 32 +: 32
+  logic [TW:0] in_use;
+  // The cycles a stalled controller was not clocked (stall_o), EV_FULL's: the edge after them
+  // counts them, and a read of EV_FULL at that edge adds them, so that the counter reads as if
+  // every cycle had been clocked.
+  logic        stall_q;
+  logic [31:0] full_skip;
+`ifndef SYNTHESIS
+  assign full_skip = stall_q ? skip_i : 32'd0;
+`else
+  assign full_skip = 32'd0;
+`endif
+  // (Counted only when the CSR port reads.)
+  always_comb begin
+    in_use = '0;
+    if (csr_valid_i)
+      for (int t = 0; t < TxnEntries; t++) in_use = in_use + (TW + 1)'(txn_valid_i[t]);
+  end
+
+  logic        csr_rvalid_q, csr_err_q, csr_err_d;
+  logic [31:0] csr_rdata_q, csr_rdata_d;
+  always_comb begin
+    logic [5:0] hi;   // a counter of the upper range, at 0x25..
+    hi          = csr_addr_i[5:0] - 6'd2;
+    csr_rdata_d = '0;
+    csr_err_d   = 1'b0;
+    // Counters 0..34 at 0x00..0x22, then the table's use, the last walk's time, counters 35..41
+    // at 0x25..0x2B and the failed CNs (worked out only in a cycle that reads).
+    if (!csr_valid_i) begin
+      // (no read)
+    end else if (32'(csr_addr_i) < EV_WLINE)      csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
+                                                                ((32'(csr_addr_i) == EV_FULL) ? full_skip : 32'd0);
+    else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
+    else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = walk_last_i;
+    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[32'(hi)*32 +: 32];
+    else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_i);
+    else                                          csr_err_d   = 1'b1;
+  end
+  // The answer, then the counters, in one process. Only the counters of the cycle's events are
+  // written (a cycle counts one or two events), with blocking writes: written non-blocking, part
+  // by part, the 1 344-bit vector was copied into a shadow and back at every edge of the Verilated
+  // model. Nothing but the answer reads them, and this process reads the answer (csr_rdata_d)
+  // before it writes them, so the answer is the counters before the edge's events, as before.
+  // verilator lint_off BLKSEQ
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      csr_rvalid_q <= 1'b0;
+      csr_err_q    <= 1'b0;
+      csr_rdata_q  <= '0;
+      cnt_q         = '0;
+    end else begin
+      csr_rvalid_q <= csr_valid_i;
+      csr_err_q    <= csr_valid_i & csr_err_d;
+      csr_rdata_q  <= csr_valid_i ? csr_rdata_d : '0;
+      if (evc != '0 || rx_bad_i || full_skip != '0)
+        for (int e = 0; e < NumEv; e++)
+          if (evc[e] || (e == EV_VIOL + 5 && rx_bad_i) || (e == EV_FULL && full_skip != '0))
+            cnt_q[e*32 +: 32] = cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad_i) :
+                                                    (e == EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
+    end
+  end
+  // verilator lint_on BLKSEQ
+  assign csr_rvalid_o = csr_rvalid_q;
+  assign csr_rdata_o  = csr_rdata_q;
+  assign csr_err_o    = csr_err_q;
+
+  // This edge was a stall's with no other input but send credits (nor a CSR answer to clear): the
+  // cycles skipped after it were stalled too. (Credits only change their counts: a stalled
+  // controller has nothing to send, and stall_o does not depend on the counts.)
+  assign stall_in_o = stall_i & ~csr_valid_i & ~csr_rvalid_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) stall_q <= 1'b0;
+    else         stall_q <= stall_in_o;
+  end
+
+  // A skip follows only a stalled edge (ignored otherwise, but the driver would be out of step).
+  `ASSERT(skip_after_stall, skip_i == '0 || stall_q)
+
+endmodule
+`default_nettype wire
