@@ -207,7 +207,6 @@ module dir_ctrl #(
   localparam int unsigned TsW     = msg_pkg::TS_W;
   localparam int unsigned EntW    = 2 + 2 * NumCn + TsW;
   localparam int unsigned WordN   = msg_pkg::WORDS_PER_LINE;
-  localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN;
   localparam int unsigned TagQW   = 2 + TW;   // {walk read, directory line, transaction}
   localparam int unsigned NumStep = 6;
   localparam int unsigned SetW    = $clog2(DcSets);
@@ -272,8 +271,9 @@ module dir_ctrl #(
   logic [TsW-1:0]   e_ts;
   logic [EntW-1:0]  e_ent;
   logic [NumCn-1:0] e_await, e_snp;
-  logic [DataW-1:0] td_rdata, td_wdata;
-  logic [HdrW-1:0]  e_hdr;
+  logic [2:0]       td_src;
+  logic [HdrW-1:0]  e_hdr, rsp_hdr;
+  logic             rsp_data;
   logic             nx_valid, nx_chg, nx_snpinv, nx_need, nx_have, nx_rdis, nx_kepts, nx_viol,
                     nx_skip, nx_recok, succ, td_we;
   logic [3:0]       nx_st;
@@ -299,7 +299,7 @@ module dir_ctrl #(
   logic             rec_pend, mg_go, rec_mode, mr_room, mr_empty, mr_push;
   logic [NumCn-1:0] failed;
   logic [31:0]      w_last;
-  // memory requests and read tags: the engine's, the walk's (narrow: see the mux below)
+  // memory requests and read tags: the engine's, the walk's (narrow: dir_dpath widens them)
   logic             t_mq_v, t_mq_w, t_mq_dir, t_mq_ent_v, t_rq_v, t_rq_dir;
   logic [31:0]      t_mq_addr;
   logic [WordN-1:0] t_mq_mask;
@@ -324,9 +324,8 @@ module dir_ctrl #(
                     tc_waited, tc_recok, tc_recno, tc_void, wc_mrd, wc_mwr, wc_wb, wc_wline, wc_wsh,
                     wc_owned, mc_recok;
   // queues
-  logic             mq_push, mq_room, mq_v, mq_empty, rq_push, rq_room, rq_v, rq_empty;
+  logic             mq_push, mq_room, mq_empty, rq_push, rq_room, rq_v, rq_empty;
   logic             sq_push, sq_room, sq_v, sq_r, sq_empty, s_take, res_ok;
-  logic [MemReqW-1:0] mq_in, mq_out;
   logic [TagQW-1:0] rq_in, rq_out;
   logic [FlitW-1:0] sq_in, sq_out, s_msg;
 
@@ -355,13 +354,13 @@ module dir_ctrl #(
     .nx_await_i (nx_await), .nx_snp_i (nx_snp), .nx_snpinv_i (nx_snpinv), .nx_need_i (nx_need),
     .nx_have_i (nx_have), .nx_rdis_i (nx_rdis), .nx_kepts_i (nx_kepts), .nx_viol_i (nx_viol),
     .nx_rec_i (n_rec), .nx_skip_i (nx_skip), .nx_recok_i (nx_recok), .nx_setv_i (n_setv),
-    .end_i (ev_end), .succ_i (succ), .td_we_i (td_we), .td_wdata_i (td_wdata),
+    .end_i (ev_end), .succ_i (succ),
     .e_valid_o (e_valid), .e_st_o (e_st), .e_lnr_o (e_lnr), .e_line_o (e_line), .e_lline_o (e_lline),
     .e_op_o (e_op), .e_src_o (e_src), .e_core_o (e_core), .e_tag_o (e_tag), .e_mask_o (e_mask),
     .e_ts_o (e_ts), .e_ent_o (e_ent), .e_chg_o (e_chg), .e_await_o (e_await), .e_snp_o (e_snp),
     .e_snpinv_o (e_snpinv), .e_need_o (e_need), .e_have_o (e_have), .e_rdis_o (e_rdis),
     .e_kepts_o (e_kepts), .e_viol_o (e_viol), .e_rec_o (e_rec), .e_skip_o (e_skip),
-    .e_recok_o (e_recok), .e_setv_o (e_setv), .td_rdata_o (td_rdata),
+    .e_recok_o (e_recok), .e_setv_o (e_setv),
     .look_i ((n_v || mg_req_valid_i) && low_turn), .look_line_i (n_addr),
     .free_any_o (free_any), .free_o (free_i), .busy_any_o (busy_any),
     .h_any_o (h_any), .h_o (h_i),
@@ -378,7 +377,7 @@ module dir_ctrl #(
 
   // ---- the table's rows ----
   dir_decide #(.TxnEntries(TxnEntries)) u_decide (
-    .clk_i (clk_i), .rst_ni (rst_ni), .ei_i (ei), .decide_i (row), .release_i (release_ev),
+    .clk_i (clk_i), .rst_ni (rst_ni), .ei_i (ei), .decide_i (row), .rec_i (ev_decide & e_rec), .release_i (release_ev),
     .finish_i (fin), .ent_i (e_ent), .op_i (e_op), .req_cn_i (e_src[CnW-1:0]), .lnr_i (e_lnr),
     .ts_i (e_ts), .kepts_i (e_kepts), .setv_i (e_setv), .failed_i (failed),
     .tr_o (row_tr), .dup_o (row_dup), .not_owner_o (row_not_owner), .stale_o (row_stale),
@@ -422,14 +421,13 @@ module dir_ctrl #(
     .b_any_i (b_any), .pg_cn_i (pg_cn), .dc_hit_i (dc_hit), .dc_ent_i (dc_ent), .dc_wb_i (dc_wb),
     .dc_wb_line_i (dc_wb_line), .dc_wb_ent_i (dc_wb_ent), .failed_i (failed),
     .n_mg_i (rec_pend), .n_hdr_i (n_hdr), .n_is_rwd_i (n_is_rwd), .n_lline_i (n_lline),
-    .n_scr_i (n_scr), .n_kind_i (n_kind), .n_new_i (n_new), .rwd_data_i (rwd_msg[DataW-1:0]),
-    .busy_any_i (busy_any), .mg_wmask_i (mg_req_wmask_i), .mg_wdata_i (mg_req_wdata_i),
-    .mg_tsv_i (mg_req_tsv_i), .mg_ts_i (mg_req_ts_i),
+    .n_scr_i (n_scr), .n_kind_i (n_kind), .n_new_i (n_new), .busy_any_i (busy_any),
+    .mg_wmask_i (mg_req_wmask_i), .mg_tsv_i (mg_req_tsv_i), .mg_ts_i (mg_req_ts_i),
     .nx_valid_o (nx_valid), .nx_st_o (nx_st), .nx_ent_o (nx_ent), .nx_chg_o (nx_chg),
     .nx_await_o (nx_await), .nx_snp_o (nx_snp), .nx_snpinv_o (nx_snpinv), .nx_need_o (nx_need),
     .nx_have_o (nx_have), .nx_rdis_o (nx_rdis), .nx_kepts_o (nx_kepts), .nx_viol_o (nx_viol),
     .nx_skip_o (nx_skip), .nx_recok_o (nx_recok), .succ_o (succ), .td_we_o (td_we),
-    .td_wdata_o (td_wdata),
+    .td_src_o (td_src),
     .mq_v_o (t_mq_v), .mq_w_o (t_mq_w), .mq_dir_o (t_mq_dir), .mq_addr_o (t_mq_addr),
     .mq_mask_o (t_mq_mask), .mq_src_o (t_mq_src), .mq_ent_v_o (t_mq_ent_v), .mq_ent_o (t_mq_ent),
     .rq_v_o (t_rq_v), .rq_dir_o (t_rq_dir), .sq_v_o (sq_push),
@@ -446,7 +444,7 @@ module dir_ctrl #(
   dir_msg u_msg (
     .node_id_i (node_id), .ev_finish_i (ev_finish), .ev_decide_i (ev_decide), .e_op_i (e_op),
     .e_src_i (e_src), .e_core_i (e_core), .e_tag_i (e_tag), .e_line_i (e_line), .e_mask_i (e_mask),
-    .e_ver_i (e_ent[EntW-TsW +: TsW]), .td_rdata_i (td_rdata), .fin_op_i (fin_op), .rsp_o (sq_in),
+    .e_ver_i (e_ent[EntW-TsW +: TsW]), .fin_op_i (fin_op), .rsp_hdr_o (rsp_hdr), .rsp_data_o (rsp_data),
     .req_hdr_o (e_hdr), .s_any_i (s_any), .s_tag_i (msg_pkg::TAG_W'(s_i)), .s_cn_i (s_cn),
     .s_inv_i (s_inv), .s_line_i (s_line), .snp_o (s_msg)
   );
@@ -492,50 +490,22 @@ module dir_ctrl #(
     .wb_entry_o (dc_wb_ent)
   );
 
-  // ---- memory requests and read tags ----
-  // A memory request as the queue holds it: {write, dir, addr, mask, data}, the data at the low
-  // bits so that the port's 512 data bits leave the queue's head word-aligned (no shifts in a
-  // Verilated model).
-  function automatic logic [MemReqW-1:0] mreq(logic w, logic dir, logic [31:0] a, logic [DataW-1:0] data,
-                                              logic [WordN-1:0] m);
-    mreq = {w, dir, a, m, data};
-  endfunction
-  // A directory entry's DRAM write: the 128-bit slot of local line l in its group's line.
-  function automatic logic [MemReqW-1:0] ent_write(logic [31:0] l, logic [EntW-1:0] e);
-    // Shifted into place, not written at a computed part-select (which Yosys unrolls bit by bit).
-    logic [DataW-1:0] d;
-    logic [WordN-1:0] m;
-    d = DataW'(128'(e)) << (32'(l[1:0]) * 128);
-    m = WordN'(2'b11) << (2 * l[1:0]);
-    ent_write = mreq(1'b1, 1'b1, 32'(l >> 2), d, m);
-  endfunction
-  // The engine's request or the walk's (one event a cycle; the walk reads ahead only in a cycle
-  // whose event sends none), widened here: the words of a write are selected only for the request
-  // that carries them.
-  assign mq_push = t_mq_v | w_mq_v;
-  always_comb begin
-    mq_in = '0;
-    if (t_mq_v) begin
-      if (t_mq_ent_v)       mq_in = ent_write(t_mq_addr, t_mq_ent);
-      else if (t_mq_src[0]) mq_in = mreq(t_mq_w, t_mq_dir, t_mq_addr, td_rdata, t_mq_mask);
-      else if (t_mq_src[1]) mq_in = mreq(t_mq_w, t_mq_dir, t_mq_addr, bir_msg[DataW-1:0], t_mq_mask);
-      else if (t_mq_src[2]) mq_in = mreq(t_mq_w, t_mq_dir, t_mq_addr, mg_req_wdata_i, t_mq_mask);
-      else                  mq_in = mreq(t_mq_w, t_mq_dir, t_mq_addr, DataW'(0), t_mq_mask);
-    end else if (w_mq_v) begin
-      if (w_mq_ent_v) mq_in = ent_write(w_mq_addr, w_mq_ent);
-      else            mq_in = mreq(1'b0, 1'b1, w_mq_addr, DataW'(0), WordN'(0));
-    end
-  end
-  logic [$clog2(3)-1:0] mq_cnt_unused;
-  fifo #(.Depth(2), .Width(MemReqW)) u_memq (
-    .clk_i (clk_i), .rst_ni (rst_ni),
-    .in_valid_i (mq_push), .in_ready_o (mq_room), .in_data_i (mq_in),
-    .out_valid_o (mq_v), .out_ready_i (mem_req_ready_i), .out_data_o (mq_out),
-    .count_o (mq_cnt_unused), .empty_o (mq_empty)
+  // ---- the wide data path: the transactions' data lines, memory requests, responses ----
+  dir_dpath #(.TxnEntries(TxnEntries)) u_dpath (
+    .clk_i (clk_i), .rst_ni (rst_ni), .ei_i (ei), .td_we_i (td_we), .td_src_i (td_src),
+    .mem_rsp_rdata_i (mem_rsp_rdata_i), .bir_data_i (bir_msg[DataW-1:0]), .mg_wdata_i (mg_req_wdata_i),
+    .rwd_data_i (rwd_msg[DataW-1:0]),
+    .t_mq_v_i (t_mq_v), .t_mq_w_i (t_mq_w), .t_mq_dir_i (t_mq_dir), .t_mq_addr_i (t_mq_addr),
+    .t_mq_mask_i (t_mq_mask), .t_mq_src_i (t_mq_src), .t_mq_ent_v_i (t_mq_ent_v), .t_mq_ent_i (t_mq_ent),
+    .w_mq_v_i (w_mq_v), .w_mq_ent_v_i (w_mq_ent_v), .w_mq_addr_i (w_mq_addr), .w_mq_ent_i (w_mq_ent),
+    .mq_room_o (mq_room), .mq_empty_o (mq_empty), .mq_push_o (mq_push),
+    .mem_req_valid_o (mem_req_valid_o), .mem_req_ready_i (mem_req_ready_i),
+    .mem_req_write_o (mem_req_write_o), .mem_req_dir_o (mem_req_dir_o), .mem_req_addr_o (mem_req_addr_o),
+    .mem_req_wdata_o (mem_req_wdata_o), .mem_req_wmask_o (mem_req_wmask_o),
+    .rsp_v_i (ev_finish), .rsp_hdr_i (rsp_hdr), .rsp_data_i (rsp_data), .rsp_o (sq_in)
   );
-  assign mem_req_valid_o = mq_v;
-  assign {mem_req_write_o, mem_req_dir_o, mem_req_addr_o, mem_req_wmask_o, mem_req_wdata_o} = mq_out;
 
+  // ---- read tags: which transaction, directory or data, or the walk's ----
   assign rq_push = t_rq_v | w_rq_v;
   assign rq_in   = w_rq_v ? {2'b11, TW'(0)} : {1'b0, t_rq_dir, ei};
   logic [$clog2(MemReads + 1)-1:0] rq_cnt_unused;

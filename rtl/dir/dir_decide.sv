@@ -30,6 +30,8 @@ module dir_decide #(
   /// the event is the transaction's DECIDE and takes a row of the table (not a RECOVER's, nor a
   /// failed CN's request's)
   input  wire logic                     decide_i,
+  /// the event is the DECIDE of a RECOVER's transaction
+  input  wire logic                     rec_i,
   /// the event is a RECOVER that releases the transaction held on its line (checked: a failed CN
   /// owns the line)
   input  wire logic                     release_i,
@@ -76,7 +78,8 @@ module dir_decide #(
   output logic      [EntW-1:0]          ent_o,
   /// DECIDE: ent_o differs from ent_i (the entry must be written back)
   output logic                          chg_o,
-  /// DECIDE of a RECOVER: a failed CN owns the line (its words go to memory, the entry to I)
+  /// DECIDE of a RECOVER (and a release): a failed CN owns the line (its words go to memory, the
+  /// entry to I)
   output logic                          rec_ok_o,
   /// DECIDE of a RECOVER: the entry after it (valid with rec_ok_o)
   output logic      [EntW-1:0]          rec_ent_o,
@@ -233,8 +236,15 @@ module dir_decide #(
   // failed CN still owns the line (else nothing: the line has been given away meanwhile). With a
   // version, the line's becomes the failed owner's last commit's: the entry's is the one the
   // owner was granted, and the next owner must build on the versions the logs hold.
-  assign rec_ok_o  = (e_st == E_EM) && ((e_vec & failed_i) != '0);
-  assign rec_ent_o = ent_make(E_I, '0, e_stale & ~failed_i, setv_i ? ts_i : e_ver);
+  // (Worked out only then.)
+  always_comb begin
+    rec_ok_o  = 1'b0;
+    rec_ent_o = ent_i;
+    if (rec_i || release_i) begin
+      rec_ok_o  = (e_st == E_EM) && ((e_vec & failed_i) != '0);
+      rec_ent_o = ent_make(E_I, '0, e_stale & ~failed_i, setv_i ? ts_i : e_ver);
+    end
+  end
 
   // ---- FINISH: the response, and the line's new entry (worked out only then) ----
   always_comb begin

@@ -28,12 +28,11 @@ module dir_msg #(
   input  wire logic [WordN-1:0]              e_mask_i,
   /// the line's version (the entry's)
   input  wire logic [TsW-1:0]                e_ver_i,
-  /// its data line
-  input  wire logic [DataW-1:0]              td_rdata_i,
   /// the response's opcode (dir_decide)
   input  wire logic [msg_pkg::OPCODE_W-1:0]  fin_op_i,
-  /// the response (msg_pkg::msg_t)
-  output logic      [FlitW-1:0]              rsp_o,
+  /// the response's header (its data line, if it carries one, is dir_dpath's); it carries data
+  output logic      [HdrW-1:0]               rsp_hdr_o,
+  output logic                               rsp_data_o,
   /// the request's header, as it came (the violation's report)
   output logic      [HdrW-1:0]               req_hdr_o,
   /// the snoop sender has a BISNP to send: the transaction (the tag), the CN, invalidating, the
@@ -48,22 +47,20 @@ module dir_msg #(
 );
 
   // The response of a finished transaction.
+  assign rsp_data_o = msg_pkg::msg_has_data(fin_op_i);
   always_comb begin
-    logic data;
-    data  = msg_pkg::msg_has_data(fin_op_i);
-    rsp_o = '0;
+    rsp_hdr_o = '0;
     if (ev_finish_i) begin
-      rsp_o[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W] = fin_op_i;
-      rsp_o[msg_pkg::FIELD_SRC_LSB +: NodeW]                = node_id_i;
-      rsp_o[msg_pkg::FIELD_DST_LSB +: NodeW]                = e_src_i;
-      rsp_o[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W]  = e_core_i;
-      rsp_o[msg_pkg::FIELD_TAG_LSB +: TagW]                 = e_tag_i;
-      rsp_o[msg_pkg::FIELD_ADDR_LSB +: AddrW]               = e_line_i;
-      rsp_o[msg_pkg::FIELD_MASK_LSB +: WordN]               = data ? '1 : '0;
-      rsp_o[DataW-1:0]                                      = data ? td_rdata_i : '0;
+      rsp_hdr_o[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W] = fin_op_i;
+      rsp_hdr_o[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW]                = node_id_i;
+      rsp_hdr_o[msg_pkg::FIELD_DST_LSB - DataW +: NodeW]                = e_src_i;
+      rsp_hdr_o[msg_pkg::FIELD_CORE_LSB - DataW +: msg_pkg::CORE_ID_W]  = e_core_i;
+      rsp_hdr_o[msg_pkg::FIELD_TAG_LSB - DataW +: TagW]                 = e_tag_i;
+      rsp_hdr_o[msg_pkg::FIELD_ADDR_LSB - DataW +: AddrW]               = e_line_i;
+      rsp_hdr_o[msg_pkg::FIELD_MASK_LSB - DataW +: WordN]               = rsp_data_o ? '1 : '0;
       // Grants carry the line's version (section 11b); DATA_NC and CMP carry none.
       if (fin_op_i == msg_pkg::OP_DATA_E || fin_op_i == msg_pkg::OP_DATA_S || fin_op_i == msg_pkg::OP_CMP_E)
-        rsp_o[msg_pkg::FIELD_TS_LSB +: TsW] = e_ver_i;
+        rsp_hdr_o[msg_pkg::FIELD_TS_LSB - DataW +: TsW] = e_ver_i;
     end
   end
 

@@ -9,12 +9,11 @@
 //
 // One transaction changes per cycle: the event's (ei_i), whose next fields nx_*_i the engine
 // (dir_txn) works out; besides it, the waiting successors an END wakes, the new transaction's
-// link from its line's tail, and the snoop sender's CN. Control in flops; the data lines in a
-// ram_1r1w for synthesis, an array in simulation (below).
+// link from its line's tail, and the snoop sender's CN. The transactions' data lines are
+// dir_dpath's, beside the multiplexers that read them.
 module dir_tbe #(
   /// transaction table entries
   parameter int unsigned TxnEntries = 16,
-  localparam int unsigned DataW  = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
   localparam int unsigned AddrW  = msg_pkg::LINE_ADDR_W,
   localparam int unsigned NodeW  = msg_pkg::NODE_ID_W,
   localparam int unsigned NumCn  = msg_pkg::MAX_CN,
@@ -67,10 +66,6 @@ module dir_tbe #(
   input  wire logic                          end_i,
   /// the new transaction waits behind its line's youngest, which gets a successor
   input  wire logic                          succ_i,
-  /// the transaction's data line is written (at ei_i)
-  input  wire logic                          td_we_i,
-  /// the data line written
-  input  wire logic [DataW-1:0]              td_wdata_i,
   /// the event's transaction's fields: valid, step (dir_txn's st_e), in the LNR (no entry)
   output logic                               e_valid_o,
   output logic      [3:0]                    e_st_o,
@@ -105,8 +100,6 @@ module dir_tbe #(
   output logic                               e_skip_o,
   output logic                               e_recok_o,
   output logic                               e_setv_o,
-  /// its data line (read at ei_i: see DIR_TD_RDATA below)
-  output logic      [DataW-1:0]              td_rdata_o,
   /// look up a new message's line (busy_any_o, h_*): only in a cycle whose event can be a
   /// new message's or a management command's
   input  wire logic                          look_i,
@@ -236,25 +229,6 @@ module dir_tbe #(
   assign e_recok_o  = t_recok_q[ei_i];
   assign e_setv_o   = t_setv_q[ei_i];
   assign valid_o    = t_valid_q;
-
-  // The transactions' data, read at the event's entry. Two forms. Synthesis (SYNTHESIS defined):
-  // a ram_1r1w read at ei, the macro a real design would use. Simulation: the array, read at the
-  // event's entry (a FINISH's response, a write of the request's words to memory use it); the
-  // dir_ctrl_synth tests (tb/test_dir_ctrl.c) run the synthesis form.
-`ifdef SYNTHESIS
-  ram_1r1w #(.Depth(TxnEntries), .Width(DataW)) u_tdata (
-    .clk_i (clk_i), .rst_ni (rst_ni), .we_i (td_we_i), .waddr_i (ei_i), .wdata_i (td_wdata_i),
-    .raddr_i (ei_i), .rdata_o (td_rdata_o)
-  );
-`else
-  /* verilator tracing_off */
-  logic [DataW-1:0] td_mem_q [TxnEntries];
-  /* verilator tracing_on */
-  always_ff @(posedge clk_i) begin
-    if (td_we_i) td_mem_q[ei_i] <= td_wdata_i;
-  end
-  assign td_rdata_o = td_mem_q[ei_i];
-`endif
 
   // ---- look-ups for a new message: a free entry, the youngest entry of the same line ----
   logic [TxnEntries-1:0] free_v, same_line, tail_v, free_oh_unused, tail_oh_unused;

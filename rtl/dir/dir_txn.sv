@@ -110,13 +110,10 @@ module dir_txn #(
   input  wire logic                          n_scr_i,
   input  wire logic [3:0]                    n_kind_i,
   input  wire logic                          n_new_i,
-  /// an RWD's data
-  input  wire logic [DataW-1:0]              rwd_data_i,
   /// the new message's line has a transaction
   input  wire logic                          busy_any_i,
-  /// the RECOVER's words, their values, a version to set and the version
+  /// the RECOVER's words, a version to set and the version
   input  wire logic [WordN-1:0]              mg_wmask_i,
-  input  wire logic [DataW-1:0]              mg_wdata_i,
   input  wire logic                          mg_tsv_i,
   input  wire logic [TsW-1:0]                mg_ts_i,
   /// the event's transaction's next fields (dir_tbe's nx_*_i)
@@ -137,9 +134,10 @@ module dir_txn #(
   output logic                               nx_recok_o,
   /// the new transaction waits behind its line's youngest
   output logic                               succ_o,
-  /// the transaction's data line is written, with
+  /// the transaction's data line is written (dir_dpath), from (one-hot; none: the memory
+  /// response) the snoop answer, the RECOVER's words, the RWD
   output logic                               td_we_o,
-  output logic      [DataW-1:0]              td_wdata_o,
+  output logic      [2:0]                    td_src_o,
   /// a memory request (narrow form): valid, a write, the directory area, the local line (data) or
   /// entry group (directory), the words, where the words come from (one-hot: bit 0 the
   /// transaction's data line, bit 1 the snoop answer's data, bit 2 the RECOVER's words; none: 0)
@@ -245,7 +243,7 @@ module dir_txn #(
     nx_recok_o  = e_recok_i;
     succ_o      = 1'b0;
     td_we_o     = 1'b0;
-    td_wdata_o  = mem_rsp_rdata_i;
+    td_src_o    = '0;
     {mq_w_o, mq_dir_o, mq_addr_o, mq_mask_o, mq_src_o} = '0;
     mq_v_o      = 1'b0;
     mq_ent_v_o  = 1'b0;
@@ -316,7 +314,7 @@ module dir_txn #(
           nx_chg_o = 1'b1;
           // The owner's dirty line: to memory, and kept for the requester.
           td_we_o    = 1'b1;
-          td_wdata_o = bir_msg_i[DataW-1:0];
+          td_src_o   = 3'b001;
           nx_have_o  = 1'b1;
           mq_v_o     = 1'b1;
           {mq_w_o, mq_dir_o, mq_addr_o, mq_mask_o, mq_src_o} = mreq(1'b1, 1'b0, e_lline_i, WordN'('1), MD_BIR);
@@ -519,7 +517,7 @@ module dir_txn #(
         // Data to keep: an RWD's line, a RECOVER's words.
         td_we_o    = n_is_rwd_i | n_mg_i;
         // (An RWD's data; a REQ keeps none: n_is_rwd is low and td_we with it.)
-        td_wdata_o = n_mg_i ? mg_wdata_i : rwd_data_i;
+        td_src_o   = n_mg_i ? 3'b010 : 3'b100;
       end
     end
   end
