@@ -91,7 +91,7 @@ module dir_ctrl #(
   /// per class: a credit returned by the link partner
   input  wire logic [NumCls-1:0]         tx_crd_i,
   /// simulation only (0 in hardware): per class (bits 8c +: 8), the credits returned at the cycles
-  /// the simulation skipped before this one, counted as held before this edge (lu_tx)
+  /// the simulation skipped before this one, counted as held before this edge (link_tx)
   input  wire logic [NumCls*8-1:0]       tx_crd_skip_i,
   /// a message for the MN's software (MGREQ, MGRSP, DUMP)
   output logic                           sw_rx_valid_o,
@@ -526,7 +526,7 @@ module dir_ctrl #(
   );
   logic [2:0] tx_ready;
   logic       tx_idle;
-  lu_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
+  link_tx #(.NumSrc(3), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i (clk_i), .rst_ni (rst_ni),
     .src_valid_i ({sw_tx_valid_i, s_any, sq_v}), .src_msg_i ({sw_tx_msg_i, s_msg, sq_out}),
     .src_ready_o (tx_ready), .tx_valid_o (tx_valid_o), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i),
