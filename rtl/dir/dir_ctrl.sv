@@ -326,7 +326,7 @@ module dir_ctrl #(
   // queues
   logic             mq_push, mq_room, mq_empty, rq_push, rq_room, rq_v, rq_empty;
   logic             sq_push, sq_room, sq_v, sq_r, sq_empty, s_take, res_ok;
-  logic [TagQW-1:0] rq_in, rq_out;
+  logic [TagQW-1:0] rq_out;
   logic [FlitW-1:0] sq_in, sq_out, s_msg;
 
   // ---- new requests ----
@@ -490,30 +490,22 @@ module dir_ctrl #(
     .wb_entry_o (dc_wb_ent)
   );
 
-  // ---- the wide data path: the transactions' data lines, memory requests, responses ----
-  dir_dpath #(.TxnEntries(TxnEntries)) u_dpath (
+  // ---- the wide data path and the memory port: data lines, memory requests, read tags, responses ----
+  dir_dpath #(.TxnEntries(TxnEntries), .MemReads(MemReads)) u_dpath (
     .clk_i (clk_i), .rst_ni (rst_ni), .ei_i (ei), .td_we_i (td_we), .td_src_i (td_src),
     .mem_rsp_rdata_i (mem_rsp_rdata_i), .bir_data_i (bir_msg[DataW-1:0]), .mg_wdata_i (mg_req_wdata_i),
     .rwd_data_i (rwd_msg[DataW-1:0]),
     .t_mq_v_i (t_mq_v), .t_mq_w_i (t_mq_w), .t_mq_dir_i (t_mq_dir), .t_mq_addr_i (t_mq_addr),
     .t_mq_mask_i (t_mq_mask), .t_mq_src_i (t_mq_src), .t_mq_ent_v_i (t_mq_ent_v), .t_mq_ent_i (t_mq_ent),
     .w_mq_v_i (w_mq_v), .w_mq_ent_v_i (w_mq_ent_v), .w_mq_addr_i (w_mq_addr), .w_mq_ent_i (w_mq_ent),
+    .t_rq_v_i (t_rq_v), .t_rq_dir_i (t_rq_dir), .w_rq_v_i (w_rq_v), .rq_room_o (rq_room), .rq_v_o (rq_v),
+    .rq_head_o (rq_out), .rq_empty_o (rq_empty), .rq_push_o (rq_push),
     .mq_room_o (mq_room), .mq_empty_o (mq_empty), .mq_push_o (mq_push),
     .mem_req_valid_o (mem_req_valid_o), .mem_req_ready_i (mem_req_ready_i),
     .mem_req_write_o (mem_req_write_o), .mem_req_dir_o (mem_req_dir_o), .mem_req_addr_o (mem_req_addr_o),
     .mem_req_wdata_o (mem_req_wdata_o), .mem_req_wmask_o (mem_req_wmask_o),
+    .mem_rsp_valid_i (mem_rsp_valid_i),
     .rsp_v_i (ev_finish), .rsp_hdr_i (rsp_hdr), .rsp_data_i (rsp_data), .rsp_o (sq_in)
-  );
-
-  // ---- read tags: which transaction, directory or data, or the walk's ----
-  assign rq_push = t_rq_v | w_rq_v;
-  assign rq_in   = w_rq_v ? {2'b11, TW'(0)} : {1'b0, t_rq_dir, ei};
-  logic [$clog2(MemReads + 1)-1:0] rq_cnt_unused;
-  fifo #(.Depth(MemReads), .Width(TagQW)) u_rdq (
-    .clk_i (clk_i), .rst_ni (rst_ni),
-    .in_valid_i (rq_push), .in_ready_o (rq_room), .in_data_i (rq_in),
-    .out_valid_o (rq_v), .out_ready_i (mem_rsp_valid_i), .out_data_o (rq_out),
-    .count_o (rq_cnt_unused), .empty_o (rq_empty)
   );
 
   // ---- response queue, send port: responses, snoops, the software's messages ----

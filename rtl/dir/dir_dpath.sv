@@ -1,14 +1,17 @@
 `default_nettype none
 
-// The directory's wide data path: the transactions' data lines (an RWD's line, an owner's dirty
-// line, a memory read's line, a RECOVER's words) and the multiplexers that read them, for the
-// memory requests (the engine's and the walk's, given in a narrow form and widened here, then
-// queued for the memory port) and the responses (the header from dir_msg). A 512-bit line is
+// The directory's wide data path and memory port: the transactions' data lines (an RWD's line, an
+// owner's dirty line, a memory read's line, a RECOVER's words) and the multiplexers that read
+// them, for the memory requests (the engine's and the walk's, given in a narrow form and widened
+// here, then queued for the memory port) and the responses (the header from dir_msg); and the
+// read tags, which say whose each memory read is (its answers come back in request order). A 512-bit line is
 // selected only where it is used, in the cycle that uses it: a Verilated model otherwise copies
 // it at every evaluation.
 module dir_dpath #(
   /// transaction table entries
   parameter int unsigned TxnEntries = 16,
+  /// memory reads outstanding at most
+  parameter int unsigned MemReads   = 16,
   localparam int unsigned FlitW   = msg_pkg::FLIT_W,
   localparam int unsigned DataW   = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
   localparam int unsigned HdrW    = FlitW - DataW,
@@ -17,7 +20,8 @@ module dir_dpath #(
   localparam int unsigned WordN   = msg_pkg::WORDS_PER_LINE,
   localparam int unsigned EntW    = 2 + 2 * NumCn + TsW,   // a directory entry (dir_decide)
   localparam int unsigned TW      = (TxnEntries > 1) ? $clog2(TxnEntries) : 1,
-  localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN
+  localparam int unsigned MemReqW = 1 + 1 + 32 + DataW + WordN,
+  localparam int unsigned TagQW   = 2 + TW   // a read tag: {walk's, directory line, transaction}
 ) (
   /// controller clock
   input  wire logic               clk_i,
@@ -48,11 +52,22 @@ module dir_dpath #(
   input  wire logic               w_mq_ent_v_i,
   input  wire logic [31:0]        w_mq_addr_i,
   input  wire logic [EntW-1:0]    w_mq_ent_i,
+  /// read tags: the engine's read (a directory line, else data) of the event's transaction; the
+  /// walk's read
+  input  wire logic               t_rq_v_i,
+  input  wire logic               t_rq_dir_i,
+  input  wire logic               w_rq_v_i,
+  /// the read tag FIFO: a tag fits; its head (valid, tag); empty; a tag is queued this cycle
+  output logic                    rq_room_o,
+  output logic                    rq_v_o,
+  output logic      [TagQW-1:0]   rq_head_o,
+  output logic                    rq_empty_o,
+  output logic                    rq_push_o,
   /// the memory request queue: a request fits; it is empty; a request is queued this cycle
   output logic                    mq_room_o,
   output logic                    mq_empty_o,
   output logic                    mq_push_o,
-  /// the memory port (dir_ctrl's mem_req_*)
+  /// the memory port (dir_ctrl's mem_req_*, mem_rsp_valid_i: a read's answer, which pops its tag)
   output logic                    mem_req_valid_o,
   input  wire logic               mem_req_ready_i,
   output logic                    mem_req_write_o,
@@ -60,6 +75,7 @@ module dir_dpath #(
   output logic      [31:0]        mem_req_addr_o,
   output logic      [DataW-1:0]   mem_req_wdata_o,
   output logic      [WordN-1:0]   mem_req_wmask_o,
+  input  wire logic               mem_rsp_valid_i,
   /// the response: built this cycle (FINISH), its header (dir_msg), it carries the data line
   input  wire logic               rsp_v_i,
   input  wire logic [HdrW-1:0]    rsp_hdr_i,
@@ -138,6 +154,18 @@ module dir_dpath #(
   );
   assign mem_req_valid_o = mq_v;
   assign {mem_req_write_o, mem_req_dir_o, mem_req_addr_o, mem_req_wmask_o, mem_req_wdata_o} = mq_out;
+
+  // ---- read tags ----
+  logic [TagQW-1:0] rq_in;
+  assign rq_push_o = t_rq_v_i | w_rq_v_i;
+  assign rq_in     = w_rq_v_i ? {2'b11, TW'(0)} : {1'b0, t_rq_dir_i, ei_i};
+  logic [$clog2(MemReads + 1)-1:0] rq_cnt_unused;
+  fifo #(.Depth(MemReads), .Width(TagQW)) u_rdq (
+    .clk_i (clk_i), .rst_ni (rst_ni),
+    .in_valid_i (rq_push_o), .in_ready_o (rq_room_o), .in_data_i (rq_in),
+    .out_valid_o (rq_v_o), .out_ready_i (mem_rsp_valid_i), .out_data_o (rq_head_o),
+    .count_o (rq_cnt_unused), .empty_o (rq_empty_o)
+  );
 
   // ---- the response ----
   always_comb begin
