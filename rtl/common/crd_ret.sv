@@ -76,8 +76,10 @@ module crd_ret #(
       for (int c = 0; c < NumCls; c++) begin
         owe_d[c*OweW +: OweW] = owe_q[c*OweW +: OweW] + OweW'(ret_i[c*RetW +: RetW]) +
                                 OweW'(sunk_i && sunk_cls_i == ClsW'(c));
-        crd_d[c]              = owe_d[c*OweW +: OweW] != '0;
-        owe_d[c*OweW +: OweW] = owe_d[c*OweW +: OweW] - OweW'(crd_d[c]);
+        if (owe_d[c*OweW +: OweW] != '0) begin
+          crd_d[c]              = 1'b1;
+          owe_d[c*OweW +: OweW] = owe_d[c*OweW +: OweW] - 1'b1;
+        end
       end
     end
     if (fenced_i) begin
