@@ -219,7 +219,7 @@ module dir_decide #(
       // Every request served clears its CN's stale-write bit: a CN sends a request for a line
       // only after the CMP of its previous write to it, so none of its writes is on its way.
       if (!dup_o && !not_owner_o && r_stale) begin
-        ent_o = ent_make(e_st, e_vec, e_stale & ~r_oh, e_ver);
+        ent_o[2 + NumCn +: NumCn] = e_stale & ~r_oh;
         chg_o = 1'b1;
       end
       // The owner's write-back or write-through: its version is the line's newest.
@@ -247,32 +247,52 @@ module dir_decide #(
   end
 
   // ---- FINISH: the response, and the line's new entry (worked out only then) ----
+  // A row changes only the entry's state and CN vector (the stale-write vector and the version
+  // are the entry's); they are chosen per row and put in place once (the entry built whole in
+  // each row cost a Verilated model every row's entry at every evaluation: Verilator's DFG pass
+  // hoists such expressions out of their branches).
   always_comb begin
-    fin_ent_o = ent_i;
+    logic [1:0]       st;
+    logic [NumCn-1:0] vec;
+    st        = e_st;
+    vec       = e_vec;
     fin_op_o  = msg_pkg::OP_CMP;
     if (finish_i) unique case (t_tr_q[ei_i])
       TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
-        fin_op_o  = msg_pkg::OP_DATA_E;
-        fin_ent_o = ent_make(E_EM, r_oh, e_stale, e_ver);
+        fin_op_o = msg_pkg::OP_DATA_E;
+        st       = E_EM;
+        vec      = r_oh;
       end
       TR_S_Upg: begin
-        fin_op_o  = msg_pkg::OP_CMP_E;
-        fin_ent_o = ent_make(E_EM, r_oh, e_stale, e_ver);
+        fin_op_o = msg_pkg::OP_CMP_E;
+        st       = E_EM;
+        vec      = r_oh;
       end
       TR_S_RdS: begin
-        fin_op_o  = msg_pkg::OP_DATA_S;
-        fin_ent_o = ent_make(E_S, e_vec | r_oh, e_stale, e_ver);
+        fin_op_o = msg_pkg::OP_DATA_S;
+        st       = E_S;
+        vec      = e_vec | r_oh;
       end
       TR_EM_RdS: begin
         // The owner kept a shared copy: both share; else the requester alone, granted E.
-        fin_op_o  = kepts_i ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
-        fin_ent_o = kepts_i ? ent_make(E_S, e_vec | r_oh, e_stale, e_ver) : ent_make(E_EM, r_oh, e_stale, e_ver);
+        fin_op_o = kepts_i ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
+        st       = kepts_i ? E_S : E_EM;
+        vec      = kepts_i ? e_vec | r_oh : r_oh;
       end
-      TR_S_CleanEvict: fin_ent_o = ent_make(((e_vec & ~r_oh) != '0) ? E_S : E_I, e_vec & ~r_oh, e_stale, e_ver);
-      TR_EM_CleanEvict, TR_EM_DirtyEvict: fin_ent_o = ent_make(E_I, '0, e_stale, e_ver);
+      TR_S_CleanEvict: begin
+        st  = ((e_vec & ~r_oh) != '0) ? E_S : E_I;
+        vec = e_vec & ~r_oh;
+      end
+      TR_EM_CleanEvict, TR_EM_DirtyEvict: begin
+        st  = E_I;
+        vec = '0;
+      end
       TR_LNR_Rd: fin_op_o = msg_pkg::OP_DATA_NC;
       default: ;
     endcase
+    fin_ent_o           = ent_i;
+    fin_ent_o[1:0]      = st;
+    fin_ent_o[2 +: NumCn] = vec;
   end
 
   // ---- the rows that snoop an owner ----
