@@ -28,20 +28,31 @@ module dir_admit #(
   input  wire logic [4:0]                    cfg_gran_shift_i,
   /// lines of memory this MN holds
   input  wire logic [31:0]                   cfg_lines_i,
-  /// the Small Coherent Region: first line, line just past it (global)
+  // the Small Coherent Region: first line, line just past it (global)
+  /// the SCR's first line (global)
   input  wire logic [AddrW-1:0]              cfg_scr_lo_i,
+  /// the line just past the SCR
   input  wire logic [AddrW-1:0]              cfg_scr_hi_i,
-  /// a REQ waits in its receive FIFO; its header
+  // a REQ waits in its receive FIFO; its header
+  /// a REQ waits in its receive FIFO
   input  wire logic                          req_v_i,
+  /// its header
   input  wire logic [HdrW-1:0]               req_hdr_i,
-  /// an RWD waits in its receive FIFO; its header
+  // an RWD waits in its receive FIFO; its header
+  /// an RWD waits in its receive FIFO
   input  wire logic                          rwd_v_i,
+  /// its header
   input  wire logic [HdrW-1:0]               rwd_hdr_i,
-  /// the management port's RECOVER waits (dir_mgmt); its line, words and version (set with tsv)
+  // the management port's RECOVER waits (dir_mgmt); its line, words and version (set with tsv)
+  /// the management port's RECOVER waits (dir_mgmt)
   input  wire logic                          mg_rec_i,
+  /// its line
   input  wire logic [AddrW-1:0]              mg_addr_i,
+  /// its words
   input  wire logic [WordN-1:0]              mg_wmask_i,
+  /// it sets the line's version
   input  wire logic                          mg_tsv_i,
+  /// the version
   input  wire logic [TsW-1:0]                mg_ts_i,
   /// the failed CNs (bit per CN)
   input  wire logic [NumCn-1:0]              failed_i,
@@ -49,35 +60,54 @@ module dir_admit #(
   input  wire logic                          free_any_i,
   /// the cycle's event is the new message's (EV_NEW)
   input  wire logic                          ev_new_i,
-  /// a new message waits (RWD or REQ); the one taken is an RWD
+  // a new message waits (RWD or REQ); the one taken is an RWD
+  /// a new message waits (RWD or REQ)
   output logic                               n_v_o,
+  /// the one taken is an RWD
   output logic                               n_is_rwd_o,
   /// its header (a RECOVER's: the REQ's or RWD's all the same, unused)
   output logic      [HdrW-1:0]               n_hdr_o,
-  /// its line (the RECOVER's if one waits): global, local; this MN's; in the SCR
+  // its line (the RECOVER's if one waits): global, local; this MN's; in the SCR
+  /// its line (the RECOVER's if one waits), global
   output logic      [AddrW-1:0]              n_addr_o,
+  /// the line, local
   output logic      [31:0]                   n_lline_o,
+  /// the line is this MN's
   output logic                               n_here_o,
+  /// the line is in the SCR
   output logic                               n_scr_o,
   /// EV_NEW: the violation (1 ADDR, 2 REGION, 6 BAD_MSG; 0 none: dir_txn's V_* codes)
   output logic      [3:0]                    kind_o,
   /// EV_NEW: the message enters the table
   output logic                               new_o,
-  /// EV_NEW: the table was full (the message stays), a request taken
+  // EV_NEW: the table was full (the message stays), a request taken
+  /// EV_NEW: the table was full (the message stays)
   output logic                               full_o,
+  /// EV_NEW: a request taken
   output logic                               reqs_o,
-  /// EV_NEW: the receive FIFOs' heads taken
+  // EV_NEW: the receive FIFOs' heads taken
+  /// EV_NEW: the REQ FIFO's head taken
   output logic                               req_r_o,
+  /// EV_NEW: the RWD FIFO's head taken
   output logic                               rwd_r_o,
-  /// the new transaction's fields (dir_tbe's nx_*_i of the same names, written with new_o)
+  // the new transaction's fields (dir_tbe's nx_*_i of the same names, written with new_o)
+  /// the new transaction is in the LNR
   output logic                               lnr_o,
+  /// its opcode (a RECOVER's: WT_WR)
   output logic      [msg_pkg::OPCODE_W-1:0]  op_o,
+  /// its source
   output logic      [NodeW-1:0]              src_o,
+  /// its core
   output logic      [msg_pkg::CORE_ID_W-1:0] core_o,
+  /// its tag
   output logic      [msg_pkg::TAG_W-1:0]     tag_o,
+  /// its words
   output logic      [WordN-1:0]              mask_o,
+  /// its version
   output logic      [TsW-1:0]                ts_o,
+  /// it is a RECOVER
   output logic                               rec_o,
+  /// it sets the line's version
   output logic                               setv_o
 );
   localparam logic [3:0] V_ADDR = 4'd1, V_REGION = 4'd2, V_BAD_MSG = 4'd6;   // dir_txn's

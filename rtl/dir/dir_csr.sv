@@ -27,52 +27,83 @@ module dir_csr #(
   input  wire logic                  clk_i,
   /// synchronous reset, active low: every counter 0
   input  wire logic                  rst_ni,
-  /// CSR read request, its word address
+  // CSR read request, its word address
+  /// CSR read request
   input  wire logic                  csr_valid_i,
+  /// CSR word address
   input  wire logic [7:0]            csr_addr_i,
-  /// CSR response valid (the cycle after the request), read data, address refused
+  // CSR response valid (the cycle after the request), read data, address refused
+  /// CSR response valid (the cycle after the request)
   output logic                       csr_rvalid_o,
+  /// CSR read data
   output logic      [31:0]           csr_rdata_o,
+  /// CSR address refused
   output logic                       csr_err_o,
-  /// a row of the table is taken (dir_decide's tr_o: its counter's index)
+  // a row of the table is taken (dir_decide's tr_o: its counter's index)
+  /// counted: a row of the table is taken (counter tr_i)
   input  wire logic                  c_tr_i,
+  /// the row taken (dir_decide's tr_o: the counter's index, 0x00..0x11)
   input  wire logic [4:0]            tr_i,
-  /// the engine's violation (1 ADDR .. 6 BAD_MSG; 0 none); the receive port's (a BAD_MSG)
+  // the engine's violation (1 ADDR .. 6 BAD_MSG; 0 none); the receive port's (a BAD_MSG)
+  /// the engine's violation (1 ADDR .. 6 BAD_MSG; 0 none)
   input  wire logic [3:0]            v_kind_i,
+  /// the receive port dropped a message (a BAD_MSG)
   input  wire logic                  rx_bad_i,
-  /// one strobe per event counted (the CSR map above): BISNP sent, BIRSP received, cache hit,
-  /// miss, write-back, stale write, table full, waited, request taken, memory read, memory write,
-  /// walk's directory line read, sharers lost a failed CN, OWNED, RECOVERED, NOT_OWNED, a failed
-  /// sharer's answer given up, a failed CN's request dropped
+  // one strobe per event counted (the CSR map above): BISNP sent, BIRSP received, cache hit,
+  // miss, write-back, stale write, table full, waited, request taken, memory read, memory write,
+  // walk's directory line read, sharers lost a failed CN, OWNED, RECOVERED, NOT_OWNED, a failed
+  // sharer's answer given up, a failed CN's request dropped
+  /// counted: a BISNP sent
   input  wire logic                  c_snp_i,
+  /// counted: a BIRSP received
   input  wire logic                  c_bir_i,
+  /// counted: a directory cache hit
   input  wire logic                  c_hit_i,
+  /// counted: a directory cache miss
   input  wire logic                  c_miss_i,
+  /// counted: a directory cache write-back
   input  wire logic                  c_wb_i,
+  /// counted: a stale write
   input  wire logic                  c_stale_i,
+  /// counted: a new request found the table full
   input  wire logic                  c_full_i,
+  /// counted: a request waits behind an older one of its line
   input  wire logic                  c_waited_i,
+  /// counted: a request taken
   input  wire logic                  c_reqs_i,
+  /// counted: a memory read
   input  wire logic                  c_mrd_i,
+  /// counted: a memory write
   input  wire logic                  c_mwr_i,
+  /// counted: a directory line read by the walk
   input  wire logic                  c_wline_i,
+  /// counted: an entry whose sharers lost a failed CN
   input  wire logic                  c_wsh_i,
+  /// counted: OWNED reported
   input  wire logic                  c_owned_i,
+  /// counted: a RECOVERED
   input  wire logic                  c_recok_i,
+  /// counted: a NOT_OWNED
   input  wire logic                  c_recno_i,
+  /// counted: a failed sharer's answer given up
   input  wire logic                  c_purged_i,
+  /// counted: a failed CN's request dropped
   input  wire logic                  c_void_i,
   /// per transaction: valid (0x23 counts them)
   input  wire logic [TxnEntries-1:0] txn_valid_i,
-  /// the last walk's cycles (0x24), the failed CNs (0x2C)
+  // the last walk's cycles (0x24), the failed CNs (0x2C)
+  /// the last walk's cycles (0x24)
   input  wire logic [31:0]           walk_last_i,
+  /// the failed CNs (bit per CN)
   input  wire logic [NumCn-1:0]      failed_i,
   /// the controller is stalled (dir_ctrl's stall_o)
   input  wire logic                  stall_i,
   /// clock cycles the simulation skipped before this edge (dir_ctrl's skip_i: EV_FULL's)
   input  wire logic [31:0]           skip_i,
-  /// the cycle counts no event; only EV_FULL
+  // the cycle counts no event; only EV_FULL
+  /// the cycle counts no event (checks)
   output logic                       ev_none_o,
+  /// the cycle counts only EV_FULL
   output logic                       ev_only_full_o,
   /// this edge is a stall's with no other input (the cycles skipped after it are stalled too)
   output logic                       stall_in_o

@@ -29,56 +29,96 @@ module dir_dpath #(
   input  wire logic               rst_ni,
   /// the event's transaction
   input  wire logic [TW-1:0]      ei_i,
-  /// its data line is written, from (one-hot; none: the memory response) the snoop answer, the
-  /// RECOVER's words, the RWD
+  // its data line is written, from (one-hot; none: the memory response) the snoop answer, the
+  // RECOVER's words, the RWD
+  /// the transaction's data line is written
   input  wire logic               td_we_i,
+  /// from (one-hot; none: the memory response) the snoop answer, the RECOVER's words, the RWD
   input  wire logic [2:0]         td_src_i,
-  /// the lines that may be written: a memory response's, a snoop answer's, a RECOVER's, an RWD's
+  // the lines that may be written: a memory response's, a snoop answer's, a RECOVER's, an RWD's
+  /// the line a memory read returned
   input  wire logic [DataW-1:0]   mem_rsp_rdata_i,
+  /// the snoop answer's data
   input  wire logic [DataW-1:0]   bir_data_i,
+  /// the RECOVER's words
   input  wire logic [DataW-1:0]   mg_wdata_i,
+  /// the RWD's data
   input  wire logic [DataW-1:0]   rwd_data_i,
-  /// the engine's memory request (dir_txn, narrow form: see there)
+  // the engine's memory request (dir_txn, narrow form: see there)
+  /// the engine's memory request
   input  wire logic               t_mq_v_i,
+  /// it is a write
   input  wire logic               t_mq_w_i,
+  /// it is for the directory area
   input  wire logic               t_mq_dir_i,
+  /// its local line or entry group
   input  wire logic [31:0]        t_mq_addr_i,
+  /// its words
   input  wire logic [WordN-1:0]   t_mq_mask_i,
+  /// where its words come from (one-hot)
   input  wire logic [2:0]         t_mq_src_i,
+  /// it is an entry write
   input  wire logic               t_mq_ent_v_i,
+  /// the entry written
   input  wire logic [EntW-1:0]    t_mq_ent_i,
-  /// the walk's (dir_walk: an entry write, else a directory line read)
+  // the walk's (dir_walk: an entry write, else a directory line read)
+  /// the walk's memory request
   input  wire logic               w_mq_v_i,
+  /// an entry write (else a directory line read)
   input  wire logic               w_mq_ent_v_i,
+  /// the entry's local line, or the line group read
   input  wire logic [31:0]        w_mq_addr_i,
+  /// the entry written
   input  wire logic [EntW-1:0]    w_mq_ent_i,
-  /// read tags: the engine's read (a directory line, else data) of the event's transaction; the
-  /// walk's read
+  // read tags: the engine's read (a directory line, else data) of the event's transaction; the
+  // walk's read
+  /// the engine's read (of the event's transaction)
   input  wire logic               t_rq_v_i,
+  /// it reads a directory line
   input  wire logic               t_rq_dir_i,
+  /// the walk's read
   input  wire logic               w_rq_v_i,
-  /// the read tag FIFO: a tag fits; its head (valid, tag); empty; a tag is queued this cycle
+  // the read tag FIFO: a tag fits; its head (valid, tag); empty; a tag is queued this cycle
+  /// a tag fits
   output logic                    rq_room_o,
+  /// a memory read's tag
   output logic                    rq_v_o,
+  /// the oldest tag ({walk's, directory line, transaction})
   output logic      [TagQW-1:0]   rq_head_o,
+  /// no read outstanding
   output logic                    rq_empty_o,
+  /// a tag is queued this cycle
   output logic                    rq_push_o,
-  /// the memory request queue: a request fits; it is empty; a request is queued this cycle
+  // the memory request queue: a request fits; it is empty; a request is queued this cycle
+  /// a memory request fits
   output logic                    mq_room_o,
+  /// no memory request queued
   output logic                    mq_empty_o,
+  /// a memory request is queued this cycle
   output logic                    mq_push_o,
-  /// the memory port (dir_ctrl's mem_req_*, mem_rsp_valid_i: a read's answer, which pops its tag)
+  // the memory port (dir_ctrl's mem_req_*, mem_rsp_valid_i: a read's answer, which pops its tag)
+  /// a memory request
   output logic                    mem_req_valid_o,
+  /// it is taken
   input  wire logic               mem_req_ready_i,
+  /// it is a write
   output logic                    mem_req_write_o,
+  /// it is for the directory area
   output logic                    mem_req_dir_o,
+  /// local line or entry group
   output logic      [31:0]        mem_req_addr_o,
+  /// the words to write
   output logic      [DataW-1:0]   mem_req_wdata_o,
+  /// the words written (bit i: word i)
   output logic      [WordN-1:0]   mem_req_wmask_o,
+  /// a read's answer arrives (it pops its tag)
   input  wire logic               mem_rsp_valid_i,
-  /// the response: built this cycle (FINISH), its header (dir_msg), it carries the data line
+  // the response: built this cycle (FINISH), its header (dir_msg), it carries the data line
+  /// a response is built this cycle (FINISH)
   input  wire logic               rsp_v_i,
+  /// its header (dir_msg)
   input  wire logic [HdrW-1:0]    rsp_hdr_i,
+  /// it carries the data line
   input  wire logic               rsp_data_i,
   /// the response flit (msg_pkg::msg_t; 0 when none is built)
   output logic      [FlitW-1:0]   rsp_o

@@ -13,43 +13,70 @@ module dir_event #(
   localparam int unsigned TW      = (TxnEntries > 1) ? $clog2(TxnEntries) : 1,
   localparam int unsigned NumStep = 6
 ) (
-  /// a memory response arrives; for the walk (else a transaction's: rsp_txn_i)
+  // a memory response arrives; for the walk (else a transaction's: rsp_txn_i)
+  /// a read's answer arrives (it pops its tag)
   input  wire logic                  mem_rsp_valid_i,
+  /// the answer is the walk's
   input  wire logic                  rsp_walk_i,
+  /// else its transaction
   input  wire logic [TW-1:0]         rsp_txn_i,
-  /// a BIRSP waits; the transaction awaiting it (dir_tbe)
+  // a BIRSP waits; the transaction awaiting it (dir_tbe)
+  /// a BIRSP waits
   input  wire logic                  bir_v_i,
+  /// the transaction awaiting it (dir_tbe)
   input  wire logic [TW-1:0]         b_i,
-  /// a failed sharer's answer to give up; its transaction
+  // a failed sharer's answer to give up; its transaction
+  /// a failed sharer's answer to give up
   input  wire logic                  pg_any_i,
+  /// its transaction
   input  wire logic [TW-1:0]         pg_i,
-  /// per step (END, FINISH, INSTALL, MEMRD, DECIDE, START): a transaction is at it, the lowest
+  // per step (END, FINISH, INSTALL, MEMRD, DECIDE, START): a transaction is at it, the lowest
+  /// per step: a transaction is at it
   input  wire logic [NumStep-1:0]    step_v_i,
+  /// per step: the lowest (bits k*TW +: TW)
   input  wire logic [NumStep*TW-1:0] step_i,
-  /// room: a memory request; a response; a management answer; a memory request and a read tag
+  // room: a memory request; a response; a management answer; a memory request and a read tag
+  /// a memory request fits
   input  wire logic                  mq_room_i,
+  /// a response fits
   input  wire logic                  sq_room_i,
+  /// an answer fits
   input  wire logic                  mr_room_i,
+  /// a memory request and a read tag fit
   input  wire logic                  res_ok_i,
-  /// the walk flushes or scans; its events can be taken (dir_walk)
+  // the walk flushes or scans; its events can be taken (dir_walk)
+  /// the walk flushes or scans
   input  wire logic                  walking_i,
+  /// the walk has a directory line to scan
   input  wire logic                  wproc_ok_i,
+  /// the walk flushes
   input  wire logic                  flush_ok_i,
+  /// the walk can end
   input  wire logic                  wdone_ok_i,
-  /// the management port's command can be taken (dir_mgmt); it is a RECOVER that may enter the
-  /// table
+  // the management port's command can be taken (dir_mgmt); it is a RECOVER that may enter the
+  // table
+  /// the management command can be taken (dir_mgmt)
   input  wire logic                  mg_go_i,
+  /// it is a RECOVER that may enter the table
   input  wire logic                  rec_pend_i,
-  /// the RECOVER's line is this MN's, in the SCR; a transaction is held on it, which (dir_tbe)
+  // the RECOVER's line is this MN's, in the SCR; a transaction is held on it, which (dir_tbe)
+  /// the line is this MN's
   input  wire logic                  n_here_i,
+  /// the line is in the SCR
   input  wire logic                  n_scr_i,
+  /// a transaction is held on the RECOVER's line
   input  wire logic                  h_any_i,
+  /// which
   input  wire logic [TW-1:0]         h_i,
-  /// a free entry, the lowest (dir_tbe)
+  // a free entry, the lowest (dir_tbe)
+  /// a free entry
   input  wire logic                  free_any_i,
+  /// the lowest
   input  wire logic [TW-1:0]         free_i,
-  /// a new message waits; recovery mode (no new request enters the table)
+  // a new message waits; recovery mode (no new request enters the table)
+  /// a new message waits (RWD or REQ)
   input  wire logic                  n_v_i,
+  /// recovery mode: no new request enters the table
   input  wire logic                  rec_mode_i,
   /// no event above the management port's and new messages': only then the table's same-line
   /// look-up, which only those two use, is made
@@ -58,20 +85,34 @@ module dir_event #(
   output logic                       ev_any_o,
   /// the event's transaction
   output logic      [TW-1:0]         ei_o,
-  /// the event (one at most)
+  // the event (one at most)
+  /// the cycle's event is a memory response
   output logic                       ev_memrsp_o,
+  /// the cycle's event is a snoop answer (BIRSP)
   output logic                       ev_birsp_o,
+  /// the cycle's event is a failed sharer's answer given up (taken as BIRSP_I)
   output logic                       ev_purge_o,
+  /// the cycle's event is a transaction's END
   output logic                       ev_end_o,
+  /// the cycle's event is a transaction's FINISH
   output logic                       ev_finish_o,
+  /// the cycle's event is a transaction's INSTALL
   output logic                       ev_install_o,
+  /// the cycle's event is a transaction's MEMRD
   output logic                       ev_memrd_o,
+  /// the cycle's event is a transaction's DECIDE
   output logic                       ev_decide_o,
+  /// the cycle's event is a transaction's START
   output logic                       ev_start_o,
+  /// the cycle's event is the walk scanning a directory line
   output logic                       ev_wproc_o,
+  /// the cycle's event is the walk flushing a way of the cache
   output logic                       ev_flush_o,
+  /// the cycle's event is the walk's end
   output logic                       ev_wdone_o,
+  /// the cycle's event is a management command
   output logic                       ev_mg_o,
+  /// the cycle's event is a new request (or RECOVER) into the table
   output logic                       ev_new_o
 );
 

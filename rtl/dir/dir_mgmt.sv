@@ -22,23 +22,34 @@ module dir_mgmt #(
   input  wire logic              clk_i,
   /// synchronous reset, active low: no CN failed, no answer queued
   input  wire logic              rst_ni,
-  /// a command (dir_ctrl's mg_req_*_i: 0 FAIL, 1 WALK, 2 RECOVER, 3 RESUME)
+  // a command (dir_ctrl's mg_req_*_i: 0 FAIL, 1 WALK, 2 RECOVER, 3 RESUME)
+  /// a command
   input  wire logic              mg_req_valid_i,
+  /// 0 FAIL, 1 WALK, 2 RECOVER, 3 RESUME
   input  wire logic [1:0]        mg_req_op_i,
-  /// FAIL: the CN; RECOVER: the line
+  // FAIL: the CN; RECOVER: the line
+  /// FAIL: the CN
   input  wire logic [CnW-1:0]    mg_req_cn_i,
+  /// RECOVER: the line
   input  wire logic [AddrW-1:0]  mg_req_addr_i,
   /// the command is taken
   output logic                   mg_req_ready_o,
-  /// an answer (0 DONE, 1 WALKED, 2 OWNED, 3 RECOVERED, 4 NOT_OWNED, 5 REFUSED, 6 BUSY), its line,
-  /// the walk's cycles
+  // an answer (0 DONE, 1 WALKED, 2 OWNED, 3 RECOVERED, 4 NOT_OWNED, 5 REFUSED, 6 BUSY), its line,
+  // the walk's cycles
+  /// an answer
   output logic                   mg_rsp_valid_o,
+  /// it is taken
   input  wire logic              mg_rsp_ready_i,
+  /// 0 DONE, 1 WALKED, 2 OWNED, 3 RECOVERED, 4 NOT_OWNED, 5 REFUSED, 6 BUSY
   output logic      [2:0]        mg_rsp_kind_o,
+  /// its line
   output logic      [AddrW-1:0]  mg_rsp_line_o,
+  /// WALKED: the walk's cycles
   output logic      [31:0]       mg_rsp_count_o,
-  /// the walk is idle; it waits for quiet
+  // the walk is idle; it waits for quiet
+  /// the walk is idle
   input  wire logic              walk_idle_i,
+  /// the walk waits for quiet
   input  wire logic              walk_quiet_i,
   /// a RECOVER waits and may enter the table as a new request (before new messages)
   output logic                   rec_pend_o,
@@ -47,32 +58,49 @@ module dir_mgmt #(
   output logic                   go_o,
   /// a memory request fits
   input  wire logic              mq_room_i,
-  /// the cycle's event is the command (EV_MG), or the RECOVER entering the table (EV_NEW)
+  // the cycle's event is the command (EV_MG), or the RECOVER entering the table (EV_NEW)
+  /// the cycle's event is a management command
   input  wire logic              ev_mg_i,
+  /// the cycle's event is a new request (or RECOVER) into the table
   input  wire logic              ev_new_i,
-  /// the RECOVER's line is this MN's, in the SCR; a transaction is held on it (dir_tbe)
+  // the RECOVER's line is this MN's, in the SCR; a transaction is held on it (dir_tbe)
+  /// the line is this MN's
   input  wire logic              n_here_i,
+  /// the line is in the SCR
   input  wire logic              n_scr_i,
+  /// a transaction is held on the RECOVER's line
   input  wire logic              h_any_i,
   /// the WALK is taken (dir_walk starts)
   output logic                   walk_start_o,
   /// the RECOVER releases the transaction held on its line (dir_txn)
   output logic                   release_o,
-  /// the failed CNs (bit per CN); from FAIL to RESUME no new request enters the table
+  // the failed CNs (bit per CN); from FAIL to RESUME no new request enters the table
+  /// the failed CNs (bit per CN)
   output logic      [NumCn-1:0]  failed_o,
+  /// recovery mode: no new request enters the table
   output logic                   rec_mode_o,
-  /// a RECOVER's transaction finished (dir_txn): it found a failed owner, its line
+  // a RECOVER's transaction finished (dir_txn): it found a failed owner, its line
+  /// a RECOVER's transaction finished (dir_txn)
   input  wire logic              rec_done_i,
+  /// it found a failed owner
   input  wire logic              rec_ok_i,
+  /// its line
   input  wire logic [AddrW-1:0]  rec_line_i,
-  /// the walk found a line a failed CN owns, the line; the walk ended, its cycles (dir_walk)
+  // the walk found a line a failed CN owns, the line; the walk ended, its cycles (dir_walk)
+  /// the walk found a line a failed CN owns
   input  wire logic              owned_i,
+  /// the line (global)
   input  wire logic [AddrW-1:0]  owned_line_i,
+  /// the walk ended
   input  wire logic              walked_i,
+  /// its cycles
   input  wire logic [31:0]       walked_cyc_i,
-  /// an answer fits; no answer queued; an answer is queued this cycle
+  // an answer fits; no answer queued; an answer is queued this cycle
+  /// an answer fits
   output logic                   mr_room_o,
+  /// no answer queued
   output logic                   mr_empty_o,
+  /// an answer is queued this cycle
   output logic                   mr_push_o,
   /// counted (dir_csr): a released transaction's RECOVERED
   output logic                   c_recok_o

@@ -16,31 +16,46 @@ module dir_msg #(
 ) (
   /// this MN's node id (the messages' source)
   input  wire logic [NodeW-1:0]              node_id_i,
-  /// the cycle's event is a FINISH (the response), a DECIDE (the request's header)
+  // the cycle's event is a FINISH (the response), a DECIDE (the request's header)
+  /// the cycle's event is a FINISH (the response)
   input  wire logic                          ev_finish_i,
+  /// the cycle's event is a DECIDE (the request's header)
   input  wire logic                          ev_decide_i,
-  /// the event's transaction's request: opcode, source, core, tag, line, words
+  // the event's transaction's request: opcode, source, core, tag, line, words
+  /// the event's transaction: request's opcode
   input  wire logic [msg_pkg::OPCODE_W-1:0]  e_op_i,
+  /// the event's transaction: requester's node id
   input  wire logic [NodeW-1:0]              e_src_i,
+  /// the event's transaction: requester's core
   input  wire logic [msg_pkg::CORE_ID_W-1:0] e_core_i,
+  /// the event's transaction: request's tag
   input  wire logic [TagW-1:0]               e_tag_i,
+  /// the event's transaction: line (global address)
   input  wire logic [AddrW-1:0]              e_line_i,
+  /// the event's transaction: request's word mask
   input  wire logic [WordN-1:0]              e_mask_i,
   /// the line's version (the entry's)
   input  wire logic [TsW-1:0]                e_ver_i,
   /// the response's opcode (dir_decide)
   input  wire logic [msg_pkg::OPCODE_W-1:0]  fin_op_i,
-  /// the response's header (its data line, if it carries one, is dir_dpath's); it carries data
+  // the response's header (its data line, if it carries one, is dir_dpath's); it carries data
+  /// the response's header (its data line is dir_dpath's)
   output logic      [HdrW-1:0]               rsp_hdr_o,
+  /// the response carries the data line
   output logic                               rsp_data_o,
   /// the request's header, as it came (the violation's report)
   output logic      [HdrW-1:0]               req_hdr_o,
-  /// the snoop sender has a BISNP to send: the transaction (the tag), the CN, invalidating, the
-  /// line
+  // the snoop sender has a BISNP to send: the transaction (the tag), the CN, invalidating, the
+  // line
+  /// the snoop sender has a BISNP to send
   input  wire logic                          s_any_i,
+  /// its transaction (the tag)
   input  wire logic [TagW-1:0]               s_tag_i,
+  /// the CN
   input  wire logic [CnW-1:0]                s_cn_i,
+  /// it invalidates
   input  wire logic                          s_inv_i,
+  /// the line
   input  wire logic [AddrW-1:0]              s_line_i,
   /// the BISNP
   output logic      [FlitW-1:0]              snp_o

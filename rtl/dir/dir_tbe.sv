@@ -35,114 +35,183 @@ module dir_tbe #(
   input  wire logic                          event_i,
   /// a new transaction enters at ei_i: the fields it keeps (line, request, links) are written
   input  wire logic                          new_i,
-  /// the event's transaction's next fields (as the e_*_o of the same names); the kept ones are
-  /// written only with new_i
+  // the event's transaction's next fields (as the e_*_o of the same names); the kept ones are
+  // written only with new_i
+  /// next: in use
   input  wire logic                          nx_valid_i,
+  /// next: step (dir_tbe's st_e)
   input  wire logic [3:0]                    nx_st_i,
+  /// next: in the Large Non-coherent Region (no entry)
   input  wire logic                          nx_lnr_i,
+  /// next: line (global address)
   input  wire logic [AddrW-1:0]              nx_line_i,
+  /// next: local line
   input  wire logic [31:0]                   nx_lline_i,
+  /// next: request's opcode
   input  wire logic [msg_pkg::OPCODE_W-1:0]  nx_op_i,
+  /// next: requester's node id
   input  wire logic [NodeW-1:0]              nx_src_i,
+  /// next: requester's core
   input  wire logic [msg_pkg::CORE_ID_W-1:0] nx_core_i,
+  /// next: request's tag
   input  wire logic [msg_pkg::TAG_W-1:0]     nx_tag_i,
+  /// next: request's word mask
   input  wire logic [WordN-1:0]              nx_mask_i,
+  /// next: version an RWD or a RECOVER carried
   input  wire logic [TsW-1:0]                nx_ts_i,
+  /// next: line's directory entry
   input  wire logic [EntW-1:0]               nx_ent_i,
+  /// next: entry changed (written back at END)
   input  wire logic                          nx_chg_i,
+  /// next: CNs whose snoop answers it awaits
   input  wire logic [NumCn-1:0]              nx_await_i,
+  /// next: CNs it has still to snoop
   input  wire logic [NumCn-1:0]              nx_snp_i,
+  /// next: snoops invalidate (BISNP_INV, else BISNP_DATA)
   input  wire logic                          nx_snpinv_i,
+  /// next: needs the line's data
   input  wire logic                          nx_need_i,
+  /// next: has the line's data
   input  wire logic                          nx_have_i,
+  /// next: has issued its memory read
   input  wire logic                          nx_rdis_i,
+  /// next: owner kept a shared copy
   input  wire logic                          nx_kepts_i,
+  /// next: request was a violation (no response)
   input  wire logic                          nx_viol_i,
+  /// next: is the management port's RECOVER
   input  wire logic                          nx_rec_i,
+  /// next: FINISH answers nothing and leaves the entry
   input  wire logic                          nx_skip_i,
+  /// next: RECOVER found a failed owner
   input  wire logic                          nx_recok_i,
+  /// next: RECOVER sets the line's version
   input  wire logic                          nx_setv_i,
   /// the event is the transaction's END: the transactions waiting behind it start
   input  wire logic                          end_i,
   /// the new transaction waits behind its line's youngest, which gets a successor
   input  wire logic                          succ_i,
-  /// the event's transaction's fields: valid, step (dir_txn's st_e), in the LNR (no entry)
+  // the event's transaction's fields: valid, step (dir_txn's st_e), in the LNR (no entry)
+  /// the event's transaction: in use
   output logic                               e_valid_o,
+  /// the event's transaction: step (dir_tbe's st_e)
   output logic      [3:0]                    e_st_o,
+  /// the event's transaction: in the Large Non-coherent Region (no entry)
   output logic                               e_lnr_o,
-  /// its line (global) and local line
+  // its line (global) and local line
+  /// the event's transaction: line (global address)
   output logic      [AddrW-1:0]              e_line_o,
+  /// the event's transaction: local line
   output logic      [31:0]                   e_lline_o,
-  /// its request: opcode, source, core, tag, word mask, version (an RWD's, a RECOVER's)
+  // its request: opcode, source, core, tag, word mask, version (an RWD's, a RECOVER's)
+  /// the event's transaction: request's opcode
   output logic      [msg_pkg::OPCODE_W-1:0]  e_op_o,
+  /// the event's transaction: requester's node id
   output logic      [NodeW-1:0]              e_src_o,
+  /// the event's transaction: requester's core
   output logic      [msg_pkg::CORE_ID_W-1:0] e_core_o,
+  /// the event's transaction: request's tag
   output logic      [msg_pkg::TAG_W-1:0]     e_tag_o,
+  /// the event's transaction: request's word mask
   output logic      [WordN-1:0]              e_mask_o,
+  /// the event's transaction: version an RWD or a RECOVER carried
   output logic      [TsW-1:0]                e_ts_o,
-  /// its line's entry, and whether it changed (to be written back at END)
+  // its line's entry, and whether it changed (to be written back at END)
+  /// the event's transaction: line's directory entry
   output logic      [EntW-1:0]               e_ent_o,
+  /// the event's transaction: entry changed (written back at END)
   output logic                               e_chg_o,
-  /// the CNs whose answers it awaits, and those still to snoop; the snoops invalidate
+  // the CNs whose answers it awaits, and those still to snoop; the snoops invalidate
+  /// the event's transaction: CNs whose snoop answers it awaits
   output logic      [NumCn-1:0]              e_await_o,
+  /// the event's transaction: CNs it has still to snoop
   output logic      [NumCn-1:0]              e_snp_o,
+  /// the event's transaction: snoops invalidate (BISNP_INV, else BISNP_DATA)
   output logic                               e_snpinv_o,
-  /// it needs the line's data, has it, has read it from memory; the owner kept S
+  // it needs the line's data, has it, has read it from memory; the owner kept S
+  /// the event's transaction: needs the line's data
   output logic                               e_need_o,
+  /// the event's transaction: has the line's data
   output logic                               e_have_o,
+  /// the event's transaction: has issued its memory read
   output logic                               e_rdis_o,
+  /// the event's transaction: owner kept a shared copy
   output logic                               e_kepts_o,
   /// its request was a violation (no response)
   output logic                               e_viol_o,
-  /// it is a RECOVER; its FINISH answers nothing; the RECOVER found a failed owner; it sets the
-  /// line's version
+  // it is a RECOVER; its FINISH answers nothing; the RECOVER found a failed owner; it sets the
+  // line's version
+  /// the event's transaction: is the management port's RECOVER
   output logic                               e_rec_o,
+  /// the event's transaction: FINISH answers nothing and leaves the entry
   output logic                               e_skip_o,
+  /// the event's transaction: RECOVER found a failed owner
   output logic                               e_recok_o,
+  /// the event's transaction: RECOVER sets the line's version
   output logic                               e_setv_o,
   /// look up a new message's line (busy_any_o, h_*): only in a cycle whose event can be a
   /// new message's or a management command's
   input  wire logic                          look_i,
   /// the new message's (or RECOVER's) line
   input  wire logic [AddrW-1:0]              look_line_i,
-  /// a free entry exists; the lowest free one
+  // a free entry exists; the lowest free one
+  /// a free entry
   output logic                               free_any_o,
+  /// the lowest
   output logic      [TW-1:0]                 free_o,
   /// the line has a transaction (the new one waits behind its youngest)
   output logic                               busy_any_o,
-  /// the line has a transaction held on a failed owner; which
+  // the line has a transaction held on a failed owner; which
+  /// a transaction is held on the RECOVER's line
   output logic                               h_any_o,
+  /// which
   output logic      [TW-1:0]                 h_o,
-  /// a snoop answer (BIRSP) is at its FIFO's head: its line, its source CN, the source is a CN
+  // a snoop answer (BIRSP) is at its FIFO's head: its line, its source CN, the source is a CN
+  /// a BIRSP waits
   input  wire logic                          bir_v_i,
+  /// the BIRSP's line
   input  wire logic [AddrW-1:0]              bir_line_i,
+  /// its source CN
   input  wire logic [CnW-1:0]                bir_cn_i,
+  /// its source is a CN
   input  wire logic                          bir_cn_ok_i,
-  /// a transaction awaits it; which
+  // a transaction awaits it; which
+  /// a transaction awaits the BIRSP
   output logic                               b_any_o,
+  /// the transaction awaiting it (dir_tbe)
   output logic      [TW-1:0]                 b_o,
   /// the failed CNs (bit per CN)
   input  wire logic [NumCn-1:0]              failed_i,
   /// per transaction: its row snoops an owner (dir_decide)
   input  wire logic [TxnEntries-1:0]         own_snp_i,
-  /// a transaction awaits a failed sharer's answer (taken as BIRSP_I); which, and the CN
+  // a transaction awaits a failed sharer's answer (taken as BIRSP_I); which, and the CN
+  /// a failed sharer's answer to give up
   output logic                               pg_any_o,
+  /// its transaction
   output logic      [TW-1:0]                 pg_o,
+  /// the failed CN whose answer is given up
   output logic      [CnW-1:0]                pg_cn_o,
   /// look whether only held and waiting transactions are left (the walk waits for it)
   input  wire logic                          quiet_look_i,
   /// they are (1 while not looked)
   output logic                               quiet_o,
-  /// per step (END, FINISH, INSTALL, MEMRD, DECIDE, START): a transaction is at it; the lowest
-  /// (bits k*TW +: TW)
+  // per step (END, FINISH, INSTALL, MEMRD, DECIDE, START): a transaction is at it; the lowest
+  // (bits k*TW +: TW)
+  /// per step: a transaction is at it
   output logic      [NumStep-1:0]            step_v_o,
+  /// per step: the lowest (bits k*TW +: TW)
   output logic      [NumStep*TW-1:0]         step_o,
-  /// the snoop sender: a transaction has a snoop to send (to a CN that has not failed); which,
-  /// to which CN, invalidating, for which line
+  // the snoop sender: a transaction has a snoop to send (to a CN that has not failed); which,
+  // to which CN, invalidating, for which line
+  /// the snoop sender has a BISNP to send
   output logic                               s_any_o,
+  /// which transaction
   output logic      [TW-1:0]                 s_o,
+  /// the CN
   output logic      [CnW-1:0]                s_cn_o,
+  /// it invalidates
   output logic                               s_inv_o,
+  /// the line
   output logic      [AddrW-1:0]              s_line_o,
   /// the send port takes the snoop
   input  wire logic                          s_take_i,
@@ -150,10 +219,13 @@ module dir_tbe #(
   output logic      [TxnEntries-1:0]         valid_o,
   /// an END wakes a waiting transaction this cycle
   output logic                               wake_any_o,
-  /// checks only: the read tag FIFO holds a tag; its head ({walk, directory line, transaction});
-  /// a memory response arrives
+  // checks only: the read tag FIFO holds a tag; its head ({walk, directory line, transaction});
+  // a memory response arrives
+  /// checks only: the read tag FIFO holds a tag
   input  wire logic                          rd_head_v_i,
+  /// checks only: its head
   input  wire logic [TagQW-1:0]              rd_head_i,
+  /// checks only: a memory response arrives
   input  wire logic                          rd_rsp_i
 );
 

@@ -27,166 +27,284 @@ module dir_txn #(
   localparam int unsigned VerLsb = 2 + 2 * NumCn,
   localparam int unsigned EntW   = VerLsb + TsW    // a directory entry (dir_decide)
 ) (
-  /// the cycle's event (one at most): a memory response, a snoop answer, a failed sharer's answer
-  /// given up (taken as BIRSP_I), the steps END, FINISH, INSTALL, MEMRD, DECIDE, START, a RECOVER
-  /// that releases a held transaction, a new request (or RECOVER) into the table
+  // the cycle's event (one at most): a memory response, a snoop answer, a failed sharer's answer
+  // given up (taken as BIRSP_I), the steps END, FINISH, INSTALL, MEMRD, DECIDE, START, a RECOVER
+  // that releases a held transaction, a new request (or RECOVER) into the table
+  /// the cycle's event is a memory response
   input  wire logic                          ev_memrsp_i,
+  /// the cycle's event is a snoop answer (BIRSP)
   input  wire logic                          ev_birsp_i,
+  /// the cycle's event is a failed sharer's answer given up (taken as BIRSP_I)
   input  wire logic                          ev_purge_i,
+  /// the cycle's event is a transaction's END
   input  wire logic                          ev_end_i,
+  /// the cycle's event is a transaction's FINISH
   input  wire logic                          ev_finish_i,
+  /// the cycle's event is a transaction's INSTALL
   input  wire logic                          ev_install_i,
+  /// the cycle's event is a transaction's MEMRD
   input  wire logic                          ev_memrd_i,
+  /// the cycle's event is a transaction's DECIDE
   input  wire logic                          ev_decide_i,
+  /// the cycle's event is a transaction's START
   input  wire logic                          ev_start_i,
+  /// the cycle's event is a RECOVER releasing the transaction held on its line
   input  wire logic                          ev_release_i,
+  /// the cycle's event is a new request (or RECOVER) into the table
   input  wire logic                          ev_new_i,
-  /// the event's transaction's fields (dir_tbe's e_*_o; e_cn_i: its requester, a CN: only CNs'
-  /// requests enter the table)
+  // the event's transaction's fields (dir_tbe's e_*_o; e_cn_i: its requester, a CN: only CNs'
+  // requests enter the table)
+  /// the event's transaction: in use
   input  wire logic                          e_valid_i,
+  /// the event's transaction: step (dir_tbe's st_e)
   input  wire logic [3:0]                    e_st_i,
+  /// the event's transaction: in the Large Non-coherent Region (no entry)
   input  wire logic                          e_lnr_i,
+  /// the event's transaction: line (global address)
   input  wire logic [AddrW-1:0]              e_line_i,
+  /// the event's transaction: local line
   input  wire logic [31:0]                   e_lline_i,
+  /// the event's transaction: request's opcode
   input  wire logic [msg_pkg::OPCODE_W-1:0]  e_op_i,
+  /// the event's transaction: requester (a CN)
   input  wire logic [CnW-1:0]                e_cn_i,
+  /// the event's transaction: request's word mask
   input  wire logic [WordN-1:0]              e_mask_i,
+  /// the event's transaction: line's directory entry
   input  wire logic [EntW-1:0]               e_ent_i,
+  /// the event's transaction: entry changed (written back at END)
   input  wire logic                          e_chg_i,
+  /// the event's transaction: CNs whose snoop answers it awaits
   input  wire logic [NumCn-1:0]              e_await_i,
+  /// the event's transaction: CNs it has still to snoop
   input  wire logic [NumCn-1:0]              e_snp_i,
+  /// the event's transaction: snoops invalidate (BISNP_INV, else BISNP_DATA)
   input  wire logic                          e_snpinv_i,
+  /// the event's transaction: needs the line's data
   input  wire logic                          e_need_i,
+  /// the event's transaction: has the line's data
   input  wire logic                          e_have_i,
+  /// the event's transaction: has issued its memory read
   input  wire logic                          e_rdis_i,
+  /// the event's transaction: owner kept a shared copy
   input  wire logic                          e_kepts_i,
+  /// the event's transaction: request was a violation (no response)
   input  wire logic                          e_viol_i,
+  /// the event's transaction: is the management port's RECOVER
   input  wire logic                          e_rec_i,
+  /// the event's transaction: FINISH answers nothing and leaves the entry
   input  wire logic                          e_skip_i,
+  /// the event's transaction: RECOVER found a failed owner
   input  wire logic                          e_recok_i,
   /// its request's header (dir_msg: the report of a violation found at DECIDE)
   input  wire logic [HdrW-1:0]               e_hdr_i,
-  /// the table's row at DECIDE (dir_decide: as its outputs of the same names)
+  // the table's row at DECIDE (dir_decide: as its outputs of the same names)
+  /// DECIDE: a duplicate request (DUP_REQ)
   input  wire logic                          row_dup_i,
+  /// DECIDE: a write the state does not allow (NOT_OWNER)
   input  wire logic                          row_not_owner_i,
+  /// DECIDE: a stale write
   input  wire logic                          row_stale_i,
+  /// DECIDE: read the line's data
   input  wire logic                          row_rd_i,
+  /// DECIDE: write the request's words
   input  wire logic                          row_wr_i,
+  /// DECIDE: snoop row_targets_i
   input  wire logic                          row_snoop_i,
+  /// DECIDE: the snoops invalidate
   input  wire logic                          row_inv_i,
+  /// DECIDE: the CNs to snoop
   input  wire logic [NumCn-1:0]              row_targets_i,
+  /// DECIDE: the transaction needs the line's data
   input  wire logic                          row_need_i,
+  /// DECIDE: the entry after the row
   input  wire logic [EntW-1:0]               row_ent_i,
+  /// DECIDE: the row changed the entry
   input  wire logic                          row_chg_i,
+  /// it found a failed owner
   input  wire logic                          rec_ok_i,
+  /// a RECOVER's entry (dir_decide)
   input  wire logic [EntW-1:0]               rec_ent_i,
+  /// the entry a FINISH leaves (dir_decide)
   input  wire logic [EntW-1:0]               fin_ent_i,
+  /// per transaction: its row snoops an owner (dir_decide)
   input  wire logic                          own_snp_i,
-  /// to dir_decide: the event takes a row of the table; the event is a FINISH that answers
+  // to dir_decide: the event takes a row of the table; the event is a FINISH that answers
+  /// the event takes a row of the table (dir_decide)
   output logic                               row_o,
+  /// the event is a FINISH that answers (dir_decide)
   output logic                               fin_o,
-  /// the memory response is a directory line (else data); its data
+  // the memory response is a directory line (else data); its data
+  /// the memory response is a directory line (else data)
   input  wire logic                          rsp_dir_i,
+  /// the line a memory read returned
   input  wire logic [DataW-1:0]              mem_rsp_rdata_i,
-  /// the snoop answer at its FIFO's head (msg_pkg::msg_t); a transaction awaits it; a failed
-  /// sharer's (EV_PURGE)
+  // the snoop answer at its FIFO's head (msg_pkg::msg_t); a transaction awaits it; a failed
+  // sharer's (EV_PURGE)
+  /// the snoop answer at its FIFO's head (msg_pkg::msg_t)
   input  wire logic [FlitW-1:0]              bir_msg_i,
+  /// a transaction awaits the BIRSP
   input  wire logic                          b_any_i,
+  /// the failed CN whose answer is given up
   input  wire logic [CnW-1:0]                pg_cn_i,
-  /// the directory cache: a hit and the entry (START, END), a dirty victim (INSTALL)
+  // the directory cache: a hit and the entry (START, END), a dirty victim (INSTALL)
+  /// the directory cache hit (START, END)
   input  wire logic                          dc_hit_i,
+  /// the entry it holds
   input  wire logic [EntW-1:0]               dc_ent_i,
+  /// the flushed way, or the installed line's victim, is dirty
   input  wire logic                          dc_wb_i,
+  /// its local line
   input  wire logic [31:0]                   dc_wb_line_i,
+  /// its entry
   input  wire logic [EntW-1:0]               dc_wb_ent_i,
   /// the failed CNs (bit per CN)
   input  wire logic [NumCn-1:0]              failed_i,
-  /// the new message (dir_admit): the management port's RECOVER (else an RWD or a REQ), its
-  /// header, an RWD's, its local line, in the SCR, its violation (EV_NEW), it enters the table
+  // the new message (dir_admit): the management port's RECOVER (else an RWD or a REQ), its
+  // header, an RWD's, its local line, in the SCR, its violation (EV_NEW), it enters the table
+  /// the new message is the management port's RECOVER
   input  wire logic                          n_mg_i,
+  /// its header
   input  wire logic [HdrW-1:0]               n_hdr_i,
+  /// the one taken is an RWD
   input  wire logic                          n_is_rwd_i,
+  /// the line, local
   input  wire logic [31:0]                   n_lline_i,
+  /// the line is in the SCR
   input  wire logic                          n_scr_i,
+  /// the new message's violation (dir_admit)
   input  wire logic [3:0]                    n_kind_i,
+  /// it enters the table
   input  wire logic                          n_new_i,
   /// the new message's line has a transaction
   input  wire logic                          busy_any_i,
-  /// the RECOVER's words, a version to set and the version
+  // the RECOVER's words, a version to set and the version
+  /// its words
   input  wire logic [WordN-1:0]              mg_wmask_i,
+  /// it sets the line's version
   input  wire logic                          mg_tsv_i,
+  /// the version
   input  wire logic [TsW-1:0]                mg_ts_i,
-  /// the event's transaction's next fields (dir_tbe's nx_*_i)
-  /// (those a new transaction gets and keeps are dir_admit's)
+  // the event's transaction's next fields (dir_tbe's nx_*_i)
+  // (those a new transaction gets and keeps are dir_admit's)
+  /// next: in use
   output logic                               nx_valid_o,
+  /// next: step (dir_tbe's st_e)
   output logic      [3:0]                    nx_st_o,
+  /// next: line's directory entry
   output logic      [EntW-1:0]               nx_ent_o,
+  /// next: entry changed (written back at END)
   output logic                               nx_chg_o,
+  /// next: CNs whose snoop answers it awaits
   output logic      [NumCn-1:0]              nx_await_o,
+  /// next: CNs it has still to snoop
   output logic      [NumCn-1:0]              nx_snp_o,
+  /// next: snoops invalidate (BISNP_INV, else BISNP_DATA)
   output logic                               nx_snpinv_o,
+  /// next: needs the line's data
   output logic                               nx_need_o,
+  /// next: has the line's data
   output logic                               nx_have_o,
+  /// next: has issued its memory read
   output logic                               nx_rdis_o,
+  /// next: owner kept a shared copy
   output logic                               nx_kepts_o,
+  /// next: request was a violation (no response)
   output logic                               nx_viol_o,
+  /// next: FINISH answers nothing and leaves the entry
   output logic                               nx_skip_o,
+  /// next: RECOVER found a failed owner
   output logic                               nx_recok_o,
   /// the new transaction waits behind its line's youngest
   output logic                               succ_o,
-  /// the transaction's data line is written (dir_dpath), from (one-hot; none: the memory
-  /// response) the snoop answer, the RECOVER's words, the RWD
+  // the transaction's data line is written (dir_dpath), from (one-hot; none: the memory
+  // response) the snoop answer, the RECOVER's words, the RWD
+  /// the transaction's data line is written
   output logic                               td_we_o,
+  /// from (one-hot; none: the memory response) the snoop answer, the RECOVER's words, the RWD
   output logic      [2:0]                    td_src_o,
-  /// a memory request (narrow form): valid, a write, the directory area, the local line (data) or
-  /// entry group (directory), the words, where the words come from (one-hot: bit 0 the
-  /// transaction's data line, bit 1 the snoop answer's data, bit 2 the RECOVER's words; none: 0)
+  // a memory request (narrow form): valid, a write, the directory area, the local line (data) or
+  // entry group (directory), the words, where the words come from (one-hot: bit 0 the
+  // transaction's data line, bit 1 the snoop answer's data, bit 2 the RECOVER's words; none: 0)
+  /// a memory request
   output logic                               mq_v_o,
+  /// it is a write
   output logic                               mq_w_o,
+  /// it is for the directory area
   output logic                               mq_dir_o,
+  /// local line (data), entry group (directory read) or local line of the entry written
   output logic      [31:0]                   mq_addr_o,
+  /// the words to write
   output logic      [WordN-1:0]              mq_mask_o,
+  /// where the words come from (one-hot: the data line, the snoop answer's, the RECOVER's)
   output logic      [2:0]                    mq_src_o,
-  /// ... or an entry write: the entry of the local line mq_addr_o
+  // ... or an entry write: the entry of the local line mq_addr_o
+  /// it is an entry write
   output logic                               mq_ent_v_o,
+  /// the entry written
   output logic      [EntW-1:0]               mq_ent_o,
-  /// a memory read's tag: issued, a directory line (else data)
+  // a memory read's tag: issued, a directory line (else data)
+  /// a memory read's tag
   output logic                               rq_v_o,
+  /// the read is of a directory line
   output logic                               rq_dir_o,
   /// the response (dir_msg's) goes to the send port
   output logic                               sq_v_o,
-  /// the directory cache: the local line looked up, a fill (INSTALL), an update (END)
+  // the directory cache: the local line looked up, a fill (INSTALL), an update (END)
+  /// the local line the directory cache looks up
   output logic      [31:0]                   dc_line_o,
+  /// install the entry (INSTALL)
   output logic                               dc_fill_o,
+  /// the entry installed
   output logic      [EntW-1:0]               dc_fill_ent_o,
+  /// update the cached entry (END)
   output logic                               dc_upd_o,
+  /// the entry written
   output logic      [EntW-1:0]               dc_upd_ent_o,
   /// the BIRSP receive FIFO's head taken
   output logic                               bir_r_o,
-  /// the event's violation: kind (1 ADDR, 2 REGION, 3 NOT_OWNER, 4 DUP_REQ, 5 BIRSP, 6 BAD_MSG;
-  /// 0 none) and the offending message's header
+  // the event's violation: kind (1 ADDR, 2 REGION, 3 NOT_OWNER, 4 DUP_REQ, 5 BIRSP, 6 BAD_MSG;
+  // 0 none) and the offending message's header
+  /// the engine's violation (1 ADDR .. 6 BAD_MSG; 0 none)
   output logic      [3:0]                    v_kind_o,
+  /// the offending message's header
   output logic      [HdrW-1:0]               v_hdr_o,
-  /// a RECOVER's transaction finished: the answer (RECOVERED if rec_ok, else NOT_OWNED), its line
+  // a RECOVER's transaction finished: the answer (RECOVERED if rec_ok, else NOT_OWNED), its line
+  /// a RECOVER's transaction finished (dir_txn)
   output logic                               rec_done_o,
+  /// it found a failed owner
   output logic                               rec_ok_o,
+  /// its line
   output logic      [AddrW-1:0]              rec_line_o,
-  /// events counted (dir_csr): a row of the table (tr), BIRSP received, a failed sharer's answer
-  /// given up, a memory read, a memory write, a directory cache hit, miss, write-back, a stale
-  /// write, a request waited, a RECOVER found / did not find a failed owner, a failed CN's
-  /// request dropped
+  // events counted (dir_csr): a row of the table (tr), BIRSP received, a failed sharer's answer
+  // given up, a memory read, a memory write, a directory cache hit, miss, write-back, a stale
+  // write, a request waited, a RECOVER found / did not find a failed owner, a failed CN's
+  // request dropped
+  /// counted: a row of the table is taken (counter tr_i)
   output logic                               c_tr_o,
+  /// counted: a BIRSP received
   output logic                               c_bir_o,
+  /// counted: a failed sharer's answer given up
   output logic                               c_purged_o,
+  /// counted: a memory read
   output logic                               c_mrd_o,
+  /// counted: a memory write
   output logic                               c_mwr_o,
+  /// counted: a directory cache hit
   output logic                               c_hit_o,
+  /// counted: a directory cache miss
   output logic                               c_miss_o,
+  /// counted: a directory cache write-back
   output logic                               c_wb_o,
+  /// counted: a stale write
   output logic                               c_stale_o,
+  /// counted: a request waits behind an older one of its line
   output logic                               c_waited_o,
+  /// counted: a RECOVERED
   output logic                               c_recok_o,
+  /// counted: a NOT_OWNED
   output logic                               c_recno_o,
+  /// counted: a failed CN's request dropped
   output logic                               c_void_o
 );
 

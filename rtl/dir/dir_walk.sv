@@ -43,61 +43,94 @@ module dir_walk #(
   input  wire logic              quiet_i,
   /// the failed CNs (bit per CN)
   input  wire logic [NumCn-1:0]  failed_i,
-  /// the walk is idle; it waits for quiet (dir_tbe looks); it flushes or scans (the
-  /// transactions' steps wait)
+  // the walk is idle; it waits for quiet (dir_tbe looks); it flushes or scans (the
+  // transactions' steps wait)
+  /// the walk is idle
   output logic                   idle_o,
+  /// the walk waits for quiet (dir_tbe looks)
   output logic                   quiet_look_o,
+  /// the walk flushes or scans (the transactions' steps wait)
   output logic                   walking_o,
-  /// the walk's events can be taken (dir_event: given room in the queues): a directory line to
-  /// scan (EV_WPROC), a way to flush (EV_FLUSH), the walk's end (EV_WDONE)
+  // the walk's events can be taken (dir_event: given room in the queues): a directory line to
+  // scan (EV_WPROC), a way to flush (EV_FLUSH), the walk's end (EV_WDONE)
+  /// a directory line to scan (EV_WPROC, given room)
   output logic                   wproc_ok_o,
+  /// a way to flush (EV_FLUSH)
   output logic                   flush_ok_o,
+  /// the walk can end (EV_WDONE)
   output logic                   wdone_ok_o,
-  /// the cycle's event is the walk's
+  // the cycle's event is the walk's
+  /// the cycle's event is the walk scanning a directory line
   input  wire logic              ev_wproc_i,
+  /// the cycle's event is the walk flushing a way of the cache
   input  wire logic              ev_flush_i,
+  /// the cycle's event is the walk's end
   input  wire logic              ev_wdone_i,
   /// the engine's event pushes a memory request (then the walk reads nothing ahead)
   input  wire logic              txn_mq_v_i,
   /// a memory request and a read tag fit
   input  wire logic              res_ok_i,
-  /// a memory response arrives, is the walk's read; its data
+  // a memory response arrives, is the walk's read; its data
+  /// a read's answer arrives (it pops its tag)
   input  wire logic              mem_rsp_valid_i,
+  /// the answer is the walk's
   input  wire logic              rsp_walk_i,
+  /// the line a memory read returned
   input  wire logic [DataW-1:0]  mem_rsp_rdata_i,
-  /// the directory cache: the set and way the flush looks at, clean it (written back), drop
-  /// every entry (the flush's last way)
+  // the directory cache: the set and way the flush looks at, clean it (written back), drop
+  // every entry (the flush's last way)
+  /// the set the flush looks at
   output logic      [SetW-1:0]   dc_set_o,
+  /// the way
   output logic      [WayW-1:0]   dc_way_o,
+  /// the flushed way is written back (clean it)
   output logic                   dc_clean_o,
+  /// drop every entry (the flush's last way)
   output logic                   dc_inv_o,
-  /// the flushed way's dirty entry: there is one, its local line, the entry
+  // the flushed way's dirty entry: there is one, its local line, the entry
+  /// the flushed way, or the installed line's victim, is dirty
   input  wire logic              dc_wb_i,
+  /// its local line
   input  wire logic [31:0]       dc_wb_line_i,
+  /// its entry
   input  wire logic [EntW-1:0]   dc_wb_ent_i,
-  /// a memory request: valid, an entry write (of mq_ent_o at the local line mq_addr_o), else a
-  /// directory line read (the entry group mq_addr_o)
+  // a memory request: valid, an entry write (of mq_ent_o at the local line mq_addr_o), else a
+  // directory line read (the entry group mq_addr_o)
+  /// a memory request
   output logic                   mq_v_o,
+  /// it is an entry write (else a directory line read)
   output logic                   mq_ent_v_o,
+  /// an entry write's local line, or the entry group read
   output logic      [31:0]       mq_addr_o,
+  /// the entry written
   output logic      [EntW-1:0]   mq_ent_o,
   /// a directory line read's tag (a walk's)
   output logic                   rq_v_o,
-  /// answers: a failed CN owns a line (OWNED) and the line (global); the walk ended (WALKED),
-  /// its cycles
+  // answers: a failed CN owns a line (OWNED) and the line (global); the walk ended (WALKED),
+  // its cycles
+  /// answer OWNED: a failed CN owns the line
   output logic                   owned_o,
+  /// the line (global)
   output logic      [AddrW-1:0]  owned_line_o,
+  /// answer WALKED: the walk ended
   output logic                   walked_o,
+  /// its cycles
   output logic      [31:0]       walked_cyc_o,
   /// the last walk's cycles (CSR)
   output logic      [31:0]       last_o,
-  /// events counted (dir_csr): a memory read, a memory write, a directory cache write-back, a
-  /// directory line read, an entry whose sharers lost a failed CN, OWNED reported
+  // events counted (dir_csr): a memory read, a memory write, a directory cache write-back, a
+  // directory line read, an entry whose sharers lost a failed CN, OWNED reported
+  /// counted (dir_csr): a memory read
   output logic                   c_mrd_o,
+  /// counted (dir_csr): a memory write
   output logic                   c_mwr_o,
+  /// counted (dir_csr): a directory cache write-back
   output logic                   c_wb_o,
+  /// counted (dir_csr): a directory line read by the walk
   output logic                   c_wline_o,
+  /// counted (dir_csr): an entry whose sharers lost a failed CN
   output logic                   c_wsh_o,
+  /// counted (dir_csr): OWNED reported
   output logic                   c_owned_o
 );
   localparam int unsigned WOutW = $clog2(WalkReads + 1);
