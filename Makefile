@@ -28,6 +28,17 @@ ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS) $(shell echo "$$MAKEFLAGS")),)
   MAKEFLAGS += -j$(JOBS)
 endif
 
+# SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer on the C models, the C++ wrappers and the
+# tests (make test-asan; make test runs the simulator built so once), in build/asan/{obj,bin}. The
+# Verilated models' archives are the plain build's, shared: generated code, whose memory the
+# sanitizers' runtime watches all the same.
+SAN ?=
+ifeq ($(SAN),1)
+  OBJ := $(B)/asan/obj
+  BIN := $(B)/asan/bin
+  SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
 CONFIG ?= sim_configs/run.ini
 SEED   ?= 1
 ARGS   ?=
@@ -62,12 +73,20 @@ $(GEN)/msg_pkg.sv $(GEN)/msg_defs.h $(GEN)/msg_defs.c docs/messages.md &: $(MSG_
 	@mkdir -p $(GEN)
 	$(PY) scripts/gen_msg.py $(MSG_DEF) $(GEN) docs/messages.md
 
+# The CSR maps (switch, Logging Unit, directory) and the directory's encodings, the same way.
+CSR_DEF := rtl/include/csrs.toml
+$(GEN)/csr_pkg.sv $(GEN)/csr_defs.h docs/csrs.md &: $(CSR_DEF) scripts/gen_csr.py scripts/genutil.py | $(SETUP)
+	@mkdir -p $(GEN)
+	$(PY) scripts/gen_csr.py $(CSR_DEF) $(GEN) docs/csrs.md
+# What every C object may include of them.
+GEN_HDRS := $(GEN)/msg_defs.h $(GEN)/csr_defs.h
+
 # ---------------------------------------------------------------------------------------------
 # RTL sources: packages first, then the modules. A Verilated model reads the file list of its top
 # (FLIST_<top>: the files it instantiates, transitively, which scripts/gen_flist.py writes into
 # build/gen/flist.mk and build/gen/flist/<top>.f) and depends on those files only, so touching a
 # block rebuilds only the models that contain it. Lint and synthesis read every file.
-RTL_PKGS := $(GEN)/msg_pkg.sv
+RTL_PKGS := $(GEN)/msg_pkg.sv $(GEN)/csr_pkg.sv
 RTL_SRCS := $(sort $(wildcard rtl/*.sv rtl/*/*.sv))
 RTL_INCS := $(wildcard rtl/include/*.svh)
 TB_HDL   := $(sort $(wildcard tb/hdl/*.sv))
@@ -99,12 +118,14 @@ VL_TRACE  := --trace-fst --trace-structs
 vl_traced  = $(or $(filter fabric_top_%,$(filter-out %_synth %_fast,$(1))),$(filter dir_ctrl logging_unit,$(1)))
 VL_INC    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)/include
 VL_DEFS   := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
-VL_CXXFLAGS := -std=gnu++17 -O2 $(PGO) -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
+VL_CXXFLAGS := -std=gnu++17 -O2 $(PGO) $(SAN_FLAGS) -I$(VL_INC) -I$(VL_INC)/vltstd $(VL_DEFS) -Wno-unused-parameter
 VL_RT_OBJS  := $(OBJ)/vlrt/verilated.o $(OBJ)/vlrt/verilated_fst_c.o $(OBJ)/vlrt/verilated_threads.o
 
+# Verilator's runtime is not instrumented under SAN=1: not the project's code (its FST writer stores
+# to unaligned addresses on purpose).
 $(OBJ)/vlrt/%.o: $(VL_INC)/%.cpp | $(SETUP)
 	@mkdir -p $(@D)
-	$(CXX) $(VL_CXXFLAGS) -c $< -o $@
+	$(CXX) $(filter-out $(SAN_FLAGS),$(VL_CXXFLAGS)) -c $< -o $@
 
 # verilated.h, precompiled: every file Verilator writes starts with it, and parsing it is most of a
 # small file's compile (1.2 of 1.3 s here; a clean build compiles about 600 such files). One header
@@ -151,7 +172,7 @@ $(B)/vl/$(1)/V$(1)__ALL.ok: $(B)/vl/$(1)/V$(1).h $(B)/vl/$(1)/options $(call vl_
 	@touch $$@
 $(GEN)/vw/vw_$(1).h $(GEN)/vw/vw_$(1).cpp &: $(B)/vl/$(1)/V$(1).h scripts/gen_vwrap.py scripts/genutil.py
 	$(PY) scripts/gen_vwrap.py $(1) $(B)/vl/$(1) $(GEN)/vw $(2)
-$(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/cleanup.h
+$(OBJ)/vw/vw_$(1).o: $(GEN)/vw/vw_$(1).cpp $(GEN)/vw/vw_$(1).h $(B)/vl/$(1)/V$(1).h csim/base/cleanup.h
 	@mkdir -p $$(@D)
 	$(CXX) $(VL_CXXFLAGS) -I$(B)/vl/$(1) -I$(GEN)/vw -Icsim -c $$< -o $$@
 VMODEL_OBJS_$(1) := $(OBJ)/vw/vw_$(1).o $(B)/vl/$(1)/V$(1)__ALL.a
@@ -196,10 +217,10 @@ TB_MODELS += $(addprefix cxl_switch_,$(TB_SWITCH_SHAPES))
 
 # ---------------------------------------------------------------------------------------------
 # C: the simulator library (csim), the generated message code.
-CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness \
+CFLAGS_COMMON := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -g $(PGO) $(SAN_FLAGS) -I$(GEN) -I$(GEN)/vw -Icsim -Itb/harness \
                  $(if $(findstring -fprofile-use,$(PGO)),-DDIKTAMO_PGO=1)
 CFLAGS_INIH   := $(shell pkg-config --cflags inih 2>/dev/null)
-LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO)
+LDLIBS_SIM    := $(shell pkg-config --libs inih zlib 2>/dev/null || echo -linih -lz) -lm -lpthread -latomic $(PGO) $(SAN_FLAGS)
 
 CSIM_SRCS := $(sort $(filter-out csim/main/%,$(wildcard csim/*.c csim/*/*.c)))
 CSIM_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(CSIM_SRCS)) $(OBJ)/gen/msg_defs.o
@@ -208,14 +229,14 @@ $(OBJ)/gen/msg_defs.o: $(GEN)/msg_defs.c $(GEN)/msg_defs.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
-# C objects: csim needs the message header; tests also every model wrapper header they may use.
-$(OBJ)/csim/%.o: csim/%.c $(GEN)/msg_defs.h | $(SETUP)
+# C objects: csim needs the generated headers; tests also every model wrapper header they may use.
+$(OBJ)/csim/%.o: csim/%.c $(GEN_HDRS) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -MMD -MP -c $< -o $@
 
-$(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix fabric_top_,$$(TB_FABRIC_SHAPES)),$$(VMODEL_HDR_$$(m))) | $(SETUP)
+$(OBJ)/tb/%.o: tb/%.c $(GEN_HDRS) $$(foreach m,$$(TB_MODELS) $$(addprefix fabric_top_,$$(TB_FABRIC_SHAPES)),$$(VMODEL_HDR_$$(m))) | $(SETUP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS_INIH) -DTB_BIN_DIR='"$(BIN)"' -MMD -MP -c $< -o $@
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -225,16 +246,16 @@ $(OBJ)/tb/%.o: tb/%.c $(GEN)/msg_defs.h $$(foreach m,$$(TB_MODELS) $$(addprefix 
 # for benchmarks; c4m2_synth the test flavour Verilated with SYNTHESIS defined, so that it runs the
 # forms the RTL gives synthesis where simulation has faster ones of the same function (a test
 # compares it with c4m2 cycle for cycle). A program links the shapes it needs through a generated
-# registry (fabric_models[] in csim/fabric.h).
+# registry (fabric_models[] in csim/drv/fabric.h).
 # $(call fabric_shape,SHAPE,NCN,NMN,FLAVOUR)
 define fabric_shape
 $(call vmodel,fabric_top_$(1),fabric_top,-GNumCn=$(2) -GNumMn=$(3)$(if $(findstring _synth,$(1)), +define+SYNTHESIS),$(4))
-$(GEN)/fabric_ops_$(1).c: csim/fabric_ops.c.in Makefile
+$(GEN)/fabric_ops_$(1).c: csim/drv/fabric_ops.c.in Makefile
 	@mkdir -p $$(@D)
 	sed -e 's/@MODEL@/fabric_top_$(1)/g; s/@NCN@/$(2)/g; s/@NMN@/$(3)/g; \
 	  s/@SYNTH@/$(if $(findstring _synth,$(1)),true,false)/g; \
 	  s/@TRACED@/$(if $(call vl_traced,fabric_top_$(1)),true,false)/g' $$< > $$@
-$(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN)/msg_defs.h csim/fabric.h
+$(OBJ)/gen/fabric_ops_$(1).o: $(GEN)/fabric_ops_$(1).c $(GEN)/vw/vw_fabric_top_$(1).h $(GEN_HDRS) csim/drv/fabric.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 FABRIC_OBJS_$(1) := $(OBJ)/gen/fabric_ops_$(1).o $$(VMODEL_OBJS_fabric_top_$(1))
@@ -246,12 +267,12 @@ define fabric_registry
 $(GEN)/fabric_reg_$(1).c: Makefile
 	@mkdir -p $$(@D)
 	@{ echo '/* Generated by the Makefile: the fabric shapes linked into $(1). */'; \
-	   echo '#include "fabric.h"'; \
+	   echo '#include "drv/fabric.h"'; \
 	   $$(foreach s,$(2),echo 'extern const fabric_model_ops_t fabric_ops_fabric_top_$$(s);';) \
 	   echo 'const fabric_model_ops_t *const fabric_models[] = {'; \
 	   $$(foreach s,$(2),echo '    &fabric_ops_fabric_top_$$(s),';) \
 	   echo '    0,'; echo '};'; } > $$@
-$(OBJ)/gen/fabric_reg_$(1).o: $(GEN)/fabric_reg_$(1).c csim/fabric.h $(GEN)/msg_defs.h
+$(OBJ)/gen/fabric_reg_$(1).o: $(GEN)/fabric_reg_$(1).c csim/drv/fabric.h $(GEN_HDRS)
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 endef
@@ -310,7 +331,7 @@ $(BIN)/diktamo_bench: $(OBJ)/csim/main/diktamo_bench.o $(CSIM_OBJS) $(OBJ)/gen/f
 
 # The switch benchmark (csim/main/switch_bench.c): cxl_switch on its own, fast flavour, with virtual
 # output queues and with input FIFOs (_fifo). A program links the shapes it needs through a
-# generated registry (sw_models[] in csim/cxl_switch_drv.h), as for the fabric.
+# generated registry (sw_models[] in csim/drv/cxl_switch_drv.h), as for the fabric.
 # 16 credits per class: with the default 4, one class alone cannot keep a port's virtual output
 # queues filled (a credit comes back two cycles after its message left), and the comparison would
 # measure the buffer, not the scheduling. Building the 16 + 16 models takes about 1.5 (VOQ) and 3
@@ -319,11 +340,11 @@ BENCH_SWITCH_SHAPES ?= c4m4_k16_fast c4m4_fifo_k16_fast c16m16_k16_fast c16m16_f
 # $(call switch_shape,SHAPE)
 define switch_shape
 $(call switch_model,$(1))
-$(GEN)/sw_ops_$(1).c: csim/cxl_switch_ops.c.in
+$(GEN)/sw_ops_$(1).c: csim/drv/cxl_switch_ops.c.in
 	@mkdir -p $$(@D)
 	sed -e 's/@MODEL@/cxl_switch_$(1)/g; s/@NCN@/$(word 1,$(call switch_counts,$(1)))/g; \
 	  s/@NMN@/$(word 2,$(call switch_counts,$(1)))/g; s/@VOQ@/$(if $(findstring _fifo,$(1)),false,true)/g' $$< > $$@
-$(OBJ)/gen/sw_ops_$(1).o: $(GEN)/sw_ops_$(1).c $(GEN)/vw/vw_cxl_switch_$(1).h $(GEN)/msg_defs.h csim/cxl_switch_drv.h
+$(OBJ)/gen/sw_ops_$(1).o: $(GEN)/sw_ops_$(1).c $(GEN)/vw/vw_cxl_switch_$(1).h $(GEN_HDRS) csim/drv/cxl_switch_drv.h
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $$< -o $$@
 SWITCH_OBJS_$(1) := $(OBJ)/gen/sw_ops_$(1).o $$(VMODEL_OBJS_cxl_switch_$(1))
@@ -338,12 +359,12 @@ $(GEN)/sw_reg_bench.shapes: sw-reg-force
 $(GEN)/sw_reg_bench.c: $(GEN)/sw_reg_bench.shapes
 	@mkdir -p $(@D)
 	@{ echo '/* Generated by the Makefile: the switch shapes linked into switch_bench. */'; \
-	   echo '#include "cxl_switch_drv.h"'; \
+	   echo '#include "drv/cxl_switch_drv.h"'; \
 	   $(foreach s,$(BENCH_SWITCH_SHAPES),echo 'extern const sw_model_ops_t sw_ops_cxl_switch_$(s);';) \
 	   echo 'const sw_model_ops_t *const sw_models[] = {'; \
 	   $(foreach s,$(BENCH_SWITCH_SHAPES),echo '    &sw_ops_cxl_switch_$(s),';) \
 	   echo '    0,'; echo '};'; } > $@
-$(OBJ)/gen/sw_reg_bench.o: $(GEN)/sw_reg_bench.c csim/cxl_switch_drv.h $(GEN)/msg_defs.h
+$(OBJ)/gen/sw_reg_bench.o: $(GEN)/sw_reg_bench.c csim/drv/cxl_switch_drv.h $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
@@ -395,14 +416,28 @@ $(TB_BIN): $(TB_OBJS) $(CSIM_OBJS) $$(foreach m,$$(TB_LINK_MODELS),$$(VMODEL_OBJ
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 
-# Programs the tests run (tb/test_sim.c), besides the test binary itself.
+# Programs the tests run (tb/test_sim.c), besides the test binary itself; and the sanitized
+# simulator that one of them runs (asan-sim: a sub-make with SAN=1 builds it).
 TB_RUN_DEPS += $(BIN)/diktamo_cfg $(BIN)/diktamo_sim_c4m2_test $(BIN)/diktamo_sim_c2m2_test $(BIN)/diktamo_sim_c4m2
+ifneq ($(SAN),1)
+TB_RUN_DEPS += asan-sim
+endif
+.PHONY: asan-sim
+asan-sim: | $(SETUP)
+	+$(MAKE) SAN=1 $(B)/asan/bin/diktamo_sim_c4m2_test
 
-.PHONY: test
+# Under SAN=1 the first finding ends its test (halt_on_error), leaks included.
+SAN_ENV := $(if $(filter 1,$(SAN)),ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 LSAN_OPTIONS=suppressions=tb/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+TEST_REPORT := $(B)/reports/tests$(if $(filter 1,$(SAN)),-asan)
+
+.PHONY: test test-asan
 test: $(TB_BIN) $$(TB_RUN_DEPS) ## build and run the whole test suite (JUnit XML in build/reports/)
 	@mkdir -p $(B)/reports
-	$(TB_BIN) --jobs $(JOBS) --xml=$(B)/reports/tests.xml $(TEST_ARGS) 2>&1 | tee $(B)/reports/tests.log; \
+	$(SAN_ENV) $(TB_BIN) --jobs $(JOBS) --xml=$(TEST_REPORT).xml $(TEST_ARGS) 2>&1 | tee $(TEST_REPORT).log; \
 	  exit $${PIPESTATUS[0]}
+
+test-asan: | $(SETUP) ## the test suite built with AddressSanitizer and UndefinedBehaviorSanitizer (build/asan/): zero findings
+	+$(MAKE) SAN=1 test
 
 .PHONY: pgo
 pgo: | $(SETUP) ## the simulators (PGO_CONFIG's shape, default sim_configs/paper.ini, and the bench's) and diktamo_bench built with profile-guided and link-time optimization: build/bin/*_pgo; the simulator's speed against the plain one (ROUNDS=3) in build/bench/pgo_<shape>.json
@@ -454,7 +489,8 @@ LINT_VARIANTS := cxl_switch:-GVoq=0 logging_unit:-GSramMacro=0 fabric_top:+defin
                  logging_unit:+define+SYNTHESIS dir_ctrl:+define+SYNTHESIS
 
 .PHONY: lint
-lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings)
+lint: $(RTL_PKGS) | $(SETUP) ## verilator --lint-only -Wall over all RTL and test harnesses (zero warnings); csim's includes follow its layers
+	@$(PY) scripts/check_layers.py csim
 	@for t in $(LINT_TOPS); do \
 	  $(VERILATOR) --lint-only -Wall --assert -Irtl/include $(VLT) $(RTL_PKGS) $(RTL_SRCS) $(TB_HDL) --top-module $$t || exit 1; \
 	done

@@ -106,8 +106,10 @@ def main():
             print(f"  {w + ' ' + p:<18} {med['a'][0]:12.2f} {med['b'][0]:12.2f} {rw:7.3f} {med['a'][1]:12.2f} "
                   f"{med['b'][1]:12.2f} {ru:7.3f}  {'identical' if not diff else 'DIFFER'}")
     os.makedirs(os.path.dirname(opts["out"]) or ".", exist_ok=True)
-    json.dump({"label": opts["label"], "config": config, "rounds": rounds, "a": a_n, "b": b_n, "rows": rows},
-              open(opts["out"], "w"), indent=1)
+    with open(opts["out"] + ".tmp", "w") as f:  # whole or not at all
+        json.dump({"label": opts["label"], "config": config, "rounds": rounds, "a": a_n, "b": b_n, "rows": rows},
+                  f, indent=1)
+    os.replace(opts["out"] + ".tmp", opts["out"])
     print(f"{opts['label']}: {opts['out']}")
     for m in bad:
         print(f"{opts['label']}: {m}", file=sys.stderr)

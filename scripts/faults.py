@@ -30,6 +30,11 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import simruns
+from simruns import writable, write_atomic
+
+simruns.PROG = "faults"
+
 VARIANTS = [
     ("wt", ["--set", "core.protocol=wt"]),
     ("baseline", ["--set", "core.protocol=baseline"]),
@@ -171,7 +176,7 @@ def main():
         print("faults: --runs and --jobs must be at least 1", file=sys.stderr)
         return 2
     sim = "build/bin/diktamo_sim_" + a.shape
-    os.makedirs(a.out, exist_ok=True)
+    writable(os.path.join(a.out, "summary.json"))
     win = windows(sim, a.config, a.out, a.seed, a.jobs)
     runs = plan(a.runs, a.seed, win)
     print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
@@ -213,8 +218,7 @@ def main():
                         "max": max(lat) if lat else 0},
         "failed_runs": [{"name": n, "command": c, "status": s, "message": m} for n, c, s, m in bad],
     }
-    with open(os.path.join(a.out, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=2)
+    write_atomic(os.path.join(a.out, "summary.json"), json.dumps(summary, indent=2))
     print("failures injected      %d" % injected)
     print("recoveries completed   %d" % recovered)
     print("committed stores       %d checked" % stores)

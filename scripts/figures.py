@@ -46,15 +46,13 @@ Exit status: 0 done; 1 a run failed (its replay command printed); 2 bad input (o
 import argparse
 import math
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 import simruns
-from simruns import (FLAVOUR_SUFFIX, Run, build, die, ini_value, load, place, plot, provenance, run_all, run_key,
-                     stalled,
-                     write_dat)
+from simruns import (FLAVOUR_SUFFIX, Run, build, copy_atomic, die, ini_value, load, place, plot, provenance, run_all,
+                     run_key, stalled, writable, write_atomic, write_dat)
 
 simruns.PROG = "figures"
 
@@ -539,15 +537,14 @@ def figures(out, cfg, seed, size, scale_cns, docs, shapes, took, dumps):
               "fig19"]:
         md.append(f"![{n}](figures/{n}.svg)")
         md.append("")
-    with open(f"{out}/results.md", "w") as f:
-        f.write("\n".join(md))
+    write_atomic(f"{out}/results.md", "\n".join(md))
     figs = [f"{n}.{e}" for n in ["fig10", "fig11", "fig12", "fig13", "fig14", "fig15", "fig16a", "fig16b", "fig16c",
                                  "fig17", "fig18", "fig19"] for e in ("svg", "png")]
     if docs:
         os.makedirs(f"{docs}/figures", exist_ok=True)
         for fn in figs:
-            shutil.copy(f"{out}/{fn}", f"{docs}/figures/{fn}")
-        shutil.copy(f"{out}/results.md", f"{docs}/results.md")
+            copy_atomic(f"{out}/{fn}", f"{docs}/figures/{fn}")
+        copy_atomic(f"{out}/results.md", f"{docs}/results.md")
     print(f"figures: {len(figs)} figures and results.md in {out}" + (f" (and {docs})" if docs else ""))
     for r in rows[:4]:
         print(f"figures:   {r[0]}: ours {r[1]:.3g}, paper {r[2]:.3g}")
@@ -599,6 +596,8 @@ def main():
     every = proto + nr + scale_runs
     for r in every:
         place(r, a.config, a.seed, a.flavour)
+    for path in [f"{a.out}/.", f"{a.out}/results.md"] + ([f"{a.docs}/results.md", f"{a.docs}/figures/."] if a.docs else []):
+        writable(path)
     shapes = sorted({r.shape for r in every})
     for s in shapes:
         build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")

@@ -104,6 +104,30 @@ class Def:
         if len({m["name"] for m in self.msgs}) != len(self.msgs):
             die(path, "msg: duplicate names")
 
+        # Flags: bits of the flags field, per message.
+        self.flags = []
+        msg_by_name = {m["name"]: m for m in self.msgs}
+        taken = {}  # (message, bit) -> flag
+        for i, f in enumerate(raw.get("flag", [])):
+            name = f.get("name")
+            where = f"flag `{name}`" if name else f"flag #{i + 1}"
+            bit, msgs = f.get("bit"), f.get("msgs")
+            if not name or not isinstance(bit, int) or not isinstance(msgs, list) or not msgs:
+                die(path, f"{where}: needs `name`, `bit` and a list `msgs`")
+            if not 0 <= bit < self.field("flags")["width"]:
+                die(path, f"{where}: bit {bit} is outside the flags field")
+            for mn in msgs:
+                if mn not in msg_by_name:
+                    die(path, f"{where}: unknown message `{mn}`")
+                if "flags" not in msg_by_name[mn]["fields"]:
+                    die(path, f"{where}: message `{mn}` does not use the flags field")
+                if (mn, bit) in taken:
+                    die(path, f"{where}: bit {bit} of `{mn}` is also flag `{taken[(mn, bit)]}`")
+                taken[(mn, bit)] = name
+            self.flags.append({"name": name, "bit": bit, "msgs": msgs, "doc": f.get("doc", "")})
+        if len({f["name"] for f in self.flags}) != len(self.flags):
+            die(path, "flag: duplicate names")
+
     def eval_width(self, expr, who):
         total = 1
         for part in expr.split("*"):
@@ -138,6 +162,12 @@ def gen_sv(d):
     o += [f"  localparam class_t CLS_{c['name']} = {p['CLASS_W']}'d{c['id']};" for c in d.classes]
     o += ["", "  /// a message type", "  typedef logic [OPCODE_W-1:0] opcode_t;"]
     o += [f"  localparam opcode_t OP_{m['name']} = {p['OPCODE_W']}'d{m['opcode']};" for m in d.msgs]
+    o.append("")
+    o.append("  // Flags: bits of the flags field (FLAG_*: the bit set; FLAG_*_BIT: its number).")
+    for f in d.flags:
+        o.append(f"  /// {', '.join(f['msgs'])}: {f['doc']}")
+        o.append(f"  localparam int unsigned FLAG_{f['name']}_BIT = {f['bit']};")
+        o.append(f"  localparam logic [FLAGS_W-1:0] FLAG_{f['name']} = {p['FLAGS_W']}'d{1 << f['bit']};")
     o.append("")
     o.append("  // Position of each field in the flit (for code that needs one field of a whole flit).")
     for f in d.fields:
@@ -207,6 +237,10 @@ def gen_h(d):
     for f in d.fields:
         o.append(f"#define MSG_FIELD_{f['name'].upper()}_LSB {f['lsb']}u")
         o.append(f"#define MSG_FIELD_{f['name'].upper()}_W {f['width']}u")
+    o += ["", "/* Flags: bits of the flags field (MSG_FLAG_*: the bit set; MSG_FLAG_*_BIT: its number). */"]
+    for f in d.flags:
+        o.append(f"#define MSG_FLAG_{f['name']}_BIT {f['bit']}u /* {', '.join(f['msgs'])}: {f['doc']} */")
+        o.append(f"#define MSG_FLAG_{f['name']} (1u << MSG_FLAG_{f['name']}_BIT)")
     o += ["", "/** Message classes: one virtual channel each. */", "typedef enum msg_class {"]
     o += [f"    CLS_{c['name']} = {c['id']}, /* {c['doc']} */" for c in d.classes]
     o += ["} msg_class_t;", "", "/** Message types. */", "typedef enum msg_op {"]
@@ -348,6 +382,11 @@ def gen_md(d):
           "| field | bits | width | meaning |", "|---|---|---|---|"]
     o += [f"| `{f['name']}` | {f['lsb'] + f['width'] - 1}:{f['lsb']} | {f['width_expr']} = {f['width']} | {f['doc']} |"
           for f in d.fields]
+    o += ["", "## Flags (bits of the `flags` field)", "",
+          "`FLAG_<name>` in `msg_pkg`, `MSG_FLAG_<name>` in C (the bit set; `_BIT`: its number). A bit means",
+          "what the flag says on the messages listed, nothing elsewhere (zero).", "",
+          "| bit | flag | messages | meaning |", "|---|---|---|---|"]
+    o += [f"| {f['bit']} | {f['name']} | {', '.join(f['msgs'])} | {f['doc']} |" for f in sorted(d.flags, key=lambda f: f['bit'])]
     o += ["", "## Classes (virtual channels)", "", "| id | class | carries | why its receiver always drains it |",
           "|---|---|---|---|"]
     o += [f"| {c['id']} | {c['name']} | {c['doc']} | {c['sink']} |" for c in d.classes]

@@ -28,7 +28,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import simruns
-from simruns import build, die, provenance
+from simruns import build, die, provenance, writable
 
 simruns.PROG = "instr.py"
 
@@ -105,6 +105,8 @@ def main():
     rows, scale, base, jobs, outdir = parse(sys.argv[1:])
     if not shutil.which("valgrind"):
         die("valgrind is not installed (make instr installs it: scripts/setup.sh)")
+    for fname in ("instr.json", "instr.csv"):
+        writable(os.path.join(outdir, fname))
     build(BENCH)
     with tempfile.TemporaryDirectory(prefix="instr.") as tmp:
         with ThreadPoolExecutor(max_workers=jobs) as ex:

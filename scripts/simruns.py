@@ -28,6 +28,48 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+# ---- outputs: checked before the work starts, written whole ----
+
+def writable(path):
+    """Stops the script (one line naming path and the reason, exit 2) unless a file can be written at
+    path: its folders are made and a temporary is created beside it and removed. Called before any
+    run, for every file or folder (path/.) the script will write."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        if os.path.isdir(path) and not path.endswith("/."):
+            raise IsADirectoryError(21, "Is a directory")
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(tmp, "w"):
+            pass
+        os.unlink(tmp)
+    except OSError as e:
+        die(f"{path.removesuffix('/.')}: cannot write: {e.strerror}")
+
+
+def write_atomic(path, text):
+    """Writes text to path through a temporary beside it, renamed over it: path is never partial."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def copy_atomic(src, dst):
+    """Copies src to dst through a temporary beside dst."""
+    import shutil
+    tmp = f"{dst}.tmp.{os.getpid()}"
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 class Run:
     """One simulation: a name, the shape it needs and its --set arguments."""
 
@@ -204,21 +246,23 @@ def run_key(out, name, sec, key):
 # ---- gnuplot ----
 
 def write_dat(path, header, rows):
-    with open(path, "w") as f:
-        f.write(" ".join(header) + "\n")
-        for r in rows:
-            f.write(" ".join(r[0:1] + ["%.6g" % v if isinstance(v, (int, float)) else str(v) for v in r[1:]]) + "\n")
+    lines = [" ".join(header)]
+    for r in rows:
+        lines.append(" ".join(r[0:1] + ["%.6g" % v if isinstance(v, (int, float)) else str(v) for v in r[1:]]))
+    write_atomic(path, "\n".join(lines) + "\n")
 
 
 def draw(out, name, body):
     """Runs a gnuplot script body twice: NAME.svg and NAME.png under out."""
     for term, ext in (("svg size 900,420 dynamic font ',11'", "svg"), ("pngcairo size 900,420 font ',10'", "png")):
-        gp = f"{out}/{name}.{ext}.gp"
-        with open(gp, "w") as f:
-            f.write(f"set terminal {term}\nset output '{out}/{name}.{ext}'\n" + body)
+        gp, tmp = f"{out}/{name}.{ext}.gp", f"{out}/{name}.{ext}.tmp.{os.getpid()}"
+        write_atomic(gp, f"set terminal {term}\nset output '{tmp}'\n" + body)
         p = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
         if p.returncode != 0:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
             die(f"gnuplot could not draw {name}.{ext}: {p.stderr.strip()}", 1)
+        os.replace(tmp, f"{out}/{name}.{ext}")
 
 
 def plot(out, name, title, ylabel, dat, ncols, stacked=False, extra=""):
@@ -267,8 +311,7 @@ def headline_results(out, doc, lines, table):
         lines.append(f"| {name} | {ours:.3g} | {blog:.3g} | {judged} |")
     lines.append("")
     md = "\n".join(lines)
-    with open(f"{out}/{doc}", "w") as f:
-        f.write(md)
+    write_atomic(f"{out}/{doc}", md)
     print(md)
 
 
@@ -279,7 +322,6 @@ def blog_main(doc, experiments, report, sizes, figs, results, out):
     mine), which writes out/results, and with --docs copies results and the figures (figs, under
     out) into the docs."""
     import argparse
-    import shutil
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--config", default="sim_configs/pc.ini")
     ap.add_argument("--seed", type=int, default=1)
@@ -293,11 +335,13 @@ def blog_main(doc, experiments, report, sizes, figs, results, out):
         die(f"no configuration file {a.config}")
     if a.jobs < 1:
         die(f"--jobs {a.jobs}: at least 1")
-    os.makedirs(a.out, exist_ok=True)
     build("build/bin/diktamo_cfg")
     runs = experiments(a.size)
     for r in runs:
         place(r, a.config, a.seed, a.flavour)
+    for path in [f"{a.out}/.", f"{a.out}/{results}"] + (
+            [f"{a.docs}/{results}"] + [f"{a.docs}/figures/{fn}" for fn in figs] if a.docs else []):
+        writable(path)
     for s in sorted({r.shape for r in runs}):
         build(f"build/bin/diktamo_sim_{s}{FLAVOUR_SUFFIX[a.flavour]}", f"SIM_SHAPE={s}")
     t0 = time.time()
@@ -309,5 +353,5 @@ def blog_main(doc, experiments, report, sizes, figs, results, out):
     if a.docs:
         os.makedirs(f"{a.docs}/figures", exist_ok=True)
         for fn in figs:
-            shutil.copy(f"{a.out}/{fn}", f"{a.docs}/figures/{fn}")
-        shutil.copy(f"{a.out}/{results}", f"{a.docs}/{results}")
+            copy_atomic(f"{a.out}/{fn}", f"{a.docs}/figures/{fn}")
+        copy_atomic(f"{a.out}/{results}", f"{a.docs}/{results}")

@@ -9,7 +9,7 @@ Run from the repository root (the Makefile does: `make synth`). The flow, per bl
 
  1. Sources. Every rtl/*.sv and rtl/*/*.sv defines one module named after its file. The files the
     block needs are found by following instantiations of known module names from MODULE's file;
-    the generated packages (build/gen/msg_pkg.sv) are read first, `-Irtl/include` is given.
+    the generated packages (build/gen/msg_pkg.sv, csr_pkg.sv) are read first, `-Irtl/include` is given.
     Parameters from constraints/MODULE.params (lines `Name=Value`, `#` comments) override the
     module's defaults (Yosys `chparam` before `hierarchy`). MODULE.VARIANT names another parameter set of
     MODULE: constraints/MODULE.VARIANT.params (required) and .sdc (else MODULE's SDC).
@@ -818,7 +818,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="only Yosys read + hierarchy + proc")
     ap.add_argument("--check-all", action="store_true", help="--check for every module, in one Yosys run")
     ap.add_argument("--rtl", nargs="*", help="RTL files (default: rtl/*.sv rtl/*/*.sv)")
-    ap.add_argument("--pkgs", nargs="*", default=["build/gen/msg_pkg.sv"], help="packages, read first")
+    ap.add_argument("--pkgs", nargs="*", default=["build/gen/msg_pkg.sv", "build/gen/csr_pkg.sv"], help="packages, read first")
     ap.add_argument("--inc", default="rtl/include", help="include directory")
     ap.add_argument("--constraints", default="constraints", help="SDC, params and templates")
     ap.add_argument("--liberty", default=DEFAULT_LIBERTY)

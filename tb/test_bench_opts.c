@@ -1,9 +1,9 @@
-/* diktamo_bench's command line (csim/bench_opts): its defaults, every option, and each refusal with
+/* diktamo_bench's command line (csim/base/bench_opts): its defaults, every option, and each refusal with
  * its one line naming the argument (the program exits 2 with it). */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "bench_opts.h"
+#include "base/bench_opts.h"
 
 static int parse(bench_opts_t *o, char *err, const char *const *args)
 {

@@ -6,8 +6,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "base/rng.h"
 #include "cn/cache.h"
-#include "rng.h"
 #include "tb_seed.h"
 
 Test(cache, a_stale_tag_of_an_invalidated_line_never_matches)

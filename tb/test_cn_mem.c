@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 #include "cn/cn_mem.h"
 #include "sb/cn_sys.h"
 #include "tb_seed.h"
 
 #define W ADDR_WORDS_PER_LINE
-#define WIF 0x4u
 #define CN 1u
 #define MN MSG_MN_BASE
 
@@ -542,7 +541,7 @@ Test(cn_mem, bisnp_during_a_dirty_eviction_is_answered_from_the_eviction_buffer_
     /* WHEN a BISNP_INV crosses the eviction */
     fx_snoop(f, OP_BISNP_INV, 8, 0x21);
     /* THEN it is answered at once, I kind, with the evicted data and WR_IN_FLIGHT */
-    fx_birsp(f, OP_BIRSP_I_DATA, 8, 0x21, WIF, ev);
+    fx_birsp(f, OP_BIRSP_I_DATA, 8, 0x21, MSG_FLAG_WR_IN_FLIGHT, ev);
     cr_assert_eq(ctr(f, "snoop.wr_in_flight"), 1);
     /* WHEN the eviction's CMP comes: the flush is done, and only now the load asks */
     fx_until(f, f->k.now + 10000);
@@ -576,7 +575,7 @@ Test(cn_mem, bisnp_data_during_a_clean_eviction_is_answered_birsp_i_with_wr_in_f
     /* AND a BISNP_DATA crosses it */
     fx_snoop(f, OP_BISNP_DATA, 9, 0x22);
     /* THEN the answer is of an I kind (the line is leaving: never S), no data, WR_IN_FLIGHT */
-    fx_birsp(f, OP_BIRSP_I, 9, 0x22, WIF, NULL);
+    fx_birsp(f, OP_BIRSP_I, 9, 0x22, MSG_FLAG_WR_IN_FLIGHT, NULL);
     fx_not_done(f, 2);
     fx_answer(f, &e, OP_CMP, NULL);
     fx_done(f, 2, UINT64_MAX, 0);
@@ -742,11 +741,11 @@ Test(cn_mem, write_through_store_answers_snoops_with_wr_in_flight_until_its_cmp)
     /* WHEN a BISNP_DATA comes before the CMP: the line's data, WR_IN_FLIGHT, the CN keeps S */
     d[0] = 0xd0, d[1] = 0xd1;
     fx_snoop(f, OP_BISNP_DATA, 13, 0x26);
-    fx_birsp(f, OP_BIRSP_S_DATA, 13, 0x26, WIF, d);
+    fx_birsp(f, OP_BIRSP_S_DATA, 13, 0x26, MSG_FLAG_WR_IN_FLIGHT, d);
     cr_assert_eq(probe(f, ra(13, 0)).l3, CN_L3_S);
     /* WHEN then a BISNP_INV: from S, BIRSP_I without data (it went with the first answer) */
     fx_snoop(f, OP_BISNP_INV, 13, 0x27);
-    fx_birsp(f, OP_BIRSP_I, 13, 0x27, WIF, NULL);
+    fx_birsp(f, OP_BIRSP_I, 13, 0x27, MSG_FLAG_WR_IN_FLIGHT, NULL);
     cr_assert_eq(probe(f, ra(13, 0)).l3, CN_L3_I);
     /* WHEN the CMP comes: the store is done; a new read may go */
     fx_until(f, f->k.now + 5000);

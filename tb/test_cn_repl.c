@@ -1,5 +1,5 @@
 /* Tests of csim/cn/cn_repl: the CN's replication engine, on a real fabric (c4m2) with a Logging
- * Unit on every CN's port (csim/lu_node) and the MN nodes on the MN ports.
+ * Unit on every CN's port (csim/cn/lu_node) and the MN nodes on the MN ports.
  *
  * A seeded sequence of store-buffer entries from every core of every CN, on a few lines spread over
  * every LU's range: each entry is replicated (cn_repl_send), and when it is acknowledged it
@@ -13,15 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kernel.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "cn/cn_port.h"
 #include "cn/cn_repl.h"
-#include "cn_port.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "rng.h"
+#include "cn/lu_map.h"
+#include "cn/lu_node.h"
+#include "drv/fabric.h"
+#include "mn/mn_node.h"
 #include "sb/lu_models.h"
-#include "stats.h"
 #include "tb_seed.h"
 
 #define NCN 4u

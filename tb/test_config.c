@@ -1,4 +1,4 @@
-/* Tests of csim/config: the INI configuration, --set overrides, cross-key checks, the effective
+/* Tests of csim/base/config: the INI configuration, --set overrides, cross-key checks, the effective
  * config dump and the generated sim_configs/README.md. Run from the repository root. */
 #include <criterion/criterion.h>
 
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "msg_defs.h"
-#include "rng.h"
 #include "tb_seed.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -281,6 +281,46 @@ Test(config, overlong_line)
     char path[128];
     cr_assert_neq(load_text(text, &c, &e, path, sizeof path), 0);
     cr_assert(strstr(e.msg, ":2: syntax: line longer than ") != NULL, "%s", e.msg);
+}
+
+/* Bytes that are not text (a NUL, another control character, DEL) stop the load at their line and
+ * column; tabs and CRLF line ends are text. */
+Test(config, bytes_that_are_not_text_name_the_line)
+{
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *want; /* after "PATH:" */
+    } cases[] = {
+        {"[system]\nnum_cn = 4\0\0\n", 22, "2: syntax: byte 0x00 at column 11 is not text"},
+        {"[system]\nnum_cn = 4 \x01\n", 22, "2: syntax: byte 0x01 at column 12 is not text"},
+        {"[sim]\nseed = 2\n\x7f\n", 17, "3: syntax: byte 0x7f at column 1 is not text"},
+        {"\0", 1, "1: syntax: byte 0x00 at column 1 is not text"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tmpdir_t t;
+        tmp_open(&t);
+        FILE *f = fopen(t.path, "w");
+        cr_assert_not_null(f);
+        cr_assert_eq(fwrite(cases[i].bytes, 1, cases[i].n, f), cases[i].n);
+        fclose(f);
+        sim_config_t c, d;
+        config_err_t e;
+        config_defaults(&c);
+        memset(&e, 0, sizeof e);
+        cr_assert_neq(config_load(&c, t.path, &e), 0, "case %zu loaded", i);
+        char want[CONFIG_ERR_MAX + 128];
+        snprintf(want, sizeof want, "%s:%s", t.path, cases[i].want);
+        cr_assert_str_eq(e.msg, want, "case %zu", i);
+        config_defaults(&d);
+        cr_assert_eq(config_diff(&c, &d), -1, "case %zu: a failed load changed the config", i);
+        tmp_close(&t);
+    }
+    sim_config_t c;
+    config_err_t e;
+    char path[128];
+    cr_assert_eq(load_text("[system]\r\nnum_cn\t=\t4\r\n", &c, &e, path, sizeof path), 0, "%s", e.msg);
+    cr_assert_eq(c.system.num_cn, 4);
 }
 
 Test(config, key_outside_any_section)

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/rng.h"
 #include "cn/core.h"
-#include "rng.h"
-#include "mem/flat_mem.h"
+#include "cn/flat_mem.h"
 #include "sb/litmus.h"
 #include "tb_seed.h"
 

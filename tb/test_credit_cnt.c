@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
 #include "ref/credit_cnt_ref.h"
-#include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
 #include "tb_child.h"

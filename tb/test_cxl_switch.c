@@ -3,17 +3,17 @@
  * (source, destination, class), none lost or duplicated, under random idle on every input and
  * random credit back-pressure on every output; CSRs; zero-load latency; full-load throughput. The
  * models: cxl_switch_c2m2 and _c4m4 (virtual output queues), cxl_switch_c4m4_fifo (Voq = 0: input
- * FIFOs, sw_ingress_fifo), driven through csim/cxl_switch_drv. */
+ * FIFOs, sw_ingress_fifo), driven through csim/drv/cxl_switch_drv. */
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl_switch_csr.h"
-#include "cxl_switch_drv.h"
+#include "base/rng.h"
+#include "csr_defs.h"
+#include "drv/cxl_switch_drv.h"
+#include "gen/msg_rand.h"
 #include "msg_defs.h"
-#include "msg_rand.h"
-#include "rng.h"
 #include "sb/rtl_lint.h"
 #include "tb_seed.h"
 #include "vw_cxl_switch_c2m2.h"
@@ -21,7 +21,7 @@
 #include "vw_cxl_switch_c4m4_fifo.h"
 #include "vw_cxl_switch_c4m4_k16.h"
 
-/* ---- the models, driven through csim/cxl_switch_drv ---- */
+/* ---- the models, driven through csim/drv/cxl_switch_drv ---- */
 
 SW_MODEL_OPS(cxl_switch_c2m2_ops, cxl_switch_c2m2, 2, 2, true);
 SW_MODEL_OPS(cxl_switch_c4m4_ops, cxl_switch_c4m4, 4, 4, true);

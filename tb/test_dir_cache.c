@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "rng.h"
+#include "base/rng.h"
 #include "tb_seed.h"
 #include "vw_dir_cache_tb.h"
 #include "vw_dir_cache_tb_synth.h"

@@ -1,5 +1,5 @@
 /* Tests of the directory controller (rtl/dir/dir_ctrl.sv), Verilated on its own and driven through
- * csim/dir_drv (link with credits both ways, MN DRAM behind csim/mem/dram.c). One directed test
+ * csim/drv/dir_drv (link with credits both ways, MN DRAM behind csim/mem/dram.c). One directed test
  * per row of the state x event table (docs/architecture.md section 11c), named after the row,
  * written GIVEN / WHEN / THEN: the CNs are played by the test, which sends their requests and snoop
  * answers and checks every message the directory sends, the data, memory and the row counters. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dir_drv.h"
+#include "drv/dir_drv.h"
 #include "sb/dir_models.h"
 
 #define MN MSG_MN_BASE
@@ -286,7 +286,7 @@ Test(dir_ctrl, I_Evict)
     settle(t);
     expect_viol(t, 3, DIR_VIOL_NOT_OWNER, OP_WT_WR, 2);
     cr_assert_eq(csr(t, DIR_TR_I_Evict), 3);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_NOT_OWNER - 1), 3);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_NOT_OWNER - 1)), 3);
     expect_mem(t, 3, (uint64_t[8]){0});
     done(t);
 }
@@ -630,7 +630,7 @@ Test(dir_ctrl, region_mismatch_is_a_violation)
     req(t, OP_LNR_RD, 1, 50);
     settle(t);
     expect_viol(t, 2, DIR_VIOL_REGION, OP_LNR_RD, 1);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_REGION - 1), 2);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_REGION - 1)), 2);
     done(t);
 }
 
@@ -702,7 +702,7 @@ Test(dir_ctrl, message_of_another_class_is_dropped_and_its_credit_returned)
     cr_assert_eq(dir_drv_viol(t->d, 0)->kind, DIR_VIOL_BAD_MSG);
     cr_assert_eq(dir_drv_viol(t->d, 0)->m.opcode, OP_REPL);
     cr_assert_eq(dir_drv_credits(t->d, CLS_DKREQ), before);
-    cr_assert_eq(csr(t, DIR_CSR_VIOL + DIR_VIOL_BAD_MSG - 1), 1);
+    cr_assert_eq(csr(t, DIR_CSR_VIOL(DIR_VIOL_BAD_MSG - 1)), 1);
     done(t);
 }
 
@@ -1414,10 +1414,10 @@ Test(dir_ctrl, recovery_walk_streams_its_reads_ahead_of_a_line_a_cycle_scan, .ti
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The scenario of the saved GTKWave view (waves/dir_ctrl.gtkw, `make waves-dir`; csim/dir_scn.c,
+ * The scenario of the saved GTKWave view (waves/dir_ctrl.gtkw, `make waves-dir`; csim/gen/dir_scn.c,
  * which the program tracing the view runs too), message by message, so that the view cannot
  * silently show something else. */
-#include "dir_scn.h"
+#include "gen/dir_scn.h"
 
 Test(dir_ctrl, rdx_scenario_of_the_waves_view)
 {

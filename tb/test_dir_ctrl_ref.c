@@ -14,14 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "ref/dir_ctrl_ref.h"
-#include "rng.h"
 #include "sb/coh_home_ref.h"
 #include "sb/coh_tester.h"
 #include "tb_seed.h"
 
 #define MN MSG_MN_BASE
-#define WIF 0x4u
 #define L 0x45u /* the line of the directed tests (global = local with one MN) */
 
 /* ------------------------------------------------------------------------------------------------
@@ -724,7 +723,7 @@ Test(dir_ctrl_ref, write_through_done_before_a_crossing_snoop_leaves_a_bit_the_n
     uint64_t line[MSG_WORDS_PER_LINE];
     line_data(7, line);
     line[0] = nd[0], line[1] = nd[1];
-    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, WIF, line));
+    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, MSG_FLAG_WR_IN_FLIGHT, line));
     dt_settle(&d);
     msg_t g = next_out(&d, OP_DATA_E, 2, L);
     cr_assert_eq(g.data[1], nd[1]);
@@ -927,7 +926,7 @@ Test(dir_ctrl_ref, dirty_evict_crossing_a_snoop_arrives_before_the_answer)
     expect_nothing_more(&d);
     cr_assert_eq(dir_ctrl_ref_counts(d.r)->waited, 1);
     /* AND then the answer, with the line and WR_IN_FLIGHT */
-    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, WIF, d9));
+    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, MSG_FLAG_WR_IN_FLIGHT, d9));
     dt_settle(&d);
     /* THEN CN 2 gets CN 1's data; the write-back is stale: CMP, dropped, bit cleared */
     expect_answer(&d, OP_DATA_E, &q, 9);
@@ -956,7 +955,7 @@ Test(dir_ctrl_ref, dirty_evict_crossing_a_snoop_arrives_after_the_answer)
     dt_ticks(&d, 50);
     msg_t s = next_out(&d, OP_BISNP_INV, 1, L);
     /* WHEN the answer (WR_IN_FLIGHT) comes first */
-    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, WIF, d9));
+    dt_in(&d, birsp(OP_BIRSP_I_DATA, 1, &s, MSG_FLAG_WR_IN_FLIGHT, d9));
     dt_settle(&d);
     expect_answer(&d, OP_DATA_E, &q, 9);
     expect_entry(&d, L, DIR_EM, 1u << 2, 1u << 1); /* CN 1's write is on its way */
@@ -996,13 +995,13 @@ static void clean_evict_crossing(bool evict_first)
     if (evict_first) {
         dt_in(&d, e);
         dt_ticks(&d, 20);
-        dt_in(&d, birsp(OP_BIRSP_I, 1, &s1, WIF, NULL));
+        dt_in(&d, birsp(OP_BIRSP_I, 1, &s1, MSG_FLAG_WR_IN_FLIGHT, NULL));
         dt_settle(&d);
         expect_answer(&d, OP_DATA_E, &q, 7);
         expect_answer(&d, OP_CMP, &e, -1);
         expect_entry(&d, L, DIR_EM, 1u << 2, 0);
     } else {
-        dt_in(&d, birsp(OP_BIRSP_I, 1, &s1, WIF, NULL));
+        dt_in(&d, birsp(OP_BIRSP_I, 1, &s1, MSG_FLAG_WR_IN_FLIGHT, NULL));
         dt_settle(&d);
         expect_answer(&d, OP_DATA_E, &q, 7);
         expect_entry(&d, L, DIR_EM, 1u << 2, 1u << 1);
@@ -1040,7 +1039,7 @@ static void write_through_crossing(bool write_first)
         dt_in(&d, w);
         dt_ticks(&d, 20);
     }
-    dt_in(&d, birsp(OP_BIRSP_S_DATA, 1, &s, WIF, line));
+    dt_in(&d, birsp(OP_BIRSP_S_DATA, 1, &s, MSG_FLAG_WR_IN_FLIGHT, line));
     dt_settle(&d);
     msg_t g = next_out(&d, OP_DATA_S, 2, L);
     cr_assert(!memcmp(g.data, line, sizeof line), "the requester must get the line with the written words");

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "cxl_switch_csr.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "stats.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "csr_defs.h"
+#include "drv/fabric.h"
+#include "gen/traffic.h"
 #include "tb_seed.h"
-#include "traffic.h"
 
 #define GHZ 1000000000ull
 

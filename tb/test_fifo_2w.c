@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
 #include "ref/fifo_2w_ref.h"
-#include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/stream_run.h"
 #include "sb/stream_sb.h"

@@ -2,9 +2,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "cn/addr.h"
-#include "rng.h"
-#include "mem/flat_mem.h"
+#include "base/addr.h"
+#include "base/rng.h"
+#include "cn/flat_mem.h"
 #include "tb_seed.h"
 
 typedef struct log {

@@ -1,13 +1,13 @@
-/* The core model on its own (csim/flat_run): every workload's threads on the configured cores over a
+/* The core model on its own (csim/sys/flat_run): every workload's threads on the configured cores over a
  * flat memory, judged by the workload's own check; the same seed gives the same run; bad sizes are
  * refused with a message. diktamo_bench divides the whole system's speed by this runner's. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "flat_run.h"
-#include "kernel.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "sys/flat_run.h"
 
 static sim_config_t small(const char *const *sets)
 {

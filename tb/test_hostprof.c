@@ -1,11 +1,11 @@
-/* The host-time profile by zone (csim/hostprof): samples go to the zone that runs, the kernel's
+/* The host-time profile by zone (csim/base/hostprof): samples go to the zone that runs, the kernel's
  * events run in the models' zone and its own work in its zone, nothing is sampled with no profile
  * on. (CPU time is sampled, at the timer's resolution, perhaps the kernel's 4 ms tick: each case
  * spins 100 ms of CPU per zone and asks for a fraction of the samples it should get.) */
 #include <criterion/criterion.h>
 
-#include "hostprof.h"
-#include "kernel.h"
+#include "base/hostprof.h"
+#include "base/kernel.h"
 
 /* Burns about ms of CPU time (what the timer counts, however loaded the machine is). */
 static void spin(double ms)

@@ -1,11 +1,11 @@
-/* Tests of csim/idmap: random keys (dense and sparse, some repeated) added and found again across
+/* Tests of csim/base/idmap: random keys (dense and sparse, some repeated) added and found again across
  * many growths, against a sorted reference; absent keys are not found and not added by a look-up;
  * an emptied map is empty. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "idmap.h"
-#include "rng.h"
+#include "base/idmap.h"
+#include "base/rng.h"
 #include "tb_seed.h"
 
 static int cmp_u64(const void *a, const void *b)

@@ -37,9 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
 #include "ref/islip_alloc_ref.h"
-#include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
 #include "tb_seed.h"

@@ -3,9 +3,9 @@
 #include <signal.h>
 #include <string.h>
 
-#include "kernel.h"
-#include "rng.h"
-#include "run.h"
+#include "base/kernel.h"
+#include "base/rng.h"
+#include "base/run.h"
 #include "tb_seed.h"
 
 typedef struct log {

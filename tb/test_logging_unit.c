@@ -1,5 +1,5 @@
 /* Tests of the Logging Unit (rtl/lu/logging_unit.sv), Verilated on its own and driven through
- * csim/lu_drv (link with seeded jitter, credits both ways, the DRAM log behind csim/mem/dram.c),
+ * csim/drv/lu_drv (link with seeded jitter, credits both ways, the DRAM log behind csim/mem/dram.c),
  * against the reference model tb/ref/logging_unit_ref.c.
  *
  * The random tests run a closed-loop workload of CNs storing to shared lines, as DIKTAMO-proactive
@@ -22,12 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "lu_drv.h"
-#include "lu_node.h"
-#include "mn_log.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
+#include "cn/lu_map.h"
+#include "cn/lu_node.h"
+#include "drv/lu_drv.h"
+#include "mn/mn_log.h"
 #include "ref/logging_unit_ref.h"
-#include "rng.h"
 #include "sb/lu_models.h"
 #include "sb/mn_lu.h"
 #include "tb_seed.h"
@@ -128,7 +129,7 @@ typedef struct wl {
     bool stopped; /* no more stores start or commit */
     uint64_t buf_words, buf_groups, log_groups; /* FETCH_LATEST_VERS answers: words and groups with BUF,
                                                  * groups without */
-    /* The MN the LU dumps to (its log store, csim/mn_log: one LU per epoch), the dumps it stored
+    /* The MN the LU dumps to (its log store, csim/mn/mn_log: one LU per epoch), the dumps it stored
      * and the chunks of the last one; the EARLY_FLUSHes the LU sent. */
     mn_log_t mn;
     unsigned dumps, flush_dst_mask, flushes, flush_tag; /* flush_tag: the last EARLY_FLUSH's */
@@ -2136,7 +2137,7 @@ Test(logging_unit, an_early_flush_starts_a_dump_and_requests_merge_only_for_one_
 
 /* ------------------------------------------------------------------------------------------------
  * A replica group: GRP_N LUs holding the same lines (every store's REPL goes to each of them), each
- * dumping the lines of its own hash buckets to one MN, whose log store (csim/mn_log, GRP_N LUs per
+ * dumping the lines of its own hash buckets to one MN, whose log store (csim/mn/mn_log, GRP_N LUs per
  * epoch) synchronizes the group's dumps as the MN controllers of DIKTAMO do (DUMP_GO once every LU
  * of the epoch asked, DUMP_DONE once every LU's dump is stored; any error it lists fails the test).
  * The stores come from the group's CNs (ids 0 .. GRP_N - 1: the writer is one of its own replicas)

@@ -1,4 +1,4 @@
-/* The Logging Units on the fabric (csim/lu_node, csim/cn_port): a real fabric (fabric_top c4m2),
+/* The Logging Units on the fabric (csim/cn/lu_node, csim/cn/cn_port): a real fabric (fabric_top c4m2),
  * MN nodes (the Verilated directory) with an mn_log store each (lu_store), and on each of the four
  * CN ports a cn_port shared by the CN's Logging Unit (the Verilated logging_unit, paper sizes) and
  * a scripted replication engine. The engine runs stores as DIKTAMO does: REPL to the Nr replica
@@ -18,14 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn_port.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "rng.h"
+#include "base/kernel.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "cn/cn_port.h"
+#include "cn/lu_map.h"
+#include "cn/lu_node.h"
+#include "drv/fabric.h"
+#include "mn/lu_store.h"
+#include "mn/mn_node.h"
 #include "sb/lu_models.h"
-#include "stats.h"
 #include "tb_seed.h"
 
 #define GHZ 1000000000ull

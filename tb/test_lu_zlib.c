@@ -1,4 +1,4 @@
-/* Tests of the Logging Unit's compression engine (csim/lu_zlib) compressing ahead: with a pool of
+/* Tests of the Logging Unit's compression engine (csim/drv/lu_zlib) compressing ahead: with a pool of
  * host threads, an engine hands out, after every record, end and chunk taken, the chunks the plain
  * engine does, whether the records announced are those that come or not (a record that differs,
  * fewer or more records, none, more than the engine keeps, records announced during a stream), at
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lu_drv.h"
-#include "lu_zlib.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "drv/lu_drv.h"
+#include "drv/lu_zlib.h"
 #include "sb/mn_lu.h"
 #include "tb_seed.h"
 

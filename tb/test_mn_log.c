@@ -1,10 +1,10 @@
-/* Tests of the MN's log store (csim/mn_log): dumps of Logging Units arriving as DUMP_DATA chunks
+/* Tests of the MN's log store (csim/mn/mn_log): dumps of Logging Units arriving as DUMP_DATA chunks
  * and the two synchronizations of a replica group, the errors it lists (each with its message), its
  * search and its FETCH_LATEST_VERS answers, field by field; a randomized run against a reference;
- * and, end to end, the real LU (rtl/lu, Verilated, through csim/lu_drv) dumping to it: the MN log's
+ * and, end to end, the real LU (rtl/lu, Verilated, through csim/drv/lu_drv) dumping to it: the MN log's
  * answer to a FETCH_LATEST_VERS list is the one the LU gave before the dump.
  *
- * The unit tests build their dumps with the LU's compression engine (csim/lu_zlib) from records
+ * The unit tests build their dumps with the LU's compression engine (csim/drv/lu_zlib) from records
  * packed as the LU writes them (lu_rec_pack), so the chunks are what a LU sends. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "cleanup.h"
-#include "lu_drv.h"
-#include "lu_zlib.h"
-#include "mn_log.h"
-#include "rng.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
+#include "drv/lu_drv.h"
+#include "drv/lu_zlib.h"
+#include "mn/mn_log.h"
 #include "sb/lu_models.h"
 #include "sb/mn_lu.h"
 #include "tb_seed.h"

@@ -1,4 +1,4 @@
-/* The memory node on the fabric (csim/mn_node): the Verilated directory controller clocked by the
+/* The memory node on the fabric (csim/mn/mn_node): the Verilated directory controller clocked by the
  * kernel behind a real fabric (fabric_top c2m2 / c4m2), MN DRAM on the same kernel, scripted CNs on
  * the CN ports that send through fabric_send and record what comes back. The idle round trip of
  * paper Table II (200 ns, directory lookup included) is measured end to end, from the request
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dir_defs.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "mn_node.h"
-#include "rng.h"
+#include "base/kernel.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "drv/dir_defs.h"
+#include "drv/fabric.h"
+#include "mn/mn_node.h"
 #include "sb/dir_models.h"
-#include "stats.h"
 #include "tb_seed.h"
 
 #define GHZ 1000000000ull

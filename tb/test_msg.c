@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl_switch_csr.h"
+#include "base/rng.h"
+#include "csr_defs.h"
+#include "gen/msg_rand.h"
 #include "msg_defs.h"
-#include "msg_rand.h"
-#include "rng.h"
 #include "sb/stream_run.h"
 #include "tb_seed.h"
 #include "vw_fabric_top_c2m2.h"

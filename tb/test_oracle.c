@@ -1,4 +1,4 @@
-/* Tests of csim/oracle: the oracle of committed stores (docs/architecture.md section 11e).
+/* Tests of csim/sys/oracle: the oracle of committed stores (docs/architecture.md section 11e).
  * - ok / lost / phantom classification of a word's coherent value, initial values, words first
  *   seen at a commit (initial 0), a value committed twice;
  * - the report lines: address, what it holds, what it should hold, when and by whom, address
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "sys/oracle.h"
 #include "tb_seed.h"
 
 /* A memory the tests peek: a small array of words at addresses 8 * i. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rng.h"
+#include "base/rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
 #include "tb_seed.h"

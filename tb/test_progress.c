@@ -1,4 +1,4 @@
-/* Tests of csim/progress: the progress line's refresh rate, its silence off a terminal, the
+/* Tests of csim/base/progress: the progress line's refresh rate, its silence off a terminal, the
  * cheapness of progress_update, and the erasing of the line at the end. A fake wall clock makes
  * them deterministic. */
 #include <criterion/criterion.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "progress.h"
+#include "base/progress.h"
 
 typedef struct fake_clock {
     uint64_t now_ns;

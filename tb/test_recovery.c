@@ -23,14 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "rng.h"
-#include "stats.h"
-#include "system.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
+#include "drv/fabric.h"
+#include "mn/mn_node.h"
+#include "sys/system.h"
 #include "tb_seed.h"
 #include "wl_tiny.h"
 

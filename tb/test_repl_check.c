@@ -1,4 +1,4 @@
-/* Tests of the replicas' log check (csim/repl_check): logs that hold every commit of their words,
+/* Tests of the replicas' log check (csim/sys/repl_check): logs that hold every commit of their words,
  * in order, pass and count the commits; each kind of fault is found and reported with the word and
  * the LU (a record of a word never committed, of a line the LU does not replicate, not validated,
  * with another value, after all the commits (one too many), a replica that missed a commit); a
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
-#include "repl_check.h"
-#include "rng.h"
+#include "base/addr.h"
+#include "base/rng.h"
+#include "sys/repl_check.h"
 #include "tb_seed.h"
 
 #define NR 3u

@@ -1,4 +1,4 @@
-/* DIKTAMO replication on the whole system (csim/system.c with a Logging Unit on every CN, an
+/* DIKTAMO replication on the whole system (csim/sys/system.c with a Logging Unit on every CN, an
  * mn_log store on every MN and the cores' replication through csim/cn/cn_repl):
  *
  *   - every workload under baseline, parallel, proactive and proactive-noC, with fabric jitter and
@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
 #include "cn/wl_api.h"
-#include "config.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "stats.h"
-#include "system.h"
+#include "drv/fabric.h"
+#include "mn/mn_node.h"
+#include "sys/system.h"
 #include "tb_seed.h"
 #include "wl_tiny.h"
 

@@ -1,10 +1,10 @@
-/* Tests of the seeded random streams' distributions (csim/rng.c): YCSB's Zipfian generators. */
+/* Tests of the seeded random streams' distributions (csim/base/rng.c): YCSB's Zipfian generators. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "rng.h"
+#include "base/rng.h"
 #include "tb_seed.h"
 
 Test(rng, zipf_by_rank_draws_each_rank_with_its_zipfian_probability)

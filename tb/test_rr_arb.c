@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cleanup.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
 #include "ref/rr_arb_ref.h"
-#include "rng.h"
 #include "sb/rtl_lint.h"
 #include "sb/vw_bits.h"
 #include "tb_seed.h"

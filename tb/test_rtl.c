@@ -134,7 +134,7 @@ Test(rtl, every_verilated_top_elaborates_from_its_own_file_list, .timeout = 120)
     globfree(&g);
     for (size_t i = 0; i < nt; i++) {
         snprintf(cmd, sizeof cmd,
-                 "verilator --lint-only -Wall --assert -Irtl/include rtl/lint.vlt build/gen/msg_pkg.sv -f %s/%s.f "
+                 "verilator --lint-only -Wall --assert -Irtl/include rtl/lint.vlt build/gen/msg_pkg.sv build/gen/csr_pkg.sv -f %s/%s.f "
                  "--top-module %s > %s/%s.log 2>&1",
                  dir, tops[i], tops[i], dir, tops[i]);
         cr_assert_eq(system(cmd), 0, "%s does not elaborate from its file list %s/%s.f (%s/%s.log)", tops[i], dir,

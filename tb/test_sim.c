@@ -8,9 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CFG "build/bin/diktamo_cfg"
-#define SIM "build/bin/diktamo_sim_c4m2_test"
-#define SIM_FAST "build/bin/diktamo_sim_c4m2" /* the fast flavour: no assertions, no tracing */
+#ifndef TB_BIN_DIR
+#define TB_BIN_DIR "build/bin"
+#endif
+#define CFG TB_BIN_DIR "/diktamo_cfg"
+#define SIM TB_BIN_DIR "/diktamo_sim_c4m2_test"
+#define SIM_FAST TB_BIN_DIR "/diktamo_sim_c4m2" /* the fast flavour: no assertions, no tracing */
 
 static char dir[64];
 
@@ -150,6 +153,103 @@ Test(sim, bad_input_to_a_run_is_one_line_and_exit_2, .init = make_dir, .fini = r
                            bad_run_cases[i].want);
         cr_assert(!exists("stats.json"), "%s: bad input must write nothing", cmd);
     }
+}
+
+/* The simulator built with AddressSanitizer and UndefinedBehaviorSanitizer (make asan-sim, SAN=1;
+ * make test-asan runs the whole suite so) on a few short runs that reach every part: a DIKTAMO
+ * protocol with its LUs, a CN failure and its recovery, the host software on partly coherent
+ * memory, the fabric's traffic generator. Any finding ends the run (halt_on_error) with a report. */
+Test(sim, the_simulator_under_asan_and_ubsan_finds_nothing, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    static const char *const runs[] = {
+        "--config sim_configs/small.ini --set core.protocol=proactive",
+        "--config sim_configs/run.ini --set workload.name=canneal --set core.protocol=parallel --fail 2@15us",
+        "--config sim_configs/pc.ini --set workload.name=megalon",
+        "--config sim_configs/small.ini --traffic",
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "
+                 "build/asan/bin/diktamo_sim_c4m2_test %s --quiet --stats %s/asan%zu.json",
+                 runs[i], dir, i);
+        result_t r;
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s: exit %d: %.3000s", cmd, r.status, r.err);
+        cr_assert_null(strstr(r.err, "Sanitizer"), "%s: %.3000s", cmd, r.err);
+        cr_assert_null(strstr(r.err, "runtime error"), "%s: %.3000s", cmd, r.err);
+    }
+}
+
+/* Files in dir whose name holds a temporary's mark (outfile's "<path>.tmp.<pid>"), counted. */
+static int temporaries(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "find %s -name '*.tmp.*' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    cr_assert_not_null(p);
+    cr_assert_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* Every output is opened before the run starts: a path that cannot be written (a folder under a
+ * file, a folder itself) stops it with one line naming the option, the path and the reason, exit 2,
+ * nothing started. An INI file with bytes that are not text is bad input too. A finished run leaves
+ * its statistics and their .ini and no temporary; a run killed by a signal says so and leaves
+ * neither. */
+Test(sim, outputs_are_checked_before_the_run_and_written_whole, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
+{
+    write_file("f", "a file, not a folder\n");
+    const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--stats DIR/f/x.json", "diktamo_sim: --stats DIR/f/x.json: cannot write: Not a directory"},
+        {"--stats DIR", "diktamo_sim: --stats DIR: cannot write: Is a directory"},
+        {"--trace DIR/f/t.fst", "diktamo_sim: --trace DIR/f/t.fst: cannot write: Not a directory"},
+        {"--config DIR/nul.ini", "nul.ini:2: syntax: byte 0x00 at column 11 is not text"},
+    };
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "printf '[system]\\nnum_cn = 4\\0\\0\\n' > %s/nul.ini", dir);
+    cr_assert_eq(system(cmd), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[512], want[512];
+        const char *a = bad[i].args, *d = strstr(a, "DIR"), *w = bad[i].want, *e = strstr(w, "DIR");
+        snprintf(args, sizeof args, "%.*s%s%s", (int)(d - a), a, dir, d + 3);
+        if (e)
+            snprintf(want, sizeof want, "%.*s%s%s", (int)(e - w), w, dir, e + 3);
+        else
+            snprintf(want, sizeof want, "%s", w);
+        snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini %s", args);
+        result_t r;
+        run(cmd, &r);
+        cr_assert(r.exited && r.status == 2, "%s: exit %d, want 2; stderr: %s", cmd, r.status, r.err);
+        cr_assert_eq(lines(r.err), 1, "%s: want one line on stderr, got: %s", cmd, r.err);
+        cr_assert_not_null(strstr(r.err, want), "%s: message '%s' lacks '%s'", cmd, r.err, want);
+        cr_assert_null(strstr(r.out, "diktamo_sim: config"), "%s: the run started: %s", cmd, r.out);
+    }
+    cr_assert_eq(temporaries(), 0, "a refused run left a temporary");
+
+    result_t r;
+    snprintf(cmd, sizeof cmd, SIM " --config sim_configs/small.ini --quiet --stats %s/ok/x.json", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+    cr_assert(exists("ok/x.json") && exists("ok/x.json.ini"), "%s: no statistics", cmd);
+    cr_assert_eq(temporaries(), 0, "%s left a temporary", cmd);
+
+    snprintf(cmd, sizeof cmd,
+             "timeout -s TERM 1 " SIM " --config sim_configs/run.ini --set workload.name=ycsb "
+             "--set workload.ycsb_ops=5000000 --quiet --stats %s/k/x.json",
+             dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 124, "%s: exit %d, want 124 (timed out); stderr: %s", cmd, r.status, r.err);
+    cr_assert_not_null(strstr(r.err, "diktamo_sim: run died; seed 1 (replay: same arguments with --seed 1): "
+                                     "killed by SIGTERM\n"),
+                       "%s: %s", cmd, r.err);
+    cr_assert(!exists("k/x.json") && !exists("k/x.json.ini"), "%s: a killed run left statistics", cmd);
+    cr_assert_eq(temporaries(), 0, "%s left a temporary", cmd);
 }
 
 static void check_bad(const char *prog)
@@ -388,7 +488,7 @@ Test(sim, skipping_idle_cycles_changes_no_statistic_of_a_workload_run, .init = m
 }
 
 /* Two host threads (sim.threads = 2: the switch's RTL evaluated on a worker while the other models
- * run, csim/fabric.h) give the statistics of one, on runs of every kind (varied_runs: a failure's
+ * run, csim/drv/fabric.h) give the statistics of one, on runs of every kind (varied_runs: a failure's
  * recovery makes CSR accesses, link jitter makes every edge finish at once). */
 Test(sim, a_second_host_thread_changes_no_statistic, .init = make_dir, .fini = remove_dir, .timeout = 300)
 {
@@ -415,7 +515,7 @@ Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_end
     cr_assert_not_null(strstr(r.out, "0 lost, 0 phantom"), "%s", r.out);
 }
 
-/* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/lu_zlib.h) gives
+/* Compressing the LUs' dumps ahead on a pool of host threads (sim.zlib_threads, csim/drv/lu_zlib.h) gives
  * the statistics of compressing each record as it comes: runs with many dumps (a short dump period)
  * under DIKTAMO-proactive, one with a failure and its recovery, one with two host threads besides;
  * every dump's records are those announced (run.zlib_missed = 0). */
@@ -639,6 +739,15 @@ static void blog_experiments(const char *prog, const char *const *figs, const ch
     cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
     snprintf(p, sizeof p, "%s: no configuration file", prog);
     cr_assert(strstr(r.err, p) != NULL, "%s", r.err);
+    /* docs that cannot be written: one line naming the path, before any run */
+    write_file("f", "a file, not a folder\n");
+    snprintf(cmd, sizeof cmd, "python3 scripts/%s.py --size tiny --out %s/bad2 --docs %s/f/docs", prog, dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    cr_assert_eq(lines(r.err), 1, "%s", r.err);
+    snprintf(p, sizeof p, "%s: %s/f/docs/results-%s.md: cannot write: Not a directory\n", prog, dir, prog);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    cr_assert_null(strstr(r.out, ": ok ("), "%s ran: %s", cmd, r.out);
 }
 
 /* make megalon on the tiny input (blog_experiments). */
@@ -805,6 +914,23 @@ Test(sim, figures_draws_every_figure_and_the_ratio_table, .init = make_dir, .fin
         cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
         cr_assert_str_eq(r.err, bad[i].msg, "%s", cmd);
     }
+    /* Outputs that cannot be written stop it before any run (a folder under a file). */
+    write_file("f", "a file, not a folder\n");
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad2 --docs %s/f/docs", dir, dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "figures: %s/f/docs/results.md: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/f/out", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "figures: %s/f/out: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "python3 scripts/faults.py --runs 1 --out %s/f/x", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 2, "%s: status %d", cmd, r.status);
+    snprintf(p, sizeof p, "faults: %s/f/x/summary.json: cannot write: Not a directory\n", dir);
+    cr_assert_str_eq(r.err, p, "%s", cmd);
     /* A configuration the simulator refuses stops it before any run, with the simulator's line. */
     write_file("bad.ini", "[system]\nnum_cn = 3x\n");
     snprintf(cmd, sizeof cmd, "python3 scripts/figures.py --size tiny --out %s/bad --config %s/bad.ini", dir, dir);
@@ -860,6 +986,12 @@ Test(sim, instr_refuses_bad_input_in_one_line_before_counting, .init = make_dir,
         struct stat st;
         cr_assert(stat(p, &st) != 0, "%s: nothing is written on bad input", cmd);
     }
+    /* an output it cannot write: one line naming it, before it counts */
+    write_file("f", "a file, not a folder\n");
+    char cmd[512], msg[512];
+    snprintf(cmd, sizeof cmd, "python3 scripts/instr.py --out %s/f/o", dir);
+    snprintf(msg, sizeof msg, "instr.py: %s/f/o/instr.json: cannot write: Not a directory\n", dir);
+    refused_in_one_line(cmd, msg, "instr");
 }
 
 /* make pgo's and make threads' scripts (scripts/pgo.sh, scripts/threads.sh) refuse bad arguments and

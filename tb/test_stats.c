@@ -1,4 +1,4 @@
-/* Tests of csim/stats: the statistics registry, its JSON and text output, histograms and tables. */
+/* Tests of csim/base/stats: the statistics registry, its JSON and text output, histograms and tables. */
 #include <criterion/criterion.h>
 
 #include <inttypes.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rng.h"
-#include "stats.h"
+#include "base/rng.h"
+#include "base/stats.h"
 #include "tb_seed.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -110,6 +110,59 @@ Test(stats, bad_names_are_refused)
                    "a group used as a value");
     cr_assert_not_null(stats_counter(&s, "a.bc", ""), "a.bc does not clash with a.b");
     cr_assert_not_null(stats_counter(&s, "a-b", ""));
+    stats_free(&s);
+}
+
+/* A block's table: stats_register stores each handle at its field, in the table's order, names them
+ * under the prefix (or alone), and stops at the first refused name with the ones before it set. */
+typedef struct tbl_block {
+    uint64_t *a;
+    double *g;
+    uint64_t *b[2];
+} tbl_block_t;
+
+static const stats_def_t tbl_defs[] = {
+    STATS_COUNTER_DEF(tbl_block_t, a, "a", "counter a"),
+    STATS_GAUGE_DEF(tbl_block_t, g, "g", "gauge g"),
+    STATS_COUNTER_DEF(tbl_block_t, b[1], "b1", "second b"),
+    STATS_COUNTER_DEF(tbl_block_t, b[0], "b0", "first b"),
+};
+
+Test(stats, a_table_registers_every_row_at_its_field)
+{
+    stats_t s;
+    stats_init(&s);
+    tbl_block_t x = {0}, y = {0};
+    cr_assert_eq(stats_register(&s, "blk.one", tbl_defs, STATS_DEFS_N(tbl_defs), &x), 0, "%s", stats_error(&s));
+    cr_assert_eq(x.a, stats_find_counter(&s, "blk.one.a"));
+    cr_assert_eq(x.g, stats_find_gauge(&s, "blk.one.g"));
+    cr_assert_eq(x.b[0], stats_find_counter(&s, "blk.one.b0"));
+    cr_assert_eq(x.b[1], stats_find_counter(&s, "blk.one.b1"));
+    cr_assert_neq(x.b[0], x.b[1]);
+    cr_assert_eq(stats_register(&s, NULL, tbl_defs, 2, &y), 0, "%s", stats_error(&s));
+    cr_assert_eq(y.a, stats_find_counter(&s, "a"));
+    cr_assert_eq(y.g, stats_find_gauge(&s, "g"));
+    cr_assert_null(y.b[0], "a row past n is not registered");
+    /* a clash stops it: a second table under the same prefix refuses its first row */
+    tbl_block_t z = {0};
+    cr_assert_eq(stats_register(&s, "blk.one", tbl_defs, STATS_DEFS_N(tbl_defs), &z), -1);
+    cr_assert(strstr(stats_error(&s), "blk.one.a"), "%s", stats_error(&s));
+    cr_assert_null(z.a);
+    cr_assert_null(z.g, "rows after the refused one are not registered");
+    /* a later row refused: the earlier ones are set */
+    tbl_block_t w = {0};
+    cr_assert_not_null(stats_counter(&s, "blk.two.b1", ""));
+    cr_assert_eq(stats_register(&s, "blk.two", tbl_defs, STATS_DEFS_N(tbl_defs), &w), -1);
+    cr_assert_not_null(w.a);
+    cr_assert_not_null(w.g);
+    cr_assert_null(w.b[1]);
+    cr_assert_null(w.b[0]);
+    /* a name too long for the prefix */
+    char longp[300];
+    memset(longp, 'p', sizeof longp - 1);
+    longp[sizeof longp - 1] = '\0';
+    cr_assert_eq(stats_register(&s, longp, tbl_defs, 1, &w), -1);
+    cr_assert(strstr(stats_error(&s), "name too long"), "%s", stats_error(&s));
     stats_free(&s);
 }
 

@@ -7,9 +7,9 @@
  * an sw_perf_port per port). */
 #include <criterion/criterion.h>
 
-#include "cxl_switch_csr.h"
+#include "base/rng.h"
+#include "csr_defs.h"
 #include "msg_defs.h"
-#include "rng.h"
 #include "sb/stream_run.h"
 #include "tb_seed.h"
 #include "vw_sw_perf_tb.h"

@@ -1,4 +1,4 @@
-/* Tests of the whole system (csim/system.c): compute nodes (cores, caches, CXL port) on the RTL
+/* Tests of the whole system (csim/sys/system.c): compute nodes (cores, caches, CXL port) on the RTL
  * switch and the memory nodes' Verilated directory controllers, on small fabric shapes.
  *
  *   - every application of the paper under WB and WT, with fabric jitter, gives its correct result and the oracle
@@ -23,16 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
 #include "cn/wl_api.h"
-#include "config.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
+#include "drv/fabric.h"
+#include "mn/mn_node.h"
 #include "sb/litmus.h"
-#include "stats.h"
-#include "system.h"
+#include "sys/system.h"
 #include "tb_seed.h"
 #include "wl_tiny.h"
 #include "workloads/workloads.h"

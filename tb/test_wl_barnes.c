@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

@@ -13,8 +13,8 @@
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter 'canneal/<test>'. */
 #include <criterion/criterion.h>
 
-#include "cn/addr.h"
-#include "config.h"
+#include "base/addr.h"
+#include "base/config.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

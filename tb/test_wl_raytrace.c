@@ -16,9 +16,9 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
-#include "cn/addr.h"
-#include "config.h"
-#include "oracle.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "sys/oracle.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

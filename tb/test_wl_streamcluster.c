@@ -10,7 +10,7 @@
  * Randomized tests print their seed; rerun one with TB_SEED=<seed> and --filter. */
 #include <criterion/criterion.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

@@ -1,14 +1,14 @@
-/* The worker thread (csim/worker): queued jobs run once each, on the worker or on the owner waiting
+/* The worker thread (csim/base/worker): queued jobs run once each, on the worker or on the owner waiting
  * for them, and worker_wait returns only when the job is done; the worker sleeps when idle and wakes
  * for the next job; its CPU time is sampled in its own host-profile zone. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <time.h>
 
-#include "hostprof.h"
-#include "rng.h"
+#include "base/hostprof.h"
+#include "base/rng.h"
+#include "base/worker.h"
 #include "tb_seed.h"
-#include "worker.h"
 
 typedef struct job {
     pthread_t ran_on;

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
-#include "config.h"
-#include "oracle.h"
-#include "rng.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/rng.h"
+#include "sys/oracle.h"
 #include "tb_seed.h"
 #include "wl_check.h"
 #include "wl_func.h"

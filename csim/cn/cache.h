@@ -1,5 +1,6 @@
 /* A set-associative cache array with real data and LRU replacement: the storage of one cache level
- * of a compute node (csim/cn/cn_mem.c uses one per L1, per L2 and one for the L3).
+ * of a compute node (its memory system, csim/cn/cn_mem.h, uses one per L1, per L2 and one for the
+ * L3).
  *
  * It only stores: lines are keyed by a 64-bit line key (the byte address of the line), each holds
  * 8 words, a per-word dirty mask and two fields the owner interprets (state, and for the L3 the
@@ -14,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 
 typedef struct cache_line {
     uint64_t key;   /* line key (byte address of the line) */

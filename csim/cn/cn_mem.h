@@ -71,12 +71,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/stats.h"
 #include "cn/mem_if.h"
-#include "config.h"
-#include "kernel.h"
 #include "msg_defs.h"
-#include "stats.h"
 
 /** Largest number of cores of a CN (the core field of a message has 4 bits). */
 #define CN_MEM_MAX_CORES 16u

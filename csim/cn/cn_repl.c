@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lu_node.h"
+#include "cn/lu_map.h"
 
 #define TAGS_PER_CORE 1024u /* > the largest store queue (core.sq_size <= 1024) + 1: never exhausted */
 #define MAX_NR MSG_MAX_CN

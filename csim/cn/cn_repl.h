@@ -4,10 +4,10 @@
  *   REPL_ACK from every one of them (the words are in the replica's log buffer): acked(),
  *   VAL    (class DKRSP) to the same replicas once the entry has committed, with the line's version
  *          after the commit (the TS, docs/architecture.md section 11b).
- * The replica set of a line is lu_map_replicas() (csim/lu_node.h, section 11f): the owner of the
+ * The replica set of a line is lu_map_replicas() (csim/cn/lu_map.h, section 11f): the owner of the
  * line's hash bucket and the Nr - 1 live CNs after it; the writer may be one of them (its own LU gets the
  * REPL through the switch like any other). Messages go out through the CN's shared port
- * (csim/cn_port, user CN_PORT_REPL), in order per class, waiting there for credits.
+ * (csim/cn/cn_port, user CN_PORT_REPL), in order per class, waiting there for credits.
  *
  * Tags. The LU matches a VAL to its REPL by (requester CN, core, tag, line), so a tag is unique per
  * (CN, core) while its entry is outstanding (REPL sent, VAL not yet): each core has its own tag
@@ -37,11 +37,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "cn/cn_port.h"
+#include "cn/lu_map.h"
 #include "cn/repl_if.h"
-#include "cn_port.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "stats.h"
 
 #define CN_REPL_ERR_MAX 256
 
@@ -50,7 +50,7 @@ typedef struct cn_repl_params {
     unsigned num_cn;  /* CNs in the system */
     unsigned cores;   /* cores of this CN (1 .. 2^MSG_CORE_ID_W) */
     unsigned nr;      /* replicas per line, 1 .. num_cn */
-    const lu_map_t *map; /* the replica map (csim/lu_node.h; the caller's, read at every send) */
+    const lu_map_t *map; /* the replica map (csim/cn/lu_map.h; the caller's, read at every send) */
     unsigned early_sets, early_words; /* per replica LU: early REPL sets (and their words) this CN may
                                          have not yet validated; 0: no early sets */
     const char *name; /* statistics prefix, e.g. "cn3.repl" */

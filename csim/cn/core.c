@@ -90,7 +90,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 #include "cn/coro.h"
 
 #define FILTER_BUCKETS 256u /* counting filters of the store queue's words and lines */

@@ -45,12 +45,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/stats.h"
 #include "cn/mem_if.h"
 #include "cn/repl_if.h"
 #include "cn/wl_api.h"
-#include "config.h"
-#include "kernel.h"
-#include "stats.h"
 
 typedef struct core core_t;
 

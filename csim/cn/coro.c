@@ -8,6 +8,22 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Under AddressSanitizer every switch tells it which stack runs next (its fiber interface), or it
+ * takes a coroutine's frames for overflows of the resumer's stack. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/asan_interface.h>
+#define SAN_START(fake, bottom, size) __sanitizer_start_switch_fiber((fake), (bottom), (size))
+#define SAN_FINISH(fake, bottom, size) __sanitizer_finish_switch_fiber((fake), (bottom), (size))
+/* A coroutine dropped before its end leaves its frames' red zones in the shadow memory; a later
+ * mapping at the same place would inherit them. */
+#define SAN_FORGET(bottom, size) __asan_unpoison_memory_region((bottom), (size))
+#else
+#define SAN_FORGET(bottom, size) ((void)0)
+#define SAN_START(fake, bottom, size) ((void)0)
+#define SAN_FINISH(fake, bottom, size) ((void)0)
+#endif
+
 #if defined(__x86_64__)
 #define CORO_ASM 1
 #else
@@ -21,6 +37,11 @@ struct coro {
     bool done;
     void *map;       /* guard page + stack */
     size_t map_bytes;
+    /* AddressSanitizer's view (SAN_*): the coroutine's stack, the resumer's, and each side's fake
+     * stack while the other runs. */
+    const void *stack_bottom, *caller_bottom;
+    size_t stack_size, caller_size;
+    void *fake, *caller_fake;
 #if CORO_ASM
     void *sp;        /* the coroutine's saved stack pointer while it is not running */
     void *caller_sp; /* the resumer's, while it runs */
@@ -70,8 +91,10 @@ __asm__(".text\n"
 void coro_main(coro_t *c) __attribute__((used));
 void coro_main(coro_t *c)
 {
+    SAN_FINISH(NULL, &c->caller_bottom, &c->caller_size);
     c->fn(c->arg);
     c->done = true;
+    SAN_START(NULL, c->caller_bottom, c->caller_size); /* NULL: this stack is done with */
     coro_switch(&c->sp, c->caller_sp); /* never resumed again */
     abort();
 }
@@ -79,8 +102,10 @@ void coro_main(coro_t *c)
 static void coro_main_uc(unsigned hi, unsigned lo)
 {
     coro_t *c = (coro_t *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+    SAN_FINISH(NULL, &c->caller_bottom, &c->caller_size);
     c->fn(c->arg);
     c->done = true;
+    SAN_START(NULL, c->caller_bottom, c->caller_size);
     swapcontext(&c->ctx, &c->caller);
     abort();
 }
@@ -102,6 +127,8 @@ coro_t *coro_create(coro_fn fn, void *arg, size_t stack_bytes)
     mprotect(c->map, page, PROT_NONE); /* guard page: the stack grows down into it */
     c->fn = fn;
     c->arg = arg;
+    c->stack_bottom = (char *)c->map + page;
+    c->stack_size = stack;
     uintptr_t top = ((uintptr_t)c->map + c->map_bytes) & ~(uintptr_t)15;
 #if CORO_ASM
     uint64_t *sp = (uint64_t *)top;
@@ -126,20 +153,24 @@ coro_t *coro_create(coro_fn fn, void *arg, size_t stack_bytes)
 void coro_resume(coro_t *c)
 {
     assert(!c->done);
+    SAN_START(&c->caller_fake, c->stack_bottom, c->stack_size);
 #if CORO_ASM
     coro_switch(&c->caller_sp, c->sp);
 #else
     swapcontext(&c->caller, &c->ctx);
 #endif
+    SAN_FINISH(c->caller_fake, NULL, NULL);
 }
 
 void coro_yield(coro_t *c)
 {
+    SAN_START(&c->fake, c->caller_bottom, c->caller_size);
 #if CORO_ASM
     coro_switch(&c->sp, c->caller_sp);
 #else
     swapcontext(&c->ctx, &c->caller);
 #endif
+    SAN_FINISH(c->fake, &c->caller_bottom, &c->caller_size);
 }
 
 bool coro_done(const coro_t *c) { return c->done; }
@@ -148,6 +179,7 @@ void coro_free(coro_t *c)
 {
     if (!c)
         return;
+    SAN_FORGET(c->stack_bottom, c->stack_size);
     munmap(c->map, c->map_bytes);
     free(c);
 }

@@ -1,8 +1,8 @@
 /* What a core asks of its CN's memory hierarchy. The core (csim/cn/core.c) reaches the hierarchy
- * only through this table of functions, so that the real one (csim/cn/cn_mem.c: L1, L2, L3, local
- * directory, local DRAM, CXL port) and the flat memory (csim/mem/flat_mem.c) plug in the same way.
+ * only through this table of functions, so that the real one (csim/cn/cn_mem.h: L1, L2, L3, local
+ * directory, local DRAM, CXL port) and the flat memory (csim/cn/flat_mem.c) plug in the same way.
  *
- * Addresses are byte addresses (csim/cn/addr.h); words are 8 bytes and aligned. Every access
+ * Addresses are byte addresses (csim/base/addr.h); words are 8 bytes and aligned. Every access
  * completes through the kernel's event queue, never inside the call: a callback runs at the
  * simulated time the access is performed (never at the time of the call, even for a hit).
  * `core` is the core's index within its CN. */

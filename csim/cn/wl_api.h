@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
 #include "cn/mem_if.h"
 
 struct sim_config;

@@ -4,24 +4,24 @@
  *   fabric  cycles per second of each linked fabric_top shape (fast flavour): busy (every port at
  *           full load, every cycle clocked) and light (5 % load, idle cycles skipped: simulated
  *           fabric cycles per wall second), each with one host thread and with two (the switch
- *           evaluated on the second, beside the traffic: csim/fabric.h);
+ *           evaluated on the second, beside the traffic: csim/drv/fabric.h);
  *   system  the whole system (cores, caches, the RTL switch and directories, fast flavour) running
  *           each workload under WB and under DIKTAMO-proactive (with the Verilated Logging Units)
  *           on sim_configs/small.ini and sim_configs/paper.ini: simulated instructions per wall
  *           second (all cores together), fabric cycles per wall second (simulated and clocked);
  *           the same threads on the core model alone over a flat memory
- *           (csim/flat_run.h) and the ratio of the two speeds; the shares of the row's host time
- *           by zone (csim/hostprof.h). The paper.ini rows run again with two host threads
- *           (sim.threads = 2: the switch evaluated on a second thread, csim/fabric.h), with the
+ *           (csim/sys/flat_run.h) and the ratio of the two speeds; the shares of the row's host time
+ *           by zone (csim/base/hostprof.h). The paper.ini rows run again with two host threads
+ *           (sim.threads = 2: the switch evaluated on a second thread, csim/drv/fabric.h), with the
  *           CPU time of both; small.ini's DIKTAMO-proactive rows with a thread compressing the
- *           LUs' dumps ahead (sim.zlib_threads = 1, csim/lu_zlib.h). The goals (docs/architecture.md section 13) are 2 M
+ *           LUs' dumps ahead (sim.zlib_threads = 1, csim/drv/lu_zlib.h). The goals (docs/architecture.md section 13) are 2 M
  *           instructions/s for 64 cores with the full RTL fabric under WB, 1 M under
  *           DIKTAMO-proactive: the paper.ini rows say where they stand. The paper rows are short (the
  *           cold start of paper.ini's inputs); the paper-long rows run the paper's input shapes for
  *           a few seconds each, the speed of a long run past its start.
  *   goals   each speed goal (docs/architecture.md section 13) against the rows that measure it
  *           (measured, target, met).
- * Options (csim/bench_opts.h): --out DIR, --only PATTERN (repeatable: the rows whose name holds it),
+ * Options (csim/base/bench_opts.h): --out DIR, --only PATTERN (repeatable: the rows whose name holds it),
  * --scale X (the kernel and fabric rows' work times X), --repeat N (each fabric and system row run
  * N times; the median is kept and the spread, fastest over slowest, shown), --no-profile (no
  * sampling of where the system rows' host time goes: their host_* columns 0). A failed row is named
@@ -35,20 +35,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench_opts.h"
+#include "base/bench_opts.h"
+#include "base/config.h"
+#include "base/hostprof.h"
+#include "base/kernel.h"
+#include "base/outfile.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
 #include "cn/wl_api.h"
-#include "config.h"
-#include "fabric.h"
-#include "flat_run.h"
-#include "hostprof.h"
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "progress.h"
-#include "rng.h"
-#include "stats.h"
-#include "system.h"
-#include "traffic.h"
+#include "drv/fabric.h"
+#include "gen/traffic.h"
+#include "mn/mn_node.h"
+#include "sys/flat_run.h"
+#include "sys/system.h"
 
 /* ---- kernel ---- */
 
@@ -265,21 +266,22 @@ static void failed(failures_t *fl, const char *name)
 
 /* Writes DIR/NAME.{json,csv}; nothing when no row of the table ran (--only left it out), so that an
  * earlier full run's files stay. */
+static int wr_json(const void *st, FILE *f) { return stats_write_json(st, f); }
+static int wr_csv(const void *t, FILE *f) { return stats_table_write_csv(t, f); }
+
 static int write_outputs(const char *dir, const char *name, const stats_t *st, const stats_table_t *tab)
 {
     if (tab->nrows == 0)
         return 0;
-    char p[1024];
+    char p[1024], why[256];
     snprintf(p, sizeof p, "%s/%s.json", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f || stats_write_json(st, f) || fclose(f)) {
-        fprintf(stderr, "diktamo_bench: cannot write %s\n", p);
+    if (outfile_write(p, wr_json, st, why, sizeof why)) {
+        fprintf(stderr, "diktamo_bench: cannot write %s: %s\n", p, why);
         return -1;
     }
     snprintf(p, sizeof p, "%s/%s.csv", dir, name);
-    f = fopen(p, "w");
-    if (!f || stats_table_write_csv(tab, f) || fclose(f)) {
-        fprintf(stderr, "diktamo_bench: cannot write %s\n", p);
+    if (outfile_write(p, wr_csv, tab, why, sizeof why)) {
+        fprintf(stderr, "diktamo_bench: cannot write %s: %s\n", p, why);
         return -1;
     }
     return 0;
@@ -388,10 +390,10 @@ int main(int argc, char **argv)
     }
     const char *out = o.out;
     const double scale = o.scale;
-    if (mkdir(out, 0777) && errno != EEXIST) {
-        fprintf(stderr, "diktamo_bench: cannot create %s\n", out);
+    static const char *const outs[] = {"kernel.json", "kernel.csv", "fabric.json", "fabric.csv",
+                                       "system.json", "system.csv", "goals.json",  "goals.csv"};
+    if (outfile_check_dir("diktamo_bench", out, outs, sizeof outs / sizeof outs[0]))
         return 2;
-    }
     failures_t fl = {.n = 0};
     char row[160], name[160];
     goals_t gl = {.n = 0};

@@ -6,8 +6,8 @@
  * Bad input: one line naming file, line and key; exit status 2. */
 #include <stdio.h>
 
-#include "cli.h"
-#include "config.h"
+#include "base/cli.h"
+#include "base/config.h"
 
 static const char usage[] = "[--config FILE] [--set section.key=value]... [--seed N] [--shape | --doc | --dump]";
 

@@ -1,4 +1,4 @@
-/* diktamo_sim: the co-simulation. By default the whole cluster (csim/system.h): the configured
+/* diktamo_sim: the co-simulation. By default the whole cluster (csim/sys/system.h): the configured
  * workload's threads on the compute nodes' cores and caches, the RTL switch, the memory nodes'
  * Verilated directory controllers; at the end the oracle of committed stores and the workload's own
  * check. With --traffic: a seeded traffic generator on every port of the Verilated fabric instead
@@ -13,18 +13,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "config.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "progress.h"
-#include "run.h"
-#include "stats.h"
-#include "system.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "traffic.h"
+#include "base/cleanup.h"
+#include "base/cli.h"
+#include "base/config.h"
+#include "base/kernel.h"
+#include "base/outfile.h"
+#include "base/progress.h"
+#include "base/run.h"
+#include "base/stats.h"
+#include "cn/lu_node.h"
+#include "drv/fabric.h"
+#include "gen/traffic.h"
+#include "mn/mn_node.h"
+#include "sys/system.h"
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
@@ -55,25 +56,6 @@ static void abort_event(void *obj, uint64_t arg)
     abort();
 }
 
-/* Creates the directories of path (like mkdir -p of its dirname). */
-static int make_parent_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *dir = dirname(buf);
-    char part[4096] = "";
-    for (char *p = dir; *p; p++) {
-        size_t n = (size_t)(p - dir) + 1;
-        if (p[1] == '/' || p[1] == '\0') {
-            memcpy(part, dir, n);
-            part[n] = '\0';
-            if (mkdir(part, 0777) && errno != EEXIST)
-                return -1;
-        }
-    }
-    return 0;
-}
-
 /* The fabric on its own: the traffic generator on every port. Returns the exit status. */
 static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabric_model_ops_t *ops, kernel_t *k,
                        stats_t *st)
@@ -101,7 +83,7 @@ static int run_traffic(const cli_opts_t *o, const sim_config_t *cfg, const fabri
     if (!r.f)
         return 1;
     if (o->trace) {
-        if (make_parent_dirs(o->trace) || fabric_trace_open(r.f, o->trace, o->trace_start_ps, o->trace_stop_ps)) {
+        if (outfile_make_dirs(o->trace) || fabric_trace_open(r.f, o->trace, o->trace_start_ps, o->trace_stop_ps)) {
             fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o->trace);
             return 2;
         }
@@ -218,7 +200,7 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
         return 2;
     }
     if (o->trace) {
-        if (make_parent_dirs(o->trace) ||
+        if (outfile_make_dirs(o->trace) ||
             fabric_trace_open(system_fabric(s), o->trace, o->trace_start_ps, o->trace_stop_ps)) {
             fprintf(stderr, "diktamo_sim: --trace: cannot write %s\n", o->trace);
             system_free(s);
@@ -311,7 +293,8 @@ int main(int argc, char **argv)
 {
     cli_opts_t o;
     cli_parse(argc, argv, &o, "diktamo_sim", usage);
-    sim_config_t *cfg = calloc(1, sizeof *cfg);
+    static sim_config_t cfg_of_run; /* static: the early exits below have nothing to free */
+    sim_config_t *cfg = &cfg_of_run;
     cli_load_config(&o, cfg);
 
     const unsigned ncn = (unsigned)cfg->system.num_cn, nmn = (unsigned)cfg->system.num_mn;
@@ -346,6 +329,33 @@ int main(int argc, char **argv)
         }
     }
     const uint64_t seed = cfg->sim.seed;
+    /* Every output is opened before the run: a path that cannot be written stops it here. */
+    char stats_path[OUTFILE_PATH_MAX - 8], ini_path[OUTFILE_PATH_MAX], why[256];
+    if (o.stats) {
+        snprintf(stats_path, sizeof stats_path, "%s", o.stats);
+    } else {
+        char base[1024];
+        snprintf(base, sizeof base, "%s", o.config);
+        char *b = basename(base);
+        char *dot = strrchr(b, '.');
+        if (dot)
+            *dot = '\0';
+        snprintf(stats_path, sizeof stats_path, "build/run/%s-seed%llu.json", b, (unsigned long long)seed);
+    }
+    snprintf(ini_path, sizeof ini_path, "%s.ini", stats_path);
+    static outfile_t stats_out, ini_out;
+    if (outfile_open(&stats_out, stats_path, why, sizeof why)) {
+        fprintf(stderr, "diktamo_sim: --stats %s: cannot write: %s\n", stats_path, why);
+        return 2;
+    }
+    if (outfile_open(&ini_out, ini_path, why, sizeof why)) {
+        fprintf(stderr, "diktamo_sim: --stats %s: cannot write its configuration %s: %s\n", stats_path, ini_path, why);
+        return 2;
+    }
+    if (o.trace && outfile_check_path(o.trace, why, sizeof why)) {
+        fprintf(stderr, "diktamo_sim: --trace %s: cannot write: %s\n", o.trace, why);
+        return 2;
+    }
     char note[256];
     snprintf(note, sizeof note, "diktamo_sim: run died; seed %llu (replay: same arguments with --seed %llu)",
              (unsigned long long)seed, (unsigned long long)seed);
@@ -364,39 +374,25 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = o.traffic ? run_traffic(&o, cfg, ops, &k, &st) : run_workload(&o, cfg, ops, &k, &st);
-    if (status == 2)
-        goto out; /* bad input: nothing written */
-
-    char stats_path[4096];
-    if (o.stats) {
-        snprintf(stats_path, sizeof stats_path, "%s", o.stats);
-    } else {
-        char base[1024];
-        snprintf(base, sizeof base, "%s", o.config);
-        char *b = basename(base);
-        char *dot = strrchr(b, '.');
-        if (dot)
-            *dot = '\0';
-        snprintf(stats_path, sizeof stats_path, "build/run/%s-seed%llu.json", b, (unsigned long long)seed);
+    if (status == 2) { /* bad input: nothing written */
+        outfile_discard(&stats_out);
+        outfile_discard(&ini_out);
+        goto out;
     }
-    FILE *sf = NULL;
-    if (make_parent_dirs(stats_path) == 0)
-        sf = fopen(stats_path, "w");
-    if (!sf || stats_write_json(&st, sf) || fclose(sf)) {
-        fprintf(stderr, "diktamo_sim: cannot write %s\n", stats_path);
+    if (stats_write_json(&st, stats_out.f) || outfile_commit(&stats_out, why, sizeof why)) {
+        fprintf(stderr, "diktamo_sim: cannot write %s: %s\n", stats_path, stats_out.f ? "write error" : why);
+        outfile_discard(&stats_out);
+        outfile_discard(&ini_out);
         status = status ? status : 1;
-    } else {
-        char ini_path[4200];
-        snprintf(ini_path, sizeof ini_path, "%s.ini", stats_path);
-        FILE *cf = fopen(ini_path, "w");
-        if (!cf || config_write_ini(cfg, cf) || fclose(cf))
-            fprintf(stderr, "diktamo_sim: cannot write %s\n", ini_path);
-        else if (!o.quiet)
-            printf("diktamo_sim: statistics in %s (configuration in %s.ini)\n", stats_path, stats_path);
+    } else if (config_write_ini(cfg, ini_out.f) || outfile_commit(&ini_out, why, sizeof why)) {
+        fprintf(stderr, "diktamo_sim: cannot write %s: %s\n", ini_path, ini_out.f ? "write error" : why);
+        outfile_discard(&ini_out);
+        status = status ? status : 1;
+    } else if (!o.quiet) {
+        printf("diktamo_sim: statistics in %s (configuration in %s)\n", stats_path, ini_path);
     }
 out:
     kernel_free(&k);
     stats_free(&st);
-    free(cfg);
     return status;
 }

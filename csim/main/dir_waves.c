@@ -1,4 +1,4 @@
-/* dir_waves: traces the directory controller's read-for-ownership scenario (csim/dir_scn.h: three
+/* dir_waves: traces the directory controller's read-for-ownership scenario (csim/gen/dir_scn.h: three
  * CNs share a line, a fourth reads it for ownership) to an FST for the saved GTKWave view
  * waves/dir_ctrl.gtkw. `make waves-dir` runs it and renders the view to build/waves/dir.png.
  *
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dir_drv.h"
-#include "dir_scn.h"
+#include "drv/dir_drv.h"
+#include "gen/dir_scn.h"
 #include "vw_dir_ctrl.h"
 
 DIR_MODEL_OPS(dir_waves_ops, dir_ctrl, 16, 256, 4, 4, 16);

@@ -1,5 +1,5 @@
 /* Benchmark of the Logging Unit (`make bench`): the sustained logging rate, in word entries per LU
- * cycle, of the Verilated logging_unit (fast flavour) driven through csim/lu_drv, for REPLs of 8, 4,
+ * cycle, of the Verilated logging_unit (fast flavour) driven through csim/drv/lu_drv, for REPLs of 8, 4,
  * 2 and 1 words. Each REPL is sent as soon as a DKREQ credit is there (at most one per cycle), its
  * VAL as soon as its REPL_ACK is back (link delay 1 cycle, DRAM log 45 ns with up to 64 writes in
  * flight), to distinct lines, so nothing waits on ordering. Measured over a window after a warm-up,
@@ -21,7 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lu_drv.h"
+#include "base/outfile.h"
+#include "drv/lu_drv.h"
 #include "vw_logging_unit.h"
 #include "vw_logging_unit_fast.h"
 
@@ -46,7 +47,7 @@ static void on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     bench_t *b = ctx;
     (void)cyc;
-    if (m->opcode == OP_DUMP_REQ || (m->opcode == OP_DUMP_DATA && (m->flags & 1))) {
+    if (m->opcode == OP_DUMP_REQ || (m->opcode == OP_DUMP_DATA && (m->flags & MSG_FLAG_LAST))) {
         b->mn_q[b->nmn++] = (msg_t){.opcode = m->opcode == OP_DUMP_REQ ? OP_DUMP_GO : OP_DUMP_DONE, .src = m->dst,
                                     .dst = m->src, .tag = 0};
         b->dump_done = m->opcode == OP_DUMP_DATA;
@@ -211,8 +212,17 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (trace_path)
+    char why[256];
+    if (trace_path) {
+        if (outfile_check_path(trace_path, why, sizeof why)) {
+            fprintf(stderr, "lu_bench: --trace %s: cannot write: %s\n", trace_path, why);
+            return 2;
+        }
         return trace(trace_path, seed);
+    }
+    static const char *const outs[] = {"lu.csv", "lu.json"};
+    if (out && outfile_check_dir("lu_bench", out, outs, 2))
+        return 2;
     static const unsigned sizes[] = {8, 4, 2, 1};
     double lg[4], dr[4], ms[4];
     printf("Logging Unit: sustained logging rate (word entries per LU cycle; 1 cycle = 2 ns at 500 MHz)\n");
@@ -232,31 +242,33 @@ int main(int argc, char **argv)
     printf("(the bench's values are word indices of consecutive lines: far more regular than real data;\n"
            " the paper reports a factor of 5.8 on its workloads)\n");
     if (out) {
-        mkdir(out, 0777);
         char p[1024];
+        outfile_t f;
         snprintf(p, sizeof p, "%s/lu.csv", out);
-        FILE *f = fopen(p, "w");
-        if (!f) {
-            fprintf(stderr, "lu_bench: cannot write %s\n", p);
+        if (outfile_open(&f, p, why, sizeof why) == 0) {
+            fprintf(f.f, "words_per_repl,logged_per_cycle,drained_per_cycle,messages_per_cycle\n");
+            for (int i = 0; i < 4; i++)
+                fprintf(f.f, "%u,%.4f,%.4f,%.4f\n", sizes[i], lg[i], dr[i], ms[i]);
+        }
+        if (!f.f || outfile_commit(&f, why, sizeof why)) {
+            fprintf(stderr, "lu_bench: cannot write %s: %s\n", p, why);
             return 1;
         }
-        fprintf(f, "words_per_repl,logged_per_cycle,drained_per_cycle,messages_per_cycle\n");
-        for (int i = 0; i < 4; i++)
-            fprintf(f, "%u,%.4f,%.4f,%.4f\n", sizes[i], lg[i], dr[i], ms[i]);
-        fclose(f);
         snprintf(p, sizeof p, "%s/lu.json", out);
-        f = fopen(p, "w");
-        if (!f)
+        if (outfile_open(&f, p, why, sizeof why) == 0) {
+            fprintf(f.f, "{\"seed\": %" PRIu64 ", \"rates\": [", seed);
+            for (int i = 0; i < 4; i++)
+                fprintf(f.f, "%s{\"words_per_repl\": %u, \"logged_per_cycle\": %.4f, \"drained_per_cycle\": %.4f, "
+                             "\"messages_per_cycle\": %.4f}",
+                        i ? ", " : "", sizes[i], lg[i], dr[i], ms[i]);
+            fprintf(f.f, "], \"log_bandwidth_gbs\": %.3f, \"dump\": {\"records\": %" PRIu64 ", \"bytes_in\": %" PRIu64
+                         ", \"bytes_out\": %" PRIu64 ", \"factor\": %.3f, \"cycles\": %" PRIu64 "}}\n",
+                    log_gbs, dump.records, dump.in, dump.out, factor, dump.cycles);
+        }
+        if (!f.f || outfile_commit(&f, why, sizeof why)) {
+            fprintf(stderr, "lu_bench: cannot write %s: %s\n", p, why);
             return 1;
-        fprintf(f, "{\"seed\": %" PRIu64 ", \"rates\": [", seed);
-        for (int i = 0; i < 4; i++)
-            fprintf(f, "%s{\"words_per_repl\": %u, \"logged_per_cycle\": %.4f, \"drained_per_cycle\": %.4f, "
-                       "\"messages_per_cycle\": %.4f}",
-                    i ? ", " : "", sizes[i], lg[i], dr[i], ms[i]);
-        fprintf(f, "], \"log_bandwidth_gbs\": %.3f, \"dump\": {\"records\": %" PRIu64 ", \"bytes_in\": %" PRIu64
-                   ", \"bytes_out\": %" PRIu64 ", \"factor\": %.3f, \"cycles\": %" PRIu64 "}}\n",
-                log_gbs, dump.records, dump.in, dump.out, factor, dump.cycles);
-        fclose(f);
+        }
     }
     return 0;
 }

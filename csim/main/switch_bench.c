@@ -32,11 +32,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cxl_switch_drv.h"
-#include "msg_rand.h"
-#include "progress.h"
-#include "rng.h"
-#include "stats.h"
+#include "base/outfile.h"
+#include "base/progress.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "drv/cxl_switch_drv.h"
+#include "gen/msg_rand.h"
 
 #define SINK_CRD 16u   /* credits per class the link partner of every output grants */
 #define NUM_LOADS 10u  /* 10 % .. 100 % */
@@ -324,11 +325,10 @@ static void set_gauge(stats_t *st, const char *name, const char *doc, double v)
 
 static int write_file(const char *dir, const char *name, int (*wr)(const void *, FILE *), const void *obj)
 {
-    char p[1024];
+    char p[1024], why[256];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f || wr(obj, f) || fclose(f)) {
-        fprintf(stderr, "switch_bench: cannot write %s\n", p);
+    if (outfile_write(p, wr, obj, why, sizeof why)) {
+        fprintf(stderr, "switch_bench: cannot write %s: %s\n", p, why);
         return -1;
     }
     return 0;
@@ -371,6 +371,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    static const char *const outs[] = {"switch.json", "switch.csv", "switch_fairness.csv"};
+    if (outfile_check_dir("switch_bench", out, outs, sizeof outs / sizeof outs[0]))
+        return 2;
     /* The selected models, grouped by shape: [shape][0] VOQ, [shape][1] FIFO. */
     const sw_model_ops_t *sel[16][2] = {{0}};
     char shape[16][32];

@@ -1,4 +1,4 @@
-#include "dram.h"
+#include "mem/dram.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +32,7 @@ typedef struct access {
     void *obj;
     uint64_t tag;
     struct access *next_free;
+    struct access *next_made; /* every access made, free or in flight (dram_free frees them all) */
 } access_t;
 
 struct dram {
@@ -42,6 +43,7 @@ struct dram {
     uint64_t *free_at; /* per channel: busy until (ps) */
     unsigned busy;
     access_t *free_access;
+    access_t *made;
     uint64_t *reads, *writes;
     stats_hist_t *queue_ns;
 };
@@ -133,9 +135,9 @@ void dram_free(dram_t *d)
     for (size_t i = 0; i < d->cap; i++)
         free(d->map[i].b);
     free(d->map);
-    while (d->free_access) {
-        access_t *a = d->free_access;
-        d->free_access = a->next_free;
+    while (d->made) { /* the free ones and those a stopped kernel never completed */
+        access_t *a = d->made;
+        d->made = a->next_made;
         free(a);
     }
     free(d->free_at);
@@ -198,8 +200,12 @@ static void begin_access(dram_t *d, bool write, uint64_t addr, uint8_t mask, con
     access_t *a = d->free_access;
     if (a)
         d->free_access = a->next_free;
-    else if (!(a = malloc(sizeof *a)))
+    else if ((a = malloc(sizeof *a)) != NULL) {
+        a->next_made = d->made;
+        d->made = a;
+    } else {
         abort();
+    }
     a->d = d;
     a->write = write;
     a->addr = addr;

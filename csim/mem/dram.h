@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "base/kernel.h"
+#include "base/stats.h"
 #include "msg_defs.h"
-#include "stats.h"
 
 typedef void (*dram_done_fn)(void *obj, uint64_t tag, const uint64_t *line);
 

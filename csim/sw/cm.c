@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl_switch_csr.h"
+#include "csr_defs.h"
 
 typedef enum cm_phase {
     PH_IDLE,
@@ -310,6 +310,13 @@ static void on_msg(void *obj, const msg_t *m)
     cn_port_release(c->port, cls);
 }
 
+/* The CN's recovery software's statistics, under its name. */
+static const stats_def_t cm_stats[] = {
+    STATS_COUNTER_DEF(cm_t, n_int, "interrupts", "recovery INTERRUPTs this CN's cores took"),
+    STATS_COUNTER_DEF(cm_t, n_rec, "recoveries", "recoveries this CN ran as Configuration Manager"),
+    STATS_COUNTER_DEF(cm_t, n_msi, "msis", "MSIs the switch sent to this CN"),
+};
+
 cm_t *cm_create(kernel_t *k, cn_port_t *port, fabric_t *f, const cm_params_t *p, const cm_hooks_t *h, stats_t *st)
 {
     cm_t *c = calloc(1, sizeof *c);
@@ -320,10 +327,7 @@ cm_t *cm_create(kernel_t *k, cn_port_t *port, fabric_t *f, const cm_params_t *p,
     c->p.name = c->name;
     if (h)
         c->h = *h;
-    c->n_int = stats_counter_in(st, p->name, "interrupts", "recovery INTERRUPTs this CN's cores took");
-    c->n_rec = stats_counter_in(st, p->name, "recoveries", "recoveries this CN ran as Configuration Manager");
-    c->n_msi = stats_counter_in(st, p->name, "msis", "MSIs the switch sent to this CN");
-    if (!c->n_int || !c->n_rec || !c->n_msi) {
+    if (stats_register(st, p->name, cm_stats, STATS_DEFS_N(cm_stats), c) != 0) {
         free(c);
         return NULL;
     }

@@ -37,10 +37,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cn_port.h"
-#include "fabric.h"
-#include "kernel.h"
-#include "stats.h"
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "cn/cn_port.h"
+#include "drv/fabric.h"
 
 /** One recovery as the CM saw it (ps). */
 typedef struct cm_recovery {

@@ -6,11 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dir_drv.h"
+#include "drv/dir_drv.h"
 
-#define FLV_LAST 1u
-#define FLV_END 2u /* FETCH_LATEST_VERS_RESP: the last message answering its request */
-#define FLV_BUF 4u /* FETCH_LATEST_VERS_RESP: a word of the group was found in the LU's SRAM buffer */
 #define NODES 64u /* node ids are 6 bits */
 
 typedef enum rv_phase {
@@ -164,7 +161,7 @@ static void ev_searched(void *obj, uint64_t arg)
  * order; the list is answered when every request has had its END. */
 static void flv_send(mn_recov_t *r, unsigned dst, bool last, uint64_t line, uint8_t mask)
 {
-    sw_send(r, OP_FETCH_LATEST_VERS, dst, (uint16_t)(r->due[dst] & ((1u << MSG_TAG_W) - 1)), last ? FLV_LAST : 0,
+    sw_send(r, OP_FETCH_LATEST_VERS, dst, (uint16_t)(r->due[dst] & ((1u << MSG_TAG_W) - 1)), last ? MSG_FLAG_LAST : 0,
             line, mask);
     r->due[dst]++;
 }
@@ -215,7 +212,8 @@ static void ask_stores(mn_recov_t *r)
 static void walked(mn_recov_t *r)
 {
     r->r.t_walked = r->k->now;
-    qsort(r->o, r->on, sizeof *r->o, cmp_line);
+    if (r->on) /* qsort wants an array, even of none */
+        qsort(r->o, r->on, sizeof *r->o, cmp_line);
     r->r.owned = r->on;
     r->ph = RV_LU;
     unsigned nlu = 0;
@@ -322,7 +320,7 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
 {
     owned_t *o = find(r, m->addr);
     const bool lu = m->src < MSG_MN_BASE;
-    if (o && m->mask && lu && (m->flags & FLV_BUF)) {
+    if (o && m->mask && lu && (m->flags & MSG_FLAG_BUF)) {
         /* The line's version for the next owner: the latest still in an LU's buffer, where the LUs
          * compare versions (buffered versions of a line lie within 64 of each other). When every
          * version has drained, the directory's own will do: no buffered word compares with it. */
@@ -351,7 +349,7 @@ static void on_flv(mn_recov_t *r, const msg_t *m)
     /* A list is answered when each of its requests has had its END (the fabric may deliver a
      * request's LAST answer before the others); an LU no longer waited for (its CN failed
      * meanwhile) has nothing due. */
-    if (!(m->flags & FLV_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
+    if (!(m->flags & MSG_FLAG_END) || !r->pending || m->src >= NODES || !r->due[m->src] || --r->due[m->src])
         return;
     if (--r->pending)
         return;
@@ -427,6 +425,15 @@ static void on_sw(void *obj, const msg_t *m)
     }
 }
 
+/* The handler's statistics, under its name. */
+static const stats_def_t mn_recov_stats[] = {
+    STATS_COUNTER_DEF(mn_recov_t, n_rec, "recoveries", "recoveries this MN's handler ran"),
+    STATS_COUNTER_DEF(mn_recov_t, n_owned, "owned", "lines a failed CN owned here (Owned lists)"),
+    STATS_COUNTER_DEF(mn_recov_t, n_wlu, "words_lu", "words recovered from LU logs"),
+    STATS_COUNTER_DEF(mn_recov_t, n_wmn, "words_mn", "words recovered from MN log stores"),
+    STATS_COUNTER_DEF(mn_recov_t, n_busy, "busy", "RECOVERs the directory answered BUSY (its table full), sent again"),
+};
+
 mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const mn_recov_params_t *p,
                             const mn_recov_hooks_t *h, stats_t *st)
 {
@@ -438,13 +445,7 @@ mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const 
     r->p.name = r->name;
     if (h)
         r->h = *h;
-    r->n_rec = stats_counter_in(st, p->name, "recoveries", "recoveries this MN's handler ran");
-    r->n_owned = stats_counter_in(st, p->name, "owned", "lines a failed CN owned here (Owned lists)");
-    r->n_wlu = stats_counter_in(st, p->name, "words_lu", "words recovered from LU logs");
-    r->n_wmn = stats_counter_in(st, p->name, "words_mn", "words recovered from MN log stores");
-    r->n_busy = stats_counter_in(st, p->name, "busy",
-                                 "RECOVERs the directory answered BUSY (its table full), sent again");
-    if (!r->n_rec || !r->n_owned || !r->n_wlu || !r->n_wmn || !r->n_busy) {
+    if (stats_register(st, p->name, mn_recov_stats, STATS_DEFS_N(mn_recov_stats), r) != 0) {
         free(r);
         return NULL;
     }

@@ -14,7 +14,7 @@
  *   3. the words no LU has: FETCH_LATEST_VERS to the MNs whose log stores may hold dumps of the line
  *      (hooks.stores; the MN's own store included, through the fabric as well); a word is taken
  *      from the answer of the latest dump epoch (its tag), within one epoch of the latest TS
- *      (csim/mn_log.h). The stores answer at once; the search itself is charged as records x
+ *      (csim/mn/mn_log.h). The stores answer at once; the search itself is charged as records x
  *      rec_search_ps of the largest store asked;
  *   4. RECOVER each Owned line with the words found (the others keep memory's value, which is the
  *      latest for every word no log holds) and, when an LU found one in its buffer (BUF), the latest
@@ -35,10 +35,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kernel.h"
-#include "lu_node.h"
-#include "mn_node.h"
-#include "stats.h"
+#include "base/kernel.h"
+#include "base/stats.h"
+#include "cn/lu_map.h"
+#include "mn/lu_store.h"
+#include "mn/mn_node.h"
 
 /** One recovery at one MN (ps; counts). */
 typedef struct mn_recov_report {

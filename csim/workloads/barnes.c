@@ -64,8 +64,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 /* The physics of SPLASH-2's input file: dtime 0.025, eps 0.05, tol 1.0. */

@@ -65,8 +65,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define START_TEMP 2000.0 /* PARSEC's start temperature (every input set) */

@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define OMEGA 1.5        /* over-relaxation factor (SOR converges for 1 < omega < 2) */

@@ -59,8 +59,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define RT_PI 3.14159265358979323846

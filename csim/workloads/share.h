@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define SHARE_HDR_WORDS 2u

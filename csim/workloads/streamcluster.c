@@ -51,9 +51,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
-#include "config.h"
-#include "rng.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define ITER 3         /* PARSEC's ITER: a pFL round tries ITER kmax ln kmax candidates */
@@ -80,6 +80,8 @@ typedef struct sc {
     uint64_t row_words, sw_words, out_words;
     uint64_t p_slot, p_glow, p_feas, priv_words; /* private layout (words); the sorted medians at 0 */
     uint64_t *priv;                              /* per thread: its private words (local) */
+    uint64_t *scratch; /* per thread, chunk + 1 host words: priv_reopen's list (a thread lost with its
+                        * CN never returns to free what it allocated) */
 } sc_t;
 
 /* A thread's registers, or the check's replay of every thread (t NULL): the same code runs on
@@ -103,8 +105,10 @@ typedef struct run {
 static void sc_free(void *state)
 {
     sc_t *s = state;
-    if (s)
+    if (s) {
         free(s->priv);
+        free(s->scratch);
+    }
     free(s);
 }
 
@@ -242,7 +246,7 @@ static void priv_set(run_t *r, const uint64_t *list, uint64_t n)
 /* After the closing medians (gl_lower > 0) are gone and x is open. */
 static void priv_reopen(run_t *r, uint64_t x, bool closing_too)
 {
-    uint64_t *list = malloc((r->k + 1) * sizeof *list), n = 0;
+    uint64_t *list = r->s->scratch + r->tid * (r->s->chunk + 1), n = 0; /* k <= chunk */
     for (uint64_t c = 0; c < r->k; c++) {
         uint64_t m = med(r, c);
         if (closing_too && wl_dbl(ld(r, prv(r, r->s->p_glow + c))) > 0)
@@ -256,7 +260,6 @@ static void priv_reopen(run_t *r, uint64_t x, bool closing_too)
     memmove(list + at + 1, list + at, (n - at) * sizeof *list);
     list[at] = x;
     priv_set(r, list, n + 1);
-    free(list);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -772,6 +775,10 @@ static int sc_setup(wl_env_t *e, void **state, char *err)
     }
     if ((rc = sc_sizes(e, s, err)))
         goto out;
+    if (!(s->scratch = calloc((size_t)e->nthreads * (s->chunk + 1), sizeof *s->scratch))) {
+        rc = wl_errf(err, "streamcluster: out of host memory");
+        goto out;
+    }
     s->region = e->ops->alloc_cxl(e, 8 * s->words);
     if (s->region == WL_ALLOC_FAIL) {
         rc = wl_errf(err, "streamcluster: %llu points of %llu dimensions and the work memory (%llu bytes) do not "

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* In the order of cfg_workload_e (csim/config.h), so workloads[cfg->workload.name] is the
+/* In the order of cfg_workload_e (csim/base/config.h), so workloads[cfg->workload.name] is the
  * configured one; tb/test_workloads.c checks that the names agree. */
 const workload_t *const workloads[] = {&wl_bodytrack, &wl_fluidanimate, &wl_streamcluster, &wl_canneal, &wl_raytrace,
                                        &wl_barnes,    &wl_ocean_ncp,    &wl_ocean_cp,       &wl_ycsb,    &wl_hcmeta,

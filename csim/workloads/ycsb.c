@@ -34,8 +34,8 @@
  * readable: the record holds it, or a later put, whole unless a lost thread still holds its lock. */
 #include <stdlib.h>
 
-#include "config.h"
-#include "rng.h"
+#include "base/config.h"
+#include "base/rng.h"
 #include "workloads/workloads.h"
 
 #define W_LOCK 0u

@@ -25,24 +25,9 @@
 // alive_i low freezes the LU at once (fail-stop: a failed CN's LU is gone with it): no state
 // changes, nothing is sent, arriving messages are lost, no credit returns.
 //
-// CSR read port (32-bit registers, word addresses; the data come the cycle after the request):
-//   0x00 REPLS logged          0x01 WORDS logged           0x02 VALS that validated a REPL
-//   0x03 WORDS drained         0x04 STALL cycles (a REPL waited for buffer space)
-//   0x05 ERR_VAL_NO_REPL       0x06 ERR_ZERO_MASK          0x07 ERR_ADDR_RANGE
-//   0x08 ERR_BAD_MSG (class or opcode an LU does not take; both lanes of a cycle count)
-//   0x09 ERR_DUP_REPL (a VAL matched two)
-//   0x0A TS_CLASH (two validated updates of a word with one TS)
-//   0x0B LOG_FULL cycles (a word waited for room in the DRAM log)
-//   0x0C entries in use        0x0D REPL slots in use      0x0E records in the DRAM log
-//   0x0F HWM_CROSSINGS (the DRAM log reached cfg_hwm_i)
-//   0x10 STATUS: bit 0 Early Flush requested (log at or above cfg_hwm_i), bit 1 a malformed message
-//        was seen (sticky), bit 2 paused (INTERRUPT answered, no RECOV_END yet)
-//   0x11 FLV_REQS: FETCH_LATEST_VERS requests answered
-//   0x12 TRAV_CYCLES: cycles spent traversing the logs for them (the paper's TravLU)
-//   0x13 DUMPS done   0x14 DUMP_RECORDS sent to the compression engine
-//   0x15 DUMP_CHUNKS (64-byte DUMP_DATA messages)   0x16 EARLY_FLUSH messages sent
-//   0x17 PURGED_SLOTS: slots of failed CNs freed unvalidated on an INTERRUPT (never drained)
-// Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap.
+// CSR read port: csr_pkg::LU_CSR_* (rtl/include/csrs.toml, docs/csrs.md), 32-bit registers, word
+// addresses; the data come the cycle after the request. Other addresses read 0 with csr_err_o.
+// Counters are 32 bits and wrap.
 module logging_unit #(
   /// word entries of the SRAM log buffer (256: the paper's 4 KB of 16-byte entries)
   parameter int unsigned Entries      = 256,
@@ -128,7 +113,7 @@ module logging_unit #(
   /// CSR read request
   input  wire logic                            csr_valid_i,
   /// CSR word address
-  input  wire logic [7:0]                      csr_addr_i,
+  input  wire logic [csr_pkg::LU_CSR_ADDR_W-1:0] csr_addr_i,
   /// CSR response valid (the cycle after the request)
   output logic                                 csr_rvalid_o,
   /// CSR read data
@@ -338,6 +323,10 @@ module logging_unit #(
   logic [NumEv-1:0]    evc;
   logic [4:0]          csr_idx;
   assign csr_idx = csr_addr_i[4:0];
+  // Counters 0 .. 11 (lu_log's events, REPLS .. LOG_FULL) are read at their number.
+  if (csr_pkg::LU_CSR_REPLS != 0 || csr_pkg::LU_CSR_LOG_FULL != 11) begin : g_bad_csr_map
+    $error("logging_unit: the counters REPLS .. LOG_FULL must be at addresses 0 .. 11");
+  end
 
   // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx (one per receive lane) and lu_mgmt
   // dropped: up to five per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle
@@ -373,20 +362,22 @@ module logging_unit #(
     // (Worked out only in a cycle that reads.)
     if (!csr_valid_i) begin
       // (no read)
-    end else if (csr_addr_i < 8'd12)  csr_rdata_d = cnt_q[csr_idx*32 +: 32];
-    else if (csr_addr_i == 8'h11)     csr_rdata_d = cnt_q[12*32 +: 32];
-    else if (csr_addr_i == 8'h12)     csr_rdata_d = cnt_q[13*32 +: 32];
-    else if (csr_addr_i == 8'h13)     csr_rdata_d = cnt_q[14*32 +: 32];
-    else if (csr_addr_i == 8'h14)     csr_rdata_d = cnt_q[15*32 +: 32];
-    else if (csr_addr_i == 8'h15)     csr_rdata_d = cnt_q[16*32 +: 32];
-    else if (csr_addr_i == 8'h16)     csr_rdata_d = cnt_q[17*32 +: 32];
-    else if (csr_addr_i == 8'h17)     csr_rdata_d = cnt_q[18*32 +: 32];
-    else if (csr_addr_i == 8'h0C)     csr_rdata_d = 32'(ent_used);
-    else if (csr_addr_i == 8'h0D)     csr_rdata_d = 32'(slots_used);
-    else if (csr_addr_i == 8'h0E)     csr_rdata_d = log_count;
-    else if (csr_addr_i == 8'h0F)     csr_rdata_d = hwm_cnt_q;
-    else if (csr_addr_i == 8'h10)     csr_rdata_d = {29'd0, paused, err_q, hwm_q};
-    else                              csr_err_d   = 1'b1;
+    end else if (csr_addr_i <= csr_pkg::LU_CSR_LOG_FULL)        csr_rdata_d = cnt_q[csr_idx*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_FLV_REQS)         csr_rdata_d = cnt_q[12*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_TRAV_CYCLES)      csr_rdata_d = cnt_q[13*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_DUMPS)            csr_rdata_d = cnt_q[14*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_DUMP_RECORDS)     csr_rdata_d = cnt_q[15*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_DUMP_CHUNKS)      csr_rdata_d = cnt_q[16*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_EARLY_FLUSH_SENT) csr_rdata_d = cnt_q[17*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_PURGED_SLOTS)     csr_rdata_d = cnt_q[18*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_ENTRIES_USED)     csr_rdata_d = 32'(ent_used);
+    else if (csr_addr_i == csr_pkg::LU_CSR_SLOTS_USED)       csr_rdata_d = 32'(slots_used);
+    else if (csr_addr_i == csr_pkg::LU_CSR_LOG_COUNT)        csr_rdata_d = log_count;
+    else if (csr_addr_i == csr_pkg::LU_CSR_HWM_CROSSINGS)    csr_rdata_d = hwm_cnt_q;
+    else if (csr_addr_i == csr_pkg::LU_CSR_STATUS)
+      csr_rdata_d = (32'(paused) << csr_pkg::LU_STATUS_PAUSED_LSB) | (32'(err_q) << csr_pkg::LU_STATUS_MALFORMED_LSB) |
+                    (32'(hwm_q) << csr_pkg::LU_STATUS_EARLY_FLUSH_LSB);
+    else                                                       csr_err_d   = 1'b1;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

@@ -153,7 +153,7 @@ module lu_dump #(
   assign r_line  = rd_rsp_rec_i[64 +: LineW];
 
   // The bucket of a line address: its 6-bit chunks folded by XOR (LineW = 42: seven whole chunks;
-  // csim/lu_node.c lu_map_bucket computes the same), so consecutive lines fall in different buckets.
+  // csim/cn/lu_node.c lu_map_bucket computes the same), so consecutive lines fall in different buckets.
   function automatic logic [5:0] line_bucket(input logic [LineW-1:0] l);
     line_bucket = '0;
     for (int i = 0; i < LineW / 6; i++) line_bucket = line_bucket ^ l[6*i +: 6];
@@ -204,7 +204,7 @@ module lu_dump #(
         m.opcode = msg_pkg::OP_DUMP_DATA;
         m.dst    = cfg_mn_i;
         m.tag    = chunk_q[msg_pkg::TAG_W-1:0];
-        m.flags  = {3'b000, dc_last_i};
+        m.flags  = dc_last_i ? msg_pkg::FLAG_LAST : '0;
         m.addr   = LineW'(chunk_q);
         m.mask   = '1;
         m.data   = dc_data_i;

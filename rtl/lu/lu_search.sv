@@ -208,7 +208,9 @@ module lu_search #(
       rmsg.subject = subj_q[k_q*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W];
       rmsg.tag     = tag_q[k_q*msg_pkg::TAG_W +: msg_pkg::TAG_W];
       rmsg.addr    = line_q[k_q*LineW +: LineW];
-      rmsg.flags   = {1'b0, grp_buf, grp_end, grp_end & last_q[k_q]};
+      rmsg.flags[msg_pkg::FLAG_BUF_BIT]  = grp_buf;
+      rmsg.flags[msg_pkg::FLAG_END_BIT]  = grp_end;
+      rmsg.flags[msg_pkg::FLAG_LAST_BIT] = grp_end & last_q[k_q];
       if (rem_v) begin
         rmsg.mask = grp;
         rmsg.ts   = gts;
@@ -240,7 +242,7 @@ module lu_search #(
     unique case (st_q)
       S_COLLECT: if (take_req) begin
         n_d = n_q + 1'b1;
-        if (q_flags[0] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
+        if (q_flags[msg_pkg::FLAG_LAST_BIT] || n_d == (KW + 1)'(Batch)) st_d = S_WAIT;
       end else if (n_q != '0) begin
         st_d = S_WAIT;
       end
@@ -368,7 +370,7 @@ module lu_search #(
         tag_q[k*msg_pkg::TAG_W +: msg_pkg::TAG_W]          <= q_tag;
         src_q[k*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W]  <= q_src;
         subj_q[k*msg_pkg::NODE_ID_W +: msg_pkg::NODE_ID_W] <= q_subj;
-        last_q[k]                                          <= q_flags[0];
+        last_q[k]                                          <= q_flags[msg_pkg::FLAG_LAST_BIT];
       end
     end
   end

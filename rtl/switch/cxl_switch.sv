@@ -65,24 +65,11 @@
 // (destination node id -> output port) is written through the CSR port at initialization; then
 // CTRL.ENABLE starts every port: it advertises its credits, and failure detection starts.
 //
-// CSR map (32-bit registers, 16-bit word addresses; the response comes one cycle after the
-// request):
-//   0x000 + n  ROUTE[n], n < 2^NODE_ID_W: bit 31 valid, bits 7:0 output port. Writing an output
-//              port that does not exist, or other bits, is refused.
-//   0x100      SHAPE (R): NumCn in bits 7:0, NumMn in bits 15:8, CrdPerCls in bits 23:16
-//   0x101      SUNK (R): messages sunk because their destination had no route
-//   0x102      CSR_ERRORS (R): refused CSR accesses
-//   0x103      CTRL (RW): bit 0 ENABLE, set once (clearing it is refused)
-//   0x104 .. 0x10A, 0x10D, 0x200 + i: failure detection (sw_viral)
-//   0x10B      DROPPED (R): messages from fenced CNs dropped (arriving or buffered)
-//   0x10C      SUNK_FENCED (R): messages for fenced CNs sunk at their output
-//   0x10E      CRD_ADV (RW): credits per class every input port advertises to its link partner
-//              (1 .. CrdPerCls; CrdPerCls after reset), as link initialization sets them from the
-//              link's round trip; written before CTRL.ENABLE (a write after it, or out of range,
-//              is refused)
-//   0x1000 + p*64 + c*4 + k: performance counters (sw_perf), when PerfCnt
-// Any other address, or an access of the wrong direction, is refused: csr_err_o and
-// CSR_ERRORS + 1.
+// CSR map: csr_pkg::SW_CSR_* (rtl/include/csrs.toml, docs/csrs.md): the routing table, SHAPE,
+// SUNK, ERRORS, CTRL, DROPPED, SUNK_FENCED and CRD_ADV here, failure detection in sw_viral,
+// performance counters in sw_perf (when PerfCnt). 32-bit registers; the response comes one cycle
+// after the request. Any other address, or an access of the wrong direction, is refused: csr_err_o
+// and ERRORS + 1.
 module cxl_switch #(
   /// number of compute-node ports
   parameter int unsigned NumCn        = 4,
@@ -107,7 +94,7 @@ module cxl_switch #(
   localparam int unsigned FlitW       = msg_pkg::FLIT_W,
   localparam int unsigned NumCls      = msg_pkg::NUM_CLASSES,
   localparam int unsigned PortW       = (NumPorts > 1) ? $clog2(NumPorts) : 1,
-  localparam int unsigned CsrAddrW    = 16
+  localparam int unsigned CsrAddrW    = csr_pkg::SW_CSR_ADDR_W
 ) (
   /// switch clock
   input  wire logic                         clk_i,
@@ -165,6 +152,11 @@ module cxl_switch #(
   if (NumMn < 2 || NumMn > msg_pkg::MAX_MN) begin : g_bad_mn
     $error("cxl_switch: NumMn must be in 2..MAX_MN");
   end
+  // The route of node n is at address n: the node is the address's low bits.
+  if (csr_pkg::SW_CSR_ROUTE_BASE != 0 || csr_pkg::SW_CSR_ROUTE_NODE_STRIDE != 1 ||
+      csr_pkg::SW_CSR_ROUTE_NODE_N != NumNodes) begin : g_bad_route_map
+    $error("cxl_switch: ROUTE[n] must be at address n, for every node id");
+  end
 
   // ---- switch registers: routes, CTRL, counters ----
   logic [NumNodes-1:0]       route_v_q, route_v_d;
@@ -195,30 +187,41 @@ module cxl_switch #(
     own_rdata = '0;
     if (!csr_valid_i) begin
       own_hit = 1'b0;
-    end else if (csr_addr_i < CsrAddrW'(NumNodes)) begin
+    end else if (csr_addr_i < csr_pkg::SW_CSR_ROUTE_BASE + CsrAddrW'(NumNodes)) begin
       if (!csr_write_i) begin
-        own_rdata = {route_v_q[csr_node], 23'd0, 8'(route_o_q[csr_node*PortW +: PortW])};
-      end else if (csr_wdata_i[30:8] != '0 || (csr_wdata_i[31] && csr_wdata_i[7:0] >= 8'(NumPorts))) begin
+        own_rdata = (32'(route_v_q[csr_node]) << csr_pkg::SW_ROUTE_VALID_LSB) |
+                    (32'(route_o_q[csr_node*PortW +: PortW]) << csr_pkg::SW_ROUTE_PORT_LSB);
+      end else if ((csr_wdata_i & ~(csr_pkg::SW_ROUTE_VALID_MASK | csr_pkg::SW_ROUTE_PORT_MASK)) != '0 ||
+                   (csr_wdata_i[csr_pkg::SW_ROUTE_VALID_LSB] &&
+                    csr_wdata_i[csr_pkg::SW_ROUTE_PORT_LSB +: csr_pkg::SW_ROUTE_PORT_W] >= 8'(NumPorts))) begin
         own_err = 1'b1;
       end else begin
-        route_v_d[csr_node]                = csr_wdata_i[31];
-        route_o_d[csr_node*PortW +: PortW] = csr_wdata_i[31] ? csr_wdata_i[PortW-1:0] : '0;
+        route_v_d[csr_node]                = csr_wdata_i[csr_pkg::SW_ROUTE_VALID_LSB];
+        route_o_d[csr_node*PortW +: PortW] = csr_wdata_i[csr_pkg::SW_ROUTE_VALID_LSB] ?
+                                             csr_wdata_i[csr_pkg::SW_ROUTE_PORT_LSB +: PortW] : '0;
       end
-    end else if (csr_addr_i == CsrAddrW'('h100)) begin
+    end else if (csr_addr_i == csr_pkg::SW_CSR_SHAPE) begin
       own_err   = csr_write_i;
-      own_rdata = csr_write_i ? '0 : {8'd0, 8'(CrdPerCls), 8'(NumMn), 8'(NumCn)};
-    end else if (csr_addr_i == CsrAddrW'('h101) || csr_addr_i == CsrAddrW'('h102) ||
-                 csr_addr_i == CsrAddrW'('h10B) || csr_addr_i == CsrAddrW'('h10C)) begin
+      own_rdata = csr_write_i ? '0 : ((32'(CrdPerCls) << csr_pkg::SW_SHAPE_CRD_PER_CLS_LSB) &
+                                      csr_pkg::SW_SHAPE_CRD_PER_CLS_MASK) |
+                                     ((32'(NumMn) << csr_pkg::SW_SHAPE_NUM_MN_LSB) & csr_pkg::SW_SHAPE_NUM_MN_MASK) |
+                                     ((32'(NumCn) << csr_pkg::SW_SHAPE_NUM_CN_LSB) & csr_pkg::SW_SHAPE_NUM_CN_MASK);
+    end else if (csr_addr_i == csr_pkg::SW_CSR_SUNK || csr_addr_i == csr_pkg::SW_CSR_ERRORS ||
+                 csr_addr_i == csr_pkg::SW_CSR_DROPPED || csr_addr_i == csr_pkg::SW_CSR_SUNK_FENCED) begin
       own_err = csr_write_i;
       if (!csr_write_i)
-        own_rdata = (csr_addr_i == CsrAddrW'('h101)) ? sunk_q :
-                    (csr_addr_i == CsrAddrW'('h102)) ? csr_errs_q :
-                    (csr_addr_i == CsrAddrW'('h10B)) ? dropped_q : sunk_f_q;
-    end else if (csr_addr_i == CsrAddrW'('h103)) begin
-      if (!csr_write_i)                                    own_rdata = {31'd0, enable_q};
-      else if (csr_wdata_i[31:1] != '0 || (enable_q && !csr_wdata_i[0])) own_err = 1'b1;
-      else                                                 start_d = csr_wdata_i[0] & ~enable_q;
-    end else if (csr_addr_i == CsrAddrW'('h10E)) begin
+        own_rdata = (csr_addr_i == csr_pkg::SW_CSR_SUNK)    ? sunk_q :
+                    (csr_addr_i == csr_pkg::SW_CSR_ERRORS)  ? csr_errs_q :
+                    (csr_addr_i == csr_pkg::SW_CSR_DROPPED) ? dropped_q : sunk_f_q;
+    end else if (csr_addr_i == csr_pkg::SW_CSR_CTRL) begin
+      if (!csr_write_i)
+        own_rdata = 32'(enable_q) << csr_pkg::SW_CTRL_ENABLE_LSB;
+      else if ((csr_wdata_i & ~csr_pkg::SW_CTRL_ENABLE_MASK) != '0 ||
+               (enable_q && !csr_wdata_i[csr_pkg::SW_CTRL_ENABLE_LSB]))
+        own_err = 1'b1;
+      else
+        start_d = csr_wdata_i[csr_pkg::SW_CTRL_ENABLE_LSB] & ~enable_q;
+    end else if (csr_addr_i == csr_pkg::SW_CSR_CRD_ADV) begin
       if (!csr_write_i)
         own_rdata = 32'(adv_q);
       else if (enable_q || csr_wdata_i == '0 || csr_wdata_i > 32'(CrdPerCls))

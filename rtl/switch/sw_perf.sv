@@ -2,7 +2,8 @@
 `include "groups.svh"
 
 // Performance counters of the CXL switch, four 32-bit counters (wrapping) per port and class,
-// read through the switch's CSR port at word address 0x1000 + port*64 + class*4 + k:
+// read through the switch's CSR port at word address csr_pkg::SW_CSR_PERF_BASE + port *
+// SW_CSR_PERF_PORT_STRIDE + class * SW_CSR_PERF_CLS_STRIDE + k (docs/csrs.md; k = SW_PERF_*):
 //   k = 0  MSGS    messages of the class that left the port toward its node
 //   k = 1  BYTES   their bytes on the link (HEADER_BYTES + 8 per meaningful data word, as msg_bytes)
 //   k = 2  STARVE  cycles a message of the class waited for the port while the port held no credit
@@ -18,7 +19,7 @@ module sw_perf #(
   parameter int unsigned NumPorts = 6,
   localparam int unsigned NumCls  = msg_pkg::NUM_CLASSES,
   localparam int unsigned ClsW    = $clog2(NumCls),
-  localparam int unsigned IdxW    = $clog2(NumCls * 4)
+  localparam int unsigned IdxW    = $clog2(NumCls * csr_pkg::SW_CSR_PERF_K_N)
 ) (
   /// switch clock
   input  wire logic                       clk_i,
@@ -39,7 +40,7 @@ module sw_perf #(
   /// the access is a write
   input  wire logic                       csr_write_i,
   /// word address
-  input  wire logic [15:0]                csr_addr_i,
+  input  wire logic [csr_pkg::SW_CSR_ADDR_W-1:0] csr_addr_i,
   /// the address is one of this block's registers
   output logic                            csr_hit_o,
   /// the access is refused
@@ -47,7 +48,18 @@ module sw_perf #(
   /// the data of the read the last cycle made (0 unless it hit)
   output logic      [31:0]                csr_rdata_o
 );
-  localparam logic [15:0] Base = 16'h1000;
+  localparam logic [15:0] Base = csr_pkg::SW_CSR_PERF_BASE;
+  // The address's bits name the port, the class and the counter: k in bits ClsLsb-1:0, the class in
+  // PortLsb-1:ClsLsb, the port above.
+  localparam int unsigned ClsLsb  = $clog2(csr_pkg::SW_CSR_PERF_CLS_STRIDE);
+  localparam int unsigned PortLsb = $clog2(csr_pkg::SW_CSR_PERF_PORT_STRIDE);
+
+  if (csr_pkg::SW_CSR_ADDR_W != 16 || csr_pkg::SW_CSR_PERF_K_STRIDE != 1 ||
+      csr_pkg::SW_CSR_PERF_CLS_STRIDE != csr_pkg::SW_CSR_PERF_K_N || csr_pkg::SW_CSR_PERF_K_N != 4 ||
+      csr_pkg::SW_CSR_PERF_PORT_STRIDE != csr_pkg::SW_CSR_PERF_CLS_N * csr_pkg::SW_CSR_PERF_CLS_STRIDE ||
+      csr_pkg::SW_CSR_PERF_CLS_N != 16 || (1 << ClsLsb) != csr_pkg::SW_CSR_PERF_CLS_STRIDE) begin : g_bad_map
+    $error("sw_perf: the PERF address must be 16 bits, k in its low 2 bits, the class in the next 4, the port above");
+  end
 
   if (NumPorts < 4 || NumPorts > 64) begin : g_bad_ports
     $error("sw_perf: NumPorts must be in 4..64");
@@ -60,8 +72,8 @@ module sw_perf #(
   logic                   rd_q;
 
   assign off  = csr_addr_i - Base;
-  assign port = off[15:6];
-  assign cls  = off[5:2];
+  assign port = off[15:PortLsb];
+  assign cls  = off[PortLsb-1:ClsLsb];
 
   always_comb begin
     csr_hit_o = csr_valid_i && csr_addr_i >= Base && port < 10'(NumPorts) && cls < 4'(NumCls);
@@ -85,7 +97,7 @@ module sw_perf #(
       .starve_i   (starve_i[p*NumCls +: NumCls]),
       .stall_i    (stall_i[p*NumCls +: NumCls]),
       .rd_i       (rd[p]),
-      .rd_idx_i   (IdxW'({cls, off[1:0]})),
+      .rd_idx_i   (IdxW'({cls, off[ClsLsb-1:0]})),
       .rd_data_o  (rd_data[p*32 +: 32])
     );
   end
@@ -136,7 +148,7 @@ module sw_perf #(
     logic [63:0]     w;
     logic [KW-1:0]   k;
     if (rd != '0) begin
-      idx       = IdxW'({cls, off[1:0]});
+      idx       = IdxW'({cls, off[ClsLsb-1:0]});
       k         = KW'(32'(port) * NumCls + 32'(idx[IdxW-1:2]));
       w         = idx[1] ? wait_q[k] : sent_q[k];
       sel       = idx[0] ? w[63:32] : w[31:0];

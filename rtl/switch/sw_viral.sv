@@ -20,22 +20,10 @@
 // (write 1 to clear) and may then re-admit the CN (READMIT), which lifts the fence and restarts
 // the CN's port (restart_o).
 //
-// Registers (word addresses; the switch decodes csr_valid_i for this block's addresses only and
-// registers the response):
-//   0x104 VIRAL          R: Viral_Status, bit i = CN i.  W: 1 clears the bit.
-//   0x105 FENCED         R: CNs failed and not re-admitted (the switch isolates them).
-//   0x106 READMIT        W: bit i re-admits CN i; refused unless CN i is fenced and its VIRAL bit
-//                        is clear.
-//   0x107 CM             W: bit 31 names a CM, bits 7:0 its CN (< NumCn); 0 = lowest live CN.
-//                        R: bit 31 named, bit 30 a CM exists, bits 15:8 the CM now, bits 7:0 the
-//                        named CN.
-//   0x108 SILENCE_LIMIT  RW: cycles, < 2^31; 0 turns the silence rule off.
-//   0x109 ACCEPT_LIMIT   RW: cycles, < 2^31; 0 turns the accept rule off.
-//   0x10A MSI_SENT       R: MSIs sent since reset.
-//   0x10D DETECT_ACCEPT  R: bit i: CN i's last detection was by the accept rule (else silence).
-//   0x200 + i            R: DETECT_TIME[i], now_i when CN i was last declared failed.
-// Writes of bits that name no CN, limits of 2^31 or more, and accesses of the wrong direction are
-// refused (csr_err_o).
+// Registers VIRAL, FENCED, READMIT, CM, SILENCE_LIMIT, ACCEPT_LIMIT, MSI_SENT, DETECT_ACCEPT and
+// DETECT_TIME[i] of the switch's map (csr_pkg::SW_CSR_*, docs/csrs.md); the switch decodes
+// csr_valid_i for this block's addresses only and registers the response. Writes of bits that
+// name no CN, limits of 2^31 or more, and accesses of the wrong direction are refused (csr_err_o).
 module sw_viral #(
   /// number of compute-node ports
   parameter int unsigned NumCn        = 4,
@@ -64,7 +52,7 @@ module sw_viral #(
   /// the access is a write
   input  wire logic                 csr_write_i,
   /// word address
-  input  wire logic [15:0]          csr_addr_i,
+  input  wire logic [csr_pkg::SW_CSR_ADDR_W-1:0] csr_addr_i,
   /// write data
   input  wire logic [31:0]          csr_wdata_i,
   /// the address is one of this block's registers
@@ -95,15 +83,16 @@ module sw_viral #(
   /// nothing will change before timer_left_o cycles unless an input other than now_i changes
   output logic                      idle_o
 );
-  localparam logic [15:0] AddrViral    = 16'h104;
-  localparam logic [15:0] AddrFenced   = 16'h105;
-  localparam logic [15:0] AddrReadmit  = 16'h106;
-  localparam logic [15:0] AddrCm       = 16'h107;
-  localparam logic [15:0] AddrSilence  = 16'h108;
-  localparam logic [15:0] AddrAccept   = 16'h109;
-  localparam logic [15:0] AddrMsiSent  = 16'h10A;
-  localparam logic [15:0] AddrDetAcc   = 16'h10D;
-  localparam logic [15:0] AddrDetTime  = 16'h200;
+  localparam int unsigned AddrW = csr_pkg::SW_CSR_ADDR_W;
+  localparam logic [AddrW-1:0] AddrViral   = csr_pkg::SW_CSR_VIRAL;
+  localparam logic [AddrW-1:0] AddrFenced  = csr_pkg::SW_CSR_FENCED;
+  localparam logic [AddrW-1:0] AddrReadmit = csr_pkg::SW_CSR_READMIT;
+  localparam logic [AddrW-1:0] AddrCm      = csr_pkg::SW_CSR_CM;
+  localparam logic [AddrW-1:0] AddrSilence = csr_pkg::SW_CSR_SILENCE_LIMIT;
+  localparam logic [AddrW-1:0] AddrAccept  = csr_pkg::SW_CSR_ACCEPT_LIMIT;
+  localparam logic [AddrW-1:0] AddrMsiSent = csr_pkg::SW_CSR_MSI_SENT;
+  localparam logic [AddrW-1:0] AddrDetAcc  = csr_pkg::SW_CSR_DETECT_ACCEPT;
+  localparam logic [AddrW-1:0] AddrDetTime = csr_pkg::SW_CSR_DETECT_TIME_BASE;
 
   if (NumCn < 2 || NumCn > 32) begin : g_bad_cn
     $error("sw_viral: NumCn must be in 2..32");
@@ -274,12 +263,15 @@ module sw_viral #(
         end
       end else if (csr_addr_i == AddrCm) begin
         if (!csr_write_i) begin
-          csr_rdata_o = {cm_named_q, any_live, 14'd0, 8'(msi_cm_o), 8'(cm_cn_q)};
-        end else if (csr_wdata_i[30:8] != '0 || (csr_wdata_i[31] && csr_wdata_i[7:0] >= 8'(NumCn))) begin
+          csr_rdata_o = (32'(cm_named_q) << csr_pkg::SW_CM_NAMED_LSB) | (32'(any_live) << csr_pkg::SW_CM_EXISTS_LSB) |
+                        (32'(msi_cm_o) << csr_pkg::SW_CM_NOW_LSB) | (32'(cm_cn_q) << csr_pkg::SW_CM_CN_LSB);
+        end else if ((csr_wdata_i & ~(csr_pkg::SW_CM_NAMED_MASK | csr_pkg::SW_CM_CN_MASK)) != '0 ||
+                     (csr_wdata_i[csr_pkg::SW_CM_NAMED_LSB] &&
+                      csr_wdata_i[csr_pkg::SW_CM_CN_LSB +: csr_pkg::SW_CM_CN_W] >= 8'(NumCn))) begin
           csr_err_o = 1'b1;
         end else begin
-          cm_named_d = csr_wdata_i[31];
-          cm_cn_d    = csr_wdata_i[31] ? csr_wdata_i[CnW-1:0] : '0;
+          cm_named_d = csr_wdata_i[csr_pkg::SW_CM_NAMED_LSB];
+          cm_cn_d    = csr_wdata_i[csr_pkg::SW_CM_NAMED_LSB] ? csr_wdata_i[csr_pkg::SW_CM_CN_LSB +: CnW] : '0;
         end
       end else if (csr_addr_i == AddrSilence || csr_addr_i == AddrAccept) begin
         if (!csr_write_i)                csr_rdata_o = (csr_addr_i == AddrSilence) ? sil_lim_q : acc_lim_q;
@@ -290,7 +282,7 @@ module sw_viral #(
         if (csr_write_i)                 csr_err_o   = 1'b1;
         else if (csr_addr_i == AddrMsiSent) csr_rdata_o = msi_sent_q;
         else                             csr_rdata_o = 32'(det_acc_q);
-      end else if (csr_addr_i >= AddrDetTime && csr_addr_i < AddrDetTime + 16'(NumCn)) begin
+      end else if (csr_addr_i >= AddrDetTime && csr_addr_i < AddrDetTime + AddrW'(NumCn)) begin
         if (csr_write_i) csr_err_o   = 1'b1;
         else             csr_rdata_o = det_time_q[CnW'(csr_addr_i - AddrDetTime)];
       end else begin

@@ -10,9 +10,9 @@ DIRREF_LIB_SRCS := tb/ref/dir_ctrl_ref.c tb/sb/coh_tester.c tb/sb/coh_home_ref.c
 DIRREF_TB_SRCS  := tb/test_dir_ctrl_ref.c tb/harness/tb_seed.c $(DIRREF_LIB_SRCS)
 DIRREF_LIB_OBJS := $(patsubst %.c,$(OBJ)/dirref/%.o,$(DIRREF_LIB_SRCS))
 DIRREF_TB_OBJS  := $(patsubst %.c,$(OBJ)/dirref/%.o,$(DIRREF_TB_SRCS))
-DIRREF_C_DEPS   := $(OBJ)/csim/rng.o $(OBJ)/csim/dir_defs.o $(OBJ)/gen/msg_defs.o
+DIRREF_C_DEPS   := $(OBJ)/csim/base/rng.o $(OBJ)/csim/drv/dir_defs.o $(OBJ)/gen/msg_defs.o
 
-$(OBJ)/dirref/%.o: %.c $(GEN)/msg_defs.h | $(SETUP)
+$(OBJ)/dirref/%.o: %.c $(GEN_HDRS) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 

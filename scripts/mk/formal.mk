@@ -5,5 +5,5 @@
 # Included by the Makefile.
 
 .PHONY: formal
-formal: $(GEN)/msg_pkg.sv | $(SETUP) ## formal checks: Yosys proofs and the Rumur model of the protocol (one line each), logs in build/formal/
+formal: $(RTL_PKGS) | $(SETUP) ## formal checks: Yosys proofs and the Rumur model of the protocol (one line each), logs in build/formal/
 	FORMAL_OUT=$(B)/formal bash scripts/formal.sh

@@ -288,7 +288,7 @@ function StoreVal(c: CN; k: SIdx): Value; begin return c * NS + k + 1; end;
 
 function Home(l: Line): MN; begin return l % NM; end;
 
--- r is in line l's replica set, as CN c's map has it (csim/lu_node.c lu_map_replicas: the line's
+-- r is in line l's replica set, as CN c's map has it (csim/cn/lu_node.c lu_map_replicas: the line's
 -- bucket owner and the next ones; a map that dropped the failed CN skips it).
 function InSet(c: CN; r: CN; l: Line): boolean;
 var n: 0..NC; cand: CN;
@@ -962,7 +962,7 @@ ruleset r: CN do
   end;
 end;
 
--- Dump (lu_dump, csim/mn_log): every live LU's DRAM log to the MN log stores at once, then the logs
+-- Dump (lu_dump, csim/mn/mn_log): every live LU's DRAM log to the MN log stores at once, then the logs
 -- are cleared; the store keeps the latest epoch's record (the newest TS of this dump).
 rule "LU_Dump"
   dumps > 0 & (rec = RP_NONE | rec = RP_DONE)

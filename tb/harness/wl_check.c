@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "sys/oracle.h"
 #include "workloads/workloads.h"
 
 /* A run's description in failure messages. */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "wl_func.h"
 
 /* The CNs of a run whose wl_check_t.num_cn is 0. */

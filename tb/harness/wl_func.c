@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/config.h"
+#include "base/rng.h"
+#include "base/stats.h"
 #include "cn/coro.h"
-#include "config.h"
-#include "rng.h"
-#include "stats.h"
 
 #define STACK_BYTES (256u * 1024u)
 #define EMPTY_KEY UINT64_MAX

@@ -6,7 +6,7 @@
  * between threads are exercised. Semantics are sequentially consistent (no store buffer: a
  * subset of TSO's behaviours, which is what a correct workload must tolerate anyway). compute()
  * only counts instructions. Each remote store and each rmw that writes is reported to an oracle
- * (csim/oracle.h) at a pseudo-time (the number of calls performed so far, in ns), and each setup
+ * (csim/sys/oracle.h) at a pseudo-time (the number of calls performed so far, in ns), and each setup
  * poke of a remote word sets its initial value there, so the tests exercise the oracle end to end.
  *
  * Threads are placed as the system places them: thread i on CN i % num_cn, core i / num_cn.
@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #include "cn/wl_api.h"
-#include "oracle.h"
+#include "sys/oracle.h"
 
 struct sim_config;
 

@@ -4,7 +4,7 @@
 #ifndef WL_TINY_H
 #define WL_TINY_H
 
-#include "config.h"
+#include "base/config.h"
 
 #define WL_APPS ((unsigned)CFG_WL_HCMETA)
 

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dir_defs.h"
+#include "drv/dir_defs.h"
 #include "msg_defs.h"
 
 /** Deliberate bugs, to show that the tests can fail (cfg.mutate; never set in a normal run).

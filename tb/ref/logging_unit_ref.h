@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lu_drv.h"
+#include "drv/lu_drv.h"
 #include "msg_defs.h"
 
 /** What the model says of a presented message. */

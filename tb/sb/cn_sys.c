@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "../ref/dir_ctrl_ref.h"
-#include "cn/addr.h"
+#include "base/addr.h"
+#include "base/kernel.h"
+#include "base/rng.h"
 #include "cn/cn_mem.h"
-#include "kernel.h"
-#include "rng.h"
 
 #define W ADDR_WORDS_PER_LINE
 
@@ -76,6 +76,7 @@ typedef struct vset {
 } vset_t;
 
 struct sys {
+    struct made *made; /* sys_alloc's, not yet released */
     cn_sys_cfg_t cfg;
     uint64_t seed;
     char ctx[256];
@@ -100,6 +101,37 @@ struct sys {
     uint64_t outstanding, last_progress;
     bool stopping, failed;
 };
+
+/* Flights and accesses in flight are made by sys_alloc and given back by sys_release; a run that
+ * stops with some of them queued in the kernel (a failure) frees the rest at its end. */
+typedef struct made {
+    struct made *prev, *next;
+    max_align_t payload[];
+} made_t;
+
+static void *sys_alloc(sys_t *s, size_t bytes)
+{
+    made_t *m = calloc(1, sizeof *m + bytes);
+    if (!m)
+        abort();
+    m->next = s->made;
+    if (s->made)
+        s->made->prev = m;
+    s->made = m;
+    return m->payload;
+}
+
+static void sys_release(sys_t *s, void *payload)
+{
+    made_t *m = (made_t *)((char *)payload - offsetof(made_t, payload));
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        s->made = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    free(m);
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Configuration */
@@ -207,9 +239,7 @@ static uint64_t link_delay(sys_t *s) { return rng_range(&s->rng_link, s->cfg.lat
 
 static flight_t *flight_new(sys_t *s, const msg_t *m, unsigned dst)
 {
-    flight_t *f = malloc(sizeof *f);
-    if (!f)
-        abort();
+    flight_t *f = sys_alloc(s, sizeof *f);
     *f = (flight_t){.s = s, .m = *m, .seq = s->flseq++, .dst = dst};
     return f;
 }
@@ -288,7 +318,7 @@ static void home_tick(void *obj, uint64_t arg)
         note_order(s, f);
         dir_ctrl_ref_recv(h->r, &f->m);
         kernel_after(&s->k, s->cfg.lat_min_ps, credit_back, &s->cl[f->m.src], msg_class(f->m.opcode));
-        free(f);
+        sys_release(s, f);
         break;
     }
     dir_ctrl_ref_tick(h->r);
@@ -313,7 +343,7 @@ static void arrive_cn(void *obj, uint64_t arg)
     note_order(s, f);
     s->cl[f->dst].delivered[msg_class(f->m.opcode)]++;
     msg_t m = f->m;
-    free(f);
+    sys_release(s, f);
     cn_mem_deliver(s->cn[m.dst], &m);
 }
 
@@ -447,7 +477,7 @@ static void progress(sys_t *s, pend_t *p)
     s->res->ops_done++;
     if (s->res->ops_done >= s->cfg.ops)
         s->stopping = true;
-    free(p);
+    sys_release(s, p);
 }
 
 static void on_load(void *obj, uint64_t tag, uint64_t v)
@@ -607,9 +637,7 @@ static void agent_attempt(void *obj, uint64_t arg)
         line = s->loc[li];
     }
     unsigned w = (unsigned)rng_below(&a->rng, W);
-    pend_t *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    pend_t *p = sys_alloc(s, sizeof *p);
     *p = (pend_t){.a = a, .kind = kind, .region = region, .li = li, .w = w, .addr = line + 8 * w,
                   .t_issue = s->k.now};
     const mem_if_t *mi = cn_mem_if(s->cn[a->cn]);
@@ -624,7 +652,7 @@ static void agent_attempt(void *obj, uint64_t arg)
     case A_PREFETCH:
         s->res->prefetches++;
         mi->prefetch_x(mi->obj, a->core, p->addr);
-        free(p);
+        sys_release(s, p);
         return;
     case A_FLUSH:
         a->sb_busy = true;
@@ -970,7 +998,7 @@ void cn_sys_run(const cn_sys_cfg_t *cfg, uint64_t seed, const char *replay, cn_s
         /* Every CN flushes its LNR lines: memory then holds what the CNs wrote. */
         for (unsigned c = 0; c < s->ncn; c++)
             for (unsigned li = 0; li < cfg->nlnr; li++) {
-                pend_t *p = calloc(1, sizeof *p);
+                pend_t *p = sys_alloc(s, sizeof *p);
                 *p = (pend_t){.a = &s->ag[c * cfg->cores], .kind = A_FLUSH, .region = R_LNR, .li = li,
                               .addr = s->lnr[li], .final = true};
                 s->outstanding++;
@@ -1008,15 +1036,15 @@ out:
     for (unsigned h = 0; s->homes && h < s->nhomes; h++) {
         if (s->homes[h].r)
             dir_ctrl_ref_free(s->homes[h].r);
-        for (size_t i = 0; i < s->homes[h].nin; i++)
-            free(s->homes[h].in[i]);
-        free(s->homes[h].in);
+        free(s->homes[h].in); /* its flights are sys_alloc's: freed below */
     }
     for (size_t i = 0; i < (size_t)(cfg->nlnr + 1) * W; i++) {
         free(s->ws_lnr[i].v);
         free(s->ws_lnr[i].cn);
     }
     free(s->own_lnr);
+    while (s->made)
+        sys_release(s, s->made->payload);
     stats_free(&s->st);
     free(s->homes);
     free(s->cn);

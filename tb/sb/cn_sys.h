@@ -46,8 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "stats.h"
+#include "base/config.h"
+#include "base/stats.h"
 
 typedef struct cn_sys_cfg {
     const char *name;

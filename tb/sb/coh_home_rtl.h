@@ -1,4 +1,4 @@
-/* The Verilated directory controller (rtl/dir/dir_ctrl.sv through csim/dir_drv) as a home of the
+/* The Verilated directory controller (rtl/dir/dir_ctrl.sv through csim/drv/dir_drv) as a home of the
  * random coherence tester (tb/sb/coh_tester): one model per MN, configured from the tester's cfg
  * (address map, SCR, memory latency). The Verilated shapes are fixed: a cfg with a table of at
  * most 4 entries, a directory cache of at most 2 entries or 2 credits per class gets dir_ctrl_small
@@ -9,7 +9,7 @@
 #define COH_HOME_RTL_H
 
 #include "coh_tester.h"
-#include "dir_drv.h"
+#include "drv/dir_drv.h"
 
 /** coh_home_make_fn for the RTL. arg: NULL (the shape the cfg asks for, above), or the
  *  dir_model_ops_t to use instead (tb/sb/dir_models.h: dir_ops_synth, the synthesis form). */

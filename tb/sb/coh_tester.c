@@ -7,7 +7,6 @@
 #include "../ref/dir_ctrl_ref.h" /* the address map of section 11c (dir_addr_mn) */
 
 #define W MSG_WORDS_PER_LINE
-#define WIF 0x4u /* flags bit 2 on a BIRSP: WR_IN_FLIGHT */
 #define NEVER UINT64_MAX
 #define VER_MASK ((1u << MSG_TS_W) - 1)
 
@@ -456,7 +455,7 @@ static void snoop(coh_tester_t *t, coh_agent_t *a, const msg_t *m, bool allow_de
         }
         c->void_g = true;
         r.opcode = c->pend == P_CLEAN_EV ? OP_BIRSP_I : OP_BIRSP_I_DATA;
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         break;
     case P_WT:
         if (c->st == CS_E || c->st == CS_M) {
@@ -471,7 +470,7 @@ static void snoop(coh_tester_t *t, coh_agent_t *a, const msg_t *m, bool allow_de
                  (unsigned long long)m->addr, cs_name[c->st]);
             return;
         }
-        r.flags = WIF;
+        r.flags = MSG_FLAG_WR_IN_FLIGHT;
         a->wt_wif[c->li] = 1;
         break;
     case P_RDS:
@@ -534,7 +533,7 @@ static void snoop(coh_tester_t *t, coh_agent_t *a, const msg_t *m, bool allow_de
         r.ts = (uint8_t)(c->ver & VER_MASK);
         t->st.data_answers++;
     }
-    if (r.flags & WIF)
+    if (r.flags & MSG_FLAG_WR_IN_FLIGHT)
         t->st.wif_answers++;
     if (r.opcode == OP_BIRSP_S || r.opcode == OP_BIRSP_S_DATA)
         t->st.keep_s++;

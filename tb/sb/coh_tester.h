@@ -57,8 +57,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/rng.h"
 #include "msg_defs.h"
-#include "rng.h"
 
 /** A home (one MN's directory controller) behind opaque pointers. */
 typedef struct coh_home_ops {

@@ -1,10 +1,10 @@
-/* The Verilated dir_ctrl models the tests drive through csim/dir_drv (scripts/mk/dir.mk builds
+/* The Verilated dir_ctrl models the tests drive through csim/drv/dir_drv (scripts/mk/dir.mk builds
  * them): default sizes, a small table and cache for back-pressure and evictions, and the default
  * sizes' synthesis form. */
 #include <string.h>
 
-#include "dir_drv.h"
 #include "dir_models.h"
+#include "drv/dir_drv.h"
 #include "vw_dir_ctrl.h"
 #include "vw_dir_ctrl_small.h"
 #include "vw_dir_ctrl_synth.h"

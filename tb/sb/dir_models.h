@@ -5,7 +5,7 @@
 #ifndef DIR_MODELS_H
 #define DIR_MODELS_H
 
-#include "dir_drv.h"
+#include "drv/dir_drv.h"
 
 extern const dir_model_ops_t dir_ops_default, dir_ops_small, dir_ops_synth;
 

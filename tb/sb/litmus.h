@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rng.h"
 #include "cn/wl_api.h"
-#include "rng.h"
 
 enum { LK_ST, LK_LD, LK_FENCE, LK_SWAP, LK_FADD };
 #define LM_THR 4

@@ -1,8 +1,8 @@
-/* The Verilated logging_unit models the tests drive through csim/lu_drv (scripts/mk/lu.mk builds
+/* The Verilated logging_unit models the tests drive through csim/drv/lu_drv (scripts/mk/lu.mk builds
  * them): the paper's sizes, and a small buffer for back-pressure. */
 #include <string.h>
 
-#include "lu_drv.h"
+#include "drv/lu_drv.h"
 #include "lu_models.h"
 #include "vw_logging_unit.h"
 #include "vw_logging_unit_small.h"

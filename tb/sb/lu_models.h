@@ -3,7 +3,7 @@
 #ifndef LU_MODELS_H
 #define LU_MODELS_H
 
-#include "lu_drv.h"
+#include "drv/lu_drv.h"
 
 extern const lu_model_ops_t lu_ops_default, lu_ops_small;
 

@@ -1,5 +1,5 @@
 /* Test parts shared by the Logging Unit's tests (tb/test_logging_unit.c) and the MN log store's
- * (tb/test_mn_log.c): a Verilated LU (csim/lu_drv) dumping to the MN log store (csim/mn_log), log
+ * (tb/test_mn_log.c): a Verilated LU (csim/drv/lu_drv) dumping to the MN log store (csim/mn/mn_log), log
  * records packed as the LU writes them, and the failure message of an MN log error. */
 #ifndef MN_LU_H
 #define MN_LU_H
@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lu_drv.h"
-#include "mn_log.h"
+#include "drv/lu_drv.h"
+#include "mn/mn_log.h"
 
 /** Sends m to the LU behind d once a credit of its class is there (stepping the LU meanwhile; no
  *  credit within 10 000 cycles fails the test). */

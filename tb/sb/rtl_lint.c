@@ -14,7 +14,7 @@ void rtl_lint(const char *top, const char *args, rtl_lint_result_t *r)
     }
     char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "verilator --lint-only -Wall -Irtl/include rtl/lint.vlt build/gen/msg_pkg.sv rtl/*.sv rtl/*/*.sv "
+             "verilator --lint-only -Wall -Irtl/include rtl/lint.vlt build/gen/msg_pkg.sv build/gen/csr_pkg.sv rtl/*.sv rtl/*/*.sv "
              "--top-module %s %s 2>&1",
              top,
              args);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "rng.h"
+#include "base/cleanup.h"
+#include "base/rng.h"
 
 static void *xcalloc(size_t n, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rng.h"
+#include "base/rng.h"
 #include "vw_bits.h"
 
 /** Random source of beats of `width` bits. */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "vw_bits.h copies port fields as little-endian bytes"
