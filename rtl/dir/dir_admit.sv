@@ -110,7 +110,6 @@ module dir_admit #(
   /// it sets the line's version
   output logic                               setv_o
 );
-  localparam logic [3:0] V_ADDR = 4'd1, V_REGION = 4'd2, V_BAD_MSG = 4'd6;   // dir_txn's
 
   logic [AddrW-1:0]  n_chunk, n_lwide;
   logic [MnIdxW-1:0] n_mn;
@@ -155,17 +154,17 @@ module dir_admit #(
         // in the line's order; at its turn the entry decides.
         take = 1'b1;
       end else if (!n_src_cn) begin
-        kind_o = V_BAD_MSG;
+        kind_o = csr_pkg::V_BAD_MSG;
         take   = 1'b1;
       end else if (failed_i[n_src[CnW-1:0]]) begin
         // A failed CN's message, left in the receive FIFO: refused.
-        kind_o = V_BAD_MSG;
+        kind_o = csr_pkg::V_BAD_MSG;
         take   = 1'b1;
       end else if (!n_here_o) begin
-        kind_o = V_ADDR;
+        kind_o = csr_pkg::V_ADDR;
         take   = 1'b1;
       end else if (n_scr_o == n_lnr_op) begin
-        kind_o = V_REGION;
+        kind_o = csr_pkg::V_REGION;
         take   = 1'b1;
       end else if (!free_any_i) begin
         full_o = 1'b1;

@@ -2,21 +2,11 @@
 `include "assert.svh"
 
 // The directory's counters and CSR read port (32-bit registers, word addresses; the data come the
-// cycle after the request):
-//   0x00..0x11 one counter per row of the state x event table (dir_decide's TR_*, in order)
-//   0x12 BISNP sent            0x13 BIRSP received        0x14 directory cache hits
-//   0x15 directory cache misses                           0x16 directory cache write-backs
-//   0x17 stale writes          0x18..0x1D violations: ADDR, REGION, NOT_OWNER, DUP_REQ, BIRSP,
-//   BAD_MSG                    0x1E cycles a new request found the table full
-//   0x1F requests that waited behind an older one of their line
-//   0x20 requests taken (REQ and RWD)   0x21 memory reads    0x22 memory writes
-//   0x23 transactions in the table now
-//   0x24 cycles of the last walk (TravDir)   0x25 directory lines read by walks
-//   0x26 entries whose sharers lost a failed CN   0x27 OWNED reported   0x28 RECOVERED
-//   0x29 NOT_OWNED             0x2A failed sharers' answers taken as BIRSP_I
-//   0x2B failed CNs' requests dropped        0x2C the failed CNs (bit per CN)
-// Other addresses read 0 with csr_err_o. Counters are 32 bits and wrap. The event numbers (EV_*:
-// counter e at bits e * 32) are named here only; the other parts give one strobe per event.
+// cycle after the request). The map is the [dir] table of rtl/include/csrs.toml (csr_pkg::DIR_CSR_*,
+// docs/csrs.md): a counter per row of the state x event table, the events counted, the table's use,
+// the last walk's cycles and the failed CNs. Other addresses read 0 with csr_err_o. Counters are 32
+// bits and wrap. The event numbers (csr_pkg::EV_*: counter e at bits e * 32) are used here only;
+// the other parts give one strobe per event.
 module dir_csr #(
   /// transaction table entries
   parameter int unsigned TxnEntries = 16,
@@ -49,7 +39,7 @@ module dir_csr #(
   input  wire logic [3:0]            v_kind_i,
   /// the receive port dropped a message (a BAD_MSG)
   input  wire logic                  rx_bad_i,
-  // one strobe per event counted (the CSR map above): BISNP sent, BIRSP received, cache hit,
+  // one strobe per event counted (docs/csrs.md): BISNP sent, BIRSP received, cache hit,
   // miss, write-back, stale write, table full, waited, request taken, memory read, memory write,
   // walk's directory line read, sharers lost a failed CN, OWNED, RECOVERED, NOT_OWNED, a failed
   // sharer's answer given up, a failed CN's request dropped
@@ -108,42 +98,36 @@ module dir_csr #(
   /// this edge is a stall's with no other input (the cycles skipped after it are stalled too)
   output logic                       stall_in_o
 );
-  // Events counted (bit: counter, see the CSR map above).
-  localparam int unsigned NumEv = 42;
-  localparam int unsigned EV_SNP = 18, EV_BIR = 19, EV_HIT = 20, EV_MISS = 21, EV_WB = 22,
-                          EV_STALE = 23, EV_VIOL = 24, EV_FULL = 30, EV_WAITED = 31,
-                          EV_REQS = 32, EV_MRD = 33, EV_MWR = 34, EV_WLINE = 35, EV_WSH = 36,
-                          EV_OWNED = 37, EV_RECOK = 38, EV_RECNO = 39, EV_PURGED = 40,
-                          EV_VOID = 41;
+  // Events counted: csr_pkg::EV_* (bit: counter), generated from rtl/include/csrs.toml.
 
-  logic [NumEv-1:0] evc;
+  logic [csr_pkg::EV_NUM-1:0] evc;
   always_comb begin
     evc            = '0;
     if (c_tr_i) evc[32'(tr_i)] = 1'b1;
-    evc[EV_SNP]    = c_snp_i;
-    evc[EV_BIR]    = c_bir_i;
-    evc[EV_HIT]    = c_hit_i;
-    evc[EV_MISS]   = c_miss_i;
-    evc[EV_WB]     = c_wb_i;
-    evc[EV_STALE]  = c_stale_i;
-    evc[EV_FULL]   = c_full_i;
-    evc[EV_WAITED] = c_waited_i;
-    evc[EV_REQS]   = c_reqs_i;
-    evc[EV_MRD]    = c_mrd_i;
-    evc[EV_MWR]    = c_mwr_i;
-    evc[EV_WLINE]  = c_wline_i;
-    evc[EV_WSH]    = c_wsh_i;
-    evc[EV_OWNED]  = c_owned_i;
-    evc[EV_RECOK]  = c_recok_i;
-    evc[EV_RECNO]  = c_recno_i;
-    evc[EV_PURGED] = c_purged_i;
-    evc[EV_VOID]   = c_void_i;
-    if (v_kind_i != '0) evc[EV_VIOL + 32'(v_kind_i) - 1] = 1'b1;
+    evc[csr_pkg::EV_SNP]    = c_snp_i;
+    evc[csr_pkg::EV_BIR]    = c_bir_i;
+    evc[csr_pkg::EV_HIT]    = c_hit_i;
+    evc[csr_pkg::EV_MISS]   = c_miss_i;
+    evc[csr_pkg::EV_WB]     = c_wb_i;
+    evc[csr_pkg::EV_STALE]  = c_stale_i;
+    evc[csr_pkg::EV_FULL]   = c_full_i;
+    evc[csr_pkg::EV_WAITED] = c_waited_i;
+    evc[csr_pkg::EV_REQS]   = c_reqs_i;
+    evc[csr_pkg::EV_MRD]    = c_mrd_i;
+    evc[csr_pkg::EV_MWR]    = c_mwr_i;
+    evc[csr_pkg::EV_WLINE]  = c_wline_i;
+    evc[csr_pkg::EV_WSH]    = c_wsh_i;
+    evc[csr_pkg::EV_OWNED]  = c_owned_i;
+    evc[csr_pkg::EV_RECOK]  = c_recok_i;
+    evc[csr_pkg::EV_RECNO]  = c_recno_i;
+    evc[csr_pkg::EV_PURGED] = c_purged_i;
+    evc[csr_pkg::EV_VOID]   = c_void_i;
+    if (v_kind_i != '0) evc[csr_pkg::EV_VIOL + 32'(v_kind_i) - 1] = 1'b1;
   end
   assign ev_none_o      = evc == '0;
-  assign ev_only_full_o = evc == NumEv'(1) << EV_FULL;
+  assign ev_only_full_o = evc == csr_pkg::EV_NUM'(1) << csr_pkg::EV_FULL;
 
-  logic [NumEv*32-1:0] cnt_q;   // counter e: bits e * 32 +: 32
+  logic [csr_pkg::EV_NUM*32-1:0] cnt_q;   // counter e: bits e * 32 +: 32
   logic [TW:0] in_use;
   // The cycles a stalled controller was not clocked (stall_o), EV_FULL's: the edge after them
   // counts them, and a read of EV_FULL at that edge adds them, so that the counter reads as if
@@ -173,12 +157,12 @@ module dir_csr #(
     // at 0x25..0x2B and the failed CNs (worked out only in a cycle that reads).
     if (!csr_valid_i) begin
       // (no read)
-    end else if (32'(csr_addr_i) < EV_WLINE)      csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
-                                                                ((32'(csr_addr_i) == EV_FULL) ? full_skip : 32'd0);
-    else if (32'(csr_addr_i) == EV_WLINE)         csr_rdata_d = 32'(in_use);
-    else if (32'(csr_addr_i) == EV_WLINE + 1)     csr_rdata_d = walk_last_i;
-    else if (32'(csr_addr_i) < NumEv + 2)         csr_rdata_d = cnt_q[32'(hi)*32 +: 32];
-    else if (32'(csr_addr_i) == NumEv + 2)        csr_rdata_d = 32'(failed_i);
+    end else if (32'(csr_addr_i) < 32'(csr_pkg::DIR_CSR_IN_USE))      csr_rdata_d = cnt_q[32'(csr_addr_i[5:0])*32 +: 32] +
+                                                                ((32'(csr_addr_i) == csr_pkg::EV_FULL) ? full_skip : 32'd0);
+    else if (32'(csr_addr_i) == 32'(csr_pkg::DIR_CSR_IN_USE))         csr_rdata_d = 32'(in_use);
+    else if (32'(csr_addr_i) == 32'(csr_pkg::DIR_CSR_TRAV_DIR))     csr_rdata_d = walk_last_i;
+    else if (32'(csr_addr_i) < 32'(csr_pkg::DIR_CSR_FAILED))         csr_rdata_d = cnt_q[32'(hi)*32 +: 32];
+    else if (32'(csr_addr_i) == 32'(csr_pkg::DIR_CSR_FAILED))        csr_rdata_d = 32'(failed_i);
     else                                          csr_err_d   = 1'b1;
   end
   // The answer, then the counters, in one process. Only the counters of the cycle's events are
@@ -198,10 +182,10 @@ module dir_csr #(
       csr_err_q    <= csr_valid_i & csr_err_d;
       csr_rdata_q  <= csr_valid_i ? csr_rdata_d : '0;
       if (evc != '0 || rx_bad_i || full_skip != '0)
-        for (int e = 0; e < NumEv; e++)
-          if (evc[e] || (e == EV_VIOL + 5 && rx_bad_i) || (e == EV_FULL && full_skip != '0))
-            cnt_q[e*32 +: 32] = cnt_q[e*32 +: 32] + ((e == EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad_i) :
-                                                    (e == EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
+        for (int e = 0; e < csr_pkg::EV_NUM; e++)
+          if (evc[e] || (e == csr_pkg::EV_VIOL + 5 && rx_bad_i) || (e == csr_pkg::EV_FULL && full_skip != '0))
+            cnt_q[e*32 +: 32] = cnt_q[e*32 +: 32] + ((e == csr_pkg::EV_VIOL + 5) ? 32'(evc[e]) + 32'(rx_bad_i) :
+                                                    (e == csr_pkg::EV_FULL)     ? 32'(evc[e]) + full_skip  : 32'd1);
     end
   end
   // verilator lint_on BLKSEQ

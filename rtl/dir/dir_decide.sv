@@ -96,15 +96,11 @@ module dir_decide #(
 );
 
   // ---- directory entry states, rows of the state x event table ----
-  localparam logic [1:0] E_I = 2'd0, E_S = 2'd1, E_EM = 2'd2;
-  typedef enum logic [4:0] {
-    TR_I_RdS, TR_I_RdOwn, TR_I_Evict, TR_S_RdS, TR_S_ReRead, TR_S_RdOwn, TR_S_Upg,
-    TR_S_CleanEvict, TR_S_StaleWr, TR_EM_RdS, TR_EM_RdOwn, TR_EM_ReRead, TR_EM_CleanEvict,
-    TR_EM_DirtyEvict, TR_EM_WtWr, TR_EM_StaleWr, TR_LNR_Rd, TR_LNR_Wr
-  } tr_e;
+  // Entry states (csr_pkg::E_*) and the table's rows (csr_pkg::tr_e, TR_*): generated from
+  // rtl/include/csrs.toml, as are the C side's DIR_TR_* and docs/csrs.md.
 
   // Each transaction's row, written at its DECIDE (read at its FINISH, and by the snoop answers).
-  tr_e t_tr_q [TxnEntries];
+  csr_pkg::tr_e t_tr_q [TxnEntries];
 
   function automatic logic [EntW-1:0] ent_make(logic [1:0] st, logic [NumCn-1:0] vec,
                                                logic [NumCn-1:0] stale, logic [TsW-1:0] ver);
@@ -121,14 +117,14 @@ module dir_decide #(
   assign e_ver   = ent_i[VerLsb +: TsW];
   assign r_oh    = NumCn'(1) << req_cn_i;
   assign r_sh    = (e_vec & r_oh) != '0;
-  assign r_own   = (e_st == E_EM) && r_sh;
+  assign r_own   = (e_st == csr_pkg::E_EM) && r_sh;
   assign r_stale = (e_stale & r_oh) != '0;
 
   // ---- DECIDE: the row ----
-  tr_e tr;
+  csr_pkg::tr_e tr;
   always_comb begin
     logic viol_own;   // a write or eviction the state does not allow: stale or a violation
-    tr          = TR_LNR_Rd;
+    tr          = csr_pkg::TR_LNR_Rd;
     rd_o        = 1'b0;
     wr_o        = 1'b0;
     viol_own    = 1'b0;
@@ -143,19 +139,19 @@ module dir_decide #(
     need_o      = 1'b0;
     if (decide_i) begin
       if (lnr_i) begin
-        tr   = (op_i == msg_pkg::OP_LNR_RD) ? TR_LNR_Rd : TR_LNR_Wr;
+        tr   = (op_i == msg_pkg::OP_LNR_RD) ? csr_pkg::TR_LNR_Rd : csr_pkg::TR_LNR_Wr;
         rd_o = (op_i == msg_pkg::OP_LNR_RD);
         wr_o = (op_i == msg_pkg::OP_LNR_WR);
       end else begin
         unique case (e_st)
-          E_I: begin
+          csr_pkg::E_I: begin
             unique case (op_i)
-              msg_pkg::OP_RD_SHARED: begin tr = TR_I_RdS; rd_o = 1'b1; end
-              msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = TR_I_RdOwn; rd_o = 1'b1; end
-              default: begin tr = TR_I_Evict; viol_own = 1'b1; end
+              msg_pkg::OP_RD_SHARED: begin tr = csr_pkg::TR_I_RdS; rd_o = 1'b1; end
+              msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin tr = csr_pkg::TR_I_RdOwn; rd_o = 1'b1; end
+              default: begin tr = csr_pkg::TR_I_Evict; viol_own = 1'b1; end
             endcase
           end
-          E_S: begin
+          csr_pkg::E_S: begin
             unique case (op_i)
               msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
                 // A sharer asks for ownership with RD_UPGRADE only: after RD_OWN it could not
@@ -163,49 +159,49 @@ module dir_decide #(
                 targets_o = e_vec & ~r_oh;
                 snoop_o   = targets_o != '0;
                 if (r_sh && op_i != msg_pkg::OP_RD_UPGRADE) begin
-                  tr      = TR_S_ReRead;
+                  tr      = csr_pkg::TR_S_ReRead;
                   dup_o   = 1'b1;
                   snoop_o = 1'b0;
                 end else if (r_sh) begin
-                  tr = TR_S_Upg;
+                  tr = csr_pkg::TR_S_Upg;
                 end else if (op_i == msg_pkg::OP_RD_SHARED) begin
-                  tr      = TR_S_RdS;
+                  tr      = csr_pkg::TR_S_RdS;
                   rd_o    = 1'b1;
                   snoop_o = 1'b0;
                 end else begin
-                  tr   = TR_S_RdOwn;
+                  tr   = csr_pkg::TR_S_RdOwn;
                   rd_o = 1'b1;
                 end
               end
               msg_pkg::OP_CLEAN_EVICT: begin
-                if (r_sh) tr = TR_S_CleanEvict;
-                else begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+                if (r_sh) tr = csr_pkg::TR_S_CleanEvict;
+                else begin tr = csr_pkg::TR_S_StaleWr; viol_own = 1'b1; end
               end
-              default: begin tr = TR_S_StaleWr; viol_own = 1'b1; end
+              default: begin tr = csr_pkg::TR_S_StaleWr; viol_own = 1'b1; end
             endcase
           end
           default: begin   // E_EM
             unique case (op_i)
               msg_pkg::OP_RD_SHARED, msg_pkg::OP_RD_OWN, msg_pkg::OP_RD_UPGRADE: begin
-                if (r_own) begin tr = TR_EM_ReRead; dup_o = 1'b1; end
+                if (r_own) begin tr = csr_pkg::TR_EM_ReRead; dup_o = 1'b1; end
                 else begin
-                  tr        = (op_i == msg_pkg::OP_RD_SHARED) ? TR_EM_RdS : TR_EM_RdOwn;
+                  tr        = (op_i == msg_pkg::OP_RD_SHARED) ? csr_pkg::TR_EM_RdS : csr_pkg::TR_EM_RdOwn;
                   targets_o = e_vec;
                   snoop_o   = 1'b1;
                   inv_o     = (op_i != msg_pkg::OP_RD_SHARED);
                 end
               end
               msg_pkg::OP_CLEAN_EVICT: begin
-                if (r_own) tr = TR_EM_CleanEvict;
-                else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                if (r_own) tr = csr_pkg::TR_EM_CleanEvict;
+                else begin tr = csr_pkg::TR_EM_StaleWr; viol_own = 1'b1; end
               end
               msg_pkg::OP_DIRTY_EVICT: begin
-                if (r_own) begin tr = TR_EM_DirtyEvict; wr_o = 1'b1; end
-                else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                if (r_own) begin tr = csr_pkg::TR_EM_DirtyEvict; wr_o = 1'b1; end
+                else begin tr = csr_pkg::TR_EM_StaleWr; viol_own = 1'b1; end
               end
               default: begin   // WT_WR
-                if (r_own) begin tr = TR_EM_WtWr; wr_o = 1'b1; end
-                else begin tr = TR_EM_StaleWr; viol_own = 1'b1; end
+                if (r_own) begin tr = csr_pkg::TR_EM_WtWr; wr_o = 1'b1; end
+                else begin tr = csr_pkg::TR_EM_StaleWr; viol_own = 1'b1; end
               end
             endcase
           end
@@ -227,7 +223,7 @@ module dir_decide #(
         ent_o[VerLsb +: TsW] = ts_i;
         chg_o = 1'b1;
       end
-      need_o = rd_o | snoop_o & (tr == TR_EM_RdS || tr == TR_EM_RdOwn);
+      need_o = rd_o | snoop_o & (tr == csr_pkg::TR_EM_RdS || tr == csr_pkg::TR_EM_RdOwn);
     end
   end
   assign tr_o = tr;
@@ -241,8 +237,8 @@ module dir_decide #(
     rec_ok_o  = 1'b0;
     rec_ent_o = ent_i;
     if (rec_i || release_i) begin
-      rec_ok_o  = (e_st == E_EM) && ((e_vec & failed_i) != '0);
-      rec_ent_o = ent_make(E_I, '0, e_stale & ~failed_i, setv_i ? ts_i : e_ver);
+      rec_ok_o  = (e_st == csr_pkg::E_EM) && ((e_vec & failed_i) != '0);
+      rec_ent_o = ent_make(csr_pkg::E_I, '0, e_stale & ~failed_i, setv_i ? ts_i : e_ver);
     end
   end
 
@@ -258,36 +254,36 @@ module dir_decide #(
     vec       = e_vec;
     fin_op_o  = msg_pkg::OP_CMP;
     if (finish_i) unique case (t_tr_q[ei_i])
-      TR_I_RdS, TR_I_RdOwn, TR_S_RdOwn, TR_EM_RdOwn: begin
+      csr_pkg::TR_I_RdS, csr_pkg::TR_I_RdOwn, csr_pkg::TR_S_RdOwn, csr_pkg::TR_EM_RdOwn: begin
         fin_op_o = msg_pkg::OP_DATA_E;
-        st       = E_EM;
+        st       = csr_pkg::E_EM;
         vec      = r_oh;
       end
-      TR_S_Upg: begin
+      csr_pkg::TR_S_Upg: begin
         fin_op_o = msg_pkg::OP_CMP_E;
-        st       = E_EM;
+        st       = csr_pkg::E_EM;
         vec      = r_oh;
       end
-      TR_S_RdS: begin
+      csr_pkg::TR_S_RdS: begin
         fin_op_o = msg_pkg::OP_DATA_S;
-        st       = E_S;
+        st       = csr_pkg::E_S;
         vec      = e_vec | r_oh;
       end
-      TR_EM_RdS: begin
+      csr_pkg::TR_EM_RdS: begin
         // The owner kept a shared copy: both share; else the requester alone, granted E.
         fin_op_o = kepts_i ? msg_pkg::OP_DATA_S : msg_pkg::OP_DATA_E;
-        st       = kepts_i ? E_S : E_EM;
+        st       = kepts_i ? csr_pkg::E_S : csr_pkg::E_EM;
         vec      = kepts_i ? e_vec | r_oh : r_oh;
       end
-      TR_S_CleanEvict: begin
-        st  = ((e_vec & ~r_oh) != '0) ? E_S : E_I;
+      csr_pkg::TR_S_CleanEvict: begin
+        st  = ((e_vec & ~r_oh) != '0) ? csr_pkg::E_S : csr_pkg::E_I;
         vec = e_vec & ~r_oh;
       end
-      TR_EM_CleanEvict, TR_EM_DirtyEvict: begin
-        st  = E_I;
+      csr_pkg::TR_EM_CleanEvict, csr_pkg::TR_EM_DirtyEvict: begin
+        st  = csr_pkg::E_I;
         vec = '0;
       end
-      TR_LNR_Rd: fin_op_o = msg_pkg::OP_DATA_NC;
+      csr_pkg::TR_LNR_Rd: fin_op_o = msg_pkg::OP_DATA_NC;
       default: ;
     endcase
     fin_ent_o           = ent_i;
@@ -296,13 +292,13 @@ module dir_decide #(
   end
 
   // ---- the rows that snoop an owner ----
-  assign own_snp_o = (t_tr_q[ei_i] == TR_EM_RdS) || (t_tr_q[ei_i] == TR_EM_RdOwn);
+  assign own_snp_o = (t_tr_q[ei_i] == csr_pkg::TR_EM_RdS) || (t_tr_q[ei_i] == csr_pkg::TR_EM_RdOwn);
   // (None while no CN has failed.)
   always_comb begin
     own_snp_all_o = '0;
     if (failed_i != '0)
       for (int t = 0; t < TxnEntries; t++)
-        own_snp_all_o[t] = (t_tr_q[t] == TR_EM_RdS) || (t_tr_q[t] == TR_EM_RdOwn);
+        own_snp_all_o[t] = (t_tr_q[t] == csr_pkg::TR_EM_RdS) || (t_tr_q[t] == csr_pkg::TR_EM_RdOwn);
   end
 
   // The row is the transaction's from its DECIDE on (a RECOVER and a failed CN's request take

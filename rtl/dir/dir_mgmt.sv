@@ -105,10 +105,8 @@ module dir_mgmt #(
   /// counted (dir_csr): a released transaction's RECOVERED
   output logic                   c_recok_o
 );
-  // Management port: commands and answers.
-  localparam logic [1:0] MG_FAIL = 2'd0, MG_WALK = 2'd1, MG_RECOVER = 2'd2, MG_RESUME = 2'd3;
-  localparam logic [2:0] MR_DONE = 3'd0, MR_WALKED = 3'd1, MR_OWNED = 3'd2, MR_RECOVERED = 3'd3,
-                         MR_NOT_OWNED = 3'd4, MR_REFUSED = 3'd5, MR_BUSY = 3'd6;
+  // Management port: commands (csr_pkg::MG_*) and answers (csr_pkg::MR_*), generated from
+  // rtl/include/csrs.toml.
 
   logic [NumCn-1:0] failed_q, failed_d;
   logic             rec_q, rec_d;
@@ -134,12 +132,12 @@ module dir_mgmt #(
   // A FAIL is taken while the walk waits for quiet too: a CN that fails during a recovery holds
   // transactions up that only its FAIL releases (they then wait as held ones). No other command
   // is taken until the walk has ended.
-  assign rec_pend_o     = mg_req_valid_i & (mg_req_op_i == MG_RECOVER) & walk_idle_i;
+  assign rec_pend_o     = mg_req_valid_i & (mg_req_op_i == csr_pkg::MG_RECOVER) & walk_idle_i;
   assign go_o           = mg_req_valid_i && mr_room_o && mq_room_i &&
-                          (walk_idle_i || (walk_quiet_i && mg_req_op_i == MG_FAIL));
+                          (walk_idle_i || (walk_quiet_i && mg_req_op_i == csr_pkg::MG_FAIL));
   assign mg_req_ready_o = ev_mg_i || (ev_new_i && rec_pend_o);
-  assign walk_start_o   = ev_mg_i && mg_req_op_i == MG_WALK;
-  assign release_o      = ev_mg_i && mg_req_op_i == MG_RECOVER && n_here_i && n_scr_i && h_any_i;
+  assign walk_start_o   = ev_mg_i && mg_req_op_i == csr_pkg::MG_WALK;
+  assign release_o      = ev_mg_i && mg_req_op_i == csr_pkg::MG_RECOVER && n_here_i && n_scr_i && h_any_i;
 
   always_comb begin
     failed_d  = failed_q;
@@ -150,33 +148,33 @@ module dir_mgmt #(
     // Answers of the engine's and the walk's events.
     if (rec_done_i) begin
       mr_push = 1'b1;
-      mr_in   = {rec_ok_i ? MR_RECOVERED : MR_NOT_OWNED, rec_line_i, 32'd0};
+      mr_in   = {rec_ok_i ? csr_pkg::MR_RECOVERED : csr_pkg::MR_NOT_OWNED, rec_line_i, 32'd0};
     end
     if (owned_i) begin
       mr_push = 1'b1;
-      mr_in   = {MR_OWNED, owned_line_i, 32'd0};
+      mr_in   = {csr_pkg::MR_OWNED, owned_line_i, 32'd0};
     end
     if (walked_i) begin
       mr_push = 1'b1;
-      mr_in   = {MR_WALKED, AddrW'(0), walked_cyc_i};
+      mr_in   = {csr_pkg::MR_WALKED, AddrW'(0), walked_cyc_i};
     end
     // A command.
     if (ev_mg_i) unique case (mg_req_op_i)
-      MG_FAIL: begin
+      csr_pkg::MG_FAIL: begin
         failed_d[mg_req_cn_i] = 1'b1;
         rec_d   = 1'b1;
         mr_push = 1'b1;
-        mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+        mr_in   = {csr_pkg::MR_DONE, AddrW'(0), 32'd0};
       end
-      MG_RESUME: begin
+      csr_pkg::MG_RESUME: begin
         rec_d   = 1'b0;
         mr_push = 1'b1;
-        mr_in   = {MR_DONE, AddrW'(0), 32'd0};
+        mr_in   = {csr_pkg::MR_DONE, AddrW'(0), 32'd0};
       end
-      MG_WALK: ;   // (dir_walk: answered WALKED at its end)
+      csr_pkg::MG_WALK: ;   // (dir_walk: answered WALKED at its end)
       default: begin   // MG_RECOVER
         mr_push = 1'b1;
-        mr_in   = {MR_REFUSED, mg_req_addr_i, 32'd0};
+        mr_in   = {csr_pkg::MR_REFUSED, mg_req_addr_i, 32'd0};
         if (!n_here_i || !n_scr_i) begin
           // Not this MN's line, or not a coherent one: the handler is wrong.
         end else if (!h_any_i) begin
@@ -184,10 +182,10 @@ module dir_mgmt #(
           // handler to send it again later. Waiting here would hold the port, and the RECOVERs
           // behind it may be the ones that release the held transactions filling the table
           // (they only go on once their lines are recovered).
-          mr_in = {MR_BUSY, mg_req_addr_i, 32'd0};
+          mr_in = {csr_pkg::MR_BUSY, mg_req_addr_i, 32'd0};
         end else begin
           // A transaction awaits the failed owner's answer: released (dir_txn).
-          mr_in     = {MR_RECOVERED, mg_req_addr_i, 32'd0};
+          mr_in     = {csr_pkg::MR_RECOVERED, mg_req_addr_i, 32'd0};
           c_recok_o = 1'b1;
         end
       end

@@ -238,7 +238,6 @@ module dir_tbe #(
     ST_WAIT, ST_START, ST_FILLW, ST_INSTALL, ST_DECIDE, ST_SNOOP, ST_MEMRD, ST_MEMW, ST_FINISH,
     ST_END
   } st_e;
-  localparam logic [1:0] E_EM = 2'd2;   // dir_decide's EM state
 
   logic [TxnEntries-1:0] t_valid_q;
   st_e [TxnEntries-1:0] t_st_q;   // packed: the wakes and the event write one word (below)
@@ -518,7 +517,7 @@ module dir_tbe #(
   end
   // An EM entry names exactly one owner.
   for (genvar t = 0; t < TxnEntries; t++) begin : g_as
-    `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)
+    `ASSERT(em_one_owner, !t_valid_q[t] || t_ent_q[t][1:0] != csr_pkg::E_EM || $countones(t_ent_q[t][2 +: NumCn]) == 1)
     `ASSERT(no_state_3, !t_valid_q[t] || t_ent_q[t][1:0] != 2'd3)
   end
 

@@ -313,8 +313,6 @@ module dir_txn #(
     ST_WAIT, ST_START, ST_FILLW, ST_INSTALL, ST_DECIDE, ST_SNOOP, ST_MEMRD, ST_MEMW, ST_FINISH,
     ST_END
   } st_e;
-  // Violations found here (dir_admit's, of new requests: ADDR 1, REGION 2, BAD_MSG 6).
-  localparam logic [3:0] V_NOT_OWNER = 4'd3, V_DUP_REQ = 4'd4, V_BIRSP = 4'd5;
   // Where a memory write's words come from (dir_ctrl's memory request mux).
   localparam logic [2:0] MD_NONE = 3'b000, MD_TXN = 3'b001, MD_BIR = 3'b010, MD_MG = 3'b100;
 
@@ -324,7 +322,7 @@ module dir_txn #(
   logic             a_wrif;
   assign a_op   = ev_purge_i ? msg_pkg::OP_BIRSP_I : bir_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
   assign a_cn   = ev_purge_i ? pg_cn_i : bir_msg_i[msg_pkg::FIELD_SRC_LSB +: CnW];
-  assign a_wrif = ev_purge_i ? 1'b0 : bir_msg_i[msg_pkg::FIELD_FLAGS_LSB + 2];   // WR_IN_FLIGHT
+  assign a_wrif = ev_purge_i ? 1'b0 : bir_msg_i[msg_pkg::FIELD_FLAGS_LSB + msg_pkg::FLAG_WR_IN_FLIGHT_BIT];
 
   // A failed CN's request not yet decided is dropped at its DECIDE; a RECOVER's DECIDE is its own.
   assign row_o = ev_decide_i & ~e_rec_i & ~failed_i[e_cn_i];
@@ -407,7 +405,7 @@ module dir_txn #(
       c_purged_o = ev_purge_i;
       v_hdr_o    = bir_msg_i[FlitW-1:DataW];
       if (ev_birsp_i && !b_any_i) begin
-        v_kind_o = V_BIRSP;
+        v_kind_o = csr_pkg::V_BIRSP;
       end else begin
         data = (a_op == msg_pkg::OP_BIRSP_I_DATA) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
         kept = (a_op == msg_pkg::OP_BIRSP_S) || (a_op == msg_pkg::OP_BIRSP_S_DATA);
@@ -416,7 +414,7 @@ module dir_txn #(
         left = e_await_i & ~(NumCn'(1) << a_cn);
         if (bad) begin
           // Dropped like any violation: the transaction still awaits a valid answer.
-          v_kind_o = V_BIRSP;
+          v_kind_o = csr_pkg::V_BIRSP;
         end else begin
           nx_await_o = left;
           nx_snp_o   = e_snp_i & ~(NumCn'(1) << a_cn);
@@ -524,7 +522,7 @@ module dir_txn #(
         c_void_o  = 1'b1;
         st        = ST_FINISH;
       end else begin
-        vk          = row_dup_i ? V_DUP_REQ : row_not_owner_i ? V_NOT_OWNER : 4'd0;
+        vk          = row_dup_i ? csr_pkg::V_DUP_REQ : row_not_owner_i ? csr_pkg::V_NOT_OWNER : 4'd0;
         c_stale_o   = row_stale_i;
         if (row_chg_i) begin
           nx_ent_o = row_ent_i;

@@ -134,7 +134,6 @@ module dir_walk #(
   output logic                   c_owned_o
 );
   localparam int unsigned WOutW = $clog2(WalkReads + 1);
-  localparam logic [1:0] E_I = 2'd0, E_S = 2'd1, E_EM = 2'd2;   // dir_decide's entry states
 
   typedef enum logic [1:0] {W_IDLE, W_QUIET, W_FLUSH, W_SCAN} wph_e;
   wph_e             w_ph_q, w_ph_d;
@@ -217,7 +216,7 @@ module dir_walk #(
         vj = wf_out[j*128 + 2 +: NumCn];
         tj = wf_out[j*128 + 2 + NumCn +: NumCn];
         act[j] = (2'(j) >= w_k_q) && ({w_pgrp_q[29:0], 2'(j)} < cfg_lines_i) &&
-                 ((vj & failed_i) != '0 && (sj == E_EM || sj == E_S) || (tj & failed_i) != '0);
+                 ((vj & failed_i) != '0 && (sj == csr_pkg::E_EM || sj == csr_pkg::E_S) || (tj & failed_i) != '0);
       end
       any = act != '0;
       k   = act[0] ? 2'd0 : act[1] ? 2'd1 : act[2] ? 2'd2 : 2'd3;
@@ -227,19 +226,19 @@ module dir_walk #(
       wvec   = we[2 +: NumCn];
       wstale = we[2 + NumCn +: NumCn];
       wver   = we[VerLsb +: TsW];
-      nvec   = (wst == E_S) ? wvec & ~failed_i : wvec;
+      nvec   = (wst == csr_pkg::E_S) ? wvec & ~failed_i : wvec;
       // The line's global address (the address map, backwards).
       lchunk       = ((AddrW'(l) >> cfg_gran_shift_i) << cfg_mn_shift_i) | AddrW'(cfg_mn_idx_i);
       owned_line_o = (lchunk << cfg_gran_shift_i) | (AddrW'(l) & ~(AddrW'('1) << cfg_gran_shift_i));
       if (any) begin
-        if (wst == E_EM && (wvec & failed_i) != '0) begin
+        if (wst == csr_pkg::E_EM && (wvec & failed_i) != '0) begin
           owned_o   = 1'b1;
           c_owned_o = 1'b1;
         end else begin
           mq_v_o     = 1'b1;
           mq_ent_v_o = 1'b1;
           mq_addr_o  = l;
-          mq_ent_o   = ent_make((wst == E_S && nvec == '0) ? E_I : wst, nvec, wstale & ~failed_i, wver);
+          mq_ent_o   = ent_make((wst == csr_pkg::E_S && nvec == '0) ? csr_pkg::E_I : wst, nvec, wstale & ~failed_i, wver);
           c_mwr_o    = 1'b1;
           c_wsh_o    = nvec != wvec;
         end
