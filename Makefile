@@ -479,9 +479,9 @@ regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds
 	bash scripts/regress.sh $(or $(N),20)
 
 # ---------------------------------------------------------------------------------------------
-# Every module is under one of these tops: the system top, the switch (tested on its own until it
-# replaces the loopback), the Logging Unit and the directory controller (on their own until they
-# join fabric_top), and the test harnesses.
+# Every module is under one of these tops: the fabric (fabric_top: the switch and its ports), the
+# switch on its own (its tests), the Logging Unit and the directory controller (Verilated models of
+# their own, beside the fabric: docs/architecture.md sections 11d and 11f), and the test harnesses.
 LINT_TOPS := fabric_top cxl_switch logging_unit dir_ctrl $(basename $(notdir $(TB_HDL)))
 # Parameter sets that build other modules under a top, linted too (TOP:ARGS, commas for spaces).
 # The tops' synthesis forms too (SYNTHESIS defined: what Yosys reads).

@@ -3,9 +3,9 @@
 # Convention: the flow reads the period from the line `set clk_period <ns>` (Yosys' abc maps the
 # logic for that delay target too), so keep that line, with a plain number.
 #
-# Target 5 ns (200 MHz), the switch's. The directory runs on the fabric clock (DESIGN.md section
-# 4: "fabric (switch, directory)"): its link port is the switch's MN port, one message per fabric
-# cycle each way. The paper's Table II gives no fabric or directory clock (only the Logging Unit's
+# Target 5 ns (200 MHz), the switch's. The directory runs on the fabric clock (docs/architecture.md
+# section 11d: the MN's controller is clocked in the fabric clock): its link port is the switch's
+# MN port, one message per fabric cycle each way. The paper's Table II gives no fabric or directory clock (only the Logging Unit's
 # 500 MHz, which constraints/logging_unit.sdc takes literally, and a 200 ns network round trip
 # that includes the directory lookup); the simulated 1 GHz (sim_configs/paper.ini, fabric.freq)
 # is an assumption for a modern process, sized from Table II's 4 TB/s aggregate. As for the

@@ -1,8 +1,10 @@
 `default_nettype none
 
-// The one Verilated top of the system: every CN and MN port of the fabric, joined by the CXL
-// switch (rtl/switch/cxl_switch.sv). The Logging Units and the directory controllers join it in
-// later stages without changing this interface.
+// The fabric's Verilated top: every CN and MN port of the fabric, joined by the CXL switch
+// (rtl/switch/cxl_switch.sv). The Logging Units (one per CN, on the CN's side of its port) and the
+// directory controllers (one per MN, on the MN ports) are Verilated models of their own that the
+// C side connects to these ports (docs/architecture.md sections 11d and 11f): one directory model
+// serves every shape, where inside this top each fabric shape would build it again.
 //
 // Port p is node p for p < NumCn (CN p) and node MN_BASE + (p - NumCn) for the others (MN p-NumCn).
 // Each port speaks the CXL-style link discipline: one message per cycle each way, per-class

@@ -102,7 +102,7 @@ Test(rtl, every_verilated_top_elaborates_from_its_own_file_list, .timeout = 120)
              dir);
     cr_assert_eq(system(cmd), 0, "gen_flist.py failed");
     /* The system's three blocks keep to their own folders and rtl/common (the directory shares the
-     * Logging Unit's link blocks, lu_tx and lu_crd_ret, not its log engine). */
+     * Logging Unit's link blocks, rtl/common's link_tx and crd_ret, not its log engine). */
     static const struct {
         const char *top, *must, *must_not[2];
     } blocks[] = {

@@ -24,7 +24,7 @@ typedef struct tx_owed {
     unsigned skipped[MSG_NUM_CLASSES];
 } tx_owed_t;
 
-/* The words of a block's tx_crd_skip_i: 8 bits a class (rtl/lu/lu_tx.sv). */
+/* The words of a block's tx_crd_skip_i: 8 bits a class (rtl/common/link_tx.sv). */
 #define TX_OWED_SKIP_WORDS ((MSG_NUM_CLASSES * 8 + 31) / 32)
 
 /** each credits owed in every class (those the block starts with, granted over its first cycles). */

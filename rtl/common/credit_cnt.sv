@@ -22,22 +22,22 @@ module credit_cnt #(
   localparam int CntW = $clog2(MaxCredits + 1)
 ) (
   /// Clock.
-  input  logic                 clk_i,
+  input  wire logic                 clk_i,
   /// Synchronous active-low reset: count back to InitCredits.
-  input  logic                 rst_ni,
+  input  wire logic                 rst_ni,
   /// Credits returned this cycle (a count, 0 .. 2**GiveW - 1), per counter.
-  input  logic [Num*GiveW-1:0] crd_give_i,
+  input  wire logic [Num*GiveW-1:0] crd_give_i,
   /// One credit spent this cycle, per counter.
-  input  logic [Num-1:0]       crd_take_i,
+  input  wire logic [Num-1:0]       crd_take_i,
   /// Simulation only (ignored by synthesis, 0 in hardware): credits returned at the cycles the
   /// simulation skipped before this one, which were not clocked, per counter (bits [k*SkipW +:
   /// SkipW]). They count as held before this cycle's edge, as if each had come at its own edge:
   /// crd_avail_o sees them at once and the edge adds them to the count.
-  input  logic [Num*SkipW-1:0] crd_skip_i,
+  input  wire logic [Num*SkipW-1:0] crd_skip_i,
   /// Credits held now (0 ..= MaxCredits; crd_skip_i's not yet among them), per counter.
-  output logic [Num*CntW-1:0]  crd_left_o,
+  output logic      [Num*CntW-1:0]  crd_left_o,
   /// At least one credit is held now (crd_left_o != 0, or crd_skip_i brings some), per counter.
-  output logic [Num-1:0]       crd_avail_o
+  output logic      [Num-1:0]       crd_avail_o
 );
 `include "assert.svh"
 

@@ -18,25 +18,25 @@ module fifo #(
   localparam int CntW = $clog2(Depth + 1)
 ) (
   /// Clock.
-  input  logic             clk_i,
+  input  wire logic             clk_i,
   /// Synchronous active-low reset: empties the FIFO (stored words are not cleared).
-  input  logic             rst_ni,
+  input  wire logic             rst_ni,
   /// Input word valid.
-  input  logic             in_valid_i,
+  input  wire logic             in_valid_i,
   /// FIFO can take a word (not full).
-  output logic             in_ready_o,
+  output logic                  in_ready_o,
   /// Input word (Width bits).
-  input  logic [Width-1:0] in_data_i,
+  input  wire logic [Width-1:0] in_data_i,
   /// Head word valid (not empty).
-  output logic             out_valid_o,
+  output logic                  out_valid_o,
   /// Sink takes the head word this cycle.
-  input  logic             out_ready_i,
+  input  wire logic             out_ready_i,
   /// Head word (Width bits); meaningful only while out_valid_o is high.
-  output logic [Width-1:0] out_data_o,
+  output logic      [Width-1:0] out_data_o,
   /// Words held (0 ..= Depth).
-  output logic [CntW-1:0]  count_o,
+  output logic      [CntW-1:0]  count_o,
   /// FIFO is empty: nothing changes until in_valid_i is raised (the block's idle indication).
-  output logic             empty_o
+  output logic                  empty_o
 );
 `include "assert.svh"
 

@@ -26,25 +26,25 @@ module fifo_2w #(
   localparam int CntW = $clog2(Depth + 1)
 ) (
   /// Clock.
-  input  logic               clk_i,
+  input  wire logic               clk_i,
   /// Synchronous active-low reset: empties the FIFO (stored words are not cleared).
-  input  logic               rst_ni,
+  input  wire logic               rst_ni,
   /// Input word valid, per lane (bit 0: lane 0, the older word).
-  input  logic [1:0]         in_valid_i,
+  input  wire logic [1:0]         in_valid_i,
   /// Room in the FIFO: bit 0 for one word, bit 1 for two (the n-th valid word needs bit n).
-  output logic [1:0]         in_ready_o,
+  output logic      [1:0]         in_ready_o,
   /// Input words: lane k at bits [k*Width +: Width].
-  input  logic [2*Width-1:0] in_data_i,
+  input  wire logic [2*Width-1:0] in_data_i,
   /// Head word valid (not empty).
-  output logic               out_valid_o,
+  output logic                    out_valid_o,
   /// Sink takes the head word this cycle.
-  input  logic               out_ready_i,
+  input  wire logic               out_ready_i,
   /// Head word (Width bits); meaningful only while out_valid_o is high.
-  output logic [Width-1:0]   out_data_o,
+  output logic      [Width-1:0]   out_data_o,
   /// Words held (0 ..= Depth).
-  output logic [CntW-1:0]    count_o,
+  output logic      [CntW-1:0]    count_o,
   /// FIFO is empty: nothing changes until in_valid_i is raised (the block's idle indication).
-  output logic               empty_o
+  output logic                    empty_o
 );
 `include "assert.svh"
 

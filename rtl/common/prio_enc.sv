@@ -7,13 +7,13 @@ module prio_enc #(
   localparam int IdxW = (N > 1) ? $clog2(N) : 1
 ) (
   /// Requests, one bit per input.
-  input  logic [N-1:0]    req_i,
+  input  wire logic [N-1:0]    req_i,
   /// One-hot winner (all zero when no request).
-  output logic [N-1:0]    onehot_o,
+  output logic      [N-1:0]    onehot_o,
   /// Index of the winner (0 when no request).
-  output logic [IdxW-1:0] idx_o,
+  output logic      [IdxW-1:0] idx_o,
   /// At least one request is set.
-  output logic            valid_o
+  output logic                 valid_o
 );
 
   if (N < 1) begin : g_bad_n

@@ -14,19 +14,19 @@ module ram_1r1w #(
   localparam int AddrW = (Depth > 1) ? $clog2(Depth) : 1
 ) (
   /// Clock; the write lands on its rising edge.
-  input  logic             clk_i,
+  input  wire logic             clk_i,
   /// Synchronous active-low reset; used only by the assertions (storage is not reset).
-  input  logic             rst_ni,
+  input  wire logic             rst_ni,
   /// Write enable: write wdata_i to waddr_i at the next rising edge.
-  input  logic             we_i,
+  input  wire logic             we_i,
   /// Write address (word index, < Depth).
-  input  logic [AddrW-1:0] waddr_i,
+  input  wire logic [AddrW-1:0] waddr_i,
   /// Write data (Width bits).
-  input  logic [Width-1:0] wdata_i,
+  input  wire logic [Width-1:0] wdata_i,
   /// Read address (word index, < Depth).
-  input  logic [AddrW-1:0] raddr_i,
+  input  wire logic [AddrW-1:0] raddr_i,
   /// Read data: the word at raddr_i, combinationally (Width bits).
-  output logic [Width-1:0] rdata_o
+  output logic      [Width-1:0] rdata_o
 );
 `include "assert.svh"
 

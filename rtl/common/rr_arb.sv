@@ -14,20 +14,20 @@ module rr_arb #(
   localparam int IdxW = (N > 1) ? $clog2(N) : 1
 ) (
   /// Clock.
-  input  logic            clk_i,
+  input  wire logic            clk_i,
   /// Synchronous active-low reset: pointer back to requester 0.
-  input  logic            rst_ni,
+  input  wire logic            rst_ni,
   /// Requests, one bit per requester.
-  input  logic [N-1:0]    req_i,
+  input  wire logic [N-1:0]    req_i,
   /// The current grant is accepted this cycle; ignored when gnt_valid_o is low, so it may be tied
   /// to a downstream ready.
-  input  logic            ack_i,
+  input  wire logic            ack_i,
   /// One-hot grant (all zero when no request).
-  output logic [N-1:0]    gnt_o,
+  output logic      [N-1:0]    gnt_o,
   /// Index of the granted requester (0 when no request).
-  output logic [IdxW-1:0] gnt_idx_o,
+  output logic      [IdxW-1:0] gnt_idx_o,
   /// Some requester is granted (any request is set).
-  output logic            gnt_valid_o
+  output logic                 gnt_valid_o
 );
 `include "assert.svh"
 

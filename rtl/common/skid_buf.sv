@@ -9,21 +9,21 @@ module skid_buf #(
   parameter int Width = 8
 ) (
   /// Clock.
-  input  logic             clk_i,
+  input  wire logic             clk_i,
   /// Synchronous active-low reset: drops any held beat.
-  input  logic             rst_ni,
+  input  wire logic             rst_ni,
   /// Input beat valid.
-  input  logic             in_valid_i,
+  input  wire logic             in_valid_i,
   /// Buffer can take a beat (registered: the skid register is empty).
-  output logic             in_ready_o,
+  output logic                  in_ready_o,
   /// Input beat (Width bits).
-  input  logic [Width-1:0] in_data_i,
+  input  wire logic [Width-1:0] in_data_i,
   /// Output beat valid (registered).
-  output logic             out_valid_o,
+  output logic                  out_valid_o,
   /// Sink takes the output beat this cycle.
-  input  logic             out_ready_i,
+  input  wire logic             out_ready_i,
   /// Output beat (Width bits, registered); meaningful only while out_valid_o is high.
-  output logic [Width-1:0] out_data_o
+  output logic      [Width-1:0] out_data_o
 );
 `include "assert.svh"
 

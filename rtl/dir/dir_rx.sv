@@ -2,7 +2,7 @@
 `include "assert.svh"
 
 // Receive port of the directory controller: messages from the MN's switch port, one per cycle,
-// each class on its own credits (lu_crd_ret: the same credit return as the Logging Unit's).
+// each class on its own credits (crd_ret: the same credit return as the Logging Unit's).
 //
 // The directory receives six classes, each into its own FIFO of CrdPerCls messages, so that a
 // class waiting for the controller (requests while the transaction table is full) never holds
@@ -78,7 +78,7 @@ module dir_rx #(
   // signal rather than an array: the Verilated model then reads each FIFO's head register where it
   // is used instead of copying it into an array at every evaluation.
   logic [FlitW-1:0]  rwd_head, bir_head, mgrsp_head, mgreq_head, dump_head;
-  logic [NumCls*2-1:0] ret;  // per class, credits to return this cycle (lu_crd_ret's RetW = 2)
+  logic [NumCls*2-1:0] ret;  // per class, credits to return this cycle (crd_ret's RetW = 2)
   logic              crd_idle;
 
   assign op    = rx_msg_i[msg_pkg::FIELD_OPCODE_LSB +: msg_pkg::OPCODE_W];
@@ -117,12 +117,20 @@ module dir_rx #(
     if (bad_o && msg_pkg::msg_op_valid(op)) ret[cls*2 +: 2] = ret[cls*2 +: 2] + 2'd1;
   end
 
-  lu_crd_ret #(.CrdPerCls(CrdPerCls)) u_crd (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .ret_i  (ret),
-    .crd_o  (rx_crd_o),
-    .idle_o (crd_idle)
+  localparam int unsigned AdvW = $clog2(CrdPerCls + 1);
+  logic crd_open_unused;   // (a node's port is open from reset)
+  crd_ret #(.CrdPerCls(CrdPerCls), .RetW(2), .Headroom(3), .StartAtReset(1'b1)) u_crd (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .restart_i  (1'b0),
+    .adv_i      (AdvW'(CrdPerCls)),
+    .fenced_i   (1'b0),
+    .ret_i      (ret),
+    .sunk_i     (1'b0),
+    .sunk_cls_i ('0),
+    .crd_o      (rx_crd_o),
+    .open_o     (crd_open_unused),
+    .idle_o     (crd_idle)
   );
 
   // REQ messages carry no data: only the header is stored.

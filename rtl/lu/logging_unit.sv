@@ -7,7 +7,7 @@
 //
 //   rx link (two lanes) -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM
 //   log buffer (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the
-//   memory port -> lu_tx (credits per class from the link partner) -> tx link.
+//   memory port -> link_tx (credits per class from the link partner) -> tx link.
 //
 // Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): messages
 // (msg_pkg::msg_t) with per-class credits both ways. The receive port has two lanes: the switch
@@ -300,7 +300,7 @@ module logging_unit #(
   // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
   logic       tx_idle, tx_v;
   logic [3:0] tx_ready;
-  lu_tx #(.NumSrc(4), .MaxTxCredits(MaxTxCredits)) u_tx (
+  link_tx #(.NumSrc(4), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i (lu_clk), .rst_ni (rst_ni),
     .src_valid_i ({d_tx_v, sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({d_tx, sr_resp, mg_resp, ack_msg}),
     .src_ready_o (tx_ready),

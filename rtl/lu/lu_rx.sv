@@ -2,7 +2,7 @@
 `include "assert.svh"
 
 // Receive port of the Logging Unit: messages from the CN's switch port, up to two per LU cycle,
-// each class on its own credits (lu_crd_ret).
+// each class on its own credits (crd_ret).
 //
 // Two lanes. The LU runs at half the clock of its switch port (500 MHz against 1 GHz), so a 2:1
 // gearbox hands it the messages of two link cycles at once: lane 0 the older, lane 1 the younger,
@@ -20,7 +20,7 @@
 // A credit goes back when the message leaves its FIFO. A message of any other class, or with an
 // opcode that does not exist, is dropped at once (its credit returned) and reported on bad_o, per
 // lane; an opcode of a received class that the LU does not handle is reported by the consumer.
-// Credits leave one per class per cycle (lu_crd_ret counts the rest): the consumers take at most
+// Credits leave one per class per cycle (crd_ret counts the rest): the consumers take at most
 // one message of a class per cycle, so only dropped messages ever wait for their credit's turn.
 module lu_rx #(
   /// receive buffer entries (credits) per class
@@ -121,12 +121,20 @@ module lu_rx #(
   end
 
   logic crd_idle;
-  lu_crd_ret #(.CrdPerCls(CrdPerCls)) u_crd (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .ret_i  (ret),
-    .crd_o  (rx_crd_o),
-    .idle_o (crd_idle)
+  localparam int unsigned AdvW = $clog2(CrdPerCls + 1);
+  logic crd_open_unused;   // (a node's port is open from reset)
+  crd_ret #(.CrdPerCls(CrdPerCls), .RetW(2), .Headroom(3), .StartAtReset(1'b1)) u_crd (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .restart_i  (1'b0),
+    .adv_i      (AdvW'(CrdPerCls)),
+    .fenced_i   (1'b0),
+    .ret_i      (ret),
+    .sunk_i     (1'b0),
+    .sunk_cls_i ('0),
+    .crd_o      (rx_crd_o),
+    .open_o     (crd_open_unused),
+    .idle_o     (crd_idle)
   );
 
   // Per class a FIFO that takes both lanes in one cycle, lane 0 first.

@@ -55,26 +55,26 @@ module islip_alloc #(
   localparam int OutIdxW = (NumOut > 1) ? $clog2(NumOut) : 1
 ) (
   /// Clock.
-  input  logic                      clk_i,
+  input  wire logic                      clk_i,
   /// Synchronous active-low reset: every grant and accept pointer back to port 0.
-  input  logic                      rst_ni,
+  input  wire logic                      rst_ni,
   /// Requests, column-major: bit o*NumIn + i set when input i has a message for output o that
   /// output o can take this cycle.
-  input  logic [NumOut*NumIn-1:0]   req_i,
+  input  wire logic [NumOut*NumIn-1:0]   req_i,
   /// The matching of this cycle is used: the pointers advance. When low the matching is still
   /// computed but nothing changes (the switch stalls).
-  input  logic                      en_i,
+  input  wire logic                      en_i,
   /// The matching, row-major: bit i*NumOut + o set when input i sends to output o.
   /// At most one bit per row and per column, only where requested.
-  output logic [NumIn*NumOut-1:0]   match_o,
+  output logic      [NumIn*NumOut-1:0]   match_o,
   /// Input i is matched (bit i).
-  output logic [NumIn-1:0]          in_match_valid_o,
+  output logic      [NumIn-1:0]          in_match_valid_o,
   /// Output matched to input i (bits i*OutIdxW +: OutIdxW; 0 when unmatched).
-  output logic [NumIn*OutIdxW-1:0]  in_match_idx_o,
+  output logic      [NumIn*OutIdxW-1:0]  in_match_idx_o,
   /// Output o is matched (bit o).
-  output logic [NumOut-1:0]         out_match_valid_o,
+  output logic      [NumOut-1:0]         out_match_valid_o,
   /// Input matched to output o (bits o*InIdxW +: InIdxW; 0 when unmatched).
-  output logic [NumOut*InIdxW-1:0]  out_match_idx_o
+  output logic      [NumOut*InIdxW-1:0]  out_match_idx_o
 );
 `include "assert.svh"
 `include "groups.svh"

@@ -188,24 +188,32 @@ module sw_ingress_fifo #(
 
   assign stall_o = head_valid & ~(pick & {NumCls{deq & ~drain}});
 
-  // ---- credit return (sw_crd_ret) ----
-  logic crd_open, crd_idle;
+  // ---- credit return (crd_ret) ----
+  // One credit per message that leaves the buffer (at most one a cycle) and per message sunk.
+  logic              crd_open, crd_idle;
+  logic [NumCls-1:0] leave;
+  assign leave = pick & {NumCls{deq & ~drain}};
 
-  sw_crd_ret #(
-    .CrdPerCls (CrdPerCls)
+  crd_ret #(
+    .CrdPerCls    (CrdPerCls),
+    .RetW         (1),
+    .Headroom     (1),
+    .StartAtReset (1'b0)
   ) u_crd (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .restart_i  (restart_i),
     .adv_i      (adv_i),
     .fenced_i   (fenced_i),
-    .leave_i    (pick & {NumCls{deq & ~drain}}),
+    .ret_i      (leave),
     .sunk_i     (rx_sunk_o),
     .sunk_cls_i (rx_cls[ClsW-1:0]),
     .crd_o      (rx_crd_o),
     .open_o     (crd_open),
     .idle_o     (crd_idle)
   );
+  // At most one message of a class leaves per cycle.
+  `ASSERT(leave_at_most_one, $onehot0(leave))
 
   logic buf_idle;
   assign buf_idle = &empty;

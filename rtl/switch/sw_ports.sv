@@ -22,7 +22,7 @@
 // the per-port modules otherwise, and the fabric_top_c4m2_synth model (Verilated with SYNTHESIS
 // defined) and tb/test_fabric.c check that the switch behaves the same cycle for cycle either way,
 // performance counters included. What each part does, and why, is documented with the per-port
-// module it mirrors (sw_ingress, voq_buf, sw_crd_ret, rr_arb, sw_egress, sw_turns); this file says
+// module it mirrors (sw_ingress, voq_buf, crd_ret, rr_arb, sw_egress, sw_turns); this file says
 // only how it is computed.
 //
 // A cycle: the requests (from the holders, the credits and the turns, per output with a holder;
@@ -215,7 +215,7 @@ module sw_ports #(
 
   // Per input: the free list's pointers and counts, the class round-robin's thermometer mask
   // (rr_arb), the drain pointer, per class the occupancy (messages in the buffer) and the
-  // credits owed to the link partner (sw_crd_ret), and what the ports show of these. (Narrow
+  // credits owed to the link partner (crd_ret), and what the ports show of these. (Narrow
   // arrays, not a struct: the Verilated model reads a field of a wide struct bit by bit.)
   logic [EntryW-1:0]      fl_rd_q [N];
   logic [EntryW-1:0]      fl_wr_q [N];
@@ -517,7 +517,7 @@ module sw_ports #(
   // Per input port: its queue tables, written at the indices its enqueue and dequeue computed; the
   // occupancy (an arrival with a route adds one to its class, a message leaving or drained takes
   // one from its class); the free list; the class mask; the drain's pointer; the credits returned
-  // (sw_crd_ret: one back per class per cycle while it owes any; a message leaving or sunk earns
+  // (crd_ret: one back per class per cycle while it owes any; a message leaving or sunk earns
   // one; fenced, nothing; a restart owes the advertised credits again). Per output port: the turn
   // (when the matched input owned it, the pointer moves just past it), the partner's credits (a
   // credit back, one taken, or fenced: none) and the traversal stage. What other blocks read,

@@ -56,35 +56,35 @@ module voq_buf #(
   localparam int CntW = $clog2(Depth + 1)
 ) (
   /// Clock.
-  input  logic             clk_i,
+  input  wire logic             clk_i,
   /// Synchronous active-low reset: empties every queue.
-  input  logic             rst_ni,
+  input  wire logic             rst_ni,
   /// Enqueue an entry at the tail of queue enq_q_i this cycle (only while enq_ready_o is high).
-  input  logic             enq_valid_i,
+  input  wire logic             enq_valid_i,
   /// Queue number of the enqueue (< NumQ).
-  input  logic [QW-1:0]    enq_q_i,
+  input  wire logic [QW-1:0]    enq_q_i,
   /// The entry an enqueue takes this cycle (the caller writes its word there).
-  output logic [AddrW-1:0] enq_entry_o,
+  output logic      [AddrW-1:0] enq_entry_o,
   /// A free entry exists: an enqueue is allowed this cycle (free_o != 0; registered).
-  output logic             enq_ready_o,
+  output logic                  enq_ready_o,
   /// Dequeue the head entry of queue deq_q_i this cycle (only while q_nonempty_o[deq_q_i] is high).
-  input  logic             deq_valid_i,
+  input  wire logic             deq_valid_i,
   /// Queue number to dequeue or to look at (< NumQ); selects deq_entry_o even without deq_valid_i.
-  input  logic [QW-1:0]    deq_q_i,
+  input  wire logic [QW-1:0]    deq_q_i,
   /// Entry at the head of queue deq_q_i, combinationally from deq_q_i; meaningful while
   /// q_nonempty_o[deq_q_i] is high.
-  output logic [AddrW-1:0] deq_entry_o,
+  output logic      [AddrW-1:0] deq_entry_o,
   /// Bit q: queue q holds at least one word (registered).
-  output logic [NumQ-1:0]  q_nonempty_o,
+  output logic      [NumQ-1:0]  q_nonempty_o,
   /// This cycle enqueues: q_nonempty_o[enq_q_i] is set from the next cycle (combinational).
-  output logic             q_set_o,
+  output logic                  q_set_o,
   /// This cycle's dequeue empties its queue: q_nonempty_o[deq_q_i] is clear from the next cycle
   /// (combinational).
-  output logic             q_clr_o,
+  output logic                  q_clr_o,
   /// Free entries, 0 ..= Depth (registered).
-  output logic [CntW-1:0]  free_o,
+  output logic      [CntW-1:0]  free_o,
   /// Every queue is empty (free_o == Depth; registered): nothing changes until enq_valid_i rises.
-  output logic             idle_o
+  output logic                  idle_o
 );
 `include "assert.svh"
 

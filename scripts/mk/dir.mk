@@ -25,12 +25,14 @@ TB_MODELS += dir_ctrl dir_ctrl_small dir_ctrl_synth
 DIR_TB_SRCS := $(sort $(wildcard tb/test_dir_*.c tb/ref/dir_*.c tb/sb/dir_*.c tb/sb/coh_*.c)) tb/harness/tb_seed.c \
                tb/harness/tb_child.c
 DIR_TB_OBJS := $(patsubst %.c,$(OBJ)/dirtb/%.o,$(DIR_TB_SRCS))
-$(OBJ)/dirtb/%.o: %.c $(GEN_HDRS) $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) | $(SETUP)
+$(OBJ)/dirtb/%.o: %.c $(GEN_HDRS) $(VMODEL_HDR_dir_ctrl) $(VMODEL_HDR_dir_ctrl_small) $(VMODEL_HDR_dir_ctrl_synth) \
+                   $(VMODEL_HDR_dir_cache_tb) $(VMODEL_HDR_dir_cache_tb_synth) | $(SETUP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -MMD -MP -c $< -o $@
 
 $(BIN)/dir_tests: $(DIR_TB_OBJS) $(CSIM_OBJS) $(OBJ)/gen/fabric_reg_none.o $(VMODEL_OBJS_dir_ctrl) \
-                  $(VMODEL_OBJS_dir_ctrl_small) $(VMODEL_OBJS_dir_ctrl_synth) $(VL_RT_OBJS)
+                  $(VMODEL_OBJS_dir_ctrl_small) $(VMODEL_OBJS_dir_ctrl_synth) $(VMODEL_OBJS_dir_cache_tb) \
+                  $(VMODEL_OBJS_dir_cache_tb_synth) $(VL_RT_OBJS)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $(filter %.o %.a,$^) $(shell pkg-config --libs criterion) $(LDLIBS_SIM)
 

@@ -6,26 +6,26 @@
 // by side.
 module dir_cache_tb (
   /// Clock.
-  input  logic       clk_i,
+  input  wire logic       clk_i,
   /// Synchronous active-low reset.
-  input  logic       rst_ni,
+  input  wire logic       rst_ni,
   /// The block's ports (dir_cache says what each means).
-  input  logic [5:0] line_i,
-  input  logic       look_i,
-  output logic       hit_o,
-  output logic [8:0] entry_o,
-  input  logic       fill_i,
-  input  logic [8:0] fill_entry_i,
-  input  logic       upd_i,
-  input  logic [8:0] upd_entry_i,
-  input  logic       wbsel_i,
-  input  logic [1:0] wbset_i,
-  input  logic       wbway_i,
-  input  logic       clean_i,
-  input  logic       inv_i,
-  output logic       wb_valid_o,
-  output logic [5:0] wb_line_o,
-  output logic [8:0] wb_entry_o
+  input  wire logic [5:0] line_i,
+  input  wire logic       look_i,
+  output logic            hit_o,
+  output logic      [8:0] entry_o,
+  input  wire logic       fill_i,
+  input  wire logic [8:0] fill_entry_i,
+  input  wire logic       upd_i,
+  input  wire logic [8:0] upd_entry_i,
+  input  wire logic       wbsel_i,
+  input  wire logic [1:0] wbset_i,
+  input  wire logic       wbway_i,
+  input  wire logic       clean_i,
+  input  wire logic       inv_i,
+  output logic            wb_valid_o,
+  output logic      [5:0] wb_line_o,
+  output logic      [8:0] wb_entry_o
 );
 
   dir_cache #(.Sets(4), .Ways(2), .LineW(6), .EntW(9)) u_dc (

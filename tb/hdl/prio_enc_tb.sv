@@ -4,54 +4,54 @@
 // meaning. One Verilated model covers the whole parameter matrix.
 module prio_enc_tb (
   /// Clock of every instance.
-  input  logic        clk_i,
+  input  wire logic        clk_i,
   /// Synchronous active-low reset of every instance.
-  input  logic        rst_ni,
+  input  wire logic        rst_ni,
   /// n1: prio_enc N 1.
-  input  logic        n1_req_i,
-  output logic        n1_onehot_o,
-  output logic        n1_idx_o,
-  output logic        n1_valid_o,
+  input  wire logic        n1_req_i,
+  output logic             n1_onehot_o,
+  output logic             n1_idx_o,
+  output logic             n1_valid_o,
   /// n2: prio_enc N 2.
-  input  logic [1:0]  n2_req_i,
-  output logic [1:0]  n2_onehot_o,
-  output logic        n2_idx_o,
-  output logic        n2_valid_o,
+  input  wire logic [1:0]  n2_req_i,
+  output logic      [1:0]  n2_onehot_o,
+  output logic             n2_idx_o,
+  output logic             n2_valid_o,
   /// n3: prio_enc N 3.
-  input  logic [2:0]  n3_req_i,
-  output logic [2:0]  n3_onehot_o,
-  output logic [1:0]  n3_idx_o,
-  output logic        n3_valid_o,
+  input  wire logic [2:0]  n3_req_i,
+  output logic      [2:0]  n3_onehot_o,
+  output logic      [1:0]  n3_idx_o,
+  output logic             n3_valid_o,
   /// n4: prio_enc N 4.
-  input  logic [3:0]  n4_req_i,
-  output logic [3:0]  n4_onehot_o,
-  output logic [1:0]  n4_idx_o,
-  output logic        n4_valid_o,
+  input  wire logic [3:0]  n4_req_i,
+  output logic      [3:0]  n4_onehot_o,
+  output logic      [1:0]  n4_idx_o,
+  output logic             n4_valid_o,
   /// n5: prio_enc N 5.
-  input  logic [4:0]  n5_req_i,
-  output logic [4:0]  n5_onehot_o,
-  output logic [2:0]  n5_idx_o,
-  output logic        n5_valid_o,
+  input  wire logic [4:0]  n5_req_i,
+  output logic      [4:0]  n5_onehot_o,
+  output logic      [2:0]  n5_idx_o,
+  output logic             n5_valid_o,
   /// n8: prio_enc N 8.
-  input  logic [7:0]  n8_req_i,
-  output logic [7:0]  n8_onehot_o,
-  output logic [2:0]  n8_idx_o,
-  output logic        n8_valid_o,
+  input  wire logic [7:0]  n8_req_i,
+  output logic      [7:0]  n8_onehot_o,
+  output logic      [2:0]  n8_idx_o,
+  output logic             n8_valid_o,
   /// n13: prio_enc N 13.
-  input  logic [12:0] n13_req_i,
-  output logic [12:0] n13_onehot_o,
-  output logic [3:0]  n13_idx_o,
-  output logic        n13_valid_o,
+  input  wire logic [12:0] n13_req_i,
+  output logic      [12:0] n13_onehot_o,
+  output logic      [3:0]  n13_idx_o,
+  output logic             n13_valid_o,
   /// n64: prio_enc N 64.
-  input  logic [63:0] n64_req_i,
-  output logic [63:0] n64_onehot_o,
-  output logic [5:0]  n64_idx_o,
-  output logic        n64_valid_o,
+  input  wire logic [63:0] n64_req_i,
+  output logic      [63:0] n64_onehot_o,
+  output logic      [5:0]  n64_idx_o,
+  output logic             n64_valid_o,
   /// n100: prio_enc N 100.
-  input  logic [99:0] n100_req_i,
-  output logic [99:0] n100_onehot_o,
-  output logic [6:0]  n100_idx_o,
-  output logic        n100_valid_o
+  input  wire logic [99:0] n100_req_i,
+  output logic      [99:0] n100_onehot_o,
+  output logic      [6:0]  n100_idx_o,
+  output logic             n100_valid_o
 );
 
   // The blocks are combinational; the clock and reset only satisfy the wrapper generator.

@@ -4,45 +4,45 @@
 // meaning. One Verilated model covers the whole parameter matrix.
 module rr_arb_tb (
   /// Clock of every instance.
-  input  logic        clk_i,
+  input  wire logic        clk_i,
   /// Synchronous active-low reset of every instance.
-  input  logic        rst_ni,
+  input  wire logic        rst_ni,
   /// n1: rr_arb N 1.
-  input  logic        n1_req_i,
-  input  logic        n1_ack_i,
-  output logic        n1_gnt_o,
-  output logic        n1_gnt_idx_o,
-  output logic        n1_gnt_valid_o,
+  input  wire logic        n1_req_i,
+  input  wire logic        n1_ack_i,
+  output logic             n1_gnt_o,
+  output logic             n1_gnt_idx_o,
+  output logic             n1_gnt_valid_o,
   /// n2: rr_arb N 2.
-  input  logic [1:0]  n2_req_i,
-  input  logic        n2_ack_i,
-  output logic [1:0]  n2_gnt_o,
-  output logic        n2_gnt_idx_o,
-  output logic        n2_gnt_valid_o,
+  input  wire logic [1:0]  n2_req_i,
+  input  wire logic        n2_ack_i,
+  output logic      [1:0]  n2_gnt_o,
+  output logic             n2_gnt_idx_o,
+  output logic             n2_gnt_valid_o,
   /// n3: rr_arb N 3.
-  input  logic [2:0]  n3_req_i,
-  input  logic        n3_ack_i,
-  output logic [2:0]  n3_gnt_o,
-  output logic [1:0]  n3_gnt_idx_o,
-  output logic        n3_gnt_valid_o,
+  input  wire logic [2:0]  n3_req_i,
+  input  wire logic        n3_ack_i,
+  output logic      [2:0]  n3_gnt_o,
+  output logic      [1:0]  n3_gnt_idx_o,
+  output logic             n3_gnt_valid_o,
   /// n5: rr_arb N 5.
-  input  logic [4:0]  n5_req_i,
-  input  logic        n5_ack_i,
-  output logic [4:0]  n5_gnt_o,
-  output logic [2:0]  n5_gnt_idx_o,
-  output logic        n5_gnt_valid_o,
+  input  wire logic [4:0]  n5_req_i,
+  input  wire logic        n5_ack_i,
+  output logic      [4:0]  n5_gnt_o,
+  output logic      [2:0]  n5_gnt_idx_o,
+  output logic             n5_gnt_valid_o,
   /// n16: rr_arb N 16.
-  input  logic [15:0] n16_req_i,
-  input  logic        n16_ack_i,
-  output logic [15:0] n16_gnt_o,
-  output logic [3:0]  n16_gnt_idx_o,
-  output logic        n16_gnt_valid_o,
+  input  wire logic [15:0] n16_req_i,
+  input  wire logic        n16_ack_i,
+  output logic      [15:0] n16_gnt_o,
+  output logic      [3:0]  n16_gnt_idx_o,
+  output logic             n16_gnt_valid_o,
   /// n64: rr_arb N 64.
-  input  logic [63:0] n64_req_i,
-  input  logic        n64_ack_i,
-  output logic [63:0] n64_gnt_o,
-  output logic [5:0]  n64_gnt_idx_o,
-  output logic        n64_gnt_valid_o
+  input  wire logic [63:0] n64_req_i,
+  input  wire logic        n64_ack_i,
+  output logic      [63:0] n64_gnt_o,
+  output logic      [5:0]  n64_gnt_idx_o,
+  output logic             n64_gnt_valid_o
 );
 
   rr_arb #(.N(1)) u_n1 (

@@ -4,30 +4,30 @@
 // meaning. One Verilated model covers the whole parameter matrix.
 module skid_buf_tb (
   /// Clock of every instance.
-  input  logic        clk_i,
+  input  wire logic        clk_i,
   /// Synchronous active-low reset of every instance.
-  input  logic        rst_ni,
+  input  wire logic        rst_ni,
   /// w1: skid_buf Width 1.
-  input  logic        w1_in_valid_i,
-  output logic        w1_in_ready_o,
-  input  logic        w1_in_data_i,
-  output logic        w1_out_valid_o,
-  input  logic        w1_out_ready_i,
-  output logic        w1_out_data_o,
+  input  wire logic        w1_in_valid_i,
+  output logic             w1_in_ready_o,
+  input  wire logic        w1_in_data_i,
+  output logic             w1_out_valid_o,
+  input  wire logic        w1_out_ready_i,
+  output logic             w1_out_data_o,
   /// w8: skid_buf Width 8.
-  input  logic        w8_in_valid_i,
-  output logic        w8_in_ready_o,
-  input  logic [7:0]  w8_in_data_i,
-  output logic        w8_out_valid_o,
-  input  logic        w8_out_ready_i,
-  output logic [7:0]  w8_out_data_o,
+  input  wire logic        w8_in_valid_i,
+  output logic             w8_in_ready_o,
+  input  wire logic [7:0]  w8_in_data_i,
+  output logic             w8_out_valid_o,
+  input  wire logic        w8_out_ready_i,
+  output logic      [7:0]  w8_out_data_o,
   /// w70: skid_buf Width 70.
-  input  logic        w70_in_valid_i,
-  output logic        w70_in_ready_o,
-  input  logic [69:0] w70_in_data_i,
-  output logic        w70_out_valid_o,
-  input  logic        w70_out_ready_i,
-  output logic [69:0] w70_out_data_o
+  input  wire logic        w70_in_valid_i,
+  output logic             w70_in_ready_o,
+  input  wire logic [69:0] w70_in_data_i,
+  output logic             w70_out_valid_o,
+  input  wire logic        w70_out_ready_i,
+  output logic      [69:0] w70_out_data_o
 );
 
   skid_buf #(.Width(1)) u_w1 (

@@ -1,12 +1,13 @@
 `default_nettype none
 `include "assert.svh"
 
-// Send port of the Logging Unit: NumSrc message sources share the link, one message per cycle, a
-// message leaving only on a credit of its class from the link partner (per-class credit_cnt,
-// starting from zero: the partner grants its buffers). A round-robin pick among the sources whose
+// Send port of a node on a CXL link (the Logging Unit's, the directory controller's): NumSrc
+// message sources share the link, one message per cycle, a message leaving only on a credit of its
+// class from the link partner (per-class credit_cnt, starting from zero: the partner grants its
+// buffers). A round-robin pick among the sources whose
 // head message's class holds a credit, so a class without credits never blocks another. The
 // picked message goes into the output register (tx_valid_o / tx_msg_o) and leaves the next cycle.
-module lu_tx #(
+module link_tx #(
   /// number of message sources (>= 1)
   parameter int unsigned NumSrc       = 2,
   /// largest number of credits per class the link partner may grant
@@ -14,7 +15,7 @@ module lu_tx #(
   localparam int unsigned FlitW  = msg_pkg::FLIT_W,
   localparam int unsigned NumCls = msg_pkg::NUM_CLASSES
 ) (
-  /// LU clock
+  /// the node's clock
   input  wire logic                     clk_i,
   /// synchronous reset, active low: no credits
   input  wire logic                     rst_ni,
@@ -39,10 +40,10 @@ module lu_tx #(
   localparam int unsigned SrcW = (NumSrc > 1) ? $clog2(NumSrc) : 1;
 
   if (NumSrc < 1) begin : g_bad_src
-    $error("lu_tx: NumSrc must be at least 1");
+    $error("link_tx: NumSrc must be at least 1");
   end
   if (MaxTxCredits < 1 || MaxTxCredits > 255) begin : g_bad_crd
-    $error("lu_tx: MaxTxCredits must be in 1..255 (a class's skipped credits are 8 bits)");
+    $error("link_tx: MaxTxCredits must be in 1..255 (a class's skipped credits are 8 bits)");
   end
 
   logic [NumCls-1:0] crd_avail, take;
