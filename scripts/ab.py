@@ -53,6 +53,19 @@ def parse(argv):
         usage("--a and --b are both needed")
     if not opts["rounds"].isdigit() or int(opts["rounds"]) < 1:
         usage(f"--rounds {opts['rounds']}: a count of 1 or more")
+    out = opts["out"]  # checked before any run: its folders made, a file creatable there
+    try:
+        if os.path.isdir(out):
+            raise IsADirectoryError(21, "Is a directory")
+        if os.path.exists(os.path.dirname(out) or ".") and not os.path.isdir(os.path.dirname(out) or "."):
+            raise NotADirectoryError(20, "Not a directory")
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        with open(f"{out}.tmp", "w"):
+            pass
+        os.unlink(f"{out}.tmp")
+    except OSError as e:
+        print(f"ab.py: --out {out}: cannot write: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
     return opts, ways
 
 

@@ -38,7 +38,10 @@ def writable(path):
     try:
         if os.path.isdir(path) and not path.endswith("/."):
             raise IsADirectoryError(21, "Is a directory")
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        folder = os.path.dirname(path) or "."
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise NotADirectoryError(20, "Not a directory")
+        os.makedirs(folder, exist_ok=True)
         with open(tmp, "w"):
             pass
         os.unlink(tmp)

@@ -992,6 +992,13 @@ Test(sim, instr_refuses_bad_input_in_one_line_before_counting, .init = make_dir,
     snprintf(cmd, sizeof cmd, "python3 scripts/instr.py --out %s/f/o", dir);
     snprintf(msg, sizeof msg, "instr.py: %s/f/o/instr.json: cannot write: Not a directory\n", dir);
     refused_in_one_line(cmd, msg, "instr");
+    /* ab.py (make pgo's and make threads' comparisons) likewise, before it runs anything */
+    snprintf(cmd, sizeof cmd,
+             "python3 scripts/ab.py --config sim_configs/run.ini --rounds 1 --out %s/f/x.json --label t "
+             "--a A /bin/true --b B /bin/true",
+             dir);
+    snprintf(msg, sizeof msg, "ab.py: --out %s/f/x.json: cannot write: Not a directory\n", dir);
+    refused_in_one_line(cmd, msg, "ab");
 }
 
 /* make pgo's and make threads' scripts (scripts/pgo.sh, scripts/threads.sh) refuse bad arguments and
