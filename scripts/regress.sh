@@ -124,5 +124,12 @@ else
   say "regress: make instr twice: FAIL (see $log)"; fail=1
 fi
 
+# The whole suite with AddressSanitizer and UndefinedBehaviorSanitizer (make test-asan): no finding.
+if make -s test-asan >>"$log" 2>&1; then
+  say "regress: make test-asan (AddressSanitizer, UndefinedBehaviorSanitizer): pass"
+else
+  say "regress: make test-asan: FAIL (see build/reports/tests-asan.log)"; fail=1
+fi
+
 if [ "$fail" = 0 ]; then say "regress: all passed"; else say "regress: FAILURES above"; fi
 exit "$fail"
