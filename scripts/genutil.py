@@ -11,6 +11,18 @@ def die(where, what):
     sys.exit(2)
 
 
+def write_atomic(path, text):
+    """Writes text to path through a temporary beside it, renamed over it: never half-written."""
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def write_if_changed(path, text):
     """Writes text to path only when it differs, so that make rebuilds only what changed; the
     file is replaced atomically, never left half-written."""
@@ -20,10 +32,7 @@ def write_if_changed(path, text):
                 return
     except FileNotFoundError:
         pass
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 # ---- RTL sources: one module per file, named after it ----

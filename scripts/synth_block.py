@@ -1038,9 +1038,7 @@ def main():
             fh.write(f"{target}: {' '.join(files)}\n")
             for f in files:
                 fh.write(f"{f}:\n")
-        with open(os.path.join(out, "result.json"), "w") as fh:
-            json.dump(result, fh, indent=1)
-            fh.write("\n")
+        genutil.write_atomic(os.path.join(out, "result.json"), json.dumps(result, indent=1) + "\n")
         slack = f"{wns:+.3f} ns" if wns is not None else "n/a"
         print(f"synth: {name}: {cells} cells, {logic_area or 0:.0f} um2 logic, {mem_bits} memory bits, "
               f"slack {slack} at {period} ns ({t2 - t0:.0f} s)")

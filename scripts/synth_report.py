@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import genutil
+
 
 def tool_version(cmd):
     try:
@@ -58,9 +60,7 @@ def main():
         "tools": versions,
         "blocks": blocks,
     }
-    with open(a.json, "w") as fh:
-        json.dump(report, fh, indent=1)
-        fh.write("\n")
+    genutil.write_atomic(a.json, json.dumps(report, indent=1) + "\n")
 
     L = ["# Synthesis report", "",
          f"Yosys `{versions['yosys']}`, OpenSTA `{versions['opensta']}`; cells from "
@@ -128,8 +128,7 @@ def main():
         L += ["", "Warnings:", ""]
         L += [f"- {b}: {w}" for b, w in notes]
         L += [f"- {b}: {n} Yosys warning(s), see build/synth/{b}/yosys.log" for b, n in ywarn]
-    with open(a.md, "w") as fh:
-        fh.write("\n".join(L) + "\n")
+    genutil.write_atomic(a.md, "\n".join(L) + "\n")
     return 0
 
 
