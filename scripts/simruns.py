@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from genutil import write_atomic  # noqa: F401 (the scripts take it from here too)
+
 PROG = "simruns"
 # Keys of the host's side only: how many host threads a run uses, never what it simulates (its
 # statistics are the same; tb/test_sim.c checks it). A script may give them (HOST_SETS, "key=value"):
@@ -47,18 +49,6 @@ def writable(path):
         os.unlink(tmp)
     except OSError as e:
         die(f"{path.removesuffix('/.')}: cannot write: {e.strerror}")
-
-
-def write_atomic(path, text):
-    """Writes text to path through a temporary beside it, renamed over it: path is never partial."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def copy_atomic(src, dst):
