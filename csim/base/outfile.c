@@ -37,6 +37,27 @@ int outfile_make_dirs(const char *path)
     return 0;
 }
 
+/* Opens file (path itself or a temporary beside it) for writing, created with extra open flags,
+ * once path is known not to be a folder and its folders are made. The descriptor, or -1 with the
+ * reason in err. *existed (unless NULL): whether path was there before. */
+static int open_beside(const char *path, const char *file, int flags, bool *existed, char *err, size_t n)
+{
+    struct stat st;
+    const bool there = stat(path, &st) == 0;
+    if (existed)
+        *existed = there;
+    if (there && S_ISDIR(st.st_mode)) {
+        snprintf(err, n, "%s", strerror(EISDIR));
+        return -1;
+    }
+    int fd = -1;
+    if (outfile_make_dirs(path) == 0)
+        fd = open(file, O_WRONLY | O_CREAT | flags, 0666);
+    if (fd < 0)
+        snprintf(err, n, "%s", strerror(errno));
+    return fd;
+}
+
 int outfile_open(outfile_t *o, const char *path, char *err, size_t n)
 {
     memset(o, 0, sizeof *o);
@@ -45,20 +66,13 @@ int outfile_open(outfile_t *o, const char *path, char *err, size_t n)
         return -1;
     }
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, n, "%s", strerror(EISDIR));
+    const int fd = open_beside(path, o->tmp, O_TRUNC, NULL, err, n);
+    if (fd < 0)
         return -1;
-    }
-    int fd = -1;
-    if (outfile_make_dirs(path) == 0)
-        fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+    if (!(o->f = fdopen(fd, "w"))) {
         snprintf(err, n, "%s", strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(o->tmp);
-        }
+        close(fd);
+        unlink(o->tmp);
         return -1;
     }
     cleanup_register(on_cleanup, o);
@@ -104,19 +118,10 @@ void outfile_discard(outfile_t *o)
 
 int outfile_check_path(const char *path, char *err, size_t n)
 {
-    struct stat st;
-    const bool existed = stat(path, &st) == 0;
-    if (existed && S_ISDIR(st.st_mode)) {
-        snprintf(err, n, "%s", strerror(EISDIR));
+    bool existed;
+    const int fd = open_beside(path, path, 0, &existed, err, n);
+    if (fd < 0)
         return -1;
-    }
-    int fd = -1;
-    if (outfile_make_dirs(path) == 0)
-        fd = open(path, O_WRONLY | O_CREAT, 0666);
-    if (fd < 0) {
-        snprintf(err, n, "%s", strerror(errno));
-        return -1;
-    }
     close(fd);
     if (!existed)
         unlink(path);
