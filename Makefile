@@ -451,32 +451,36 @@ instr: | $(SETUP) ## host instructions per benchmark row, counted by callgrind (
 threads: | $(SETUP) ## one host thread against two (sim.threads) on THREADS_CONFIG's workloads (default sim_configs/paper.ini; ROUNDS=3): identical statistics, wall and user times in build/bench/threads_<shape>.json
 	+bash scripts/threads.sh --config $(or $(THREADS_CONFIG),sim_configs/paper.ini) --rounds $(or $(ROUNDS),3)
 
+# The long sweeps (faults, figures, prism, megalon, regress) run through one runner (scripts/runner.py):
+# ENGINE=local runs JOBS at a time here; ENGINE=slurm submits them as a Slurm job array (JOBS: the
+# most at once; SBATCH_ARGS="--partition=... --time=..." for the cluster's own options).
+ENGINE ?= local
+
 .PHONY: faults
-faults: | $(SETUP) ## seeded campaign of CN failures and recoveries on sim_configs/run.ini (RUNS=40, SEED=1): lost and phantom must be 0
-	$(MAKE) SIM_SHAPE=c4m2 $(BIN)/diktamo_sim_c4m2
-	python3 scripts/faults.py --runs $(or $(RUNS),40) --seed $(or $(SEED),1) --jobs $(JOBS)
+faults: | $(SETUP) ## seeded campaign of CN failures and recoveries at run.ini's scale on 3 to 16 CNs (RUNS=40, SEED=1; ENGINE=local|slurm): lost and phantom must be 0; resumable
+	+python3 scripts/faults.py --runs $(or $(RUNS),40) --seed $(or $(SEED),1) --jobs $(JOBS) --engine $(ENGINE)
 
 # make figures runs on paper.ini (the paper's 16 + 16 cluster, paper.ini's scaled inputs), FULL=1 with
 # the paper's input sizes; FIG_CONFIG=... for another configuration.
 FIG_CONFIG ?= sim_configs/paper.ini
 .PHONY: figures
 figures: | $(SETUP) ## the paper's Figs. 10-19 and headline ratios on this model, paper.ini's 16 + 16: docs/results.md, docs/figures/ (SIZE=default|tiny; FULL=1: the paper's input sizes, hours; FIG_CONFIG=, SEED=, HOST_SETS="sim.zlib_threads=N")
-	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) \
+	+python3 scripts/figures.py --config $(FIG_CONFIG) --seed $(or $(SEED),1) --jobs $(JOBS) --engine $(ENGINE) \
 	  --size $(if $(FULL),full,$(or $(SIZE),default)) --docs docs $(foreach h,$(HOST_SETS),--host-set $(h))
 
 # make prism: the Prism blog's index experiments, scaled, on sim_configs/pc.ini (scripts/prism.py).
 .PHONY: prism
 prism: | $(SETUP) ## SC-ART, SC-BTree, SC-LSM and Prism on partly coherent memory: the blog's P1-P3, scaled; docs/results-prism.md (SIZE=default|tiny, SEED=)
-	+python3 scripts/prism.py --seed $(or $(SEED),1) --jobs $(JOBS) --size $(or $(SIZE),default) --docs docs
+	+python3 scripts/prism.py --seed $(or $(SEED),1) --jobs $(JOBS) --engine $(ENGINE) --size $(or $(SIZE),default) --docs docs
 
 # make megalon: the Megalon blog's experiments, scaled, on sim_configs/pc.ini (scripts/megalon.py).
 .PHONY: megalon
 megalon: | $(SETUP) ## HCMeta and Megalon on partly coherent memory: the blog's M1-M4, scaled; docs/results-megalon.md (SIZE=default|tiny, SEED=)
-	+python3 scripts/megalon.py --seed $(or $(SEED),1) --jobs $(JOBS) --size $(or $(SIZE),default) --docs docs
+	+python3 scripts/megalon.py --seed $(or $(SEED),1) --jobs $(JOBS) --engine $(ENGINE) --size $(or $(SIZE),default) --docs docs
 
 .PHONY: regress
 regress: $(TB_BIN) $$(TB_RUN_DEPS) ## long regression: the tests over many seeds, the random coherence tester, longer co-simulations (N=20 seeds)
-	bash scripts/regress.sh $(or $(N),20)
+	+python3 scripts/regress.py --seeds $(or $(N),20) --jobs $(JOBS) --engine $(ENGINE)
 
 # ---------------------------------------------------------------------------------------------
 # Every module is under one of these tops: the fabric (fabric_top: the switch and its ports), the

@@ -1,46 +1,63 @@
 #!/usr/bin/env python3
 """`make faults`: a seeded campaign of CN failures and recoveries (docs/architecture.md 11g).
 
-Each run is one diktamo_sim co-simulation of a workload (the paper's nine applications, megalon) under WT or a DIKTAMO
-variant (baseline, parallel, proactive, proactive-noC) with Nr 2 or 3, and a CN failing at a moment
-drawn from the campaign's seed:
-  commits   after a random number of committed remote store words (REPLs and VALs in flight);
-  time      at a random time while the workload runs (see WINDOW_SHARE);
-  dump      a few ns after a log dump starts (every LU dumping);
-  flush     at a random time while it runs, with DRAM logs of 16 KiB and a watermark at half (Early Flushes
-            several times per dump period);
-  second    a random CN early, then another one after the first recovery has ended;
-  during    a random CN early, then another one while the first is being recovered (Nr 3: with
-            Nr 2, two CNs failed before a recovery is unrecoverable by design);
-  cm        a random CN but 0 early, then CN 0, the Configuration Manager, during that recovery
-            (Nr 3); the next live CN takes its role over.
-Every run must complete on the survivors with the oracle finding no committed store lost and no
-phantom value, and the workload's own check passing. Prints the failures injected, the
-recoveries completed, the committed stores checked, the stores lost and phantom values (both must
-be 0), and the recovery latency (MSI to the last RecovEndResp) min / median / p99 / max; every
-failing run with the command that replays it. Writes build/results/faults/summary.json.
+Each run is one diktamo_sim co-simulation of sim_configs/run.ini's scale (16 cores in all, 2 MiB
+MNs) on one of SHAPES (3 to 16 CNs, 2 to 16 MNs; the CNs' cores split 16 between them), of a
+workload (the paper's nine applications, megalon) under WT or a DIKTAMO variant (baseline, parallel,
+proactive, proactive-noC) with Nr 1 to 4, and CNs failing at moments drawn from the campaign's seed:
+  commits   one CN after a random number of committed remote store words (REPLs and VALs in flight);
+  time      one CN at a random time while the workload runs (see WINDOW_SHARE);
+  dump      one CN a few ns after a log dump starts (every LU dumping);
+  flush     one CN at a random time, with DRAM logs of 16 KiB and a watermark at half (Early
+            Flushes several times per dump period);
+  second    one CN early, then another one 0 to 30 us after the first recovery has ended (back to
+            back: --fail CN@+TIME);
+  during    one CN early, then another one within 20 us of the first's detection, while it is being
+            recovered (Nr 3 or 4);
+  cm        one CN but 0 early, then CN 0, the Configuration Manager, during that recovery (Nr 3
+            or 4); the next live CN takes its role over;
+  nr        Nr CNs within a few ns, before any recovery: unrecoverable by design under DIKTAMO (each
+            store has Nr copies), which the CM must report; WT must recover them all.
+With Nr 1 every failure is one of Nr failures before a recovery. Such a run must end with the CM
+reporting the failed CNs unrecoverable (recovery.unrecoverable, exit status 1): it is counted as
+unrecoverable by design, and the words it loses are reported apart, not as lost. Every other run
+must complete on the survivors with the oracle finding no committed store lost and no phantom
+value, and the workload's own check passing.
 
-Usage: scripts/faults.py [--runs N] [--seed S] [--jobs J] [--config FILE] [--shape SHAPE]
+Prints the failures injected, the recoveries completed, the runs unrecoverable by design, the
+committed stores checked, the stores lost and phantom values (both must be 0) and the recovery
+latency (MSI to the last RecovEndResp) min / median / p99 / max, and every failing run with the
+command that replays it. Writes OUT/summary.json (build/results/faults).
+
+The runs go through the project's runner (scripts/runner.py): on this machine (--jobs at a time) or
+as a Slurm job array (--engine slurm); each run's statistics are kept under OUT while its command,
+simulator and configuration file are the same, so that an interrupted campaign resumes where it
+stopped. Before its runs, the campaign measures each (workload, variant, shape) it draws without a
+failure (OUT/window-*.json): a failure drawn at a time falls in the first WINDOW_SHARE of that run.
+
+Usage: scripts/faults.py [--runs N] [--seed S] [--jobs J] [--engine local|slurm] [--config FILE]
+                         [--shapes c3m2,c4m2,...] [--out DIR] [--bin DIR]
 Exit status: 0 when every run passed, 1 otherwise, 2 on bad arguments."""
 import argparse
 import json
 import os
 import random
-import subprocess
+import re
+import shlex
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
+import runner
 import simruns
-from simruns import writable, write_atomic
+from simruns import build, digest, die, writable, write_atomic
 
 simruns.PROG = "faults"
 
 VARIANTS = [
-    ("wt", ["--set", "core.protocol=wt"]),
-    ("baseline", ["--set", "core.protocol=baseline"]),
-    ("parallel", ["--set", "core.protocol=parallel"]),
-    ("proactive", ["--set", "core.protocol=proactive"]),
-    ("proactive-noC", ["--set", "core.protocol=proactive", "--set", "core.coalesce=false"]),
+    ("wt", ("--set", "core.protocol=wt")),
+    ("baseline", ("--set", "core.protocol=baseline")),
+    ("parallel", ("--set", "core.protocol=parallel")),
+    ("proactive", ("--set", "core.protocol=proactive")),
+    ("proactive-noC", ("--set", "core.protocol=proactive", "--set", "core.coalesce=false")),
 ]
 WORKLOADS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace", "barnes", "ocean_ncp", "ocean_cp",
              "ycsb", "megalon"]
@@ -50,101 +67,119 @@ WORKLOADS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace"
 WORKLOAD_SETS = {"megalon": ["mem.scr_size=256KiB", "workload.share_scr_budget=1KiB",
                              "workload.megalon_log_entries=64", "workload.share_read_pct=70",
                              "workload.share_insert_pct=5", "workload.share_delete_pct=5"]}
-
-
-def wl_args(wl):
-    """--set arguments naming workload wl and its settings."""
-    a = ["--set", "workload.name=" + wl]
-    for x in WORKLOAD_SETS.get(wl, []):
-        a += ["--set", x]
-    return a
-KINDS = ["commits", "time", "dump", "flush", "second", "during", "cm"]
-NUM_CN = 4
+KINDS = ["commits", "time", "dump", "flush", "second", "during", "cm", "nr"]
+# The fabric shapes (CNs, MNs): every CN count from 3 to 16 is not one Verilated fabric each; these
+# eight span them and every MN count (a power of two, 2 to 16). A shape's CNs share 16 cores.
+SHAPES = ["c3m2", "c4m2", "c5m4", "c6m8", "c8m2", "c10m16", "c12m4", "c16m16"]
+TOTAL_CORES = 16
 DUMP_PERIOD_US = 20     # sim_configs/run.ini's lu.dump_period
-RECOVERY_US = 165       # a recovery on run.ini's 2 MiB MNs ends 140 to 160 us after the failure
 DETECT_US = 5           # the switch detects a failure 4.1 us after it (silence_limit: 4096 cycles at 1 GHz)
-# A failure drawn at a time lands in the first WINDOW_SHARE of the workload's failure-free execution
-# time under the run's variant, measured by this campaign itself before its runs (window below), so
+DURING_US = 20          # the shortest recoveries at this scale take 26 us from the MSI (make faults' own figures)
+# A failure drawn at a time lands in the first WINDOW_SHARE of the failure-free execution time of its
+# workload, variant and shape, measured by this campaign itself before its runs (windows below), so
 # that it falls while the workload runs whatever the simulator's speed of the day.
 WINDOW_SHARE = 0.7
+UNRECOVERABLE = "unrecoverable"  # a run's state: Nr or more CNs failed before a recovery, as planned
 
 
-def simulate(sim, config, out, name, args):
-    """Runs diktamo_sim on config with args, its statistics in out/name.json: (the command, its
-    exit status, its stderr, the statistics or {} when it wrote none)."""
-    stats = os.path.join(out, name + ".json")
-    cmd = [sim, "--config", config, "--quiet", "--stats", stats] + args
-    if os.path.exists(stats):
-        os.remove(stats)
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    d = {}
-    if os.path.exists(stats):
-        with open(stats) as f:
-            d = json.load(f)
-    return cmd, p.returncode, p.stderr, d
+def shape_counts(shape):
+    m = re.fullmatch(r"c(\d+)m(\d+)", shape)
+    return int(m.group(1)), int(m.group(2))
 
 
-def windows(sim, config, out, seed, jobs):
-    """Per (workload, variant name): (the window, in us, in which a failure drawn at a time lands:
-    WINDOW_SHARE of the failure-free execution time of that workload under that variant; the most
-    committed remote words after which a failure drawn by commits lands: WINDOW_SHARE of that run's)
-    (Nr 2, the campaign's seed; statistics in out/window-WORKLOAD-VARIANT.json). Exits 1 naming the
-    run when one of them fails."""
-    def one(wv):
-        wl, (vname, vargs) = wv
-        args = ["--seed", str(seed)] + wl_args(wl) + ["--set", "lu.nr=2"] + vargs
-        cmd, rc, err, d = simulate(sim, config, out, "window-%s-%s" % (wl, vname), args)
-        if rc != 0 or not d:
-            msg = (err.strip().splitlines() or ["exit %d" % rc])[-1]
-            print("make faults: the failure-free run that sizes the windows failed: %s: %s" % (" ".join(cmd), msg),
-                  file=sys.stderr)
-            sys.exit(1)
-        return (wl, vname), (WINDOW_SHARE * stat(d, "system.exec_time_ns") / 1000.0,
-                             int(WINDOW_SHARE * stat(d, "system.committed_remote_words")))
-
-    pairs = [(wl, v) for wl in WORKLOADS for v in VARIANTS]
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        return dict(ex.map(one, pairs))
+def base_args(wl, vargs, shape):
+    """--set arguments of a workload and its settings, a variant and a shape."""
+    cn, mn = shape_counts(shape)
+    a = ["--set", "system.num_cn=%d" % cn, "--set", "system.num_mn=%d" % mn,
+         "--set", "system.cores_per_cn=%d" % max(1, TOTAL_CORES // cn), "--set", "workload.name=" + wl]
+    for x in WORKLOAD_SETS.get(wl, []):
+        a += ["--set", x]
+    return a + list(vargs)
 
 
-def plan(runs, seed, window_us):
-    """The campaign's runs: (name, arguments) drawn from the seed, every combination in turn; a
-    failure drawn at a time lands within window_us[(workload, variant)] (see windows)."""
+class Plan:
+    """One run of the campaign: its name, workload, variant, shape, Nr, kind, the failing CNs, and
+    whether the design must report it unrecoverable."""
+
+    def __init__(self, i, wl, variant, shape, nr, kind):
+        self.i, self.wl, self.variant, self.shape, self.nr, self.kind = i, wl, variant, shape, nr, kind
+        self.name = "%05d-%s-%s-%s-nr%d-%s" % (i, wl, variant[0], shape, nr, kind)
+        self.fail_args = []
+        self.failing = 0  # CNs the plan fails before any recovery can end (the design survives fewer than Nr)
+
+    @property
+    def unrecoverable(self):
+        """DIKTAMO keeps each store in Nr LUs: Nr failed CNs before a recovery lose some by design; WT
+        keeps none in CNs and survives them."""
+        return self.variant[0] != "wt" and self.failing >= self.nr
+
+    def args(self, seed):
+        return ["--seed", str(seed)] + base_args(self.wl, self.variant[1], self.shape) + \
+            ["--set", "lu.nr=%d" % self.nr] + self.fail_args
+
+
+def draw(runs, seed, shapes):
+    """The campaign's runs, drawn from the seed: every workload in turn, each with the variants, the
+    kinds and the shapes in turn; Nr and the failures from the seed. Times are drawn as fractions,
+    placed in their windows once those are measured (place)."""
     rng = random.Random(seed)
     out = []
     for i in range(runs):
-        # every workload in turn, each with the variants in turn (ten runs make one round of workloads)
         wl = WORKLOADS[i % len(WORKLOADS)]
-        vname, vargs = VARIANTS[(i + i // len(WORKLOADS)) % len(VARIANTS)]
-        nr = 2 + (i // len(VARIANTS)) % 2
+        variant = VARIANTS[(i + i // len(WORKLOADS)) % len(VARIANTS)]
         kind = KINDS[i % len(KINDS)]
+        shape = shapes[(i // (len(WORKLOADS) * len(KINDS) // 2)) % len(shapes)]
+        ncn = shape_counts(shape)[0]
         if kind in ("during", "cm"):
-            nr = 3
-        run_seed = rng.randrange(1, 1 << 31)
-        cn = rng.randrange(1 if kind == "cm" else 0, NUM_CN)
-        args = ["--seed", str(run_seed)] + wl_args(wl) + ["--set", "lu.nr=%d" % nr] + vargs
-        win_us, win_commits = window_us[(wl, vname)]
-        win_ns = int(win_us * 1000)
-        if kind == "commits":
-            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.after_commits=%d" % rng.randrange(1, max(2, min(2500, win_commits)))]
-        elif kind in ("time", "flush"):
-            if kind == "flush":
-                args += ["--set", "lu.dram_log_bytes=16KiB", "--set", "lu.high_watermark=0.5"]
-            args += ["--set", "fail.cn=%d" % cn, "--set", "fail.at=%dns" % rng.randrange(500, max(501, win_ns))]
-        elif kind == "dump":
-            k = rng.randrange(1, max(1, win_ns // (DUMP_PERIOD_US * 1000)) + 1)
-            args += ["--fail", "%d@%dns" % (cn, k * DUMP_PERIOD_US * 1000 + rng.randrange(1, 200))]
+            nr = rng.choice([3, 4])
+        elif kind == "second":
+            nr = rng.choice([2, 3, 4])
+        elif kind == "nr":
+            nr = rng.choice([1, 2, 3, 4])
         else:
-            t1 = rng.randrange(500, 10000)
-            cn2 = 0 if kind == "cm" else (cn + 1 + rng.randrange(NUM_CN - 1)) % NUM_CN
-            if kind == "second":
-                t2 = t1 + RECOVERY_US * 1000 + rng.randrange(1, 15000)
-            else:  # during the first recovery: from its detection to its end
-                t2 = t1 + rng.randrange(DETECT_US * 1000, RECOVERY_US * 1000 - 20000)
-            args += ["--fail", "%d@%dns" % (cn, t1), "--fail", "%d@%dns" % (cn2, t2)]
-        name = "%03d-%s-%s-nr%d-%s" % (i, wl, vname, nr, kind)
-        out.append((name, args))
+            nr = rng.choice([1, 2, 2, 3, 3, 3, 4, 4, 4])  # Nr 1 (unrecoverable at once) a run in nine
+        nr = min(nr, ncn - 1 if kind == "nr" else ncn)
+        p = Plan(i, wl, variant, shape, nr, kind)
+        p.seed = rng.randrange(1, 1 << 31)
+        p.u = [rng.random() for _ in range(4)]
+        p.cns = rng.sample(range(ncn), ncn)  # the failing CNs, in order
+        if kind == "cm":
+            p.cns.remove(0)
+            p.cns.insert(1, 0)
+        out.append(p)
     return out
+
+
+def place(p, win_ns, win_commits):
+    """Sets a run's failures once the window of its workload, variant and shape is known."""
+    u, cns = p.u, p.cns
+    if p.kind == "commits":
+        p.fail_args = ["--set", "fail.cn=%d" % cns[0],
+                       "--set", "fail.after_commits=%d" % (1 + int(u[0] * max(1, min(2500, win_commits) - 1)))]
+        p.failing = 1
+    elif p.kind in ("time", "flush"):
+        if p.kind == "flush":
+            p.fail_args = ["--set", "lu.dram_log_bytes=16KiB", "--set", "lu.high_watermark=0.5"]
+        p.fail_args += ["--set", "fail.cn=%d" % cns[0], "--set", "fail.at=%dns" % (500 + int(u[0] * max(1, win_ns - 500)))]
+        p.failing = 1
+    elif p.kind == "dump":
+        k = 1 + int(u[0] * max(1, win_ns // (DUMP_PERIOD_US * 1000)))
+        p.fail_args = ["--fail", "%d@%dns" % (cns[0], k * DUMP_PERIOD_US * 1000 + 1 + int(u[1] * 199))]
+        p.failing = 1
+    elif p.kind == "nr":
+        t = 500 + int(u[0] * 9500)
+        for k in range(p.nr):
+            p.fail_args += ["--fail", "%d@%dns" % (cns[k], t + k * (1 + int(u[1] * 100)))]
+        p.failing = p.nr
+    elif p.kind == "second":  # back to back: up to 30 us after the first recovery has ended (--fail CN@+TIME)
+        p.fail_args = ["--fail", "%d@%dns" % (cns[0], 500 + int(u[0] * 9500)),
+                       "--fail", "%d@+%dns" % (cns[1], int(u[1] * 30000))]
+        p.failing = 1
+    else:  # during the first recovery: from its detection on, within the shortest recoveries seen
+        t1 = 500 + int(u[0] * 9500)
+        t2 = t1 + DETECT_US * 1000 + int(u[1] * DURING_US * 1000)
+        p.fail_args = ["--fail", "%d@%dns" % (cns[0], t1), "--fail", "%d@%dns" % (cns[1], t2)]
+        p.failing = 2
 
 
 def stat(d, key):
@@ -163,64 +198,149 @@ def percentile(xs, p):
     return xs[min(len(xs) - 1, int(p / 100.0 * len(xs)))]
 
 
+def load(out, name):
+    try:
+        with open(os.path.join(out, name + ".json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def last_line(out, name):
+    try:
+        lines = open(os.path.join(out, name + ".err")).read().strip().splitlines()
+    except OSError:
+        lines = []
+    return lines[-1] if lines else ""
+
+
+def verdict(out, p, status):
+    """A finished run's state (ok, UNRECOVERABLE or runner.FAILED) and what went wrong, if anything."""
+    d = load(out, p.name)
+    f, r, u = (int(stat(d, k)) for k in ("system.failures", "recovery.count", "recovery.unrecoverable"))
+    lost, phantom = int(stat(d, "oracle.lost")), int(stat(d, "oracle.phantom"))
+    if not d:
+        return runner.FAILED, last_line(out, p.name) or "no statistics (exit %d)" % status
+    if phantom:
+        return runner.FAILED, "%d phantom values" % phantom
+    if f == 0:
+        return runner.FAILED, "the workload ended before the failure"
+    if p.unrecoverable:
+        if u and status == 1 and "unrecoverable:" in last_line(out, p.name):
+            return UNRECOVERABLE, ""
+        return runner.FAILED, "%d CNs failed before a recovery with lu.nr = %d, and the CM did not report them " \
+            "unrecoverable (exit %d)" % (p.failing, p.nr, status)
+    if status != 0 or u or lost:
+        return runner.FAILED, last_line(out, p.name) or "exit %d, %d words lost" % (status, lost)
+    if r != f:
+        return runner.FAILED, "%d failures, %d recovered" % (f, r)
+    return "ok", ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    runner.add_arguments(ap)
     ap.add_argument("--config", default="sim_configs/run.ini")
-    ap.add_argument("--shape", default="c4m2")
+    ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--out", default="build/results/faults")
+    ap.add_argument("--bin", help="take the simulators from this folder, built already (default: build them in build/bin)")
     a = ap.parse_args()
     if a.runs < 1 or a.jobs < 1:
-        print("faults: --runs and --jobs must be at least 1", file=sys.stderr)
-        return 2
-    sim = "build/bin/diktamo_sim_" + a.shape
+        die("--runs and --jobs must be at least 1")
+    shapes = a.shapes.split(",")
+    for s in shapes:
+        m = re.fullmatch(r"c(\d+)m(\d+)", s)
+        if not m or not 3 <= int(m.group(1)) <= 32 or int(m.group(2)) not in (2, 4, 8, 16, 32):
+            die(f"--shapes {a.shapes}: {s} is not a shape cNmM with 3 .. 32 CNs and 2 .. 32 MNs (a power of two)")
+    if not os.path.isfile(a.config):
+        die(f"{a.config}: no such configuration file")
     writable(os.path.join(a.out, "summary.json"))
-    win = windows(sim, a.config, a.out, a.seed, a.jobs)
-    runs = plan(a.runs, a.seed, win)
-    print("make faults: %d runs of %s, campaign seed %d, %d at a time" % (a.runs, a.config, a.seed, a.jobs))
-    print("failure windows (us, %d %% of each failure-free run): %s" % (100 * WINDOW_SHARE, ", ".join(
-        "%s %.0f-%.0f" % (wl, min(win[(wl, v[0])][0] for v in VARIANTS), max(win[(wl, v[0])][0] for v in VARIANTS))
-        for wl in WORKLOADS)))
+    runner.PROGRESS_S = float(os.environ.get("RUNNER_PROGRESS_S", "15"))
+    plans = draw(a.runs, a.seed, shapes)
+    used = sorted({p.shape for p in plans}, key=lambda s: shape_counts(s))
+    for s in used:
+        if not a.bin:
+            build(f"build/bin/diktamo_sim_{s}", f"SIM_SHAPE={s}")
+        elif not os.access(os.path.join(a.bin, f"diktamo_sim_{s}"), os.X_OK):
+            die(f"--bin {a.bin}: no simulator diktamo_sim_{s} there")
+    cfg = a.config
 
-    def one(run):
-        name, args = run
-        return (name,) + simulate(sim, a.config, a.out, name, args)
+    def task(name, shape, args):
+        sim = os.path.join(a.bin or "build/bin", f"diktamo_sim_{shape}")
+        cmd = [sim, "--config", cfg, "--quiet", "--stats", os.path.join(a.out, name + ".json")] + args
+        key = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
+        return runner.Task(name, cmd, key, outputs=[os.path.join(a.out, name + ".json")])
 
-    with ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        results = list(ex.map(one, runs))
+    # The windows: each (workload, variant, shape) the plan draws, without a failure, Nr 2.
+    combos = sorted({(p.wl, p.variant, p.shape) for p in plans})
+    wtasks = {c: task("window-%s-%s-%s" % (c[0], c[1][0], c[2]), c[2],
+                      ["--seed", str(a.seed)] + base_args(c[0], c[1][1], c[2]) + ["--set", "lu.nr=2"]) for c in combos}
+    print(f"faults: {a.runs} runs of {cfg} on {' '.join(used)}, campaign seed {a.seed}, {a.jobs} at a time "
+          f"({a.engine}); first the {len(combos)} failure-free runs that size the failure windows", flush=True)
+    res = runner.run(list(wtasks.values()), a.out, a.engine, a.jobs, "faults", "windows", each=False)
+    win = {}
+    for c, t in wtasks.items():
+        d = load(a.out, t.name)
+        if res[t.name][1] == runner.FAILED or not d:
+            die(f"the failure-free run that sizes the windows failed: {shlex.join(t.argv)}: "
+                f"{last_line(a.out, t.name) or 'exit %d' % res[t.name][0]}", 1)
+        win[c] = (int(WINDOW_SHARE * stat(d, "system.exec_time_ns")),
+                  int(WINDOW_SHARE * stat(d, "system.committed_remote_words")))
+    byname = {}
+    for p in plans:
+        place(p, *win[(p.wl, p.variant, p.shape)])
+        byname[p.name] = p
+    tasks = [task(p.name, p.shape, p.args(p.seed)) for p in plans]
+    notes = {}
 
-    injected = recovered = stores = lost = phantom = undurable = 0
-    lat = []
-    bad = []
-    for name, cmd, rc, err, d in results:
-        f, r = int(stat(d, "system.failures")), int(stat(d, "recovery.count"))
-        runs_ = int(stat(d, "recovery.runs"))
-        injected += f
-        recovered += r
+    def judge(t, status):
+        state, why = verdict(a.out, byname[t.name], status)
+        notes[t.name] = why
+        return state
+
+    res = runner.run(tasks, a.out, a.engine, a.jobs, "faults", "runs", judge=judge, keep_failed=True, each=False)
+
+    injected = recovered = stores = lost = phantom = undurable = unrec = unrec_lost = 0
+    lat, bad, by_kind = [], [], {}
+    for p, t in zip(plans, tasks):
+        d = load(a.out, p.name)
+        state = res[p.name][1]
+        injected += int(stat(d, "system.failures"))
+        recovered += int(stat(d, "recovery.count"))
         stores += int(stat(d, "oracle.stores"))
-        lost += int(stat(d, "oracle.lost"))
         phantom += int(stat(d, "oracle.phantom"))
         undurable += int(stat(d, "oracle.undurable"))
-        if runs_:
-            lat.append(stat(d, "recovery.total_ns") / runs_)
-        if rc != 0 or r != f or f == 0:
-            first = (err.strip().splitlines() or [""])[-1]
-            if not first:
-                first = "the workload ended before the failure" if f == 0 else "%d failures, %d recovered" % (f, r)
-            bad.append((name, " ".join(cmd), rc, first))
+        k = by_kind.setdefault(p.kind, {"runs": 0, "failures": 0, "unrecoverable": 0, "failed": 0})
+        k["runs"] += 1
+        k["failures"] += int(stat(d, "system.failures"))
+        if state == UNRECOVERABLE:
+            unrec += 1
+            unrec_lost += int(stat(d, "oracle.lost"))
+            k["unrecoverable"] += 1
+        else:
+            lost += int(stat(d, "oracle.lost"))
+            if stat(d, "recovery.runs"):
+                lat.append(stat(d, "recovery.total_ns") / stat(d, "recovery.runs"))
+        if state == runner.FAILED:
+            k["failed"] += 1
+            bad.append((p.name, shlex.join(t.argv), res[p.name][0], notes.get(p.name) or verdict(a.out, p, res[p.name][0])[1]))
     summary = {
-        "runs": a.runs, "seed": a.seed, "failures_injected": injected, "recoveries_completed": recovered,
+        "runs": a.runs, "seed": a.seed, "config": cfg, "shapes": used, "failures_injected": injected,
+        "recoveries_completed": recovered, "unrecoverable_runs": unrec, "words_lost_in_unrecoverable_runs": unrec_lost,
         "committed_stores_checked": stores, "stores_lost": lost, "phantom_values": phantom,
         "undurable_words": undurable,
         "recovery_ns": {"min": min(lat) if lat else 0, "median": percentile(lat, 50), "p99": percentile(lat, 99),
                         "max": max(lat) if lat else 0},
+        "by_kind": by_kind,
         "failed_runs": [{"name": n, "command": c, "status": s, "message": m} for n, c, s, m in bad],
     }
-    write_atomic(os.path.join(a.out, "summary.json"), json.dumps(summary, indent=2))
+    write_atomic(os.path.join(a.out, "summary.json"), json.dumps(summary, indent=2) + "\n")
     print("failures injected      %d" % injected)
     print("recoveries completed   %d" % recovered)
+    print("unrecoverable by design %d runs (Nr or more CNs failed before a recovery; %d words lost there, "
+          "not counted below)" % (unrec, unrec_lost))
     print("committed stores       %d checked" % stores)
     print("stores lost            %d (must be 0)" % lost)
     print("phantom values         %d (must be 0)" % phantom)
@@ -228,6 +348,8 @@ def main():
     print("recovery latency (us)  min %.1f  median %.1f  p99 %.1f  max %.1f" % tuple(
         x / 1000.0 for x in (summary["recovery_ns"]["min"], summary["recovery_ns"]["median"],
                              summary["recovery_ns"]["p99"], summary["recovery_ns"]["max"])))
+    print("by kind                " + ", ".join("%s %d/%d" % (k, v["failures"], v["runs"]) for k, v in by_kind.items()) +
+          " (failures/runs)")
     for name, cmd, rc, msg in bad:
         print("FAILED %s (exit %d): %s\n  replay: %s" % (name, rc, msg, cmd))
     print("make faults: %s (%s)" % ("PASS" if not bad else "FAIL: %d of %d runs" % (len(bad), a.runs),

@@ -34,11 +34,12 @@ run again, so an interrupted `make figures` resumes, and a rebuilt simulator run
 
 Usage: scripts/figures.py [--config FILE] [--seed N] [--out DIR] [--docs DIR] [--size tiny|default|full]
                           [--jobs N] [--scale N,N,...] [--flavour fast|test] [--host-set KEY=VALUE]...
-                          [--workloads A,B,...]
+                          [--workloads A,B,...] [--engine local|slurm]
   --workloads     some of the nine applications (default all; the test in make test runs three)
   --size tiny     minimal inputs and 2 / 4 CNs (the test in make test: every figure is drawn)
   --size full     the paper's input sizes (SIZES below; make figures FULL=1): hours a run here
   --docs DIR      also write results.md and the figures there (make figures: docs/)
+  --engine slurm  run the simulations as a Slurm job array (scripts/runner.py; --jobs: at once)
   --flavour test  run the test-flavour simulator (SVA assertions on) instead of the fast one
   --host-set K=V  sim.threads or sim.zlib_threads for every run (host threads: the same results, so
                   runs already made are kept; make figures HOST_SETS="sim.zlib_threads=2")
@@ -50,6 +51,7 @@ import subprocess
 import sys
 import time
 
+import runner
 import simruns
 from simruns import (FLAVOUR_SUFFIX, Run, build, copy_atomic, die, ini_value, load, place, plot, provenance, run_all,
                      run_key, stalled, writable, write_atomic, write_dat)
@@ -557,7 +559,7 @@ def main():
     ap.add_argument("--out", default="build/results/figures")
     ap.add_argument("--docs", default=None)
     ap.add_argument("--size", default="default", choices=sorted(SIZES))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    runner.add_arguments(ap)
     ap.add_argument("--workloads", default=",".join(APPS), help="the applications, a comma-separated subset "
                     "(default all nine)")
     ap.add_argument("--scale", default=None, help="CN counts of Fig. 19 (default 4,8,16; tiny: 2,4)")
@@ -592,6 +594,7 @@ def main():
             sys.stderr.write(p.stderr)
             sys.exit(2)
     simruns.HOST_SETS = a.host_set
+    simruns.ENGINE = a.engine
     proto, nr, scale_runs = experiments(a.config, a.size, scale)
     every = proto + nr + scale_runs
     for r in every:

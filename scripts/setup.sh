@@ -22,6 +22,8 @@ pkgs=(
   rumur             # make formal: the Murphi model of the protocol (tb/formal/diktamo.m)
   gnuplot-nox       # make run's chart (build/results/run/fig10.svg), make figures (docs/figures/)
   valgrind          # make instr: host instructions per benchmark row (callgrind)
+  slurm-wlm         # the runner's Slurm engine (ENGINE=slurm); make test runs a single-node Slurm
+  munge             # Slurm's authentication, for that single-node Slurm
 )
 
 missing=()

@@ -1,10 +1,10 @@
-"""The runs behind `make figures` and `make megalon`: each simulation a line of diktamo_sim, run at
-most `jobs` at a time with a progress line, its statistics kept under an output directory and not
-run again while its command, simulator binary and configuration file (their sha256) are the same
-(an interrupted call resumes); gnuplot histograms and line plots of the results.
+"""The runs behind `make figures`, `make megalon` and `make prism`: each simulation a line of
+diktamo_sim, run through the project's one runner (scripts/runner.py: on this machine, `jobs` at a
+time, or as a Slurm job array) with a progress line, its statistics kept under an output directory
+and not run again while its command, simulator binary and configuration file (their sha256) are the
+same (an interrupted call resumes); gnuplot histograms and line plots of the results.
 
 A script sets PROG (its name, the prefix of every line it prints) before it calls anything here."""
-import concurrent.futures
 import hashlib
 import json
 import os
@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+import runner
 from genutil import write_atomic  # noqa: F401 (the scripts take it from here too)
 
 PROG = "simruns"
@@ -21,6 +22,8 @@ PROG = "simruns"
 # they go on every run's command line but not into what decides whether a run is made again.
 HOST_KEYS = ("sim.threads", "sim.zlib_threads")
 HOST_SETS = []
+# Where the runs run: runner.ENGINES (a script sets it from its --engine).
+ENGINE = "local"
 # The simulator's flavour: build/bin/diktamo_sim_<shape> or its _test build.
 FLAVOUR_SUFFIX = {"fast": "", "test": "_test"}
 
@@ -117,83 +120,64 @@ def place(run, cfg, seed, flavour):
     run.sim = f"build/bin/diktamo_sim_{run.shape}{FLAVOUR_SUFFIX[flavour]}"
 
 
-def simulate(out, cfg, seed, run):
-    """Runs one simulation unless its statistics exist for the same command, the same simulator binary and
-    the same configuration file (a run of an older build is made again); returns (name, status, kept)."""
+def task(out, cfg, seed, run):
+    """The runner's task for a run: its statistics in out/NAME.json, kept while its command, simulator
+    binary and configuration file (their sha256) are the same (a run of an older build is made again)."""
     sim = run.sim
     cmd = [sim] + run.args(cfg, seed) + ["--quiet", "--stats", f"{out}/{run.name}.json"]
-    line = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
+    key = f"{shlex.join(cmd)}\nsimulator sha256 {digest(sim)}\n{cfg} sha256 {digest(cfg)}\n"
+    if run.may_stall:
+        key += MAY_STALL
     for s in HOST_SETS:
         cmd += ["--set", s]
-    done = f"{out}/{run.name}.done"
-    if os.path.exists(done) and open(done).read() in (line, line + STALLED) and os.path.exists(f"{out}/{run.name}.json"):
-        return run.name, 0, True
-    if os.path.exists(done):
-        os.unlink(done)
-    with open(f"{out}/{run.name}.err", "w") as err:
-        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=err).returncode
-    if rc != 0 and run.may_stall and STALL_SAYS in open(f"{out}/{run.name}.err").read():
-        rc, line = 0, line + STALLED
-    if rc == 0:
-        with open(done, "w") as f:
-            f.write(line)
-    return run.name, rc, False
+    return runner.Task(run.name, cmd, key, outputs=[f"{out}/{run.name}.json"])
 
 
-# A run that may stall and did: its .done file's last line, and what diktamo_sim says of a stall.
-STALLED = "stalled\n"
+def judge(out):
+    """A finished run's state: ok, stalled (a stall its configuration allows: Run.may_stall) or FAILED."""
+    def j(t, status):
+        if status == 0:
+            return "ok"
+        return "stalled" if stalled(out, t.name) else runner.FAILED
+    return j
+
+
+def simulate(out, cfg, seed, run):
+    """Runs one simulation unless it is kept (see task); returns (name, status, kept), status 0 for a
+    stall the run allows."""
+    t = task(out, cfg, seed, run)
+    st, state, kept = runner.run([t], out, ENGINE, 1, PROG, "run", judge(out))[t.name]
+    return run.name, (1 if state == runner.FAILED else 0), kept
+
+
+# A run that may stall: a line of its key; what diktamo_sim says of a stall.
+MAY_STALL = "may stall\n"
 STALL_SAYS = ": no instruction for "
 
 
 def stalled(out, name):
     """The run ended in a stall its configuration allows (Run.may_stall)."""
-    p = f"{out}/{name}.done"
-    return os.path.exists(p) and open(p).read().endswith(STALLED)
-
-
-# Seconds between two lines naming the runs under way while none ends (FIGURES_PROGRESS_S, for the tests).
-PROGRESS_S = float(os.environ.get("FIGURES_PROGRESS_S", "60"))
+    try:
+        done = open(f"{out}/{name}.done").read()
+        err = open(f"{out}/{name}.err").read()
+    except FileNotFoundError:
+        return False
+    return MAY_STALL in done and not done.endswith("status 0\n") and STALL_SAYS in err
 
 
 def run_all(out, cfg, seed, runs, jobs, label):
-    """Runs a list (jobs at a time) with a progress line per run that ends, and one naming the runs under
-    way (with their time so far) every PROGRESS_S seconds that none ends; stops at the first failure with
-    its replay."""
-    t0 = time.time()
-    n, failed, kept_n, k = len(runs), [], 0, 0
-    started = {}  # run name -> when its simulation began
-
-    def one(r):
-        started[r.name] = time.time()
-        return simulate(out, cfg, seed, r)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(one, r): r for r in runs}
-        pending = set(futs)
-        while pending:
-            done, pending = concurrent.futures.wait(pending, timeout=PROGRESS_S,
-                                                    return_when=concurrent.futures.FIRST_COMPLETED)
-            if not done:
-                now = time.time()
-                under = [f"{futs[f].name} ({(now - started[futs[f].name]) / 60:.1f} min)" for f in pending
-                         if futs[f].name in started]
-                print(f"{PROG}: {label} [{k}/{n}] running: {', '.join(under)}", flush=True)
-            for f in done:
-                k += 1
-                name, rc, kept = f.result()
-                r = futs[f]
-                state = "kept" if kept else ("FAILED" if rc else "stalled" if stalled(out, name) else "ok")
-                kept_n += kept
-                print(f"{PROG}: {label} [{k}/{n}] {name}: {state} ({time.time() - t0:.0f} s)", flush=True)
-                if rc != 0:
-                    failed.append(r)
+    """Runs a list through the runner (ENGINE, jobs at a time) with a progress line per run that ends,
+    and one naming the runs under way (with their time so far) every PROGRESS_S seconds that none ends;
+    then, when any failed, prints each one's error and replay and exits 1. Returns how many were kept."""
+    res = runner.run([task(out, cfg, seed, r) for r in runs], out, ENGINE, jobs, PROG, label, judge(out))
+    failed = [r for r in runs if res[r.name][1] == runner.FAILED]
     for r in failed:
         sys.stderr.write(open(f"{out}/{r.name}.err").read())
         print(f"{PROG}: {r.name} failed; replay: bash scripts/run_sim.sh {shlex.join(r.args(cfg, seed))}",
               file=sys.stderr)
     if failed:
         sys.exit(1)
-    return kept_n
+    return sum(1 for r in runs if res[r.name][2])
 
 
 def load(out, name):
@@ -321,9 +305,11 @@ def blog_main(doc, experiments, report, sizes, figs, results, out):
     ap.add_argument("--out", default=out)
     ap.add_argument("--docs")
     ap.add_argument("--size", default="default", choices=sorted(sizes))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    runner.add_arguments(ap)
     ap.add_argument("--flavour", default="fast", choices=sorted(FLAVOUR_SUFFIX))
     a = ap.parse_args()
+    global ENGINE
+    ENGINE = a.engine
     if not os.path.isfile(a.config):
         die(f"no configuration file {a.config}")
     if a.jobs < 1:

@@ -112,6 +112,8 @@ static const struct {
     {NULL, "--config sim_configs/small.ini --fail x@1us", "--fail wants CN@TIME"},
     {NULL, "--config sim_configs/small.ini --fail 1@soon", "--fail: not a time"},
     {NULL, "--config sim_configs/small.ini --fail 40@1us", "--fail wants CN@TIME"},
+    {NULL, "--config sim_configs/small.ini --fail 1@++1us", "--fail: not a time"},
+    {NULL, "--config sim_configs/small.ini --fail 1@-1us", "--fail: not a time"},
     {NULL, "--config sim_configs/small.ini --set workload.name=lu_cb", "workload.name"},
     {NULL, "--config sim_configs/small.ini --set core.protocol=wbx", "core.protocol"},
     {NULL, "--config sim_configs/small.ini --set workload.threads=9", "workload.threads: 9 threads need as many cores"},
@@ -136,6 +138,10 @@ static const struct {
      "workload.name: ycsb:"},
     {"--config sim_configs/small.ini --fail 9@1us", "--fail 9@...: sim_configs/small.ini: system.num_cn = "},
     {"--config sim_configs/small.ini --set core.sync=ideal --fail 1@1us", "core.sync = ideal leaves lock and"},
+    {"--config sim_configs/small.ini --fail 2@+1us --fail 1@1us",
+     "--fail 2@+...: a failure after a recovery needs a failure before it"},
+    {"--config sim_configs/small.ini --traffic --fail 1@1us --fail 2@+1us",
+     "--fail 2@+...: a failure after a recovery needs a workload run"},
     {"--config sim_configs/small.ini --set core.protocol=proactive --set lu.sram_bytes=8KiB",
      "lu.sram_bytes: 8192, but the linked logging_unit model has 256 entries"},
 };
@@ -316,6 +322,32 @@ Test(sim, a_failed_cn_is_reported_with_its_msi, .init = make_dir, .fini = remove
     cr_assert_eq(lines(r.err), 1, "%s", r.err);
     cr_assert_not_null(strstr(r.err, "system.num_cn = 4"), "%s", r.err);
     cr_assert(!exists("g.json"), "bad input writes nothing");
+}
+
+/* --fail CN@+TIME: back-to-back failures, each TIME after the recovery of every failure before it
+ * has ended, whatever the recoveries take: three in a row are three recovery runs, none joined to
+ * another, all recovered with Nr 3 (the oracle finds nothing lost). */
+Test(sim, a_failure_after_a_recovery_comes_after_its_end, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    result_t r;
+    char cmd[512], p[128];
+    snprintf(cmd, sizeof cmd, SIM_FAST " --config sim_configs/run.ini --set workload.name=ycsb --set lu.nr=3 "
+             "--set core.protocol=proactive --fail 1@3us --fail 2@+1us --fail 3@+0ns --stats %s/b.json", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s\nstderr: %.2000s", cmd, r.err);
+    cr_assert_not_null(strstr(r.out, "CN 2 fails 1.000 us after the recoveries before it (--fail)"), "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "3 CN failure(s), 3 recovered"), "%s", r.out);
+    static char json[1 << 18];
+    snprintf(p, sizeof p, "%s/b.json", dir);
+    slurp(p, json, sizeof json);
+    char *rec = strstr(json, "\"recovery\": {"), *end = rec ? strchr(rec, '}') : NULL;
+    cr_assert(rec && end, "no recovery statistics");
+    *end = '\0'; /* a flat object: its keys only */
+    cr_assert_not_null(strstr(rec, "\"runs\": 3,"), "three recovery runs: %s", rec);
+    cr_assert_not_null(strstr(rec, "\"joined\": 0,"), "none joined another: %s", rec);
+    cr_assert_not_null(strstr(rec, "\"unrecoverable\": 0,"), "%s", rec);
+    *end = '}';
+    cr_assert_not_null(strstr(json, "\"lost\": 0"), "%.200s", strstr(json, "\"oracle\""));
 }
 
 /* Runs of make faults (RUNS=200 SEED=7, runs 060 and 130: bodytrack, one CN failing early, another

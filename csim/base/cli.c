@@ -80,11 +80,14 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
             char *at = strchr(v, '@'), *end;
             unsigned long cn = at && at > v ? strtoul(v, &end, 10) : 0;
             if (!at || at == v || end != at || cn >= MSG_MAX_CN)
-                usage_error(prog, usage, "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)", v);
+                usage_error(prog, usage, "--fail wants CN@TIME or CN@+TIME with CN a compute node number (e.g. 2@3us)",
+                            v);
             if (o->nfails == CLI_MAX_FAILS)
                 usage_error(prog, usage, "too many --fail options", v);
-            if (cli_parse_time(at + 1, &o->fail_ps[o->nfails]))
-                usage_error(prog, usage, "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'", v);
+            o->fail_after[o->nfails] = at[1] == '+';
+            const char *t = at + 1 + o->fail_after[o->nfails];
+            if (!(*t >= '0' && *t <= '9') || cli_parse_time(t, &o->fail_ps[o->nfails]))
+                usage_error(prog, usage, "--fail: not a time with a unit (ps, ns, us, ms, s) after '@' or '@+'", v);
             o->fail_cn[o->nfails++] = (unsigned)cn;
         } else if (!strcmp(a, "--abort-at")) {
             NEED_VALUE();

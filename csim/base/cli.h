@@ -30,6 +30,7 @@ typedef struct cli_opts {
     uint64_t abort_at_ps;          /* --abort-at parsed (by the program that takes it) */
     unsigned fail_cn[CLI_MAX_FAILS]; /* --fail CN@TIME: CN fails (fail-stop) at TIME */
     uint64_t fail_ps[CLI_MAX_FAILS];
+    bool fail_after[CLI_MAX_FAILS];  /* --fail CN@+TIME: TIME after the recovery of every failure before it */
     unsigned nfails;
 } cli_opts_t;
 

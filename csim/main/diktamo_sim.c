@@ -29,7 +29,7 @@
 
 static const char usage[] =
     "[--config FILE] [--set section.key=value]... [--seed N] [--trace FILE.fst [--trace-start T] "
-    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--traffic] [--fail CN@TIME]...";
+    "[--trace-stop T]] [--stats FILE.json] [--no-skip] [--quiet] [--traffic] [--fail CN@[+]TIME]...";
 
 typedef struct run {
     kernel_t *k;
@@ -222,9 +222,17 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
     progress_set_target(&pr, cfg->sim.end_time_ps);
     const double wall0 = progress_wall_seconds();
     for (unsigned i = 0; i < o->nfails; i++) {
-        system_fail_at(s, o->fail_cn[i], o->fail_ps[i]);
-        if (!o->quiet)
-            printf("diktamo_sim: CN %u fails at %.3f us (--fail)\n", o->fail_cn[i], (double)o->fail_ps[i] / (double)PS_PER_US);
+        const double us = (double)o->fail_ps[i] / (double)PS_PER_US;
+        if (o->fail_after[i]) {
+            _Static_assert(SYSTEM_MAX_AFTER >= CLI_MAX_FAILS, "every --fail CN@+TIME has its place");
+            system_fail_after_recovery(s, o->fail_cn[i], o->fail_ps[i]);
+            if (!o->quiet)
+                printf("diktamo_sim: CN %u fails %.3f us after the recoveries before it (--fail)\n", o->fail_cn[i], us);
+        } else {
+            system_fail_at(s, o->fail_cn[i], o->fail_ps[i]);
+            if (!o->quiet)
+                printf("diktamo_sim: CN %u fails at %.3f us (--fail)\n", o->fail_cn[i], us);
+        }
     }
     const run_end_e how = system_run(s, cfg->sim.end_time_ps, &pr);
     progress_finish(&pr);
@@ -316,6 +324,13 @@ int main(int argc, char **argv)
         return 2;
     }
     for (unsigned i = 0; i < o.nfails; i++) {
+        if (o.fail_after[i] && (o.traffic || (i == 0 && !cfg->fail.at_ps && !cfg->fail.after_commits))) {
+            fprintf(stderr, "diktamo_sim: --fail %u@+...: %s\n", o.fail_cn[i],
+                    o.traffic ? "a failure after a recovery needs a workload run (not --traffic)"
+                              : "a failure after a recovery needs a failure before it (an earlier --fail, fail.at or "
+                                "fail.after_commits)");
+            return 2;
+        }
         if (o.fail_cn[i] >= ncn) {
             fprintf(stderr, "diktamo_sim: --fail %u@...: %s: system.num_cn = %u, so the CNs are 0 .. %u\n", o.fail_cn[i],
                     o.config, ncn, ncn - 1);

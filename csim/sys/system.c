@@ -61,10 +61,16 @@ struct system {
     unsigned fail_cn;            /* the configured failure: its CN ... */
     uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
     uint32_t unrecoverable;      /* the CNs whose concurrent failure could not be recovered */
+    /* failures after recoveries (system_fail_after_recovery), in order; the next one to arm */
+    struct {
+        unsigned cn;
+        uint64_t delay_ps;
+    } after[SYSTEM_MAX_AFTER];
+    unsigned nafter, after_next;
     /* recoveries: the MNs' reports of the one running, and the totals */
     mn_recov_report_t *mrep;
     unsigned mrep_n;
-    uint64_t *c_recoveries, *c_rec_runs, *c_rec_joined, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
+    uint64_t *c_recoveries, *c_rec_runs, *c_rec_joined, *c_rec_unrec, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
     uint64_t *c_fail_shared, *c_fail_dirty, *c_fail_excl; /* Fig. 15: the failed CNs' L3s at the crash */
     double *g_rec[9];
     sys_cn_t *cn;
@@ -169,6 +175,8 @@ static const stats_def_t system_stats[] = {
     STATS_COUNTER_DEF(system_t, c_recoveries, "recovery.count", "failed CNs recovered (RecovEnd answered by every live CN)"),
     STATS_COUNTER_DEF(system_t, c_rec_runs, "recovery.runs", "recovery runs of a CM (one recovers every CN failed by its end: usually one)"),
     STATS_COUNTER_DEF(system_t, c_rec_joined, "recovery.joined", "CNs that failed during a recovery run and were recovered in it"),
+    STATS_COUNTER_DEF(system_t, c_rec_unrec, "recovery.unrecoverable",
+                      "failed CNs the CM found unrecoverable: lu.nr or more failed before a recovery (by design)"),
     STATS_COUNTER_DEF(system_t, c_rec_owned, "recovery.lines_owned", "lines the failed CNs owned (the MNs' Owned lists, Fig. 15)"),
     STATS_COUNTER_DEF(system_t, c_rec_words_lu, "recovery.words_from_lus", "words recovered from LU logs"),
     STATS_COUNTER_DEF(system_t, c_rec_words_mn, "recovery.words_from_mns", "words recovered from the MNs' log stores"),
@@ -263,12 +271,19 @@ static void hook_cm_done(void *obj, const cm_recovery_t *r)
     *s->c_recoveries += (unsigned)__builtin_popcount(r->failed_set);
     (*s->c_rec_runs)++;
     *s->c_rec_joined += r->joined;
+    /* every failure so far recovered: the next failure after a recovery is armed */
+    if (s->after_next < s->nafter &&
+        *s->c_recoveries + (unsigned)__builtin_popcount(s->unrecoverable) >= *s->c_failures) {
+        system_fail_at(s, s->after[s->after_next].cn, s->k->now + s->after[s->after_next].delay_ps);
+        s->after_next++;
+    }
 }
 
 static void hook_unrecoverable(void *obj, uint32_t failed)
 {
     system_t *s = obj;
     s->unrecoverable |= failed; /* reported by system_check; the oracle counts what was lost */
+    *s->c_rec_unrec = (unsigned)__builtin_popcount(s->unrecoverable);
 }
 
 static void hook_mn_done(void *obj, const mn_recov_report_t *r)
@@ -959,6 +974,15 @@ void system_fail_cn(system_t *s, unsigned cn)
 static void ev_fail(void *obj, uint64_t cn) { system_fail_cn(obj, (unsigned)cn); }
 
 void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps) { kernel_at(s->k, t_ps, ev_fail, s, cn); }
+
+int system_fail_after_recovery(system_t *s, unsigned cn, uint64_t delay_ps)
+{
+    if (s->nafter == SYSTEM_MAX_AFTER)
+        return -1;
+    s->after[s->nafter].cn = cn;
+    s->after[s->nafter++].delay_ps = delay_ps;
+    return 0;
+}
 
 bool system_cn_failed(const system_t *s, unsigned cn) { return s->cn[cn].failed; }
 

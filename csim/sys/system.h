@@ -82,6 +82,12 @@ size_t system_check_logs(system_t *s, FILE *f, size_t max_lines, uint64_t *check
 void system_fail_cn(system_t *s, unsigned cn);
 /** system_fail_cn(s, cn) at time t_ps (a kernel event). */
 void system_fail_at(system_t *s, unsigned cn, uint64_t t_ps);
+#define SYSTEM_MAX_AFTER 32
+/** CN cn fails delay_ps after the recovery of every failure before it has ended (the CM's last
+ *  RecovEndResp): back-to-back failures, whatever a recovery takes. Such failures come in the order
+ *  given, each armed when everything failed so far is recovered; one that no earlier failure
+ *  arms never happens. Returns -1 when SYSTEM_MAX_AFTER are given already. */
+int system_fail_after_recovery(system_t *s, unsigned cn, uint64_t delay_ps);
 bool system_cn_failed(const system_t *s, unsigned cn);
 
 /** The coherent value of a word now (zero time): for a remote word the newest copy in a CN's

@@ -4,7 +4,7 @@
 # Their tests (tb/test_dir_ctrl_ref.c) are in the whole suite's binary through the TB_SRCS wildcard.
 # `make test-dirref` builds and runs them alone (build/bin/dirref_tests): plain C, no Verilated
 # model, so it builds in seconds. build/bin/coh_regress runs the random tester over many seeds of
-# every preset configuration; `make regress` runs it (scripts/regress.sh), `make coh-regress` alone.
+# every preset configuration; `make regress` runs it (scripts/regress.py), `make coh-regress` alone.
 
 DIRREF_LIB_SRCS := tb/ref/dir_ctrl_ref.c tb/sb/coh_tester.c tb/sb/coh_home_ref.c
 DIRREF_TB_SRCS  := tb/test_dir_ctrl_ref.c tb/harness/tb_seed.c $(DIRREF_LIB_SRCS)
