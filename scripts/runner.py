@@ -108,14 +108,15 @@ def default_judge(task, status):
 class Sweep:
     """The progress of one call of run(): what it prints, and the results so far."""
 
-    def __init__(self, prog, label, n, each):
-        self.prog, self.label, self.n, self.each = prog, label, n, each
+    def __init__(self, prog, label, n, each, quiet):
+        self.prog, self.label, self.n, self.each, self.quiet = prog, label, n, each, quiet
         self.t0 = self.last = time.time()
         self.k = self.kept = self.made = 0
         self.states = {}
 
     def line(self, text):
-        print(f"{self.prog}: {self.label} [{self.k}/{self.n}] {text}", flush=True)
+        if not self.quiet:
+            print(f"{self.prog}: {self.label} [{self.k}/{self.n}] {text}", flush=True)
 
     def finished(self, task, state, kept):
         self.k += 1
@@ -148,17 +149,17 @@ class Sweep:
 
 
 def run(tasks, out, engine="local", jobs=1, prog="runner", label="runs", judge=default_judge, keep_failed=False,
-        each=True):
+        each=True, quiet=False):
     """Runs the tasks that have no kept result; returns {name: (status, state, kept)} for every task.
     judge(task, status) names a finished task's state ("ok", FAILED, or a sweep's own word such as
     "stalled" or "unrecoverable"); a result is kept when its key is the same and it is not FAILED, or
     always with keep_failed. each: a line per finished task (else a progress line every PROGRESS_S
-    and a line per failure)."""
+    and a line per failure); quiet: no line at all."""
     names = [t.name for t in tasks]
     if len(set(names)) != len(names):
         raise ValueError("two tasks of one sweep have the same name")
     os.makedirs(out, exist_ok=True)
-    sweep = Sweep(prog, label, len(tasks), each)
+    sweep = Sweep(prog, label, len(tasks), each, quiet)
     results, todo = {}, []
     for t in tasks:
         st = status_of(out, t)

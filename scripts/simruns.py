@@ -146,7 +146,7 @@ def simulate(out, cfg, seed, run):
     """Runs one simulation unless it is kept (see task); returns (name, status, kept), status 0 for a
     stall the run allows."""
     t = task(out, cfg, seed, run)
-    st, state, kept = runner.run([t], out, ENGINE, 1, PROG, "run", judge(out))[t.name]
+    st, state, kept = runner.run([t], out, ENGINE, 1, PROG, "run", judge(out), quiet=True)[t.name]
     return run.name, (1 if state == runner.FAILED else 0), kept
 
 
