@@ -77,6 +77,7 @@ void mn_log_free(mn_log_t *l)
 {
     for (unsigned s = 0; s < MN_LOG_NODES; s++) {
         free(l->src[s].bytes);
+        free(l->src[s].got);
         free(l->src[s].recs);
     }
     for (size_t i = 0; i < l->ndumps; i++)
@@ -167,9 +168,11 @@ void mn_log_drop_lu(mn_log_t *l, unsigned src)
     if (s->chunks)
         l->st.dumps_discarded++;
     free(s->bytes);
-    s->bytes = NULL;
-    s->n = s->cap = s->chunks = 0;
+    free(s->got);
+    s->bytes = s->got = NULL;
+    s->n = s->cap = s->chunks = s->total = 0;
     s->asked = s->go = s->ended = s->broken = false;
+    s->dropped = true;
     sync_go(l);
     sync_done(l);
 }
@@ -318,12 +321,18 @@ static void end_dump(mn_log_t *l, unsigned src, const msg_t *m)
     } else {
         l->st.dumps_discarded++;
     }
-    s->n = s->chunks = 0;
+    s->n = s->chunks = s->total = 0;
+    free(s->got);
+    s->got = NULL;
     s->broken = false;
     s->ended = true;
     sync_done(l);
 }
 
+/* A chunk of a dump: the fabric may deliver them in any order (link jitter), so each goes to its
+ * place (its addr), and the dump ends once every chunk up to its LAST has come. A bad chunk (a tag
+ * not its addr's, not a whole line) or a message too many (a chunk repeated, beyond LAST, a LAST
+ * below a chunk that came) breaks the dump: it is discarded when it ends. */
 static void dump_data(mn_log_t *l, const msg_t *m)
 {
     mn_log_src_t *s = &l->src[m->src];
@@ -333,23 +342,49 @@ static void dump_data(mn_log_t *l, const msg_t *m)
                s->ended ? "its LAST chunk came already" : "no DUMP_GO sent to it");
         return;
     }
-    if (!s->broken) {
-        if (m->tag != s->chunks % TAGS || m->addr != s->chunks) {
-            report(l, MN_LOG_E_ORDER, m, "DUMP_DATA from %u: tag %u addr %llu, expected chunk %zu", m->src, m->tag,
-                   (unsigned long long)m->addr, s->chunks);
-            s->broken = true;
-        } else if (m->mask != 0xff) {
-            report(l, MN_LOG_E_PARTIAL, m, "DUMP_DATA %zu from %u: mask 0x%02x, not a whole 64-byte line", s->chunks,
-                   m->src, m->mask);
-            s->broken = true;
-        } else {
-            grow((void **)&s->bytes, &s->cap, s->n + MSG_LINE_BYTES, 1, 4096);
-            memcpy(s->bytes + s->n, m->data, MSG_LINE_BYTES);
-            s->n += MSG_LINE_BYTES;
-            s->chunks++;
-        }
+    const uint64_t i = m->addr;
+    const size_t have = s->n / MSG_LINE_BYTES;
+    const char *extra = i >= MN_LOG_MAX_CHUNKS                      ? "beyond the most chunks a dump has"
+                        : i < have && (s->got[i / 8] >> (i % 8) & 1u) ? "a chunk that came already"
+                        : s->total && i >= s->total                   ? "beyond its dump's LAST chunk"
+                        : last && (s->total || i + 1 < have)          ? "a LAST below a chunk that came"
+                                                                      : NULL;
+    if (extra) { /* a message too many: not a chunk of the dump */
+        report(l, MN_LOG_E_ORDER, m, "DUMP_DATA from %u: tag %u addr %llu: %s", m->src, m->tag, (unsigned long long)i,
+               extra);
+        s->broken = true;
+        if (last && !s->total)
+            end_dump(l, m->src, m); /* nothing else says where the dump ends */
+        return;
     }
+    if (m->tag != i % TAGS) {
+        report(l, MN_LOG_E_ORDER, m, "DUMP_DATA from %u: tag %u addr %llu: its tag is not its addr's", m->src,
+               m->tag, (unsigned long long)i);
+        s->broken = true;
+    } else if (m->mask != 0xff) {
+        report(l, MN_LOG_E_PARTIAL, m, "DUMP_DATA %llu from %u: mask 0x%02x, not a whole 64-byte line",
+               (unsigned long long)i, m->src, m->mask);
+        s->broken = true;
+    }
+    /* chunk i, in its place (a bad one too: it still counts toward the dump's end) */
+    if (i >= have) {
+        grow((void **)&s->bytes, &s->cap, (size_t)(i + 1) * MSG_LINE_BYTES, 1, 4096);
+        memset(s->bytes + s->n, 0, (size_t)(i + 1) * MSG_LINE_BYTES - s->n);
+        size_t gb = (size_t)(i + 8) / 8, ob = (have + 7) / 8;
+        if (gb > ob) {
+            s->got = realloc(s->got, gb);
+            if (!s->got)
+                abort();
+            memset(s->got + ob, 0, gb - ob);
+        }
+        s->n = (size_t)(i + 1) * MSG_LINE_BYTES;
+    }
+    memcpy(s->bytes + i * MSG_LINE_BYTES, m->data, MSG_LINE_BYTES);
+    s->got[i / 8] |= (uint8_t)(1u << (i % 8));
+    s->chunks++;
     if (last)
+        s->total = (size_t)i + 1;
+    if (s->total && s->chunks == s->total)
         end_dump(l, m->src, m);
 }
 
@@ -557,6 +592,8 @@ mn_log_rx_e mn_log_rx(mn_log_t *l, const msg_t *m)
                l->cfg.node_id);
     else if ((bad = msg_check(&c)) != NULL)
         report(l, MN_LOG_E_MALFORMED, m, "%s from %u: %s", msg_name(m->opcode), m->src, bad);
+    else if (m->opcode != OP_FETCH_LATEST_VERS && l->src[m->src].dropped)
+        l->st.from_dropped++;
     else if (m->opcode == OP_DUMP_REQ)
         dump_req(l, m);
     else if (m->opcode == OP_DUMP_DATA)

@@ -63,6 +63,8 @@
 
 /** Node ids: sources are indexed by id. */
 #define MN_LOG_NODES (1u << MSG_NODE_ID_W)
+/** The most chunks a dump may have (4 GiB of a log: far beyond any LU's DRAM log). */
+#define MN_LOG_MAX_CHUNKS (1ull << 26)
 /** Bytes of one record in a dump's stream (lu_log.sv's 128-bit record). */
 #define MN_LOG_REC_BYTES 16u
 
@@ -74,7 +76,8 @@ typedef enum mn_log_err_kind {
     MN_LOG_E_REQ_TWICE, /* DUMP_REQ from a LU that already asked in this epoch */
     MN_LOG_E_REQ_EXTRA, /* DUMP_REQ after the epoch's lus_per_epoch LUs have asked */
     MN_LOG_E_NO_DUMP,   /* DUMP_DATA from a LU with no dump under way */
-    MN_LOG_E_ORDER,     /* DUMP_DATA not the next chunk of its dump (tag or addr) */
+    MN_LOG_E_ORDER,     /* DUMP_DATA whose tag is not its addr's (mod 2^TAG_W), a chunk that came already,
+                           or one beyond its dump's LAST or MN_LOG_MAX_CHUNKS */
     MN_LOG_E_PARTIAL,   /* DUMP_DATA that is not a whole 64-byte line (mask not all ones) */
     MN_LOG_E_INFLATE,   /* a dump that does not inflate into whole records */
     MN_LOG_E_PADDING,   /* non-zero bytes after a dump's zlib stream */
@@ -127,6 +130,8 @@ typedef struct mn_log_stats {
     uint64_t fetch_resps;        /* FETCH_LATEST_VERS_RESP queued */
     uint64_t searches;           /* passes over the stored records */
     uint64_t records_scanned;    /* records read by all passes */
+    uint64_t from_dropped;       /* DUMP_REQ and DUMP_DATA of a failed LU, still in flight at its failure:
+                                    ignored */
     uint64_t errors;             /* errors listed */
     uint64_t err[MN_LOG_E_KINDS];
 } mn_log_stats_t;
@@ -134,9 +139,12 @@ typedef struct mn_log_stats {
 /** Per source LU. */
 typedef struct mn_log_src {
     bool asked, go, ended; /* this epoch: DUMP_REQ seen, DUMP_GO queued, LAST chunk seen */
-    bool broken;           /* the dump under way lost a chunk: dropped up to its LAST */
-    uint8_t *bytes;        /* the dump under way */
-    size_t n, cap, chunks;
+    bool broken;           /* the dump under way had a bad chunk: dropped once it has ended */
+    bool dropped;          /* the LU failed (mn_log_drop_lu): what still comes from it is ignored */
+    uint8_t *bytes;        /* the dump under way: chunk i at bytes + 64 i, in whatever order they came */
+    size_t n, cap, chunks; /* n: 64 x (the highest chunk seen + 1); chunks: the chunks that came */
+    size_t total;          /* its LAST chunk's addr + 1, 0 before LAST came */
+    uint8_t *got;          /* bit i: chunk i came */
     lu_rec_t *recs; /* every stored record of this LU, dumps in order */
     size_t nrecs, caprecs;
 } mn_log_src_t;
@@ -187,8 +195,9 @@ void mn_log_free(mn_log_t *l);
 mn_log_rx_e mn_log_rx(mn_log_t *l, const msg_t *m);
 
 /** LU src failed (recovery): it leaves the group the store synchronizes (one LU less per epoch);
- *  its dump under way, if any, is discarded, and the epoch's synchronizations go on without it (what
- *  its DUMP_GO or DUMP_DONE waited for may be complete now: queued). */
+ *  its dump under way, if any, is discarded, what it sent before failing and is still in flight is
+ *  ignored when it comes (stats from_dropped), and the epoch's synchronizations go on without it
+ *  (what its DUMP_GO or DUMP_DONE waited for may be complete now: queued). */
 void mn_log_drop_lu(mn_log_t *l, unsigned src);
 /** Messages queued to send, the oldest first: DUMP_GO, DUMP_DONE, FETCH_LATEST_VERS_RESP. */
 size_t mn_log_tx_pending(const mn_log_t *l);

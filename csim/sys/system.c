@@ -1163,6 +1163,17 @@ static int check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
                 return -1;
             }
         }
+    /* The MN log stores' errors: a dump's message malformed, out of place or too many (a correct
+     * system sends none; what a failed LU still had in flight is not one: mn_log_drop_lu). */
+    for (unsigned m = 0; s->dk && m < s->nmn; m++) {
+        const mn_log_t *l = lu_store_log(s->store[m]);
+        if (mn_log_stats(l)->errors) {
+            const mn_log_err_t *e = mn_log_error(l, 0);
+            snprintf(err, SYSTEM_ERR_MAX, "the log store of MN %u reported %" PRIu64 " errors, the first: %s: %s", m,
+                     mn_log_stats(l)->errors, mn_log_err_name(e->kind), e->what);
+            return -1;
+        }
+    }
     if (r->lost || r->phantom) {
         snprintf(err, SYSTEM_ERR_MAX, "oracle: %" PRIu64 " of %" PRIu64 " words wrong (%" PRIu64 " lost, %" PRIu64
                  " phantom)", r->lost + r->phantom, r->words, r->lost, r->phantom);

@@ -255,6 +255,32 @@ void lm_tso_allowed(const litmus_t *L, outset_t *out)
     free(vis.used);
 }
 
+void lm_outcome_without(const litmus_t *L, unsigned f, outcome_t *o)
+{
+    for (unsigned i = 0; i < L->len[f]; i++) {
+        const lm_op_t *op = &L->op[f][i];
+        if (op->kind == LK_LD || op->kind == LK_SWAP || op->kind == LK_FADD)
+            o->v[op->reg] = 0;
+    }
+}
+
+void lm_tso_allowed_cut(const litmus_t *L, unsigned f, unsigned kmin, unsigned kmax, outset_t *out)
+{
+    for (unsigned k = kmin; k <= kmax && k <= L->len[f]; k++) {
+        litmus_t cut = *L;
+        cut.len[f] = k;
+        outset_t some = {0};
+        lm_tso_allowed(&cut, &some);
+        for (size_t i = 0; i < some.n; i++) {
+            outcome_t o = some.o[i];
+            lm_outcome_without(L, f, &o);
+            if (lm_outset_find(out, &o) == SIZE_MAX)
+                lm_outset_add(out, &o);
+        }
+        lm_outset_free(&some);
+    }
+}
+
 void lm_body(wl_thread_t *t, void *arg)
 {
     lm_thread_t *a = arg;

@@ -72,6 +72,14 @@ void lm_outset_add(outset_t *s, const outcome_t *o);
 void lm_outset_free(outset_t *s);
 /** Every outcome the operational x86-TSO model allows for L. */
 void lm_tso_allowed(const litmus_t *L, outset_t *out);
+/** The outcomes x86-TSO allows when thread f fails (fail-stop) in its part having done its first k
+ *  operations, for some k in kmin .. kmax, its registers lost (zero in the outcomes: see
+ *  lm_outcome_without): the union over those k of L with f's part cut after k operations. Its
+ *  stores still buffered at the failure are lost with it, which a smaller k covers: they leave the
+ *  buffer in program order. Cut at len[f], the part is whole: f failed after its last store left. */
+void lm_tso_allowed_cut(const litmus_t *L, unsigned f, unsigned kmin, unsigned kmax, outset_t *out);
+/** o with thread f's registers zero (a failed thread's registers are lost with it). */
+void lm_outcome_without(const litmus_t *L, unsigned f, outcome_t *o);
 /** Runs thread a->t of a->L: compute(delay[i]) before operation i and at the end. */
 void lm_body(wl_thread_t *t, void *arg);
 
