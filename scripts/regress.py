@@ -73,7 +73,8 @@ def tasks(n, jobs):
         ["build/bin/coh_regress_rtl", "--seeds", str(int(os.environ.get("COH_RTL_SEEDS", 2 * n))), "--first", "5000"])
     # Co-simulation of the fabric: loads, link jitter (reorders messages), both fabric clockings.
     variants = [("load1", ["--set", "traffic.load=1.0"]),
-                ("jitter", ["--set", "traffic.load=0.2", "--set", "fabric.link_jitter=30ns"]),
+                ("jitter", ["--set", "traffic.load=0.2", "--set", "fabric.link_jitter=30ns",
+                            "--set", "fabric.link_credits=128"]),
                 ("noskip", ["--no-skip"])]
     for seed in range(1, n + 1):
         for v, args in variants:
