@@ -350,6 +350,24 @@ Test(sim, a_failure_after_a_recovery_comes_after_its_end, .init = make_dir, .fin
     cr_assert_not_null(strstr(json, "\"lost\": 0"), "%.200s", strstr(json, "\"oracle\""));
 }
 
+/* A recovery whose LUs search long logs retires no instruction for milliseconds (TravLU 1.6 ms
+ * here: small.ini dumps every 100 us, and the LUs answer a batch of requests per pass over their
+ * logs); the stall detector counts the answers the MNs' handlers take as progress, so such a run is
+ * not stopped as a deadlock (it was, with a stall timeout shorter than the search). */
+Test(sim, a_long_log_search_in_a_recovery_is_not_a_stall, .init = make_dir, .fini = remove_dir, .timeout = 300)
+{
+    result_t r;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, SIM_FAST " --config sim_configs/small.ini --set workload.name=ycsb "
+             "--set workload.ycsb_ops=512 --set core.protocol=baseline --set sim.stall_timeout=100us --fail 1@60us "
+             "--stats %s/s.json", dir);
+    run(cmd, &r);
+    cr_assert_eq(r.status, 0, "%s\nstderr: %.2000s", cmd, r.err);
+    cr_assert_not_null(strstr(r.out, "1 CN failure(s), 1 recovered"), "%s", r.out);
+    const char *t = strstr(r.out, "TravLU ");
+    cr_assert(t && atol(t + 7) > 100000, "the search took less than the stall timeout: %s", r.out);
+}
+
 /* Runs of make faults (RUNS=200 SEED=7, runs 060 and 130: bodytrack, one CN failing early, another
  * after the first recovery) whose check found bands of the gradient map unwritten: each phase's end
  * redid the lost threads' shares once, and work the survivors had been given was lost again with the

@@ -100,7 +100,8 @@ static const cfg_key_t keys[] = {
      "show a progress line on stderr during a run (only when stderr is a terminal)"},
     {"sim", "stall_timeout", T_TIME, F(sim.stall_timeout_ps), NULL, U(1 * MS), U(1 * NS),
      U(1000 * SEC), 0, NULL,
-     "simulated time without progress after which a run stops and dumps what waits on what"},
+     "simulated time without progress (no instruction retired, no MN DRAM access, no answer taken by an MN's "
+     "recovery handler) after which a run stops and dumps what waits on what"},
     {"sim", "threads", T_UINT, F(sim.threads), "threads", U(1), U(1), U(2), 0, NULL,
      "host threads of a run: 1, or 2 to evaluate the switch's RTL on a second thread while the other "
      "models run (the same results; faster on a machine with a core to spare)"},

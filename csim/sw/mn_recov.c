@@ -55,7 +55,7 @@ struct mn_recov {
     size_t on, ocap;
     unsigned pending;           /* lists (LU / store) not answered yet, or RECOVER answers due */
     mn_recov_report_t r;
-    uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn, *n_busy;
+    uint64_t *n_rec, *n_owned, *n_wlu, *n_wmn, *n_busy, *n_ans;
 };
 
 static int cmp_line(const void *a, const void *b)
@@ -417,6 +417,7 @@ static void on_sw(void *obj, const msg_t *m)
         init_recov(r, m->subject, m->src);
         break;
     case OP_FETCH_LATEST_VERS_RESP:
+        (*r->n_ans)++;
         if (r->ph == RV_LU || r->ph == RV_MN)
             on_flv(r, m);
         break;
@@ -432,6 +433,8 @@ static const stats_def_t mn_recov_stats[] = {
     STATS_COUNTER_DEF(mn_recov_t, n_wlu, "words_lu", "words recovered from LU logs"),
     STATS_COUNTER_DEF(mn_recov_t, n_wmn, "words_mn", "words recovered from MN log stores"),
     STATS_COUNTER_DEF(mn_recov_t, n_busy, "busy", "RECOVERs the directory answered BUSY (its table full), sent again"),
+    STATS_COUNTER_DEF(mn_recov_t, n_ans, "answers",
+                      "FETCH_LATEST_VERS_RESP taken from the LUs and the log stores (progress, for the stall detector)"),
 };
 
 mn_recov_t *mn_recov_create(kernel_t *k, mn_node_t *n, lu_store_t *store, const mn_recov_params_t *p,
