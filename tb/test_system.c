@@ -513,6 +513,27 @@ static void lm_free(lm_sys_t *x)
     free(x->busy);
 }
 
+/* Runs x's iterations on small.ini with sets (x->sys set when fail: the failure it draws is
+ * injected), to the end; the oracle and the system's checks must pass. The caller closes sr. */
+static void lm_run(sys_run_t *sr, const char *const *sets, lm_sys_t *x, bool fail, const char *line)
+{
+    sim_config_t c;
+    small_config(&c, sets);
+    x->core_hz = c.core.freq_hz;
+    sys_open(sr, &c, true);
+    x->sys = fail ? sr->s : NULL;
+    workload_t w = {.name = "litmus", .setup = lm_setup, .thread = lm_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(sr->s, &w, x->L->nthr, x, err), 0, "%s: %s", line, err);
+    run_end_e e = system_run(sr->s, 200 * PS_PER_MS, NULL);
+    if (e != RUN_DONE) {
+        system_dump(sr->s, stderr);
+        cr_assert_fail("%s: the run ended %s", line, run_end_name(e));
+    }
+    oracle_report_t rep;
+    cr_assert_eq(system_check(sr->s, stderr, 10, &rep, err), 0, "%s: %s", line, err);
+}
+
 static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, outcome_t *out, const char *line)
 {
     const lm_cfg_t *lc = ctx;
@@ -528,21 +549,8 @@ static void run_on_system(void *ctx, const litmus_t *L, rng_t *r, unsigned n, ou
     snprintf(sp, sizeof sp, "core.protocol=%s",
              lc->proto ? lc->proto : protos[rng_below(r, lc->num_cn >= 3 ? 5 : 2)]);
     const char *sets[] = {sn, sj, sk, ss, sp, NULL};
-    sim_config_t c;
-    small_config(&c, sets);
-    x.core_hz = c.core.freq_hz;
     sys_run_t sr;
-    sys_open(&sr, &c, true);
-    workload_t w = {.name = "litmus", .setup = lm_setup, .thread = lm_thread};
-    char err[SYSTEM_ERR_MAX] = "";
-    cr_assert_eq(system_load(sr.s, &w, L->nthr, &x, err), 0, "%s: %s", line, err);
-    run_end_e e = system_run(sr.s, 200 * PS_PER_MS, NULL);
-    if (e != RUN_DONE) {
-        system_dump(sr.s, stderr);
-        cr_assert_fail("%s: the run ended %s", line, run_end_name(e));
-    }
-    oracle_report_t rep;
-    cr_assert_eq(system_check(sr.s, stderr, 10, &rep, err), 0, "%s: %s", line, err);
+    lm_run(&sr, sets, &x, false, line);
     sys_close(&sr);
     lm_free(&x);
 }
@@ -696,22 +704,8 @@ static void litmus_across_a_failure(const char *name, const char *src, unsigned 
                  x.fail_it, n, sp, snr, seed, run, seed);
         const char *sets[] = {"system.num_cn=4", "fabric.link_jitter=30ns", "fabric.link_credits=128", ss, sp, snr,
                               NULL};
-        sim_config_t c;
-        small_config(&c, sets);
-        x.core_hz = c.core.freq_hz;
         sys_run_t sr;
-        sys_open(&sr, &c, true);
-        x.sys = sr.s;
-        workload_t w = {.name = "litmus", .setup = lm_setup, .thread = lm_thread};
-        char err[SYSTEM_ERR_MAX] = "";
-        cr_assert_eq(system_load(sr.s, &w, L.nthr, &x, err), 0, "%s: %s", line, err);
-        run_end_e e = system_run(sr.s, 200 * PS_PER_MS, NULL);
-        if (e != RUN_DONE) {
-            system_dump(sr.s, stderr);
-            cr_assert_fail("%s: the run ended %s", line, run_end_name(e));
-        }
-        oracle_report_t rep;
-        cr_assert_eq(system_check(sr.s, stderr, 10, &rep, err), 0, "%s: %s", line, err);
+        lm_run(&sr, sets, &x, true, line);
         cr_assert_eq(system_failures(sr.s), 1, "%s", line);
         cr_assert(system_cn_failed(sr.s, f), "%s: thread %u ran on CN %u", line, f, f);
         unsigned died = 0; /* the iteration f failed in */
