@@ -40,6 +40,28 @@ int cli_parse_time(const char *s, uint64_t *ps)
     return -1;
 }
 
+int cli_parse_fail(const char *v, unsigned *cn, uint64_t *ps)
+{
+    const char *at = strchr(v, '@');
+    char *end;
+    unsigned long n = at && at > v ? strtoul(v, &end, 10) : 0;
+    if (!at || at == v || end != at || n >= MSG_MAX_CN)
+        return CLI_FAIL_BAD_CN;
+    if (cli_parse_time(at + 1, ps))
+        return CLI_FAIL_BAD_TIME;
+    *cn = (unsigned)n;
+    return 0;
+}
+
+const char *cli_fail_what(int bad)
+{
+    switch (bad) {
+    case 0: return "";
+    case CLI_FAIL_BAD_CN: return "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)";
+    default: return "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'";
+    }
+}
+
 void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const char *usage)
 {
     memset(o, 0, sizeof *o);
@@ -77,15 +99,17 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
             o->stats = v;
         } else if (!strcmp(a, "--fail")) {
             NEED_VALUE();
-            char *at = strchr(v, '@'), *end;
-            unsigned long cn = at && at > v ? strtoul(v, &end, 10) : 0;
-            if (!at || at == v || end != at || cn >= MSG_MAX_CN)
-                usage_error(prog, usage, "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)", v);
+            unsigned cn;
+            uint64_t ps;
+            int bad = cli_parse_fail(v, &cn, &ps);
+            if (bad == CLI_FAIL_BAD_CN)
+                usage_error(prog, usage, cli_fail_what(bad), v);
             if (o->nfails == CLI_MAX_FAILS)
                 usage_error(prog, usage, "too many --fail options", v);
-            if (cli_parse_time(at + 1, &o->fail_ps[o->nfails]))
-                usage_error(prog, usage, "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'", v);
-            o->fail_cn[o->nfails++] = (unsigned)cn;
+            if (bad)
+                usage_error(prog, usage, cli_fail_what(bad), v);
+            o->fail_cn[o->nfails] = cn;
+            o->fail_ps[o->nfails++] = ps;
         } else if (!strcmp(a, "--abort-at")) {
             NEED_VALUE();
             o->abort_at = v;

@@ -41,4 +41,13 @@ void cli_load_config(const cli_opts_t *o, sim_config_t *c);
 /** Parses a time with a unit (ps, ns, us, ms, s; bare 0 allowed). 0 on success. */
 int cli_parse_time(const char *s, uint64_t *ps);
 
+/** What is wrong with a --fail value (cli_parse_fail). */
+enum { CLI_FAIL_BAD_CN = 1, CLI_FAIL_BAD_TIME = 2 };
+/** Parses a --fail value CN@TIME (CN below MSG_MAX_CN, TIME as cli_parse_time) into *cn and *ps.
+ *  Returns 0, or CLI_FAIL_BAD_CN / CLI_FAIL_BAD_TIME leaving *cn untouched: cli_parse then prints
+ *  cli_fail_what's line and exits 2. */
+int cli_parse_fail(const char *v, unsigned *cn, uint64_t *ps);
+/** The usage line of a cli_parse_fail result. */
+const char *cli_fail_what(int bad);
+
 #endif

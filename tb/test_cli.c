@@ -1,0 +1,57 @@
+/* Tests of csim/base/cli: the parsers of the simulator programs' options that stand on their own
+ * (the --fail value, times with a unit). The programs' whole command line, its messages and exit
+ * status 2 are tested by running them (tb/test_sim.c). */
+#include <criterion/criterion.h>
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/cli.h"
+#include "msg_defs.h"
+
+Test(cli, fail_value_cn_at_time)
+{
+    static const struct {
+        const char *v;
+        int bad;
+        unsigned cn;
+        uint64_t ps;
+    } cases[] = {
+        {"2@3us", 0, 2, 3000000},
+        {"0@0", 0, 0, 0},
+        {"31@1.5ms", 0, 31, 1500000000ull},
+        {"1@9152ps", 0, 1, 9152},
+        {"7@2s", 0, 7, 2000000000000ull},
+        {"2", CLI_FAIL_BAD_CN, 0, 0},
+        {"@1us", CLI_FAIL_BAD_CN, 0, 0},
+        {"x@1us", CLI_FAIL_BAD_CN, 0, 0},
+        {"1x@1us", CLI_FAIL_BAD_CN, 0, 0},
+        {"32@1us", CLI_FAIL_BAD_CN, 0, 0}, /* MSG_MAX_CN: the message format's limit */
+        {"1@soon", CLI_FAIL_BAD_TIME, 0, 0},
+        {"1@", CLI_FAIL_BAD_TIME, 0, 0},
+        {"1@5", CLI_FAIL_BAD_TIME, 0, 0}, /* a time needs its unit, but for 0 */
+        {"1@-1us", CLI_FAIL_BAD_TIME, 0, 0},
+        {"1@1us@2us", CLI_FAIL_BAD_TIME, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned cn = 99;
+        uint64_t ps = 0;
+        int bad = cli_parse_fail(cases[i].v, &cn, &ps);
+        cr_assert_eq(bad, cases[i].bad, "--fail %s: %d, expected %d", cases[i].v, bad, cases[i].bad);
+        if (!bad) {
+            cr_assert_eq(cn, cases[i].cn, "--fail %s: CN %u", cases[i].v, cn);
+            cr_assert_eq(ps, cases[i].ps, "--fail %s: %" PRIu64 " ps", cases[i].v, ps);
+        } else {
+            cr_assert_eq(cn, 99, "--fail %s: a refused value set the CN", cases[i].v);
+        }
+    }
+    _Static_assert(MSG_MAX_CN == 32, "the cases above name CN 31 and 32");
+}
+
+Test(cli, fail_messages_are_the_programs_lines)
+{
+    /* The lines cli_parse prints for a bad --fail (tb/test_sim.c checks them from the program). */
+    cr_assert_str_eq(cli_fail_what(CLI_FAIL_BAD_CN), "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)");
+    cr_assert_str_eq(cli_fail_what(CLI_FAIL_BAD_TIME), "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'");
+}
