@@ -55,3 +55,36 @@ Test(cli, fail_messages_are_the_programs_lines)
     cr_assert_str_eq(cli_fail_what(CLI_FAIL_BAD_CN), "--fail wants CN@TIME with CN a compute node number (e.g. 2@3us)");
     cr_assert_str_eq(cli_fail_what(CLI_FAIL_BAD_TIME), "--fail: not a time with a unit (ps, ns, us, ms, s) after '@'");
 }
+
+Test(cli, times_are_exact_below_the_limit)
+{
+    /* GIVEN times near CLI_TIME_LIMIT_PS (2^53 ps) WHEN parsed THEN a whole number of a unit is read
+     * exactly or refused. make fuzz (tb/fuzz/fuzz_fail.c) found the first: a double read it as
+     * 10000000000000100352 ps. */
+    static const struct {
+        const char *s;
+        int bad;
+        uint64_t ps;
+    } cases[] = {
+        {"10000000000000100ns", -1, 0},              /* 1e16 ps: beyond the limit */
+        {"9007199254740992ps", -1, 0},               /* 2^53 */
+        {"9007199254740993ps", -1, 0},               /* 2^53 + 1, which a double rounds to 2^53 */
+        {"9007199254740991ps", 0, 9007199254740991}, /* 2^53 - 1 */
+        {"4503599627370497ps", 0, 4503599627370497}, /* 2^52 + 1: t + 0.5 rounded it to 2^52 + 2 */
+        {"9007s", 0, 9007000000000000},
+        {"1000s", 0, 1000000000000000},
+        {"1.5ps", 0, 2}, /* rounded half up */
+        {"1.1ns", 0, 1100},
+        {"0", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t ps = 7;
+        int rc = cli_parse_time(cases[i].s, &ps);
+        cr_assert_eq(rc, cases[i].bad, "%s: %d", cases[i].s, rc);
+        if (!rc)
+            cr_assert_eq(ps, cases[i].ps, "%s read as %" PRIu64 " ps, expected %" PRIu64, cases[i].s, ps, cases[i].ps);
+    }
+    unsigned cn;
+    uint64_t ps;
+    cr_assert_eq(cli_parse_fail("1@10000000000000100ns", &cn, &ps), CLI_FAIL_BAD_TIME);
+}

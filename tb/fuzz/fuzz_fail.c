@@ -8,7 +8,8 @@
  *  - a refused one is refused for a reason cli_fail_what has a line for;
  *  - a time cli_parse_time accepts, written back in picoseconds, is accepted again as the same
  *    number of picoseconds;
- *  - a whole number with a unit ("9152ps", "3us") that the parser accepts is read exactly. */
+ *  - a whole number with a unit ("9152ps", "3us") that the parser accepts is read exactly, and
+ *    every time it accepts is below CLI_TIME_LIMIT_PS. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ static void time_round_trip(const char *s, uint64_t ps)
     char back[32];
     uint64_t again = 0;
     snprintf(back, sizeof back, "%" PRIu64 "ps", ps);
+    FUZZ_CHECK(ps < CLI_TIME_LIMIT_PS, "'%s' gave %" PRIu64 " ps, beyond the limit", s, ps);
     FUZZ_CHECK(cli_parse_time(back, &again) == 0, "'%s' gave %" PRIu64 " ps, but '%s' is refused", s, ps, back);
     FUZZ_CHECK(again == ps, "'%s' gave %" PRIu64 " ps, '%s' gives %" PRIu64, s, ps, back, again);
 }
