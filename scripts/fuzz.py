@@ -207,7 +207,12 @@ def main():
     limit = f"{a.runs} inputs" if a.runs else f"{a.seconds} s"
     print(f"make fuzz: {len(a.harness)} harnesses, {limit} each, seed {a.seed}, "
           f"{'from the corpus of earlier runs and ' if a.keep else ''}from the seeds in {SEEDS}/", flush=True)
-    results = [run(h, a, dictfile) for h in a.harness]
+    results = []
+    for h in a.harness:
+        r = run(h, a, dictfile)
+        results.append(r)
+        print(f"fuzz: {h}: {fmt(r['executions'])} executions, cov {fmt(r['cov'])}, ft {fmt(r['ft'])}: "
+              f"{'no finding' if not r['crash'] else r['crash']['what']}", flush=True)
 
     def git(*args):
         p = subprocess.run(["git", *args], capture_output=True, text=True)

@@ -3,15 +3,19 @@
  * (msg_check), and the encoder msg_pack.
  *
  * The input's first MSG_FLIT_WORDS x 4 bytes are a flit as a link carries it (little-endian 32-bit
- * words, zero-padded when the input is shorter); the bytes after them, when there are any, are
- * the field values of a message to encode.
+ * words, zero-padded when the input is shorter); the bytes after them, when there are any, are a
+ * message to encode: its opcode (1 byte), which header fields are stored without truncation (2
+ * bytes, bit i for the i-th of hdr_fields), the nine header fields (8 bytes each, little-endian)
+ * and the eight data words (8 bytes each); zeros past the input's end.
  *
  * Invariants checked on every input:
  *  - decoding: every field of the decoded message fits its width; encoding it again gives the
  *    flit back, but for its reserved bits, which the encoder clears; a message msg_check accepts
  *    has a name, a class, and a size on the link between the header and the header plus a line;
  *  - encoding: any field values, truncated to their widths by msg_pack, decode to the truncated
- *    values (decode(encode(m)) == m for a message whose fields fit, which msg_check accepts). */
+ *    values (decode(encode(m)) == m for a message whose fields fit, which msg_check accepts); a
+ *    message with a field wider than its field (stored in the struct as it is, not through
+ *    msg_field_set, which truncates) is refused by msg_check. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,18 +83,44 @@ static void decode(const uint8_t *data, size_t size)
     }
 }
 
+/* Stores v in field f of m as the struct's member holds it, without truncating it to the field. */
+static void set_raw(msg_t *m, uint32_t f, uint64_t v)
+{
+    switch (f) {
+    case MSG_F_SRC: m->src = (uint8_t)v; break;
+    case MSG_F_DST: m->dst = (uint8_t)v; break;
+    case MSG_F_CORE: m->core = (uint8_t)v; break;
+    case MSG_F_SUBJECT: m->subject = (uint8_t)v; break;
+    case MSG_F_TAG: m->tag = (uint16_t)v; break;
+    case MSG_F_FLAGS: m->flags = (uint8_t)v; break;
+    case MSG_F_ADDR: m->addr = v; break;
+    case MSG_F_MASK: m->mask = (uint8_t)v; break;
+    case MSG_F_TS: m->ts = (uint8_t)v; break;
+    default: FUZZ_CHECK(0, "unknown field %#x", f);
+    }
+}
+
 static void encode(const uint8_t *p, const uint8_t *end)
 {
     msg_t m, back;
     memset(&m, 0, sizeof m);
     uint64_t raw_op = take(&p, end, 1);
     m.opcode = (msg_op_t)raw_op;
+    /* Which fields are stored as they are (bit i: hdr_fields[i]); the others through msg_field_set. */
+    uint64_t as_is = take(&p, end, 2);
     uint64_t raw[NUM_HDR];
+    bool wide = false; /* a field holds more than its width */
     for (unsigned i = 0; i < NUM_HDR; i++) {
         raw[i] = take(&p, end, 8);
-        msg_field_set(&m, hdr_fields[i], raw[i]);
-        FUZZ_CHECK(msg_field_get(&m, hdr_fields[i]) == (raw[i] & mask_of(msg_field_width(hdr_fields[i]))),
-                   "msg_field_set of field %#x does not truncate to its width", hdr_fields[i]);
+        uint64_t fits = raw[i] & mask_of(msg_field_width(hdr_fields[i]));
+        if (as_is >> i & 1u) {
+            set_raw(&m, hdr_fields[i], raw[i]);
+            wide |= msg_field_get(&m, hdr_fields[i]) != fits;
+        } else {
+            msg_field_set(&m, hdr_fields[i], raw[i]);
+            FUZZ_CHECK(msg_field_get(&m, hdr_fields[i]) == fits,
+                       "msg_field_set of field %#x does not truncate to its width", hdr_fields[i]);
+        }
     }
     for (unsigned i = 0; i < MSG_WORDS_PER_LINE; i++)
         m.data[i] = take(&p, end, 8);
@@ -99,8 +129,15 @@ static void encode(const uint8_t *p, const uint8_t *end)
     msg_unpack(flit, &back);
     FUZZ_CHECK((uint64_t)back.opcode == (raw_op & mask_of(MSG_OPCODE_W)), "opcode %u decoded as %u",
                (unsigned)raw_op, (unsigned)back.opcode);
-    if ((unsigned)m.opcode < (1u << MSG_OPCODE_W))
+    for (unsigned i = 0; i < NUM_HDR; i++)
+        FUZZ_CHECK(msg_field_get(&back, hdr_fields[i]) == (raw[i] & mask_of(msg_field_width(hdr_fields[i]))),
+                   "field %#x: %#llx encoded and decoded as %#llx", hdr_fields[i], (unsigned long long)raw[i],
+                   (unsigned long long)msg_field_get(&back, hdr_fields[i]));
+    if ((unsigned)m.opcode < (1u << MSG_OPCODE_W) && !wide)
         FUZZ_CHECK(msg_equal(&m, &back), "decode(encode(m)) != m for %s", msg_name(m.opcode) ? msg_name(m.opcode) : "?");
+    if (wide)
+        FUZZ_CHECK(msg_check(&m) != NULL, "msg_check accepts a %s with a field wider than its field",
+                   msg_name(m.opcode) ? msg_name(m.opcode) : "message");
     if (msg_check(&m) == NULL)
         FUZZ_CHECK(msg_check(&back) == NULL && msg_equal(&m, &back), "a well-formed %s does not survive the link",
                    msg_name(m.opcode));
