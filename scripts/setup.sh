@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build uses, only those missing, and says what it installs.
 # Called by the Makefile before any target that needs a tool; safe to run by hand.
+# `setup.sh --fuzz`: the packages of `make fuzz` only (clang and libFuzzer), which no other target
+# needs; the Makefile calls it so before building the fuzzing harnesses.
 set -euo pipefail
 
 # package  -> what uses it
@@ -25,6 +27,17 @@ pkgs=(
   slurm-wlm         # the runner's Slurm engine (ENGINE=slurm); make test runs a single-node Slurm
   munge             # Slurm's authentication, for that single-node Slurm
 )
+# make fuzz: the libFuzzer harnesses of tb/fuzz/ (clang -fsanitize=fuzzer,address,undefined).
+fuzz_pkgs=(
+  clang               # the compiler driver (Debian 12: clang 14)
+  libclang-rt-14-dev  # clang 14's runtimes: libFuzzer (libclang_rt.fuzzer), ASan, UBSan
+  llvm                # llvm-profdata, llvm-cov: the line coverage of what the harnesses reached
+)
+case "${1:-}" in
+  "") ;;
+  --fuzz) pkgs=("${fuzz_pkgs[@]}") ;;
+  *) echo "setup.sh: unknown argument: $1 (usage: setup.sh [--fuzz])" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -457,6 +457,34 @@ Test(config, failed_load_changes_nothing)
     cr_assert_eq(c.num_files, before.num_files);
 }
 
+Test(config, load_stream_reads_like_a_file)
+{
+    /* GIVEN small.ini opened by the caller (what the fuzzing harness tb/fuzz/fuzz_ini.c does with
+     * text in memory) WHEN loaded as a stream THEN the values are config_load's, and the origins
+     * and messages carry the name given. */
+    sim_config_t a, b;
+    config_err_t e;
+    config_defaults(&a);
+    config_defaults(&b);
+    cr_assert_eq(config_load(&a, "sim_configs/small.ini", &e), 0, "%s", e.msg);
+    FILE *f = fopen("sim_configs/small.ini", "r");
+    cr_assert_not_null(f);
+    cr_assert_eq(config_load_stream(&b, f, "mem.ini", &e), 0, "%s", e.msg);
+    fclose(f);
+    cr_assert_eq(config_diff(&a, &b), -1);
+    char o[CONFIG_PATH_MAX + 32];
+    config_origin_str(&b, "system.num_cn", o, sizeof o);
+    cr_assert_str_eq(o, "mem.ini:9");
+
+    static const char bad[] = "[l1]\nways = 7x\n";
+    f = fmemopen((void *)bad, sizeof bad - 1, "r");
+    cr_assert_not_null(f);
+    cr_assert_neq(config_load_stream(&b, f, "mem.ini", &e), 0);
+    fclose(f);
+    cr_assert_str_eq(e.msg, "mem.ini:2: l1.ways: expected an unsigned integer, got '7x'");
+    cr_assert_eq(config_diff(&a, &b), -1);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * --set */
 

@@ -39,7 +39,21 @@ void cli_parse(int argc, char **argv, cli_opts_t *o, const char *prog, const cha
 /** Loads o->config, applies the --set list and --seed, validates. On any error prints the one
  *  message (file:line: key: what) and exits 2. */
 void cli_load_config(const cli_opts_t *o, sim_config_t *c);
-/** Parses a time with a unit (ps, ns, us, ms, s; bare 0 allowed). 0 on success. */
+/* Times on the command line are below 2^53 ps (about 2.5 hours of simulated time; sim.end_time is
+ * at most 1000 s): every whole number of picoseconds below it is read exactly. */
+#define CLI_TIME_LIMIT_PS (1ull << 53)
+/** Parses a time with a unit (ps, ns, us, ms, s; bare 0 allowed), rounded to the nearest picosecond
+ *  (half up), below CLI_TIME_LIMIT_PS. 0 on success. */
 int cli_parse_time(const char *s, uint64_t *ps);
+
+/** What is wrong with a --fail value (cli_parse_fail). */
+enum { CLI_FAIL_BAD_CN = 1, CLI_FAIL_BAD_TIME = 2 };
+/** Parses a --fail value CN@TIME or CN@+TIME (CN below MSG_MAX_CN, TIME as cli_parse_time and
+ *  starting with a digit) into *cn, *ps and *after (the '+': TIME after the recoveries of the
+ *  failures before it). Returns 0, or CLI_FAIL_BAD_CN / CLI_FAIL_BAD_TIME leaving *cn and *after
+ *  untouched: cli_parse then prints cli_fail_what's line and exits 2. */
+int cli_parse_fail(const char *v, unsigned *cn, uint64_t *ps, bool *after);
+/** The usage line of a cli_parse_fail result. */
+const char *cli_fail_what(int bad);
 
 #endif

@@ -1053,7 +1053,8 @@ static int load_handler(void *user, const char *section, const char *name, const
     return 1;
 }
 
-int config_load(sim_config_t *c, const char *path, config_err_t *err)
+/* What config_load and config_load_stream check of the name and the config before reading. */
+static int load_precheck(const sim_config_t *c, const char *path, config_err_t *err)
 {
     if (strlen(path) >= CONFIG_PATH_MAX) {
         errf(err, "%s: cannot open: path longer than %d characters", path, CONFIG_PATH_MAX - 1);
@@ -1063,11 +1064,12 @@ int config_load(sim_config_t *c, const char *path, config_err_t *err)
         errf(err, "%s: cannot open: more than %d configuration files", path, CONFIG_MAX_FILES);
         return 1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        errf(err, "%s: cannot open: %s", path, strerror(errno));
-        return 1;
-    }
+    return 0;
+}
+
+/* config_load_stream once load_precheck passed. */
+static int load_stream(sim_config_t *c, FILE *f, const char *path, config_err_t *err)
+{
     sim_config_t tmp = *c;
     uint8_t idx = (uint8_t)tmp.num_files++;
     snprintf(tmp.files[idx], CONFIG_PATH_MAX, "%s", path);
@@ -1075,7 +1077,6 @@ int config_load(sim_config_t *c, const char *path, config_err_t *err)
     load_ctx_t x = {.c = &tmp, .path = path, .file_idx = idx, .f = f, .err = err};
     int r = ini_parse_stream(load_reader, &x, load_handler, &x);
     free(x.buf);
-    fclose(f);
 
     if (x.read_errno) {
         errf(err, "%s: cannot read: %s", path, strerror(x.read_errno));
@@ -1094,6 +1095,27 @@ int config_load(sim_config_t *c, const char *path, config_err_t *err)
     }
     *c = tmp;
     return 0;
+}
+
+int config_load_stream(sim_config_t *c, FILE *f, const char *name, config_err_t *err)
+{
+    if (load_precheck(c, name, err))
+        return 1;
+    return load_stream(c, f, name, err);
+}
+
+int config_load(sim_config_t *c, const char *path, config_err_t *err)
+{
+    if (load_precheck(c, path, err))
+        return 1;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        errf(err, "%s: cannot open: %s", path, strerror(errno));
+        return 1;
+    }
+    int r = load_stream(c, f, path, err);
+    fclose(f);
+    return r;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -276,6 +276,9 @@ void config_defaults(sim_config_t *c);
  *  untouched (the load is all-or-nothing). A key may appear once per file; loading a second
  *  file or calling config_set afterwards overrides earlier values. */
 int config_load(sim_config_t *c, const char *path, config_err_t *err);
+/** config_load of an open stream (read to its end, not closed), named `name` in messages and
+ *  origins as a file's path is: what the fuzzing harness tb/fuzz/fuzz_ini.c feeds from memory. */
+int config_load_stream(sim_config_t *c, FILE *f, const char *name, config_err_t *err);
 
 /** Applies one "section.key=value" assignment (a --set argument). Same all-or-nothing rule. */
 int config_set(sim_config_t *c, const char *assignment, config_err_t *err);
