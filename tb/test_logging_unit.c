@@ -840,6 +840,73 @@ Test(logging_unit, two_cns_younger_val_first) { younger_val_first(1, 0, 2, 0, 40
 Test(logging_unit, two_cns_younger_val_first_across_the_wrap) { younger_val_first(1, 0, 2, 0, 127, 0); }
 Test(logging_unit, two_cns_younger_val_first_far_apart_in_ts) { younger_val_first(2, 1, 1, 1, 100, 35); }
 
+/* Section 11b's queries, directed: an answer that a store had not committed lets it follow only the
+ * updates validated when its query was issued, not those validated while the answer was on its way
+ * (the store may have committed right after answering, before them). */
+Test(logging_unit, an_answer_lets_its_repl_follow_only_the_words_validated_before_its_query)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_small, NULL); /* 4 slots */
+    /* GIVEN word 0 of line 0x500: U's REPL (CN 1), then V's (CN 2), V validated with TS 5: V's word
+     * waits for U (U may be older) */
+    msg_t ru = repl(1, 0, 1, 0x500, 0x01, 1000), rv = repl(2, 0, 1, 0x500, 0x01, 2000);
+    lu_drv_send(t.d, &ru, 1);
+    lu_drv_send(t.d, &rv, 2);
+    run(&t, 30);
+    msg_t vv = val(2, 0, 1, 0x500, 5);
+    lu_drv_send(t.d, &vv, 1);
+    run(&t, 30);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "V's word left while U may be older");
+    /* AND the other two slots taken: A's REPL of the word (CN 3, after V's VAL: it follows V) and
+     * one of another line */
+    msg_t ra = repl(3, 0, 1, 0x500, 0x01, 3000), rb = repl(3, 0, 2, 0x900, 0x01, 4000);
+    lu_drv_send(t.d, &ra, 1);
+    lu_drv_send(t.d, &rb, 2);
+    run(&t, 30);
+    cr_assert_eq(t.ntx, 4, "%zu messages sent, want the four REPL_ACKs", t.ntx);
+    /* WHEN a fifth REPL waits for room */
+    msg_t rc = repl(4, 0, 1, 0xa00, 0x01, 5000);
+    lu_drv_send(t.d, &rc, 1);
+    run(&t, 30);
+    /* THEN the LU asks U's CN, once, whether U's store has committed */
+    cr_assert_eq(t.ntx, 5);
+    cr_assert(t.tx[4].opcode == OP_REPL_QUERY && t.tx[4].src == LU_NODE && t.tx[4].dst == 1 &&
+                  t.tx[4].core == 0 && t.tx[4].tag == 1 && t.tx[4].addr == 0x500,
+              "%s to %u tag %u line 0x%llx", msg_name(t.tx[4].opcode), t.tx[4].dst, t.tx[4].tag,
+              (unsigned long long)t.tx[4].addr);
+    /* WHEN A is validated (TS 7) while the answer is on its way, then the answer comes: U had not
+     * committed (it did right after answering, with TS 6, before A) */
+    msg_t va = val(3, 0, 1, 0x500, 7);
+    lu_drv_send(t.d, &va, 1);
+    run(&t, 30);
+    msg_t ans = {.opcode = OP_REPL_QUERY_RESP, .src = 1, .dst = LU_NODE, .core = 0, .tag = 1, .addr = 0x500,
+                 .flags = MSG_FLAG_PENDING};
+    lu_drv_send(t.d, &ans, 1);
+    run(&t, 60);
+    /* THEN V's word drains, A's does not (U may still be older than A); the room lets the fifth
+     * REPL in (while it waited, the LU may have asked about U again: A waits for it now) */
+    cr_assert_eq(lu_drv_log_writes(t.d), 1, "%zu records: A's word left before U's VAL", lu_drv_log_writes(t.d));
+    cr_assert_eq(lu_drv_log_write(t.d, 0)->value, 2000);
+    unsigned acks_c = 0, queries = 1;
+    for (size_t i = 5; i < t.ntx; i++) {
+        acks_c += t.tx[i].opcode == OP_REPL_ACK && t.tx[i].dst == 4;
+        queries += t.tx[i].opcode == OP_REPL_QUERY && t.tx[i].dst == 1 && t.tx[i].tag == 1;
+    }
+    cr_assert(acks_c == 1 && 5 + acks_c + (queries - 1) == t.ntx, "%zu messages: %u REPL_ACKs to CN 4, %u queries",
+              t.ntx, acks_c, queries);
+    /* WHEN U's VAL comes THEN U's word, then A's */
+    msg_t vu = val(1, 0, 1, 0x500, 6);
+    lu_drv_send(t.d, &vu, 1);
+    run(&t, 60);
+    cr_assert_eq(lu_drv_log_writes(t.d), 3);
+    cr_assert_eq(lu_drv_log_write(t.d, 1)->value, 1000, "U's word is not second");
+    cr_assert_eq(lu_drv_log_write(t.d, 2)->value, 3000, "A's word is not third");
+    cr_assert_eq(dcsr(&t, LU_CSR_QUERIES), queries);
+    cr_assert_eq(dcsr(&t, LU_CSR_QUERY_HITS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_BAD_MSG), 0);
+    dut_free(&t);
+}
+
 /* A DUT whose DRAM log takes one write per 200 ns, with eight validated words of CN 3 queued for it
  * and behind them word 0 of line 0x700 of CN 1 (value 10), validated with TS 7; `early`, if not
  * NULL, arrives with those REPLs. */
