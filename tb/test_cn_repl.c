@@ -363,3 +363,66 @@ Test(cn_repl, a_failed_replica_is_replaced_and_unsent_vals_are_found, .timeout =
               u.n, u.core, (unsigned long long)u.line, u.mask);
     rsys_free(&s);
 }
+
+/* A stand-in for an LU on CN 1's port (its user CN_PORT_LU): sends REPL_QUERYs, keeps the answers. */
+typedef struct probe {
+    msg_t got[4];
+    unsigned n;
+} probe_t;
+
+static void probe_deliver(void *obj, const msg_t *m)
+{
+    probe_t *p = obj;
+    cr_assert_lt(p->n, 4u);
+    p->got[p->n++] = *m;
+}
+
+/* The tag of an engine's handle (cn_repl.c: core * 1024 + tag). */
+#define HANDLE_TAG(h) ((h) % 1024u)
+
+Test(cn_repl, a_query_is_answered_pending_until_the_store_commits, .timeout = 60)
+{
+    /* GIVEN CN 0 replicates an entry of core 1 to a line whose replicas do not include CN 1, and an
+     * LU stand-in on CN 1's port */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x9e57));
+    uint64_t line = 0;
+    unsigned rep[3];
+    for (;; line++) {
+        cn_repl_replicas(s.repl[0], line, rep);
+        if (rep[0] != 1 && rep[1] != 1 && rep[2] != 1)
+            break;
+    }
+    probe_t p = {0};
+    cn_port_attach(s.port[1], CN_PORT_LU, probe_deliver, NULL, &p);
+    uint64_t acked = 0, w[8] = {5};
+    uint32_t h = cn_repl_send(s.repl[0], 1, line, 0x01, w, true, note_acked, &acked, 0);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert_eq(acked, 1);
+    msg_t q = {.opcode = OP_REPL_QUERY, .src = 1, .dst = 0, .core = 1, .tag = (uint16_t)HANDLE_TAG(h), .addr = line};
+    /* WHEN the stand-in asks about it before it commits */
+    cn_port_send(s.port[1], CN_PORT_LU, &q);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    /* THEN the answer echoes the REPL and says PENDING */
+    cr_assert_eq(p.n, 1);
+    cr_assert(p.got[0].opcode == OP_REPL_QUERY_RESP && p.got[0].src == 0 && p.got[0].dst == 1 &&
+                  p.got[0].core == 1 && p.got[0].tag == q.tag && p.got[0].addr == line &&
+                  p.got[0].flags == MSG_FLAG_PENDING,
+              "%s flags %u", msg_name(p.got[0].opcode), p.got[0].flags);
+    /* WHEN it commits, and the stand-in asks again, and about a line the tag does not hold */
+    cn_repl_val(s.repl[0], h, 1);
+    cn_port_send(s.port[1], CN_PORT_LU, &q);
+    msg_t q2 = q;
+    q2.addr = line + 1;
+    cn_port_send(s.port[1], CN_PORT_LU, &q2);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    /* THEN neither answer is PENDING (the first one's VAL left before it) */
+    cr_assert_eq(p.n, 3);
+    cr_assert(p.got[1].opcode == OP_REPL_QUERY_RESP && p.got[1].flags == 0 && p.got[1].addr == line);
+    cr_assert(p.got[2].opcode == OP_REPL_QUERY_RESP && p.got[2].flags == 0 && p.got[2].addr == line + 1);
+    cr_assert_eq(counter(&s, 0, "queries"), 3);
+    cr_assert_eq(counter(&s, 0, "queries_pending"), 1);
+    /* AND the entry is done once its VALs left (the answers in the same queue did not confuse it) */
+    cr_assert(cn_repl_idle(s.repl[0]));
+    rsys_free(&s);
+}

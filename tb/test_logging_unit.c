@@ -11,7 +11,10 @@
  * Each record the LU writes to its DRAM log is checked as it comes (lu_ref_drained): it must be a
  * validated word, and no older version of the same word may be validated and still waiting; a VAL
  * for a word of which a newer version has already drained fails the run too. At the end every
- * committed word must be in the DRAM log, and the LU's counters must equal the model's.
+ * committed word must be in the DRAM log, and the LU's counters must equal the model's. A REPL_QUERY
+ * the LU sends (while a REPL waits for room, section 11b) is checked by the model and answered by the
+ * workload from its stores' state, PENDING while the store has not committed, with the VALs' jitter
+ * (so an answer and the VAL of its store arrive in either order).
  *
  * The link presents up to two messages per LU cycle (the LU's two receive lanes, lane 0 the older),
  * so every test drives both lanes whenever two messages are due in one cycle; the tests of the lanes
@@ -124,8 +127,11 @@ typedef struct wl {
     size_t logs_seen, acks, bad_sent;
     uint64_t val_reorders, repl_reorders, max_version, last_repl_version_hint;
     uint64_t ack_reorders_hint;
-    msg_t other[512]; /* messages the LU sent other than REPL_ACKs and dump traffic */
+    msg_t other[512]; /* messages the LU sent other than REPL_ACKs, REPL_QUERYs and dump traffic */
     size_t nother;
+    msg_t answer; /* the answer to the LU's REPL_QUERY, waiting for a DKRSP credit */
+    bool answer_due;
+    uint64_t queries, pending_answers;
     bool stopped; /* no more stores start or commit */
     uint64_t buf_words, buf_groups, log_groups; /* FETCH_LATEST_VERS answers: words and groups with BUF,
                                                  * groups without */
@@ -158,11 +164,35 @@ static bool mn_on_tx(wl_t *w, const msg_t *m)
 
 static void mn_pump(wl_t *w) { mn_lu_pump(&w->mn, w->d, w->cfg.lat); }
 
+static uint64_t line_addr(unsigned i);
+
+/* The LU asks whether the store of one of its unvalidated REPLs has committed: the answer, PENDING
+ * while it has not (a store whose VAL the LU has been shown is done: its tag is free). */
+static void wl_on_query(wl_t *w, const msg_t *m, uint64_t cyc)
+{
+    const char *e = lu_ref_query(&w->ref, m, LU_NODE);
+    cr_assert(!e, "%s cycle=%llu: %s (to %u core %u tag %u line 0x%llx)", w->ctx, (unsigned long long)cyc, e,
+              m->dst, m->core, m->tag, (unsigned long long)m->addr);
+    cr_assert(!w->answer_due, "%s: a query before the last one was answered", w->ctx);
+    uint32_t k = w->tagmap[m->dst * TAGS + m->tag];
+    const upd_t *u = k ? &w->u[k - 1] : NULL;
+    bool pending = u && line_addr((unsigned)u->line) == m->addr && (u->state == U_REPL_SENT || u->state == U_ACKED);
+    w->answer = (msg_t){.opcode = OP_REPL_QUERY_RESP, .src = m->dst, .dst = LU_NODE, .core = m->core, .tag = m->tag,
+                        .addr = m->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+    w->answer_due = true;
+    w->queries++;
+    w->pending_answers += pending;
+}
+
 static void wl_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     wl_t *w = ctx;
     if (mn_on_tx(w, m))
         return;
+    if (m->opcode == OP_REPL_QUERY) {
+        wl_on_query(w, m, cyc);
+        return;
+    }
     if (m->opcode != OP_REPL_ACK) {
         cr_assert_lt(w->nother, sizeof w->other / sizeof w->other[0], "%s: too many management messages", w->ctx);
         w->other[w->nother++] = *m;
@@ -378,6 +408,10 @@ static void commit(wl_t *w, uint64_t now)
 
 static void send_vals(wl_t *w)
 {
+    if (w->answer_due && lu_drv_credits(w->d, CLS_DKRSP)) {
+        lu_drv_send(w->d, &w->answer, w->cfg.lat + rng_below(&w->rng, w->cfg.val_jitter + 1));
+        w->answer_due = false;
+    }
     while (w->val_q.n && lu_drv_credits(w->d, CLS_DKRSP)) {
         upd_t *u = &w->u[iq_front(&w->val_q)];
         msg_t m = {.opcode = OP_VAL, .src = (uint8_t)u->cn, .dst = LU_NODE, .core = (uint8_t)u->core,
@@ -539,7 +573,13 @@ static void wl_check_end(wl_t *w)
         {LU_CSR_LOG_COUNT, w->dumps ? csr(w, LU_CSR_LOG_COUNT) : words, "LOG_COUNT"},
         {LU_CSR_DUMPS, w->dumps, "DUMPS"},
         {LU_CSR_PURGED_SLOTS, c->purged, "PURGED_SLOTS"},
+        {LU_CSR_QUERIES, c->queries, "QUERIES"},
+        {LU_CSR_QUERY_HITS, c->query_hits, "QUERY_HITS"},
     };
+    cr_assert_eq(w->queries, c->queries, "%s: %llu REPL_QUERYs answered, model %llu", w->ctx,
+                 (unsigned long long)w->queries, (unsigned long long)c->queries);
+    cr_log_info("%s: %llu REPL_QUERYs, %llu answered PENDING, %llu hits", w->ctx, (unsigned long long)w->queries,
+                (unsigned long long)w->pending_answers, (unsigned long long)c->query_hits);
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         uint32_t v = csr(w, k[i].a);
         cr_assert_eq(v, (uint32_t)k[i].want, "%s: CSR %s = %u, model %llu", w->ctx, k[i].what, v,
@@ -611,6 +651,25 @@ Test(logging_unit, full_buffer_back_pressures_repls_without_loss)
     uint32_t stalls = csr(&w, LU_CSR_STALLS);
     cr_assert_gt(stalls, 1000, "%s: only %u stall cycles with a full buffer", w.ctx, stalls);
     cr_assert_gt(lu_drv_mem_stalls(w.d), 100, "%s: the DRAM port never pushed back", w.ctx);
+    wl_free(&w);
+}
+
+/* Section 11b's queries: a small buffer that fills with validated words held back by REPLs whose
+ * stores wait long after their REPL_ACKs (as early sets wait behind their cores' heads). The LU asks
+ * about the holders while a REPL waits for room; the answers that a store has not committed yet let
+ * the held words drain, still in commit order (the model checks every record), and an answer that
+ * arrives after its store's VAL changes nothing. */
+Test(logging_unit, answers_of_uncommitted_stores_let_held_words_drain_in_commit_order)
+{
+    wl_t w;
+    wl_cfg_t c = wl_default();
+    c.ops = &lu_ops_small, c.ncn = 3, c.ncores = 2, c.nlines = 3, c.hot = 0.5, c.think = 300, c.early = 200;
+    c.multi = 0.3, c.nupdates = 1200;
+    random_run(&c, "queries, small buffer, late commits", 8, &w);
+    cr_assert_gt(w.queries, 100, "%s: only %llu REPL_QUERYs", w.ctx, (unsigned long long)w.queries);
+    cr_assert_gt(w.ref.c.query_hits, 50, "%s: only %llu answers let a held word go", w.ctx,
+                 (unsigned long long)w.ref.c.query_hits);
+    cr_assert_gt(w.queries, w.pending_answers, "%s: no answer said a store had committed", w.ctx);
     wl_free(&w);
 }
 
@@ -780,6 +839,73 @@ Test(logging_unit, two_cores_of_one_cn_younger_val_first) { younger_val_first(1,
 Test(logging_unit, two_cns_younger_val_first) { younger_val_first(1, 0, 2, 0, 40, 41); }
 Test(logging_unit, two_cns_younger_val_first_across_the_wrap) { younger_val_first(1, 0, 2, 0, 127, 0); }
 Test(logging_unit, two_cns_younger_val_first_far_apart_in_ts) { younger_val_first(2, 1, 1, 1, 100, 35); }
+
+/* Section 11b's queries, directed: an answer that a store had not committed lets it follow only the
+ * updates validated when its query was issued, not those validated while the answer was on its way
+ * (the store may have committed right after answering, before them). */
+Test(logging_unit, an_answer_lets_its_repl_follow_only_the_words_validated_before_its_query)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_small, NULL); /* 4 slots */
+    /* GIVEN word 0 of line 0x500: U's REPL (CN 1), then V's (CN 2), V validated with TS 5: V's word
+     * waits for U (U may be older) */
+    msg_t ru = repl(1, 0, 1, 0x500, 0x01, 1000), rv = repl(2, 0, 1, 0x500, 0x01, 2000);
+    lu_drv_send(t.d, &ru, 1);
+    lu_drv_send(t.d, &rv, 2);
+    run(&t, 30);
+    msg_t vv = val(2, 0, 1, 0x500, 5);
+    lu_drv_send(t.d, &vv, 1);
+    run(&t, 30);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0, "V's word left while U may be older");
+    /* AND the other two slots taken: A's REPL of the word (CN 3, after V's VAL: it follows V) and
+     * one of another line */
+    msg_t ra = repl(3, 0, 1, 0x500, 0x01, 3000), rb = repl(3, 0, 2, 0x900, 0x01, 4000);
+    lu_drv_send(t.d, &ra, 1);
+    lu_drv_send(t.d, &rb, 2);
+    run(&t, 30);
+    cr_assert_eq(t.ntx, 4, "%zu messages sent, want the four REPL_ACKs", t.ntx);
+    /* WHEN a fifth REPL waits for room */
+    msg_t rc = repl(4, 0, 1, 0xa00, 0x01, 5000);
+    lu_drv_send(t.d, &rc, 1);
+    run(&t, 30);
+    /* THEN the LU asks U's CN, once, whether U's store has committed */
+    cr_assert_eq(t.ntx, 5);
+    cr_assert(t.tx[4].opcode == OP_REPL_QUERY && t.tx[4].src == LU_NODE && t.tx[4].dst == 1 &&
+                  t.tx[4].core == 0 && t.tx[4].tag == 1 && t.tx[4].addr == 0x500,
+              "%s to %u tag %u line 0x%llx", msg_name(t.tx[4].opcode), t.tx[4].dst, t.tx[4].tag,
+              (unsigned long long)t.tx[4].addr);
+    /* WHEN A is validated (TS 7) while the answer is on its way, then the answer comes: U had not
+     * committed (it did right after answering, with TS 6, before A) */
+    msg_t va = val(3, 0, 1, 0x500, 7);
+    lu_drv_send(t.d, &va, 1);
+    run(&t, 30);
+    msg_t ans = {.opcode = OP_REPL_QUERY_RESP, .src = 1, .dst = LU_NODE, .core = 0, .tag = 1, .addr = 0x500,
+                 .flags = MSG_FLAG_PENDING};
+    lu_drv_send(t.d, &ans, 1);
+    run(&t, 60);
+    /* THEN V's word drains, A's does not (U may still be older than A); the room lets the fifth
+     * REPL in (while it waited, the LU may have asked about U again: A waits for it now) */
+    cr_assert_eq(lu_drv_log_writes(t.d), 1, "%zu records: A's word left before U's VAL", lu_drv_log_writes(t.d));
+    cr_assert_eq(lu_drv_log_write(t.d, 0)->value, 2000);
+    unsigned acks_c = 0, queries = 1;
+    for (size_t i = 5; i < t.ntx; i++) {
+        acks_c += t.tx[i].opcode == OP_REPL_ACK && t.tx[i].dst == 4;
+        queries += t.tx[i].opcode == OP_REPL_QUERY && t.tx[i].dst == 1 && t.tx[i].tag == 1;
+    }
+    cr_assert(acks_c == 1 && 5 + acks_c + (queries - 1) == t.ntx, "%zu messages: %u REPL_ACKs to CN 4, %u queries",
+              t.ntx, acks_c, queries);
+    /* WHEN U's VAL comes THEN U's word, then A's */
+    msg_t vu = val(1, 0, 1, 0x500, 6);
+    lu_drv_send(t.d, &vu, 1);
+    run(&t, 60);
+    cr_assert_eq(lu_drv_log_writes(t.d), 3);
+    cr_assert_eq(lu_drv_log_write(t.d, 1)->value, 1000, "U's word is not second");
+    cr_assert_eq(lu_drv_log_write(t.d, 2)->value, 3000, "A's word is not third");
+    cr_assert_eq(dcsr(&t, LU_CSR_QUERIES), queries);
+    cr_assert_eq(dcsr(&t, LU_CSR_QUERY_HITS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_ERR_BAD_MSG), 0);
+    dut_free(&t);
+}
 
 /* A DUT whose DRAM log takes one write per 200 ns, with eight validated words of CN 3 queued for it
  * and behind them word 0 of line 0x700 of CN 1 (value 10), validated with TS 7; `early`, if not
@@ -1160,6 +1286,23 @@ typedef struct stress {
 static void stress_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
 {
     stress_t *s = ctx;
+    if (m->opcode == OP_REPL_QUERY) {
+        /* A store commits with its REPL_ACK here (its VAL is queued then): PENDING until the ACK. */
+        const char *e = lu_ref_query(&s->ref, m, LU_NODE);
+        cr_assert(!e, "%s cycle=%llu: %s", s->ctx, (unsigned long long)cyc, e);
+        bool pending = false;
+        for (size_t i = s->ref.live_lo; i < s->ref.n; i++) {
+            const lu_ref_repl_t *p = &s->ref.r[i];
+            if (p->cn == m->dst && p->core == m->core && p->tag == m->tag && p->line == m->addr && !p->purged &&
+                p->drained != p->mask)
+                pending = !p->acked;
+        }
+        cr_assert_lt(s->vq_n, sizeof s->vq / sizeof s->vq[0], "%s: VAL queue full", s->ctx);
+        s->vq[(s->vq_head + s->vq_n++) % (sizeof s->vq / sizeof s->vq[0])] =
+            (msg_t){.opcode = OP_REPL_QUERY_RESP, .src = m->dst, .dst = LU_NODE, .core = m->core, .tag = m->tag,
+                    .addr = m->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+        return;
+    }
     const char *e = lu_ref_ack(&s->ref, m, LU_NODE);
     cr_assert(!e, "%s cycle=%llu: %s (%s)", s->ctx, (unsigned long long)cyc, e, msg_name(m->opcode));
     s->acks++;
@@ -1308,6 +1451,7 @@ static void stress_run(const lu_model_ops_t *ops, uint64_t nstores, double min_p
         {LU_CSR_ERR_BAD_MSG, s->bad_sent, "ERR_BAD_MSG"}, {LU_CSR_ERR_VAL_NO_REPL, 0, "ERR_VAL_NO_REPL"},
         {LU_CSR_ERR_DUP_REPL, 0, "ERR_DUP_REPL"}, {LU_CSR_TS_CLASH, 0, "TS_CLASH"},
         {LU_CSR_ENTRIES_USED, 0, "ENTRIES_USED"}, {LU_CSR_SLOTS_USED, 0, "SLOTS_USED"},
+        {LU_CSR_QUERIES, c->queries, "QUERIES"}, {LU_CSR_QUERY_HITS, c->query_hits, "QUERY_HITS"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         uint32_t v = csr_of(s->d, s->ctx, k[i].a);
@@ -2259,6 +2403,17 @@ static void grp_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
             cr_assert_lt(a.dst, GRP_N, "%s: the MN sent %s to %u", g->ctx, msg_name(a.opcode), a.dst);
             grp_send(&g->lu[a.dst], &a, 20);
         }
+        return;
+    }
+    case OP_REPL_QUERY: {
+        /* A store commits once every replica acknowledged it: PENDING until then. */
+        const char *e = lu_ref_query(&l->ref, m, l->k);
+        cr_assert(!e, "%s LU %u cycle=%llu: %s", g->ctx, l->k, (unsigned long long)cyc, e);
+        uint32_t x = g->tagmap[m->dst * TAGS + m->tag];
+        bool pending = x && line_addr((unsigned)g->st[x - 1].line) == m->addr && g->st[x - 1].acks < GRP_N;
+        msg_t a = {.opcode = OP_REPL_QUERY_RESP, .src = m->dst, .dst = (uint8_t)l->k, .core = m->core, .tag = m->tag,
+                   .addr = m->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+        grp_send(l, &a, 20 + rng_below(&g->rng, 61));
         return;
     }
     case OP_EARLY_FLUSH:

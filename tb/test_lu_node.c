@@ -144,6 +144,14 @@ static void eng_ack(void *obj, const msg_t *m)
     eng_t *e = obj;
     tsys_t *s = e->s;
     cn_port_release(s->port[e->cn], msg_class(m->opcode));
+    if (m->opcode == OP_REPL_QUERY) { /* an LU asks whether a store committed: PENDING until all its ACKs */
+        int q = e->by_tag[m->tag];
+        bool pending = q > 0 && s->u[q - 1].line == m->addr;
+        msg_t a = {.opcode = OP_REPL_QUERY_RESP, .src = (uint8_t)e->cn, .dst = m->src, .core = m->core, .tag = m->tag,
+                   .addr = m->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+        eng_send(e, &a);
+        return;
+    }
     cr_assert_eq(m->opcode, OP_REPL_ACK, "seed %llu", (unsigned long long)s->su.seed);
     int ix = e->by_tag[m->tag];
     cr_assert(ix > 0, "seed %llu: CN %u: REPL_ACK of unknown tag %u (src %u dst %u core %u line 0x%llx, %u acks so far)", (unsigned long long)s->su.seed, e->cn, m->tag, m->src, m->dst, m->core, (unsigned long long)m->addr, s->acks);

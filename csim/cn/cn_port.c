@@ -70,7 +70,16 @@ cn_port_user_e cn_port_route(const msg_t *m)
     case CLS_DKREQ:
         return m->opcode == OP_REPL ? CN_PORT_LU : CN_PORT_USERS;
     case CLS_DKRSP:
-        return m->opcode == OP_VAL ? CN_PORT_LU : m->opcode == OP_REPL_ACK ? CN_PORT_REPL : CN_PORT_USERS;
+        switch (m->opcode) {
+        case OP_VAL:
+        case OP_REPL_QUERY_RESP:
+            return CN_PORT_LU;
+        case OP_REPL_ACK:
+        case OP_REPL_QUERY:
+            return CN_PORT_REPL;
+        default:
+            return CN_PORT_USERS;
+        }
     case CLS_MGREQ:
         switch (m->opcode) {
         case OP_EARLY_FLUSH:

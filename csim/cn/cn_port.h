@@ -1,30 +1,34 @@
 /* The CN's side of its fabric port, shared by the users of one CN's link to the switch:
  *   CN_PORT_MEM   the memory hierarchy (csim/cn/cn_mem): NDR, DRS, BISNP in; REQ, RWD, BIRSP out;
- *   CN_PORT_LU    the Logging Unit (csim/cn/lu_node): REPL (DKREQ) and VAL (DKRSP) in, REPL_ACK
- *                 (DKRSP) out; EARLY_FLUSH, INTERRUPT, FETCH_LATEST_VERS, RECOV_END (MGREQ) and
- *                 DUMP_GO, DUMP_DONE (MGRSP) in; EARLY_FLUSH, DUMP_REQ (MGREQ), INTERRUPT_RESP,
- *                 FETCH_LATEST_VERS_RESP, RECOV_END_RESP (MGRSP) and DUMP_DATA (DUMP) out;
- *   CN_PORT_REPL  the CN's replication engine: REPL (DKREQ) and VAL (DKRSP) out, REPL_ACK (DKRSP) in;
+ *   CN_PORT_LU    the Logging Unit (csim/cn/lu_node): REPL (DKREQ), VAL and REPL_QUERY_RESP (DKRSP)
+ *                 in, REPL_ACK and REPL_QUERY (DKRSP) out; EARLY_FLUSH, INTERRUPT, FETCH_LATEST_VERS,
+ *                 RECOV_END (MGREQ) and DUMP_GO, DUMP_DONE (MGRSP) in; EARLY_FLUSH, DUMP_REQ
+ *                 (MGREQ), INTERRUPT_RESP, FETCH_LATEST_VERS_RESP, RECOV_END_RESP (MGRSP) and
+ *                 DUMP_DATA (DUMP) out;
+ *   CN_PORT_REPL  the CN's replication engine: REPL (DKREQ), VAL and REPL_QUERY_RESP (DKRSP) out,
+ *                 REPL_ACK and REPL_QUERY (DKRSP) in;
  *   CN_PORT_SW    the CN's software (the Configuration Manager, issue 8): the other MGREQ / MGRSP
  *                 messages in (MSI, INIT_RECOV, the answers to its requests), any MGREQ / MGRSP out.
  *
- * Deliveries are demultiplexed by class, and by opcode where a class is shared (DKRSP: VAL to the
- * LU, REPL_ACK to the replication engine; MGREQ and MGRSP: the LU's opcodes above to the LU, the
- * rest to the software). Each user consumes its own and calls cn_port_release (the fabric's buffer
- * credit of the class goes back then). A message for a user that is not attached, or of a class no
- * CN takes (REQ, RWD, BIRSP, DUMP), is counted (<name>.rx_dropped) and released at once.
+ * Deliveries are demultiplexed by class, and by opcode where a class is shared (DKRSP: VAL and
+ * REPL_QUERY_RESP to the LU, REPL_ACK and REPL_QUERY to the replication engine; MGREQ and MGRSP:
+ * the LU's opcodes above to the LU, the rest to the software). Each user consumes its own and calls
+ * cn_port_release (the fabric's buffer credit of the class goes back then). A message for a user
+ * that is not attached, or of a class no CN takes (REQ, RWD, BIRSP, DUMP), is counted
+ * (<name>.rx_dropped) and released at once.
  *
  * Sends. The memory hierarchy's classes (REQ, RWD, BIRSP) are its alone: it sees the fabric's
  * credits and sends straight to the fabric, exactly as before the port was shared. Every other
- * class may have several senders (DKRSP: the LU's REPL_ACKs and the engine's VALs; MGREQ / MGRSP:
- * the LU and the software), so each (user, class) has a queue of `depth` messages in the port; a
- * user sees as credits the free places of its own queue, and sending puts the message there. The
- * port forwards queued messages to the fabric while the fabric has credits, choosing among the
- * users with a message waiting in that class round-robin (the pointer moves past the user served).
- * So a user with a message waiting is served within (users of the class - 1) fabric credits of its
- * class, whatever the others send: no user can starve another. A user's place comes back when its
- * message is forwarded, and its credit callback says so. A user may not send a class that is not
- * its own (the port aborts): the memory hierarchy's classes cannot be taken from it. */
+ * class may have several senders (DKRSP: the LU's REPL_ACKs and REPL_QUERYs, the engine's VALs and
+ * answers; MGREQ / MGRSP: the LU and the software), so each (user, class) has a queue of `depth`
+ * messages in the port; a user sees as credits the free places of its own queue, and sending puts
+ * the message there. The port forwards queued messages to the fabric while the fabric has credits,
+ * choosing among the users with a message waiting in that class round-robin (the pointer moves past
+ * the user served). So a user with a message waiting is served within (users of the class - 1)
+ * fabric credits of its class, whatever the others send: no user can starve another. A user's place
+ * comes back when its message is forwarded, and its credit callback says so. A user may not send a
+ * class that is not its own (the port aborts): the memory hierarchy's classes cannot be taken from
+ * it. */
 #ifndef CN_PORT_H
 #define CN_PORT_H
 

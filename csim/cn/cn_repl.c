@@ -46,11 +46,12 @@ struct cn_repl {
     unsigned *next_tag;  /* per core */
     unsigned outstanding;
     mq_t q[MSG_NUM_CLASSES];
-    mq_t inport;         /* the VALs handed to the port and not yet forwarded, oldest first */
+    mq_t inport;         /* the DKRSP messages (VALs, answers) handed to the port and not yet forwarded,
+                            oldest first */
     bool flushing;
     unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
     repl_if_t rif;
-    uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused;
+    uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused, *queries, *queries_pending;
     uint64_t *early_sets_max, *early_words_max; /* the most of early_sets / early_words toward one LU */
     stats_hist_t *rtt;
 };
@@ -100,7 +101,7 @@ static void flush(cn_repl_t *r)
         mq_t *q = &r->q[c];
         while (q->n && cn_port_credits(r->port, CN_PORT_REPL, (msg_class_t)c)) {
             msg_t m = mq_pop(q);
-            if (m.opcode == OP_VAL)
+            if (c == CLS_DKRSP)
                 mq_push(&r->inport, &m); /* before the send: the port may forward it, and say so, from inside */
             cn_port_send(r->port, CN_PORT_REPL, &m);
         }
@@ -115,11 +116,14 @@ static void send(cn_repl_t *r, const msg_t *m)
 }
 
 /* The port forwarded one of this engine's messages of class c to the fabric. A VAL's entry is done
- * once all its VALs left: only then is its commit durable (docs/architecture.md 11g). */
+ * once all its VALs left: only then is its commit durable (docs/architecture.md 11g). (The other
+ * DKRSP messages, answers to REPL_QUERYs, leave the same queue in order: nothing to do for them.) */
 static void on_credit(void *obj, msg_class_t c)
 {
     cn_repl_t *r = obj;
-    if (c == CLS_DKRSP && r->inport.n) {
+    if (c == CLS_DKRSP && r->inport.n && r->inport.v[r->inport.head].opcode != OP_VAL)
+        (void)mq_pop(&r->inport);
+    else if (c == CLS_DKRSP && r->inport.n) {
         msg_t m = mq_pop(&r->inport);
         ent_t *e = &r->ent[m.core * TAGS_PER_CORE + m.tag];
         assert(e->busy && e->valed && e->vals_unsent);
@@ -132,11 +136,36 @@ static void on_credit(void *obj, msg_class_t c)
     flush(r);
 }
 
+/* LU q->src asks whether the store of our REPL (core, tag, line) has committed (it holds the REPL
+ * unvalidated, a validated word waits behind it and a REPL waits for room: docs/architecture.md
+ * section 11b). Answered at once: PENDING when the entry is outstanding and has not committed (its
+ * VALs not sent). The answer leaves in the DKRSP queue behind any VAL already in it; an LU has one
+ * query outstanding, so answers need one place per LU. A store that commits later takes a version
+ * above every update that LU had validated when it asked (those committed before their VALs reached
+ * it, before the query left). */
+static void answer_query(cn_repl_t *r, const msg_t *q)
+{
+    bool pending = false;
+    if (q->core < r->p.cores && q->tag < TAGS_PER_CORE) {
+        const ent_t *e = &r->ent[q->core * TAGS_PER_CORE + q->tag];
+        pending = e->busy && !e->valed && e->gline == q->addr;
+    }
+    msg_t a = {.opcode = OP_REPL_QUERY_RESP, .src = (uint8_t)r->p.cn, .dst = q->src, .core = q->core,
+               .tag = q->tag, .addr = q->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+    (*r->queries)++;
+    *r->queries_pending += pending;
+    send(r, &a);
+}
+
 static void on_deliver(void *obj, const msg_t *m)
 {
     cn_repl_t *r = obj;
     cn_port_release(r->port, msg_class(m->opcode));
-    /* The port routes only REPL_ACKs of DKRSP here (cn_port_route). */
+    if (m->opcode == OP_REPL_QUERY) {
+        answer_query(r, m);
+        return;
+    }
+    /* The port routes only REPL_ACKs and REPL_QUERYs of DKRSP here (cn_port_route). */
     assert(m->opcode == OP_REPL_ACK);
     if (m->core >= r->p.cores || m->tag >= TAGS_PER_CORE)
         abort(); /* no REPL of ours had that core or tag: the LU broke the protocol */
@@ -202,7 +231,10 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
             err) ||
         reg(r, st, &r->early_sets_max, "early_sets_max",
             "the most early REPL sets this CN had not yet validated toward one replica at a time", err) ||
-        reg(r, st, &r->early_words_max, "early_words_max", "the words of those sets, at most at a time", err)) {
+        reg(r, st, &r->early_words_max, "early_words_max", "the words of those sets, at most at a time", err) ||
+        reg(r, st, &r->queries, "queries", "REPL_QUERYs of LUs answered (has a REPL's store committed?)", err) ||
+        reg(r, st, &r->queries_pending, "queries_pending",
+            "of those, answered PENDING (not committed: the LU's validated words need not wait for it)", err)) {
         cn_repl_free(r);
         return NULL;
     }

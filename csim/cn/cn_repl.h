@@ -26,10 +26,19 @@
  * bound (UINT_MAX): early sets are limited by the store buffers only, as in the paper, and a buffer
  * full of early sets can hold a head back for good (the stall detector reports it).
  *
+ * Queries. The share counts an early set until its VALs leave, but a replica frees its places only
+ * when its words drain, and a validated word waits there behind any unvalidated REPL of the word
+ * that may be older (its VAL in flight), often a younger early set of the same core whose store
+ * waits behind a head that needs room in that very buffer. While a REPL waits for room, the LU asks
+ * the CN of such a REPL whether its store has committed (REPL_QUERY); the engine answers at once
+ * (REPL_QUERY_RESP, PENDING when not), and the LU's validated words no longer wait for it
+ * (docs/architecture.md section 11b).
+ *
  * Statistics under the name: repl_msgs, repl_bytes, repl_acks, val_msgs, val_bytes (bytes as a link
  * carries them: msg_bytes), early_refused, early_sets_max and early_words_max (the most early sets,
  * and words, not yet validated toward one replica at a time: within the share, or what none lets the
- * buffers hold), and repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
+ * buffers hold), queries and queries_pending (REPL_QUERYs answered, and answered PENDING), and
+ * repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
 #ifndef CN_REPL_H
 #define CN_REPL_H
 

@@ -5,11 +5,12 @@
  * CN_PORT_LU). The MN side of its dumps is lu_store below: an mn_log store per MN, fed through
  * mn_node_on_sw and answering through mn_node_sw_send.
  *
- * Link, port to LU. The node holds what the port delivers to the LU (REPL, VAL, EARLY_FLUSH,
- * INTERRUPT, FETCH_LATEST_VERS, RECOV_END, DUMP_GO, DUMP_DONE) and presents, at each LU edge, up
- * to two of them (the LU's two receive lanes: the 1 GHz link brings two messages per 500 MHz LU
- * cycle), the oldest first, each only when the LU holds a credit of its class (a class without one
- * holds back only itself, later classes pass); presenting frees the port's buffer (cn_port_release).
+ * Link, port to LU. The node holds what the port delivers to the LU (REPL, VAL, REPL_QUERY_RESP,
+ * EARLY_FLUSH, INTERRUPT, FETCH_LATEST_VERS, RECOV_END, DUMP_GO, DUMP_DONE) and presents, at each
+ * LU edge, up to two of them (the LU's two receive lanes: the 1 GHz link brings two messages per
+ * 500 MHz LU cycle), the oldest first, each only when the LU holds a credit of its class (a class
+ * without one holds back only itself, later classes pass); presenting frees the port's buffer
+ * (cn_port_release).
  * A message delivered at t is presented at the first LU edge at or after t.
  * Link, LU to port. The LU's send credits are places in the port's LU queues: at most
  * min(port depth, the model's credits per class) per class, each given back when the port forwards

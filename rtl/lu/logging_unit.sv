@@ -7,7 +7,8 @@
 //
 //   rx link (two lanes) -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM
 //   log buffer (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the
-//   memory port -> link_tx (credits per class from the link partner) -> tx link.
+//   memory port; REPL_QUERY (while a REPL waits for room) and its answer -> link_tx (credits per
+//   class from the link partner) -> tx link.
 //
 // Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): messages
 // (msg_pkg::msg_t) with per-class credits both ways. The receive port has two lanes: the switch
@@ -128,7 +129,7 @@ module logging_unit #(
   localparam int unsigned HdrW  = FlitW - msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned EntW  = $clog2(Entries);
   localparam int unsigned SlotW = $clog2(Slots);
-  localparam int unsigned NumEv = 19;
+  localparam int unsigned NumEv = 21;
 
   if (Slots < 2 || Slots > 256) begin : g_bad_slots
     $error("logging_unit: Slots must be in 2..256");
@@ -188,13 +189,13 @@ module logging_unit #(
   );
 
   // ---- log engine ----
-  logic             ack_v, ack_r, lw_v, lw_r, log_idle;
-  logic [FlitW-1:0] ack_msg;
+  logic             ack_v, ack_r, lw_v, lw_r, log_idle, qry_v, qry_r;
+  logic [FlitW-1:0] ack_msg, qry_msg;
   logic [31:0]      lw_idx, log_count;
   logic [RecW-1:0]  lw_rec;
   logic [EntW:0]    ent_used;
   logic [SlotW:0]   slots_used;
-  logic [12:0]      ev;
+  logic [14:0]      ev;
   logic [Slots-1:0] slot_busy_unused;
   // search port of the buffer (lu_search)
   logic                                 s_active, s_reading, s_quiet, paused;
@@ -214,6 +215,7 @@ module logging_unit #(
     .node_id_i (node_id), .cfg_addr_lim_i (addr_lim), .cfg_log_cap_i (log_cap),
     .repl_valid_i (dkq_v), .repl_msg_i (dkq_msg), .repl_ready_o (dkq_r),
     .val_valid_i (dks_v), .val_hdr_i (dks_hdr), .val_ready_o (dks_r),
+    .qry_valid_o (qry_v), .qry_msg_o (qry_msg), .qry_ready_i (qry_r),
     .ack_valid_o (ack_v), .ack_msg_o (ack_msg), .ack_ready_i (ack_r),
     .lw_valid_o (lw_v), .lw_idx_o (lw_idx), .lw_rec_o (lw_rec), .lw_ready_i (lw_r),
     .log_count_o (log_count), .log_clear_i (d_clear),
@@ -297,12 +299,13 @@ module logging_unit #(
   assign d_rd_r          = mem_req_ready_i & ~s_reading & d_reading;
   `ASSERT(one_log_reader, !(s_reading && d_reading))
 
-  // ---- send: REPL_ACKs, management responses, FetchLatestVers answers ----
+  // ---- send: REPL_ACKs, management responses, FetchLatestVers answers, dumps, REPL_QUERYs ----
   logic       tx_idle, tx_v;
-  logic [3:0] tx_ready;
-  link_tx #(.NumSrc(4), .MaxTxCredits(MaxTxCredits)) u_tx (
+  logic [4:0] tx_ready;
+  link_tx #(.NumSrc(5), .MaxTxCredits(MaxTxCredits)) u_tx (
     .clk_i (lu_clk), .rst_ni (rst_ni),
-    .src_valid_i ({d_tx_v, sr_resp_v, mg_resp_v, ack_v}), .src_msg_i ({d_tx, sr_resp, mg_resp, ack_msg}),
+    .src_valid_i ({qry_v, d_tx_v, sr_resp_v, mg_resp_v, ack_v}),
+    .src_msg_i ({qry_msg, d_tx, sr_resp, mg_resp, ack_msg}),
     .src_ready_o (tx_ready),
     .tx_valid_o (tx_v), .tx_msg_o (tx_msg_o), .tx_crd_i (tx_crd_i), .tx_crd_skip_i ('0),
     .idle_o (tx_idle)
@@ -313,7 +316,7 @@ module logging_unit #(
   assign rx_crd_o   = {NumCls{alive_i}} & rx_crd;
   assign dp_valid_o = alive_i & dp_v;
   assign dc_ready_o = alive_i & dc_r;
-  assign {d_tx_r, sr_resp_r, mg_resp_r, ack_r} = tx_ready;
+  assign {qry_r, d_tx_r, sr_resp_r, mg_resp_r, ack_r} = tx_ready;
 
   // ---- counters and CSRs ----
   logic [NumEv*32-1:0] cnt_q;
@@ -330,9 +333,10 @@ module logging_unit #(
 
   // Event 8 (bad opcode on DKRSP) also counts the messages lu_rx (one per receive lane) and lu_mgmt
   // dropped: up to five per cycle. Events 12 and 13: a FETCH_LATEST_VERS answered, a traversal cycle
-  // (TravLU); 14 .. 17 lu_dump's; 18 a slot purged (lu_log's event 12).
+  // (TravLU); 14 .. 17 lu_dump's; 18 a slot purged (lu_log's event 12); 19 a REPL_QUERY sent, 20 an
+  // answer that let its slot follow (lu_log's 13 and 14).
   assign bad_dks = ev[8] | (rx_bad != '0) | (mg_bad != '0);
-  assign evc     = {ev[12], d_ev, sr_trav, sr_done, ev[11:0]};
+  assign evc     = {ev[14:13], ev[12], d_ev, sr_trav, sr_done, ev[11:0]};
   for (genvar e = 0; e < NumEv; e++) begin : g_cnt
     logic [2:0] inc;
     assign inc = (e == 8) ? {2'b0, ev[8]} + {2'b0, rx_bad[0]} + {2'b0, rx_bad[1]} + {1'b0, mg_bad}
@@ -370,6 +374,8 @@ module logging_unit #(
     else if (csr_addr_i == csr_pkg::LU_CSR_DUMP_CHUNKS)      csr_rdata_d = cnt_q[16*32 +: 32];
     else if (csr_addr_i == csr_pkg::LU_CSR_EARLY_FLUSH_SENT) csr_rdata_d = cnt_q[17*32 +: 32];
     else if (csr_addr_i == csr_pkg::LU_CSR_PURGED_SLOTS)     csr_rdata_d = cnt_q[18*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_QUERIES)          csr_rdata_d = cnt_q[19*32 +: 32];
+    else if (csr_addr_i == csr_pkg::LU_CSR_QUERY_HITS)       csr_rdata_d = cnt_q[20*32 +: 32];
     else if (csr_addr_i == csr_pkg::LU_CSR_ENTRIES_USED)     csr_rdata_d = 32'(ent_used);
     else if (csr_addr_i == csr_pkg::LU_CSR_SLOTS_USED)       csr_rdata_d = 32'(slots_used);
     else if (csr_addr_i == csr_pkg::LU_CSR_LOG_COUNT)        csr_rdata_d = log_count;

@@ -13,6 +13,15 @@
 //   VAL   One per cycle: validates the not-yet-validated slot of the same requester (CN, core),
 //         tag and line, with the VAL's TS (lu_slots). A VAL that finds none is malformed (counted,
 //         dropped), as is a REPL_ACK sent to an LU.
+//   query While the head REPL waits for room and a validated word waits behind an unvalidated slot
+//         (lu_slots names one such holder), a REPL_QUERY asks the holder's CN whether its store has
+//         committed; one query is outstanding at a time. Its REPL_QUERY_RESP (on DKRSP, like a VAL)
+//         with PENDING set makes the slot follow every slot validated when the query left, so the
+//         words it held back may drain; without PENDING the store has committed and its VAL is on
+//         its way. An answer that matches no outstanding query is malformed (counted as a bad
+//         opcode). A purge of the queried CN forgets the query (a failed CN answers nothing).
+//         (docs/architecture.md section 11b: without the query, validated words held behind early
+//         REPLs whose stores wait for this buffer's room could fill it for good.)
 //   drain One word per cycle (lu_slots picks it) into a 128-bit record at the DRAM log's next
 //         index, while the log holds fewer than cfg_log_cap_i records.
 //   purge (an INTERRUPT for failed CN purge_cn_i, lu_mgmt) purge_mark_i, given only while quiet_o,
@@ -66,6 +75,12 @@ module lu_log #(
   input  wire logic [HdrW-1:0]               val_hdr_i,
   /// head DKRSP message leaves its FIFO
   output logic                               val_ready_o,
+  /// a REPL_QUERY waits to be sent
+  output logic                               qry_valid_o,
+  /// the REPL_QUERY
+  output logic      [FlitW-1:0]              qry_msg_o,
+  /// the REPL_QUERY is taken
+  input  wire logic                          qry_ready_i,
   /// a REPL_ACK waits to be sent
   output logic                               ack_valid_o,
   /// the REPL_ACK
@@ -121,9 +136,10 @@ module lu_log #(
   /// events of this cycle, for the counters (bit: event): 0 REPL logged, 1 word entry written,
   /// 2 VAL validated its REPL, 3 word drained, 4 REPL stalled on a full buffer, malformed: 5 VAL
   /// without REPL, 6 zero word mask, 7 address out of range, 8 opcode an LU does not take on
-  /// DKRSP; 9 several REPLs for one VAL, 10 TS clash, 11 drain held by a full DRAM log; 12 a slot
-  /// purged (its last word freed)
-  output logic      [12:0]                   ev_o,
+  /// DKRSP (or an answer to no outstanding query); 9 several REPLs for one VAL, 10 TS clash, 11
+  /// drain held by a full DRAM log; 12 a slot purged (its last word freed); 13 a REPL_QUERY sent;
+  /// 14 an answer (PENDING) let its slot follow the slots validated before its query
+  output logic      [14:0]                   ev_o,
   /// nothing will change until an input changes
   output logic                               idle_o
 );
@@ -147,6 +163,7 @@ module lu_log #(
   logic [DataW-1:0]                r_data;
   msg_pkg::opcode_t                v_op;
   logic [msg_pkg::TS_W-1:0]        v_ts;
+  logic [msg_pkg::FLAGS_W-1:0]     v_flags;
   assign r_src  = repl_msg_i[msg_pkg::FIELD_SRC_LSB +: msg_pkg::NODE_ID_W];
   assign r_core = repl_msg_i[msg_pkg::FIELD_CORE_LSB +: msg_pkg::CORE_ID_W];
   assign r_tag  = repl_msg_i[msg_pkg::FIELD_TAG_LSB +: msg_pkg::TAG_W];
@@ -159,7 +176,8 @@ module lu_log #(
   assign v_tag  = val_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: msg_pkg::TAG_W];
   assign v_addr = val_hdr_i[msg_pkg::FIELD_ADDR_LSB - DataW +: msg_pkg::LINE_ADDR_W];
   assign v_ts   = val_hdr_i[msg_pkg::FIELD_TS_LSB - DataW +: msg_pkg::TS_W];
-  // The other fields (dst, subject, flags; REPL's ts) are not the log's business.
+  assign v_flags = val_hdr_i[msg_pkg::FIELD_FLAGS_LSB - DataW +: msg_pkg::FLAGS_W];
+  // The other fields (dst, subject; REPL's ts and flags) are not the log's business.
   logic fields_unused;
   assign fields_unused = ^{repl_msg_i, val_hdr_i};
 
@@ -275,14 +293,78 @@ module lu_log #(
   end
   assign ack_msg_o = ack_m;
 
-  // ---- VAL engine ----
-  logic v_hit, v_multi, v_clash, v_lookup;
+  // ---- VAL engine (and the answers to queries, which come the same way) ----
+  logic v_hit, v_multi, v_clash, v_lookup, a_resp, a_match, a_lookup;
   logic ev_val, ev_noval, ev_badop;
+  logic                            q_send_q, q_send_d, q_wait_q, q_wait_d;
+  logic [msg_pkg::NODE_ID_W-1:0]   q_cn_q, q_cn_d;
+  logic [msg_pkg::CORE_ID_W-1:0]   q_core_q, q_core_d;
+  logic [msg_pkg::TAG_W-1:0]       q_tag_q, q_tag_d;
+  logic [msg_pkg::LINE_ADDR_W-1:0] q_line_q, q_line_d;
   assign val_ready_o = val_valid_i;
   assign v_lookup    = val_ready_o & (v_op == msg_pkg::OP_VAL);
+  assign a_resp      = val_ready_o & (v_op == msg_pkg::OP_REPL_QUERY_RESP);
+  assign a_match     = a_resp & q_wait_q & (v_src == q_cn_q) & (v_core == q_core_q) & (v_tag == q_tag_q) &
+                       (v_addr == q_line_q);
+  assign a_lookup    = a_match & v_flags[msg_pkg::FLAG_PENDING_BIT];
   assign ev_val      = v_lookup & v_hit;
   assign ev_noval    = v_lookup & ~v_hit;
-  assign ev_badop    = val_ready_o & (v_op != msg_pkg::OP_VAL);
+  assign ev_badop    = val_ready_o & (v_op != msg_pkg::OP_VAL) & ~a_match;
+
+  // ---- queries: one outstanding; asked only while the head REPL waits for room ----
+  logic s_ask_v, ask_en, ask_take;
+  logic [msg_pkg::NODE_ID_W-1:0]   s_ask_cn;
+  logic [msg_pkg::CORE_ID_W-1:0]   s_ask_core;
+  logic [msg_pkg::TAG_W-1:0]       s_ask_tag;
+  logic [msg_pkg::LINE_ADDR_W-1:0] s_ask_line;
+  logic                            q_forget;
+  assign ask_en   = ev_stall & ~q_send_q & ~q_wait_q;
+  assign ask_take = ask_en & s_ask_v;
+  assign q_forget = purge_mark_i & (q_cn_q == purge_cn_i);
+  always_comb begin
+    q_send_d = (ask_take | (q_send_q & ~qry_ready_i)) & ~q_forget;
+    q_wait_d = (ask_take | (q_wait_q & ~a_match)) & ~q_forget;
+    q_cn_d   = q_cn_q;
+    q_core_d = q_core_q;
+    q_tag_d  = q_tag_q;
+    q_line_d = q_line_q;
+    if (ask_take) begin
+      q_cn_d   = s_ask_cn;
+      q_core_d = s_ask_core;
+      q_tag_d  = s_ask_tag;
+      q_line_d = s_ask_line;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      q_send_q <= 1'b0;
+      q_wait_q <= 1'b0;
+    end else begin
+      q_send_q <= q_send_d;
+      q_wait_q <= q_wait_d;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    q_cn_q   <= q_cn_d;
+    q_core_q <= q_core_d;
+    q_tag_q  <= q_tag_d;
+    q_line_q <= q_line_d;
+  end
+  msg_pkg::msg_t qry_m;
+  // (Built only while one waits.)
+  always_comb begin
+    qry_m = '0;
+    if (q_send_q) begin
+      qry_m.opcode = msg_pkg::OP_REPL_QUERY;
+      qry_m.src    = node_id_i;
+      qry_m.dst    = q_cn_q;
+      qry_m.core   = q_core_q;
+      qry_m.tag    = q_tag_q;
+      qry_m.addr   = q_line_q;
+    end
+  end
+  assign qry_valid_o = q_send_q;
+  assign qry_msg_o   = qry_m;
 
   // ---- drain ----
   logic                         d_valid, d_take, lwq_in_ready, log_full;
@@ -334,6 +416,8 @@ module lu_log #(
     .alloc_line_i (r_addr), .alloc_mask_i (r_mask),
     .val_i (v_lookup), .val_cn_i (v_src), .val_core_i (v_core), .val_tag_i (v_tag),
     .val_line_i (v_addr), .val_ts_i (v_ts),
+    .ask_en_i (ask_en), .ask_valid_o (s_ask_v), .ask_cn_o (s_ask_cn), .ask_core_o (s_ask_core),
+    .ask_tag_o (s_ask_tag), .ask_line_o (s_ask_line), .ask_take_i (ask_take), .ans_i (a_lookup),
     .val_hit_o (v_hit), .val_multi_o (v_multi), .val_ts_clash_o (v_clash),
     .drain_valid_o (d_valid), .drain_slot_o (d_slot), .drain_word_o (d_word), .drain_line_o (d_line),
     .drain_ts_o (d_ts), .drain_cn_o (d_cn), .drain_core_o (d_core), .drain_take_i (d_take),
@@ -358,13 +442,14 @@ module lu_log #(
   assign quiet_o      = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~ackq_v & lwq_empty;
   assign purge_busy_o = p_valid;
 
-  assign ev_o = {p_done, d_valid & drain_en_i & log_full, v_clash & ev_val, v_multi & ev_val,
-                 ev_badop, ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc, ev_repl};
+  assign ev_o = {a_lookup & v_hit, ask_take, p_done, d_valid & drain_en_i & log_full, v_clash & ev_val,
+                 v_multi & ev_val, ev_badop, ev_range, ev_zero, ev_noval, ev_stall, d_take, ev_val, b_alloc,
+                 ev_repl};
 
   // Idle: no REPL in progress or startable, no word drainable or to purge, nothing queued. A REPL
   // stalled on a full buffer is not idle (its stall is counted every cycle).
   assign idle_o = ~rp_act_q & ~repl_valid_i & ~val_valid_i & ~p_valid &
-                  ~(d_valid & drain_en_i & ~srch_active_i & ~log_full) & ~ackq_v & lwq_empty;
+                  ~(d_valid & drain_en_i & ~srch_active_i & ~log_full) & ~ackq_v & lwq_empty & ~q_send_q;
 
   `ASSERT(ack_room, !ack_push || ack_in_ready)
   `ASSERT(no_clear_in_flight, !log_clear_i || (lwq_empty && !d_take))

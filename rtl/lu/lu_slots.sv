@@ -17,13 +17,25 @@
 //     REPL_ACKs. (With two receive lanes a VAL and a REPL of one line often reach the heads of
 //     their FIFOs together; which of the two arrived first does not matter, only that b's
 //     REPL_ACK has not left yet.)
-//   - when both are validated, their TS decide (recomputed when the second one is validated).
+//   - when both are validated, their TS decide (recomputed when the second one is validated);
+//   - when the CN of an unvalidated slot b answers a query (below) that b's store had not committed
+//     yet, every slot a validated when the query was issued precedes b: a's store committed
+//     before its VAL reached the LU, so before the query left and before the answer, b's after it.
 // A validated slot s may drain word w when no other slot of the line still holding w either is
 // validated and precedes s, or is not validated and not known to follow s (its VAL may be in
 // flight with an older TS). Same-line pairs are found once, when a slot is allocated (same_q).
 //
 // One word leaves per cycle: a round-robin pick among slots with a word ready, then its lowest
 // ready word. A slot is free again when its last word has left.
+//
+// Queries (lu_log asks while a REPL waits for room, docs/architecture.md section 11b). A word held
+// back by an unvalidated slot b waits for b's VAL, and b's store may wait, behind older stores of
+// its core, for room in this very buffer: validated words held that way would fill it for good. So
+// while ask_en_i is high the table names a holder (ask_*_o: round-robin among the unvalidated,
+// unmarked slots that hold back a word of a validated slot); with ask_take_i, when the query about
+// it is issued (it leaves later), it remembers the slots validated then (snap_q, each forgotten when
+// freed); an answer that the store had not committed (ans_i, looked up like a VAL) makes every
+// remembered slot of b's line precede b, and the words it held back may leave.
 //
 // Purge (an INTERRUPT for a failed CN, lu_mgmt): purge_mark_i marks every slot of requester
 // purge_cn_i that is in use and not validated (pur_q): its store never committed, or its VAL was
@@ -78,7 +90,7 @@ module lu_slots #(
   input  wire logic [LineW-1:0] val_line_i,
   /// the VAL's timestamp
   input  wire logic [TsW-1:0]   val_ts_i,
-  /// the VAL found its REPL (a slot of that requester, tag and line, not yet validated)
+  /// the VAL (or answer) found its REPL (a slot of that requester, tag and line, not yet validated)
   output logic                  val_hit_o,
   /// the VAL found several (the lowest one is validated)
   output logic                  val_multi_o,
@@ -113,6 +125,25 @@ module lu_slots #(
   output logic      [TsW-1:0]   srch_ts_o,
   /// search: its words still in the buffer
   output logic      [WordN-1:0] srch_pend_o,
+  /// query: look for a holder this cycle (ask_*_o are looked at)
+  input  wire logic             ask_en_i,
+  /// query: a holder exists (an unvalidated slot, not marked for purge, that holds back a word of
+  /// a validated slot; low while ask_en_i is low)
+  output logic                  ask_valid_o,
+  /// query: the holder's requester CN
+  output logic      [NodeW-1:0] ask_cn_o,
+  /// query: its requester core
+  output logic      [CoreW-1:0] ask_core_o,
+  /// query: its tag
+  output logic      [TagW-1:0]  ask_tag_o,
+  /// query: its line address
+  output logic      [LineW-1:0] ask_line_o,
+  /// query: the query about the holder is issued now (ask_valid_o must be high; it leaves later):
+  /// remember the slots validated now
+  input  wire logic             ask_take_i,
+  /// an answer to the query: the store of the slot named by val_cn_i, val_core_i, val_tag_i,
+  /// val_line_i (found as a VAL finds its slot, val_hit_o) had not committed yet; never with val_i
+  input  wire logic             ans_i,
   /// purge: mark every slot of requester purge_cn_i that is in use and not validated
   input  wire logic             purge_mark_i,
   /// purge: the failed CN
@@ -141,7 +172,7 @@ module lu_slots #(
     $error("lu_slots: Slots must be at least 2");
   end
 
-  logic [Slots-1:0]       busy_q, val_q, pur_q;
+  logic [Slots-1:0]       busy_q, val_q, pur_q, snap_q;
   // Per slot (slot s at [s*W +: W]); pairs of slots (a, b) at bit a*Slots + b.
   logic [Slots*NodeW-1:0] cn_q;
   logic [Slots*CoreW-1:0] core_q;
@@ -202,14 +233,15 @@ module lu_slots #(
     ts_old = '0;
     ts_new = '0;
     // (Per slot, only what is read: the match of a slot waiting for its VAL; the TS order of a
-    // validated one, which is all the order updates and the clash check look at.)
-    if (val_i) begin
+    // validated one, which is all the order updates and the clash check look at. An answer looks
+    // its slot up the same way; the TS are then not read.)
+    if (val_i || ans_i) begin
       for (int g = 0; g < Groups; g++) if (grp_any(busy_q, g)) begin
         for (int s = g * GroupN; s < g * GroupN + GroupN && s < Slots; s++) begin
           if (busy_q[s] && !val_q[s] && !pur_q[s])
             vmatch[s] = (cn_q[s*NodeW +: NodeW] == val_cn_i) & (core_q[s*CoreW +: CoreW] == val_core_i) &
                         (tag_q[s*TagW +: TagW] == val_tag_i) & (line_q[s*LineW +: LineW] == val_line_i);
-          if (busy_q[s] && val_q[s]) begin
+          if (val_i && busy_q[s] && val_q[s]) begin
             ts_eq[s]  = ts_q[s*TsW +: TsW] == val_ts_i;
             ts_old[s] = ts_before(ts_q[s*TsW +: TsW], val_ts_i);
             ts_new[s] = ts_before(val_ts_i, ts_q[s*TsW +: TsW]);
@@ -253,13 +285,15 @@ module lu_slots #(
   // flight with an older TS). A slot marked for purge holds nothing back: its store is known never
   // to commit. (lu_log also holds the drain while a purge runs, so this keeps readiness exact
   // without relying on that: removing it fails no test.)
+  // With ask_en_i, the unvalidated slots among the blockers are the holders a query may name.
   logic [Slots*WordN-1:0] ready;
-  logic [Slots-1:0]       ready_any;
+  logic [Slots-1:0]       ready_any, holders;
   always_comb begin
     logic [Slots-1:0] hold;
     logic [WordN-1:0] blk;
     ready     = '0;
     ready_any = '0;
+    holders   = '0;
     hold      = '0;
     blk       = '0;
     if ((busy_q & val_q) != '0) begin
@@ -269,7 +303,11 @@ module lu_slots #(
                  ((val_q & aft_q[s*Slots +: Slots]) | (~val_q & ~bef_q[s*Slots +: Slots]));
           blk  = '0;
           if (hold != '0)
-            for (int w = 0; w < WordN; w++) blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
+            for (int w = 0; w < WordN; w++) begin
+              blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
+              if (ask_en_i && pend_q[s*WordN + w])
+                holders = holders | (hold & ~val_q & pend_t[w*Slots +: Slots]);
+            end
           ready[s*WordN +: WordN] = pend_q[s*WordN +: WordN] & ~blk;
           ready_any[s]            = ready[s*WordN +: WordN] != '0;
         end
@@ -282,6 +320,19 @@ module lu_slots #(
     .req_i (vmatch), .onehot_o (vmatch_oh), .idx_o (vslot), .valid_o (val_hit_o)
   );
   assign val_multi_o = val_i & ((vmatch & ~vmatch_oh) != '0);
+
+  // ---- query pick: round-robin among the holders, so that one whose answer is slow to help (its
+  // VAL on its way) does not keep the others from being asked ----
+  logic [Slots-1:0] agnt_unused;
+  logic [SlotW-1:0] aslot;
+  rr_arb #(.N(Slots)) u_ask_arb (
+    .clk_i (clk_i), .rst_ni (rst_ni), .req_i (holders), .ack_i (ask_take_i),
+    .gnt_o (agnt_unused), .gnt_idx_o (aslot), .gnt_valid_o (ask_valid_o)
+  );
+  assign ask_cn_o   = cn_q[aslot*NodeW +: NodeW];
+  assign ask_core_o = core_q[aslot*CoreW +: CoreW];
+  assign ask_tag_o  = tag_q[aslot*TagW +: TagW];
+  assign ask_line_o = line_q[aslot*LineW +: LineW];
 
   // ---- drain pick ----
   logic [Slots-1:0] dgnt;
@@ -318,13 +369,15 @@ module lu_slots #(
 
   // ---- next state ----
   // vsel: the slot this VAL validates; asel: the slot allocated; dsel: the slot a word drains from;
-  // psel: the slot a purged word is freed from; msel: the slots marked for purge. They are one-hot
-  // (msel aside) and never the same slot: an allocation takes a free slot, a VAL validates a busy
-  // one not yet validated, the drain takes a validated one, and a cycle frees one word at most.
-  logic             vtake, atake, dtake, ptake;
-  logic [Slots-1:0] vsel, asel, dsel, psel, msel, freed, vrow, clash_o;
+  // psel: the slot a purged word is freed from; msel: the slots marked for purge; ysel: the slot an
+  // answer says follows the remembered ones. They are one-hot (msel aside) and never the same slot:
+  // an allocation takes a free slot, a VAL validates a busy one not yet validated (an answer comes
+  // instead of a VAL), the drain takes a validated one, and a cycle frees one word at most.
+  logic             vtake, atake, dtake, ptake, ytake;
+  logic [Slots-1:0] vsel, asel, dsel, psel, msel, ysel, freed, vrow, clash_o;
   logic [WordN-1:0] vpend, dleft, pleft;
   assign vtake = val_i & val_hit_o;
+  assign ytake = ans_i & val_hit_o;
   assign atake = alloc_i;
   assign dtake = drain_take_i & drain_valid_o;
   assign ptake = purge_take_i & purge_valid_o;
@@ -333,6 +386,7 @@ module lu_slots #(
   assign dsel  = dtake ? dgnt : '0;
   assign psel  = ptake ? poh : '0;
   assign msel  = purge_mark_i ? (pcand & ~vsel & ~asel) : '0;
+  assign ysel  = ytake ? vmatch_oh : '0;
   assign vrow  = vtake ? same_q[vslot*Slots +: Slots] : '0;
   assign vpend = vtake ? pend_q[vslot*WordN +: WordN] : '0;
   assign dleft = pend_q[drain_slot_o*WordN +: WordN] & ~dword_oh;
@@ -358,10 +412,13 @@ module lu_slots #(
       busy_q <= '0;
       val_q  <= '0;
       pur_q  <= '0;
+      snap_q <= '0;
     end else begin
       busy_q <= (busy_q | asel) & ~freed;
       val_q  <= (val_q | vsel) & ~asel & ~freed;
       pur_q  <= (pur_q | msel) & ~asel & ~freed;
+      // the slots validated when a query is issued (a VAL of this cycle is not among them yet)
+      snap_q <= (ask_take_i ? (busy_q & val_q) : snap_q) & ~freed;
     end
   end
 
@@ -396,11 +453,13 @@ module lu_slots #(
     end
   end
 
-  // The pair matrices change only with an allocation or a VAL (the diagonal is always 0):
+  // The pair matrices change only with an allocation, a VAL or an answer (the diagonal is always 0):
   //   - an allocation of b finds the line's other slots, and every slot a of the line validated,
   //     or validated in the same cycle, precedes b;
   //   - a VAL orders its slot against the line's validated slots (equal TS: the one validated
-  //     first is taken to precede).
+  //     first is taken to precede);
+  //   - an answer for b (not committed yet) makes every remembered slot a of b's line precede b
+  //     (an answer and a VAL never come in one cycle).
   // Row a of bef_q and row b of aft_q (its column b) follow the same rule, each in its own layout.
   // Only the rows of busy slots and the allocated one are computed: a free slot's rows are never
   // read, and its allocation writes them whole. The loop runs in a cycle with an allocation or a
@@ -419,7 +478,7 @@ module lu_slots #(
   // verilator lint_off BLKSEQ
   always_ff @(posedge clk_i) begin
     logic [Slots-1:0] diag, m_val_b, m_val_a, same_nx, bef_nx, mb_t, ma_t, aft_nx;
-    if (atake || vtake) begin
+    if (atake || vtake || ytake) begin
       for (int g = 0; g < Groups; g++) if (grp_any(rows, g)) begin
         for (int a = g * GroupN; a < g * GroupN + GroupN && a < Slots; a++) if (rows[a]) begin
           diag    = Slots'(1) << a;
@@ -431,6 +490,7 @@ module lu_slots #(
                     ((asel & {Slots{amatch[a] & (val_q[a] | vsel[a])}}) |
                      (m_val_b & {Slots{ts_eq[a] | ts_old[a]}}) |
                      (m_val_a & ~ts_eq & ts_new) |
+                     (ysel & {Slots{snap_q[a]}} & same_q[a*Slots +: Slots]) |
                      (~asel & ~m_val_b & ~m_val_a & bef_q[a*Slots +: Slots]));
           // row a of aft_q: column a of bef_q, bit b = bef_nx of row b at a
           mb_t    = {Slots{~asel[a] & vsel[a]}} & busy_q & val_q & same_q[a*Slots +: Slots];
@@ -438,6 +498,7 @@ module lu_slots #(
           aft_nx  = ~asel & (({Slots{asel[a]}} & amatch & (val_q | vsel)) |
                              (mb_t & (ts_eq | ts_old)) |
                              (ma_t & {Slots{~ts_eq[a] & ts_new[a]}}) |
+                             ({Slots{ysel[a]}} & snap_q & same_q[a*Slots +: Slots]) |
                              ({Slots{~asel[a]}} & ~mb_t & ~ma_t & aft_q[a*Slots +: Slots]));
           same_q[a*Slots +: Slots] = same_nx & ~diag;
           bef_q[a*Slots +: Slots]  = bef_nx & ~diag;
@@ -459,6 +520,11 @@ module lu_slots #(
   `ASSERT(purge_take_valid, !purge_take_i || purge_valid_o)
   // A word leaves by the drain or by the purge, never both in one cycle (one free per cycle).
   `ASSERT(one_take, !(purge_take_i && drain_take_i))
+  // An answer comes on the DKRSP FIFO's head instead of a VAL; a query leaves about a holder.
+  `ASSERT(answer_not_with_val, !(ans_i && val_i))
+  `ASSERT(ask_take_valid, !ask_take_i || ask_valid_o)
+  // Only validated slots are remembered (so only they come to precede an unvalidated one).
+  `ASSERT(snap_validated, (snap_q & ~(busy_q & val_q)) == '0)
   // The turned-around copies are their matrices' transposes, among busy slots: each cycle for the
   // slots the last cycle's allocation and VAL wrote, and for one more slot in turn (every slot once
   // in Slots cycles that change a slot). Checking every pair every cycle made the test-flavour LU

@@ -13,9 +13,12 @@
 //   - a REPL's requester, tag and line name no other REPL in the buffer; its mask is not zero; it is
 //     allocated only to a free slot;
 //   - a purge marks only stores that never committed (their CN failed before its VALs, section 11g's
-//     assumption), and takes a word only when one is marked; drain and purge never take in one cycle.
-// Everything else is free: when REPLs, commits, VALs, drains, searches and purges happen, the
-// masks, the requesters, two lines (address 0 and 1), the initial versions.
+//     assumption), and takes a word only when one is marked; drain and purge never take in one cycle;
+//   - an answer to a query (ans_i) names a store that had not committed when its CN answered, after
+//     every slot remembered when the query was issued had committed (their VALs had reached the
+//     LU): if it has committed since, its version follows theirs; an answer never comes with a VAL.
+// Everything else is free: when REPLs, commits, VALs, queries, answers, drains, searches and purges
+// happen, the masks, the requesters, two lines (address 0 and 1), the initial versions.
 //
 // The property (f_prop_bad never rises): when a word leaves for the DRAM log, its slot is
 // validated with its store's version as TS, and no other update of that word committed before it
@@ -81,6 +84,22 @@
       if (f_inc[l]) f_lv_q[l*TsW +: TsW] <= f_lv_q[l*TsW +: TsW] + TsW'(1);
   end
 
+  // The control (lu_slots_order_any_answer.fail.ys, LU_SLOTS_ORDER_ANY_ANSWER): an answer may come
+  // for a store that committed before a remembered one (what an answer sent without looking at the
+  // store's state, or a query's snapshot taken after it left, would allow). The proof must then fail.
+  logic f_ans_ok;
+  always_comb begin
+    f_ans_ok = 1'b1;
+    if (ans_i && val_hit_o && f_com_q[vslot])
+      for (int s = 0; s < Slots; s++)
+        if (snap_q[s] && f_line(s) == f_line(32'(vslot)) &&
+            !ts_before(f_ver_q[s*TsW +: TsW], f_ver_q[32'(vslot)*TsW +: TsW]))
+          f_ans_ok = 1'b0;
+`ifdef LU_SLOTS_ORDER_ANY_ANSWER
+    f_ans_ok = 1'b1;
+`endif
+  end
+
   // ---- the environment ----
   logic f_alloc_fresh;
   always_comb begin
@@ -100,6 +119,9 @@
       assume (!(val_i && val_hit_o) ||
               (f_com_q[vslot] && val_ts_i == f_ver_q[32'(vslot)*TsW +: TsW]));
       assume ((pcand & f_com_q) == '0);
+      assume (!(ans_i && val_i));
+      assume (!ask_take_i || ask_valid_o);
+      assume (f_ans_ok);
       assume (!purge_take_i || purge_valid_o);
       assume (!(purge_take_i && drain_take_i));
     end
@@ -132,6 +154,8 @@
       d = f_lv_q[32'(f_line(s))*TsW +: TsW] - f_ver_q[s*TsW +: TsW];
       if (f_com_q[s] && !busy_q[s]) inv_slot_bad = 1'b1;
       if (pur_q[s] && (!busy_q[s] || val_q[s] || f_com_q[s])) inv_slot_bad = 1'b1;
+      // only validated slots are remembered for an answer
+      if (snap_q[s] && (!busy_q[s] || !val_q[s])) inv_slot_bad = 1'b1;
       if (val_q[s] && (!f_com_q[s] || ts_q[s*TsW +: TsW] != f_ver_q[s*TsW +: TsW])) inv_slot_bad = 1'b1;
       if (busy_q[s] && line_q[s*LineW+1 +: LineW-1] != '0) inv_slot_bad = 1'b1;
       if (busy_q[s] && f_com_q[s] && d[TsW-1]) inv_slot_bad = 1'b1;

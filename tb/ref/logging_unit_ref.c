@@ -146,6 +146,20 @@ lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx)
         }
         return r->c.err_no_repl++, LU_REF_NO_REPL;
     }
+    if (m->opcode == OP_REPL_QUERY_RESP && r->q_out && m->src == r->q.dst && m->core == r->q.core &&
+        m->tag == r->q.tag && m->addr == r->q.addr) {
+        r->q_out = false;
+        if (m->flags & MSG_FLAG_PENDING)
+            for (size_t i = r->live_lo; i < r->n; i++) {
+                const lu_ref_repl_t *p = &r->r[i];
+                if (!p->valid && !p->purged && p->cn == m->src && p->core == m->core && p->tag == m->tag &&
+                    p->line == m->addr) {
+                    r->c.query_hits++;
+                    break;
+                }
+            }
+        return LU_REF_ANSWER;
+    }
     if (cls == CLS_DKREQ || cls == CLS_DKRSP || (cls != CLS_MGREQ && cls != CLS_MGRSP))
         return r->c.err_bad_msg++, LU_REF_BAD_MSG;
     if (m->opcode == OP_INTERRUPT && !r->int_pending) {
@@ -172,6 +186,28 @@ const char *lu_ref_ack(lu_ref_t *r, const msg_t *a, unsigned lu_node)
         }
     }
     return "REPL_ACK for no logged, unacknowledged REPL";
+}
+
+const char *lu_ref_query(lu_ref_t *r, const msg_t *q, unsigned lu_node)
+{
+    if (q->opcode != OP_REPL_QUERY)
+        return "not a REPL_QUERY";
+    if (q->src != lu_node)
+        return "REPL_QUERY src is not the LU's node id";
+    if (r->q_out)
+        return "a second REPL_QUERY while one is outstanding";
+    /* (A REPL the model took as validated may still be waiting for its VAL's turn in the LU.) */
+    for (size_t i = r->live_lo; i < r->n; i++) {
+        const lu_ref_repl_t *p = &r->r[i];
+        if (!p->purged && p->drained != p->mask && p->cn == q->dst && p->core == q->core && p->tag == q->tag &&
+            p->line == q->addr) {
+            r->q_out = true;
+            r->q = *q;
+            r->c.queries++;
+            return NULL;
+        }
+    }
+    return "REPL_QUERY names no REPL in the buffer";
 }
 
 const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t len)
@@ -233,6 +269,8 @@ uint64_t lu_ref_interrupt_resp(lu_ref_t *r)
     while (r->live_lo < r->n && r->r[r->live_lo].purged)
         r->live_lo++;
     r->c.purged += n;
+    if (r->q_out && r->q.dst == r->int_cn)
+        r->q_out = false; /* the failed CN answers nothing */
     r->int_pending = false;
     return n;
 }

@@ -18,7 +18,14 @@
  * counted (PURGED_SLOTS). The RTL marks the slots in its last quiet cycle before the answer, so a
  * REPL of the subject presented in the two cycles before the INTERRUPT_RESP leaves, or a VAL of
  * the subject presented while the INTERRUPT is handled, may be treated otherwise by the RTL than
- * by the model: the tests send none then. One INTERRUPT at a time is modelled. */
+ * by the model: the tests send none then. One INTERRUPT at a time is modelled.
+ *
+ * Queries: the LU has at most one REPL_QUERY outstanding (lu_ref_query checks each one it sends: it
+ * names a REPL in the buffer); an answer presented for it (REPL_QUERY_RESP from the CN asked, with
+ * the REPL's core, tag and line) ends it, and counts as a hit when PENDING and the REPL is still
+ * logged unvalidated (VALs and answers reach the LU's VAL engine in the order presented); any other
+ * answer is malformed. An INTERRUPT naming the CN asked forgets the query. When the LU asks is not
+ * modelled (it depends on the timing of its buffer); whom it may ask is. */
 #ifndef LOGGING_UNIT_REF_H
 #define LOGGING_UNIT_REF_H
 
@@ -36,7 +43,8 @@ typedef enum lu_ref_verdict {
     LU_REF_ZERO_MASK,  /* malformed: REPL without words */
     LU_REF_ADDR_RANGE, /* malformed: REPL beyond the address limit */
     LU_REF_NO_REPL,    /* malformed: VAL that matches no REPL */
-    LU_REF_BAD_MSG,    /* malformed: a class or opcode an LU does not take */
+    LU_REF_BAD_MSG,    /* malformed: a class or opcode an LU does not take, or an answer to no query */
+    LU_REF_ANSWER,     /* the answer to the outstanding REPL_QUERY */
     LU_REF_OTHER,      /* management traffic (not modelled here) */
 } lu_ref_verdict_e;
 
@@ -56,6 +64,7 @@ typedef struct lu_ref_repl {
 typedef struct lu_ref_counts {
     uint64_t repls, words, vals, drained, err_no_repl, err_zero_mask, err_addr_range, err_bad_msg;
     uint64_t purged; /* REPLs (slots) purged: PURGED_SLOTS */
+    uint64_t queries, query_hits; /* REPL_QUERYs sent; PENDING answers that found their REPL unvalidated */
 } lu_ref_counts_t;
 
 typedef struct lu_ref {
@@ -70,6 +79,8 @@ typedef struct lu_ref {
     lu_ref_counts_t c;
     bool int_pending;  /* an INTERRUPT was presented, its INTERRUPT_RESP not seen yet */
     unsigned int_cn;   /* its subject */
+    bool q_out;        /* a REPL_QUERY is outstanding */
+    msg_t q;           /* that query */
     char err[256]; /* set when a VAL arrives for a word of which a newer version already drained */
 } lu_ref_t;
 
@@ -80,6 +91,9 @@ lu_ref_verdict_e lu_ref_rx(lu_ref_t *r, const msg_t *m, size_t *idx);
 /** A REPL_ACK the LU sent: NULL when it acknowledges a logged, not yet acknowledged REPL (which is
  *  marked), else what is wrong. */
 const char *lu_ref_ack(lu_ref_t *r, const msg_t *ack, unsigned lu_node);
+/** A REPL_QUERY the LU sent: NULL when it is allowed (none outstanding, from the LU, naming a REPL
+ *  in the buffer), else what is wrong. */
+const char *lu_ref_query(lu_ref_t *r, const msg_t *q, unsigned lu_node);
 /** A record the LU wrote to its DRAM log: NULL when allowed (the word is marked drained), else
  *  what is wrong (in why, up to len bytes). */
 const char *lu_ref_drained(lu_ref_t *r, const lu_rec_t *rec, char *why, size_t len);
