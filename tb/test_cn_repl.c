@@ -20,6 +20,8 @@
 #include "cn/cn_repl.h"
 #include "cn/lu_map.h"
 #include "cn/lu_node.h"
+#include "csr_defs.h"
+#include "drv/lu_drv.h"
 #include "drv/fabric.h"
 #include "mn/mn_node.h"
 #include "sb/lu_models.h"
@@ -61,8 +63,10 @@ typedef struct rsys {
 
 static void start_one(void *obj, uint64_t arg);
 
-static void on_acked(void *obj, uint64_t tag)
+static bool on_acked(void *obj, uint64_t tag, bool acked)
 {
+    if (!acked)
+        return false; /* (it commits at once: a taken-back acknowledgement changes nothing) */
     rsys_t *s = obj;
     entry_t *e = &s->e[tag];
     unsigned v = ++s->version[e->li];
@@ -73,6 +77,7 @@ static void on_acked(void *obj, uint64_t tag)
     s->committed++;
     s->busy[e->li] = false;
     kernel_after(&s->k, rng_below(&s->rng, 100) * 1000, start_one, s, 0);
+    return true;
 }
 
 static void start_one(void *obj, uint64_t arg)
@@ -270,11 +275,13 @@ Test(cn_repl, impossible_parameters_are_refused)
     rsys_free(&s);
 }
 
-static void count_acked(void *obj, uint64_t tag)
+static bool count_acked(void *obj, uint64_t tag, bool acked)
 {
     unsigned *n = obj;
     (void)tag;
-    (*n)++;
+    if (acked)
+        (*n)++;
+    return false;
 }
 
 Test(cn_repl, early_sets_stay_within_their_share_of_each_replica, .timeout = 60)
@@ -309,7 +316,12 @@ Test(cn_repl, early_sets_stay_within_their_share_of_each_replica, .timeout = 60)
     rsys_free(&s);
 }
 
-static void note_acked(void *obj, uint64_t tag) { *(uint64_t *)obj |= 1ull << tag; }
+static bool note_acked(void *obj, uint64_t tag, bool acked)
+{
+    if (acked)
+        *(uint64_t *)obj |= 1ull << tag;
+    return false;
+}
 
 typedef struct unsent {
     unsigned n, core;
@@ -423,6 +435,115 @@ Test(cn_repl, a_query_is_answered_pending_until_the_store_commits, .timeout = 60
     cr_assert_eq(counter(&s, 0, "queries"), 3);
     cr_assert_eq(counter(&s, 0, "queries_pending"), 1);
     /* AND the entry is done once its VALs left (the answers in the same queue did not confuse it) */
+}
+
+/* A core's side of an entry's acknowledgement: how often it was given, taken back, and whether the
+ * core lets it be taken back (its store not yet on its way to commit). */
+typedef struct ackst {
+    unsigned acked, taken;
+    bool can_take;
+} ackst_t;
+
+static bool track_acked(void *obj, uint64_t tag, bool acked)
+{
+    ackst_t *a = obj;
+    (void)tag;
+    if (acked) {
+        a->acked++;
+        return true;
+    }
+    if (!a->can_take)
+        return false;
+    a->taken++;
+    return true;
+}
+
+/* CN 0 replicates two words of a line whose Nr = 3 replicas include CN 2 but not CN 0, until all
+ * three acknowledged; then CN 2 fails and the engine hears of it (the entry not committed). */
+static uint64_t acked_then_replica_fails(rsys_t *s, ackst_t *a, uint32_t *h)
+{
+    uint64_t line = 0;
+    unsigned rep[3];
+    for (;; line++) {
+        cn_repl_replicas(s->repl[0], line, rep);
+        if ((rep[0] == 2 || rep[1] == 2 || rep[2] == 2) && rep[0] != 0 && rep[1] != 0 && rep[2] != 0)
+            break;
+    }
+    uint64_t w[8] = {11, 22};
+    *h = cn_repl_send(s->repl[0], 1, line, 0x03, w, false, track_acked, a, 0);
+    kernel_run(&s->k, s->k.now + 5 * PS_PER_US);
+    cr_assert_eq(a->acked, 1);
+    lu_node_set_alive(s->lu[2], false);
+    lu_map_fail(&s->map, 2);
+    cn_repl_lost(s->repl[0], 2);
+    return line;
+}
+
+/* The records the LU of CN c logged (validated and drained) of line. */
+static unsigned logged(rsys_t *s, unsigned c, uint64_t line)
+{
+    const lu_drv_t *d = lu_node_drv(s->lu[c]);
+    unsigned n = 0;
+    for (size_t i = 0; i < lu_drv_log_writes(d); i++)
+        n += lu_drv_log_write(d, i)->line == line;
+    return n;
+}
+
+Test(cn_repl, an_acknowledged_entry_that_loses_a_replica_gets_its_replacement_before_its_commit, .timeout = 60)
+{
+    /* GIVEN an entry acknowledged by its three replicas, one of which (CN 2) then fails, its core
+     * able to take the acknowledgement back (the store has not been let go) */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x10a8));
+    ackst_t a = {.can_take = true};
+    uint32_t h;
+    uint64_t line = acked_then_replica_fails(&s, &a, &h);
+    /* THEN the acknowledgement is taken back and the REPL goes to the line's new member (CN 0) */
+    cr_assert_eq(a.taken, 1);
+    cr_assert_eq(counter(&s, 0, "repl_msgs"), 4);
+    /* WHEN its REPL_ACK comes THEN the entry is acknowledged again; its commit's VALs reach the
+     * three live replicas, each of which logs the two words (Nr copies, where it used to keep
+     * Nr - 1) */
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert_eq(a.acked, 2);
+    cn_repl_val(s.repl[0], h, 1);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert_eq(counter(&s, 0, "val_msgs"), 3);
+    unsigned rep[3];
+    cn_repl_replicas(s.repl[0], line, rep);
+    for (unsigned i = 0; i < 3; i++)
+        cr_assert_eq(logged(&s, rep[i], line), 2, "CN %u logged %u records of the line", rep[i],
+                     logged(&s, rep[i], line));
+    cr_assert(cn_repl_idle(s.repl[0]));
+    rsys_free(&s);
+}
+
+Test(cn_repl, a_replacement_of_a_store_let_go_gets_its_val_only_after_its_repl_ack, .timeout = 60)
+{
+    /* GIVEN the same, but the core cannot take the acknowledgement back (its store is on its way
+     * to commit) */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x10a9));
+    ackst_t a = {.can_take = false};
+    uint32_t h;
+    uint64_t line = acked_then_replica_fails(&s, &a, &h);
+    cr_assert_eq(counter(&s, 0, "repl_msgs"), 4, "no REPL to the new member");
+    /* WHEN the store commits at once THEN the VALs go to the two old replicas, and the new
+     * member's only once its REPL_ACK is in (it must not overtake the REPL) */
+    cn_repl_val(s.repl[0], h, 1);
+    cr_assert_eq(counter(&s, 0, "val_msgs"), 2);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert_eq(counter(&s, 0, "repl_acks"), 4);
+    cr_assert_eq(counter(&s, 0, "val_msgs"), 3);
+    cr_assert_eq(a.acked, 1);
+    unsigned rep[3];
+    cn_repl_replicas(s.repl[0], line, rep);
+    for (unsigned i = 0; i < 3; i++) {
+        cr_assert_eq(logged(&s, rep[i], line), 2, "CN %u logged %u records of the line", rep[i],
+                     logged(&s, rep[i], line));
+        bool err;
+        cr_assert_eq(lu_node_csr(s.lu[rep[i]], LU_CSR_ERR_VAL_NO_REPL, &err), 0);
+    }
     cr_assert(cn_repl_idle(s.repl[0]));
     rsys_free(&s);
 }

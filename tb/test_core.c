@@ -94,7 +94,7 @@ static void frep_ev_ack(void *obj, uint64_t h)
     frep_t *f = obj;
     frep_ent_t *e = &f->e[h];
     e->acked = true;
-    e->fn(e->aobj, e->tag);
+    e->fn(e->aobj, e->tag, true);
 }
 
 static uint32_t frep_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,

@@ -1486,6 +1486,8 @@ static msg_t mgmt(msg_op_t op, unsigned src, unsigned subject)
     return (msg_t){.opcode = op, .src = (uint8_t)src, .dst = LU_NODE, .subject = (uint8_t)subject};
 }
 
+static size_t end_recovery(dut_t *t, unsigned subject, unsigned max, size_t *chunks);
+
 /* Waits for the workload's LU to send a message with opcode op; returns its index in w->other. */
 static size_t wait_other(wl_t *w, msg_op_t op, size_t from, uint64_t max)
 {
@@ -1493,6 +1495,7 @@ static size_t wait_other(wl_t *w, msg_op_t op, size_t from, uint64_t max)
         for (size_t k = from; k < w->nother; k++)
             if (w->other[k].opcode == op)
                 return k;
+        mn_pump(w); /* (the MN answers the dump a RECOV_END starts) */
         lu_drv_step(w->d);
         check_logs(w); /* the model follows the drain (until the LU pauses, words may still drain) */
     }
@@ -1625,11 +1628,14 @@ Test(logging_unit, recovery_interrupt_fetch_latest_versions_and_resume)
     }
     cr_assert_eq(csr(&w, LU_CSR_PURGED_SLOTS), w.ref.c.purged);
     cr_assert_eq(lu_ref_unvalidated(&w.ref), 0, "%s: unvalidated words left after every CN's purge", w.ctx);
-    /* WHEN recovery ends THEN the LU answers and resumes */
+    /* WHEN recovery ends THEN the LU resumes, dumps its log to its MN and then answers (tag echoed) */
+    unsigned dumps = w.dumps;
     msg_t end = mgmt(OP_RECOV_END, 5, fail);
+    end.tag = 0x123;
     lu_send_when_credit(w.d, &end);
-    k = wait_other(&w, OP_RECOV_END_RESP, base, 10000);
-    cr_assert(w.other[k].dst == 5 && w.other[k].subject == fail);
+    k = wait_other(&w, OP_RECOV_END_RESP, base, 200000);
+    cr_assert(w.other[k].dst == 5 && w.other[k].subject == fail && w.other[k].tag == 0x123);
+    cr_assert_eq(w.dumps, dumps + 1, "%s: RECOV_END answered after %u dumps", w.ctx, w.dumps - dumps);
     cr_assert_eq(csr(&w, LU_CSR_STATUS) >> 2 & 1, 0, "%s: still paused after RECOV_END", w.ctx);
     /* THEN every validated word drains (none waits behind a purged REPL, each record checked by the
      * model: no purged word among them), and the buffer is empty */
@@ -1716,10 +1722,13 @@ Test(logging_unit, interrupt_waits_for_outstanding_repls_and_pauses_but_drains_o
     cr_assert_eq(dcsr(&t, LU_CSR_VALS), 1);
     cr_assert_eq(lu_drv_log_writes(t.d), 8, "the drain held while paused");
     cr_assert_eq(dcsr(&t, LU_CSR_STATUS) >> 2 & 1, 1, "not paused");
-    msg_t end = mgmt(OP_RECOV_END, 6, 3);
-    lu_drv_send(t.d, &end, 1);
-    run(&t, 60);
-    cr_assert(t.tx[4].opcode == OP_RECOV_END_RESP && t.tx[4].dst == 6);
+    /* WHEN recovery ends THEN the LU dumps its log (the eight words) and then answers */
+    size_t chunks = 0;
+    end_recovery(&t, 3, 2000, &chunks);
+    cr_assert_gt(chunks, 0);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMPS), 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMP_RECORDS), 8);
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) >> 2 & 1, 0, "still paused");
     cr_assert_eq(lu_drv_log_writes(t.d), 8);
     dut_free(&t);
 }
@@ -1817,6 +1826,50 @@ static size_t wait_tx(dut_t *t, msg_op_t op, size_t from, unsigned max)
     return 0;
 }
 
+/* Ends a recovery at the LU (RECOV_END from CM 6, subject `subject`, tag 0x5a) and plays its MN
+ * for the dump that comes before the answer: DUMP_GO to its DUMP_REQ, DUMP_DONE after its LAST
+ * chunk. Returns the index in t->tx of the RECOV_END_RESP, which must come within max cycles, after
+ * the DUMP_DONE, with the RECOV_END's tag; *dumped (if given) the dump's chunk count. */
+static size_t end_recovery(dut_t *t, unsigned subject, unsigned max, size_t *chunks)
+{
+    size_t from = t->ntx, n = 0;
+    msg_t end = mgmt(OP_RECOV_END, 6, subject);
+    end.tag = 0x5a;
+    lu_drv_send(t->d, &end, 1);
+    bool done = false;
+    uint16_t epoch = 0;
+    for (unsigned i = 0; i < max; i++) {
+        for (; from < t->ntx; from++) {
+            const msg_t *m = &t->tx[from];
+            msg_t a = {.src = MSG_MN_BASE, .dst = LU_NODE, .tag = m->tag};
+            if (m->opcode == OP_DUMP_REQ) {
+                epoch = m->tag;
+                a.opcode = OP_DUMP_GO;
+                lu_send_when_credit(t->d, &a);
+                done = false;
+            } else if (m->opcode == OP_DUMP_DATA) {
+                n++;
+                if (m->flags & 1) {
+                    a.opcode = OP_DUMP_DONE;
+                    a.tag = epoch;
+                    lu_send_when_credit(t->d, &a);
+                    done = true;
+                }
+            } else if (m->opcode == OP_RECOV_END_RESP) {
+                cr_assert(done, "%s: RECOV_END answered before the LU's log was dumped", t->ctx);
+                cr_assert(m->dst == 6 && m->subject == subject && m->tag == 0x5a, "%s: RECOV_END_RESP to %u subject %u tag %u",
+                          t->ctx, m->dst, m->subject, m->tag);
+                if (chunks)
+                    *chunks = n;
+                return from;
+            }
+        }
+        lu_drv_step(t->d);
+    }
+    cr_assert_fail("%s: no RECOV_END_RESP within %u cycles", t->ctx, max);
+    return 0;
+}
+
 /* The DRAM log records of line, in log order: their values (up to max), their count. */
 static size_t log_values(const dut_t *t, uint64_t line, uint64_t *v, size_t max)
 {
@@ -1886,13 +1939,42 @@ Test(logging_unit, interrupt_purges_the_failed_cns_unvalidated_repls)
               a->flags);
     cr_assert(b->tag == 2 && b->mask == 0x03 && b->ts == 9 && b->data[0] == 300 && b->data[1] == 301 && b->flags == 7,
               "0xd00: mask 0x%x ts %u flags %u", b->mask, b->ts, b->flags);
-    /* WHEN recovery ends, and C's store commits (ts 8, older than A's 9) */
+    /* WHEN recovery ends THEN no dump starts while A's validated words, validated before the
+     * RECOV_END, wait in the buffer (behind C's unvalidated REPL, which may be older): the dump that
+     * answers the RECOV_END must have them, and the LU does not answer yet */
     msg_t end = mgmt(OP_RECOV_END, 6, 1);
+    end.tag = 0x5a;
     lu_drv_send(t.d, &end, 1);
-    wait_tx(&t, OP_RECOV_END_RESP, from + 2, 100);
-    run(&t, 50);
+    run(&t, 300);
+    for (size_t i = from + 2; i < t.ntx; i++)
+        cr_assert(t.tx[i].opcode == OP_EARLY_FLUSH, "%s while A's words wait for C's VAL", msg_name(t.tx[i].opcode));
+    cr_assert_eq(dcsr(&t, LU_CSR_STATUS) >> 2 & 1, 0, "still paused after RECOV_END");
+    /* WHEN C's store commits (ts 8, older than A's 9) THEN the words drain, the dump goes (its MN
+     * played here), and the RECOV_END is answered after it, with every word in the dump */
     lu_drv_send(t.d, &vc, 1);
-    run(&t, 100);
+    size_t resp = 0, dreq = 0, seen = t.ntx;
+    for (unsigned i = 0; i < 3000 && !resp; i++) {
+        for (; seen < t.ntx && !resp; seen++) {
+            const msg_t *m = &t.tx[seen];
+            msg_t a = {.src = MSG_MN_BASE, .dst = LU_NODE, .tag = m->tag};
+            if (m->opcode == OP_DUMP_REQ) {
+                dreq = seen;
+                cr_assert_eq(lu_drv_log_writes(t.d), 5, "the dump was asked for before A's words drained");
+                a.opcode = OP_DUMP_GO;
+                lu_send_when_credit(t.d, &a);
+            } else if (m->opcode == OP_DUMP_DATA && (m->flags & 1)) {
+                a.opcode = OP_DUMP_DONE;
+                a.tag = 0;
+                lu_send_when_credit(t.d, &a);
+            } else if (m->opcode == OP_RECOV_END_RESP) {
+                resp = seen;
+            }
+        }
+        lu_drv_step(t.d);
+    }
+    cr_assert(dreq && resp > dreq, "no DUMP_REQ, or no RECOV_END_RESP after it");
+    cr_assert(t.tx[resp].dst == 6 && t.tx[resp].subject == 1 && t.tx[resp].tag == 0x5a);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMP_RECORDS), 5, "the dump holds B's word and A's and C's two each");
     /* THEN B's word is in the log and A's unvalidated one never is; on 0xd00, per word, C's then A's */
     uint64_t v[4];
     cr_assert_eq(log_values(&t, 0xc00, v, 4), 1);
@@ -1940,8 +2022,88 @@ Test(logging_unit, interrupt_sends_no_repl_ack_to_the_failed_cn_and_purges_its_r
     lu_drv_send(t.d, &end, 1);
     lu_drv_send(t.d, &r4, 2);
     run(&t, 40);
-    cr_assert_eq(t.ntx, 4, "%zu messages", t.ntx);
-    cr_assert(t.tx[3].opcode == OP_REPL_ACK && t.tx[3].dst == 1 && t.tx[3].tag == 4);
+    unsigned acks = 0;
+    for (size_t i = 2; i < t.ntx; i++)
+        if (t.tx[i].opcode == OP_REPL_ACK) {
+            cr_assert(t.tx[i].dst == 1 && t.tx[i].tag == 4, "REPL_ACK to %u tag %u", t.tx[i].dst, t.tx[i].tag);
+            acks++;
+        }
+    cr_assert_eq(acks, 1);
+    dut_free(&t);
+}
+
+/* The dump that answers a RECOV_END must hold every word validated before it. A full DRAM log,
+ * which those words cannot drain to, lets a dump start anyway (waiting for them would wait for
+ * ever); that dump does not answer, the next one, with them, does. */
+Test(logging_unit, a_recovery_end_answers_after_a_dump_holding_every_word_validated_before_it)
+{
+    dut_t t;
+    lu_drv_cfg_t cfg = lu_drv_cfg_default();
+    cfg.log_cap = 6, cfg.hwm = 1000; /* (no Early Flush: the watermark is never reached) */
+    dut_init(&t, &lu_ops_default, &cfg);
+    /* GIVEN an LU paused by an INTERRUPT, and a store of eight words validated: six fill the DRAM
+     * log, two wait in the buffer for room */
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 5);
+    lu_drv_send(t.d, &irq, 1);
+    wait_tx(&t, OP_INTERRUPT_RESP, 0, 200);
+    msg_t r = repl(1, 0, 1, 0x940, 0xff, 70), v = val(1, 0, 1, 0x940, 1);
+    lu_drv_send(t.d, &r, 1);
+    run(&t, 20);
+    lu_drv_send(t.d, &v, 1);
+    run(&t, 100);
+    cr_assert_eq(lu_drv_log_writes(t.d), 6);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 2);
+    /* WHEN recovery ends THEN a first dump empties the full log, the two words drain, and a
+     * second dump, with them, answers the RECOV_END */
+    size_t chunks = 0;
+    end_recovery(&t, 5, 5000, &chunks);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMPS), 2);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMP_RECORDS), 8);
+    cr_assert_eq(lu_drv_log_writes(t.d), 8);
+    cr_assert_eq(dcsr(&t, LU_CSR_ENTRIES_USED), 0);
+    unsigned reqs = 0;
+    for (size_t i = 0; i < t.ntx; i++)
+        reqs += t.tx[i].opcode == OP_DUMP_REQ;
+    cr_assert_eq(reqs, 2);
+    dut_free(&t);
+}
+
+/* A RECOV_END waiting for its dump is not answered once an INTERRUPT comes (the CM that sends it
+ * stopped waiting: a CN failed before the recovery had ended); the next RECOV_END is. */
+Test(logging_unit, an_interrupt_drops_the_answer_a_recovery_end_waits_to_give)
+{
+    dut_t t;
+    dut_init(&t, &lu_ops_default, NULL);
+    /* GIVEN a validated store of CN 1 held behind CN 3's unvalidated REPL of the same word (which
+     * may be older), and a RECOV_END (tag 0x11) whose dump waits for it */
+    msg_t ra = repl(3, 0, 1, 0x980, 0x01, 10), rb = repl(1, 0, 2, 0x980, 0x01, 20), vb = val(1, 0, 2, 0x980, 6);
+    lu_drv_send(t.d, &ra, 1);
+    lu_drv_send(t.d, &rb, 2);
+    run(&t, 20);
+    lu_drv_send(t.d, &vb, 1);
+    run(&t, 40);
+    cr_assert_eq(lu_drv_log_writes(t.d), 0);
+    msg_t end = mgmt(OP_RECOV_END, 6, 2);
+    end.tag = 0x11;
+    lu_drv_send(t.d, &end, 1);
+    run(&t, 200);
+    /* WHEN CN 3 fails: an INTERRUPT naming it (its REPL purged, CN 1's word drains) */
+    msg_t irq = mgmt(OP_INTERRUPT, 6, 3);
+    lu_drv_send(t.d, &irq, 1);
+    wait_tx(&t, OP_INTERRUPT_RESP, 0, 400);
+    run(&t, 100);
+    cr_assert_eq(lu_drv_log_writes(t.d), 1);
+    /* THEN the next RECOV_END (tag 0x5a) is answered once its dump is done, and the first never */
+    end_recovery(&t, 2, 5000, NULL);
+    run(&t, 200);
+    unsigned ends = 0;
+    for (size_t i = 0; i < t.ntx; i++)
+        if (t.tx[i].opcode == OP_RECOV_END_RESP) {
+            cr_assert_eq(t.tx[i].tag, 0x5a, "an answer to the dropped RECOV_END (tag 0x%x)", t.tx[i].tag);
+            ends++;
+        }
+    cr_assert_eq(ends, 1);
+    cr_assert_eq(dcsr(&t, LU_CSR_DUMP_RECORDS), 1);
     dut_free(&t);
 }
 
@@ -2206,16 +2368,18 @@ Test(logging_unit, an_interrupt_is_answered_and_searches_run_while_a_dump_waits_
     fetch_and_check(&w, 8, 8, 3, 200);
     cr_assert_eq(csr(&w, LU_CSR_DUMPS), 0);
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), n);
-    /* WHEN recovery ends, and the other LU (failed) leaves the store's group THEN the dump completes:
-     * the whole log stored, the log cleared */
+    /* WHEN the other LU (failed) leaves the store's group and recovery ends THEN the dump completes
+     * (the whole log stored, the log cleared), then the one the RECOV_END asks for, and only then
+     * is the RECOV_END answered */
+    mn_log_drop_lu(&w.mn, 9);
     msg_t end = mgmt(OP_RECOV_END, 5, 2);
     lu_send_when_credit(w.d, &end);
-    wait_other(&w, OP_RECOV_END_RESP, 0, 10000);
-    mn_log_drop_lu(&w.mn, 9);
+    wait_other(&w, OP_RECOV_END_RESP, 0, 100000);
+    cr_assert_eq(w.dumps, 2, "%s: RECOV_END answered after %u dumps", w.ctx, w.dumps);
     wl_settle(&w);
-    cr_assert_eq(w.dumps, 1, "%s: %u dumps", w.ctx, w.dumps);
+    cr_assert_eq(w.dumps, 2, "%s: %u dumps", w.ctx, w.dumps);
     cr_assert_eq(mn_log_nrecs(&w.mn, LU_NODE), n);
-    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 1);
+    cr_assert_eq(csr(&w, LU_CSR_DUMPS), 2);
     cr_assert_eq(csr(&w, LU_CSR_LOG_COUNT), 0);
     wl_free(&w);
 }

@@ -24,6 +24,10 @@ typedef struct ent {
     bool valed;        /* committed: its VALs are on their way out of the CN */
     uint8_t vals_unsent; /* VALs not yet forwarded to the fabric by the port */
     uint32_t val_out;  /* the replicas whose VAL left */
+    uint32_t late;     /* replicas whose REPL went out after the entry was acknowledged (each replaces
+                          a failed one): their VAL waits for their REPL_ACK (it must not overtake
+                          the REPL, on another class), and the store's commit does not */
+    uint8_t ts;        /* the VALs' TS (for a late replica's VAL) */
     uint8_t rep[MAX_NR];
     uint64_t gline;
     repl_acked_fn fn;
@@ -157,6 +161,19 @@ static void answer_query(cn_repl_t *r, const msg_t *q)
     send(r, &a);
 }
 
+/* The VAL of entry h (committed: e->ts) to replica dst. */
+static void send_val(cn_repl_t *r, uint32_t h, unsigned dst)
+{
+    ent_t *e = &r->ent[h];
+    msg_t m = {.opcode = OP_VAL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)dst, .core = (uint8_t)(h / TAGS_PER_CORE),
+               .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline, .ts = e->ts};
+    if (e->early)
+        early_count(r, dst, e->words, -1);
+    (*r->val_msgs)++;
+    *r->val_bytes += msg_bytes(&m);
+    send(r, &m);
+}
+
 static void on_deliver(void *obj, const msg_t *m)
 {
     cn_repl_t *r = obj;
@@ -175,6 +192,15 @@ static void on_deliver(void *obj, const msg_t *m)
         replica = replica || e->rep[i] == m->src;
     if (e->busy && !replica)
         return; /* a replica that failed and was replaced answered before it failed */
+    if (e->busy && (e->late >> m->src & 1u) && e->gline == m->addr) {
+        /* a late replica: the store may have committed already, its VAL waited for this */
+        (*r->repl_acks)++;
+        e->acked_by |= 1u << m->src;
+        e->late &= ~(1u << m->src);
+        if (e->valed)
+            send_val(r, m->core * TAGS_PER_CORE + m->tag, m->src);
+        return;
+    }
     if (!e->busy || e->acked || e->gline != m->addr || (e->acked_by >> m->src & 1u))
         abort(); /* an acknowledgement of nothing outstanding */
     (*r->repl_acks)++;
@@ -183,7 +209,7 @@ static void on_deliver(void *obj, const msg_t *m)
         return;
     e->acked = true;
     stats_hist_add(r->rtt, (r->k->now - e->t_sent) / PS_PER_NS);
-    e->fn(e->obj, e->utag);
+    (void)e->fn(e->obj, e->utag, true);
 }
 
 static int reg(cn_repl_t *r, stats_t *st, uint64_t **dst, const char *leaf, const char *doc, char *err)
@@ -318,24 +344,49 @@ void cn_repl_val(cn_repl_t *r, uint32_t h, unsigned version)
     assert(h < r->p.cores * TAGS_PER_CORE);
     ent_t *e = &r->ent[h];
     assert(e->busy && e->acked);
-    msg_t m = {.opcode = OP_VAL, .src = (uint8_t)r->p.cn, .core = (uint8_t)(h / TAGS_PER_CORE),
-               .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline,
-               .ts = (uint8_t)(version & ((1u << MSG_TS_W) - 1))};
+    e->ts = (uint8_t)(version & ((1u << MSG_TS_W) - 1));
     e->valed = true;
-    e->vals_unsent = (uint8_t)e->nrep;
+    e->vals_unsent = (uint8_t)e->nrep; /* a late replica's too: the entry lives until it is sent */
     if (!e->nrep) {
         e->busy = false;
         r->outstanding--;
         return;
     }
-    for (unsigned i = 0; i < e->nrep; i++) {
-        m.dst = e->rep[i];
-        if (e->early)
-            early_count(r, e->rep[i], e->words, -1);
-        (*r->val_msgs)++;
-        *r->val_bytes += msg_bytes(&m);
-        send(r, &m);
+    for (unsigned i = 0; i < e->nrep; i++)
+        if (!(e->late >> e->rep[i] & 1u))
+            send_val(r, h, e->rep[i]);
+}
+
+/* The member the set of entry h's line gained in place of the failed replica f (none: MAX_NR, when
+ * fewer CNs than Nr are left). */
+static unsigned newcomer(cn_repl_t *r, const ent_t *e, unsigned f)
+{
+    unsigned rep[MAX_NR], n = cn_repl_replicas(r, e->gline, rep);
+    for (unsigned i = 0; i < n; i++) {
+        bool in = false;
+        for (unsigned j = 0; j < e->nrep; j++)
+            in = in || e->rep[j] == rep[i];
+        if (!in && rep[i] != f)
+            return rep[i];
     }
+    return MAX_NR;
+}
+
+/* Entry h's REPL set to a new replica add (it replaces a failed one). */
+static void send_repl_to(cn_repl_t *r, uint32_t h, unsigned add)
+{
+    ent_t *e = &r->ent[h];
+    e->rep[e->nrep++] = (uint8_t)add;
+    if (e->early)
+        early_count(r, add, e->words, +1);
+    msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)add, .core = (uint8_t)(h / TAGS_PER_CORE),
+               .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline, .mask = e->mask};
+    for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
+        if (e->mask >> w & 1u)
+            m.data[w] = e->w[w];
+    (*r->repl_msgs)++;
+    *r->repl_bytes += msg_bytes(&m);
+    send(r, &m);
 }
 
 void cn_repl_unsent(const cn_repl_t *r, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
@@ -348,6 +399,16 @@ void cn_repl_unsent(const cn_repl_t *r, void (*fn)(void *obj, unsigned core, uin
     }
 }
 
+/* Every entry with f among its replicas gets the member its line's set gained instead (f's REPL_ACK,
+ * if it came, no longer counts): a store keeps its Nr copies. An entry still waiting for
+ * acknowledgements waits for the newcomer's too. One acknowledged already is taken back from its
+ * core (the store waits for the newcomer's REPL_ACK before it commits); if the core has let it go
+ * already, or it committed and its VAL to f is what was left (f a newcomer itself), the newcomer's
+ * VAL waits for its REPL_ACK instead: a VAL must not overtake its REPL (another class), and a store
+ * that commits before its REPL reaches the newcomer could be drained there behind a younger one
+ * (the LU takes a REPL that comes after a VAL of its line as younger). Committed entries whose VALs
+ * left (the one to f lost) are left alone: their copies in the live replicas are made durable by the
+ * LUs' dump that ends the recovery (docs/architecture.md 11g). */
 void cn_repl_lost(cn_repl_t *r, unsigned f)
 {
     for (unsigned h = 0; h < r->p.cores * TAGS_PER_CORE; h++) {
@@ -355,47 +416,50 @@ void cn_repl_lost(cn_repl_t *r, unsigned f)
         unsigned k = 0;
         while (e->busy && k < e->nrep && e->rep[k] != f)
             k++;
-        if (!e->busy || e->valed || k == e->nrep)
-            continue; /* committed ones only wait for their VALs to leave */
+        if (!e->busy || k == e->nrep)
+            continue;
+        const bool late = e->late >> f & 1u;
+        if (e->valed && !late)
+            continue;
         if (e->early)
             early_count(r, f, e->words, -1);
-        bool had = e->acked_by >> f & 1u;
+        const bool had = (e->acked_by >> f & 1u) && !late;
         memmove(&e->rep[k], &e->rep[k + 1], e->nrep - k - 1);
         e->nrep--;
-        if (had)
+        e->late &= ~(1u << f);
+        e->acked_by &= ~(1u << f);
+        if (had && !e->acked)
             e->acks--;
-        if (e->acked) {
-            /* Every REPL_ACK was in: the store may commit now, and its VAL must not overtake a REPL
-             * to a newcomer (another class); it keeps Nr - 1 copies. */
+        const unsigned add = newcomer(r, e, f);
+        if (e->valed) { /* f was late: its VAL never left */
+            if (add != MAX_NR) {
+                send_repl_to(r, h, add);
+                e->late |= 1u << add;
+            } else if (--e->vals_unsent == 0) {
+                e->busy = false;
+                r->outstanding--;
+            }
             continue;
         }
-        /* The line's set without f: the member it lacks gets the REPL. */
-        unsigned rep[MAX_NR], n = cn_repl_replicas(r, e->gline, rep), add = MAX_NR;
-        for (unsigned i = 0; i < n && add == MAX_NR; i++) {
-            bool in = false;
-            for (unsigned j = 0; j < e->nrep; j++)
-                in = in || e->rep[j] == rep[i];
-            if (!in && rep[i] != f)
-                add = rep[i];
+        if (add == MAX_NR) {
+            if (!e->acked && e->acks == e->nrep) {
+                e->acked = true;
+                stats_hist_add(r->rtt, (r->k->now - e->t_sent) / PS_PER_NS);
+                (void)e->fn(e->obj, e->utag, true);
+            }
+            continue;
         }
-        if (add != MAX_NR) {
-            e->rep[e->nrep++] = (uint8_t)add;
-            if (e->early)
-                early_count(r, add, e->words, +1);
-            msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)add,
-                       .core = (uint8_t)(h / TAGS_PER_CORE), .tag = (uint16_t)(h % TAGS_PER_CORE),
-                       .addr = e->gline, .mask = e->mask};
-            for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
-                if (e->mask >> w & 1u)
-                    m.data[w] = e->w[w];
-            (*r->repl_msgs)++;
-            *r->repl_bytes += msg_bytes(&m);
-            send(r, &m);
-        } else if (e->acks == e->nrep) {
-            e->acked = true;
-            stats_hist_add(r->rtt, (r->k->now - e->t_sent) / PS_PER_NS);
-            e->fn(e->obj, e->utag);
+        if (e->acked) {
+            if (e->fn(e->obj, e->utag, false)) { /* the store waits again */
+                e->acked = false;
+                e->acks = e->nrep;
+                for (unsigned i = 0; i < e->nrep; i++)
+                    e->acks -= (e->late >> e->rep[i] & 1u);
+            } else {
+                e->late |= 1u << add;
+            }
         }
+        send_repl_to(r, h, add);
     }
 }
 
@@ -430,7 +494,8 @@ void cn_repl_dump(const cn_repl_t *r, FILE *f)
                     h % TAGS_PER_CORE, e->gline, e->acks, e->nrep);
             for (unsigned i = 0; i < e->nrep; i++)
                 fprintf(f, " %u%s", e->rep[i], e->acked_by >> e->rep[i] & 1u ? "+" : "");
-            fprintf(f, ")%s\n", e->valed ? ", committed, its VALs leaving" : e->acked ? ", waiting for its commit" : "");
+            fprintf(f, ")%s%s\n", e->late ? " (late replicas waiting for their REPL_ACK)" : "",
+                    e->valed ? ", committed, its VALs leaving" : e->acked ? ", waiting for its commit" : "");
         }
     }
 }

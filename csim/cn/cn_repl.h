@@ -74,8 +74,8 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
 void cn_repl_free(cn_repl_t *r);
 
 /** Replicates one store-buffer entry of `core`: the words of mask (bit i = word i of words) of the
- *  global line `gline`. acked(obj, tag) runs once every replica has acknowledged (from a kernel
- *  event, never inside this call). Returns the entry's handle for cn_repl_val. */
+ *  global line `gline`. acked(obj, tag, true) runs once every replica has acknowledged (from a kernel
+ *  event, never inside this call; cn_repl_lost may take it back). Returns the entry's handle for cn_repl_val. */
 uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
                       repl_acked_fn acked, void *obj, uint64_t tag);
 /** Entry h has committed; version is the line's version after the commit (its low MSG_TS_W bits
@@ -91,9 +91,13 @@ bool cn_repl_idle(const cn_repl_t *r);
 void cn_repl_dump(const cn_repl_t *r, FILE *f);
 
 /** CN f failed and the map (params.map) no longer has it (recovery, on the INTERRUPT): every
- *  outstanding entry with f among its replicas drops it; one still waiting for REPL_ACKs sends its
- *  REPL to the member its line's set gained instead (lu_map_fail), one already acknowledged keeps
- *  Nr - 1 copies (its VAL, which may leave at any time, must not overtake a REPL of another class). */
+ *  outstanding entry with f among its replicas drops it and sends its REPL to the member its line's
+ *  set gained instead (lu_map_fail), so that the store keeps Nr copies. One still waiting for
+ *  REPL_ACKs waits for the newcomer's too; one already acknowledged is taken back from its core
+ *  (acked(obj, tag, false)) and waits for it likewise; if the core cannot take it back (the store is
+ *  on its way to commit), or the store committed and f was such a newcomer, the newcomer's VAL
+ *  leaves only after its REPL_ACK. Committed entries whose VALs left keep Nr - 1 copies in the LUs
+ *  (the dump that ends the recovery makes them durable). */
 void cn_repl_lost(cn_repl_t *r, unsigned f);
 
 /** The committed entries none of whose VALs has left the CN for a replica other than this CN

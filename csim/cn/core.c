@@ -169,6 +169,7 @@ typedef struct sb_entry {
     uint64_t t_coh;  /* cycle its coherence transaction ended (write permission in L1); 0: not yet */
     /* DIKTAMO: the entry's replication (REPL set sent, every REPL_ACK in, its handle) */
     bool rsent, racked, parked; /* parked: its gated store waits for the REPL_ACKs */
+    bool going;                 /* its gated store was let go (store_go): it commits at once */
     uint32_t rh;
 } sb_entry_t;
 
@@ -768,18 +769,28 @@ static sb_entry_t *sb_by_id(core_t *c, uint64_t id)
     return e;
 }
 
-static void cb_acked(void *obj, uint64_t tag)
+static bool cb_acked(void *obj, uint64_t tag, bool acked)
 {
     core_t *c = obj;
     if (c->failed)
-        return; /* fail-stop: what the memory or the replication engine answers is lost */
+        return false; /* fail-stop: what the memory or the replication engine answers is lost */
     sb_entry_t *e = sb_by_id(c, tag);
+    if (!acked) {
+        /* Taken back (a replica failed; its replacement has the REPL set now): the entry has not
+         * committed (its VALs would be out), so its gate has not let it go unless store_go did. */
+        if (!e->racked || e->going)
+            return false;
+        e->racked = false;
+        return true;
+    }
     assert(e->rsent && !e->racked);
     e->racked = true;
     if (e->parked) {
         e->parked = false;
+        e->going = true;
         c->mem.store_go(c->mem.obj, c->p.id);
     }
+    return true;
 }
 
 /* Sends e's REPL set; an early one may be refused (false). */
@@ -894,14 +905,15 @@ static void cb_rmw_committed(void *obj, uint64_t tag, uint64_t v, unsigned versi
  * entry of one word; the memory system pins the line between the read and the write
  * (mem_if.rmw_gated), so that the rmw stays atomic while the REPL_ACKs come. Its REPL set counts
  * as sent at the head (the store buffer is empty). */
-static void cb_rmw_acked(void *obj, uint64_t tag)
+static bool cb_rmw_acked(void *obj, uint64_t tag, bool acked)
 {
     core_t *c = obj;
-    if (c->failed)
-        return; /* fail-stop: what the memory or the replication engine answers is lost */
+    if (c->failed || !acked)
+        return false; /* fail-stop; or taken back: the pinned rmw writes at once, it cannot wait */
     assert(tag == c->io_tag && c->rmw_repl);
     (void)tag;
     c->mem.store_go(c->mem.obj, c->p.id);
+    return true;
 }
 
 static void ev_rmw_send(void *obj, uint64_t tag)

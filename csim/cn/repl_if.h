@@ -15,8 +15,12 @@
 /** send's answer when it refuses an early REPL set. */
 #define REPL_REFUSED UINT32_MAX
 
-/** Every REPL_ACK of the caller's entry `tag` is in. */
-typedef void (*repl_acked_fn)(void *obj, uint64_t tag);
+/** Every REPL_ACK of the caller's entry `tag` is in (acked true). acked false: the engine takes it
+ *  back (a replica failed after acknowledging, and its replacement has just been sent the REPL
+ *  set): the entry must wait for a next acked(true) before it commits; the answer says whether it
+ *  will (false: it is on its way to commit already; the engine then sends the replacement's VAL
+ *  only once it has acknowledged). Ignored when acked is true. */
+typedef bool (*repl_acked_fn)(void *obj, uint64_t tag, bool acked);
 
 typedef struct repl_if {
     void *obj;

@@ -35,6 +35,7 @@ struct cm {
     uint32_t viral, fenced;
     uint8_t due_cn[MSG_MAX_CN]; /* answers still due from each live CN (INTERRUPT_RESP, RECOV_END_RESP) */
     uint8_t due_mn[MSG_MAX_MN]; /* INIT_RECOV_RESPs still due from each MN */
+    uint16_t run;      /* this CM's runs, mod 2^TAG_W: the RECOV_ENDs' tag, echoed by their answers */
     cm_recovery_t r;
     uint64_t *n_int, *n_rec, *n_msi;
 };
@@ -52,7 +53,7 @@ static void pump(cm_t *c)
     }
 }
 
-static void send(cm_t *c, msg_op_t op, unsigned dst, unsigned subject)
+static void send_tag(cm_t *c, msg_op_t op, unsigned dst, unsigned subject, uint16_t tag)
 {
     if (c->qn == c->qcap) {
         size_t ncap = c->qcap ? 2 * c->qcap : 64;
@@ -65,9 +66,11 @@ static void send(cm_t *c, msg_op_t op, unsigned dst, unsigned subject)
         c->q = nq, c->qcap = ncap, c->qhead = 0;
     }
     c->q[(c->qhead + c->qn++) % c->qcap] =
-        (msg_t){.opcode = op, .src = (uint8_t)c->p.cn, .dst = (uint8_t)dst, .subject = (uint8_t)subject};
+        (msg_t){.opcode = op, .src = (uint8_t)c->p.cn, .dst = (uint8_t)dst, .subject = (uint8_t)subject, .tag = tag};
     pump(c);
 }
+
+static void send(cm_t *c, msg_op_t op, unsigned dst, unsigned subject) { send_tag(c, op, dst, subject, 0); }
 
 static void on_credit(void *obj, msg_class_t cls)
 {
@@ -91,12 +94,12 @@ static unsigned due(const cm_t *c)
     return n;
 }
 
-/* op (subject) to every live CN, each owing per_cn answers more. */
+/* op (subject; a RECOV_END tagged with the run) to every live CN, each owing per_cn answers more. */
 static void to_live(cm_t *c, msg_op_t op, unsigned subject)
 {
     for (unsigned n = 0; n < c->p.num_cn; n++)
         if (c->r.live >> n & 1u) {
-            send(c, op, n, subject);
+            send_tag(c, op, n, subject, op == OP_RECOV_END ? c->run : 0);
             c->due_cn[n] = (uint8_t)(c->due_cn[n] + per_cn(c));
         }
 }
@@ -121,6 +124,7 @@ static void check_recoverable(cm_t *c)
 static void csr_fenced(void *obj, uint32_t v, bool err);
 static void csr_viral_late(void *obj, uint32_t v, bool err);
 static void phase_step(cm_t *c);
+static void abandon_end(cm_t *c);
 
 static void csr_viral(void *obj, uint32_t v, bool err)
 {
@@ -160,6 +164,7 @@ static void csr_fenced(void *obj, uint32_t v, bool err)
     c->r.failed = (unsigned)__builtin_ctz(c->viral);
     c->r.live = all_cns(c) & ~c->fenced & ~c->viral;
     check_recoverable(c);
+    c->run = (uint16_t)((c->run + 1u) & ((1u << MSG_TAG_W) - 1u));
     c->r.t_int_sent = c->k->now;
     (*c->n_rec)++;
     c->ph = PH_INT;
@@ -195,16 +200,19 @@ static void csr_viral_late(void *obj, uint32_t v, bool err)
     uint32_t fresh = v & c->r.live;
     if (!fresh || (c->ph != PH_INT && c->ph != PH_INIT && c->ph != PH_END))
         return; /* the recheck at the end finds it */
-    for (unsigned g = 0; g < c->p.num_cn; g++) {
-        if (!(fresh >> g & 1u))
-            continue;
-        if (c->ph == PH_END) { /* the MNs are done: only its answers are not awaited; recovered next */
-            c->r.live &= ~(1u << g);
-            c->due_cn[g] = 0;
-        } else {
-            join_failure(c, g);
-        }
+    if (c->ph == PH_END) {
+        /* The MNs are done, but the stores this run's failures left with a copy less are durable
+         * again only once every live LU has dumped (their RECOV_END_RESPs): a CN that fails first
+         * may have held the last copy. The run stops waiting (an LU whose MN store still expects
+         * the new failure's dump would wait for ever) and leaves its CNs' Viral_Status set: the
+         * next run recovers the new failure with them, counts them towards Nr, and its RECOV_END
+         * has the LUs dump again. */
+        abandon_end(c);
+        return;
     }
+    for (unsigned g = 0; g < c->p.num_cn; g++)
+        if (fresh >> g & 1u)
+            join_failure(c, g);
     phase_step(c);
 }
 
@@ -214,9 +222,21 @@ static void csr_cleared(void *obj, uint32_t v, bool err)
     cm_t *c = obj;
     if (c->failed)
         return;
+    c->r.reprotected = true;
     if (c->h.done)
         c->h.done(c->h.obj, &c->r);
     next_recovery(c, c->k->now); /* another CN may have failed meanwhile */
+}
+
+/* A CN failed while this run waited for its RECOV_END_RESPs: the run ends without clearing its
+ * CNs' Viral_Status (see csr_viral_late), and the next one starts. */
+static void abandon_end(cm_t *c)
+{
+    c->r.t_end_done = c->k->now;
+    c->r.reprotected = false;
+    if (c->h.done)
+        c->h.done(c->h.obj, &c->r);
+    next_recovery(c, c->k->now);
 }
 
 /* The running phase goes on to the next once nothing is due. */
@@ -272,7 +292,7 @@ static void on_cores(void *obj, const msg_t *m)
         (*c->n_int)++;
     if (c->h.pause)
         c->h.pause(c->h.obj, c->p.cn, pause, m->subject);
-    send(c, pause ? OP_INTERRUPT_RESP : OP_RECOV_END_RESP, m->src, m->subject);
+    send_tag(c, pause ? OP_INTERRUPT_RESP : OP_RECOV_END_RESP, m->src, m->subject, pause ? 0 : m->tag);
 }
 
 static void on_msg(void *obj, const msg_t *m)
@@ -299,8 +319,8 @@ static void on_msg(void *obj, const msg_t *m)
             if (c->ph == PH_INIT && mine && m->src >= MSG_MN_BASE)
                 answered(c, m->src);
             break;
-        case OP_RECOV_END_RESP:
-            if (c->ph == PH_END && m->subject == c->r.failed && m->src < MSG_MN_BASE)
+        case OP_RECOV_END_RESP: /* (one of an earlier run, whose LU dumped late, has another tag) */
+            if (c->ph == PH_END && m->subject == c->r.failed && m->tag == c->run && m->src < MSG_MN_BASE)
                 answered(c, m->src);
             break;
         default:

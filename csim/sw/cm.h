@@ -17,19 +17,26 @@
  *                                                                                     -> CM<->MN
  *   3. the new configuration: hooks.reconfigure for each f (the replica map without it, the
  *      threads' membership; configuration writes, zero time)
- *   4. RECOV_END (subject F) to every live CN; waits for every RECOV_END_RESP         -> RecEnd
+ *   4. RECOV_END (subject F, tag the run's number) to every live CN: the cores resume; under
+ *      DIKTAMO each LU dumps its log and answers only once the dump is stored, so that the stores
+ *      the failures left with a copy less are durable again; waits for every RECOV_END_RESP of
+ *      this run (its tag)                                                              -> RecEnd
  *   5. clears V's Viral_Status bits (CSR write), reports the recovery (hooks.done), and looks at the
  *      Viral_Status again.
  * A CN G that fails during steps 1 and 2 (an MSI while the run is under way: the CM reads
  * Viral_Status again) joins V: INTERRUPT (subject G) to the live CNs, whose answers are awaited
  * too, and INIT_RECOV (subject G) to the MNs (at once in step 2, else with the others), whose
  * handlers then stop waiting for anything of G's; nothing more is awaited from G. One that fails
- * during step 4 is only no longer awaited, and recovered by the next run. A CM that fails leaves
+ * during step 4 ends the run at once (hooks.done, reprotected false), without clearing V's
+ * Viral_Status: the next run recovers G with V (the MNs answer at once for V), so that V counts
+ * towards Nr with G, and its own step 4 has the LUs dump again. A CM that fails leaves
  * its run to the next CM, which finds both its failure and the one it was recovering in
  * Viral_Status; the MNs answer it for what they have already recovered (csim/sw/mn_recov.h).
- * When Nr CNs or more of V (DIKTAMO) are being recovered at once, a committed store may have lost
- * all its replicas: the CM reports them as unrecoverable (hooks.unrecoverable), then recovers what
- * the surviving logs hold.
+ * When Nr CNs or more of V (DIKTAMO) are being recovered at once (failed before a recovery of
+ * theirs had ended, step 4 included), a committed store may have lost all its replicas: the CM
+ * reports them as unrecoverable (hooks.unrecoverable), then recovers what the surviving logs hold.
+ * A failure after a run's end finds every committed store with its Nr copies again, in live LUs or
+ * MN log stores (docs/architecture.md 11g).
  * Timestamps of every step are in cm_recovery_t. */
 #ifndef SW_CM_H
 #define SW_CM_H
@@ -53,6 +60,8 @@ typedef struct cm_recovery {
     uint64_t t_int_done;    /* the last INTERRUPT_RESP */
     uint64_t t_init_done;   /* the last INIT_RECOV_RESP (INIT_RECOVs sent at t_int_done) */
     uint64_t t_end_done;    /* the last RECOV_END_RESP (RECOV_ENDs sent at t_init_done) */
+    bool reprotected;       /* every RECOV_END_RESP came (the LUs' dumps stored); false: the run ended
+                               early for a CN failing in step 4, and the next run includes its CNs */
 } cm_recovery_t;
 
 typedef struct cm_hooks {
@@ -62,9 +71,10 @@ typedef struct cm_hooks {
     void (*pause)(void *obj, unsigned cn, bool pause, unsigned failed);
     /** Every MN has recovered from CN failed's failure: the configuration without it. */
     void (*reconfigure)(void *obj, unsigned failed);
-    /** A recovery ended (RECOV_END answered by all). */
+    /** A recovery ended (RECOV_END answered by all; or cut short by a failure in step 4: r->reprotected
+     *  false, and failed_set will be in the next run again). */
     void (*done)(void *obj, const cm_recovery_t *r);
-    /** As many CNs as the replication factor failed before a recovery (bit c: CN c; a CM's run
+    /** As many CNs as the replication factor failed before a recovery ended (bit c: CN c; a CM's run
      *  reports it once per set it grows to): some committed stores may have lost every replica.
      *  The recovery goes on with what is left. */
     void (*unrecoverable)(void *obj, uint32_t failed);

@@ -61,6 +61,8 @@ struct system {
     unsigned fail_cn;            /* the configured failure: its CN ... */
     uint64_t fail_after;         /* ... after this many committed words (0: not by count) */
     uint32_t unrecoverable;      /* the CNs whose concurrent failure could not be recovered */
+    uint32_t rec_seen, rec_done; /* failed CNs a recovery run has had (detection counted), and those
+                                    whose run ended with every LU's dump (recovery.count) */
     /* failures after recoveries (system_fail_after_recovery), in order; the next one to arm */
     struct {
         unsigned cn;
@@ -70,7 +72,7 @@ struct system {
     /* recoveries: the MNs' reports of the one running, and the totals */
     mn_recov_report_t *mrep;
     unsigned mrep_n;
-    uint64_t *c_recoveries, *c_rec_runs, *c_rec_joined, *c_rec_unrec, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
+    uint64_t *c_recoveries, *c_rec_runs, *c_rec_cut, *c_rec_joined, *c_rec_unrec, *c_rec_owned, *c_rec_words_lu, *c_rec_words_mn, *c_threads_lost;
     uint64_t *c_fail_shared, *c_fail_dirty, *c_fail_excl; /* Fig. 15: the failed CNs' L3s at the crash */
     double *g_rec[9];
     sys_cn_t *cn;
@@ -173,13 +175,15 @@ static const stats_def_t system_stats[] = {
     STATS_GAUGE_DEF(system_t, g_rec[RG_MN_LU], "recovery.mn_lu_ns", "MN<->LU: FetchLatestVers to the LUs' last answer, less TravLU"),
     STATS_GAUGE_DEF(system_t, g_rec[RG_LU], "recovery.trav_lu_ns", "TravLU: the longest LU log search (the LUs' TRAV_CYCLES)"),
     STATS_GAUGE_DEF(system_t, g_rec[RG_MERGE], "recovery.mn_merge_ns", "MNMerge: the log stores' answers and search, and the RECOVER writes"),
-    STATS_GAUGE_DEF(system_t, g_rec[RG_END], "recovery.rec_end_ns", "RecEnd: RecovEnd to the last RecovEndResp"),
+    STATS_GAUGE_DEF(system_t, g_rec[RG_END], "recovery.rec_end_ns", "RecEnd: RecovEnd to the last RecovEndResp (an LU's comes once its log is dumped)"),
     STATS_GAUGE_DEF(system_t, g_rec[RG_TOTAL], "recovery.total_ns", "MSI to the last RecovEndResp, summed over recoveries"),
-    STATS_COUNTER_DEF(system_t, c_recoveries, "recovery.count", "failed CNs recovered (RecovEnd answered by every live CN)"),
+    STATS_COUNTER_DEF(system_t, c_recoveries, "recovery.count", "failed CNs recovered (RecovEnd answered by every live CN, and LU once its dump is stored)"),
     STATS_COUNTER_DEF(system_t, c_rec_runs, "recovery.runs", "recovery runs of a CM (one recovers every CN failed by its end: usually one)"),
     STATS_COUNTER_DEF(system_t, c_rec_joined, "recovery.joined", "CNs that failed during a recovery run and were recovered in it"),
+    STATS_COUNTER_DEF(system_t, c_rec_cut, "recovery.cut_short",
+                      "recovery runs cut short by a CN failing during their RecEnd (the LUs' dumps): the next run takes their CNs again"),
     STATS_COUNTER_DEF(system_t, c_rec_unrec, "recovery.unrecoverable",
-                      "failed CNs the CM found unrecoverable: lu.nr or more failed before a recovery (by design)"),
+                      "failed CNs the CM found unrecoverable: lu.nr or more failed before a recovery ended (by design)"),
     STATS_COUNTER_DEF(system_t, c_rec_owned, "recovery.lines_owned", "lines the failed CNs owned (the MNs' Owned lists, Fig. 15)"),
     STATS_COUNTER_DEF(system_t, c_rec_words_lu, "recovery.words_from_lus", "words recovered from LU logs"),
     STATS_COUNTER_DEF(system_t, c_rec_words_mn, "recovery.words_from_mns", "words recovered from the MNs' log stores"),
@@ -265,14 +269,24 @@ static void hook_cm_done(void *obj, const cm_recovery_t *r)
             *s->c_rec_words_mn += s->mrep[i].words_mn;
         }
     s->mrep_n = 0;
-    const sys_cn_t *n = &s->cn[r->failed];
-    *s->g_rec[RG_DETECT] += n->t_failed && r->t_msi > n->t_failed ? (double)(r->t_msi - n->t_failed) / ns : 0.0;
+    /* A run cut short by a failure during its RecEnd (r->reprotected false) is run again with the
+     * next one: its CNs' detection counts once, their recovery once it ends whole. */
+    const uint32_t fresh = r->failed_set & ~s->rec_seen;
+    if (fresh) {
+        const sys_cn_t *n = &s->cn[__builtin_ctz(fresh)];
+        *s->g_rec[RG_DETECT] += n->t_failed && r->t_msi > n->t_failed ? (double)(r->t_msi - n->t_failed) / ns : 0.0;
+    }
+    s->rec_seen |= r->failed_set;
     *s->g_rec[RG_BEGIN] += (double)(r->t_int_done - r->t_msi) / ns;
     *s->g_rec[RG_CM_MN] += (double)(r->t_init_done - r->t_int_done - mn_steps) / ns;
     *s->g_rec[RG_END] += (double)(r->t_end_done - r->t_init_done) / ns;
     *s->g_rec[RG_TOTAL] += (double)(r->t_end_done - r->t_msi) / ns;
-    *s->c_recoveries += (unsigned)__builtin_popcount(r->failed_set);
+    if (r->reprotected) {
+        *s->c_recoveries += (unsigned)__builtin_popcount(r->failed_set & ~s->rec_done);
+        s->rec_done |= r->failed_set;
+    }
     (*s->c_rec_runs)++;
+    *s->c_rec_cut += !r->reprotected;
     *s->c_rec_joined += r->joined;
     /* every failure so far recovered: the next failure after a recovery is armed */
     if (s->after_next < s->nafter &&
@@ -1135,7 +1149,7 @@ static int check(system_t *s, FILE *f, size_t max_lines, oracle_report_t *r, cha
     *s->c_or_phantom = r->phantom;
     *s->c_or_undurable = r->undurable;
     if (s->unrecoverable) {
-        snprintf(err, SYSTEM_ERR_MAX, "unrecoverable: %d CNs (mask 0x%x) failed before a recovery, and each store "
+        snprintf(err, SYSTEM_ERR_MAX, "unrecoverable: %d CNs (mask 0x%x) failed before a recovery ended, and each store "
                  "has lu.nr = %llu replicas (the oracle: %llu words lost)", __builtin_popcount(s->unrecoverable),
                  s->unrecoverable, (unsigned long long)s->cfg->lu.nr, (unsigned long long)r->lost);
         return -1;

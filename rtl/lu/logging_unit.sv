@@ -210,6 +210,9 @@ module logging_unit #(
   // purge of a failed CN's unvalidated slots (lu_mgmt's INTERRUPT -> lu_log)
   logic                          p_mark, p_drop, p_cand, p_busy;
   logic [msg_pkg::NODE_ID_W-1:0] p_cn;
+  // the end of a recovery (lu_mgmt's RECOV_END): keep marks on the validated slots (lu_log), a
+  // dump epoch (lu_dump), and the RECOV_END's answer once it is dumped
+  logic                          e_req, e_keep, e_done;
   lu_log #(.Entries(Entries), .Slots(Slots), .SramMacro(SramMacro)) u_log (
     .clk_i (lu_clk), .rst_ni (rst_ni), .repl_en_i (1'b1), .drain_en_i (~d_active),
     .node_id_i (node_id), .cfg_addr_lim_i (addr_lim), .cfg_log_cap_i (log_cap),
@@ -222,7 +225,7 @@ module logging_unit #(
     .srch_active_i (s_active), .srch_line_i (s_line), .srch_match_o (s_match), .srch_slot_i (s_slot),
     .srch_word_i (s_word), .srch_ts_o (s_ts), .srch_pend_o (s_pend), .srch_value_o (s_value),
     .purge_mark_i (p_mark), .purge_cn_i (p_cn), .ack_drop_i (p_drop), .purge_cand_o (p_cand),
-    .purge_busy_o (p_busy),
+    .purge_busy_o (p_busy), .keep_mark_i (e_req), .keep_any_o (e_keep),
     .quiet_o (s_quiet),
     .used_o (ent_used), .slots_used_o (slots_used), .slot_busy_o (slot_busy_unused), .ev_o (ev), .idle_o (log_idle)
   );
@@ -245,7 +248,7 @@ module logging_unit #(
     .quiet_i (s_quiet), .search_idle_i (~s_active),
     .purge_mark_o (p_mark), .purge_cn_o (p_cn), .ack_drop_o (p_drop), .purge_cand_i (p_cand),
     .purge_busy_i (p_busy),
-    .paused_o (paused), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
+    .paused_o (paused), .end_o (e_req), .end_done_i (e_done), .resp_valid_o (mg_resp_v), .resp_msg_o (mg_resp), .resp_ready_i (mg_resp_r),
     .bad_o (mg_bad), .idle_o (mg_idle)
   );
 
@@ -271,7 +274,8 @@ module logging_unit #(
   lu_dump u_dump (
     .clk_i (lu_clk), .rst_ni (rst_ni), .allow_i (~paused), .node_id_i (node_id),
     .cfg_own_i (own), .cfg_mn_i (mn),
-    .cfg_num_cn_i (num_cn), .start_i (dump_start_i), .hwm_i (hwm_q), .flush_in_i (mg_flush),
+    .cfg_num_cn_i (num_cn), .start_i (dump_start_i), .end_req_i (e_req), .end_done_o (e_done),
+    .hold_start_i (e_keep), .log_full_i (log_count >= log_cap), .hwm_i (hwm_q), .flush_in_i (mg_flush),
     .flush_tag_i (mg_flush_tag),
     .rsp_valid_i (dr_v), .rsp_done_i (dr_done), .rsp_tag_i (dr_tag), .rsp_ready_o (dr_r),
     .search_idle_i (~s_active), .log_count_i (log_count), .lw_idle_i (~lw_v),

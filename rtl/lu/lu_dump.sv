@@ -26,6 +26,13 @@
 // together, a period's tick meeting a flush) merge into one epoch, and a request that comes while
 // a dump runs, or while the LU is paused (allow_i low), waits for its turn. Epochs compare in
 // TAG_W-bit serial arithmetic.
+// The end of a recovery (end_req_i, a RECOV_END) is a request of its own too, and this LU answers
+// the RECOV_END once that epoch is dumped (end_done_o): the stores the failure left with one copy
+// less are then in an MN log store. No dump starts while a slot validated before the RECOV_END is
+// still in the SRAM buffer (hold_start_i, lu_slots' keep marks), so that the dump finds them all
+// in the DRAM log; only a full DRAM log, which they could not drain to, starts one meanwhile, and
+// if the end's epoch is dumped that way (marks left at its read) the next epoch is requested and
+// answers instead.
 module lu_dump #(
   localparam int unsigned FlitW = msg_pkg::FLIT_W,
   localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W,
@@ -49,6 +56,14 @@ module lu_dump #(
   input  wire logic [NodeW:0]    cfg_num_cn_i,
   /// start a dump (the dump period)
   input  wire logic              start_i,
+  /// the end of a recovery (one cycle): request an epoch, and tell (end_done_o) when it is dumped
+  input  wire logic              end_req_i,
+  /// that epoch is dumped, with every slot validated before the end_req_i in it (one cycle)
+  output logic                   end_done_o,
+  /// no dump may start (a slot validated before the last end_req_i has not drained yet)
+  input  wire logic              hold_start_i,
+  /// the DRAM log is full (a dump starts even while hold_start_i: the slots cannot drain)
+  input  wire logic              log_full_i,
   /// the DRAM log is at or above its high watermark
   input  wire logic              hwm_i,
   /// an EARLY_FLUSH arrived (one cycle)
@@ -141,6 +156,9 @@ module lu_dump #(
   logic [NodeW:0]       fcn_q, fcn_d;      // next CN to send EARLY_FLUSH to
   logic [31:0]          iss_q, iss_d, got_q, got_d, cnt_q, cnt_d;
   logic                 end_sent_q, end_sent_d;
+  logic                 rend_q, rend_d;        // a recovery's end waits for its epoch ...
+  logic [TagW-1:0]      rend_ep_q, rend_ep_d;  // ... this one
+  logic                 clean_q, clean_d;      // the dump under way read no marked slot's word late
   logic [WinW-1:0]      out_q, out_d;      // reads whose records are not yet in the FIFO
 
   // Records of the range wait in a small FIFO for the engine; reads are issued only while their
@@ -218,8 +236,13 @@ module lu_dump #(
   assign rsp_ready_o = rsp_valid_i & ((st_q == D_GO && !rsp_done_i && rsp_tag_i == epoch_q) ||
                                              (st_q == D_DONE && rsp_done_i && rsp_tag_i == epoch_q));
 
+  // A recovery's end whose epoch was dumped with marked slots still in the buffer asks again.
+  logic end_hit, end_again;
+  assign end_hit    = (st_q == D_DONE) & rsp_ready_o & rend_q & (epoch_q == rend_ep_q);
+  assign end_again  = end_hit & ~clean_q;
+  assign end_done_o = end_hit & clean_q; // (lu_mgmt ignores it when a new end is taken with it)
   assign flush_self = hwm_i & ~hwm_q;
-  assign self_req   = start_i | flush_self;
+  assign self_req   = start_i | flush_self | end_req_i | end_again;
   // tgt_q - epoch_q epochs wait (the window is half the tag space); a flush's epoch is at or after
   // tgt_q (not requested yet) when flush_tag_i - tgt_q is in the lower half.
   logic [TagW-1:0] fl_ahead;
@@ -240,6 +263,9 @@ module lu_dump #(
     cnt_d      = cnt_q;
     end_sent_d = end_sent_q;
     out_d      = out_q;
+    rend_d     = rend_q & ~end_hit;
+    rend_ep_d  = rend_ep_q;
+    clean_d    = clean_q;
     log_clear_o = 1'b0;
     ev_o       = '0;
     // Requests: a flush received first, then this LU's own (the next epoch not yet requested).
@@ -251,6 +277,10 @@ module lu_dump #(
       tgt_d  = tgt_d + 1'b1;
       fl_d   = 1'b1;
       fcn_d  = '0;
+      if (end_req_i || end_again) begin
+        rend_d    = 1'b1;
+        rend_ep_d = ftag_d;
+      end
     end else if (fl_q) begin
       if (fcn_q >= cfg_num_cn_i) fl_d = 1'b0;
       else if (fdst == node_id_i || tx_ready_i) fcn_d = fcn_q + 1'b1;
@@ -269,7 +299,7 @@ module lu_dump #(
       ev_o[2] = 1'b1;
     end
     unique case (st_q)
-      D_IDLE: if (pending && allow_i) st_d = D_REQ;
+      D_IDLE: if (pending && allow_i && (!hold_start_i || log_full_i)) st_d = D_REQ;
       D_REQ: if (tx_ready_i && !fl_send) st_d = D_GO;
       D_GO: if (rsp_ready_o) st_d = D_HOLD;
       D_HOLD: if (lw_idle_i && search_idle_i) begin
@@ -280,6 +310,7 @@ module lu_dump #(
         cnt_d      = log_count_i;
         chunk_d    = '0;
         end_sent_d = 1'b0;
+        clean_d    = ~hold_start_i; // (the drain holds from D_HOLD on: no mark leaves meanwhile)
       end
       D_READ: begin
         if (dp_valid_o && dp_ready_i && !rf_v) begin
@@ -314,6 +345,9 @@ module lu_dump #(
       cnt_q   <= '0;
       out_q   <= '0;
       end_sent_q <= 1'b0;
+      rend_q     <= 1'b0;
+      rend_ep_q  <= '0;
+      clean_q    <= 1'b0;
     end else begin
       st_q    <= st_d;
       tgt_q   <= tgt_d;
@@ -328,6 +362,9 @@ module lu_dump #(
       cnt_q   <= cnt_d;
       out_q   <= out_d;
       end_sent_q <= end_sent_d;
+      rend_q     <= rend_d;
+      rend_ep_q  <= rend_ep_d;
+      clean_q    <= clean_d;
     end
   end
 

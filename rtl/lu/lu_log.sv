@@ -32,6 +32,8 @@
 //         wait for the purge). While ack_drop_i is high, a REPL_ACK to purge_cn_i leaves the ACK
 //         queue without being sent: from the INTERRUPT on, the failed CN's REPLs are logged (and
 //         purged) but never acknowledged.
+//   keep  (a RECOV_END, lu_mgmt) keep_mark_i marks every validated slot; keep_any_o is high until
+//         each has drained (lu_slots): the dump that ends a recovery waits for them (lu_dump).
 //
 // DRAM log record (128 bits; the C side stores record i at bytes 16*i of the LU's log):
 //   [63:0] value, [105:64] line address, [108:106] word, [115:109] TS, [121:116] requester CN,
@@ -125,6 +127,10 @@ module lu_log #(
   output logic                               purge_cand_o,
   /// purge: marked slots still hold words (being freed; the drain waits)
   output logic                               purge_busy_o,
+  /// keep marks: mark every validated slot (lu_slots; a RECOV_END)
+  input  wire logic                          keep_mark_i,
+  /// keep marks: a marked slot has not drained yet
+  output logic                               keep_any_o,
   /// no REPL or VAL waiting or in progress, no REPL_ACK or log record queued
   output logic                               quiet_o,
   /// word entries in use
@@ -425,7 +431,7 @@ module lu_log #(
     .srch_ts_o (srch_ts_o), .srch_pend_o (srch_pend_o),
     .purge_mark_i (purge_mark_i), .purge_cn_i (purge_cn_i), .purge_cand_o (purge_cand_o),
     .purge_valid_o (p_valid), .purge_slot_o (p_slot), .purge_word_o (p_word), .purge_take_i (p_take),
-    .purge_done_o (p_done),
+    .purge_done_o (p_done), .keep_mark_i (keep_mark_i), .keep_any_o (keep_any_o),
     .busy_o (slot_busy_o), .val_o (val_unused), .empty_o (s_empty_unused)
   );
 

@@ -16,7 +16,13 @@
 //                      ones are freed, so a REPL of the subject received before the answer is
 //                      purged too. REPLs and VALs of other CNs are logged as usual (a live CN
 //                      finishing its stores needs their REPL_ACKs).
-//   RECOV_END          resume and answer RECOV_END_RESP.
+//   RECOV_END          resume; mark the validated slots (lu_slots' keep marks) and request a dump
+//                      epoch (end_o); answer RECOV_END_RESP, with the RECOV_END's tag (the CM's
+//                      run), once that epoch is dumped (end_done_i: lu_dump), so that the recovery
+//                      ends only when every store the failure left with one copy less is in an MN
+//                      log store again. An INTERRUPT taken meanwhile drops the answer (the CM that
+//                      sends it no longer waits for it: a CN failed before the recovery ended,
+//                      csim/sw/cm.c); a second RECOV_END replaces it.
 //   EARLY_FLUSH        another LU reached its high watermark: a dump starts (lu_dump)
 //   DUMP_GO, DUMP_DONE (MGRSP) the MN controller's synchronization: handed to lu_dump
 // Anything else on these classes (MSI, INIT_RECOV, DUMP_REQ, responses of other kinds) is malformed
@@ -75,6 +81,10 @@ module lu_mgmt #(
   input  wire logic                          purge_busy_i,
   /// paused by an INTERRUPT (until RECOV_END)
   output logic                               paused_o,
+  /// a RECOV_END was taken (one cycle): mark the validated slots, request a dump epoch
+  output logic                               end_o,
+  /// that epoch is dumped (one cycle): the RECOV_END is answered
+  input  wire logic                          end_done_i,
   /// a response waits to be sent
   output logic                               resp_valid_o,
   /// the response
@@ -88,19 +98,27 @@ module lu_mgmt #(
 );
   localparam int unsigned DataW = msg_pkg::WORDS_PER_LINE * msg_pkg::WORD_W;
   localparam int unsigned NodeW = msg_pkg::NODE_ID_W;
-  localparam int unsigned RespW = msg_pkg::OPCODE_W + 2 * NodeW;
+  localparam int unsigned TagW  = msg_pkg::TAG_W;
+  // a response: opcode, destination, subject and tag (a RECOV_END's, echoed: the CM's run)
+  localparam int unsigned RespW = msg_pkg::OPCODE_W + 2 * NodeW + TagW;
 
   msg_pkg::opcode_t q_op, s_op;
   logic [NodeW-1:0] q_src, q_subj;
+  logic [TagW-1:0]  q_tag;
   assign q_op   = mgq_hdr_i[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W];
   assign q_src  = mgq_hdr_i[msg_pkg::FIELD_SRC_LSB - DataW +: NodeW];
   assign q_subj = mgq_hdr_i[msg_pkg::FIELD_SUBJECT_LSB - DataW +: NodeW];
+  assign q_tag  = mgq_hdr_i[msg_pkg::FIELD_TAG_LSB - DataW +: TagW];
   assign s_op   = mgs_hdr_i[msg_pkg::FIELD_OPCODE_LSB - DataW +: msg_pkg::OPCODE_W];
   logic hdr_unused;
   assign hdr_unused = ^{mgq_hdr_i, mgs_hdr_i};
 
   logic             int_q, int_d, paused_q, paused_d;
   logic [NodeW-1:0] int_src_q, int_subj_q;
+  // A RECOV_END's answer waits for its epoch's dump (endp_q), then for the response queue (endr_q).
+  logic             endp_q, endp_d, endr_q, endr_d;
+  logic [NodeW-1:0] end_src_q, end_subj_q;
+  logic [TagW-1:0]  end_tag_q;
   logic             rq_push, rq_in_ready, rq_empty;
   logic [RespW-1:0] rq_in, rq_out;
   logic [1:0]       rq_cnt_unused;
@@ -126,16 +144,25 @@ module lu_mgmt #(
   always_comb begin
     int_d       = int_q;
     paused_d    = paused_q;
+    endp_d      = endp_q;
+    endr_d      = endr_q | (endp_q & end_done_i);
     rq_push     = 1'b0;
     rq_in       = '0;
     mgq_ready_o = 1'b0;
     q_bad       = 1'b0;
-    // An INTERRUPT being answered takes the response queue this cycle; RECOV_END waits for it.
+    end_o       = 1'b0;
+    // An INTERRUPT being answered takes the response queue this cycle; a RECOV_END's answer waits
+    // for it.
     if (int_quiet && !purge_cand_i && !purge_busy_i && rq_in_ready) begin
       int_d    = 1'b0;
       paused_d = 1'b1;
       rq_push  = 1'b1;
-      rq_in    = {msg_pkg::OP_INTERRUPT_RESP, int_src_q, int_subj_q};
+      rq_in    = {msg_pkg::OP_INTERRUPT_RESP, int_src_q, int_subj_q, TagW'(0)};
+    end else if (endr_q && rq_in_ready) begin
+      endp_d  = 1'b0;
+      endr_d  = 1'b0;
+      rq_push = 1'b1;
+      rq_in   = {msg_pkg::OP_RECOV_END_RESP, end_src_q, end_subj_q, end_tag_q};
     end
     if (mgq_valid_i) begin
       if (is_flv) begin
@@ -144,15 +171,18 @@ module lu_mgmt #(
         if (!int_q && !rq_push) begin
           mgq_ready_o = 1'b1;
           int_d       = 1'b1;
+          endp_d      = 1'b0;
+          endr_d      = 1'b0;
         end
       end else if (is_flush) begin
         mgq_ready_o = 1'b1;
       end else if (is_end) begin
-        if (!rq_push && !int_q && rq_in_ready) begin
+        if (!int_q && !rq_push) begin
           mgq_ready_o = 1'b1;
           paused_d    = 1'b0;
-          rq_push     = 1'b1;
-          rq_in       = {msg_pkg::OP_RECOV_END_RESP, q_src, q_subj};
+          endp_d      = 1'b1;
+          endr_d      = 1'b0;
+          end_o       = 1'b1;
         end
       end else begin
         mgq_ready_o = 1'b1;
@@ -175,15 +205,24 @@ module lu_mgmt #(
     if (!rst_ni) begin
       int_q    <= 1'b0;
       paused_q <= 1'b0;
+      endp_q   <= 1'b0;
+      endr_q   <= 1'b0;
     end else begin
       int_q    <= int_d;
       paused_q <= paused_d;
+      endp_q   <= endp_d;
+      endr_q   <= endr_d;
     end
   end
   always_ff @(posedge clk_i) begin
     if (mgq_ready_o && is_int) begin
       int_src_q  <= q_src;
       int_subj_q <= q_subj;
+    end
+    if (end_o) begin
+      end_src_q  <= q_src;
+      end_subj_q <= q_subj;
+      end_tag_q  <= q_tag;
     end
   end
 
@@ -196,14 +235,15 @@ module lu_mgmt #(
   msg_pkg::msg_t rmsg;
   always_comb begin
     rmsg        = '0;
-    rmsg.opcode = rq_out[2*NodeW +: msg_pkg::OPCODE_W];
-    rmsg.src    = node_id_i;
-    rmsg.dst    = rq_out[NodeW +: NodeW];
-    rmsg.subject = rq_out[0 +: NodeW];
+    rmsg.opcode  = rq_out[TagW + 2*NodeW +: msg_pkg::OPCODE_W];
+    rmsg.src     = node_id_i;
+    rmsg.dst     = rq_out[TagW + NodeW +: NodeW];
+    rmsg.subject = rq_out[TagW +: NodeW];
+    rmsg.tag     = rq_out[0 +: TagW];
   end
   assign resp_msg_o = rmsg;
   assign paused_o   = paused_q;
-  assign idle_o     = ~int_q & rq_empty & ~mgq_valid_i & ~mgs_valid_i;
+  assign idle_o     = ~int_q & ~endr_q & rq_empty & ~mgq_valid_i & ~mgs_valid_i;
 
   `ASSERT(push_has_room, !rq_push || rq_in_ready)
 

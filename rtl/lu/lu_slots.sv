@@ -44,6 +44,11 @@
 // slot's words (it leaves hold). Its words are then freed one per cycle (purge_* port: the lowest
 // marked slot, its lowest word left), without reaching the DRAM log, and the slot with its last
 // one. Validated slots of that CN are kept: they are committed stores.
+//
+// Keep marks (a RECOV_END, lu_mgmt): keep_mark_i marks every validated slot (kp_q), and
+// keep_any_o stays high until every marked slot has drained, so that the dump that re-protects
+// the stores a failure left with one copy less (lu_dump) finds them in the DRAM log. A mark
+// changes nothing else: a marked slot drains, holds back and is found as before.
 module lu_slots #(
   /// REPLs the buffer holds at once (>= 2)
   parameter int unsigned Slots = 64,
@@ -161,6 +166,10 @@ module lu_slots #(
   input  wire logic             purge_take_i,
   /// purge: this take frees the slot (its last word)
   output logic                  purge_done_o,
+  /// keep marks: mark every validated slot (a validated slot stays marked until it has drained)
+  input  wire logic             keep_mark_i,
+  /// keep marks: a marked slot still holds a word
+  output logic                  keep_any_o,
   /// per slot: in use
   output logic      [Slots-1:0] busy_o,
   /// per slot: validated
@@ -172,7 +181,7 @@ module lu_slots #(
     $error("lu_slots: Slots must be at least 2");
   end
 
-  logic [Slots-1:0]       busy_q, val_q, pur_q, snap_q;
+  logic [Slots-1:0]       busy_q, val_q, pur_q, snap_q, kp_q;
   // Per slot (slot s at [s*W +: W]); pairs of slots (a, b) at bit a*Slots + b.
   logic [Slots*NodeW-1:0] cn_q;
   logic [Slots*CoreW-1:0] core_q;
@@ -413,12 +422,15 @@ module lu_slots #(
       val_q  <= '0;
       pur_q  <= '0;
       snap_q <= '0;
+      kp_q   <= '0;
     end else begin
       busy_q <= (busy_q | asel) & ~freed;
       val_q  <= (val_q | vsel) & ~asel & ~freed;
       pur_q  <= (pur_q | msel) & ~asel & ~freed;
       // the slots validated when a query is issued (a VAL of this cycle is not among them yet)
       snap_q <= (ask_take_i ? (busy_q & val_q) : snap_q) & ~freed;
+      // (a slot validated in the marking cycle is marked too; one freed in it is not)
+      kp_q   <= (kp_q | (keep_mark_i ? busy_q & (val_q | vsel) : '0)) & ~freed;
     end
   end
 
@@ -509,9 +521,10 @@ module lu_slots #(
   end
   // verilator lint_on BLKSEQ
 
-  assign busy_o  = busy_q;
-  assign val_o   = val_q;
-  assign empty_o = busy_q == '0;
+  assign busy_o     = busy_q;
+  assign val_o      = val_q;
+  assign empty_o    = busy_q == '0;
+  assign keep_any_o = kp_q != '0;
 
   `ASSERT(alloc_needs_free, !alloc_i || free_valid_o)
   `ASSERT(alloc_mask_nonzero, !alloc_i || alloc_mask_i != '0)
@@ -568,6 +581,8 @@ module lu_slots #(
     // Marked for purge: in use and never validated; never a drain candidate.
     `ASSERT(purged_not_validated, !pur_q[s] || (busy_q[s] && !val_q[s]))
     `ASSERT(purged_never_drains, !(pur_q[s] && dsel[s]))
+    // Kept: a validated slot in use (marks go only to validated slots, and leave with the slot).
+    `ASSERT(kept_is_validated, !kp_q[s] || (busy_q[s] && val_q[s]))
   end
 
 `ifdef LU_SLOTS_ORDER

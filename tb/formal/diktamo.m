@@ -996,9 +996,10 @@ end;
 
 ruleset c: CN do
   -- INTERRUPT at CN c: its cores pause; its replica map drops the failed CN and its replication
-  -- engine sends the REPL of every entry still waiting for REPL_ACKs to the member its set gained
-  -- (an acknowledged one keeps NR - 1 copies); its LU purges the failed CN's unvalidated slots,
-  -- answers and pauses (no dump).
+  -- engine sends the REPL of every uncommitted entry that had the failed CN among its replicas to
+  -- the member its set gained, and the entry waits for that REPL_ACK before it commits, also one
+  -- that was acknowledged already (csim/cn/cn_repl.c takes the acknowledgement back; a store keeps
+  -- NR copies); its LU purges the failed CN's unvalidated slots, answers and pauses (no dump).
   rule "CN_Interrupt"
     rec = RP_INTR & Live(c) & !intr[c]
   ==>
@@ -1006,7 +1007,7 @@ ruleset c: CN do
     intr[c] := true;
     mapdrop[c] := true;
     for k: SIdx do
-      if core[c].head <= k & k < core[c].nxt & core[c].sb[k].rsent & !AllAcked(c, k) then
+      if core[c].head <= k & k < core[c].nxt & core[c].sb[k].rsent & core[c].sb[k].sent[fcn] then
         core[c].sb[k].sent[fcn] := false; core[c].sb[k].acked[fcn] := false;
         SendRepl(c, k);
       endif;
