@@ -1332,3 +1332,20 @@ Test(mn_log, end_to_end_the_mn_log_answers_as_the_lu_did_before_its_dump)
     free(lu_copy);
     e2e_free(&t);
 }
+
+/* An MN that no LU dumps to (more MNs than CNs: lu_map_lus_of_mn gives 0) has a store of its own
+ * with no LU per epoch: it refuses a DUMP_REQ and answers a search with nothing. (mn_log_init
+ * refused it, and every DIKTAMO run on 6 CNs and 8 MNs failed to start.) */
+Test(mn_log, a_store_no_lu_dumps_to_answers_with_nothing)
+{
+    mn_log_t l;
+    mn_init(&l, 0);
+    msg_t q = dump_req(3, 0);
+    rx_err(&l, &q, MN_LOG_E_REQ_EXTRA);
+    cr_assert_eq(mn_log_tx_pending(&l), 0, "a DUMP_GO to an LU the store does not synchronize");
+    msg_t f = flv(5, 0xff, 0, true);
+    rx_ok(&l, &f);
+    msg_t a = expect_tx(&l, OP_FETCH_LATEST_VERS_RESP, DIR_ID, 0);
+    cr_assert_eq(a.mask, 0);
+    mn_log_free(&l);
+}

@@ -68,7 +68,7 @@ int mn_log_init(mn_log_t *l, const mn_log_cfg_t *cfg)
 {
     memset(l, 0, sizeof *l);
     l->cfg = *cfg;
-    if (cfg->node_id >= MN_LOG_NODES || cfg->lus_per_epoch < 1 || cfg->lus_per_epoch > MN_LOG_NODES)
+    if (cfg->node_id >= MN_LOG_NODES || cfg->lus_per_epoch > MN_LOG_NODES)
         return -1;
     return 0;
 }

@@ -101,7 +101,8 @@ typedef enum mn_log_rx_e {
 
 typedef struct mn_log_cfg {
     unsigned node_id;       /* this MN's node id (MSG_MN_BASE + j): dst of what it takes, src of what it sends */
-    unsigned lus_per_epoch; /* LUs that dump in every epoch (a replica group: Nr), 1 .. MN_LOG_NODES */
+    unsigned lus_per_epoch; /* LUs that dump in every epoch (a replica group: Nr), 0 .. MN_LOG_NODES (0: a
+                               store no LU dumps to, an MN beyond the CNs' count: it only answers searches) */
     bool compact;           /* keep of a stored dump only what a search reads: each source LU's last
                                version of each word (mn_log_recs and a dump's bytes stay empty; the
                                counters, errors, answers and scan counts are the same) */

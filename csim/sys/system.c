@@ -551,7 +551,7 @@ static bool create_mns(system_t *s, const dir_model_ops_t *dops, bool skip_idle,
         for (unsigned m = 0; m < s->nmn; m++) {
             s->store[m] = lu_store_create(s->mn[m], m, lu_map_lus_of_mn(m, s->ncn, s->nmn), true);
             if (!s->store[m]) {
-                snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: out of memory", m);
+                snprintf(err, SYSTEM_ERR_MAX, "mn%u's log store: its node id or LUs per epoch are out of range", m);
                 return false;
             }
         }
