@@ -167,3 +167,22 @@ Test(runner, slurm_runs_a_campaign_as_the_local_engine_does, .init = make_dir, .
     cr_assert_not_null(strstr(out, "ok FAILED\n"), "%s", out);
     cr_assert_not_null(strstr(out, "ended without this task's result (see "), "%s", out);
 }
+
+/* A campaign whose failure-free sizing run fails (here every one: a simulator that stalls) reports
+ * each of its runs failed, unrun, with that run's replay and what it said, and exits 1; nothing
+ * else stops it. */
+Test(runner, a_failed_sizing_run_fails_its_campaign_runs, .init = make_dir, .fini = remove_dir, .timeout = 120)
+{
+    static char out[1 << 14];
+    char cmd[512];
+    put("diktamo_sim_c4m2", "#!/bin/sh\necho 'diktamo_sim: seed 1: no instruction for 100 ps at 5 ps; waiting:' >&2\n"
+                            "echo '  core 0 waits' >&2\nexit 1\n");
+    snprintf(cmd, sizeof cmd, "chmod +x %s/diktamo_sim_c4m2 && python3 scripts/faults.py --runs 2 --shapes c4m2 "
+             "--jobs 2 --bin %s --out %s/c", dir, dir, dir);
+    cr_assert_eq(sh(cmd, out, sizeof out), 1, "%s: %s", cmd, out);
+    cr_assert_not_null(strstr(out, "FAILED 00000-bodytrack-wt-c4m2-"), "%s", out);
+    cr_assert_not_null(strstr(out, "FAILED 00001-fluidanimate-"), "%s", out);
+    cr_assert_not_null(strstr(out, "its failure-free run failed (diktamo_sim: seed 1: no instruction for 100 ps"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "make faults: FAIL: 2 of 2 runs"), "%s", out);
+}
