@@ -240,6 +240,9 @@ def verdict(out, p, status):
     if p.unrecoverable:
         if u and status == 1 and "unrecoverable:" in last_line(out, p.name):
             return UNRECOVERABLE, ""
+        if u:
+            return runner.FAILED, "the CM reported %d CNs unrecoverable (lu.nr = %d), but the run did not end so: %s" % (
+                u, p.nr, last_line(out, p.name))
         return runner.FAILED, "%d CNs failed before a recovery with lu.nr = %d, and the CM did not report them " \
             "unrecoverable (exit %d)" % (p.failing, p.nr, status)
     if status != 0 or u or lost:
