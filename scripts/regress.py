@@ -24,6 +24,7 @@ import subprocess
 import sys
 
 import runner
+import simruns
 
 OUT = "build/regress"
 LOG = "build/reports/regress.log"
@@ -45,10 +46,7 @@ def bin_digest():
     for name in sorted(os.listdir("build/bin")):
         p = os.path.join("build/bin", name)
         if os.path.isfile(p):
-            h.update(name.encode())
-            with open(p, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
+            h.update(f"{name} {simruns.digest(p)}\n".encode())
     return h.hexdigest()
 
 
