@@ -547,3 +547,84 @@ Test(cn_repl, a_replacement_of_a_store_let_go_gets_its_val_only_after_its_repl_a
     cr_assert(cn_repl_idle(s.repl[0]));
     rsys_free(&s);
 }
+
+/* A counter of the engine test a_failed_replicas_early_set... creates in place of CN 0's. */
+static uint64_t repl2_counter(rsys_t *s, const char *leaf)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cn0.repl2.%s", leaf);
+    const uint64_t *v = stats_find_counter(&s->st, name);
+    cr_assert_not_null(v, "%s", name);
+    return *v;
+}
+
+Test(cn_repl, a_failed_replicas_early_set_waits_for_the_head_when_its_replacements_share_is_in_use, .timeout = 60)
+{
+    /* GIVEN CN 0's engine with Nr = 2 and a share of 1 early set per replica LU, an early set E of
+     * a line whose replicas are {a, 2}, and an early set of a line whose replicas are the two other
+     * CNs, one of them E's replacement d should CN 2 fail (the share toward d in use) */
+    rsys_t s;
+    rsys_init(&s, 1, tb_seed(0x4e1d));
+    cn_repl_free(s.repl[0]);
+    char err[CN_REPL_ERR_MAX];
+    cn_repl_params_t rp = {.cn = 0, .num_cn = NCN, .cores = CORES, .nr = 2, .map = &s.map,
+                           .early_sets = 1, .early_words = 10, .name = "cn0.repl2"};
+    cn_repl_t *r = s.repl[0] = cn_repl_create(&s.k, s.port[0], &rp, &s.st, err);
+    cr_assert_not_null(r, "%s", err);
+    lu_map_t after = s.map;
+    lu_map_fail(&after, 2);
+    uint64_t line = 0, own = 0;
+    unsigned rep[2], now[2], d = NCN;
+    for (; d == NCN; line++) {
+        cn_repl_replicas(r, line, rep);
+        if (rep[0] != 2 && rep[1] != 2)
+            continue;
+        lu_map_replicas(&after, line, 2, now);
+        d = now[0] != rep[0] && now[0] != rep[1] ? now[0] : now[1];
+    }
+    line--;
+    unsigned o[2];
+    for (;; own++) {
+        cn_repl_replicas(r, own, o);
+        if ((o[0] == d || o[1] == d) && o[0] != rep[0] && o[0] != rep[1] && o[1] != rep[0] && o[1] != rep[1])
+            break;
+    }
+    uint64_t w[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    unsigned acked = 0;
+    uint32_t ho = cn_repl_send(r, 1, own, 0x01, w, true, count_acked, &acked, 1);
+    ackst_t a = {.can_take = true};
+    uint32_t he = cn_repl_send(r, 0, line, 0x03, w, true, track_acked, &a, 2);
+    cr_assert(ho != REPL_REFUSED && he != REPL_REFUSED);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert(acked == 1 && a.acked == 1);
+    const uint64_t sent = repl2_counter(&s, "repl_msgs");
+    /* WHEN CN 2 fails */
+    lu_node_set_alive(s.lu[2], false);
+    lu_map_fail(&s.map, 2);
+    cn_repl_lost(r, 2);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    /* THEN E's acknowledgement is taken back and its REPL to d is held (a second early set toward d
+     * would exceed the share): E waits */
+    cr_assert_eq(a.taken, 1);
+    cr_assert_eq(repl2_counter(&s, "repl_msgs"), sent, "the REPL to the replacement left beyond the share");
+    cr_assert_eq(repl2_counter(&s, "held_for_head"), 1);
+    cr_assert_leq(repl2_counter(&s, "early_sets_max"), 1);
+    cr_assert_eq(a.acked, 1);
+    /* WHEN E's store reaches its head THEN the REPL leaves as a head set and is acknowledged */
+    const repl_if_t *rif = cn_repl_if(r);
+    rif->head(rif->obj, he);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert_eq(repl2_counter(&s, "repl_msgs"), sent + 1);
+    cr_assert_eq(a.acked, 2);
+    cr_assert_leq(repl2_counter(&s, "early_sets_max"), 1);
+    /* AND both commit and are done, and the share is whole again (an early set toward d fits) */
+    cn_repl_val(r, ho, 1);
+    cn_repl_val(r, he, 1);
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cr_assert(cn_repl_idle(r));
+    uint32_t h3 = cn_repl_send(r, 1, own, 0x01, w, true, count_acked, &acked, 3);
+    cr_assert(h3 != REPL_REFUSED, "the share was not given back");
+    kernel_run(&s.k, s.k.now + 5 * PS_PER_US);
+    cn_repl_val(r, h3, 2);
+    rsys_free(&s);
+}

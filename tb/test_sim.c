@@ -466,6 +466,42 @@ Test(sim, proactive_fluidanimate_on_small_ini_does_not_deadlock, .init = make_di
     cr_assert_gt(atol(r.out), 0, "the LUs never asked: %s", r.out);
 }
 
+/* Runs of make faults with Nr 1 (e.g. RUNS=10000 SEED=1) that stalled instead of ending
+ * unrecoverable: the failed CN's LU was the only replica of its lines, and every early REPL set the
+ * survivors had sent it went to its lines' new replica at once, beyond the survivors' shares of that
+ * buffer; it filled with early sets whose stores waited behind heads it refused. Now a replacement's
+ * REPL beyond the share waits for its store's head (cnN.repl.held_for_head). With Nr 1 the run ends
+ * unrecoverable (exit 1, the CM's message); with Nr 2 the same failure is recovered, nothing lost. */
+Test(sim, a_failed_replicas_early_sets_do_not_fill_its_replacement, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
+{
+    for (unsigned nr = 1; nr <= 2; nr++) {
+        result_t r;
+        char cmd[640];
+        snprintf(cmd, sizeof cmd,
+                 SIM " --config sim_configs/run.ini --seed 1 --set workload.name=bodytrack "
+                     "--set workload.bodytrack_particles=64 --set core.protocol=proactive --set lu.nr=%u "
+                     "--set fail.cn=1 --set fail.after_commits=684 --stats %s/h%u.json",
+                 nr, dir, nr);
+        run(cmd, &r);
+        cr_assert_null(strstr(r.err, "no instruction"), "%s: stalled\nstderr: %.3000s", cmd, r.err);
+        if (nr == 1) {
+            cr_assert_eq(r.status, 1, "%s\nstderr: %.3000s", cmd, r.err);
+            cr_assert_not_null(strstr(r.err, "unrecoverable: 1 CNs (mask 0x2)"), "%s", r.err);
+        } else {
+            cr_assert_eq(r.status, 0, "%s\nstderr: %.3000s", cmd, r.err);
+            cr_assert_not_null(strstr(r.out, " 0 lost, 0 phantom"), "%s", r.out);
+        }
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+                 "print(sum(d[\"cn%%u\" %% c][\"repl\"][\"held_for_head\"] for c in range(4)))' %s/h%u.json",
+                 dir, nr);
+        run(cmd, &r);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_assert_gt(atol(r.out), 0, "Nr %u: no REPL was held for the head: %s", nr, r.out);
+    }
+}
+
 /* A run of make faults (RUNS=200 SEED=7, run 092) whose recovery stalled: MN 0's directory table was
  * full of transactions held on the failed CN's lines, and the RECOVER at the head of its port
  * needed a transaction of its own; the RECOVERs that release the held ones waited behind it. Now

@@ -15,7 +15,8 @@
 _Static_assert(TAGS_PER_CORE <= (1u << MSG_TAG_W), "a tag must fit the message's tag field");
 
 typedef struct ent {
-    bool busy, acked, early;
+    bool busy, acked;
+    bool head; /* its store is its core's store-buffer head (rif_head), or it was sent there */
     uint8_t words; /* words of its REPL set */
     uint8_t mask;  /* its REPL (kept to send it again to a replacement replica) */
     uint64_t w[MSG_WORDS_PER_LINE];
@@ -28,6 +29,9 @@ typedef struct ent {
                           a failed one): their VAL waits for their REPL_ACK (it must not overtake
                           the REPL, on another class), and the store's commit does not */
     uint8_t ts;        /* the VALs' TS (for a late replica's VAL) */
+    uint32_t early_to; /* the replicas whose share of early sets counts it (until its VAL leaves) */
+    uint32_t held;     /* replacements of failed replicas whose REPL waits for the head: the CN's share
+                          of their buffer was in use (cn_repl_lost) */
     uint8_t rep[MAX_NR];
     uint64_t gline;
     repl_acked_fn fn;
@@ -56,6 +60,7 @@ struct cn_repl {
     unsigned *early_sets, *early_words; /* per LU: this CN's early REPL sets (and their words) not yet validated */
     repl_if_t rif;
     uint64_t *repl_msgs, *repl_bytes, *repl_acks, *val_msgs, *val_bytes, *refused, *queries, *queries_pending;
+    uint64_t *held; /* REPLs to replacements held for the head */
     uint64_t *early_sets_max, *early_words_max; /* the most of early_sets / early_words toward one LU */
     stats_hist_t *rtt;
 };
@@ -167,8 +172,10 @@ static void send_val(cn_repl_t *r, uint32_t h, unsigned dst)
     ent_t *e = &r->ent[h];
     msg_t m = {.opcode = OP_VAL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)dst, .core = (uint8_t)(h / TAGS_PER_CORE),
                .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline, .ts = e->ts};
-    if (e->early)
+    if (e->early_to >> dst & 1u) {
+        e->early_to &= ~(1u << dst);
         early_count(r, dst, e->words, -1);
+    }
     (*r->val_msgs)++;
     *r->val_bytes += msg_bytes(&m);
     send(r, &m);
@@ -227,6 +234,7 @@ static int reg(cn_repl_t *r, stats_t *st, uint64_t **dst, const char *leaf, cons
 static uint32_t rif_send(void *obj, unsigned core, uint64_t gline, uint8_t mask, const uint64_t *words, bool early,
                          repl_acked_fn acked, void *aobj, uint64_t tag);
 static void rif_val(void *obj, uint32_t h, unsigned version);
+static void rif_head(void *obj, uint32_t h);
 
 cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *p, stats_t *st, char *err)
 {
@@ -260,7 +268,10 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
         reg(r, st, &r->early_words_max, "early_words_max", "the words of those sets, at most at a time", err) ||
         reg(r, st, &r->queries, "queries", "REPL_QUERYs of LUs answered (has a REPL's store committed?)", err) ||
         reg(r, st, &r->queries_pending, "queries_pending",
-            "of those, answered PENDING (not committed: the LU's validated words need not wait for it)", err)) {
+            "of those, answered PENDING (not committed: the LU's validated words need not wait for it)", err) ||
+        reg(r, st, &r->held, "held_for_head",
+            "REPLs to a failed replica's replacement held until their store reached its head (the CN's share of "
+            "early sets in that replica in use)", err)) {
         cn_repl_free(r);
         return NULL;
     }
@@ -272,7 +283,7 @@ cn_repl_t *cn_repl_create(kernel_t *k, cn_port_t *port, const cn_repl_params_t *
         cn_repl_free(r);
         return NULL;
     }
-    r->rif = (repl_if_t){.obj = r, .send = rif_send, .val = rif_val};
+    r->rif = (repl_if_t){.obj = r, .send = rif_send, .val = rif_val, .head = rif_head};
     cn_port_attach(port, CN_PORT_REPL, on_deliver, on_credit, r);
     return r;
 }
@@ -318,7 +329,7 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
     if (!e)
         abort(); /* more entries outstanding than any store queue holds */
     r->next_tag[core] = (t + 1) % TAGS_PER_CORE;
-    *e = (ent_t){.busy = true, .early = early, .words = (uint8_t)nw, .mask = mask, .gline = gline, .fn = acked,
+    *e = (ent_t){.busy = true, .head = !early, .words = (uint8_t)nw, .mask = mask, .gline = gline, .fn = acked,
                  .obj = obj, .utag = tag, .t_sent = r->k->now};
     e->nrep = nrep;
     msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .core = (uint8_t)core, .tag = (uint16_t)t,
@@ -328,8 +339,10 @@ uint32_t cn_repl_send(cn_repl_t *r, unsigned core, uint64_t gline, uint8_t mask,
             m.data[w] = e->w[w] = words[w];
     for (unsigned i = 0; i < e->nrep; i++) {
         e->rep[i] = (uint8_t)rep[i];
-        if (early)
+        if (early) {
+            e->early_to |= 1u << rep[i];
             early_count(r, rep[i], nw, +1);
+        }
         m.dst = (uint8_t)rep[i];
         (*r->repl_msgs)++;
         *r->repl_bytes += msg_bytes(&m);
@@ -372,14 +385,11 @@ static unsigned newcomer(cn_repl_t *r, const ent_t *e, unsigned f)
     return MAX_NR;
 }
 
-/* Entry h's REPL set to a new replica add (it replaces a failed one). */
-static void send_repl_to(cn_repl_t *r, uint32_t h, unsigned add)
+/* Entry h's REPL set to replica `to`. */
+static void send_repl(cn_repl_t *r, uint32_t h, unsigned to)
 {
     ent_t *e = &r->ent[h];
-    e->rep[e->nrep++] = (uint8_t)add;
-    if (e->early)
-        early_count(r, add, e->words, +1);
-    msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)add, .core = (uint8_t)(h / TAGS_PER_CORE),
+    msg_t m = {.opcode = OP_REPL, .src = (uint8_t)r->p.cn, .dst = (uint8_t)to, .core = (uint8_t)(h / TAGS_PER_CORE),
                .tag = (uint16_t)(h % TAGS_PER_CORE), .addr = e->gline, .mask = e->mask};
     for (unsigned w = 0; w < MSG_WORDS_PER_LINE; w++)
         if (e->mask >> w & 1u)
@@ -387,6 +397,41 @@ static void send_repl_to(cn_repl_t *r, uint32_t h, unsigned add)
     (*r->repl_msgs)++;
     *r->repl_bytes += msg_bytes(&m);
     send(r, &m);
+}
+
+/* Entry h gains replica add in place of a failed one. Still early (its store not at the head, not
+ * committed), its REPL is an early set toward add and counts in this CN's share of add's buffer;
+ * with the share in use it is held until the store reaches its head (rif_head), where sets are
+ * never refused: a failed replica's early sets, all moved onto its replacement at once, would
+ * otherwise fill that buffer with early sets beyond the shares and keep the heads out for good. */
+static void send_repl_to(cn_repl_t *r, uint32_t h, unsigned add)
+{
+    ent_t *e = &r->ent[h];
+    e->rep[e->nrep++] = (uint8_t)add;
+    if (!e->head && !e->valed) {
+        if (r->early_sets[add] + 1 > r->p.early_sets || r->early_words[add] + e->words > r->p.early_words) {
+            e->held |= 1u << add;
+            (*r->held)++;
+            return;
+        }
+        e->early_to |= 1u << add;
+        early_count(r, add, e->words, +1);
+    }
+    send_repl(r, h, add);
+}
+
+/* Entry h's store is its core's store-buffer head: the REPLs held for it leave (a head set). */
+static void rif_head(void *obj, uint32_t h)
+{
+    cn_repl_t *r = obj;
+    assert(h < r->p.cores * TAGS_PER_CORE);
+    ent_t *e = &r->ent[h];
+    assert(e->busy && !e->valed);
+    e->head = true;
+    for (unsigned i = 0; i < e->nrep; i++)
+        if (e->held >> e->rep[i] & 1u)
+            send_repl(r, h, e->rep[i]);
+    e->held = 0;
 }
 
 void cn_repl_unsent(const cn_repl_t *r, void (*fn)(void *obj, unsigned core, uint64_t gline, uint8_t mask),
@@ -421,8 +466,11 @@ void cn_repl_lost(cn_repl_t *r, unsigned f)
         const bool late = e->late >> f & 1u;
         if (e->valed && !late)
             continue;
-        if (e->early)
+        if (e->early_to >> f & 1u) {
+            e->early_to &= ~(1u << f);
             early_count(r, f, e->words, -1);
+        }
+        e->held &= ~(1u << f);
         const bool had = (e->acked_by >> f & 1u) && !late;
         memmove(&e->rep[k], &e->rep[k + 1], e->nrep - k - 1);
         e->nrep--;
@@ -493,7 +541,8 @@ void cn_repl_dump(const cn_repl_t *r, FILE *f)
             fprintf(f, "  core %u tag %u line 0x%" PRIx64 ": %u of %u REPL_ACKs (replicas", h / TAGS_PER_CORE,
                     h % TAGS_PER_CORE, e->gline, e->acks, e->nrep);
             for (unsigned i = 0; i < e->nrep; i++)
-                fprintf(f, " %u%s", e->rep[i], e->acked_by >> e->rep[i] & 1u ? "+" : "");
+                fprintf(f, " %u%s", e->rep[i],
+                        e->acked_by >> e->rep[i] & 1u ? "+" : e->held >> e->rep[i] & 1u ? " (held for the head)" : "");
             fprintf(f, ")%s%s\n", e->late ? " (late replicas waiting for their REPL_ACK)" : "",
                     e->valed ? ", committed, its VALs leaving" : e->acked ? ", waiting for its commit" : "");
         }

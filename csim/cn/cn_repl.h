@@ -37,7 +37,7 @@
  * Statistics under the name: repl_msgs, repl_bytes, repl_acks, val_msgs, val_bytes (bytes as a link
  * carries them: msg_bytes), early_refused, early_sets_max and early_words_max (the most early sets,
  * and words, not yet validated toward one replica at a time: within the share, or what none lets the
- * buffers hold), queries and queries_pending (REPL_QUERYs answered, and answered PENDING), and
+ * buffers hold), held_for_head (REPLs to a failed replica's replacement held for the head), queries and queries_pending (REPL_QUERYs answered, and answered PENDING), and
  * repl_rtt_ns (first REPL sent to last REPL_ACK in, a histogram). */
 #ifndef CN_REPL_H
 #define CN_REPL_H
@@ -96,7 +96,10 @@ void cn_repl_dump(const cn_repl_t *r, FILE *f);
  *  REPL_ACKs waits for the newcomer's too; one already acknowledged is taken back from its core
  *  (acked(obj, tag, false)) and waits for it likewise; if the core cannot take it back (the store is
  *  on its way to commit), or the store committed and f was such a newcomer, the newcomer's VAL
- *  leaves only after its REPL_ACK. Committed entries whose VALs left keep Nr - 1 copies in the LUs
+ *  leaves only after its REPL_ACK. An early entry's REPL to the newcomer is an early set there, within
+ *  the CN's share; beyond it, it is held until the entry reaches its head (repl_if_t.head; counted in
+ *  held_for_head): f's early sets all move to its replacements at once and must not fill their
+ *  buffers beyond the shares. Committed entries whose VALs left keep Nr - 1 copies in the LUs
  *  (the dump that ends the recovery makes them durable). */
 void cn_repl_lost(cn_repl_t *r, unsigned f);
 

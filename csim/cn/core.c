@@ -846,6 +846,8 @@ static void dk_on_head(core_t *c, sb_entry_t *e)
     }
     if (c->p.protocol != CFG_PROTO_BASELINE && !e->rsent)
         dk_send(c, e, false);
+    else if (e->rsent && c->repl.head)
+        c->repl.head(c->repl.obj, e->rh);
     c->mem.store_gated(c->mem.obj, c->p.id, e->line, e->mask, e->words, dk_gate, cb_st_committed, cb_st_done, c,
                        e->id);
 }

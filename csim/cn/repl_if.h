@@ -32,6 +32,9 @@ typedef struct repl_if {
                      repl_acked_fn acked, void *aobj, uint64_t tag);
     /** Entry h has committed with the line's version `version`: the VALs go; h is free. */
     void (*val)(void *obj, uint32_t h, unsigned version);
+    /** Entry h, sent early, has become its store buffer's head (before its commit): what the engine
+     *  held back for the head leaves now. NULL: an engine that holds nothing back. */
+    void (*head)(void *obj, uint32_t h);
 } repl_if_t;
 
 #endif

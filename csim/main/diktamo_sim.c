@@ -260,7 +260,17 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
         fprintf(stderr, "diktamo_sim: seed %llu: the workload did not finish by sim.end_time (%.3f us)\n",
                 (unsigned long long)seed, (double)cfg->sim.end_time_ps / (double)PS_PER_US);
         status = 1;
-    } else {
+    }
+    if (how != RUN_DONE && system_unrecoverable(s)) {
+        /* Committed stores may have lost every copy: the workload's own data may be inconsistent
+         * (a lock whose release was lost), and what it does after that is not the design's. Said
+         * last, as a run that ended would say it; the oracle is not run on a run that did not end. */
+        fprintf(stderr, "diktamo_sim: seed %llu: unrecoverable: %d CNs (mask 0x%x) failed before a recovery ended, "
+                "and each store has lu.nr = %llu replicas; the workload did not end after it (the oracle not run)\n",
+                (unsigned long long)seed, __builtin_popcount(system_unrecoverable(s)), system_unrecoverable(s),
+                (unsigned long long)cfg->lu.nr);
+    }
+    if (how == RUN_DONE) {
         oracle_report_t rep;
         if (system_check(s, stderr, 20, &rep, err)) {
             fprintf(stderr, "diktamo_sim: seed %llu: %s\n", (unsigned long long)seed, err);
