@@ -211,7 +211,7 @@ static int art_setup(wl_env_t *e, void **state, char *err)
                      "Region", (unsigned long long)b.n, (unsigned long long)bytes);
         goto out;
     }
-    if ((rc = idx_versions(e, &t->ix, t->nodes, e->cfg->workload.share_scr_budget, err)))
+    if ((rc = idx_versions(e, &t->ix, t->nodes, e->cfg->workload.share_scr_budget, 0, err)))
         goto out;
     for (uint64_t i = 0, a = base; i < b.n; i++) { /* in id order */
         anode_t *x = &b.node[queue[i]];

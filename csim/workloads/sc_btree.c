@@ -77,7 +77,7 @@ static int bt_setup(wl_env_t *e, void **state, char *err)
         return wl_errf(err, "sc_btree: %llu nodes of %llu bytes do not fit the Large Non-coherent Region",
                        (unsigned long long)nodes, (unsigned long long)NODE_BYTES);
     }
-    if (idx_versions(e, &b->ix, b->nodes, e->cfg->workload.share_scr_budget, err)) {
+    if (idx_versions(e, &b->ix, b->nodes, e->cfg->workload.share_scr_budget, 0, err)) {
         bt_free(b);
         return -1;
     }
