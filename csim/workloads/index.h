@@ -27,13 +27,27 @@
  * write back the lines written (clflushopt each, fence), store the next even version and fence
  * (the write ends visible).
  *
+ * A CN failure (DIKTAMO's recovery; not in the blog). A locked version names its holder (unlocked: a
+ * multiple of 2^14; locked: that | (tid + 1) << 1 | 1), a spilled version's stripe lock its holder
+ * and node. A survivor finding either held by a thread lost with a failed CN (wl_alive, the
+ * runtime's membership after the recovery) takes it over by CAS, makes the node whole and
+ * publishes the next version (`takeovers`). Whole: a one-word write (a value) leaves the node old
+ * or new; a write of several words (idx_wimage) first records the node's whole new image in the
+ * writer's redo record in the SCR, named last, and clears it once the lines are written back: a
+ * survivor finding the record naming the node writes the image again. Redo, not undo or copy-on-
+ * write: one record per thread, idempotent, and no order of a lost CN's write-backs is assumed
+ * (any subset of its dirty lines may have reached memory).
+ *
  * Correctness, checked at the end against the logs: every get (and each pair a scan returned)
  * returned the key's setup value or a put of that key that began before the read ended, and no put
  * of the key both began after that put ended and ended before the read began (no stale value: the
  * real-time order of puts is the only order a log shows); a scan returned strictly increasing keys,
  * the share_scan_len (or, at the end of the key set, fewer) keys of the set from the drawn one on,
  * none lost or repeated; memory holds for each key setup's value when it had no put, else the
- * value of a put no other put of the key follows in real time. */
+ * value of a put no other put of the key follows in real time. With threads lost with a failed CN,
+ * only the live threads' logs are read (a lost one's went with its CN's memory) and only they must
+ * have done their operations; a value read or held that a lost thread's put wrote (its value names
+ * it) is accepted, when that put ran being unknown; every other one is checked as above. */
 #ifndef INDEX_H
 #define INDEX_H
 

@@ -25,7 +25,9 @@
  * when the child is a leaf, its key and value, all before the version is read again. get: down to
  * the key's leaf. put: down to the leaf's node, lock its version, write the value, write its line
  * back, publish. scan: depth first from the key's path, each node's children (and its leaves'
- * keys and values) read in one validated read, in key order, until the scan has its keys. */
+ * keys and values) read in one validated read, in key order, until the scan has its keys.
+ * A CN failure: a node's version (or a spilled version's stripe) a lost thread holds is taken over
+ * by a survivor (index.h); a put writes one word, so the node is whole either way. */
 #include <stdlib.h>
 #include <string.h>
 
