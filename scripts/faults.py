@@ -3,7 +3,7 @@
 
 Each run is one diktamo_sim co-simulation of sim_configs/run.ini's scale (16 cores in all, 2 MiB
 MNs) on one of SHAPES (3 to 16 CNs, 2 to 16 MNs; the CNs' cores split 16 between them), of a
-workload (the paper's nine applications, megalon) under WT or a DIKTAMO variant (baseline, parallel,
+workload (the paper's nine applications, megalon, the range indexes) under WT or a DIKTAMO variant (baseline, parallel,
 proactive, proactive-noC) with Nr 1 to 4, and CNs failing at moments drawn from the campaign's seed:
   commits   one CN after a random number of committed remote store words (REPLs and VALs in flight);
   time      one CN at a random time while the workload runs (see WINDOW_SHARE);
@@ -65,14 +65,26 @@ VARIANTS = [
     ("proactive-noC", ("--set", "core.protocol=proactive", "--set", "core.coalesce=false")),
 ]
 WORKLOADS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace", "barnes", "ocean_ncp", "ocean_cp",
-             "ycsb", "megalon"]
+             "ycsb", "megalon", "sc_btree", "sc_art", "sc_lsm", "prism"]
 # Settings of the workloads on run.ini. Megalon keeps its objects and log in the Large Non-coherent
 # Region above a 256 KiB coherent one, with 256 records for its 1024 objects and a 64-entry log (so
 # that records and log slots change hands while CNs fail), inserts and deletes among its writes.
 # Four applications run smaller inputs than run.ini's, 80 to 480 us of a run on 4 CNs instead of up
 # to 2.5 ms (fluidanimate's two frames of 768 particles took 9 s of host time a run), so that a
 # campaign of thousands of runs fits in hours; a failure still meets every phase and several dumps.
-WORKLOAD_SETS = {"megalon": ["mem.scr_size=256KiB", "workload.share_scr_budget=1KiB",
+# The range indexes run 512 keys in the LNR above a 256 KiB coherent region, half their operations
+# puts (100 to 200 us a run, under 0.5 s of host time): the trees with 8 versions in the SCR (the
+# others spilled into the LNR), the LSMs with tables of 32 keys, a 1 KiB memtable and a 4 KiB
+# manifest (Prism: 16 BUL nodes), so that flushes and merges run while CNs fail.
+_INDEX = ["mem.scr_size=256KiB", "workload.share_objects=512", "workload.share_ops=400",
+          "workload.share_read_pct=50"]
+_LSM = _INDEX + ["workload.share_scr_budget=5248B", "workload.lsm_table_keys=32", "workload.lsm_memtable=1KiB",
+                 "workload.lsm_manifest=4KiB"]
+WORKLOAD_SETS = {"sc_btree": _INDEX + ["workload.share_scr_budget=64B"],
+                 "sc_art": _INDEX + ["workload.share_scr_budget=64B"],
+                 "sc_lsm": _LSM,
+                 "prism": _LSM[:2] + ["workload.share_ops=300"] + _LSM[3:],
+                 "megalon": ["mem.scr_size=256KiB", "workload.share_scr_budget=1KiB",
                              "workload.megalon_log_entries=64", "workload.share_read_pct=70",
                              "workload.share_insert_pct=5", "workload.share_delete_pct=5"],
                  "fluidanimate": ["workload.fluidanimate_particles=128", "workload.fluidanimate_frames=1"],

@@ -626,7 +626,8 @@ Test(config, hcmeta_needs_an_lnr_and_no_failure)
 Test(config, index_operations_are_checked_against_the_workload)
 {
     /* an index needs the LNR, has no inserts or deletes, and its gets, read-modify-writes and scans
-     * fit in 100 %; hcmeta and megalon have no read-modify-writes or scans; the indexes refuse failures */
+     * fit in 100 %; hcmeta and megalon have no read-modify-writes or scans; the indexes survive a
+     * failure (the configuration takes fail.* with them) */
     expect_validate_error((const char *const[]){"workload.name=sc_btree", NULL},
                           "--set workload.name=sc_btree: workload.name: sc_btree keeps its objects in the Large "
                           "Non-coherent Region, which mem.scr_size = 0 leaves out (all remote memory coherent): "
@@ -648,10 +649,17 @@ Test(config, index_operations_are_checked_against_the_workload)
                           "--set workload.share_scan_pct=5: workload.share_scan_pct: megalon has no such operations "
                           "(no read-modify-writes or scans): workload.name = megalon (--set workload.name=megalon), "
                           "workload.share_scan_pct = 5 (--set workload.share_scan_pct=5)");
-    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=sc_btree", "fail.at=10us", NULL},
-                          "--set workload.name=sc_btree: workload.name: sc_btree does not survive a CN failure yet (its "
-                          "recovery is not designed): workload.name = sc_btree (--set workload.name=sc_btree), fail.at "
-                          "= 10 us (--set fail.at=10 us)");
+    static const char *const survive[] = {"workload.name=sc_btree", "workload.name=sc_art", "workload.name=sc_lsm",
+                                          "workload.name=prism"};
+    for (unsigned i = 0; i < 4; i++) {
+        sim_config_t c;
+        config_err_t e;
+        config_defaults(&c);
+        cr_assert_eq(config_set(&c, "mem.scr_size=1MiB", &e), 0);
+        cr_assert_eq(config_set(&c, survive[i], &e), 0);
+        cr_assert_eq(config_set(&c, "fail.at=10us", &e), 0);
+        cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
+    }
     expect_validate_error((const char *const[]){"workload.lsm_table_keys=100", NULL},
                           "--set workload.lsm_table_keys=100: workload.lsm_table_keys: an SSTable's keys fill whole "
                           "lines: workload.lsm_table_keys = 100 (--set workload.lsm_table_keys=100) is not a multiple "

@@ -563,6 +563,60 @@ Test(workloads, sc_art_check_catches_a_missing_flush)
     mutation_fails("sc_art", &c, "workload.share_skip_flush=writer", 895);
 }
 
+/* `runs` runs of index name on c (8 threads of 4 CNs; seeds from tb_seed(dflt_seed)), CN 2 failing
+ * in each after a random number of calls below 200 + span (its two threads lost with their logs,
+ * its LNR copies lost): each run passes the check over the live threads' logs and the oracle (the
+ * lost CN's unwritten LNR words in doubt); returns the locks taken over over the runs. */
+static uint64_t index_failures(const char *name, const sim_config_t *c, uint64_t dflt_seed, unsigned runs,
+                               uint64_t span)
+{
+    char stat[64];
+    snprintf(stat, sizeof stat, "%s.takeovers", name);
+    uint64_t base = tb_seed(dflt_seed), takeovers = 0;
+    for (unsigned k = 0; k < runs; k++) {
+        const uint64_t seed = base + k;
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = name, .cfg = c, .nthreads = 8, .seed = seed, .base = base,
+                                                  .fail = true, .fail_cn = 2,
+                                                  .fail_after = wl_check_fail_after(seed, 200, span)});
+        takeovers += wl_check_stat(f, stat);
+        wl_func_free(f);
+    }
+    cr_log_info("%s, %u failures: %llu locks taken over", name, runs, (unsigned long long)takeovers);
+    return takeovers;
+}
+
+/* The trees' failure runs: ix_cfg with 512 keys and 400 operations of YCSB-A, half the runs with
+ * every version in the SCR, half with a budget of 4 (the others spilled into the LNR, under stripe
+ * locks), scans among the reads in a third of them. */
+static void tree_survives_failures(const char *name, uint64_t dflt_seed)
+{
+    uint64_t takeovers = 0;
+    for (unsigned v = 0; v < 4; v++) {
+        sim_config_t c = ix_cfg();
+        c.workload.share_objects = 512;
+        c.workload.share_ops = 400;
+        c.workload.share_scr_budget = v % 2 ? 32 : 0;
+        c.workload.share_scan_pct = v / 2 ? 20 : 0;
+        c.workload.share_read_pct = v / 2 ? 30 : 50;
+        takeovers += index_failures(name, &c, dflt_seed + v, 25, 8000);
+    }
+    cr_assert_gt(takeovers, 0, "%s: 100 failures and no lock of a lost thread taken over", name);
+}
+
+Test(workloads, sc_btree_survives_a_cn_failure)
+{
+    /* GIVEN sc_btree on 8 threads of 4 CNs (tree_survives_failures' variants), CN 2 failing at a
+     * random point of each of 100 runs WHEN the survivors go on (a leaf version a lost thread holds
+     * taken over: its one-word write is whole either way) THEN every run passes its check and the
+     * oracle, and over the runs survivors took over locks the lost threads held */
+    tree_survives_failures("sc_btree", 980);
+}
+
+Test(workloads, sc_art_survives_a_cn_failure)
+{
+    tree_survives_failures("sc_art", 990);
+}
+
 /* The LSMs': ix_cfg's keys and operations, SSTables of 64 keys (3000 keys: 47 at the bottom, L3),
  * an SCR budget of 1 KiB of memtable (Prism: 8 buckets of 7 hot keys; SC-LSM: two halves of 4), a
  * 4 KiB manifest, and for Prism 128 bytes of BUL versions (16 nodes of 16 keys: full ranges are
@@ -604,6 +658,59 @@ Test(workloads, prism_passes_its_check_and_the_oracle)
 {
     sim_config_t c = lsm_cfg();
     lsm_runs_clean("prism", &c, 960);
+}
+
+/* The LSMs' failure runs: lsm_cfg with 512 keys in tables of 32 and 400 operations (YCSB-A; then
+ * all puts, so that flushes and merges run while the CN fails; then scans among the reads), CN 2
+ * (threads 2 and 6) failing in each; a third of the runs make thread 0, the compactor, lose its CN
+ * (CN 0). Over the runs, locks were taken over and so was the compactor's role. */
+static void lsm_survives_failures(const char *name, uint64_t dflt_seed)
+{
+    uint64_t takeovers = 0, roles = 0;
+    char stat[64];
+    snprintf(stat, sizeof stat, "%s.compactor_takeovers", name);
+    for (unsigned v = 0; v < 4; v++) {
+        sim_config_t c = lsm_cfg();
+        c.workload.share_objects = 512;
+        c.workload.lsm_table_keys = 32;
+        c.workload.share_ops = 400;
+        c.workload.share_read_pct = v == 1 ? 0 : v == 2 ? 30 : 50;
+        c.workload.share_scan_pct = v == 2 ? 20 : 0;
+        const uint64_t base = tb_seed(dflt_seed + v);
+        for (unsigned k = 0; k < 25; k++) {
+            const uint64_t seed = base + k;
+            const unsigned cn = v == 3 || k % 3 == 0 ? 0 : 2;
+            wl_func_t *f = wl_check_run(&(wl_check_t){.name = name, .cfg = &c, .nthreads = 8, .seed = seed,
+                                                      .base = base, .fail = true, .fail_cn = cn,
+                                                      .fail_after = wl_check_fail_after(seed, 200, 8000)});
+            char st[64];
+            snprintf(st, sizeof st, "%s.takeovers", name);
+            takeovers += wl_check_stat(f, st);
+            roles += wl_check_stat(f, stat);
+            wl_func_free(f);
+        }
+    }
+    cr_log_info("%s, 100 failures: %llu locks taken over, the compactor's role taken over %llu times", name,
+                (unsigned long long)takeovers, (unsigned long long)roles);
+    cr_assert(takeovers > 0 && roles > 0, "%s: 100 failures: %llu locks, %llu compactor roles taken over", name,
+              (unsigned long long)takeovers, (unsigned long long)roles);
+}
+
+Test(workloads, sc_lsm_survives_a_cn_failure)
+{
+    /* GIVEN sc_lsm on 8 threads of 4 CNs (lsm_survives_failures' variants), a CN failing at a random
+     * point of each of 100 runs, the compactor's in a third of them WHEN the survivors go on (a
+     * memtable bucket a lost thread holds taken over; the least live client not done becomes the
+     * compactor, rebuilds its bookkeeping from the manifest and drains the inactive half again)
+     * THEN every run passes its check and the oracle */
+    lsm_survives_failures("sc_lsm", 1010);
+}
+
+Test(workloads, prism_survives_a_cn_failure)
+{
+    /* GIVEN prism, the same WHEN the survivors go on (a BUL node a lost thread held made whole from
+     * its redo record) THEN the same */
+    lsm_survives_failures("prism", 1020);
 }
 
 Test(workloads, lsms_flush_merge_and_free_extents)

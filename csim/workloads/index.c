@@ -12,7 +12,7 @@
 
 static const char *const c_leaf[IDX_NCOUNT] = {"gets",    "puts",     "rmws",    "scans",  "node_reads", "retries",
                                                "flushes", "spilled_version_reads", "nodes", "scr_nodes",
-                                               "warm_ps", "end_ps", "window_ops"};
+                                               "warm_ps", "end_ps", "window_ops", "takeovers"};
 static const char *const c_doc[IDX_NCOUNT] = {
     "gets done (a read-modify-write's get included)",
     "puts done (a read-modify-write's put included)",
@@ -26,7 +26,9 @@ static const char *const c_doc[IDX_NCOUNT] = {
     "nodes whose version lives in the SCR (the others' spilled into the LNR)",
     "the measured window's start (ps): the latest time a thread finished the first tenth of its operations",
     "the measured window's end (ps): the latest time a thread finished its operations",
-    "operations after each thread's first tenth (throughput: window_ops / (end_ps - warm_ps))"};
+    "operations after each thread's first tenth (throughput: window_ops / (end_ps - warm_ps))",
+    "locks held by threads lost with a failed CN taken over by a survivor (node versions, stripes of spilled "
+    "versions, memtable buckets), the state they guard made whole"};
 
 static uint64_t thread_ops(const idx_t *ix, unsigned tid)
 {
@@ -116,12 +118,16 @@ int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, cha
 }
 
 static bool spilled(const idx_t *ix, uint64_t n) { return n >= ix->nscr; }
+/* A thread's redo record (SCR): a header line (the node + 1 whose write it is, 0: none; the node's
+ * address; its words), then the node's image. */
+static uint64_t redo_bytes(const idx_t *ix) { return LINE + (8ull * ix->image_words + LINE - 1) / LINE * LINE; }
+static uint64_t redo_at(const idx_t *ix, unsigned tid) { return ix->redo + (uint64_t)tid * redo_bytes(ix); }
 static uint64_t ver_addr(const idx_t *ix, uint64_t n)
 {
     return spilled(ix, n) ? ix->ver_lnr + 8 * (n - ix->nscr) : ix->ver_scr + 8 * n;
 }
 
-int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, char *err)
+int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, unsigned image_words, char *err)
 {
     ix->nnodes = nnodes;
     ix->nscr = !budget || budget / 8 >= nnodes ? nnodes : budget / 8;
@@ -135,6 +141,10 @@ int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, char 
     if (nspill && (ix->ver_lnr = e->ops->alloc_lnr(e, nspill * 8)) == WL_ALLOC_FAIL)
         return wl_errf(err, "%s: %llu spilled node versions do not fit the Large Non-coherent Region", ix->name,
                        (unsigned long long)nspill);
+    ix->image_words = image_words;
+    if (image_words && (ix->redo = e->ops->alloc_cxl(e, (uint64_t)e->nthreads * redo_bytes(ix))) == WL_ALLOC_FAIL)
+        return wl_errf(err, "%s: the threads' redo records (%u words each) do not fit the Small Coherent Region",
+                       ix->name, image_words);
     if (!(ix->seen = calloc(e->num_cn, sizeof *ix->seen)))
         return wl_errf(err, "%s: out of host memory", ix->name);
     for (unsigned cn = 0; cn < e->num_cn; cn++)
@@ -169,6 +179,17 @@ uint64_t idx_rank(const idx_t *ix, uint64_t key)
 
 /* ---- node versions ---- */
 
+/* A version word: unlocked, a multiple of V_STEP (each write moves it on by one step); locked, that
+ * value | its holder (tid + 1) << 1 | 1, so that a survivor knows a lock a lost thread holds. A
+ * stripe lock word: its holder (tid + 1) | the node whose version it writes + 1 << S_NODE_SHIFT. */
+#define V_STEP (1ull << 14)
+#define V_HOLDER(w) ((unsigned)((w) >> 1 & 0x1fff))
+#define V_BASE(w) ((w) & ~(V_STEP - 1))
+#define S_NODE_SHIFT 14u
+static uint64_t v_locked(uint64_t v, unsigned tid) { return v | ((uint64_t)tid + 1) << 1 | 1; }
+static uint64_t stripe_addr(const idx_t *ix, uint64_t n) { return ix->stripes + 8 * ((n - ix->nscr) / 8 % IDX_STRIPES); }
+static uint64_t stripe_word(unsigned tid, uint64_t n) { return ((uint64_t)tid + 1) | (n + 1) << S_NODE_SHIFT; }
+
 static uint64_t seen_addr(const idx_t *ix, const wl_thread_t *t, uint64_t n) { return ix->seen[t->cn] + 8 * n; }
 
 static uint64_t ver_read(wl_thread_t *t, const idx_t *ix, uint64_t n)
@@ -190,11 +211,85 @@ static void flush_lines(wl_thread_t *t, const idx_t *ix, uint64_t addr, uint64_t
     *ix->stat[IDX_FLUSHES] += lines;
 }
 
+/* Thread `lost` (lost with a failed CN) held node n's lock: makes the node whole. A write of one
+ * word left it whole either way; a write of several words recorded the node's image in the lost
+ * thread's redo record first, and cleared it only once its lines were written back: while the
+ * record names n, write the image again (this CN's stale copies dropped first) and clear it. */
+static void repair(wl_thread_t *t, const idx_t *ix, uint64_t n, unsigned lost)
+{
+    if (!ix->image_words)
+        return;
+    const uint64_t r = redo_at(ix, lost);
+    uint64_t h[3];
+    const uint64_t ha[3] = {r, r + 8, r + 16};
+    wl_ld_batch(t, ha, h, 3);
+    if (h[0] != n + 1 || h[2] > ix->image_words)
+        return;
+    uint64_t a[IDX_IMAGE_MAX], w[IDX_IMAGE_MAX];
+    const unsigned nw = (unsigned)h[2];
+    const uint64_t lines = (8ull * nw + LINE - 1) / LINE;
+    for (unsigned i = 0; i < nw; i++)
+        a[i] = r + LINE + 8 * i;
+    wl_ld_batch(t, a, w, nw);
+    flush_lines(t, ix, h[1], lines);
+    for (unsigned i = 0; i < nw; i++)
+        wl_st(t, h[1] + 8 * i, w[i]);
+    flush_lines(t, ix, h[1], lines);
+    wl_st(t, r, 0);
+}
+
+/* Spilled version stripe sa's lock word s is held by a thread lost with a failed CN: take it over,
+ * make the node it was writing whole (its version, locked by the lost thread, moved on unlocked
+ * and written back) and release the stripe. False: the holder lives, or another survivor was first. */
+static bool stripe_takeover(wl_thread_t *t, const idx_t *ix, uint64_t sa, uint64_t s)
+{
+    const unsigned h = (unsigned)(s & (V_STEP - 1));
+    const uint64_t n = (s >> S_NODE_SHIFT) - 1;
+    if (!s || !h || h > ix->nthreads || wl_alive(t, h - 1) || wl_cas(t, sa, s, stripe_word(t->tid, n)) != s)
+        return false;
+    if (n < ix->nnodes && spilled(ix, n)) {
+        const uint64_t va = ver_addr(ix, n), w = ver_read(t, ix, n);
+        if ((w & 1) && V_HOLDER(w) == h) { /* the version reached memory locked: the write may be partial */
+            repair(t, ix, n, h - 1);
+            wl_st(t, va, V_BASE(w) + V_STEP);
+            wl_flush_opt(t, va);
+            wl_fence(t);
+        } /* else unlocked: the write had not begun, or had ended (its version written back) */
+    }
+    wl_st(t, sa, 0);
+    wl_fence(t);
+    (*ix->stat[IDX_TAKEOVERS])++;
+    return true;
+}
+
+/* Node n's version word w is locked by a thread lost with a failed CN: take the lock over, make the
+ * node whole (repair) and publish its next version (true). False: the holder lives, or another
+ * survivor was first. */
+static bool takeover(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t w)
+{
+    const unsigned h = V_HOLDER(w);
+    if (!(w & 1) || !h || h > ix->nthreads || wl_alive(t, h - 1))
+        return false;
+    if (spilled(ix, n)) { /* its stripe is held by the same thread */
+        const uint64_t sa = stripe_addr(ix, n);
+        return stripe_takeover(t, ix, sa, wl_ld(t, sa));
+    }
+    const uint64_t va = ver_addr(ix, n);
+    if (wl_cas(t, va, w, v_locked(V_BASE(w), t->tid)) != w)
+        return false;
+    repair(t, ix, n, h - 1);
+    wl_st(t, va, V_BASE(w) + V_STEP);
+    wl_fence(t);
+    (*ix->stat[IDX_TAKEOVERS])++;
+    return true;
+}
+
 uint64_t idx_rbegin(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, uint64_t lines)
 {
     uint64_t v;
     while ((v = ver_read(t, ix, n)) & 1)
-        wl_compute(t, SPIN_INSTRS);
+        if (!takeover(t, ix, n, v))
+            wl_compute(t, SPIN_INSTRS);
     if (wl_ld(t, seen_addr(ix, t, n)) != v && ix->skip != CFG_SKIP_READER)
         flush_lines(t, ix, addr, lines);
     return v;
@@ -220,16 +315,18 @@ uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, u
     if (!spilled(ix, n)) {
         for (;;) {
             v = wl_ld(t, va);
-            if (!(v & 1) && wl_cas(t, va, v, v + 1) == v)
+            if (!(v & 1) && wl_cas(t, va, v, v_locked(v, t->tid)) == v)
                 break;
-            wl_compute(t, SPIN_INSTRS);
+            if (!(v & 1) || !takeover(t, ix, n, v))
+                wl_compute(t, SPIN_INSTRS);
         }
-    } else { /* the line's stripe lock, then the version, odd, written back */
-        const uint64_t sa = ix->stripes + 8 * ((n - ix->nscr) / 8 % IDX_STRIPES);
-        while (wl_ld(t, sa) || wl_cas(t, sa, 0, (uint64_t)t->tid + 1))
-            wl_compute(t, SPIN_INSTRS);
+    } else { /* the line's stripe lock, then the version, locked, written back */
+        const uint64_t sa = stripe_addr(ix, n), mine = stripe_word(t->tid, n);
+        for (uint64_t s; (s = wl_ld(t, sa)) || wl_cas(t, sa, 0, mine);)
+            if (!s || !stripe_takeover(t, ix, sa, s))
+                wl_compute(t, SPIN_INSTRS);
         v = ver_read(t, ix, n);
-        wl_st(t, va, v + 1);
+        wl_st(t, va, v_locked(v, t->tid));
         wl_flush_opt(t, va);
         wl_fence(t);
     }
@@ -240,6 +337,16 @@ uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, u
     return v;
 }
 
+void idx_wimage(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, const uint64_t *img, unsigned nw)
+{
+    const uint64_t r = redo_at(ix, t->tid);
+    for (unsigned i = 0; i < nw; i++)
+        wl_st(t, r + LINE + 8 * i, img[i]);
+    wl_st(t, r + 8, addr);
+    wl_st(t, r + 16, nw);
+    wl_st(t, r, n + 1); /* last (TSO keeps the order): the record names the node once it is whole */
+}
+
 void idx_wunlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v, const uint64_t *dirty, unsigned ndirty)
 {
     if (ix->skip != CFG_SKIP_WRITER) {
@@ -248,14 +355,16 @@ void idx_wunlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v, const 
         *ix->stat[IDX_FLUSHES] += ndirty;
     }
     wl_fence(t); /* the lines in memory before the version says so */
+    if (ix->image_words)
+        wl_st(t, redo_at(ix, t->tid), 0); /* the write is whole in memory: no redo */
     const uint64_t va = ver_addr(ix, n);
-    wl_st(t, va, v + 2);
+    wl_st(t, va, v + V_STEP);
     if (spilled(ix, n)) {
         wl_flush_opt(t, va);
         wl_fence(t);
-        wl_st(t, ix->stripes + 8 * ((n - ix->nscr) / 8 % IDX_STRIPES), 0);
+        wl_st(t, stripe_addr(ix, n), 0);
     }
-    wl_st(t, seen_addr(ix, t, n), v + 2);
+    wl_st(t, seen_addr(ix, t, n), v + V_STEP);
     wl_fence(t);
 }
 
@@ -266,7 +375,7 @@ void idx_wabort(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v)
     if (spilled(ix, n)) {
         wl_flush_opt(t, va);
         wl_fence(t);
-        wl_st(t, ix->stripes + 8 * ((n - ix->nscr) / 8 % IDX_STRIPES), 0);
+        wl_st(t, stripe_addr(ix, n), 0);
     }
 }
 
@@ -345,6 +454,7 @@ static int put_cmp(const void *a, const void *b)
 
 typedef struct hist {
     const idx_t *ix;
+    wl_env_t *e;      /* the membership: a lost thread's log is gone with its CN's memory */
     put_t *put;       /* sorted by key rank, then start */
     uint64_t nput;
     uint64_t *first;  /* per rank: its first put's index (nput: none), and first[nkeys] = nput */
@@ -377,6 +487,8 @@ static int check_read(const hist_t *h, const char *what, unsigned tid, uint64_t 
     uint64_t from = h->first[rank]; /* the puts that follow the value read */
     if (val) {
         const uint64_t w = val >> IDX_WRITER_SHIFT, rec = (val & REC_MASK) - 1;
+        if (w && w <= ix->nthreads && !wl_env_alive(h->e, (unsigned)(w - 1)) && rec < max_recs(ix, (unsigned)(w - 1)))
+            return 0; /* a put of a thread lost with a failed CN: when it ran, its log took with it */
         const uint64_t pi = w && w <= ix->nthreads && rec < h->nrec[w - 1] ? h->at[w - 1][rec] : UINT64_MAX;
         if (pi == UINT64_MAX || h->put[pi].rank != rank)
             return wl_errf(err, "%s: thread %u's %s of key %llu returned 0x%llx, which no put of that key wrote", nm,
@@ -401,7 +513,7 @@ static int check_read(const hist_t *h, const char *what, unsigned tid, uint64_t 
 int idx_check(wl_env_t *e, const idx_t *ix, void *w, const idx_ops_t *ops, char *err)
 {
     const char *nm = ix->name;
-    hist_t h = {.ix = ix};
+    hist_t h = {.ix = ix, .e = e};
     int rc = 0;
     uint64_t total = 0;
     h.at = calloc(ix->nthreads, sizeof *h.at);
@@ -415,10 +527,12 @@ int idx_check(wl_env_t *e, const idx_t *ix, void *w, const idx_ops_t *ops, char 
         rc = wl_errf(err, "%s: check: out of host memory", nm);
         goto out;
     }
-    /* the logs: every thread did its operations; the puts */
+    /* the logs: every thread that lived to the end did its operations; the puts (a thread lost with
+     * a failed CN: none known, its log lost with its CN's memory) */
     for (unsigned t = 0; t < ix->nthreads && !rc; t++) {
         const unsigned cn = ix->thread_cn[t];
-        const uint64_t cap = max_recs(ix, t), n = e->ops->peek(e, cn, rec_addr(ix, t, cap));
+        const bool alive = wl_env_alive(e, t);
+        const uint64_t cap = max_recs(ix, t), n = alive ? e->ops->peek(e, cn, rec_addr(ix, t, cap)) : 0;
         uint64_t ops_done = 0;
         if (n > cap || !(h.at[t] = malloc((n ? n : 1) * sizeof *h.at[t]))) {
             rc = wl_errf(err, "%s: thread %u logged %llu records, room for %llu", nm, t, (unsigned long long)n,
@@ -441,7 +555,7 @@ int idx_check(wl_env_t *e, const idx_t *ix, void *w, const idx_ops_t *ops, char 
                 h.put[h.nput++] = (put_t){rank, e->ops->peek(e, cn, a + 16), e->ops->peek(e, cn, a + 24), t, i};
             }
         }
-        if (!rc && ops_done != thread_ops(ix, t))
+        if (!rc && alive && ops_done != thread_ops(ix, t))
             rc = wl_errf(err, "%s: thread %u did %llu of its %llu operations", nm, t, (unsigned long long)ops_done,
                          (unsigned long long)thread_ops(ix, t));
     }
@@ -488,12 +602,15 @@ int idx_check(wl_env_t *e, const idx_t *ix, void *w, const idx_ops_t *ops, char 
             }
         }
     }
-    /* memory: each key's last put (no put of the key began after it ended), or setup's value */
+    /* memory: each key's last put (no put of the key began after it ended), or setup's value; or a
+     * put of a thread lost with a failed CN (its place among the others unknown: its log is lost) */
     for (uint64_t r = 0; r < ix->nkeys && !rc; r++) {
         const uint64_t v = ops->final(e, w, ix->key[r]), end = h.first[r + 1];
         uint64_t pi = UINT64_MAX;
         if (v) {
             const uint64_t wr = v >> IDX_WRITER_SHIFT, rec = (v & REC_MASK) - 1;
+            if (wr && wr <= ix->nthreads && !wl_env_alive(e, (unsigned)(wr - 1)) && rec < max_recs(ix, (unsigned)(wr - 1)))
+                continue;
             pi = wr && wr <= ix->nthreads && rec < h.nrec[wr - 1] ? h.at[wr - 1][rec] : UINT64_MAX;
         }
         if (v ? pi == UINT64_MAX || h.put[pi].rank != r || first_after(&h, r, h.put[pi].t1) != end

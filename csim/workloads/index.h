@@ -27,13 +27,27 @@
  * write back the lines written (clflushopt each, fence), store the next even version and fence
  * (the write ends visible).
  *
+ * A CN failure (DIKTAMO's recovery; not in the blog). A locked version names its holder (unlocked: a
+ * multiple of 2^14; locked: that | (tid + 1) << 1 | 1), a spilled version's stripe lock its holder
+ * and node. A survivor finding either held by a thread lost with a failed CN (wl_alive, the
+ * runtime's membership after the recovery) takes it over by CAS, makes the node whole and
+ * publishes the next version (`takeovers`). Whole: a one-word write (a value) leaves the node old
+ * or new; a write of several words (idx_wimage) first records the node's whole new image in the
+ * writer's redo record in the SCR, named last, and clears it once the lines are written back: a
+ * survivor finding the record naming the node writes the image again. Redo, not undo or copy-on-
+ * write: one record per thread, idempotent, and no order of a lost CN's write-backs is assumed
+ * (any subset of its dirty lines may have reached memory).
+ *
  * Correctness, checked at the end against the logs: every get (and each pair a scan returned)
  * returned the key's setup value or a put of that key that began before the read ended, and no put
  * of the key both began after that put ended and ended before the read began (no stale value: the
  * real-time order of puts is the only order a log shows); a scan returned strictly increasing keys,
  * the share_scan_len (or, at the end of the key set, fewer) keys of the set from the drawn one on,
  * none lost or repeated; memory holds for each key setup's value when it had no put, else the
- * value of a put no other put of the key follows in real time. */
+ * value of a put no other put of the key follows in real time. With threads lost with a failed CN,
+ * only the live threads' logs are read (a lost one's went with its CN's memory) and only they must
+ * have done their operations; a value read or held that a lost thread's put wrote (its value names
+ * it) is accepted, when that put ran being unknown; every other one is checked as above. */
 #ifndef INDEX_H
 #define INDEX_H
 
@@ -47,6 +61,7 @@
 #define IDX_WRITER_SHIFT 40u
 #define IDX_STRIPES 64u   /* SCR locks of the spilled versions' lines */
 #define IDX_SCAN_MAX 256u /* workload.share_scan_len's largest */
+#define IDX_IMAGE_MAX 64u /* the most words of a node image in a redo record (idx_wimage) */
 
 typedef enum idx_op { IDX_GET, IDX_PUT, IDX_RMW, IDX_SCAN } idx_op_e;
 
@@ -65,6 +80,7 @@ enum {
     IDX_WARM_PS,   /* the measured window's start: the latest end of a thread's first tenth of its ops */
     IDX_END_PS,    /* the window's end: the latest end of a thread's operations */
     IDX_WIN_OPS,   /* operations after each thread's first tenth (throughput: these over the window) */
+    IDX_TAKEOVERS, /* locks of threads lost with a failed CN taken over (versions, stripes, the index's own) */
     IDX_NCOUNT
 };
 
@@ -83,6 +99,8 @@ typedef struct idx {
     /* node versions (idx_versions) */
     uint64_t nnodes, nscr;  /* nodes; of them, with their version in the SCR (the first nscr) */
     uint64_t ver_scr, ver_lnr, stripes;
+    unsigned image_words; /* a node image's words in a redo record (0: no multi-word node writes) */
+    uint64_t redo;        /* SCR: each thread's redo record (idx_wimage) */
     uint64_t *seen;     /* per CN (local): a word per node */
     uint64_t *stat[IDX_NCOUNT];
 } idx_t;
@@ -91,15 +109,17 @@ typedef struct idx {
  *  `background` threads are background threads (no operations: share_ops split over the others). */
 int idx_setup(wl_env_t *e, idx_t *ix, const char *name, unsigned background, char *err);
 /** Allocates the versions of nnodes nodes (SCR within budget bytes, the rest spilled into the LNR;
- *  budget 0: all in the SCR) and each CN's seen table. */
-int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, char *err);
+ *  budget 0: all in the SCR), each CN's seen table and, when image_words (at most IDX_IMAGE_MAX),
+ *  each thread's redo record of a node image of that many words in the SCR. */
+int idx_versions(wl_env_t *e, idx_t *ix, uint64_t nnodes, uint64_t budget, unsigned image_words, char *err);
 void idx_free(idx_t *ix);
 
 /** The rank of key in the sorted key set, or nkeys when it is not one of them. */
 uint64_t idx_rank(const idx_t *ix, uint64_t key);
 
-/** Reading node n (its lines at addr, `lines` of them): waits for an even version and drops this
- *  CN's copies when they are stale (unless the reader mutation skips it). Returns the version. */
+/** Reading node n (its lines at addr, `lines` of them): waits for an unlocked version (taking the
+ *  lock over from a thread lost with a failed CN) and drops this CN's copies when they are stale
+ *  (unless the reader mutation skips it). Returns the version. */
 uint64_t idx_rbegin(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, uint64_t lines);
 /** After the node's words were read: true when its version is still v (and records it as this
  *  CN's seen one), false when the read must be done again. */
@@ -107,8 +127,13 @@ bool idx_rend(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v);
 /** True when node n's version is still v (a read validated earlier still holds). */
 bool idx_rvalid(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v);
 /** Locks node n for writing and makes this CN's copies of its lines current. Returns the version
- *  before the lock (even), for idx_wunlock. */
+ *  before the lock (unlocked), for idx_wunlock. */
 uint64_t idx_wlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, uint64_t lines);
+/** Before a write of several words of locked node n (at addr): records the node's whole new image
+ *  (nw words, at most the image_words of idx_versions) in this thread's redo record in the SCR, so
+ *  that a survivor taking the lock over from this thread, lost with a failed CN, writes it again
+ *  (idx_wunlock clears the record once the lines are written back). */
+void idx_wimage(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t addr, const uint64_t *img, unsigned nw);
 /** Writes back the lines written (dirty[0 .. ndirty), addresses; unless the writer mutation skips
  *  it), then publishes version v + 2 and fences: the write is visible when this returns. */
 void idx_wunlock(wl_thread_t *t, const idx_t *ix, uint64_t n, uint64_t v, const uint64_t *dirty, unsigned ndirty);

@@ -20,10 +20,12 @@
 #define N_KEYS 16u
 #define N_LINES 5u
 #define N_BYTES (N_LINES * LINE)
+#define N_IMAGE (1u + 2u * N_KEYS) /* its words: a redo record holds them (idx_wimage) */
 #define N_KEY(i) (8u + 8u * (i))
 #define N_VAL(i) (8u + 8u * N_KEYS + 8u * (i))
 #define RANGE_NODES 16u /* BUL nodes a flush writes out at once */
-/* manifest: word 0 its sequence (odd while changed), word 1 its table count, entries from line 1 */
+/* manifest: line 0 its sequence (word 0), then two slots, the current one (sequence / 2) % 2: each a
+ * header line (its table count, the next table id), then its entries */
 #define M_HDR 64u
 #define M_ENTRY 32u /* id; level | extent << 8 | count << 32; least key; greatest key */
 #define MAN_CAP 256u
@@ -36,16 +38,18 @@
 /* an SSTable: a header line (id, count), a fence index (the first key of each block of 64 entries,
  * whole lines), then the entries, key and value side by side, as a data block holds them */
 #define BLOCK 64u
-/* the shared control line: the active memtable half (SC-LSM), clients done */
+/* the shared control line: the active memtable half (SC-LSM), the clients done (a bit each), the
+ * compactor whose bookkeeping is current (tid + 1) */
 #define C_ACTIVE 0u
 #define C_DONE 8u
+#define C_OWNER 16u
 
 enum { L_PROBED, L_TABLE_GETS, L_PROMOTIONS, L_EVICTIONS, L_BUL_INSERTS, L_FLUSHES, L_COMPACTIONS, L_FREED,
-       L_STALLS, L_SCAN_RETRIES, L_WRITTEN, L_FREED_READS, L_EARLY_FREES, L_NCOUNT };
+       L_STALLS, L_SCAN_RETRIES, L_WRITTEN, L_FREED_READS, L_EARLY_FREES, L_ADOPTIONS, L_NCOUNT };
 static const char *const l_leaf[L_NCOUNT] = {"tables_probed", "table_gets",  "promotions", "evictions",
                                              "bul_inserts",   "l0_flushes",  "compactions", "extents_freed",
                                              "write_stalls",  "scan_retries", "entries_written",
-                                             "freed_extent_reads", "early_frees"};
+                                             "freed_extent_reads", "early_frees", "compactor_takeovers"};
 static const char *const l_doc[L_NCOUNT] = {
     "SSTables searched by gets (per get: tables_probed / gets)",
     "gets that reached the SSTables (found in neither the memtable nor the BUL)",
@@ -59,7 +63,9 @@ static const char *const l_doc[L_NCOUNT] = {
     "scans started again (a BUL node or the manifest changed under them)",
     "SSTable entries written by flushes and compactions",
     "SSTable reads under a manifest whose table had left its extent (freed too early; must be 0)",
-    "extents freed while a thread still read under a manifest that listed their table (must be 0)"};
+    "extents freed while a thread still read under a manifest that listed their table (must be 0)",
+    "compactor roles taken over (the compactor lost with a failed CN, or a client acting as it done): its "
+    "bookkeeping rebuilt from the manifest"};
 
 typedef struct ment {
     uint64_t id, w1, lo, hi;
@@ -81,7 +87,7 @@ typedef struct lsm {
     uint64_t tkeys;         /* entries per SSTable */
     uint64_t ext_bytes, fence_bytes, nexts, ext_base; /* an extent's bytes, its fences', extents, LNR base */
     uint64_t nbuckets, mt;  /* memtable: buckets (SC-LSM: per half, the halves one after the other) */
-    uint64_t man, man_max, ctl, act;
+    uint64_t man, man_max, slot_bytes, ctl, act;
     uint64_t *rseen;        /* per CN (local): per extent the last table id it met there */
     uint64_t bul, bul_nodes;
     unsigned l0_trigger, l1_tables, ratio, bottom;
@@ -93,6 +99,7 @@ typedef struct lsm {
     uint64_t (*retired)[2]; /* extent, the sequence from which no reader may still use it */
     uint64_t nret;
     unsigned rr[MAX_LEVELS];
+    bool redrain; /* SC-LSM: the inactive half may hold keys a lost compactor did not empty */
     char overflow[160]; /* a sizing error met at run time, for the check */
     /* the check's instrument (host, no simulated cost): the id of the table each extent holds now
      * (0: free), and the first read of an extent whose table had left it */
@@ -130,6 +137,7 @@ static uint64_t tkey_at(const lsm_t *L, uint64_t x, uint64_t i)
 }
 static uint64_t tval_at(const lsm_t *L, uint64_t x, uint64_t i) { return tkey_at(L, x, i) + 8; }
 static uint64_t act_at(const lsm_t *L, unsigned tid) { return L->act + 2 * LINE * tid; }
+static uint64_t slot_at(const lsm_t *L, uint64_t seq) { return L->man + M_HDR + (seq / 2 % 2) * L->slot_bytes; }
 static uint64_t level_cap(const lsm_t *L, unsigned level)
 {
     uint64_t c = L->l1_tables;
@@ -204,7 +212,9 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
         goto out;
     }
     /* SCR: manifest, memtable, control lines; the BUL's versions (idx_versions) */
-    if ((rc = alloc_or(&L->man, e->ops->alloc_cxl(e, man_bytes), err, name, "the manifest in the SCR")) ||
+    L->slot_bytes = M_HDR + (L->man_max * M_ENTRY + LINE - 1) / LINE * LINE;
+    if ((rc = alloc_or(&L->man, e->ops->alloc_cxl(e, M_HDR + 2 * L->slot_bytes), err, name,
+                       "the manifest in the SCR")) ||
         (rc = alloc_or(&L->mt, e->ops->alloc_cxl(e, B_BYTES * L->nbuckets * (prism ? 1 : 2)), err, name,
                        "the memtable in the SCR")) ||
         (rc = alloc_or(&L->ctl, e->ops->alloc_cxl(e, LINE), err, name, "the control line in the SCR")) ||
@@ -221,7 +231,7 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
         }
         if ((rc = alloc_or(&L->bul, e->ops->alloc_lnr(e, L->bul_nodes * N_BYTES), err, name, "the BUL in the LNR")))
             goto out;
-        if ((rc = idx_versions(e, ix, L->bul_nodes, 8 * L->bul_nodes, err)))
+        if ((rc = idx_versions(e, ix, L->bul_nodes, 8 * L->bul_nodes, N_IMAGE, err)))
             goto out;
         for (uint64_t w = 0; w < L->bul_nodes * N_BYTES / 8; w++)
             e->ops->poke(e, 0, L->bul + 8 * w, 0);
@@ -274,10 +284,13 @@ int lsm_setup(wl_env_t *e, void **state, char *err, const char *name, bool prism
     for (uint64_t x = L->nexts; x-- > tables;)
         L->free_ext[L->nfree++] = x;
     L->seq = 2;
+    const uint64_t sl = slot_at(L, L->seq);
     e->ops->poke(e, 0, L->man, L->seq);
-    e->ops->poke(e, 0, L->man + 8, L->mn);
+    e->ops->poke(e, 0, sl, L->mn);
+    e->ops->poke(e, 0, sl + 8, L->next_id);
+    e->ops->poke(e, 0, L->ctl + C_OWNER, 1);
     for (unsigned i = 0; i < L->mn; i++) {
-        const uint64_t a = L->man + M_HDR + M_ENTRY * i;
+        const uint64_t a = sl + M_HDR + M_ENTRY * i;
         e->ops->poke(e, 0, a, L->mh[i].id);
         e->ops->poke(e, 0, a + 8, L->mh[i].w1);
         e->ops->poke(e, 0, a + 16, L->mh[i].lo);
@@ -304,20 +317,16 @@ static void snapshot(wl_thread_t *t, const lsm_t *L, snap_t *s)
 {
     uint64_t a[256], v[256];
     for (;;) {
-        const uint64_t seq = wl_ld(t, L->man);
-        if (seq & 1) {
-            wl_compute(t, SPIN_INSTRS);
-            continue;
-        }
+        const uint64_t seq = wl_ld(t, L->man), sl = slot_at(L, seq);
         wl_st(t, act_at(L, t->tid) + A_SEQ, seq);
         wl_fence(t); /* announced before the sequence is read again */
-        uint64_t n = wl_ld(t, L->man + 8);
+        uint64_t n = wl_ld(t, sl);
         if (n > L->man_max)
             n = L->man_max; /* a torn read: the sequence will not match */
         for (uint64_t w0 = 0; w0 < 4 * n; w0 += 256) {
             const unsigned m = (unsigned)(4 * n - w0 < 256 ? 4 * n - w0 : 256);
             for (unsigned j = 0; j < m; j++)
-                a[j] = L->man + M_HDR + 8 * (w0 + j);
+                a[j] = sl + M_HDR + 8 * (w0 + j);
             wl_ld_batch(t, a, v, m);
             for (unsigned j = 0; j < m; j++) {
                 ment_t *e = &s->e[(w0 + j) / 4];
@@ -412,10 +421,30 @@ static uint64_t tables_get(wl_thread_t *t, const lsm_t *L, uint64_t key)
 
 /* ---- the memtable ---- */
 
-static void lock_word(wl_thread_t *t, uint64_t a)
+static void background_or_wait(wl_thread_t *t, lsm_t *L);
+
+/* A memtable bucket's lock (its holder's tid + 1). One a thread lost with a failed CN holds is
+ * taken over: the bucket is whole at every step of a put (a slot's value is stored before its key,
+ * a key leaves its slot only once it is in the BUL). A client waiting for it does the compactor's
+ * work meanwhile when it acts as the compactor (duty): the holder may be waiting for that work. */
+static void lock_word(wl_thread_t *t, lsm_t *L, uint64_t a, bool duty)
 {
-    while (wl_ld(t, a) || wl_cas(t, a, 0, (uint64_t)t->tid + 1))
-        wl_compute(t, SPIN_INSTRS);
+    for (;;) {
+        const uint64_t w = wl_ld(t, a);
+        if (!w) {
+            if (wl_cas(t, a, 0, (uint64_t)t->tid + 1) == 0)
+                return;
+        } else if (w <= L->ix.nthreads && !wl_alive(t, (unsigned)w - 1)) {
+            if (wl_cas(t, a, w, (uint64_t)t->tid + 1) == w) {
+                (*L->ix.stat[IDX_TAKEOVERS])++;
+                return;
+            }
+        } else if (duty) {
+            background_or_wait(t, L);
+        } else {
+            wl_compute(t, SPIN_INSTRS);
+        }
+    }
 }
 
 /* The bucket's slot keys, read at once. */
@@ -489,8 +518,6 @@ static bool bul_get(wl_thread_t *t, const lsm_t *L, uint64_t key, uint64_t *val)
     }
 }
 
-static void background_or_wait(wl_thread_t *t, lsm_t *L);
-
 /* Updates key in its BUL node or inserts it there (waiting for a flush while the node is full).
  * Returns true when the key was there already. */
 static bool bul_upsert(wl_thread_t *t, lsm_t *L, uint64_t key, uint64_t val)
@@ -506,13 +533,23 @@ static bool bul_upsert(wl_thread_t *t, lsm_t *L, uint64_t key, uint64_t val)
             return true;
         }
         if (cnt < N_KEYS) { /* insert at i: the entries after it move up one */
-            uint64_t ad[2 * N_KEYS], w[2 * N_KEYS], dirty[N_LINES];
+            uint64_t ad[N_IMAGE], w[2 * N_KEYS], dirty[N_LINES], img[N_IMAGE];
             const unsigned m = (unsigned)(cnt - i);
+            for (unsigned j = 0; j < N_IMAGE; j++)
+                ad[j] = a + 8 * j;
+            wl_ld_batch(t, ad, img, N_IMAGE); /* the node's image, then its new one (a redo record) */
             for (unsigned j = 0; j < m; j++) {
-                ad[j] = a + N_KEY(i + j);
-                ad[m + j] = a + N_VAL(i + j);
+                w[j] = img[1 + i + j];
+                w[m + j] = img[1 + N_KEYS + i + j];
             }
-            wl_ld_batch(t, ad, w, 2 * m);
+            for (unsigned j = m; j-- > 0;) {
+                img[1 + i + j + 1] = w[j];
+                img[1 + N_KEYS + i + j + 1] = w[m + j];
+            }
+            img[0] = cnt + 1;
+            img[1 + i] = key;
+            img[1 + N_KEYS + i] = val;
+            idx_wimage(t, &L->ix, n, a, img, N_IMAGE);
             for (unsigned j = m; j-- > 0;) {
                 wl_st(t, a + N_KEY(i + j + 1), w[j]);
                 wl_st(t, a + N_VAL(i + j + 1), w[m + j]);
@@ -558,7 +595,7 @@ static void sclsm_put(wl_thread_t *t, lsm_t *L, uint64_t key, uint64_t val)
     for (bool stalled = false;; stalled = true) {
         const unsigned h = (unsigned)wl_ld(t, L->ctl + C_ACTIVE);
         const uint64_t b = bucket_of(L, h, key);
-        lock_word(t, b);
+        lock_word(t, L, b, true);
         if (wl_ld(t, L->ctl + C_ACTIVE) == h) { /* still the active half: the compactor drains it after the switch */
             uint64_t k[B_SLOTS];
             slot_keys(t, b, k);
@@ -589,7 +626,7 @@ static void sclsm_put(wl_thread_t *t, lsm_t *L, uint64_t key, uint64_t val)
 static void prism_put(wl_thread_t *t, lsm_t *L, uint64_t key, uint64_t val)
 {
     const uint64_t b = bucket_of(L, 0, key);
-    lock_word(t, b); /* the puts of a key serialize here */
+    lock_word(t, L, b, true); /* the puts of a key serialize here */
     uint64_t k[B_SLOTS];
     slot_keys(t, b, k);
     for (unsigned i = 0; i < B_SLOTS; i++)
@@ -761,20 +798,22 @@ static int ment_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Writes the host manifest into the SCR: odd, entries, even. */
+/* Writes the host manifest into the SCR: into the slot readers do not use (the next sequence's),
+ * then the sequence, one store, makes it current. */
 static void publish(wl_thread_t *t, lsm_t *L)
 {
     qsort(L->mh, L->mn, sizeof *L->mh, ment_cmp);
-    wl_st(t, L->man, L->seq + 1);
-    wl_fence(t);
-    wl_st(t, L->man + 8, L->mn);
+    const uint64_t sl = slot_at(L, L->seq + 2);
+    wl_st(t, sl, L->mn);
+    wl_st(t, sl + 8, L->next_id);
     for (unsigned i = 0; i < L->mn; i++) {
-        const uint64_t a = L->man + M_HDR + M_ENTRY * i;
+        const uint64_t a = sl + M_HDR + M_ENTRY * i;
         wl_st(t, a, L->mh[i].id);
         wl_st(t, a + 8, L->mh[i].w1);
         wl_st(t, a + 16, L->mh[i].lo);
         wl_st(t, a + 24, L->mh[i].hi);
     }
+    wl_fence(t);
     L->seq += 2;
     wl_st(t, L->man, L->seq);
     wl_fence(t);
@@ -792,14 +831,15 @@ static void reclaim(wl_thread_t *t, lsm_t *L)
             a[j] = act_at(L, u0 + j) + A_SEQ;
         wl_ld_batch(t, a, v, m);
         for (unsigned j = 0; j < m; j++)
-            if (v[j] && v[j] < least)
+            if (v[j] && v[j] < least && wl_alive(t, u0 + j)) /* a thread lost with a failed CN reads nothing */
                 least = v[j];
     }
     uint64_t k = 0;
     for (uint64_t i = 0; i < L->nret; i++)
         if (L->retired[i][1] <= least || L->ix.skip == CFG_SKIP_COMPACTOR) {
             for (unsigned u = 0; u < L->ix.nthreads; u++) /* the instrument: is anyone still reading under it? */
-                if (L->snap_seq[u] && L->snap_seq[u] < L->retired[i][1] && !(*L->stat[L_EARLY_FREES])++)
+                if (L->snap_seq[u] && L->snap_seq[u] < L->retired[i][1] && wl_alive(t, u) &&
+                    !(*L->stat[L_EARLY_FREES])++)
                     snprintf(L->early_free, sizeof L->early_free, "extent %llu freed while thread %u read under "
                              "manifest %llu, older than the one that removed its table (%llu)",
                              (unsigned long long)L->retired[i][0], u, (unsigned long long)L->snap_seq[u],
@@ -962,15 +1002,11 @@ static void take_requests(wl_thread_t *t, const lsm_t *L, uint64_t req)
             wl_st(t, act_at(L, u) + A_REQ, 0);
 }
 
-/* SC-LSM: the active half becomes the other one; the full one is drained (each bucket's lock taken
- * once, so that a put that locked it before the switch has finished), written out as L0 tables,
- * published, then emptied. */
-static void flush_memtable(wl_thread_t *t, lsm_t *L)
+/* SC-LSM: half h, no longer the active one, drained (each bucket's lock taken once, so that a put
+ * that locked it before the switch has finished), written out as L0 tables, published, then
+ * emptied. */
+static void drain(wl_thread_t *t, lsm_t *L, unsigned h)
 {
-    const unsigned h = (unsigned)wl_ld(t, L->ctl + C_ACTIVE);
-    wl_st(t, L->ctl + C_ACTIVE, 1 - h);
-    wl_fence(t);
-    take_requests(t, L, 1);
     cand_t *c = malloc(B_SLOTS * L->nbuckets * sizeof *c);
     if (!c)
         abort();
@@ -978,7 +1014,7 @@ static void flush_memtable(wl_thread_t *t, lsm_t *L)
     for (uint64_t i = 0; i < L->nbuckets; i++) {
         const uint64_t b = L->mt + B_BYTES * (h * L->nbuckets + i);
         uint64_t a[2 * B_SLOTS], v[2 * B_SLOTS];
-        lock_word(t, b);
+        lock_word(t, L, b, false);
         for (unsigned j = 0; j < B_SLOTS; j++) {
             a[j] = b + B_KEY(j);
             a[B_SLOTS + j] = b + B_VAL(j);
@@ -999,6 +1035,16 @@ static void flush_memtable(wl_thread_t *t, lsm_t *L)
         *L->stat[L_FLUSHES] += nc != 0;
     }
     free(c);
+}
+
+/* SC-LSM: the active half becomes the other one; the full one is drained. */
+static void flush_memtable(wl_thread_t *t, lsm_t *L)
+{
+    const unsigned h = (unsigned)wl_ld(t, L->ctl + C_ACTIVE);
+    wl_st(t, L->ctl + C_ACTIVE, 1 - h);
+    wl_fence(t);
+    take_requests(t, L, 1);
+    drain(t, L, h);
 }
 
 /* Prism: a BUL range's nodes locked, their keys written out as an L0 table, published, the nodes
@@ -1040,17 +1086,65 @@ static void flush_range(wl_thread_t *t, lsm_t *L, uint64_t r)
     free(c);
 }
 
+/* Thread t becomes the compactor (the one before it lost with a failed CN, or a client that acted
+ * as it done): its bookkeeping is rebuilt from what the SCR holds. The manifest's current slot is
+ * whole (a change is published by one store of the sequence), so a change the last compactor did
+ * not publish is undone: its outputs are in extents the manifest does not list. Every extent the
+ * manifest does not list is retired at the current sequence (freed once no live thread reads under
+ * an older one); table ids go on from the slot's next id; SC-LSM drains the inactive half again
+ * (a flush may have been lost before it was published, or before the half was emptied: its keys
+ * then are in L0 twice, with the same values). */
+static void adopt(wl_thread_t *t, lsm_t *L)
+{
+    const uint64_t seq = wl_ld(t, L->man), sl = slot_at(L, seq);
+    uint64_t n = wl_ld(t, sl), a[4], v[4];
+    L->next_id = wl_ld(t, sl + 8);
+    L->seq = seq;
+    L->mn = 0;
+    if (n > L->man_max)
+        n = L->man_max; /* (cannot be: the slot was written whole before the sequence named it) */
+    bool *live = calloc(L->nexts, sizeof *live);
+    if (!live)
+        abort();
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned f = 0; f < 4; f++)
+            a[f] = sl + M_HDR + M_ENTRY * i + 8 * f;
+        wl_ld_batch(t, a, v, 4);
+        L->mh[L->mn++] = (ment_t){v[0], v[1], v[2], v[3]};
+        if (m_ext(v[1]) < L->nexts)
+            live[m_ext(v[1])] = true;
+    }
+    L->nfree = L->nret = 0;
+    for (uint64_t x = 0; x < L->nexts; x++)
+        if (!live[x]) {
+            L->retired[L->nret][0] = x;
+            L->retired[L->nret++][1] = seq;
+        }
+    free(live);
+    L->redrain = !L->prism;
+    wl_st(t, L->ctl + C_OWNER, (uint64_t)t->tid + 1);
+    wl_fence(t);
+    (*L->stat[L_ADOPTIONS])++;
+}
+
 /* One piece of background work: true when it did some. Order: free what can be freed; merge L0
  * when it is two tables past its trigger (puts wait meanwhile: the LSM's write stall); the flushes
  * asked for; then L0 at its trigger and each level over its capacity. */
 static bool lsm_step(wl_thread_t *t, lsm_t *L)
 {
+    if (t->tid && wl_ld(t, L->ctl + C_OWNER) != (uint64_t)t->tid + 1)
+        adopt(t, L);
     reclaim(t, L);
     if (L->overflow[0])
         return false;
     const unsigned l0 = level_count(L, 0);
     if (l0 >= L->l0_trigger + 2) {
         compact(t, L, 0);
+        return true;
+    }
+    if (L->redrain) { /* before any switch of halves: the inactive one's keys are older than the active one's */
+        L->redrain = false;
+        drain(t, L, 1 - (unsigned)wl_ld(t, L->ctl + C_ACTIVE));
         return true;
     }
     uint64_t a[64], v[64];
@@ -1080,18 +1174,32 @@ static bool lsm_step(wl_thread_t *t, lsm_t *L)
     return false;
 }
 
+/* Thread t is the compactor: the background thread 0 while it lives; else (or with no background
+ * thread) the least client that lives and has not done its operations. */
+static bool acting(wl_thread_t *t, const lsm_t *L)
+{
+    if (L->ix.first_client && wl_alive(t, 0))
+        return t->tid == 0;
+    const uint64_t done = wl_ld(t, L->ctl + C_DONE);
+    for (unsigned u = L->ix.first_client; u < L->ix.nthreads; u++)
+        if (wl_alive(t, u) && !(done >> u & 1))
+            return u == t->tid;
+    return false;
+}
+
 static void background_or_wait(wl_thread_t *t, lsm_t *L)
 {
-    if (L->ix.first_client == 0) /* no compactor thread: the client does its work */
+    if (acting(t, L)) /* a client that acts as the compactor does its work */
         lsm_step(t, L);
     else
         wl_compute(t, SPIN_INSTRS);
 }
 
-static void solo_between(wl_thread_t *t, void *w)
+static void client_between(wl_thread_t *t, void *w)
 {
-    while (lsm_step(t, w))
-        ;
+    if (acting(t, w))
+        while (lsm_step(t, w))
+            ;
 }
 
 /* ---- the check's view, the threads ---- */
@@ -1114,9 +1222,9 @@ static uint64_t lsm_final(wl_env_t *e, void *w, uint64_t key)
             if (pk(e, a + N_KEY(i)) == key)
                 return pk(e, a + N_VAL(i));
     }
-    const uint64_t n = pk(e, L->man + 8);
-    for (uint64_t i = 0; i < n; i++) {
-        const uint64_t a = L->man + M_HDR + M_ENTRY * i, w1 = pk(e, a + 8), x = m_ext(w1), cnt = m_count(w1);
+    const uint64_t sl = slot_at(L, pk(e, L->man)), n = pk(e, sl);
+    for (uint64_t i = 0; i < n && i < L->man_max; i++) {
+        const uint64_t a = sl + M_HDR + M_ENTRY * i, w1 = pk(e, a + 8), x = m_ext(w1), cnt = m_count(w1);
         if (pk(e, a + 16) > key || pk(e, a + 24) < key)
             continue;
         uint64_t lo = 0, hi = cnt;
@@ -1133,21 +1241,29 @@ static uint64_t lsm_final(wl_env_t *e, void *w, uint64_t key)
     return NONE;
 }
 
-static const idx_ops_t ops_bg = {.get = lsm_get, .put = lsm_put, .scan = lsm_scan, .final = lsm_final};
-static const idx_ops_t ops_solo = {
-    .get = lsm_get, .put = lsm_put, .scan = lsm_scan, .between = solo_between, .final = lsm_final};
+static const idx_ops_t ops = {
+    .get = lsm_get, .put = lsm_put, .scan = lsm_scan, .between = client_between, .final = lsm_final};
+
+/* Every client that lives has done its operations. */
+static bool all_done(wl_thread_t *t, const lsm_t *L)
+{
+    const uint64_t done = wl_ld(t, L->ctl + C_DONE);
+    for (unsigned u = L->ix.first_client; u < L->ix.nthreads; u++)
+        if (wl_alive(t, u) && !(done >> u & 1))
+            return false;
+    return true;
+}
 
 void lsm_thread(wl_thread_t *t, void *state)
 {
     lsm_t *L = state;
-    const unsigned clients = L->ix.nthreads - L->ix.first_client;
-    if (t->tid < L->ix.first_client) { /* the compactor, until every client is done */
-        while (lsm_step(t, L) || wl_ld(t, L->ctl + C_DONE) < clients)
+    if (t->tid < L->ix.first_client) { /* the compactor, until every client that lives is done */
+        while (lsm_step(t, L) || !all_done(t, L))
             wl_compute(t, IDLE_INSTRS);
         return;
     }
-    idx_run(t, &L->ix, L, L->ix.first_client ? &ops_bg : &ops_solo);
-    wl_fadd(t, L->ctl + C_DONE, 1);
+    idx_run(t, &L->ix, L, &ops);
+    wl_fadd(t, L->ctl + C_DONE, 1ull << t->tid);
 }
 
 int lsm_check(wl_env_t *e, void *state, char *err)
@@ -1161,5 +1277,5 @@ int lsm_check(wl_env_t *e, void *state, char *err)
     if (*L->stat[L_FREED_READS])
         return wl_errf(err, "%s: %llu SSTable reads in an extent its table had left (freed too early); first: %s",
                        L->ix.name, (unsigned long long)*L->stat[L_FREED_READS], L->freed_read);
-    return idx_check(e, &L->ix, L, L->ix.first_client ? &ops_bg : &ops_solo, err);
+    return idx_check(e, &L->ix, L, &ops, err);
 }

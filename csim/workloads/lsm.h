@@ -24,7 +24,7 @@
  *             ranges. Setup loads every key into the lowest level whose capacity holds it (L1
  *             lsm_l1_tables tables, each level below lsm_level_ratio times more).
  *   manifest  in the SCR: the live tables (id, level, extent, count, least and greatest key),
- *             behind a sequence number that is odd while the compactor changes it (a seqlock).
+ *             behind a sequence number (a seqlock over two slots, below).
  * A table's id grows with every table written, so a CN that meets an id it has not seen in an
  * extent flushes the whole extent once (each CN's table of the last id it saw per extent, in its
  * local memory) and reads it through its caches from then on: the blog's "flush once on first
@@ -48,12 +48,24 @@
  * Compaction: one background thread (tid 0 when there are two threads or more; with one thread the
  * client does it inline when it must wait) writes the flushes asked for, then merges L0 into L1 once
  * L0 holds lsm_l0_tables tables, and a level over its capacity into the next, one table at a time.
- * Outputs go to free extents, every line written back, then the manifest changes (odd, rewritten,
- * even). Readers announce the manifest sequence they read under (an SCR line per thread, 0 when
+ * Outputs go to free extents, every line written back, then the manifest changes (its other slot
+ * written, then the sequence). Readers announce the manifest sequence they read under (an SCR line per thread, 0 when
  * idle) before checking it again, so an extent a change removed is freed only once every thread's
  * announcement is idle or at least that change's (workload.share_skip_flush = compactor: at once,
  * a mutation its check must catch). The compactor's free list of extents is its private
- * bookkeeping, kept in host memory at no simulated cost. */
+ * bookkeeping, kept in host memory at no simulated cost.
+ * The manifest is a sequence word and two slots: the current one is the sequence's (sequence / 2
+ * mod 2); a change is written whole into the other slot, then published by one store of the
+ * sequence, so readers never wait and a compactor lost mid-change leaves the last manifest whole.
+ * A CN failure (not in the blog): a bucket lock a lost thread holds is taken over (a bucket is
+ * whole at every step of a put); a BUL node as index.h says (inserts keep a redo record). The
+ * compactor is thread 0 while it lives, else the least live client not done (a done bit each in
+ * the SCR; waits count live clients only), which does the work between its operations and while it
+ * waits. A new compactor (the SCR names the current one) rebuilds its bookkeeping from the current
+ * slot: its tables and next id; every extent the slot does not list retired at the current
+ * sequence, so a lost compactor's unpublished outputs are undone and freed once no live reader
+ * reads under an older manifest; SC-LSM drains the inactive half again. A lost thread's
+ * announcement counts as idle. */
 #ifndef LSM_H
 #define LSM_H
 

@@ -25,7 +25,9 @@
  * when the child is a leaf, its key and value, all before the version is read again. get: down to
  * the key's leaf. put: down to the leaf's node, lock its version, write the value, write its line
  * back, publish. scan: depth first from the key's path, each node's children (and its leaves'
- * keys and values) read in one validated read, in key order, until the scan has its keys. */
+ * keys and values) read in one validated read, in key order, until the scan has its keys.
+ * A CN failure: a node's version (or a spilled version's stripe) a lost thread holds is taken over
+ * by a survivor (index.h); a put writes one word, so the node is whole either way. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,7 +213,7 @@ static int art_setup(wl_env_t *e, void **state, char *err)
                      "Region", (unsigned long long)b.n, (unsigned long long)bytes);
         goto out;
     }
-    if ((rc = idx_versions(e, &t->ix, t->nodes, e->cfg->workload.share_scr_budget, err)))
+    if ((rc = idx_versions(e, &t->ix, t->nodes, e->cfg->workload.share_scr_budget, 0, err)))
         goto out;
     for (uint64_t i = 0, a = base; i < b.n; i++) { /* in id order */
         anode_t *x = &b.node[queue[i]];

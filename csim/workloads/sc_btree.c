@@ -17,7 +17,9 @@
  * leaf, the key's value. put: down to the leaf (inner nodes read), lock the leaf's version, write
  * the value, write its line back, publish the next version. scan: down to the first key's leaf,
  * then leaf after leaf along the successor links, each leaf's keys and values for the scan read as
- * one batch of independent loads under the leaf's version. */
+ * one batch of independent loads under the leaf's version.
+ * A CN failure: a leaf's version a lost thread holds is taken over by a survivor (index.h); a put
+ * writes one word, so the leaf is whole either way. */
 #include <stdlib.h>
 
 #include "workloads/index.h"
@@ -77,7 +79,7 @@ static int bt_setup(wl_env_t *e, void **state, char *err)
         return wl_errf(err, "sc_btree: %llu nodes of %llu bytes do not fit the Large Non-coherent Region",
                        (unsigned long long)nodes, (unsigned long long)NODE_BYTES);
     }
-    if (idx_versions(e, &b->ix, b->nodes, e->cfg->workload.share_scr_budget, err)) {
+    if (idx_versions(e, &b->ix, b->nodes, e->cfg->workload.share_scr_budget, 0, err)) {
         bt_free(b);
         return -1;
     }
