@@ -1309,7 +1309,7 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("system.num_mn"), d3, sizeof d3));
     }
     /* The sharing workloads and the indexes keep their data in the Large Non-coherent Region;
-     * hcmeta and the indexes do not survive a failure yet. */
+     * the indexes do not survive a failure yet. */
     const bool index = c->workload.name == CFG_WL_SC_BTREE || c->workload.name == CFG_WL_SC_ART ||
                        c->workload.name == CFG_WL_SC_LSM || c->workload.name == CFG_WL_PRISM;
     const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON || index;
@@ -1369,7 +1369,7 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("workload.share_insert_pct"), d2, sizeof d2),
                      describe(c, kidx("workload.share_delete_pct"), d3, sizeof d3));
     }
-    if ((c->workload.name == CFG_WL_HCMETA || index) && (c->fail.at_ps || c->fail.after_commits)) {
+    if (index && (c->fail.at_ps || c->fail.after_commits)) {
         size_t b = blame(c, kidx("workload.name"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));
         return vfail(c, b, err, "%s does not survive a CN failure yet (its recovery is not designed): %s, %s", wn,
                      describe(c, kidx("workload.name"), d1, sizeof d1),
