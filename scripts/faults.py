@@ -3,7 +3,7 @@
 
 Each run is one diktamo_sim co-simulation of sim_configs/run.ini's scale (16 cores in all, 2 MiB
 MNs) on one of SHAPES (3 to 16 CNs, 2 to 16 MNs; the CNs' cores split 16 between them), of a
-workload (the paper's nine applications, megalon, the range indexes) under WT or a DIKTAMO variant (baseline, parallel,
+workload (the paper's nine applications, hcmeta, megalon, the range indexes) under WT or a DIKTAMO variant (baseline, parallel,
 proactive, proactive-noC) with Nr 1 to 4, and CNs failing at moments drawn from the campaign's seed:
   commits   one CN after a random number of committed remote store words (REPLs and VALs in flight);
   time      one CN at a random time while the workload runs (see WINDOW_SHARE);
@@ -65,10 +65,13 @@ VARIANTS = [
     ("proactive-noC", ("--set", "core.protocol=proactive", "--set", "core.coalesce=false")),
 ]
 WORKLOADS = ["bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace", "barnes", "ocean_ncp", "ocean_cp",
-             "ycsb", "megalon", "sc_btree", "sc_art", "sc_lsm", "prism"]
+             "ycsb", "hcmeta", "megalon", "sc_btree", "sc_art", "sc_lsm", "prism"]
 # Settings of the workloads on run.ini. Megalon keeps its objects and log in the Large Non-coherent
 # Region above a 256 KiB coherent one, with 256 records for its 1024 objects and a 64-entry log (so
 # that records and log slots change hands while CNs fail), inserts and deletes among its writes.
+# HCMeta too, with an index of 128 entries for 256 objects and an owner's software time of 2 us, so
+# that owners share objects on request all along (a failed owner's partition is taken over while
+# clients wait on it), in runs of about 240 us on 4 CNs.
 # Four applications run smaller inputs than run.ini's, 80 to 480 us of a run on 4 CNs instead of up
 # to 2.5 ms (fluidanimate's two frames of 768 particles took 9 s of host time a run), so that a
 # campaign of thousands of runs fits in hours; a failure still meets every phase and several dumps.
@@ -84,6 +87,9 @@ WORKLOAD_SETS = {"sc_btree": _INDEX + ["workload.share_scr_budget=64B"],
                  "sc_art": _INDEX + ["workload.share_scr_budget=64B"],
                  "sc_lsm": _LSM,
                  "prism": _LSM[:2] + ["workload.share_ops=300"] + _LSM[3:],
+                 "hcmeta": ["mem.scr_size=256KiB", "workload.share_objects=256", "workload.share_ops=512",
+                            "workload.share_scr_budget=6656B", "workload.hcmeta_rpc=2us", "workload.share_read_pct=70",
+                            "workload.share_insert_pct=5", "workload.share_delete_pct=5"],
                  "megalon": ["mem.scr_size=256KiB", "workload.share_scr_budget=1KiB",
                              "workload.megalon_log_entries=64", "workload.share_read_pct=70",
                              "workload.share_insert_pct=5", "workload.share_delete_pct=5"],

@@ -611,16 +611,25 @@ Test(config, coherent_region_beyond_remote_memory)
                           "mem.mn_size=4 MiB), system.num_mn = 2 (--set system.num_mn=2)");
 }
 
-Test(config, hcmeta_needs_an_lnr_and_no_failure)
+Test(config, hcmeta_needs_an_lnr_and_survives_a_failure)
 {
     expect_validate_error((const char *const[]){"workload.name=hcmeta", NULL},
                           "--set workload.name=hcmeta: workload.name: hcmeta keeps its objects in the Large "
                           "Non-coherent Region, which mem.scr_size = 0 leaves out (all remote memory coherent): "
                           "workload.name = hcmeta (--set workload.name=hcmeta), mem.scr_size = 0 B (<default>)");
-    expect_validate_error((const char *const[]){"mem.scr_size=1MiB", "workload.name=hcmeta", "fail.at=10us", NULL},
-                          "--set workload.name=hcmeta: workload.name: hcmeta does not survive a CN failure yet (its recovery "
-                          "is not designed): workload.name = hcmeta (--set workload.name=hcmeta), fail.at = 10 us "
-                          "(--set fail.at=10 us)");
+    /* a failure, at a time or after a number of commits, is accepted (its recovery: hcmeta.c) */
+    const char *const *fails[] = {(const char *const[]){"fail.at=10us", NULL},
+                                  (const char *const[]){"fail.after_commits=500", "fail.random=true", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        sim_config_t c;
+        config_err_t e;
+        config_defaults(&c);
+        cr_assert_eq(config_set(&c, "mem.scr_size=1MiB", &e), 0, "%s", e.msg);
+        cr_assert_eq(config_set(&c, "workload.name=hcmeta", &e), 0, "%s", e.msg);
+        for (const char *const *x = fails[i]; *x; x++)
+            cr_assert_eq(config_set(&c, *x, &e), 0, "%s", e.msg);
+        cr_assert_eq(config_validate(&c, &e), 0, "%s", e.msg);
+    }
 }
 
 Test(config, index_operations_are_checked_against_the_workload)

@@ -870,6 +870,37 @@ Test(workloads, megalon_survives_a_cn_failure)
               (unsigned long long)takeovers, (unsigned long long)nops);
 }
 
+Test(workloads, hcmeta_survives_a_cn_failure)
+{
+    /* GIVEN hcmeta on 8 threads of 4 CNs (room in the SCR for half of the 64 objects, so owners share
+     * more on request; half of the operations writes, inserts and deletes among them), and, for each
+     * of 150 runs, CN 2 failing after a random number of calls (its two threads lost with their logs,
+     * its LNR copies lost, and with it owner 2: its partition of the index, its lock, its hands and
+     * the requests it was serving)
+     * WHEN the survivors go on THEN each run passes the check (over the live threads' logs: nothing
+     * they wrote or read contradicts the history; versions a lost thread wrote may show; every live
+     * client's request answered, every live thread done) and the oracle, and over the runs survivors
+     * took over record locks the lost threads held and adopted the lost owners' partitions */
+    uint64_t base = tb_seed(650), takeovers = 0, owners = 0;
+    for (uint64_t k = 0; k < 150; k++) {
+        sim_config_t c = hc_cfg();
+        c.workload.share_read_pct = 50;
+        c.workload.share_insert_pct = 10;
+        c.workload.share_delete_pct = 10;
+        const uint64_t seed = base + k;
+        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "hcmeta", .cfg = &c, .nthreads = 8, .seed = seed,
+                                                  .base = base, .fail = true, .fail_cn = 2,
+                                                  .fail_after = wl_check_fail_after(seed, 200, 40000)});
+        takeovers += wl_check_stat(f, "hcmeta.takeovers");
+        owners += wl_check_stat(f, "hcmeta.owner_takeovers");
+        wl_func_free(f);
+    }
+    cr_log_info("hcmeta, 150 failures: %llu record locks taken over, %llu partitions adopted",
+                (unsigned long long)takeovers, (unsigned long long)owners);
+    cr_assert(takeovers > 0 && owners > 0, "150 failures: %llu record takeovers, %llu owner takeovers",
+              (unsigned long long)takeovers, (unsigned long long)owners);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * Each check can fail */
 

@@ -1308,8 +1308,7 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("mem.mn_size"), d2, sizeof d2),
                      describe(c, kidx("system.num_mn"), d3, sizeof d3));
     }
-    /* The sharing workloads and the indexes keep their data in the Large Non-coherent Region;
-     * hcmeta does not survive a failure yet. */
+    /* The sharing workloads and the indexes keep their data in the Large Non-coherent Region. */
     const bool index = c->workload.name == CFG_WL_SC_BTREE || c->workload.name == CFG_WL_SC_ART ||
                        c->workload.name == CFG_WL_SC_LSM || c->workload.name == CFG_WL_PRISM;
     const bool sharing = c->workload.name == CFG_WL_HCMETA || c->workload.name == CFG_WL_MEGALON || index;
@@ -1368,12 +1367,6 @@ int config_validate(const sim_config_t *c, config_err_t *err)
                      describe(c, kidx("workload.share_read_pct"), d1, sizeof d1),
                      describe(c, kidx("workload.share_insert_pct"), d2, sizeof d2),
                      describe(c, kidx("workload.share_delete_pct"), d3, sizeof d3));
-    }
-    if (c->workload.name == CFG_WL_HCMETA && (c->fail.at_ps || c->fail.after_commits)) {
-        size_t b = blame(c, kidx("workload.name"), kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"));
-        return vfail(c, b, err, "%s does not survive a CN failure yet (its recovery is not designed): %s, %s", wn,
-                     describe(c, kidx("workload.name"), d1, sizeof d1),
-                     describe(c, kidx(c->fail.at_ps ? "fail.at" : "fail.after_commits"), d2, sizeof d2));
     }
 
     /* Replication needs Nr distinct CNs (DIKTAMO protocols only; wb and wt do not replicate). */
