@@ -7,7 +7,7 @@
 //
 //   rx link (two lanes) -> lu_rx (a FIFO and credits per received class) -> lu_log: REPL -> SRAM
 //   log buffer (lu_slots + lu_buf) -> REPL_ACK; VAL -> validated; drain -> DRAM log records on the
-//   memory port; REPL_QUERY (while a REPL waits for room) and its answer -> link_tx (credits per
+//   memory port; REPL_QUERY (while a REPL waits for room or for the line rule) and its answer -> link_tx (credits per
 //   class from the link partner) -> tx link.
 //
 // Link ports speak the switch's link discipline (rtl/switch/cxl_switch.sv): messages

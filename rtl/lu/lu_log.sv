@@ -22,6 +22,10 @@
 //         opcode). A purge of the queried CN forgets the query (a failed CN answers nothing).
 //         (docs/architecture.md section 11b: without the query, validated words held behind early
 //         REPLs whose stores wait for this buffer's room could fill it for good.)
+//   line  The head REPL also waits while a validated word of its line is held back by an
+//         unvalidated slot (lu_slots' look_held_o), and the LU asks about that line's holders
+//         meanwhile: a line's version then cannot run 64 ahead of a held word, where the 7-bit TS
+//         order turns round (docs/architecture.md 11b, "The line rule"). Not while ack_drop_i.
 //   drain One word per cycle (lu_slots picks it) into a 128-bit record at the DRAM log's next
 //         index, while the log holds fewer than cfg_log_cap_i records.
 //   purge (an INTERRUPT for failed CN purge_cn_i, lu_mgmt) purge_mark_i, given only while quiet_o,
@@ -205,7 +209,13 @@ module lu_log #(
   logic [3:0]       nwords;
   logic             ack_push, ack_in_ready;
   logic [1:0]       ack_cnt;
-  logic             ev_repl, ev_stall, ev_zero, ev_range;
+  logic             ev_repl, ev_stall, ev_zero, ev_range, ev_hold;
+  // The line rule (docs/architecture.md 11b): the REPL at the head waits while a validated word of
+  // its line is held back by an unvalidated REPL (l_held), and the LU asks about that line's
+  // holders meanwhile; not while an INTERRUPT is handled (its purge needs the LU quiet).
+  logic             at_head, look, l_held;
+  assign at_head = repl_valid_i & repl_en_i & ~rp_act_q;
+  assign look    = at_head & ~ack_drop_i;
 
   always_comb begin
     nwords = '0;
@@ -228,6 +238,7 @@ module lu_log #(
     ev_stall     = 1'b0;
     ev_zero      = 1'b0;
     ev_range     = 1'b0;
+    ev_hold      = 1'b0;
     if (rp_act_q) begin
       b_alloc   = 1'b1;
       rp_left_d = rp_left_q & ~word_oh;
@@ -244,7 +255,7 @@ module lu_log #(
       end else if (r_addr >= cfg_addr_lim_i) begin
         repl_ready_o = 1'b1;
         ev_range     = 1'b1;
-      end else if (s_free_v && b_free >= (EntW + 1)'(nwords) && ack_cnt != 2'd2) begin
+      end else if (s_free_v && b_free >= (EntW + 1)'(nwords) && ack_cnt != 2'd2 && !l_held) begin
         s_alloc   = 1'b1;
         b_alloc   = 1'b1;
         b_slot    = s_free_slot;
@@ -259,6 +270,7 @@ module lu_log #(
         end
       end else begin
         ev_stall = ~s_free_v | (b_free < (EntW + 1)'(nwords));
+        ev_hold  = l_held;
       end
     end
   end
@@ -317,15 +329,15 @@ module lu_log #(
   assign ev_noval    = v_lookup & ~v_hit;
   assign ev_badop    = val_ready_o & (v_op != msg_pkg::OP_VAL) & ~a_match;
 
-  // ---- queries: one outstanding; asked only while the head REPL waits for room ----
+  // ---- queries: one outstanding; asked only while the head REPL waits for room or for the line rule ----
   logic s_ask_v, ask_en, ask_take;
   logic [msg_pkg::NODE_ID_W-1:0]   s_ask_cn;
   logic [msg_pkg::CORE_ID_W-1:0]   s_ask_core;
   logic [msg_pkg::TAG_W-1:0]       s_ask_tag;
   logic [msg_pkg::LINE_ADDR_W-1:0] s_ask_line;
   logic                            q_forget;
-  assign ask_en   = ev_stall & ~q_send_q & ~q_wait_q;
-  assign ask_take = ask_en & s_ask_v;
+  assign ask_en   = at_head & ~q_send_q & ~q_wait_q;
+  assign ask_take = (ev_stall | ev_hold) & ask_en & s_ask_v;
   assign q_forget = purge_mark_i & (q_cn_q == purge_cn_i);
   always_comb begin
     q_send_d = (ask_take | (q_send_q & ~qry_ready_i)) & ~q_forget;
@@ -422,7 +434,8 @@ module lu_log #(
     .alloc_line_i (r_addr), .alloc_mask_i (r_mask),
     .val_i (v_lookup), .val_cn_i (v_src), .val_core_i (v_core), .val_tag_i (v_tag),
     .val_line_i (v_addr), .val_ts_i (v_ts),
-    .ask_en_i (ask_en), .ask_valid_o (s_ask_v), .ask_cn_o (s_ask_cn), .ask_core_o (s_ask_core),
+    .ask_en_i (ask_en), .ask_line_i (~ev_stall), .look_i (look), .look_line_i (r_addr),
+    .look_held_o (l_held), .ask_valid_o (s_ask_v), .ask_cn_o (s_ask_cn), .ask_core_o (s_ask_core),
     .ask_tag_o (s_ask_tag), .ask_line_o (s_ask_line), .ask_take_i (ask_take), .ans_i (a_lookup),
     .val_hit_o (v_hit), .val_multi_o (v_multi), .val_ts_clash_o (v_clash),
     .drain_valid_o (d_valid), .drain_slot_o (d_slot), .drain_word_o (d_word), .drain_line_o (d_line),

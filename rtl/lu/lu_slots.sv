@@ -37,6 +37,11 @@
 // freed); an answer that the store had not committed (ans_i, looked up like a VAL) makes every
 // remembered slot of b's line precede b, and the words it held back may leave.
 //
+// Line rule (docs/architecture.md section 11b): a REPL is not allocated while a validated slot of
+// its line has a word held back by an unvalidated slot, so that the line's version cannot run 64
+// ahead of a held word (7-bit TS order). look_i / look_line_i ask that of the REPL's line
+// (look_held_o); while the REPL waits so, ask_line_i restricts the query to that line's holders.
+//
 // Purge (an INTERRUPT for a failed CN, lu_mgmt): purge_mark_i marks every slot of requester
 // purge_cn_i that is in use and not validated (pur_q): its store never committed, or its VAL was
 // lost with the CN. From then on a marked slot is never validated (a VAL finds no REPL in it),
@@ -135,6 +140,8 @@ module lu_slots #(
   /// query: a holder exists (an unvalidated slot, not marked for purge, that holds back a word of
   /// a validated slot; low while ask_en_i is low)
   output logic                  ask_valid_o,
+  /// query: only a holder of a word of a validated slot of line look_line_i may be named
+  input  wire logic             ask_line_i,
   /// query: the holder's requester CN
   output logic      [NodeW-1:0] ask_cn_o,
   /// query: its requester core
@@ -146,6 +153,13 @@ module lu_slots #(
   /// query: the query about the holder is issued now (ask_valid_o must be high; it leaves later):
   /// remember the slots validated now
   input  wire logic             ask_take_i,
+  /// look-up of a line before its REPL is allocated: look_held_o is looked at
+  input  wire logic             look_i,
+  /// look-up: the line
+  input  wire logic [LineW-1:0] look_line_i,
+  /// look-up: a validated slot of look_line_i has a word held back by an unvalidated slot (one not
+  /// known to follow it; low while look_i is low)
+  output logic                  look_held_o,
   /// an answer to the query: the store of the slot named by val_cn_i, val_core_i, val_tag_i,
   /// val_line_i (found as a VAL finds its slot, val_hit_o) had not committed yet; never with val_i
   input  wire logic             ans_i,
@@ -295,33 +309,55 @@ module lu_slots #(
   // to commit. (lu_log also holds the drain while a purge runs, so this keeps readiness exact
   // without relying on that: removing it fails no test.)
   // With ask_en_i, the unvalidated slots among the blockers are the holders a query may name.
+  // With look_i, the validated slots with a word held back by an unvalidated one (held_u).
   logic [Slots*WordN-1:0] ready;
-  logic [Slots-1:0]       ready_any, holders;
+  logic [Slots-1:0]       ready_any, holders, hold_all, hold_line, held_u;
   always_comb begin
     logic [Slots-1:0] hold;
     logic [WordN-1:0] blk;
+    logic             lon;
     ready     = '0;
     ready_any = '0;
-    holders   = '0;
+    hold_all  = '0;
+    hold_line = '0;
+    held_u    = '0;
     hold      = '0;
     blk       = '0;
+    lon       = 1'b0;
     if ((busy_q & val_q) != '0) begin
       for (int g = 0; g < Groups; g++) if (grp_any(busy_q & val_q, g)) begin
         for (int s = g * GroupN; s < g * GroupN + GroupN && s < Slots; s++) if (busy_q[s] && val_q[s]) begin
           hold = busy_q & ~pur_q & same_q[s*Slots +: Slots] & ~(Slots'(1) << s) &
                  ((val_q & aft_q[s*Slots +: Slots]) | (~val_q & ~bef_q[s*Slots +: Slots]));
           blk  = '0;
-          if (hold != '0)
+          lon  = 1'b0;
+          if (hold != '0) begin
+            if (ask_en_i) lon = line_q[s*LineW +: LineW] == look_line_i;
             for (int w = 0; w < WordN; w++) begin
               blk[w] = (hold & pend_t[w*Slots +: Slots]) != '0;
-              if (ask_en_i && pend_q[s*WordN + w])
-                holders = holders | (hold & ~val_q & pend_t[w*Slots +: Slots]);
+              if (pend_q[s*WordN + w] && (hold & ~val_q & pend_t[w*Slots +: Slots]) != '0) begin
+                if (look_i) held_u[s] = 1'b1;
+                if (ask_en_i) hold_all = hold_all | (hold & ~val_q & pend_t[w*Slots +: Slots]);
+                if (ask_en_i && lon) hold_line = hold_line | (hold & ~val_q & pend_t[w*Slots +: Slots]);
+              end
             end
+          end
           ready[s*WordN +: WordN] = pend_q[s*WordN +: WordN] & ~blk;
           ready_any[s]            = ready[s*WordN +: WordN] != '0;
         end
       end
     end
+  end
+
+  assign holders = ask_line_i ? hold_line : hold_all;
+
+  // ---- look-up: is a word of a validated slot of look_line_i held back by an unvalidated slot?
+  // (The lines compared only for the few slots held so.) ----
+  always_comb begin
+    look_held_o = 1'b0;
+    if (held_u != '0)
+      for (int s = 0; s < Slots; s++)
+        look_held_o = look_held_o | (held_u[s] & (line_q[s*LineW +: LineW] == look_line_i));
   end
 
   logic [SlotW-1:0] vslot;
