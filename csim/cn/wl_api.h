@@ -78,6 +78,14 @@ struct wl_thread {
 
 /** Thread tid still lives (the membership; always without one). */
 static inline bool wl_alive(const wl_thread_t *t, unsigned tid) { return !t->live || (*t->live >> tid & 1u); }
+/** Some thread was lost with a failed CN (the membership, after the recovery). */
+static inline bool wl_any_lost(const wl_thread_t *t)
+{
+    for (unsigned i = 0; i < t->nthreads; i++)
+        if (!wl_alive(t, i))
+            return true;
+    return false;
+}
 
 static inline uint64_t wl_ld(wl_thread_t *t, uint64_t a)
 {

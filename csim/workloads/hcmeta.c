@@ -226,15 +226,6 @@ static uint64_t find(wl_thread_t *t, const hcmeta_t *h, uint64_t key)
     return UINT64_MAX;
 }
 
-/* Some thread was lost with a failed CN (the runtime's membership, after the recovery). */
-static bool any_lost(wl_thread_t *t, const hcmeta_t *h)
-{
-    for (unsigned u = 0; u < h->s.nthreads; u++)
-        if (!wl_alive(t, u))
-            return true;
-    return false;
-}
-
 /* Owner p's CN runs a live thread. */
 static bool owner_lives(wl_thread_t *t, const hcmeta_t *h, unsigned p)
 {
@@ -360,7 +351,7 @@ static void serve(wl_thread_t *t, const hcmeta_t *h)
 {
     const unsigned me = h->s.own_of[t->cn];
     serve_part(t, h, me);
-    if (any_lost(t, h))
+    if (wl_any_lost(t))
         for (unsigned p = 0; p < h->s.nown; p++)
             if (p != me && server(t, h, p) == me)
                 serve_part(t, h, p);

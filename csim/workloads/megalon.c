@@ -230,15 +230,6 @@ out:
     return rc;
 }
 
-/* Some thread was lost with a failed CN (the runtime's membership, after the recovery). */
-static bool any_lost(wl_thread_t *t, const megalon_t *m)
-{
-    for (unsigned u = 0; u < m->s.nthreads; u++)
-        if (!wl_alive(t, u))
-            return true;
-    return false;
-}
-
 /* A live thread is claiming or writing log entry a (its intent, set before its claim, cleared once
  * its entry is written back). */
 static bool live_intent(wl_thread_t *t, const megalon_t *m, uint64_t a)
@@ -284,7 +275,7 @@ static void sync_to(wl_thread_t *t, const megalon_t *m, uint64_t upto)
              * claimer set it before its claim and clears it only once the entry is written back:
              * look at the entry again after the intents). Fill it with a no-op (every filler writes
              * the same line; the failed CN's traffic left the fabric before the recovery). */
-            if (k >= 8 && any_lost(t, m) && !live_intent(t, m, a)) {
+            if (k >= 8 && wl_any_lost(t) && !live_intent(t, m, a)) {
                 read_entry(t, m, a, v);
                 if (v[0] == a + 1)
                     break;

@@ -793,14 +793,6 @@ static void sweep(const rt_t *r, wl_thread_t *t, tracer_t *tr, uint64_t c[C_WORD
     }
 }
 
-static bool any_lost(const wl_thread_t *t)
-{
-    for (unsigned i = 0; i < t->nthreads; i++)
-        if (!wl_alive(t, i))
-            return true;
-    return false;
-}
-
 static void rt_thread(wl_thread_t *t, void *state)
 {
     const rt_t *r = state;
@@ -822,7 +814,7 @@ static void rt_thread(wl_thread_t *t, void *state)
     }
     unsigned phase = 0;
     wl_barrier(t, r->bar, r->nthreads, &phase);
-    if (any_lost(t))
+    if (wl_any_lost(t))
         sweep(r, t, &tr, c);
 }
 
