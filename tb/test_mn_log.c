@@ -1121,6 +1121,8 @@ typedef struct e2e {
     msg_t *resp; /* FETCH_LATEST_VERS_RESP from the LU */
     size_t nresp;
     unsigned dumps_seen;
+    msg_t answer; /* CN 1's answer to the LU's REPL_QUERY, waiting for a DKRSP credit */
+    bool answer_due;
 } e2e_t;
 
 static void e2e_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
@@ -1139,6 +1141,15 @@ static void e2e_on_tx(void *ctx, const msg_t *m, uint64_t cyc)
         cr_assert(t->resp);
         t->resp[t->nresp++] = *m;
         return;
+    case OP_REPL_QUERY: { /* CN 1 answers as its engine does: PENDING while the store has no VAL yet */
+        cr_assert(m->dst == 1 && m->tag < t->created && !t->answer_due, "%s: REPL_QUERY to %u tag %u", t->ctx, m->dst,
+                  m->tag);
+        const bool pending = m->tag >= t->done && line_addr(t->st[m->tag].line) == m->addr;
+        t->answer = (msg_t){.opcode = OP_REPL_QUERY_RESP, .src = 1, .dst = 0, .core = m->core, .tag = m->tag,
+                            .addr = m->addr, .flags = pending ? (uint8_t)MSG_FLAG_PENDING : 0};
+        t->answer_due = true;
+        return;
+    }
     default:
         cr_assert_neq(mn_log_rx(&t->mn, m), MN_LOG_RX_NOT_MINE, "%s cycle=%llu: the LU sent %s", t->ctx,
                       (unsigned long long)cyc, msg_name(m->opcode));
@@ -1197,7 +1208,11 @@ static void e2e_run(e2e_t *t)
             lu_drv_send(t->d, &m, 1 + rng_below(&t->rng, 4));
             t->created++;
         }
-        while (t->done < t->created && t->st[t->done].acked && lu_drv_credits(t->d, CLS_DKRSP)) {
+        if (t->answer_due && lu_drv_credits(t->d, CLS_DKRSP)) { /* before any later VAL, as the CN's queue */
+            lu_drv_send(t->d, &t->answer, 1);
+            t->answer_due = false;
+        }
+        while (!t->answer_due && t->done < t->created && t->st[t->done].acked && lu_drv_credits(t->d, CLS_DKRSP)) {
             e2e_st_t *s = &t->st[t->done++];
             uint64_t v = ++t->version[s->line];
             msg_t m = {.opcode = OP_VAL, .src = 1, .dst = 0, .core = 2, .tag = (uint16_t)s->tag,

@@ -119,6 +119,24 @@ static void run_until_cm_runs(rec_run_t *r, unsigned cm)
     }
 }
 
+/* A sharing workload or an index, wname under proto with extra settings and a failure among them,
+ * seed seed (replayed by TB_SEED=base): it must recover its one failure, pass its check over the
+ * survivors' logs and lose nothing. r stays open for the caller's counters. */
+static void survives_its_failure(rec_run_t *r, const char *wname, const char *proto, const char *const *extra,
+                                 uint64_t seed, uint64_t base)
+{
+    rec_open(r, wname, proto, extra, seed);
+    snprintf(r->ctx, sizeof r->ctx, "%s under %s, seed %llu (replay: TB_SEED=%llu)", wname, proto,
+             (unsigned long long)seed, (unsigned long long)base);
+    oracle_report_t rep;
+    char err[SYSTEM_ERR_MAX] = "";
+    int rc = rec_finish(r, &rep, err);
+    cr_assert_eq(counter(r, "recovery.count"), 1, "%s", r->ctx);
+    cr_assert_eq(rc, 0, "%s: %s", r->ctx, err);
+    cr_assert(rep.lost == 0 && rep.phantom == 0, "%s: %llu lost, %llu phantom", r->ctx,
+              (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+}
+
 /* =============================================================================================
  * Nothing committed is lost */
 
@@ -306,19 +324,10 @@ Test(recovery, megalon_survives_a_failure_and_its_state_stays_usable, .timeout =
                                "workload.share_delete_pct=10", "workload.share_ops=1200",
                                "workload.share_scr_budget=32B", "workload.megalon_log_entries=8", "fail.random=true",
                                "fail.at=400us", NULL};
-        rec_run_t r;
-        rec_open(&r, "megalon", protos[k % 2], extra, base + k);
-        snprintf(r.ctx, sizeof r.ctx, "megalon under %s, seed %llu (replay: TB_SEED=%llu)", protos[k % 2],
-                 (unsigned long long)(base + k), (unsigned long long)base);
-        oracle_report_t rep;
-        char err[SYSTEM_ERR_MAX] = "";
-        int rc = rec_finish(&r, &rep, err);
         /* THEN the survivors finish (a lock a lost thread held is taken over, an entry it claimed
          * filled), the check passes over their logs and nothing committed is lost */
-        cr_assert_eq(counter(&r, "recovery.count"), 1, "%s", r.ctx);
-        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "%s: %llu lost, %llu phantom", r.ctx,
-                  (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        rec_run_t r;
+        survives_its_failure(&r, "megalon", protos[k % 2], extra, base + k, base);
         takeovers += counter(&r, "workload.megalon.takeovers");
         rec_close(&r);
     }
@@ -343,19 +352,11 @@ Test(recovery, the_indexes_survive_a_failure, .timeout = 600)
                                    : k % 2 ? "workload.share_scr_budget=32B" : "workload.share_scr_budget=0B",
                                "workload.lsm_table_keys=32", "workload.lsm_memtable=1KiB", "workload.lsm_manifest=4KiB",
                                "fail.random=true", "fail.at=50us", NULL};
-        rec_run_t r;
-        rec_open(&r, nm, proto, extra, base + k);
-        snprintf(r.ctx, sizeof r.ctx, "%s under %s, seed %llu (replay: TB_SEED=%llu)", nm, proto,
-                 (unsigned long long)(base + k), (unsigned long long)base);
-        oracle_report_t rep;
-        char err[SYSTEM_ERR_MAX] = "", st[64];
-        int rc = rec_finish(&r, &rep, err);
         /* THEN the survivors finish (locks a lost thread held taken over, the compactor's role too),
          * the check passes over their logs and nothing committed is lost */
-        cr_assert_eq(counter(&r, "recovery.count"), 1, "%s", r.ctx);
-        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "%s: %llu lost, %llu phantom", r.ctx,
-                  (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        rec_run_t r;
+        char st[64];
+        survives_its_failure(&r, nm, proto, extra, base + k, base);
         snprintf(st, sizeof st, "workload.%s.takeovers", nm);
         takeovers += counter(&r, st);
         rec_close(&r);
@@ -377,21 +378,12 @@ Test(recovery, hcmeta_survives_a_failure_and_its_owners_are_taken_over, .timeout
                                "workload.share_delete_pct=10", "workload.share_ops=1200",
                                "workload.share_scr_budget=832B", "workload.hcmeta_rpc=1us", "fail.random=true",
                                "fail.at=400us", NULL};
-        rec_run_t r;
-        rec_open(&r, "hcmeta", protos[k % 2], extra, base + k);
-        snprintf(r.ctx, sizeof r.ctx, "hcmeta under %s, seed %llu (replay: TB_SEED=%llu)", protos[k % 2],
-                 (unsigned long long)(base + k), (unsigned long long)base);
-        oracle_report_t rep;
-        char err[SYSTEM_ERR_MAX] = "";
-        int rc = rec_finish(&r, &rep, err);
         /* THEN the survivors finish (the lost owner's partition adopted by the next live owner, its
          * waiting clients answered; a record lock a lost thread held taken over), the check passes
          * over their logs and nothing committed is lost (record takeovers are logged, not required:
          * a lost thread holds one at the failure in about a third of the runs) */
-        cr_assert_eq(counter(&r, "recovery.count"), 1, "%s", r.ctx);
-        cr_assert_eq(rc, 0, "%s: %s", r.ctx, err);
-        cr_assert(rep.lost == 0 && rep.phantom == 0, "%s: %llu lost, %llu phantom", r.ctx,
-                  (unsigned long long)rep.lost, (unsigned long long)rep.phantom);
+        rec_run_t r;
+        survives_its_failure(&r, "hcmeta", protos[k % 2], extra, base + k, base);
         cr_assert_eq(counter(&r, "workload.hcmeta.owner_takeovers"), 1, "%s: the lost owner's partition adopted",
                      r.ctx);
         takeovers += counter(&r, "workload.hcmeta.takeovers");

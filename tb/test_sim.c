@@ -668,10 +668,10 @@ Test(sim, a_failure_as_the_last_live_thread_ends_is_recovered_before_the_run_end
 {
     result_t r;
     run(SIM " --config sim_configs/run.ini --set workload.name=ocean_cp --set core.protocol=proactive "
-            "--fail 1@40us --fail 3@96454ns",
+            "--fail 1@40us --fail 3@96639ns",
         &r);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
-    cr_assert_not_null(strstr(r.out, "execution time 96.454 us"),
+    cr_assert_not_null(strstr(r.out, "execution time 96.639 us"),
                        "the live threads no longer end as CN 3 fails (the test lost its case): %s", r.out);
     cr_assert_not_null(strstr(r.out, "2 CN failure(s), 2 recovered"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, "0 lost, 0 phantom"), "%s", r.out);
