@@ -563,26 +563,28 @@ Test(workloads, sc_art_check_catches_a_missing_flush)
     mutation_fails("sc_art", &c, "workload.share_skip_flush=writer", 895);
 }
 
-/* `runs` runs of index name on c (8 threads of 4 CNs; seeds from tb_seed(dflt_seed)), CN 2 failing
- * in each after a random number of calls below 200 + span (its two threads lost with their logs,
- * its LNR copies lost): each run passes the check over the live threads' logs and the oracle (the
- * lost CN's unwritten LNR words in doubt); returns the locks taken over over the runs. */
-static uint64_t index_failures(const char *name, const sim_config_t *c, uint64_t dflt_seed, unsigned runs,
-                               uint64_t span)
+/* `runs` runs of name on c (8 threads of 4 CNs; seeds from tb_seed(dflt_seed)), a CN failing in
+ * each after a random number of calls below 200 + span (its two threads lost with their logs, its
+ * LNR copies lost): CN 0 in every cn0_every-th run from the first (0: never), else CN 2. Each run
+ * passes the check over the live threads' logs and the oracle (the lost CN's unwritten LNR words in
+ * doubt). Adds each counter "<name>.<leaf>" of leaves (NULL-terminated) over the runs to sum[]. */
+static void failure_runs(const char *name, const sim_config_t *c, uint64_t dflt_seed, unsigned runs, uint64_t span,
+                         unsigned cn0_every, const char *const *leaves, uint64_t *sum)
 {
-    char stat[64];
-    snprintf(stat, sizeof stat, "%s.takeovers", name);
-    uint64_t base = tb_seed(dflt_seed), takeovers = 0;
+    const uint64_t base = tb_seed(dflt_seed);
     for (unsigned k = 0; k < runs; k++) {
         const uint64_t seed = base + k;
+        const unsigned cn = cn0_every && k % cn0_every == 0 ? 0 : 2;
         wl_func_t *f = wl_check_run(&(wl_check_t){.name = name, .cfg = c, .nthreads = 8, .seed = seed, .base = base,
-                                                  .fail = true, .fail_cn = 2,
+                                                  .fail = true, .fail_cn = cn,
                                                   .fail_after = wl_check_fail_after(seed, 200, span)});
-        takeovers += wl_check_stat(f, stat);
+        for (unsigned i = 0; leaves[i]; i++) {
+            char st[64];
+            snprintf(st, sizeof st, "%s.%s", name, leaves[i]);
+            sum[i] += wl_check_stat(f, st);
+        }
         wl_func_free(f);
     }
-    cr_log_info("%s, %u failures: %llu locks taken over", name, runs, (unsigned long long)takeovers);
-    return takeovers;
 }
 
 /* The trees' failure runs: ix_cfg with 512 keys and 400 operations of YCSB-A, half the runs with
@@ -598,7 +600,10 @@ static void tree_survives_failures(const char *name, uint64_t dflt_seed)
         c.workload.share_scr_budget = v % 2 ? 32 : 0;
         c.workload.share_scan_pct = v / 2 ? 20 : 0;
         c.workload.share_read_pct = v / 2 ? 30 : 50;
-        takeovers += index_failures(name, &c, dflt_seed + v, 25, 8000);
+        uint64_t n = 0;
+        failure_runs(name, &c, dflt_seed + v, 25, 8000, 0, (const char *const[]){"takeovers", NULL}, &n);
+        cr_log_info("%s, 25 failures: %llu locks taken over", name, (unsigned long long)n);
+        takeovers += n;
     }
     cr_assert_gt(takeovers, 0, "%s: 100 failures and no lock of a lost thread taken over", name);
 }
@@ -666,9 +671,7 @@ Test(workloads, prism_passes_its_check_and_the_oracle)
  * (CN 0). Over the runs, locks were taken over and so was the compactor's role. */
 static void lsm_survives_failures(const char *name, uint64_t dflt_seed)
 {
-    uint64_t takeovers = 0, roles = 0;
-    char stat[64];
-    snprintf(stat, sizeof stat, "%s.compactor_takeovers", name);
+    uint64_t sum[2] = {0, 0}; /* locks, compactor roles */
     for (unsigned v = 0; v < 4; v++) {
         sim_config_t c = lsm_cfg();
         c.workload.share_objects = 512;
@@ -676,20 +679,10 @@ static void lsm_survives_failures(const char *name, uint64_t dflt_seed)
         c.workload.share_ops = 400;
         c.workload.share_read_pct = v == 1 ? 0 : v == 2 ? 30 : 50;
         c.workload.share_scan_pct = v == 2 ? 20 : 0;
-        const uint64_t base = tb_seed(dflt_seed + v);
-        for (unsigned k = 0; k < 25; k++) {
-            const uint64_t seed = base + k;
-            const unsigned cn = v == 3 || k % 3 == 0 ? 0 : 2;
-            wl_func_t *f = wl_check_run(&(wl_check_t){.name = name, .cfg = &c, .nthreads = 8, .seed = seed,
-                                                      .base = base, .fail = true, .fail_cn = cn,
-                                                      .fail_after = wl_check_fail_after(seed, 200, 8000)});
-            char st[64];
-            snprintf(st, sizeof st, "%s.takeovers", name);
-            takeovers += wl_check_stat(f, st);
-            roles += wl_check_stat(f, stat);
-            wl_func_free(f);
-        }
+        failure_runs(name, &c, dflt_seed + v, 25, 8000, v == 3 ? 1 : 3,
+                     (const char *const[]){"takeovers", "compactor_takeovers", NULL}, sum);
     }
+    const uint64_t takeovers = sum[0], roles = sum[1];
     cr_log_info("%s, 100 failures: %llu locks taken over, the compactor's role taken over %llu times", name,
                 (unsigned long long)takeovers, (unsigned long long)roles);
     cr_assert(takeovers > 0 && roles > 0, "%s: 100 failures: %llu locks, %llu compactor roles taken over", name,
@@ -849,21 +842,14 @@ Test(workloads, megalon_survives_a_cn_failure)
      * they wrote or read contradicts the history; versions a lost thread wrote may show) and the
      * oracle (the lost CN's unwritten LNR words in doubt, nothing lost), and over the runs survivors
      * took over locks the lost threads held and filled log entries they had claimed */
-    uint64_t base = tb_seed(640), takeovers = 0, nops = 0;
-    for (uint64_t k = 0; k < 150; k++) {
-        sim_config_t c = mg_cfg();
-        c.workload.megalon_log_entries = 8;
-        c.workload.share_read_pct = 50;
-        c.workload.share_insert_pct = 10;
-        c.workload.share_delete_pct = 10;
-        const uint64_t seed = base + k;
-        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "megalon", .cfg = &c, .nthreads = 8, .seed = seed,
-                                                  .base = base, .fail = true, .fail_cn = 2,
-                                                  .fail_after = wl_check_fail_after(seed, 200, 6000)});
-        takeovers += wl_check_stat(f, "megalon.takeovers");
-        nops += wl_check_stat(f, "megalon.nop_fills");
-        wl_func_free(f);
-    }
+    sim_config_t c = mg_cfg();
+    c.workload.megalon_log_entries = 8;
+    c.workload.share_read_pct = 50;
+    c.workload.share_insert_pct = 10;
+    c.workload.share_delete_pct = 10;
+    uint64_t sum[2] = {0, 0};
+    failure_runs("megalon", &c, 640, 150, 6000, 0, (const char *const[]){"takeovers", "nop_fills", NULL}, sum);
+    const uint64_t takeovers = sum[0], nops = sum[1];
     cr_log_info("megalon, 150 failures: %llu locks taken over, %llu log entries filled", (unsigned long long)takeovers,
                 (unsigned long long)nops);
     cr_assert(takeovers > 0 && nops > 0, "150 failures: %llu takeovers, %llu log entries filled",
@@ -881,20 +867,13 @@ Test(workloads, hcmeta_survives_a_cn_failure)
      * they wrote or read contradicts the history; versions a lost thread wrote may show; every live
      * client's request answered, every live thread done) and the oracle, and over the runs survivors
      * took over record locks the lost threads held and adopted the lost owners' partitions */
-    uint64_t base = tb_seed(650), takeovers = 0, owners = 0;
-    for (uint64_t k = 0; k < 150; k++) {
-        sim_config_t c = hc_cfg();
-        c.workload.share_read_pct = 50;
-        c.workload.share_insert_pct = 10;
-        c.workload.share_delete_pct = 10;
-        const uint64_t seed = base + k;
-        wl_func_t *f = wl_check_run(&(wl_check_t){.name = "hcmeta", .cfg = &c, .nthreads = 8, .seed = seed,
-                                                  .base = base, .fail = true, .fail_cn = 2,
-                                                  .fail_after = wl_check_fail_after(seed, 200, 40000)});
-        takeovers += wl_check_stat(f, "hcmeta.takeovers");
-        owners += wl_check_stat(f, "hcmeta.owner_takeovers");
-        wl_func_free(f);
-    }
+    sim_config_t c = hc_cfg();
+    c.workload.share_read_pct = 50;
+    c.workload.share_insert_pct = 10;
+    c.workload.share_delete_pct = 10;
+    uint64_t sum[2] = {0, 0};
+    failure_runs("hcmeta", &c, 650, 150, 40000, 0, (const char *const[]){"takeovers", "owner_takeovers", NULL}, sum);
+    const uint64_t takeovers = sum[0], owners = sum[1];
     cr_log_info("hcmeta, 150 failures: %llu record locks taken over, %llu partitions adopted",
                 (unsigned long long)takeovers, (unsigned long long)owners);
     cr_assert(takeovers > 0 && owners > 0, "150 failures: %llu record takeovers, %llu owner takeovers",
