@@ -14,7 +14,8 @@
  *     the oracle counting what was lost; two CNs failing at once with Nr = 2, likewise;
  *   - a second failure after the first recovery is recovered too (replica sets without the first);
  *   - a CN failing during a recovery joins it (Nr 3: nothing lost; Nr 2: reported unrecoverable),
- *     and a CM failing during its recovery hands it to the next live CN.
+ *     one detected between the CM's first two register reads too, and a CM failing during its
+ *     recovery hands it to the next live CN.
  *
  * Randomized: replay with TB_SEED=<seed> --filter 'recovery/<test>'. */
 #include <criterion/criterion.h>
@@ -28,6 +29,7 @@
 #include "base/rng.h"
 #include "base/stats.h"
 #include "cn/lu_node.h"
+#include "csr_defs.h"
 #include "drv/fabric.h"
 #include "mn/mn_node.h"
 #include "sys/system.h"
@@ -431,6 +433,65 @@ Test(recovery, nr_failures_before_a_recovery_are_reported_unrecoverable, .timeou
     rc = rec_finish(&r, &rep, err);
     cr_assert_eq(system_unrecoverable(r.s), 1u << 1 | 1u << 3);
     cr_assert_eq(counter(&r, "recovery.joined"), 1);
+    cr_assert_neq(rc, 0);
+    rec_close(&r);
+}
+
+/* Reads of the switch's VIRAL register, k of them queued at any time (each answer queues the next):
+ * the CSR port answers one access per cycle in order, so an access queued now waits k cycles. */
+typedef struct viral_reads {
+    fabric_t *f;
+    const uint64_t *cm_runs; /* CN 0's recovery runs: the reads stop once its first has started */
+    uint32_t probe;          /* the CN watched */
+    bool seen_before_run;    /* its bit was set before CN 0's first run began */
+    unsigned out;            /* reads queued */
+} viral_reads_t;
+
+static void viral_read_done(void *obj, uint32_t v, bool err)
+{
+    viral_reads_t *vr = obj;
+    vr->out--;
+    cr_assert(!err);
+    if (*vr->cm_runs == 0 && (v & vr->probe))
+        vr->seen_before_run = true;
+    if (*vr->cm_runs == 0) {
+        fabric_csr(vr->f, false, SW_CSR_VIRAL, 0, viral_read_done, vr);
+        vr->out++;
+    }
+}
+
+Test(recovery, a_cn_detected_between_the_cms_register_reads_joins_its_recovery, .timeout = 300)
+{
+    /* GIVEN Nr 2, CN 1 failing at 6 us and CN 3 430 ns later, and 256 reads of VIRAL kept queued at
+     *       the switch's CSR port from 9 us on: CN 0's Configuration Manager then reads VIRAL and
+     *       FENCED about 256 cycles apart, and CN 3 is detected in between (its silence ends about
+     *       380 cycles after CN 1's MSI): fenced, not yet viral at the CM's first read */
+    const char *extra[] = {"lu.nr=2", NULL};
+    rec_run_t r;
+    rec_open(&r, "ocean_cp", "proactive", extra, 11);
+    snprintf(r.ctx, sizeof r.ctx, "ocean_cp under proactive, Nr 2, CN 3 detected during the CM's register reads");
+    const uint64_t t0 = r.k.now;
+    system_fail_at(r.s, 1, t0 + 6 * PS_PER_US);
+    system_fail_at(r.s, 3, t0 + 6 * PS_PER_US + 430 * PS_PER_NS);
+    run_end_e how = system_run(r.s, t0 + 9 * PS_PER_US, NULL);
+    cr_assert(how == RUN_END_TIME, "%s: the run ended %s", r.ctx, run_end_name(how));
+    viral_reads_t vr = {.f = system_fabric(r.s), .cm_runs = stats_find_counter(&r.st, "cn0.sw.recoveries"),
+                        .probe = 1u << 3};
+    cr_assert_not_null(vr.cm_runs);
+    for (; vr.out < 256; vr.out++)
+        fabric_csr(vr.f, false, SW_CSR_VIRAL, 0, viral_read_done, &vr);
+    oracle_report_t rep;
+    char err[SYSTEM_ERR_MAX] = "";
+    int rc = rec_finish(&r, &rep, err);
+    /* THEN one run recovers both (CN 3 joining it), and reports them unrecoverable: both failed
+     * before it ended */
+    cr_assert(vr.seen_before_run, "%s: CN 3 was detected only after the CM's run began (the GIVEN does not hold: "
+              "fail it earlier)", r.ctx);
+    cr_assert_eq(counter(&r, "recovery.runs"), 1, "%s: CN 3 was left to a run of its own", r.ctx);
+    cr_assert_eq(counter(&r, "recovery.joined"), 1,
+                 "%s: CN 3 was in the CM's first read of VIRAL already (the GIVEN does not hold: fail it later)", r.ctx);
+    cr_assert_eq(counter(&r, "recovery.count"), 2, "%s", r.ctx);
+    cr_assert_eq(system_unrecoverable(r.s), 1u << 1 | 1u << 3, "%s", r.ctx);
     cr_assert_neq(rc, 0);
     rec_close(&r);
 }

@@ -197,7 +197,10 @@ static void csr_viral_late(void *obj, uint32_t v, bool err)
     cm_t *c = obj;
     if (c->failed || err)
         return;
-    uint32_t fresh = v & c->r.live;
+    /* Every CN whose bit is set and that this run does not recover yet: a live one that failed
+     * since, or one the run's first reads missed (detected between its VIRAL and FENCED reads, it
+     * was fenced but not viral, so neither live nor recovered). */
+    uint32_t fresh = v & all_cns(c) & ~c->r.failed_set;
     if (!fresh || (c->ph != PH_INT && c->ph != PH_INIT && c->ph != PH_END))
         return; /* the recheck at the end finds it */
     if (c->ph == PH_END) {

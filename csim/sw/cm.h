@@ -24,7 +24,8 @@
  *   5. clears V's Viral_Status bits (CSR write), reports the recovery (hooks.done), and looks at the
  *      Viral_Status again.
  * A CN G that fails during steps 1 and 2 (an MSI while the run is under way: the CM reads
- * Viral_Status again) joins V: INTERRUPT (subject G) to the live CNs, whose answers are awaited
+ * Viral_Status again, and takes every CN set there and not in V, one detected between its first
+ * reads of VIRAL and FENCED included) joins V: INTERRUPT (subject G) to the live CNs, whose answers are awaited
  * too, and INIT_RECOV (subject G) to the MNs (at once in step 2, else with the others), whose
  * handlers then stop waiting for anything of G's; nothing more is awaited from G. One that fails
  * during step 4 ends the run at once (hooks.done, reprotected false), without clearing V's
