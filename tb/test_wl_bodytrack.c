@@ -235,6 +235,11 @@ Test(bodytrack, survives_two_failures)
         r.fail2_after = r.fail_after + wl_check_fail_after(r.seed + 1000, 1, calls / 2);
         f = wl_check_run(&r);
         redone += wl_check_stat(f, "bodytrack.redone");
+        /* (both CNs failed: threads i on CN i % WL_CHECK_CNS) */
+        for (unsigned t = 0; t < 7; t++)
+            cr_assert_eq(wl_func_live(f) >> t & 1, t % WL_CHECK_CNS != r.fail_cn && t % WL_CHECK_CNS != r.fail2_cn,
+                         "run %llu: thread %u of CN %u %s (CNs %u and %u failed)", (unsigned long long)k, t,
+                         t % WL_CHECK_CNS, wl_func_live(f) >> t & 1 ? "lives" : "was lost", r.fail_cn, r.fail2_cn);
         wl_func_free(f);
     }
     cr_log_info("bodytrack, 200 runs of two failures within %llu calls: %llu bands redone", (unsigned long long)calls,

@@ -150,8 +150,11 @@ struct wl_func {
     lnr_cache_t *lnr; /* per CN: its copies of LNR lines */
     unsigned lnr_lines; /* copies held, over all CNs (random evictions only while there are some) */
     uint64_t live;      /* the membership (wl_func_fail_cn): bit i while thread i lives */
-    uint64_t fail_after; /* calls after which fail_cn fails (0: none) */
-    unsigned fail_cn;
+    struct {
+        unsigned cn;
+        uint64_t after; /* calls after which CN cn fails */
+    } fails[WL_FUNC_FAILS]; /* the failures to come (wl_func_fail_cn), earliest first */
+    unsigned nfails;
 };
 
 static bool is_lnr(const struct wl_func *f, uint64_t addr) { return !addr_is_local(addr) && addr >= f->remote_limit; }
@@ -552,33 +555,45 @@ int wl_func_setup(wl_func_t *f, char *err)
 
 void wl_func_fail_cn(wl_func_t *f, unsigned cn, uint64_t after)
 {
-    f->fail_cn = cn;
-    f->fail_after = after ? after : 1;
+    if (f->nfails == WL_FUNC_FAILS) {
+        fprintf(stderr, "wl_func_fail_cn: more than %d failures\n", WL_FUNC_FAILS);
+        abort();
+    }
+    after = after ? after : 1;
+    unsigned i = f->nfails++;
+    for (; i && f->fails[i - 1].after > after; i--)
+        f->fails[i] = f->fails[i - 1];
+    f->fails[i].cn = cn;
+    f->fails[i].after = after;
     f->live = f->nthreads >= 64 ? ~0ull : (1ull << f->nthreads) - 1;
-    for (unsigned i = 0; i < f->nthreads; i++)
-        f->th[i].t.live = &f->live;
+    for (unsigned t = 0; t < f->nthreads; t++)
+        f->th[t].t.live = &f->live;
     f->env.live = &f->live;
 }
 
-/* CN fail_cn fails now: its threads are dropped from live[] (n of them) and from the membership, its
+uint64_t wl_func_live(const wl_func_t *f)
+{
+    return f->env.live ? f->live : f->nthreads >= 64 ? ~0ull : (1ull << f->nthreads) - 1;
+}
+
+/* CN cn fails now: its threads are dropped from live[] (n of them) and from the membership, its
  * copies of LNR lines are lost (their words not written back in doubt). Returns the new count. */
-static unsigned fail_now(struct wl_func *f, unsigned *live, unsigned n)
+static unsigned fail_now(struct wl_func *f, unsigned cn, unsigned *live, unsigned n)
 {
     for (unsigned i = 0; i < n;)
-        if (f->th[live[i]].t.cn == f->fail_cn) {
+        if (f->th[live[i]].t.cn == cn) {
             f->live &= ~(1ull << live[i]);
             live[i] = live[--n];
         } else {
             i++;
         }
-    lnr_cache_t *c = &f->lnr[f->fail_cn];
+    lnr_cache_t *c = &f->lnr[cn];
     for (unsigned k = 0; k < c->n; k++)
         for (unsigned w = 0; w < ADDR_WORDS_PER_LINE; w++)
             if (c->l[k].dirty >> w & 1)
-                oracle_doubt_unwritten(f->oracle, c->l[k].line + 8u * w, f->fail_cn);
+                oracle_doubt_unwritten(f->oracle, c->l[k].line + 8u * w, cn);
     f->lnr_lines -= c->n;
     c->n = 0;
-    f->fail_after = 0;
     return n;
 }
 
@@ -595,8 +610,10 @@ int wl_func_threads(wl_func_t *f, char *err)
     unsigned cur = 0, prev = UINT32_MAX; /* index into live[] of the thread run last */
     int rc = 0;
     while (nlive) {
-        if (f->fail_after && f->st.calls >= f->fail_after) {
-            nlive = fail_now(f, live, nlive);
+        if (f->nfails && f->st.calls >= f->fails[0].after) {
+            nlive = fail_now(f, f->fails[0].cn, live, nlive);
+            f->nfails--;
+            memmove(f->fails, f->fails + 1, f->nfails * sizeof f->fails[0]);
             prev = UINT32_MAX;
             if (!nlive)
                 break;

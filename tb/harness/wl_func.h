@@ -56,8 +56,12 @@ int wl_func_setup(wl_func_t *f, char *err);
  *  the survivors and the check see them lost), its copies of LNR lines are lost (their words not
  *  written back are in doubt for the oracle: oracle_doubt_unwritten), and its local memory is
  *  the check's no more (a check skips lost threads). Coherent stores are never lost here (flat
- *  memory: what DIKTAMO's replication gives the system). */
+ *  memory: what DIKTAMO's replication gives the system). Called once per failure, up to
+ *  WL_FUNC_FAILS of them, each at its own point. */
 void wl_func_fail_cn(wl_func_t *f, unsigned cn, uint64_t after);
+#define WL_FUNC_FAILS 8
+/** The membership: bit i while thread i lives (every thread's bit without a failure). */
+uint64_t wl_func_live(const wl_func_t *f);
 /** Runs every thread to its end. 0, or -1 with err filled (bad address, stall). */
 int wl_func_threads(wl_func_t *f, char *err);
 /** The workload's check. 0, or -1 with err filled. */
