@@ -76,7 +76,7 @@ static const char *const sync_names[] = {"replicated", "ideal", NULL};
 static const char *const key_dist_names[] = {"uniform", "zipfian", NULL};
 static const char *const writeback_names[] = {"line", "word", NULL};
 static const char *const reserve_names[] = {"per_core", "none", NULL};
-static const char *const skip_flush_names[] = {"none", "reader", "writer", "compactor", NULL};
+static const char *const skip_flush_names[] = {"none", "reader", "writer", "compactor", "redo", NULL};
 static const char *const workload_names[] = {"bodytrack", "fluidanimate", "streamcluster", "canneal", "raytrace",
                                              "barnes", "ocean_ncp", "ocean_cp", "ycsb", "hcmeta", "megalon",
                                              "sc_btree", "sc_art", "sc_lsm", "prism", NULL};
@@ -360,7 +360,8 @@ static const cfg_key_t keys[] = {
      "version (the indexes; the rest spill into the LNR) (blog: 100 MB, scaled by 1/1000); 0 = all of them"},
     {"workload", "share_skip_flush", T_ENUM, F(workload.share_skip_flush), NULL, U(CFG_SKIP_NONE), U(0),
      U(CFG_SKIP_COUNT - 1), 0, skip_flush_names, "none, or a mutation the checks must catch: reader (no stale "
-     "copy flushed), writer (no new line flushed), compactor (an LSM frees an extent readers may be in)"},
+     "copy flushed), writer (no new line flushed), compactor (an LSM frees an extent readers may be in), redo (no "
+     "redo record)"},
     {"workload", "share_read_pause", T_TIME, F(workload.share_read_pause_ps), NULL, U(0), U(0), U(1 * SEC), 0, NULL,
      "hcmeta, megalon: a reader's pause between finding an object and reading it (an interrupt, a preemption: "
      "its checks must cover it); 0 = none"},

@@ -93,6 +93,7 @@ typedef enum cfg_skip_flush {
     CFG_SKIP_READER = 1, /* a reader keeps its stale copy: no flush when the record moved */
     CFG_SKIP_WRITER = 2, /* a writer leaves its new object in its own CN's caches */
     CFG_SKIP_COMPACTOR = 3, /* an LSM's compactor frees a removed extent at once (readers may be in it) */
+    CFG_SKIP_REDO = 4,   /* a survivor taking over a lost thread's node lock ignores its redo record */
     CFG_SKIP_COUNT
 } cfg_skip_flush_e;
 

@@ -12,7 +12,7 @@
 
 static const char *const c_leaf[IDX_NCOUNT] = {"gets",    "puts",     "rmws",    "scans",  "node_reads", "retries",
                                                "flushes", "spilled_version_reads", "nodes", "scr_nodes",
-                                               "warm_ps", "end_ps", "window_ops", "takeovers"};
+                                               "warm_ps", "end_ps", "window_ops", "takeovers", "redone"};
 static const char *const c_doc[IDX_NCOUNT] = {
     "gets done (a read-modify-write's get included)",
     "puts done (a read-modify-write's put included)",
@@ -28,7 +28,9 @@ static const char *const c_doc[IDX_NCOUNT] = {
     "the measured window's end (ps): the latest time a thread finished its operations",
     "operations after each thread's first tenth (throughput: window_ops / (end_ps - warm_ps))",
     "locks held by threads lost with a failed CN taken over by a survivor (node versions, stripes of spilled "
-    "versions, memtable buckets), the state they guard made whole"};
+    "versions, memtable buckets), the state they guard made whole",
+    "of the nodes those locks guarded, the ones a multi-word write had left partial, written again from the lost "
+    "thread's redo record"};
 
 static uint64_t thread_ops(const idx_t *ix, unsigned tid)
 {
@@ -217,7 +219,7 @@ static void flush_lines(wl_thread_t *t, const idx_t *ix, uint64_t addr, uint64_t
  * record names n, write the image again (this CN's stale copies dropped first) and clear it. */
 static void repair(wl_thread_t *t, const idx_t *ix, uint64_t n, unsigned lost)
 {
-    if (!ix->image_words)
+    if (!ix->image_words || ix->skip == CFG_SKIP_REDO)
         return;
     const uint64_t r = redo_at(ix, lost);
     uint64_t h[3];
@@ -236,6 +238,7 @@ static void repair(wl_thread_t *t, const idx_t *ix, uint64_t n, unsigned lost)
         wl_st(t, h[1] + 8 * i, w[i]);
     flush_lines(t, ix, h[1], lines);
     wl_st(t, r, 0);
+    (*ix->stat[IDX_REDONE])++;
 }
 
 /* Spilled version stripe sa's lock word s is held by a thread lost with a failed CN: take it over,
