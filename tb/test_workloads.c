@@ -669,14 +669,21 @@ Test(workloads, prism_passes_its_check_and_the_oracle)
  * all puts, so that flushes and merges run while the CN fails; then scans among the reads), CN 2
  * (threads 2 and 6) failing in each; a third of the runs make thread 0, the compactor, lose its CN
  * (CN 0). Over the runs, locks were taken over and so was the compactor's role. */
+/* The LSMs' failure runs: lsm_cfg on 512 keys, tables of 32, 400 operations. */
+static sim_config_t lsm_fail_cfg(void)
+{
+    sim_config_t c = lsm_cfg();
+    c.workload.share_objects = 512;
+    c.workload.lsm_table_keys = 32;
+    c.workload.share_ops = 400;
+    return c;
+}
+
 static void lsm_survives_failures(const char *name, uint64_t dflt_seed, bool redo)
 {
     uint64_t sum[3] = {0, 0, 0}; /* locks, compactor roles, nodes redone */
     for (unsigned v = 0; v < 4; v++) {
-        sim_config_t c = lsm_cfg();
-        c.workload.share_objects = 512;
-        c.workload.lsm_table_keys = 32;
-        c.workload.share_ops = 400;
+        sim_config_t c = lsm_fail_cfg();
         c.workload.share_read_pct = v == 1 ? 0 : v == 2 ? 30 : 50;
         c.workload.share_scan_pct = v == 2 ? 20 : 0;
         failure_runs(name, &c, dflt_seed + v, 25, 8000, v == 3 ? 1 : 3,
@@ -711,16 +718,13 @@ Test(workloads, prism_survives_a_cn_failure)
 
 Test(workloads, prism_without_its_redo_records_loses_a_key)
 {
-    /* GIVEN prism as in lsm_survives_failures (variant 0), the redo mutation (a survivor taking over a
+    /* GIVEN prism on lsm_fail_cfg, only puts, the redo mutation (a survivor taking over a
      *       lost thread's BUL node leaves it as the thread's insert left it), CN 2 failing at a random
      *       point of each run
      * WHEN runs go on until one fails (at most 3000; about one in 200 to 700 cuts an insert)
      * THEN one fails its check: an insert cut between its stores lost a key that had moved up
      * AND the same run without the mutation passes, its node written again from the redo record */
-    sim_config_t c = lsm_cfg();
-    c.workload.share_objects = 512;
-    c.workload.lsm_table_keys = 32;
-    c.workload.share_ops = 400;
+    sim_config_t c = lsm_fail_cfg();
     c.workload.share_read_pct = 0;
     config_err_t ce;
     cr_assert_eq(config_set(&c, "workload.share_skip_flush=redo", &ce), 0, "%s", ce.msg);
