@@ -25,14 +25,14 @@
  *      Viral_Status again.
  * A CN G that fails during steps 1 and 2 (an MSI while the run is under way: the CM reads
  * Viral_Status again, and takes every CN set there and not in V, one detected between its first
- * reads of VIRAL and FENCED included) joins V: INTERRUPT (subject G) to the live CNs, whose answers are awaited
- * too, and INIT_RECOV (subject G) to the MNs (at once in step 2, else with the others), whose
- * handlers then stop waiting for anything of G's; nothing more is awaited from G. One that fails
- * during step 4 ends the run at once (hooks.done, reprotected false), without clearing V's
+ * reads of VIRAL and FENCED included) joins V: INTERRUPT (subject G) to the live CNs, whose answers
+ * are awaited too, and INIT_RECOV (subject G) to the MNs (at once in step 2, else with the others),
+ * whose handlers then stop waiting for anything of G's; nothing more is awaited from G. One that
+ * fails during step 4 ends the run at once (hooks.done, reprotected false), without clearing V's
  * Viral_Status: the next run recovers G with V (the MNs answer at once for V), so that V counts
- * towards Nr with G, and its own step 4 has the LUs dump again. A CM that fails leaves
- * its run to the next CM, which finds both its failure and the one it was recovering in
- * Viral_Status; the MNs answer it for what they have already recovered (csim/sw/mn_recov.h).
+ * towards Nr with G, and its own step 4 has the LUs dump again. A CM that fails leaves its run to
+ * the next CM, which finds both its failure and the one it was recovering in Viral_Status; the MNs
+ * answer it for what they have already recovered (csim/sw/mn_recov.h).
  * When Nr CNs or more of V (DIKTAMO) are being recovered at once (failed before a recovery of
  * theirs had ended, step 4 included), a committed store may have lost all its replicas: the CM
  * reports them as unrecoverable (hooks.unrecoverable), then recovers what the surviving logs hold.

@@ -29,8 +29,8 @@ static const char *const c_doc[IDX_NCOUNT] = {
     "operations after each thread's first tenth (throughput: window_ops / (end_ps - warm_ps))",
     "locks held by threads lost with a failed CN taken over by a survivor (node versions, stripes of spilled "
     "versions, memtable buckets), the state they guard made whole",
-    "of the nodes those locks guarded, the ones a multi-word write had left partial, written again from the lost "
-    "thread's redo record"};
+    "of the nodes those locks guarded, the ones a multi-word write of the lost thread may have left partial (its "
+    "redo record named them): written again from the record"};
 
 static uint64_t thread_ops(const idx_t *ix, unsigned tid)
 {

@@ -81,7 +81,7 @@ enum {
     IDX_END_PS,    /* the window's end: the latest end of a thread's operations */
     IDX_WIN_OPS,   /* operations after each thread's first tenth (throughput: these over the window) */
     IDX_TAKEOVERS, /* locks of threads lost with a failed CN taken over (versions, stripes, the index's own) */
-    IDX_REDONE,    /* of the nodes they guarded, those written again from the lost thread's redo record */
+    IDX_REDONE,    /* of the nodes they guarded, those the lost thread's redo record named: written again */
     IDX_NCOUNT
 };
 
