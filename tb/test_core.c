@@ -953,6 +953,64 @@ Test(core, compute_is_o1_and_runs_at_cpi_1)
     sys_free(&s);
 }
 
+/* One bad access: kind 0 unaligned load, 1 store beyond the local memory, 2 rmw beyond the CXL
+ * memory, 3 flush beyond it; then a store that must never happen. */
+typedef struct bad_box {
+    unsigned kind;
+    bool after;
+} bad_box_t;
+
+static void body_bad_access(wl_thread_t *t, void *arg)
+{
+    bad_box_t *b = arg;
+    wl_st(t, 0x1000, 1);
+    if (b->kind == 0)
+        (void)wl_ld(t, 0x1004);
+    else if (b->kind == 1)
+        wl_st(t, ADDR_LOCAL_BASE + 64 * 1024, 2);
+    else if (b->kind == 2)
+        (void)wl_fadd(t, 1ull << 20, 1);
+    else
+        wl_flush(t, (1ull << 20) + 64);
+    b->after = true;
+    wl_st(t, 0x1008, 3);
+}
+
+Test(core, a_bad_access_stops_the_thread_and_the_run_and_says_which)
+{
+    /* GIVEN a core whose CN has 64 KiB of local memory and 1 MiB of CXL memory
+     * WHEN its thread loads an unaligned word, stores past its local memory, or does an rmw or a
+     *      flush past the CXL memory
+     * THEN the thread goes no further, the kernel stops (the run ends), and core_fault names the
+     *      core, the thread, the access, its address and what is wrong with it (the simulator
+     *      reports it: the workload's bug, or data lost with an unrecoverable failure) */
+    static const char *const want[] = {"core0: thread 0: load of 0x1004, unaligned",
+                                       "core0: thread 0: store of 0x800000010000, outside its CN's local memory",
+                                       "core0: thread 0: rmw of 0x100000, outside the CXL memory",
+                                       "core0: thread 0: flush of 0x100040, outside the CXL memory"};
+    for (unsigned kind = 0; kind < 4; kind++) {
+        core_params_t cp = paper_params(0);
+        cp.local_bytes = 64 * 1024;
+        cp.remote_bytes = 1ull << 20;
+        flat_mem_params_t mp = fixed_mem(1000);
+        sys_t s;
+        sys_init(&s, 1, &cp, &mp);
+        cr_assert_null(core_fault(s.c[0]));
+        bad_box_t b = {.kind = kind};
+        s.th[0] = (wl_thread_t){.tid = 0, .nthreads = 1};
+        static exit_ctx_t ctx;
+        ctx = (exit_ctx_t){&s, 0};
+        core_run(s.c[0], &s.th[0], body_bad_access, &b, 0, on_exit_cb, &ctx);
+        kernel_run(&s.k, UINT64_MAX);
+        cr_assert(s.k.stop, "kind %u: the kernel was not stopped", kind);
+        cr_assert(!b.after, "kind %u: the thread went on after its bad access", kind);
+        cr_assert_eq(s.exited, 0, "kind %u", kind);
+        cr_assert_not_null(core_fault(s.c[0]), "kind %u", kind);
+        cr_assert_str_eq(core_fault(s.c[0]), want[kind]);
+        sys_free(&s);
+    }
+}
+
 static void body_compute_then_store(wl_thread_t *t, void *arg)
 {
     (void)arg;

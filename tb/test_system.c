@@ -1053,6 +1053,46 @@ Test(system, idle_round_trip_of_a_remote_miss_is_200ns, .timeout = 120)
     sys_close(&r);
 }
 
+static int wild_setup(wl_env_t *e, void **state, char *err)
+{
+    (void)err;
+    uint64_t *a = *state;
+    *a = e->ops->alloc_cxl(e, 64);
+    return *a == WL_ALLOC_FAIL ? -1 : 0;
+}
+
+/* Thread 1 takes a pointer from memory that holds garbage (as data lost with an unrecoverable
+ * failure may) and stores through it. */
+static void wild_thread(wl_thread_t *t, void *state)
+{
+    const uint64_t *a = state;
+    wl_st(t, *a + 8 * t->tid, t->tid);
+    if (t->tid == 1)
+        wl_st(t, ADDR_LOCAL_BASE + (1ull << 40), 1);
+}
+
+Test(system, a_threads_bad_access_ends_the_run_and_is_named, .timeout = 120)
+{
+    /* GIVEN two threads on small.ini, thread 1 storing to a local address past its CN's memory
+     * WHEN run THEN the run ends as a fault, not a crash, and system_fault names the core, thread,
+     *      access and address */
+    sim_config_t c;
+    small_config(&c, NULL);
+    sys_run_t r;
+    sys_open(&r, &c, true);
+    uint64_t a = 0;
+    workload_t w = {.name = "wild", .setup = wild_setup, .thread = wild_thread};
+    char err[SYSTEM_ERR_MAX] = "";
+    cr_assert_eq(system_load(r.s, &w, 2, &a, err), 0, "%s", err);
+    cr_assert_null(system_fault(r.s));
+    const run_end_e how = system_run(r.s, 10 * PS_PER_MS, NULL);
+    cr_assert_eq(how, RUN_FAULT, "the run ended %s", run_end_name(how));
+    cr_assert_str_eq(run_end_name(how), "fault");
+    cr_assert_not_null(system_fault(r.s));
+    cr_assert_str_eq(system_fault(r.s), "cn1.core0: thread 1: store of 0x810000000000, outside its CN's local memory");
+    sys_close(&r);
+}
+
 /* =============================================================================================
  * The Large Non-coherent Region */
 

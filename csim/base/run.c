@@ -36,6 +36,8 @@ const char *run_end_name(run_end_e e)
         return "idle";
     case RUN_STALLED:
         return "stalled";
+    case RUN_FAULT:
+        return "fault";
     }
     return "?";
 }

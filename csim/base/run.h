@@ -16,6 +16,7 @@ typedef enum run_end {
     RUN_END_TIME, /* end time reached */
     RUN_IDLE,     /* no event left before the end time */
     RUN_STALLED,  /* no progress for stall_timeout */
+    RUN_FAULT,    /* (set by the model's caller, not run_loop) the model stopped on an error of its own */
 } run_end_e;
 
 typedef struct run_params {
@@ -28,7 +29,7 @@ typedef struct run_params {
 
 /** Runs k until done, end time, idle or stall. */
 run_end_e run_loop(kernel_t *k, const run_params_t *p);
-/** "done", "end time", "idle", "stalled". */
+/** "done", "end time", "idle", "stalled", "fault". */
 const char *run_end_name(run_end_e e);
 
 #endif

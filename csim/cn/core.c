@@ -113,11 +113,12 @@ typedef enum wait_kind {
     WAIT_RMW,   /* the rmw's old value */
     WAIT_FLUSH, /* the flush's done */
     WAIT_PAUSE, /* paused by recovery (core_pause) until core_resume */
+    WAIT_FAULT, /* stopped for good by a bad access (core_fault) */
 } wait_e;
 
 static const char *const wait_names[] = {"nothing", "its dispatch cycle", "a store-queue entry", "a load",
                                          "the store buffer to drain", "an rmw", "a flush",
-                                         "the end of a recovery (paused)"};
+                                         "the end of a recovery (paused)", "nothing (stopped by a bad access)"};
 
 /* A record of the ROB's recent history: instructions idx .. idx+n-1 with retire times
  * R(j) = max(p0 + (ps + j) / W, c0 + j). A single instruction retiring at r is {p0 = c0 = r, ps = 0}. */
@@ -194,6 +195,7 @@ struct core {
     repl_if_t repl; /* DIKTAMO protocols */
     unsigned w; /* width */
 
+    char fault[200]; /* the thread's bad access (check_addr), or empty */
     core_commit_fn commit_fn;
     void *commit_obj;
     core_trace_fn trace_fn;
@@ -436,10 +438,21 @@ static void pause_point(core_t *c)
     c->ready = max64(c->ready, cyc_now(c));
 }
 
-static void bad_access(const core_t *c, const char *what, uint64_t addr)
+/* Inside the thread: a load, store, rmw or flush of addr must be aligned and in a memory; else the
+ * thread stops here for good and the run with it (core_fault). */
+static void check_addr(core_t *c, const char *what, uint64_t addr)
 {
-    fprintf(stderr, "%s: thread %u: %s of an unaligned address 0x%" PRIx64 "\n", c->name, c->t ? c->t->tid : 0,
-            what, addr);
+    const bool local = addr_is_local(addr);
+    const uint64_t off = local ? addr - ADDR_LOCAL_BASE : addr, lim = local ? c->p.local_bytes : c->p.remote_bytes;
+    const char *why = !addr_aligned(addr)   ? "unaligned"
+                      : lim && off >= lim ? (local ? "outside its CN's local memory" : "outside the CXL memory")
+                                          : NULL;
+    if (!why)
+        return;
+    snprintf(c->fault, sizeof c->fault, "%s: thread %u: %s of 0x%" PRIx64 ", %s", c->name, c->t ? c->t->tid : 0, what,
+             addr, why);
+    kernel_stop(c->k);
+    block(c, WAIT_FAULT); /* never resumed */
     abort();
 }
 
@@ -1055,8 +1068,7 @@ static void op_ld(wl_thread_t *t, const uint64_t *addr, uint64_t *val, unsigned 
     c->ld_cmax = 0;
     for (unsigned k = 0; k < n; k++) {
         pause_point(c);
-        if (!addr_aligned(addr[k]))
-            bad_access(c, "load", addr[k]);
+        check_addr(c, "load", addr[k]);
         if (k >= c->ldcap)
             ld_wait(c, k - c->ldcap + 1); /* its LQ entry (or ROB entry) is freed by that load */
         uint64_t d = dispatch_base(c);
@@ -1128,8 +1140,7 @@ static void op_st(wl_thread_t *t, uint64_t addr, uint64_t v)
 {
     core_t *c = t->impl;
     pause_point(c);
-    if (!addr_aligned(addr))
-        bad_access(c, "store", addr);
+    check_addr(c, "store", addr);
     sq_dispatch(c, addr, v, false);
 }
 
@@ -1138,6 +1149,7 @@ static void op_flush_opt(wl_thread_t *t, uint64_t addr)
 {
     core_t *c = t->impl;
     pause_point(c);
+    check_addr(c, "flush", addr & ~(uint64_t)7);
     sq_dispatch(c, addr_line(addr), 0, true);
 }
 
@@ -1159,8 +1171,7 @@ static uint64_t op_rmw(wl_thread_t *t, mem_rmw_e op, uint64_t addr, uint64_t a, 
 {
     core_t *c = t->impl;
     pause_point(c);
-    if (!addr_aligned(addr))
-        bad_access(c, "rmw", addr);
+    check_addr(c, "rmw", addr);
     rec_t *r;
     uint64_t d;
     c->wait_addr = addr;
@@ -1200,6 +1211,7 @@ static void op_flush(wl_thread_t *t, uint64_t addr)
 {
     core_t *c = t->impl;
     pause_point(c);
+    check_addr(c, "flush", addr & ~(uint64_t)7);
     rec_t *r;
     uint64_t d;
     c->wait_addr = addr;
@@ -1573,6 +1585,7 @@ void core_resume(core_t *c)
 
 bool core_paused(const core_t *c) { return c->paused; }
 bool core_failed(const core_t *c) { return c->failed; }
+const char *core_fault(const core_t *c) { return c->fault[0] ? c->fault : NULL; }
 
 uint64_t core_instructions(const core_t *c) { return *c->n_instr; }
 
@@ -1600,6 +1613,7 @@ void core_dump(const core_t *c, FILE *f)
     }
     fprintf(f, "\n");
 }
+
 
 void core_free(core_t *c)
 {

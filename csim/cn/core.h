@@ -68,6 +68,8 @@ typedef struct core_params {
     uint64_t lnr_lo;          /* first global line of the Large Non-coherent Region, whose stores the
                                  DIKTAMO protocols do not replicate; 0: none (all remote coherent) */
     size_t stack_bytes;       /* the thread's coroutine stack; 0: 256 KiB */
+    uint64_t local_bytes;     /* the CN's local memory, ADDR_LOCAL_BASE + [0, local_bytes) (0: unchecked) */
+    uint64_t remote_bytes;    /* the CXL memory, [0, remote_bytes) (0: unchecked) */
 } core_params_t;
 
 /** A committed store word (the oracle of committed stores records these): t_ps is the commit
@@ -97,6 +99,11 @@ bool core_idle(const core_t *c);
  *  is (its on_exit never runs), its store buffer's stores never commit, no hook runs. */
 void core_fail(core_t *c);
 bool core_failed(const core_t *c);
+/** The thread's bad access (unaligned, or outside the memories of core_params_t) as one line, or
+ *  NULL. A bad access stops the thread where it is, for good, and the kernel (kernel_stop): the
+ *  run ends, and its caller reports it (a workload's bug, or data it lost with an unrecoverable
+ *  failure). */
+const char *core_fault(const core_t *c);
 /** Recovery's Interrupt (DIKTAMO §V-B): the thread dispatches nothing from its next instruction on
  *  (an instruction under way, a compute block included, completes) until core_resume, which lets
  *  it go on at the resume's cycle. What the core has in flight (loads, the store buffer, its

@@ -256,6 +256,9 @@ static int run_workload(const cli_opts_t *o, const sim_config_t *cfg, const fabr
                 (unsigned long long)seed, (unsigned long long)cfg->sim.stall_timeout_ps, (unsigned long long)k->now);
         system_dump(s, stderr);
         status = 1;
+    } else if (how == RUN_FAULT) {
+        fprintf(stderr, "diktamo_sim: seed %llu: %s\n", (unsigned long long)seed, system_fault(s));
+        status = 1;
     } else if (how != RUN_DONE) {
         fprintf(stderr, "diktamo_sim: seed %llu: the workload did not finish by sim.end_time (%.3f us)\n",
                 (unsigned long long)seed, (double)cfg->sim.end_time_ps / (double)PS_PER_US);

@@ -700,6 +700,8 @@ static bool create_cn(system_t *s, unsigned c, const lu_model_ops_t *lops, bool 
             .coalesce = cfg->core.coalesce,
             .sync_ideal = cfg->core.sync == CFG_SYNC_IDEAL,
             .lnr_lo = cfg->mem.scr_size_bytes ? s->scr_hi : 0,
+            .local_bytes = cfg->mem.local_size_bytes,
+            .remote_bytes = cfg->system.num_mn * cfg->mem.mn_size_bytes,
             .repl = n->repl ? cn_repl_if(n->repl) : NULL,
             .name = cname,
         };
@@ -1067,6 +1069,15 @@ static void run_totals(system_t *s)
     *s->g_compress = out ? (double)in / (double)out : 0.0;
 }
 
+const char *system_fault(const system_t *s)
+{
+    for (unsigned c = 0; c < s->ncn; c++)
+        for (unsigned i = 0; i < s->cores; i++)
+            if (core_fault(s->cn[c].core[i]))
+                return core_fault(s->cn[c].core[i]);
+    return NULL;
+}
+
 run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
 {
     if (!s->started) {
@@ -1106,7 +1117,9 @@ run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line)
         .line = line,
     };
     run_end_e e = run_loop(s->k, &rp);
-    if (e == RUN_DONE && !s->quiet)
+    if (e == RUN_DONE && system_fault(s))
+        e = RUN_FAULT;
+    else if (e == RUN_DONE && !s->quiet)
         e = RUN_IDLE; /* stopped by someone else (or an unrecoverable failure: system_unrecoverable) */
 
     if (s->end_ps) {

@@ -47,8 +47,12 @@ void system_free(system_t *s);
 int system_load(system_t *s, const workload_t *w, unsigned nthreads, void *arg, char *err);
 
 /** Runs until the workload has finished and the system is quiet (RUN_DONE), or until end_ps, or
- *  a stall (no instruction retired for cfg sim.stall_timeout: system_dump tells what waits). */
+ *  a stall (no instruction retired for cfg sim.stall_timeout: system_dump tells what waits), or a
+ *  thread's bad access (RUN_FAULT: system_fault). */
 run_end_e system_run(system_t *s, uint64_t end_ps, progress_t *line);
+/** The first thread's bad access that stopped the run (core_fault: unaligned, or outside the CN's
+ *  local memory or the CXL memory), or NULL. */
+const char *system_fault(const system_t *s);
 
 /** The oracle's verdict over every remote word written or initialized (the system must be
  *  quiet), then the workload's check. Prints up to max_lines mismatches to f. 0 when both pass;
