@@ -21,9 +21,9 @@ proactive, proactive-noC) with Nr 1 to 4, and CNs failing at moments drawn from 
 With Nr 1 every failure is one of Nr failures before a recovery. Such a run must end with the CM
 reporting the failed CNs unrecoverable (recovery.unrecoverable, exit status 1): it is counted as
 unrecoverable by design, and the words it loses are reported apart, not as lost. A committed store
-lost that way may leave the workload's own data inconsistent (a lock whose release was lost): such
-a run may then stall or spin until its end time, and is counted apart again (the oracle does not
-run on it). Every run ends by END_FACTOR times its failure-free execution time plus END_SLACK_NS. Every other run
+lost that way may leave the workload's own data inconsistent (a lock whose release was lost, a
+pointer that held garbage): such a run may then stall, spin until its end time or make a bad access
+(the simulator reports it), and is counted apart again (the oracle does not run on it). Every run ends by END_FACTOR times its failure-free execution time plus END_SLACK_NS. Every other run
 must complete on the survivors with the oracle finding no committed store lost and no phantom
 value, and the workload's own check passing.
 
@@ -395,7 +395,7 @@ def main():
     print("failures injected      %d" % injected)
     print("recoveries completed   %d" % recovered)
     print("unrecoverable by design %d runs (Nr or more CNs failed before a recovery; %d words lost there, "
-          "not counted below; %d of them stalled or spun afterwards, unchecked)" % (unrec, unrec_lost, unrec_open))
+          "not counted below; %d of them stalled, spun or made a bad access afterwards, unchecked)" % (unrec, unrec_lost, unrec_open))
     print("committed stores       %d checked" % stores)
     print("stores lost            %d (must be 0)" % lost)
     print("phantom values         %d (must be 0)" % phantom)
