@@ -454,18 +454,6 @@ static uint64_t write(wl_thread_t *t, const hcmeta_t *h, uint64_t key, share_op_
     }
 }
 
-/* Every live thread has done its operations (a bit each in the SCR's done words). */
-static bool all_done(wl_thread_t *t, const hcmeta_t *h)
-{
-    for (unsigned w = 0; w < (h->s.nthreads + 63) / 64; w++) {
-        uint64_t d = wl_ld(t, h->done + 8 * w);
-        for (unsigned u = 64 * w; u < h->s.nthreads && u < 64 * w + 64; u++)
-            if (!(d >> (u % 64) & 1) && wl_alive(t, u))
-                return false;
-    }
-    return true;
-}
-
 static uint64_t hc_get(wl_thread_t *t, const void *w, uint64_t key) { return get(t, w, key); }
 static uint64_t hc_write(wl_thread_t *t, const void *w, uint64_t key, share_op_e op) { return write(t, w, key, op); }
 static void hc_serve(wl_thread_t *t, const void *w) { serve(t, w); }
@@ -474,8 +462,8 @@ static void hc_thread(wl_thread_t *t, void *state)
 {
     const hcmeta_t *h = state;
     share_run(t, &h->s, h, "hcmeta", hc_get, hc_write, hc_serve);
-    wl_fadd(t, h->done + 8 * (t->tid / 64), 1ull << (t->tid % 64));
-    while (!all_done(t, h)) { /* clients may still ask this CN */
+    share_done_mark(t, h->done);
+    while (!share_all_done(t, &h->s, h->done)) { /* clients may still ask this CN */
         serve(t, h);
         wl_compute(t, SPIN_INSTRS);
     }
@@ -550,11 +538,8 @@ static int hc_check(wl_env_t *e, void *state, char *err)
             rc = wl_errf(err, "hcmeta: thread %u's request word 0x%llx: unanswered, or not its last (%llu)", u,
                          (unsigned long long)q, (unsigned long long)h->seq[u]);
     }
-    for (unsigned u = 0; u < h->s.nthreads && !rc; u++)
-        if (wl_env_alive(e, u) && !(e->ops->peek(e, 0, h->done + 8 * (u / 64)) >> (u % 64) & 1))
-            rc = wl_errf(err, "hcmeta: thread %u never counted itself done", u);
-    if (!rc && h->s.nthreads % 64 && e->ops->peek(e, 0, h->done + 8 * (h->s.nthreads / 64)) >> (h->s.nthreads % 64))
-        rc = wl_errf(err, "hcmeta: the done words count threads beyond its %u", h->s.nthreads);
+    if (!rc)
+        rc = share_done_check(e, &h->s, h->done, "hcmeta", err);
     free(in);
     return rc;
 }

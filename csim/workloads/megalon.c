@@ -594,18 +594,6 @@ static uint64_t write(wl_thread_t *t, const megalon_t *m, uint64_t key, share_op
     }
 }
 
-/* Every live thread has done its operations (a bit each in the SCR's done words). */
-static bool all_done(wl_thread_t *t, const megalon_t *m)
-{
-    for (unsigned w = 0; w < (m->s.nthreads + 63) / 64; w++) {
-        uint64_t d = wl_ld(t, m->done + 8 * w);
-        for (unsigned u = 64 * w; u < m->s.nthreads && u < 64 * w + 64; u++)
-            if (!(d >> (u % 64) & 1) && wl_alive(t, u))
-                return false;
-    }
-    return true;
-}
-
 static uint64_t mg_get(wl_thread_t *t, const void *w, uint64_t key) { return get(t, w, key); }
 static uint64_t mg_write(wl_thread_t *t, const void *w, uint64_t key, share_op_e op) { return write(t, w, key, op); }
 
@@ -613,8 +601,8 @@ static void mg_thread(wl_thread_t *t, void *state)
 {
     const megalon_t *m = state;
     share_run(t, &m->s, m, "megalon", mg_get, mg_write, NULL);
-    wl_fadd(t, m->done + 8 * (t->tid / 64), 1ull << (t->tid % 64));
-    while (!all_done(t, m)) { /* appenders may need this CN's count for the head */
+    share_done_mark(t, m->done);
+    while (!share_all_done(t, &m->s, m->done)) { /* appenders may need this CN's count for the head */
         sync(t, m);
         wl_compute(t, SPIN_INSTRS);
     }
@@ -710,11 +698,8 @@ static int mg_check(wl_env_t *e, void *state, char *err)
     }
     if (!rc && m->nrec % 64 && e->ops->peek(e, 0, m->bitmap + 8 * (m->nrec / 64)) >> (m->nrec % 64))
         rc = wl_errf(err, "megalon: the bitmap has bits beyond its %llu records", (unsigned long long)m->nrec);
-    for (unsigned u = 0; u < m->s.nthreads && !rc; u++)
-        if (wl_env_alive(e, u) && !(e->ops->peek(e, 0, m->done + 8 * (u / 64)) >> (u % 64) & 1))
-            rc = wl_errf(err, "megalon: thread %u never counted itself done", u);
-    if (!rc && m->s.nthreads % 64 && e->ops->peek(e, 0, m->done + 8 * (m->s.nthreads / 64)) >> (m->s.nthreads % 64))
-        rc = wl_errf(err, "megalon: the done words count threads beyond its %u", m->s.nthreads);
+    if (!rc)
+        rc = share_done_check(e, &m->s, m->done, "megalon", err);
     /* Each record's counter moved once per write under it, per eviction, per allocation that lost
      * and per takeover (not checked with threads lost: a lost thread's steps and the statistics it
      * kept may part at any point). */

@@ -171,6 +171,29 @@ uint64_t share_read(wl_thread_t *t, const share_t *s, uint64_t key, bool *torn)
     return st;
 }
 
+void share_done_mark(wl_thread_t *t, uint64_t done) { wl_fadd(t, done + 8 * (t->tid / 64), 1ull << (t->tid % 64)); }
+
+bool share_all_done(wl_thread_t *t, const share_t *s, uint64_t done)
+{
+    for (unsigned w = 0; w < (s->nthreads + 63) / 64; w++) {
+        uint64_t d = wl_ld(t, done + 8 * w);
+        for (unsigned u = 64 * w; u < s->nthreads && u < 64 * w + 64; u++)
+            if (!(d >> (u % 64) & 1) && wl_alive(t, u))
+                return false;
+    }
+    return true;
+}
+
+int share_done_check(wl_env_t *e, const share_t *s, uint64_t done, const char *name, char *err)
+{
+    for (unsigned u = 0; u < s->nthreads; u++)
+        if (wl_env_alive(e, u) && !(e->ops->peek(e, 0, done + 8 * (u / 64)) >> (u % 64) & 1))
+            return wl_errf(err, "%s: thread %u never counted itself done", name, u);
+    if (s->nthreads % 64 && e->ops->peek(e, 0, done + 8 * (s->nthreads / 64)) >> (s->nthreads % 64))
+        return wl_errf(err, "%s: the done words count threads beyond its %u", name, s->nthreads);
+    return 0;
+}
+
 uint64_t share_repair(wl_thread_t *t, const share_t *s, uint64_t key)
 {
     flush_lines(t, s, key);

@@ -121,6 +121,13 @@ void share_run(wl_thread_t *t, const share_t *s, const void *w, const char *stre
                uint64_t (*get)(wl_thread_t *, const void *, uint64_t),
                uint64_t (*write)(wl_thread_t *, const void *, uint64_t, share_op_e),
                void (*between)(wl_thread_t *, const void *));
+/** Done words: a bit per thread in (nthreads + 63) / 64 words of the SCR at `done`, which the
+ *  workload allocates. A thread that has done its operations sets its bit (share_done_mark) and
+ *  may then wait until every live thread has (share_all_done); the check (share_done_check, 0 or
+ *  -1 with err filled, `name` its prefix) wants every live thread's bit and none beyond them. */
+void share_done_mark(wl_thread_t *t, uint64_t done);
+bool share_all_done(wl_thread_t *t, const share_t *s, uint64_t done);
+int share_done_check(wl_env_t *e, const share_t *s, uint64_t done, const char *name, char *err);
 /** The check above; 0, or -1 with err filled. in_doubt (NULL: none), with threads lost: keys whose
  *  write a lost thread left half done and no survivor has made whole (their memory is not judged). */
 int share_check(wl_env_t *e, const share_t *s, bool (*in_doubt)(wl_env_t *e, const void *obj, uint64_t key),
